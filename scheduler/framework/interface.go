@@ -1,0 +1,128 @@
+package framework
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Plugin is anything registered in a profile.
+type Plugin interface {
+	Name() string
+}
+
+// PreEnqueuePlugin gates a pod before it enters activeQ.
+type PreEnqueuePlugin interface {
+	Plugin
+	PreEnqueue(ctx context.Context, pod *v1.Pod) *Status
+}
+
+// QueueSortPlugin orders activeQ.
+type QueueSortPlugin interface {
+	Plugin
+	Less(a, b *QueuedPodInfo) bool
+}
+
+// PreFilterExtensions keep a PreFilter's state consistent when the cycle
+// adds or removes pods hypothetically (nominated pods, preemption).
+type PreFilterExtensions interface {
+	AddPod(ctx context.Context, state *CycleState, podToSchedule *v1.Pod, podInfoToAdd *PodInfo, nodeInfo *NodeInfo) *Status
+	RemovePod(ctx context.Context, state *CycleState, podToSchedule *v1.Pod, podInfoToRemove *PodInfo, nodeInfo *NodeInfo) *Status
+}
+
+// PreFilterPlugin runs once per cycle before Filter.
+type PreFilterPlugin interface {
+	Plugin
+	PreFilter(ctx context.Context, state *CycleState, pod *v1.Pod, nodes []*NodeInfo) (*PreFilterResult, *Status)
+	// PreFilterExtensions may return nil.
+	PreFilterExtensions() PreFilterExtensions
+}
+
+// FilterPlugin decides whether the pod can run on a node.
+type FilterPlugin interface {
+	Plugin
+	Filter(ctx context.Context, state *CycleState, pod *v1.Pod, nodeInfo *NodeInfo) *Status
+}
+
+// PostFilterPlugin runs when no node fits (preemption).
+type PostFilterPlugin interface {
+	Plugin
+	PostFilter(ctx context.Context, state *CycleState, pod *v1.Pod, statuses *NodeToStatus) (*PostFilterResult, *Status)
+}
+
+// PreScorePlugin runs once before Score over the feasible nodes.
+type PreScorePlugin interface {
+	Plugin
+	PreScore(ctx context.Context, state *CycleState, pod *v1.Pod, nodes []*NodeInfo) *Status
+}
+
+// ScoreExtensions normalizes a plugin's scores into [0, 100].
+type ScoreExtensions interface {
+	NormalizeScore(ctx context.Context, state *CycleState, pod *v1.Pod, scores NodeScoreList) *Status
+}
+
+// ScorePlugin ranks feasible nodes.
+type ScorePlugin interface {
+	Plugin
+	Score(ctx context.Context, state *CycleState, pod *v1.Pod, nodeInfo *NodeInfo) (int64, *Status)
+	// ScoreExtensions may return nil.
+	ScoreExtensions() ScoreExtensions
+}
+
+// ReservePlugin claims resources on the chosen node.
+type ReservePlugin interface {
+	Plugin
+	Reserve(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) *Status
+	Unreserve(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string)
+}
+
+// PermitPlugin may delay or reject binding.
+type PermitPlugin interface {
+	Plugin
+	Permit(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) (*Status, time.Duration)
+}
+
+// PreBindPlugin prepares binding (volume binding).
+type PreBindPlugin interface {
+	Plugin
+	// PreBindPreFlight returns Skip when PreBind has nothing to do.
+	PreBindPreFlight(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) *Status
+	PreBind(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) *Status
+}
+
+// BindPlugin binds the pod; Skip passes to the next binder.
+type BindPlugin interface {
+	Plugin
+	Bind(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) *Status
+}
+
+// PostBindPlugin is told of a successful bind.
+type PostBindPlugin interface {
+	Plugin
+	PostBind(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string)
+}
+
+// Handle is what plugins get from the framework that runs them.
+type Handle interface {
+	// Snapshot is the current cycle's snapshot.
+	Snapshot() *Snapshot
+	// Objects gives read access to the cluster's other objects.
+	Objects() ObjectLister
+	// NominatedPodsForNode returns the pods nominated to run on a node.
+	NominatedPodsForNode(nodeName string) []*PodInfo
+	// RunFilterPluginsWithNominatedPods runs the profile's Filter plugins
+	// with the two-pass check for nominated pods (for preemption).
+	RunFilterPluginsWithNominatedPods(ctx context.Context, state *CycleState, pod *v1.Pod, nodeInfo *NodeInfo) *Status
+	RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, podToSchedule *v1.Pod, podInfoToAdd *PodInfo, nodeInfo *NodeInfo) *Status
+	RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, podToSchedule *v1.Pod, podInfoToRemove *PodInfo, nodeInfo *NodeInfo) *Status
+	// Rand is the engine's seeded random source; runs are reproducible.
+	Rand() *rand.Rand
+	// Now is the engine's (virtual) clock.
+	Now() time.Time
+}
+
+// PluginFactory builds a plugin from its args (nil means the defaults).
+type PluginFactory func(args runtime.Object, h Handle) (Plugin, error)

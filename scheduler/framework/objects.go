@@ -1,0 +1,259 @@
+package framework
+
+import (
+	"sort"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// ObjectLister reads the cluster objects plugins consult besides nodes and
+// pods. Get methods return the same NotFound errors client-go's listers
+// return, because upstream plugins put those errors' text in reasons.
+type ObjectLister interface {
+	Pod(namespace, name string) (*v1.Pod, error)
+	PersistentVolumeClaim(namespace, name string) (*v1.PersistentVolumeClaim, error)
+	PersistentVolume(name string) (*v1.PersistentVolume, error)
+	PersistentVolumes() []*v1.PersistentVolume
+	StorageClass(name string) (*storagev1.StorageClass, error)
+	CSINode(name string) (*storagev1.CSINode, error)
+	CSIDriver(name string) (*storagev1.CSIDriver, error)
+	CSIStorageCapacities() []*storagev1.CSIStorageCapacity
+	VolumeAttachments() []*storagev1.VolumeAttachment
+	Namespace(name string) (*v1.Namespace, error)
+	Services(namespace string) []*v1.Service
+	ReplicationControllers(namespace string) []*v1.ReplicationController
+	ReplicaSets(namespace string) []*appsv1.ReplicaSet
+	StatefulSets(namespace string) []*appsv1.StatefulSet
+	PodDisruptionBudgets() []*policyv1.PodDisruptionBudget
+}
+
+// store keeps objects of one kind keyed by namespace/name, in insertion
+// order for listing.
+type store[T any] struct {
+	gr    schema.GroupResource
+	items map[string]T
+	order []string
+}
+
+func newStore[T any](group, resource string) *store[T] {
+	return &store[T]{gr: schema.GroupResource{Group: group, Resource: resource}, items: map[string]T{}}
+}
+
+func key(namespace, name string) string {
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
+
+func (s *store[T]) put(namespace, name string, obj T) {
+	k := key(namespace, name)
+	if _, ok := s.items[k]; !ok {
+		s.order = append(s.order, k)
+	}
+	s.items[k] = obj
+}
+
+func (s *store[T]) remove(namespace, name string) {
+	k := key(namespace, name)
+	if _, ok := s.items[k]; !ok {
+		return
+	}
+	delete(s.items, k)
+	for i, o := range s.order {
+		if o == k {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+}
+
+func (s *store[T]) get(namespace, name string) (T, error) {
+	if obj, ok := s.items[key(namespace, name)]; ok {
+		return obj, nil
+	}
+	var zero T
+	return zero, apierrors.NewNotFound(s.gr, name)
+}
+
+func (s *store[T]) list(namespace string, nsOf func(T) string) []T {
+	out := make([]T, 0, len(s.order))
+	for _, k := range s.order {
+		obj := s.items[k]
+		if namespace == "" || nsOf(obj) == namespace {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// ObjectStore is the in-memory ObjectLister the engine keeps up to date.
+type ObjectStore struct {
+	pods         *store[*v1.Pod]
+	pvcs         *store[*v1.PersistentVolumeClaim]
+	pvs          *store[*v1.PersistentVolume]
+	classes      *store[*storagev1.StorageClass]
+	csiNodes     *store[*storagev1.CSINode]
+	csiDrivers   *store[*storagev1.CSIDriver]
+	capacities   *store[*storagev1.CSIStorageCapacity]
+	attachments  *store[*storagev1.VolumeAttachment]
+	namespaces   *store[*v1.Namespace]
+	services     *store[*v1.Service]
+	rcs          *store[*v1.ReplicationController]
+	replicaSets  *store[*appsv1.ReplicaSet]
+	statefulSets *store[*appsv1.StatefulSet]
+	pdbs         *store[*policyv1.PodDisruptionBudget]
+}
+
+// NewObjectStore returns an empty store.
+func NewObjectStore() *ObjectStore {
+	// Group/resource names are the ones client-go's listers use in their
+	// NotFound errors (e.g. `persistentvolumeclaim "x" not found`).
+	return &ObjectStore{
+		pods:         newStore[*v1.Pod]("", "pod"),
+		pvcs:         newStore[*v1.PersistentVolumeClaim]("", "persistentvolumeclaim"),
+		pvs:          newStore[*v1.PersistentVolume]("", "persistentvolume"),
+		classes:      newStore[*storagev1.StorageClass]("storage.k8s.io", "storageclass"),
+		csiNodes:     newStore[*storagev1.CSINode]("storage.k8s.io", "csinode"),
+		csiDrivers:   newStore[*storagev1.CSIDriver]("storage.k8s.io", "csidriver"),
+		capacities:   newStore[*storagev1.CSIStorageCapacity]("storage.k8s.io", "csistoragecapacity"),
+		attachments:  newStore[*storagev1.VolumeAttachment]("storage.k8s.io", "volumeattachment"),
+		namespaces:   newStore[*v1.Namespace]("", "namespace"),
+		services:     newStore[*v1.Service]("", "service"),
+		rcs:          newStore[*v1.ReplicationController]("", "replicationcontroller"),
+		replicaSets:  newStore[*appsv1.ReplicaSet]("apps", "replicaset"),
+		statefulSets: newStore[*appsv1.StatefulSet]("apps", "statefulset"),
+		pdbs:         newStore[*policyv1.PodDisruptionBudget]("policy", "poddisruptionbudget"),
+	}
+}
+
+// Add stores (or replaces) a supported object; it reports whether the kind
+// is one the store keeps.
+func (o *ObjectStore) Add(obj any) bool {
+	switch t := obj.(type) {
+	case *v1.Pod:
+		o.pods.put(t.Namespace, t.Name, t)
+	case *v1.PersistentVolumeClaim:
+		o.pvcs.put(t.Namespace, t.Name, t)
+	case *v1.PersistentVolume:
+		o.pvs.put("", t.Name, t)
+	case *storagev1.StorageClass:
+		o.classes.put("", t.Name, t)
+	case *storagev1.CSINode:
+		o.csiNodes.put("", t.Name, t)
+	case *storagev1.CSIDriver:
+		o.csiDrivers.put("", t.Name, t)
+	case *storagev1.CSIStorageCapacity:
+		o.capacities.put(t.Namespace, t.Name, t)
+	case *storagev1.VolumeAttachment:
+		o.attachments.put("", t.Name, t)
+	case *v1.Namespace:
+		o.namespaces.put("", t.Name, t)
+	case *v1.Service:
+		o.services.put(t.Namespace, t.Name, t)
+	case *v1.ReplicationController:
+		o.rcs.put(t.Namespace, t.Name, t)
+	case *appsv1.ReplicaSet:
+		o.replicaSets.put(t.Namespace, t.Name, t)
+	case *appsv1.StatefulSet:
+		o.statefulSets.put(t.Namespace, t.Name, t)
+	case *policyv1.PodDisruptionBudget:
+		o.pdbs.put(t.Namespace, t.Name, t)
+	default:
+		return false
+	}
+	return true
+}
+
+// Delete removes a supported object.
+func (o *ObjectStore) Delete(obj any) {
+	switch t := obj.(type) {
+	case *v1.Pod:
+		o.pods.remove(t.Namespace, t.Name)
+	case *v1.PersistentVolumeClaim:
+		o.pvcs.remove(t.Namespace, t.Name)
+	case *v1.PersistentVolume:
+		o.pvs.remove("", t.Name)
+	case *storagev1.StorageClass:
+		o.classes.remove("", t.Name)
+	case *storagev1.CSINode:
+		o.csiNodes.remove("", t.Name)
+	case *storagev1.CSIDriver:
+		o.csiDrivers.remove("", t.Name)
+	case *storagev1.CSIStorageCapacity:
+		o.capacities.remove(t.Namespace, t.Name)
+	case *storagev1.VolumeAttachment:
+		o.attachments.remove("", t.Name)
+	case *v1.Namespace:
+		o.namespaces.remove("", t.Name)
+	case *v1.Service:
+		o.services.remove(t.Namespace, t.Name)
+	case *v1.ReplicationController:
+		o.rcs.remove(t.Namespace, t.Name)
+	case *appsv1.ReplicaSet:
+		o.replicaSets.remove(t.Namespace, t.Name)
+	case *appsv1.StatefulSet:
+		o.statefulSets.remove(t.Namespace, t.Name)
+	case *policyv1.PodDisruptionBudget:
+		o.pdbs.remove(t.Namespace, t.Name)
+	}
+}
+
+func (o *ObjectStore) Pod(ns, name string) (*v1.Pod, error) { return o.pods.get(ns, name) }
+func (o *ObjectStore) PersistentVolumeClaim(ns, name string) (*v1.PersistentVolumeClaim, error) {
+	return o.pvcs.get(ns, name)
+}
+func (o *ObjectStore) PersistentVolume(name string) (*v1.PersistentVolume, error) {
+	return o.pvs.get("", name)
+}
+func (o *ObjectStore) PersistentVolumes() []*v1.PersistentVolume {
+	return o.pvs.list("", nil)
+}
+func (o *ObjectStore) StorageClass(name string) (*storagev1.StorageClass, error) {
+	return o.classes.get("", name)
+}
+func (o *ObjectStore) CSINode(name string) (*storagev1.CSINode, error) {
+	return o.csiNodes.get("", name)
+}
+func (o *ObjectStore) CSIDriver(name string) (*storagev1.CSIDriver, error) {
+	return o.csiDrivers.get("", name)
+}
+func (o *ObjectStore) CSIStorageCapacities() []*storagev1.CSIStorageCapacity {
+	return o.capacities.list("", nil)
+}
+func (o *ObjectStore) VolumeAttachments() []*storagev1.VolumeAttachment {
+	return o.attachments.list("", nil)
+}
+func (o *ObjectStore) Namespace(name string) (*v1.Namespace, error) {
+	return o.namespaces.get("", name)
+}
+func (o *ObjectStore) Services(ns string) []*v1.Service {
+	return o.services.list(ns, func(s *v1.Service) string { return s.Namespace })
+}
+func (o *ObjectStore) ReplicationControllers(ns string) []*v1.ReplicationController {
+	return o.rcs.list(ns, func(s *v1.ReplicationController) string { return s.Namespace })
+}
+func (o *ObjectStore) ReplicaSets(ns string) []*appsv1.ReplicaSet {
+	return o.replicaSets.list(ns, func(s *appsv1.ReplicaSet) string { return s.Namespace })
+}
+func (o *ObjectStore) StatefulSets(ns string) []*appsv1.StatefulSet {
+	return o.statefulSets.list(ns, func(s *appsv1.StatefulSet) string { return s.Namespace })
+}
+func (o *ObjectStore) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget {
+	return o.pdbs.list("", nil)
+}
+
+// NamespaceNames lists stored namespaces sorted by name.
+func (o *ObjectStore) NamespaceNames() []string {
+	names := make([]string, 0, len(o.namespaces.items))
+	for k := range o.namespaces.items {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,161 @@
+package framework
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-helpers/node/topology"
+)
+
+// Snapshot is the cluster as one scheduling cycle sees it: NodeInfos in the
+// node tree's order, the pods on them, and which PVCs are in use.
+type Snapshot struct {
+	nodeInfoMap                 map[string]*NodeInfo
+	nodeInfoList                []*NodeInfo
+	havePodsWithAffinity        []*NodeInfo
+	havePodsWithRequiredAntiAff []*NodeInfo
+	usedPVCSet                  map[string]struct{}
+}
+
+// NewSnapshot builds a snapshot of nodes (in the given order, which must
+// already be node-tree order: see NodeTreeOrder) and the pods bound to them.
+// Pods naming nodes that do not exist are ignored, as the cache ignores
+// them until their node appears.
+func NewSnapshot(nodes []*v1.Node, pods []*v1.Pod) *Snapshot {
+	s := &Snapshot{nodeInfoMap: make(map[string]*NodeInfo, len(nodes)), usedPVCSet: map[string]struct{}{}}
+	imageNodes := imageExistence(nodes)
+	for _, node := range nodes {
+		ni := NewNodeInfo()
+		ni.SetNode(node)
+		for _, img := range node.Status.Images {
+			for _, name := range img.Names {
+				if _, ok := ni.ImageStates[name]; !ok {
+					ni.ImageStates[name] = &ImageStateSummary{Size: img.SizeBytes, NumNodes: imageNodes[name]}
+				}
+			}
+		}
+		s.nodeInfoMap[node.Name] = ni
+		s.nodeInfoList = append(s.nodeInfoList, ni)
+	}
+	for _, p := range pods {
+		if ni, ok := s.nodeInfoMap[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
+			ni.AddPod(p)
+		}
+	}
+	s.refreshLists()
+	return s
+}
+
+func imageExistence(nodes []*v1.Node) map[string]int {
+	seen := map[string]map[string]struct{}{}
+	for _, n := range nodes {
+		for _, img := range n.Status.Images {
+			for _, name := range img.Names {
+				if seen[name] == nil {
+					seen[name] = map[string]struct{}{}
+				}
+				seen[name][n.Name] = struct{}{}
+			}
+		}
+	}
+	out := make(map[string]int, len(seen))
+	for k, v := range seen {
+		out[k] = len(v)
+	}
+	return out
+}
+
+func (s *Snapshot) refreshLists() {
+	s.havePodsWithAffinity = s.havePodsWithAffinity[:0]
+	s.havePodsWithRequiredAntiAff = s.havePodsWithRequiredAntiAff[:0]
+	clear(s.usedPVCSet)
+	for _, ni := range s.nodeInfoList {
+		if len(ni.PodsWithAffinity) > 0 {
+			s.havePodsWithAffinity = append(s.havePodsWithAffinity, ni)
+		}
+		if len(ni.PodsWithRequiredAntiAffinity) > 0 {
+			s.havePodsWithRequiredAntiAff = append(s.havePodsWithRequiredAntiAff, ni)
+		}
+		for key := range ni.PVCRefCounts {
+			s.usedPVCSet[key] = struct{}{}
+		}
+	}
+}
+
+// List returns NodeInfos in node-tree order.
+func (s *Snapshot) List() []*NodeInfo { return s.nodeInfoList }
+
+// HavePodsWithAffinityList returns nodes with pods that have pod (anti-)affinity.
+func (s *Snapshot) HavePodsWithAffinityList() []*NodeInfo { return s.havePodsWithAffinity }
+
+// HavePodsWithRequiredAntiAffinityList returns nodes with pods that have
+// required pod anti-affinity.
+func (s *Snapshot) HavePodsWithRequiredAntiAffinityList() []*NodeInfo {
+	return s.havePodsWithRequiredAntiAff
+}
+
+// Get returns a node's NodeInfo.
+func (s *Snapshot) Get(name string) (*NodeInfo, error) {
+	if ni, ok := s.nodeInfoMap[name]; ok && ni.Node() != nil {
+		return ni, nil
+	}
+	return nil, fmt.Errorf("nodeinfo not found for node name %q", name)
+}
+
+// NumNodes counts the nodes.
+func (s *Snapshot) NumNodes() int { return len(s.nodeInfoList) }
+
+// IsPVCUsedByPods reports whether a bound or assumed pod uses the claim
+// "namespace/name".
+func (s *Snapshot) IsPVCUsedByPods(key string) bool {
+	_, ok := s.usedPVCSet[key]
+	return ok
+}
+
+// AddPod puts an assumed or bound pod on its node (after Reserve/Bind).
+func (s *Snapshot) AddPod(pod *v1.Pod) error {
+	ni, ok := s.nodeInfoMap[pod.Spec.NodeName]
+	if !ok {
+		return fmt.Errorf("node %q of pod %s/%s is not in the snapshot", pod.Spec.NodeName, pod.Namespace, pod.Name)
+	}
+	ni.AddPod(pod)
+	s.refreshLists()
+	return nil
+}
+
+// RemovePod takes a pod off its node.
+func (s *Snapshot) RemovePod(pod *v1.Pod) error {
+	ni, ok := s.nodeInfoMap[pod.Spec.NodeName]
+	if !ok {
+		return fmt.Errorf("node %q of pod %s/%s is not in the snapshot", pod.Spec.NodeName, pod.Namespace, pod.Name)
+	}
+	if err := ni.RemovePod(pod); err != nil {
+		return err
+	}
+	s.refreshLists()
+	return nil
+}
+
+// NodeTreeOrder orders nodes as the scheduler cache's node tree lists them:
+// nodes bucketed by zone key (zones in first-seen order, nodes in add
+// order), then interleaved round-robin across zones.
+func NodeTreeOrder(nodes []*v1.Node) []*v1.Node {
+	var zones []string
+	tree := map[string][]*v1.Node{}
+	for _, n := range nodes {
+		z := topology.GetZoneKey(n)
+		if _, ok := tree[z]; !ok {
+			zones = append(zones, z)
+		}
+		tree[z] = append(tree[z], n)
+	}
+	out := make([]*v1.Node, 0, len(nodes))
+	for i := 0; len(out) < len(nodes); i++ {
+		for _, z := range zones {
+			if i < len(tree[z]) {
+				out = append(out, tree[z][i])
+			}
+		}
+	}
+	return out
+}
