@@ -182,6 +182,9 @@ type PluginScore struct {
 	Name string
 	// Raw is what Score returned, before NormalizeScore.
 	Raw int64
+	// Normalized is the score after NormalizeScore (Raw for plugins
+	// without it).
+	Normalized int64
 	// Score is the normalized score times the plugin's weight.
 	Score int64
 }

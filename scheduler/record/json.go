@@ -1,5 +1,7 @@
 package record
 
+import "sort"
+
 // AttemptJSON is one scheduling attempt in schedtui's stable machine interface
 // (`schedtui run -o json`, one object per line). The conformance suite renders
 // upstream kube-scheduler's answers into the same shape and compares field by
@@ -46,4 +48,122 @@ type ScoreJSON struct {
 	Raw        int64 `json:"raw"`
 	Normalized int64 `json:"normalized"`
 	Final      int64 `json:"final"`
+}
+
+// JSON renders the attempt in the stable machine interface.
+func (a *Attempt) JSON() AttemptJSON {
+	out := AttemptJSON{
+		Kind: "attempt", Pod: a.Pod, Outcome: a.Outcome.String(), Node: a.Node,
+		Feasible: []string{}, Filter: map[string]FilterJSON{}, Scores: map[string]map[string]ScoreJSON{},
+		Total: map[string]int64{}, Top: []string{}, Message: a.Message, NominatedNode: a.Nominated,
+		Victims: []string{},
+	}
+	if a.Victims != nil {
+		out.Victims = a.Victims
+	}
+	if a.Nodes == nil {
+		return out
+	}
+	names := a.Nodes.Names
+	feasible := make(map[int32]bool, len(a.Feasible))
+	for _, n := range a.Feasible {
+		feasible[n] = true
+		out.Feasible = append(out.Feasible, names[n])
+	}
+	sort.Strings(out.Feasible)
+	explicit := make(map[int32]bool, len(a.Rejected))
+	for _, r := range a.Rejected {
+		explicit[r.Node] = true
+		out.Filter[names[r.Node]] = filterJSON(a.Statuses[r.Status])
+	}
+	if a.AbsentStatus >= 0 {
+		abs := filterJSON(a.Statuses[a.AbsentStatus])
+		for i := range names {
+			if n := int32(i); !feasible[n] && !explicit[n] {
+				out.Filter[names[i]] = abs
+			}
+		}
+	}
+	for _, t := range a.Totals() {
+		out.Total[names[t.Node]] = t.Total
+	}
+	for p := range a.Scores {
+		col := &a.Scores[p]
+		raw, norm := col.RawScores(), col.NormalizedScores()
+		for i, n := range a.Feasible {
+			if i >= len(raw) {
+				break
+			}
+			m := out.Scores[names[n]]
+			if m == nil {
+				m = map[string]ScoreJSON{}
+				out.Scores[names[n]] = m
+			}
+			m[col.Plugin] = ScoreJSON{Raw: raw[i], Normalized: norm[i], Final: norm[i] * int64(col.Weight)}
+		}
+	}
+	for _, n := range a.Top() {
+		out.Top = append(out.Top, names[n])
+	}
+	sort.Strings(out.Top)
+	return out
+}
+
+func filterJSON(s Status) FilterJSON {
+	reasons := s.Reasons
+	if reasons == nil {
+		reasons = []string{}
+	}
+	return FilterJSON{Plugin: s.Plugin, Reasons: reasons}
+}
+
+// NodeTotal is a scored node's total.
+type NodeTotal struct {
+	Node  int32
+	Total int64
+}
+
+// Totals returns each scored node's weighted total, in Feasible order.
+func (a *Attempt) Totals() []NodeTotal {
+	if !a.Scored {
+		return nil
+	}
+	out := make([]NodeTotal, len(a.Feasible))
+	for i, n := range a.Feasible {
+		out[i].Node = n
+	}
+	for p := range a.Scores {
+		col := &a.Scores[p]
+		for i, v := range col.NormalizedScores() {
+			if i < len(out) {
+				out[i].Total += v * int64(col.Weight)
+			}
+		}
+	}
+	return out
+}
+
+// Top returns the nodes tied at the highest total; with a single feasible
+// node (no scoring) it is that node.
+func (a *Attempt) Top() []int32 {
+	if !a.Scored {
+		if a.Outcome == Scheduled && a.Chosen >= 0 && len(a.Feasible) <= 1 {
+			return []int32{a.Chosen}
+		}
+		if len(a.Feasible) == 1 {
+			return []int32{a.Feasible[0]}
+		}
+		return nil
+	}
+	var top []int32
+	best := int64(-1)
+	for _, t := range a.Totals() {
+		switch {
+		case t.Total > best:
+			best, top = t.Total, []int32{t.Node}
+		case t.Total == best:
+			top = append(top, t.Node)
+		}
+	}
+	return top
 }

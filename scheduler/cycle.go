@@ -1,0 +1,386 @@
+package scheduler
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/runtime"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// Constants of schedule_one.go.
+const (
+	minFeasibleNodesToFind           = 100
+	minFeasibleNodesPercentageToFind = 5
+)
+
+// clearNominatedNode is the nomination change of failures that are not
+// FitErrors with a PostFilter result: the pod loses its nomination.
+var clearNominatedNode = &framework.NominatingInfo{NominatingMode: framework.ModeOverride}
+
+// scheduleResult is what the scheduling algorithm decided.
+type scheduleResult struct {
+	host           string
+	nominatingInfo *framework.NominatingInfo
+}
+
+// ScheduleOne makes one scheduling attempt for pod and applies its effects
+// to the in-memory cluster: a scheduled pod is bound to its node, an
+// unschedulable one gets the nomination PostFilter decided.
+func (s *Scheduler) ScheduleOne(pod *v1.Pod) *record.Attempt {
+	ctx := s.ctx()
+	s.seq++
+	a := &record.Attempt{
+		Seq: s.seq, Time: s.clock(), Pod: pod.Namespace + "/" + pod.Name, PodUID: string(pod.UID),
+		Priority: corev1helpers.PodPriority(pod), Profile: pod.Spec.SchedulerName,
+		Nodes: s.nodeList, Chosen: -1, AbsentStatus: -1,
+	}
+	for i := range a.Phases {
+		a.Phases[i].Code = record.CodeNotRun
+	}
+	a.Phases[record.PhasePop].Code = record.CodeSuccess
+	fwk := s.profiles[pod.Spec.SchedulerName]
+	switch {
+	case fwk == nil:
+		a.Outcome = record.Skipped
+		a.Message = fmt.Sprintf("no profile for scheduler name %q", pod.Spec.SchedulerName)
+		return a
+	case pod.DeletionTimestamp != nil:
+		a.Outcome = record.Skipped
+		a.Message = fmt.Sprintf("skip schedule deleting pod: %v/%v", pod.Namespace, pod.Name)
+		return a
+	}
+	rec := &recorder{a: a, index: map[string]uint16{}}
+	state := framework.NewCycleState()
+
+	result, status := s.schedulingAlgorithm(ctx, fwk, state, pod, rec)
+	if status.IsSuccess() {
+		status = s.assumeReserveBind(ctx, fwk, state, pod, result.host, rec)
+		if status.IsSuccess() {
+			a.Outcome = record.Scheduled
+			a.Node = result.host
+			a.Chosen = s.nodeList.Index(result.host)
+			return a
+		}
+		result.nominatingInfo = clearNominatedNode
+	}
+	s.handleFailure(pod, status, result.nominatingInfo, a)
+	return a
+}
+
+// handleFailure records the outcome and applies the nomination as
+// handleSchedulingFailure does.
+func (s *Scheduler) handleFailure(pod *v1.Pod, status *framework.Status, ni *framework.NominatingInfo, a *record.Attempt) {
+	a.Outcome = record.Error
+	if status.IsRejected() {
+		a.Outcome = record.Unschedulable
+	}
+	a.Message = status.Message()
+	nominated := pod.Status.NominatedNodeName
+	if ni.Mode() == framework.ModeOverride {
+		nominated = ni.NominatedNodeName
+	}
+	a.Nominated = nominated
+	if nominated != pod.Status.NominatedNodeName {
+		updated := pod.DeepCopy()
+		updated.Status.NominatedNodeName = nominated
+		s.objects.Add(updated)
+		pod = updated
+	}
+	s.nominator.Add(framework.NewPodInfo(pod), nominated)
+}
+
+// schedulingAlgorithm is SchedulePod plus PostFilter on a FitError.
+func (s *Scheduler) schedulingAlgorithm(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) (scheduleResult, *framework.Status) {
+	host, err := s.schedulePod(ctx, fwk, state, pod, rec)
+	if err == nil {
+		return scheduleResult{host: host}, nil
+	}
+	if errors.Is(err, framework.ErrNoNodesAvailable) {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, framework.NewStatus(framework.UnschedulableAndUnresolvable).WithError(err)
+	}
+	var fitErr *framework.FitError
+	if !errors.As(err, &fitErr) {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, framework.AsStatus(err)
+	}
+	if !fwk.HasPostFilterPlugins() {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, framework.NewStatus(framework.Unschedulable).WithError(err)
+	}
+	result, st := fwk.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+	rec.phase(record.PhasePostFilter, st)
+	if p, err := state.Read(record.PreemptionStateKey); err == nil {
+		rec.a.Preemption = p.(*record.PreemptionState).Preemption
+		rec.a.Victims = rec.a.Preemption.VictimNames()
+		if st.IsSuccess() {
+			s.actuatePreemption(pod, rec.a.Preemption)
+		}
+	}
+	fitErr.Diagnosis.PostFilterMsg = st.Message()
+	var ni *framework.NominatingInfo
+	if result != nil {
+		ni = result.NominatingInfo
+	}
+	return scheduleResult{nominatingInfo: ni}, framework.NewStatus(framework.Unschedulable).WithError(err)
+}
+
+// schedulePod finds the feasible nodes, scores them and picks one.
+func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) (string, error) {
+	if s.snapshot.NumNodes() == 0 {
+		return "", framework.ErrNoNodesAvailable
+	}
+	feasible, diagnosis, err := s.findNodesThatFitPod(ctx, fwk, state, pod, rec)
+	rec.diagnosis(diagnosis)
+	if err != nil {
+		return "", err
+	}
+	rec.feasible(feasible)
+	if len(feasible) == 0 {
+		return "", &framework.FitError{Pod: pod, NumAllNodes: s.snapshot.NumNodes(), Diagnosis: diagnosis}
+	}
+	if len(feasible) == 1 {
+		return feasible[0].Name(), nil
+	}
+	scores, err := s.prioritizeNodes(ctx, fwk, state, pod, feasible, rec)
+	if err != nil {
+		return "", err
+	}
+	h := nodeScoreHeap(scores)
+	heap.Init(&h)
+	return heap.Pop(&h).(framework.NodePluginScores).Name, nil
+}
+
+// findNodesThatFitPod runs PreFilter, the nominated-node fast path, and
+// Filter over the nodes in play.
+func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) ([]*framework.NodeInfo, framework.Diagnosis, error) {
+	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+	allNodes := s.snapshot.List()
+	preRes, st, narrowing := fwk.RunPreFilterPlugins(ctx, state, pod)
+	rec.phase(record.PhasePreFilter, st)
+	diagnosis.UnschedulablePlugins = narrowing
+	if !st.IsSuccess() {
+		if !st.IsRejected() {
+			return nil, diagnosis, st.AsError()
+		}
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(st)
+		diagnosis.PreFilterMsg = st.Message()
+		diagnosis.AddPluginStatus(st)
+		return nil, diagnosis, nil
+	}
+
+	if nnn := pod.Status.NominatedNodeName; nnn != "" {
+		if ni, err := s.snapshot.Get(nnn); err == nil {
+			rec.a.NominatedFastPath = true
+			feasible, _, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, &diagnosis, []*framework.NodeInfo{ni})
+			if err == nil && len(feasible) != 0 {
+				rec.phase(record.PhaseFilter, nil)
+				return feasible, diagnosis, nil
+			}
+		}
+	}
+
+	nodes := allNodes
+	if !preRes.AllNodes() {
+		// Upstream visits the result's node set in map order; schedtui
+		// keeps node-tree order so that runs are reproducible.
+		nodes = make([]*framework.NodeInfo, 0, len(preRes.NodeNames))
+		for _, ni := range allNodes {
+			if preRes.NodeNames.Has(ni.Name()) {
+				nodes = append(nodes, ni)
+			}
+		}
+		rec.narrowed(nodes)
+		diagnosis.NodeToStatus.SetAbsentNodesStatus(framework.NewStatus(framework.UnschedulableAndUnresolvable,
+			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(narrowing))))
+	}
+	rec.a.StartIndex = int32(s.nextStartNodeIndex)
+	feasible, toFind, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, &diagnosis, nodes)
+	rec.a.NodesToFind = int32(toFind)
+	processed := len(feasible) + diagnosis.NodeToStatus.Len()
+	s.nextStartNodeIndex = (s.nextStartNodeIndex + processed) % len(allNodes)
+	if err != nil {
+		rec.phase(record.PhaseFilter, framework.AsStatus(err))
+		return nil, diagnosis, err
+	}
+	if len(feasible) == 0 {
+		rec.phase(record.PhaseFilter, framework.NewStatus(framework.Unschedulable, "no feasible nodes"))
+	} else {
+		rec.phase(record.PhaseFilter, nil)
+	}
+	return feasible, diagnosis, nil
+}
+
+// findNodesThatPassFilters runs Filter (with nominated pods) on nodes from
+// the rotating start index. kube-scheduler checks nodes in parallel and
+// stops once it has one feasible node more than it needs; schedtui checks
+// them in order, which is what kube-scheduler does with parallelism 1.
+func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []*framework.NodeInfo) ([]*framework.NodeInfo, int, error) {
+	numAll := len(nodes)
+	toFind := s.numFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), numAll)
+	if !fwk.HasScorePlugins() {
+		toFind = 1
+	}
+	feasible := make([]*framework.NodeInfo, 0, toFind)
+	if !fwk.HasFilterPlugins() {
+		for i := 0; i < toFind; i++ {
+			feasible = append(feasible, nodes[(s.nextStartNodeIndex+i)%numAll])
+		}
+		return feasible, toFind, nil
+	}
+	for i := 0; i < numAll; i++ {
+		ni := nodes[(s.nextStartNodeIndex+i)%numAll]
+		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		if st.Code() == framework.Error {
+			return feasible, toFind, st.AsError()
+		}
+		if st.IsSuccess() {
+			if len(feasible) == toFind {
+				break
+			}
+			feasible = append(feasible, ni)
+			continue
+		}
+		diagnosis.NodeToStatus.Set(ni.Name(), st)
+		diagnosis.AddPluginStatus(st)
+	}
+	return feasible, toFind, nil
+}
+
+// numFeasibleNodesToFind is how many feasible nodes the search looks for
+// before it stops: all below 100 nodes; else a percentage (adaptive by
+// default: 50% minus 1% per 125 nodes, at least 5%), at least 100.
+func (s *Scheduler) numFeasibleNodesToFind(profilePercentage *int32, numAll int) int {
+	return NumFeasibleNodesToFind(profilePercentage, s.percentageOfNodesToScore, numAll)
+}
+
+// NumFeasibleNodesToFind is numFeasibleNodesToFind with the global
+// percentage given.
+func NumFeasibleNodesToFind(profilePercentage *int32, global int32, numAll int) int {
+	n := int32(numAll)
+	if n < minFeasibleNodesToFind {
+		return numAll
+	}
+	percentage := global
+	if profilePercentage != nil {
+		percentage = *profilePercentage
+	}
+	if percentage == 0 {
+		percentage = 50 - n/125
+		if percentage < minFeasibleNodesPercentageToFind {
+			percentage = minFeasibleNodesPercentageToFind
+		}
+	}
+	num := n * percentage / 100
+	if num < minFeasibleNodesToFind {
+		return minFeasibleNodesToFind
+	}
+	return int(num)
+}
+
+// prioritizeNodes runs PreScore and Score; without Score plugins every node
+// scores 1.
+func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, rec *recorder) ([]framework.NodePluginScores, error) {
+	if !fwk.HasScorePlugins() {
+		out := make([]framework.NodePluginScores, len(nodes))
+		for i, ni := range nodes {
+			out[i] = framework.NodePluginScores{Name: ni.Name(), TotalScore: 1}
+		}
+		return out, nil
+	}
+	st := fwk.RunPreScorePlugins(ctx, state, pod, nodes)
+	rec.phase(record.PhasePreScore, st)
+	if !st.IsSuccess() {
+		return nil, st.AsError()
+	}
+	scores, st := fwk.RunScorePlugins(ctx, state, pod, nodes)
+	rec.phase(record.PhaseScore, st)
+	rec.phase(record.PhaseNormalizeScore, st)
+	if !st.IsSuccess() {
+		return nil, st.AsError()
+	}
+	rec.scores(fwk, scores)
+	return scores, nil
+}
+
+// nodeScoreHeap orders by total score, then Randomizer (0 without
+// extenders), as 1.37's sorted scored nodes; the winner is heap.Pop.
+type nodeScoreHeap []framework.NodePluginScores
+
+func (h nodeScoreHeap) Len() int { return len(h) }
+func (h nodeScoreHeap) Less(i, j int) bool {
+	return h[i].TotalScore > h[j].TotalScore || (h[i].TotalScore == h[j].TotalScore && h[i].Randomizer > h[j].Randomizer)
+}
+func (h nodeScoreHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *nodeScoreHeap) Push(x any)   { *h = append(*h, x.(framework.NodePluginScores)) }
+func (h *nodeScoreHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// assumeReserveBind puts the pod on host and runs Reserve, Permit and the
+// binding cycle in memory.
+func (s *Scheduler) assumeReserveBind(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, host string, rec *recorder) *framework.Status {
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = host
+	if err := s.snapshot.AddPod(assumed); err != nil {
+		return framework.AsStatus(err)
+	}
+	s.nominator.Delete(pod.UID)
+	forget := func() {
+		fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
+		_ = s.snapshot.RemovePod(assumed)
+	}
+	rejected := func(st *framework.Status) *framework.Status {
+		if !st.IsRejected() {
+			return st
+		}
+		fitErr := &framework.FitError{NumAllNodes: 1, Pod: pod, Diagnosis: framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}}
+		fitErr.Diagnosis.NodeToStatus.Set(host, st)
+		fitErr.Diagnosis.AddPluginStatus(st)
+		return framework.NewStatus(st.Code()).WithError(fitErr)
+	}
+	if st := fwk.RunReservePluginsReserve(ctx, state, assumed, host); !st.IsSuccess() {
+		rec.phase(record.PhaseReserve, st)
+		forget()
+		return rejected(st)
+	}
+	rec.phase(record.PhaseReserve, nil)
+	// Permit: a Wait would park the pod until another plugin allows it;
+	// no default plugin waits, so schedtui treats Wait as allowed.
+	if _, st := fwk.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() && !st.IsWait() {
+		rec.phase(record.PhasePermit, st)
+		forget()
+		return rejected(st)
+	}
+	rec.phase(record.PhasePermit, nil)
+	pre, skip := fwk.RunPreBindPreFlights(ctx, state, assumed, host)
+	if pre.IsError() {
+		rec.phase(record.PhasePreBind, pre)
+		forget()
+		return pre
+	}
+	if st := fwk.RunPreBindPlugins(ctx, state, assumed, host, skip); !st.IsSuccess() {
+		rec.phase(record.PhasePreBind, st)
+		forget()
+		return st
+	}
+	rec.phase(record.PhasePreBind, nil)
+	if st := fwk.RunBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+		rec.phase(record.PhaseBind, st)
+		forget()
+		return st
+	}
+	rec.phase(record.PhaseBind, nil)
+	assumed.Status.NominatedNodeName = ""
+	s.objects.Add(assumed)
+	fwk.RunPostBindPlugins(ctx, state, assumed, host)
+	return nil
+}

@@ -1,0 +1,275 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+// Registry maps plugin names to their factories.
+type Registry map[string]framework.PluginFactory
+
+// Nominator answers which pods are nominated to a node.
+type Nominator interface {
+	NominatedPodsForNode(nodeName string) []*framework.PodInfo
+}
+
+// Options wire a Framework to the engine's state.
+type Options struct {
+	// Snapshot returns the current cycle's snapshot.
+	Snapshot func() *framework.Snapshot
+	Objects  framework.ObjectLister
+	// Nominator may be nil (no nominated pods).
+	Nominator Nominator
+	Rand      *rand.Rand
+	Clock     func() time.Time
+}
+
+// Framework is one profile: its plugins at each extension point, their
+// weights, and the Handle the plugins were built with.
+type Framework struct {
+	profileName              string
+	percentageOfNodesToScore *int32
+	opts                     Options
+
+	pluginsMap        map[string]framework.Plugin
+	preEnqueuePlugins []framework.PreEnqueuePlugin
+	queueSortPlugins  []framework.QueueSortPlugin
+	preFilterPlugins  []framework.PreFilterPlugin
+	filterPlugins     []framework.FilterPlugin
+	postFilterPlugins []framework.PostFilterPlugin
+	preScorePlugins   []framework.PreScorePlugin
+	scorePlugins      []framework.ScorePlugin
+	reservePlugins    []framework.ReservePlugin
+	permitPlugins     []framework.PermitPlugin
+	preBindPlugins    []framework.PreBindPlugin
+	bindPlugins       []framework.BindPlugin
+	postBindPlugins   []framework.PostBindPlugin
+	scorePluginWeight map[string]int
+	enqueueExtensions []framework.EnqueueExtensions
+}
+
+var _ framework.Handle = &Framework{}
+
+// NewFramework builds a profile. Its Plugins must already be merged with
+// the defaults (MergePlugins), as the config loader's defaulting does.
+func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Options) (*Framework, error) {
+	f := &Framework{opts: opts, pluginsMap: map[string]framework.Plugin{}}
+	if profile.SchedulerName != nil {
+		f.profileName = *profile.SchedulerName
+	}
+	f.percentageOfNodesToScore = profile.PercentageOfNodesToScore
+	plugins := profile.Plugins
+	if plugins == nil {
+		plugins = &configv1.Plugins{}
+	}
+
+	args := map[string]runtime.Object{}
+	for _, pc := range profile.PluginConfig {
+		if _, dup := args[pc.Name]; dup {
+			return nil, fmt.Errorf("repeated config for plugin %s", pc.Name)
+		}
+		args[pc.Name] = pc.Args.Object
+	}
+	needed := newOrderedSet()
+	for _, pair := range pluginSets(plugins, plugins) {
+		for _, p := range pair.dst.Enabled {
+			needed.insert(p.Name)
+		}
+	}
+	for _, name := range needed.list {
+		factory, ok := r[name]
+		if !ok {
+			return nil, fmt.Errorf("plugin %q does not exist", name)
+		}
+		p, err := factory(args[name], f)
+		if err != nil {
+			return nil, fmt.Errorf("initializing plugin %q: %w", name, err)
+		}
+		f.pluginsMap[name] = p
+		f.fillEnqueueExtensions(p)
+	}
+
+	multi := plugins.MultiPoint.Enabled
+	var err error
+	expand := func(point string, set configv1.PluginSet, is func(framework.Plugin) bool) []framework.Plugin {
+		if err != nil {
+			return nil
+		}
+		var names []string
+		names, err = expandPoint(point, set, multi, func(name string) (bool, error) {
+			p, ok := f.pluginsMap[name]
+			if !ok {
+				return false, fmt.Errorf("%s plugin %q does not exist", point, name)
+			}
+			return is(p), nil
+		})
+		out := make([]framework.Plugin, len(names))
+		for i, n := range names {
+			out[i] = f.pluginsMap[n]
+		}
+		return out
+	}
+	f.preEnqueuePlugins = castAll[framework.PreEnqueuePlugin](expand("PreEnqueuePlugin", plugins.PreEnqueue, is[framework.PreEnqueuePlugin]))
+	f.queueSortPlugins = castAll[framework.QueueSortPlugin](expand("QueueSortPlugin", plugins.QueueSort, is[framework.QueueSortPlugin]))
+	f.preFilterPlugins = castAll[framework.PreFilterPlugin](expand("PreFilterPlugin", plugins.PreFilter, is[framework.PreFilterPlugin]))
+	f.filterPlugins = castAll[framework.FilterPlugin](expand("FilterPlugin", plugins.Filter, is[framework.FilterPlugin]))
+	f.postFilterPlugins = castAll[framework.PostFilterPlugin](expand("PostFilterPlugin", plugins.PostFilter, is[framework.PostFilterPlugin]))
+	f.preScorePlugins = castAll[framework.PreScorePlugin](expand("PreScorePlugin", plugins.PreScore, is[framework.PreScorePlugin]))
+	f.scorePlugins = castAll[framework.ScorePlugin](expand("ScorePlugin", plugins.Score, is[framework.ScorePlugin]))
+	f.reservePlugins = castAll[framework.ReservePlugin](expand("ReservePlugin", plugins.Reserve, is[framework.ReservePlugin]))
+	f.permitPlugins = castAll[framework.PermitPlugin](expand("PermitPlugin", plugins.Permit, is[framework.PermitPlugin]))
+	f.preBindPlugins = castAll[framework.PreBindPlugin](expand("PreBindPlugin", plugins.PreBind, is[framework.PreBindPlugin]))
+	f.bindPlugins = castAll[framework.BindPlugin](expand("BindPlugin", plugins.Bind, is[framework.BindPlugin]))
+	f.postBindPlugins = castAll[framework.PostBindPlugin](expand("PostBindPlugin", plugins.PostBind, is[framework.PostBindPlugin]))
+	if err != nil {
+		return nil, err
+	}
+	if len(f.queueSortPlugins) != 1 {
+		return nil, fmt.Errorf("only one queue sort plugin required for profile with scheduler name %q, but got %d", f.profileName, len(f.queueSortPlugins))
+	}
+	if len(f.bindPlugins) == 0 {
+		return nil, fmt.Errorf("at least one bind plugin is needed for profile with scheduler name %q", f.profileName)
+	}
+	if f.scorePluginWeight, err = scoreWeights(f.pluginsMap, append(append([]configv1.Plugin(nil), plugins.Score.Enabled...), multi...)); err != nil {
+		return nil, fmt.Errorf("score plugins: %w", err)
+	}
+	return f, nil
+}
+
+func is[T any](p framework.Plugin) bool { _, ok := p.(T); return ok }
+
+func castAll[T any](ps []framework.Plugin) []T {
+	out := make([]T, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.(T))
+	}
+	return out
+}
+
+// scoreWeights takes each Score plugin's first configured weight; 0 means 1.
+func scoreWeights(pluginsMap map[string]framework.Plugin, enabled []configv1.Plugin) (map[string]int, error) {
+	weights := map[string]int{}
+	var total int64
+	for _, e := range enabled {
+		if _, ok := pluginsMap[e.Name].(framework.ScorePlugin); !ok {
+			continue
+		}
+		if _, seen := weights[e.Name]; seen {
+			continue
+		}
+		w := 0
+		if e.Weight != nil {
+			w = int(*e.Weight)
+		}
+		if w == 0 {
+			w = 1
+		}
+		weights[e.Name] = w
+		if int64(w)*framework.MaxNodeScore > framework.MaxTotalScore-total {
+			return nil, fmt.Errorf("total score of Score plugins could overflow")
+		}
+		total += int64(w) * framework.MaxNodeScore
+	}
+	return weights, nil
+}
+
+// fillEnqueueExtensions registers the plugin's events; a plugin that can
+// reject pods but registers none is interested in every event.
+func (f *Framework) fillEnqueueExtensions(p framework.Plugin) {
+	switch p.(type) {
+	case framework.PreEnqueuePlugin, framework.PreFilterPlugin, framework.FilterPlugin, framework.ReservePlugin, framework.PermitPlugin:
+	default:
+		return
+	}
+	if ext, ok := p.(framework.EnqueueExtensions); ok {
+		f.enqueueExtensions = append(f.enqueueExtensions, ext)
+		return
+	}
+	f.enqueueExtensions = append(f.enqueueExtensions, allEventsExtension{name: p.Name()})
+}
+
+type allEventsExtension struct{ name string }
+
+func (a allEventsExtension) Name() string { return a.name }
+func (a allEventsExtension) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
+	var out []framework.ClusterEventWithHint
+	for _, r := range []framework.EventResource{framework.AssignedPod, framework.UnscheduledPod, framework.TargetPod,
+		framework.Node, framework.PersistentVolume, framework.PersistentVolumeClaim, framework.CSINode,
+		framework.CSIDriver, framework.VolumeAttachment, framework.CSIStorageCapacity, framework.StorageClass,
+		framework.ResourceClaim, framework.ResourceSlice, framework.DeviceClass} {
+		out = append(out, framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.All}})
+	}
+	return out, nil
+}
+
+// ProfileName is the profile's schedulerName.
+func (f *Framework) ProfileName() string { return f.profileName }
+
+// PercentageOfNodesToScore is the profile's setting (nil: use the global one).
+func (f *Framework) PercentageOfNodesToScore() *int32 { return f.percentageOfNodesToScore }
+
+// Plugin returns a plugin by name.
+func (f *Framework) Plugin(name string) framework.Plugin { return f.pluginsMap[name] }
+
+// EnqueueExtensions lists the plugins' registered events.
+func (f *Framework) EnqueueExtensions() []framework.EnqueueExtensions { return f.enqueueExtensions }
+
+// PreEnqueuePlugins lists the PreEnqueue plugins.
+func (f *Framework) PreEnqueuePlugins() []framework.PreEnqueuePlugin { return f.preEnqueuePlugins }
+
+// QueueSortLess orders activeQ.
+func (f *Framework) QueueSortLess(a, b *framework.QueuedPodInfo) bool {
+	return f.queueSortPlugins[0].Less(a, b)
+}
+
+// HasFilterPlugins, HasScorePlugins, HasPostFilterPlugins describe the profile.
+func (f *Framework) HasFilterPlugins() bool     { return len(f.filterPlugins) > 0 }
+func (f *Framework) HasScorePlugins() bool      { return len(f.scorePlugins) > 0 }
+func (f *Framework) HasPostFilterPlugins() bool { return len(f.postFilterPlugins) > 0 }
+
+// FilterPluginNames lists the Filter plugins in order.
+func (f *Framework) FilterPluginNames() []string {
+	out := make([]string, len(f.filterPlugins))
+	for i, p := range f.filterPlugins {
+		out[i] = p.Name()
+	}
+	return out
+}
+
+// ScorePluginNames lists the Score plugins in order.
+func (f *Framework) ScorePluginNames() []string {
+	out := make([]string, len(f.scorePlugins))
+	for i, p := range f.scorePlugins {
+		out[i] = p.Name()
+	}
+	return out
+}
+
+// ScoreWeight is a Score plugin's weight.
+func (f *Framework) ScoreWeight(name string) int { return f.scorePluginWeight[name] }
+
+// Handle.
+
+func (f *Framework) Snapshot() *framework.Snapshot   { return f.opts.Snapshot() }
+func (f *Framework) Objects() framework.ObjectLister { return f.opts.Objects }
+func (f *Framework) Rand() *rand.Rand                { return f.opts.Rand }
+func (f *Framework) Now() time.Time                  { return f.opts.Clock() }
+
+func (f *Framework) NominatedPodsForNode(node string) []*framework.PodInfo {
+	if f.opts.Nominator == nil {
+		return nil
+	}
+	return f.opts.Nominator.NominatedPodsForNode(node)
+}
+
+// podPriority is the pod's priority, 0 when unset.
+func podPriority(p *v1.Pod) int32 { return corev1helpers.PodPriority(p) }

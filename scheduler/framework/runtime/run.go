@@ -1,0 +1,417 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+// maxPermitTimeout caps a Permit plugin's wait, as upstream's maxTimeout.
+const maxPermitTimeout = 15 * time.Minute
+
+// RunPreEnqueuePlugins runs PreEnqueue plugins, gatingFirst first when set
+// (upstream runs the plugin that last gated the pod first), and stops at
+// the first non-success, which it returns with the plugin's name.
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod, gatingFirst string) *framework.Status {
+	order := f.preEnqueuePlugins
+	if gatingFirst != "" {
+		order = make([]framework.PreEnqueuePlugin, 0, len(f.preEnqueuePlugins))
+		for _, p := range f.preEnqueuePlugins {
+			if p.Name() == gatingFirst {
+				order = append(order, p)
+			}
+		}
+		for _, p := range f.preEnqueuePlugins {
+			if p.Name() != gatingFirst {
+				order = append(order, p)
+			}
+		}
+	}
+	for _, p := range order {
+		if s := p.PreEnqueue(ctx, pod); !s.IsSuccess() {
+			return s.WithPlugin(p.Name())
+		}
+	}
+	return nil
+}
+
+// RunPreFilterPlugins runs PreFilter plugins: Skip marks the plugin's
+// Filter as skipped; UnschedulableAndUnresolvable returns at once;
+// Unschedulable is remembered (the last wins) and the rest still run; node
+// sets are intersected, and an empty intersection is a rejection. It
+// returns the merged result, the status, and the plugins that narrowed
+// the node set.
+func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod) (*framework.PreFilterResult, *framework.Status, sets.Set[string]) {
+	skip := sets.New[string]()
+	defer func() { state.SkipFilterPlugins = skip }()
+	nodes := f.Snapshot().List()
+	var result *framework.PreFilterResult
+	withNodes := sets.New[string]()
+	var returnStatus *framework.Status
+	for _, pl := range f.preFilterPlugins {
+		r, s := pl.PreFilter(ctx, state, pod, nodes)
+		if s.IsSkip() {
+			skip.Insert(pl.Name())
+			continue
+		}
+		if !s.IsSuccess() {
+			s.SetPlugin(pl.Name())
+			switch s.Code() {
+			case framework.UnschedulableAndUnresolvable:
+				return nil, s, nil
+			case framework.Unschedulable:
+				returnStatus = s
+				continue
+			}
+			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name()), nil
+		}
+		if !r.AllNodes() {
+			withNodes.Insert(pl.Name())
+		}
+		result = result.Merge(r)
+		if !result.AllNodes() && len(result.NodeNames) == 0 {
+			msg := fmt.Sprintf("node(s) didn't satisfy plugin(s) %v simultaneously", sets.List(withNodes))
+			if len(withNodes) == 1 {
+				msg = fmt.Sprintf("node(s) didn't satisfy plugin %v", sets.List(withNodes)[0])
+			}
+			return result, framework.NewStatus(framework.UnschedulableAndUnresolvable, msg), withNodes
+		}
+	}
+	return result, returnStatus, withNodes
+}
+
+// RunPreFilterExtensionAddPod tells the PreFilter plugins (not skipped)
+// that podInfoToAdd is hypothetically on nodeInfo.
+func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *framework.CycleState, pod *v1.Pod, add *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.preFilterPlugins {
+		ext := pl.PreFilterExtensions()
+		if ext == nil || state.SkipFilterPlugins.Has(pl.Name()) {
+			continue
+		}
+		if s := ext.AddPod(ctx, state, pod, add, ni); !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running AddPod on PreFilter plugin %q: %w", pl.Name(), s.AsError()))
+		}
+	}
+	return nil
+}
+
+// RunPreFilterExtensionRemovePod tells the PreFilter plugins (not skipped)
+// that podInfoToRemove is hypothetically gone from nodeInfo.
+func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *framework.CycleState, pod *v1.Pod, rm *framework.PodInfo, ni *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.preFilterPlugins {
+		ext := pl.PreFilterExtensions()
+		if ext == nil || state.SkipFilterPlugins.Has(pl.Name()) {
+			continue
+		}
+		if s := ext.RemovePod(ctx, state, pod, rm, ni); !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running RemovePod on PreFilter plugin %q: %w", pl.Name(), s.AsError()))
+		}
+	}
+	return nil
+}
+
+// RunFilterPlugins runs Filter plugins in order, skipping those PreFilter
+// skipped, and returns the first failure with its plugin's name.
+func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	for _, pl := range f.filterPlugins {
+		if state.SkipFilterPlugins.Has(pl.Name()) {
+			continue
+		}
+		if s := pl.Filter(ctx, state, pod, ni); !s.IsSuccess() {
+			if !s.IsRejected() {
+				s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
+			}
+			s.SetPlugin(pl.Name())
+			return s
+		}
+	}
+	return nil
+}
+
+// RunFilterPluginsEach runs every Filter plugin on the node, without
+// stopping at the first failure, for the full diagnosis view. Skipped
+// plugins get a Skip status.
+func (f *Framework) RunFilterPluginsEach(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) []*framework.Status {
+	out := make([]*framework.Status, len(f.filterPlugins))
+	for i, pl := range f.filterPlugins {
+		if state.SkipFilterPlugins.Has(pl.Name()) {
+			out[i] = framework.NewStatus(framework.Skip).WithPlugin(pl.Name())
+			continue
+		}
+		s := pl.Filter(ctx, state, pod, ni)
+		if !s.IsSuccess() {
+			if !s.IsRejected() {
+				s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
+			}
+			s.SetPlugin(pl.Name())
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// RunFilterPluginsWithNominatedPods runs Filter twice when pods of equal
+// or higher priority are nominated to the node: first as if they ran there,
+// then (only if that passed) without them. Both must pass.
+func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	added, stateWith, niWith, err := f.addGENominatedPods(ctx, pod, state, ni)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	status := f.RunFilterPlugins(ctx, stateWith, pod, niWith)
+	if !status.IsSuccess() && !status.IsRejected() {
+		return status
+	}
+	if !added || !status.IsSuccess() {
+		return status
+	}
+	return f.RunFilterPlugins(ctx, state, pod, ni)
+}
+
+// AddNominatedPods returns state and node info with the nominated pods of
+// equal or higher priority added (the first pass of the nominated-pod
+// check); added is false when there were none and the inputs are returned.
+func (f *Framework) AddNominatedPods(ctx context.Context, pod *v1.Pod, state *framework.CycleState, ni *framework.NodeInfo) (bool, *framework.CycleState, *framework.NodeInfo, error) {
+	return f.addGENominatedPods(ctx, pod, state, ni)
+}
+
+func (f *Framework) addGENominatedPods(ctx context.Context, pod *v1.Pod, state *framework.CycleState, ni *framework.NodeInfo) (bool, *framework.CycleState, *framework.NodeInfo, error) {
+	nominated := f.NominatedPodsForNode(ni.Name())
+	if len(nominated) == 0 {
+		return false, state, ni, nil
+	}
+	niOut := ni.Clone()
+	stateOut := state.Clone()
+	added := false
+	for _, pi := range nominated {
+		if podPriority(pi.Pod) >= podPriority(pod) && pi.Pod.UID != pod.UID {
+			niOut.AddPodInfo(pi)
+			if s := f.RunPreFilterExtensionAddPod(ctx, stateOut, pod, pi, niOut); !s.IsSuccess() {
+				return false, state, ni, s.AsError()
+			}
+			added = true
+		}
+	}
+	return added, stateOut, niOut, nil
+}
+
+// RunPostFilterPlugins runs PostFilter plugins until one succeeds or
+// returns UnschedulableAndUnresolvable or an error; otherwise it joins the
+// Unschedulable reasons and keeps the last nominating result.
+func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, statuses *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
+	var result *framework.PostFilterResult
+	var reasons []string
+	rejector := ""
+	for _, pl := range f.postFilterPlugins {
+		r, s := pl.PostFilter(ctx, state, pod, statuses)
+		switch {
+		case s.IsSuccess():
+			return r, s
+		case s.Code() == framework.UnschedulableAndUnresolvable:
+			return r, s.WithPlugin(pl.Name())
+		case !s.IsRejected():
+			return nil, framework.AsStatus(s.AsError()).WithPlugin(pl.Name())
+		case r != nil && r.Mode() != framework.ModeNoop:
+			result = r
+		}
+		reasons = append(reasons, s.Reasons()...)
+		if rejector == "" {
+			rejector = pl.Name()
+		}
+	}
+	return result, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejector)
+}
+
+// RunPreScorePlugins runs PreScore plugins; Skip marks the plugin's Score
+// as skipped for the cycle.
+func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) *framework.Status {
+	skip := sets.New[string]()
+	defer func() { state.SkipScorePlugins = skip }()
+	for _, pl := range f.preScorePlugins {
+		s := pl.PreScore(ctx, state, pod, nodes)
+		if s.IsSkip() {
+			skip.Insert(pl.Name())
+			continue
+		}
+		if !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %w", pl.Name(), s.AsError()))
+		}
+	}
+	return nil
+}
+
+// RunScorePlugins scores every node with each non-skipped Score plugin,
+// normalizes per plugin, checks the [0,100] range and applies weights.
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, *framework.Status) {
+	var plugins []framework.ScorePlugin
+	for _, pl := range f.scorePlugins {
+		if !state.SkipScorePlugins.Has(pl.Name()) {
+			plugins = append(plugins, pl)
+		}
+	}
+	out := make([]framework.NodePluginScores, len(nodes))
+	if len(plugins) == 0 {
+		for i, ni := range nodes {
+			out[i] = framework.NodePluginScores{Name: ni.Name(), Scores: []framework.PluginScore{}}
+		}
+		return out, nil
+	}
+	lists := make([]framework.NodeScoreList, len(plugins))
+	for p := range plugins {
+		lists[p] = make(framework.NodeScoreList, len(nodes))
+	}
+	for i, ni := range nodes {
+		scores := make([]framework.PluginScore, len(plugins))
+		for p, pl := range plugins {
+			s, st := pl.Score(ctx, state, pod, ni)
+			if !st.IsSuccess() {
+				return nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", st.AsError()))
+			}
+			scores[p] = framework.PluginScore{Name: pl.Name(), Raw: s}
+			lists[p][i] = framework.NodeScore{Name: ni.Name(), Score: s}
+		}
+		out[i] = framework.NodePluginScores{Name: ni.Name(), Scores: scores}
+	}
+	for p, pl := range plugins {
+		ext := pl.ScoreExtensions()
+		if ext == nil {
+			continue
+		}
+		if st := ext.NormalizeScore(ctx, state, pod, lists[p]); !st.IsSuccess() {
+			err := fmt.Errorf("plugin %q failed with: %w", pl.Name(), st.AsError())
+			return nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugins: %w", err))
+		}
+	}
+	for i := range out {
+		var total int64
+		for p, pl := range plugins {
+			s := lists[p][i].Score
+			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
+				err := fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
+					pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore)
+				return nil, framework.AsStatus(fmt.Errorf("applying score defaultWeights on Score plugins: %w", err))
+			}
+			w := int64(f.scorePluginWeight[pl.Name()])
+			out[i].Scores[p].Normalized = s
+			out[i].Scores[p].Score = s * w
+			total += s * w
+		}
+		out[i].TotalScore = total
+	}
+	return out, nil
+}
+
+// RunReservePluginsReserve runs Reserve plugins; the first failure stops.
+func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string) *framework.Status {
+	for _, pl := range f.reservePlugins {
+		if s := pl.Reserve(ctx, state, pod, node); !s.IsSuccess() {
+			if s.IsRejected() {
+				return s.WithPlugin(pl.Name())
+			}
+			return framework.AsStatus(fmt.Errorf("running Reserve plugin %q: %w", pl.Name(), s.AsError()))
+		}
+	}
+	return nil
+}
+
+// RunReservePluginsUnreserve runs Unreserve in reverse order.
+func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string) {
+	for i := len(f.reservePlugins) - 1; i >= 0; i-- {
+		f.reservePlugins[i].Unreserve(ctx, state, pod, node)
+	}
+}
+
+// RunPermitPlugins runs Permit plugins. A rejection returns at once; Wait
+// statuses are collected with their (capped) timeouts.
+func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string) (map[string]time.Duration, *framework.Status) {
+	var wait *framework.Status
+	waits := map[string]time.Duration{}
+	for _, pl := range f.permitPlugins {
+		s, timeout := pl.Permit(ctx, state, pod, node)
+		if s.IsSuccess() {
+			continue
+		}
+		if s.IsRejected() {
+			return nil, s.WithPlugin(pl.Name())
+		}
+		if s.IsWait() {
+			waits[pl.Name()] = min(timeout, maxPermitTimeout)
+			wait = s
+			continue
+		}
+		return nil, framework.AsStatus(fmt.Errorf("running Permit plugin %q: %w", pl.Name(), s.AsError())).WithPlugin(pl.Name())
+	}
+	if wait.IsWait() {
+		wait.AppendReason("one or more plugins asked to wait and no plugin rejected pod")
+		return waits, wait
+	}
+	return nil, nil
+}
+
+// RunPreBindPreFlights asks each PreBind plugin whether it has work;
+// it returns Skip when none has, and the set of plugins to skip.
+func (f *Framework) RunPreBindPreFlights(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string) (*framework.Status, sets.Set[string]) {
+	skip := sets.New[string]()
+	result := framework.NewStatus(framework.Skip)
+	for _, pl := range f.preBindPlugins {
+		s := pl.PreBindPreFlight(ctx, state, pod, node)
+		switch {
+		case s.Code() == framework.Error:
+			return framework.AsStatus(fmt.Errorf("running PreBindPreFlight %q: %w", pl.Name(), s.AsError())), skip
+		case s.IsSuccess():
+			result = nil
+		case s.IsSkip():
+			skip.Insert(pl.Name())
+		default:
+			return framework.AsStatus(fmt.Errorf("PreBindPreFlight %s returned %q, which is unsupported. It is supposed to return Success, Skip, or Error status", pl.Name(), s.Code())), skip
+		}
+	}
+	return result, skip
+}
+
+// RunPreBindPlugins runs PreBind plugins not skipped by their preflight.
+func (f *Framework) RunPreBindPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string, skip sets.Set[string]) *framework.Status {
+	for _, pl := range f.preBindPlugins {
+		if skip.Has(pl.Name()) {
+			continue
+		}
+		if s := pl.PreBind(ctx, state, pod, node); !s.IsSuccess() {
+			if s.IsRejected() {
+				return s.WithPlugin(pl.Name())
+			}
+			return framework.AsStatus(fmt.Errorf("running PreBind plugin %q: %w", pl.Name(), s.AsError()))
+		}
+	}
+	return nil
+}
+
+// RunBindPlugins runs binders until one does not Skip.
+func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string) *framework.Status {
+	var status *framework.Status
+	for _, pl := range f.bindPlugins {
+		status = pl.Bind(ctx, state, pod, node)
+		if status.IsSkip() {
+			continue
+		}
+		if !status.IsSuccess() {
+			if status.IsRejected() {
+				return status.WithPlugin(pl.Name())
+			}
+			return framework.AsStatus(fmt.Errorf("running Bind plugin %q: %w", pl.Name(), status.AsError()))
+		}
+		return status
+	}
+	return status
+}
+
+// RunPostBindPlugins tells PostBind plugins of a bind.
+func (f *Framework) RunPostBindPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string) {
+	for _, pl := range f.postBindPlugins {
+		pl.PostBind(ctx, state, pod, node)
+	}
+}

@@ -1,0 +1,220 @@
+// Package record holds what one scheduling attempt did, compactly enough to
+// keep every attempt of a long run, and renders it for the views and the
+// JSON output.
+package record
+
+import (
+	"time"
+)
+
+// Outcome of an attempt.
+type Outcome uint8
+
+const (
+	Scheduled Outcome = iota
+	Unschedulable
+	Error
+	// Skipped: the attempt did not run (deleting pod, unknown profile).
+	Skipped
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Scheduled:
+		return OutcomeScheduled
+	case Unschedulable:
+		return OutcomeUnschedulable
+	case Error:
+		return OutcomeError
+	}
+	return "Skipped"
+}
+
+// Phase is an extension point of the cycle, in execution order.
+type Phase uint8
+
+const (
+	PhasePreEnqueue Phase = iota
+	PhasePop
+	PhasePreFilter
+	PhaseFilter
+	PhasePostFilter
+	PhasePreScore
+	PhaseScore
+	PhaseNormalizeScore
+	PhaseReserve
+	PhasePermit
+	PhasePreBind
+	PhaseBind
+	NumPhases
+)
+
+var phaseNames = [...]string{"PreEnqueue", "Pop", "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "NormalizeScore", "Reserve", "Permit", "PreBind", "Bind"}
+
+func (p Phase) String() string {
+	if p < NumPhases {
+		return phaseNames[p]
+	}
+	return "Phase?"
+}
+
+// Code mirrors framework.Code without importing the framework (the views
+// read records only).
+type Code uint8
+
+const (
+	CodeSuccess Code = iota
+	CodeError
+	CodeUnschedulable
+	CodeUnschedulableAndUnresolvable
+	CodeWait
+	CodeSkip
+	CodePending
+	// CodeNotRun marks a phase the attempt never reached.
+	CodeNotRun Code = 255
+)
+
+var codeNames = [...]string{"Success", "Error", "Unschedulable", "UnschedulableAndUnresolvable", "Wait", "Skip", "Pending"}
+
+func (c Code) String() string {
+	if int(c) < len(codeNames) {
+		return codeNames[c]
+	}
+	return "NotRun"
+}
+
+// Status is an interned plugin status: several nodes that failed the same
+// way share one.
+type Status struct {
+	Code    Code
+	Plugin  string
+	Reasons []string
+}
+
+// PhaseStatus is how one phase ended.
+type PhaseStatus struct {
+	Code    Code
+	Plugin  string
+	Message string
+}
+
+// NodeStatus is a rejected node: its index in the attempt's node list and
+// the index of its status in Statuses.
+type NodeStatus struct {
+	Node   int32
+	Status uint16
+}
+
+// ScoreColumn is one Score plugin's scores over the feasible nodes, in
+// Feasible order. Raw holds zigzag varints; Normalized is nil when the
+// plugin has no NormalizeScore (normalized equals raw).
+type ScoreColumn struct {
+	Plugin     string
+	Weight     int32
+	Raw        []byte
+	Normalized []uint8
+}
+
+// Attempt is one scheduling attempt.
+type Attempt struct {
+	Seq       int
+	Time      time.Time
+	Pod       string // namespace/name
+	PodUID    string
+	Priority  int32
+	Profile   string
+	Outcome   Outcome
+	Node      string
+	Message   string
+	Nominated string
+	Victims   []string
+	// Nodes is the node list of the cycle, in node-tree order; shared by
+	// attempts while the node set does not change.
+	Nodes *NodeList
+	// StartIndex is where the Filter search began (the rotating index).
+	StartIndex int32
+	// NodesToFind is numFeasibleNodesToFind for this attempt.
+	NodesToFind int32
+	Phases      [NumPhases]PhaseStatus
+	// PreFilterNarrowed lists the nodes PreFilter results left in play;
+	// nil means all.
+	PreFilterNarrowed []int32
+	// NominatedFastPath is set when the nominated node was tried first.
+	NominatedFastPath bool
+	// Statuses are the distinct rejection statuses of this attempt.
+	Statuses []Status
+	// Rejected lists the nodes Filter (or PreFilter) rejected, with their
+	// status; AbsentStatus, when >= 0, applies to every node not in
+	// Rejected or Feasible that was in play (PreFilter rejection or
+	// narrowing), as upstream's absent-nodes status.
+	Rejected     []NodeStatus
+	AbsentStatus int32
+	// Feasible lists the nodes that passed, in the order found.
+	Feasible []int32
+	// Scored is set when Score ran (more than one feasible node); Scores
+	// then holds a column per plugin not skipped at PreScore.
+	Scored bool
+	Scores []ScoreColumn
+	// Chosen is the index of the chosen node in Nodes, or -1.
+	Chosen int32
+	// Preemption is set when PostFilter evaluated preemption.
+	Preemption *Preemption
+}
+
+// NodeList is an immutable list of node names in node-tree order.
+type NodeList struct {
+	Names []string
+	index map[string]int32
+}
+
+// NewNodeList indexes names.
+func NewNodeList(names []string) *NodeList {
+	l := &NodeList{Names: names, index: make(map[string]int32, len(names))}
+	for i, n := range names {
+		l.index[n] = int32(i)
+	}
+	return l
+}
+
+// Index returns a node's index or -1.
+func (l *NodeList) Index(name string) int32 {
+	if i, ok := l.index[name]; ok {
+		return i
+	}
+	return -1
+}
+
+// Preemption is what DefaultPreemption considered and decided.
+type Preemption struct {
+	Eligible   bool
+	Reason     string
+	Candidates []Candidate
+	// Chosen indexes Candidates, or -1.
+	Chosen int
+	// DecidedBy names the pickOneNodeForPreemption criterion that left one
+	// candidate (e.g. "fewest PDB violations"), "single candidate", or ""
+	// when all criteria tied.
+	DecidedBy string
+	// Tied lists the candidates still tied after every criterion; upstream
+	// picks any of them (Go map order), schedtui the first found.
+	Tied []string
+	// NominatedPodsCleared lists lower-priority pods whose nomination to
+	// the chosen node was cleared.
+	NominatedPodsCleared []string
+}
+
+// Candidate is a node where evicting Victims would let the pod fit.
+type Candidate struct {
+	Node          string
+	Victims       []Victim
+	PDBViolations int
+}
+
+// Victim is a pod preemption would evict.
+type Victim struct {
+	Pod       string
+	Priority  int32
+	StartTime time.Time
+	// ViolatesPDB is set for victims whose eviction violates a PDB.
+	ViolatesPDB bool
+}

@@ -1,0 +1,158 @@
+// Package scheduler runs kube-scheduler v1.37's scheduling cycle over an
+// in-memory cluster and records every attempt: the Filter verdict per node,
+// the score matrix, the chosen node and each phase's status.
+package scheduler
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/runtime"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// Options configure a Scheduler.
+type Options struct {
+	// Config is a defaulted KubeSchedulerConfiguration; nil means defaults.
+	Config *configv1.KubeSchedulerConfiguration
+	// Registry holds the plugin factories (plugins.NewInTreeRegistry()).
+	Registry runtime.Registry
+	// Seed seeds the random source (preemption's candidate offset).
+	Seed uint64
+	// Clock is the (virtual) clock; nil means a fixed epoch.
+	Clock func() time.Time
+}
+
+// Scheduler is the scheduling core over one cluster state.
+type Scheduler struct {
+	profiles  map[string]*runtime.Framework
+	snapshot  *framework.Snapshot
+	objects   *framework.ObjectStore
+	nominator *Nominator
+	nodeList  *record.NodeList
+	rand      *rand.Rand
+	clock     func() time.Time
+
+	nextStartNodeIndex int
+	// percentageOfNodesToScore is the global setting (0: adaptive).
+	percentageOfNodesToScore int32
+	seq                      int
+}
+
+// Epoch is the default virtual clock's start.
+var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// New builds a scheduler over nodes (in the order they were added to the
+// cluster), pods (bound ones are placed on their nodes) and the other
+// objects plugins read.
+func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Scheduler, error) {
+	s := &Scheduler{
+		objects:   framework.NewObjectStore(),
+		nominator: NewNominator(),
+		rand:      rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		clock:     opts.Clock,
+	}
+	if s.clock == nil {
+		s.clock = func() time.Time { return Epoch }
+	}
+	ordered := framework.NodeTreeOrder(nodes)
+	names := make([]string, len(ordered))
+	for i, n := range ordered {
+		names[i] = n.Name
+	}
+	s.nodeList = record.NewNodeList(names)
+	s.snapshot = framework.NewSnapshot(ordered, pods)
+	for _, p := range pods {
+		s.objects.Add(p)
+		if p.Spec.NodeName == "" && p.Status.NominatedNodeName != "" {
+			s.nominator.Add(framework.NewPodInfo(p), p.Status.NominatedNodeName)
+		}
+	}
+	for _, o := range objects {
+		s.objects.Add(o)
+	}
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = &configv1.KubeSchedulerConfiguration{}
+	}
+	if cfg.PercentageOfNodesToScore != nil {
+		s.percentageOfNodesToScore = *cfg.PercentageOfNodesToScore
+	}
+	profiles := cfg.Profiles
+	if len(profiles) == 0 {
+		name := v1.DefaultSchedulerName
+		profiles = []configv1.KubeSchedulerProfile{{SchedulerName: &name}}
+	}
+	s.profiles = map[string]*runtime.Framework{}
+	for i := range profiles {
+		p := profiles[i]
+		p.Plugins = runtime.MergePlugins(runtime.DefaultPlugins(), p.Plugins)
+		name := v1.DefaultSchedulerName
+		if p.SchedulerName != nil && *p.SchedulerName != "" {
+			name = *p.SchedulerName
+		}
+		p.SchedulerName = &name
+		if _, dup := s.profiles[name]; dup {
+			return nil, fmt.Errorf("duplicate profile with scheduler name %q", name)
+		}
+		f, err := runtime.NewFramework(opts.Registry, &p, runtime.Options{
+			Snapshot:  func() *framework.Snapshot { return s.snapshot },
+			Objects:   s.objects,
+			Nominator: s.nominator,
+			Rand:      s.rand,
+			Clock:     s.clock,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("profile %q: %w", name, err)
+		}
+		s.profiles[name] = f
+	}
+	return s, nil
+}
+
+// Profile returns the framework of a scheduler name.
+func (s *Scheduler) Profile(name string) *runtime.Framework { return s.profiles[name] }
+
+// Snapshot is the current cluster state as the cycle sees it.
+func (s *Scheduler) Snapshot() *framework.Snapshot { return s.snapshot }
+
+// Objects is the object store.
+func (s *Scheduler) Objects() *framework.ObjectStore { return s.objects }
+
+// Nominator holds the nominations.
+func (s *Scheduler) Nominator() *Nominator { return s.nominator }
+
+// Nodes is the node list in node-tree order.
+func (s *Scheduler) Nodes() *record.NodeList { return s.nodeList }
+
+// PendingPods returns the pods without a node whose schedulerName names a
+// profile, in queue order for a freshly started scheduler: PrioritySort
+// (priority, then creation time), file order breaking remaining ties.
+func (s *Scheduler) PendingPods(pods []*v1.Pod) []*v1.Pod {
+	var out []*v1.Pod
+	for _, p := range pods {
+		if p.Spec.NodeName == "" && s.profiles[p.Spec.SchedulerName] != nil {
+			out = append(out, p)
+		}
+	}
+	sortQueueOrder(out)
+	return out
+}
+
+func (s *Scheduler) ctx() context.Context { return context.Background() }
+
+// PreEnqueue runs the pod's profile's PreEnqueue plugins, as the queue does
+// before a pod may enter activeQ; a non-success status means it is gated.
+func (s *Scheduler) PreEnqueue(pod *v1.Pod) *framework.Status {
+	fwk := s.profiles[pod.Spec.SchedulerName]
+	if fwk == nil {
+		return nil
+	}
+	return fwk.RunPreEnqueuePlugins(s.ctx(), pod, "")
+}

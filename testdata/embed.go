@@ -1,0 +1,14 @@
+// Package testdata holds schedtui's snapshots and scenarios; the demo
+// snapshot is embedded in the binary so that `schedtui` opens with no
+// arguments.
+package testdata
+
+import _ "embed"
+
+// DemoName is the embedded demo's file name, used in messages.
+const DemoName = "testdata/demo.yaml"
+
+// Demo is the embedded demo snapshot.
+//
+//go:embed demo.yaml
+var Demo []byte
