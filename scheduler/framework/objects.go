@@ -1,8 +1,6 @@
 package framework
 
 import (
-	"sort"
-
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -25,6 +23,7 @@ type ObjectLister interface {
 	CSIStorageCapacities() []*storagev1.CSIStorageCapacity
 	VolumeAttachments() []*storagev1.VolumeAttachment
 	Namespace(name string) (*v1.Namespace, error)
+	Namespaces() []*v1.Namespace
 	Services(namespace string) []*v1.Service
 	ReplicationControllers(namespace string) []*v1.ReplicationController
 	ReplicaSets(namespace string) []*appsv1.ReplicaSet
@@ -248,12 +247,7 @@ func (o *ObjectStore) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget {
 	return o.pdbs.list("", nil)
 }
 
-// NamespaceNames lists stored namespaces sorted by name.
-func (o *ObjectStore) NamespaceNames() []string {
-	names := make([]string, 0, len(o.namespaces.items))
-	for k := range o.namespaces.items {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+// Namespaces lists the namespaces in the order they were added.
+func (o *ObjectStore) Namespaces() []*v1.Namespace {
+	return o.namespaces.list("", nil)
 }

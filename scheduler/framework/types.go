@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	resourcehelper "k8s.io/component-helpers/resource"
 )
@@ -145,10 +146,10 @@ func NewPodInfo(pod *v1.Pod) *PodInfo {
 	if pi.PreferredAntiAffinityTerms, err = weightedAffinityTerms(pod, prefAnti); err != nil {
 		errs = append(errs, fmt.Errorf("preferredAntiAffinityTerms: %w", err))
 	}
-	if len(errs) == 1 {
-		pi.ParseError = errs[0]
-	} else if len(errs) > 1 {
-		pi.ParseError = fmt.Errorf("%v", errs)
+	// The aggregate's text ("[a, b]", duplicates dropped) is what upstream
+	// shows in InterPodAffinity's PreFilter error.
+	if agg := utilerrors.NewAggregate(errs); agg != nil {
+		pi.ParseError = agg
 	}
 	return pi
 }

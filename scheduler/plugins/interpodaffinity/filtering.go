@@ -1,0 +1,247 @@
+package interpodaffinity
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+const (
+	preFilterStateKey framework.StateKey = "PreFilter" + Name
+
+	// ErrReasonExistingAntiAffinityRulesNotMatch: an existing pod's required
+	// anti-affinity selects the incoming pod in the node's domain.
+	ErrReasonExistingAntiAffinityRulesNotMatch = "node(s) didn't satisfy existing pods anti-affinity rules"
+	// ErrReasonAffinityRulesNotMatch: the incoming pod's required affinity
+	// is not satisfied on the node.
+	ErrReasonAffinityRulesNotMatch = "node(s) didn't match pod affinity rules"
+	// ErrReasonAntiAffinityRulesNotMatch: the incoming pod's required
+	// anti-affinity selects a pod in the node's domain.
+	ErrReasonAntiAffinityRulesNotMatch = "node(s) didn't match pod anti-affinity rules"
+)
+
+// preFilterState is what PreFilter computes for Filter.
+type preFilterState struct {
+	// existingAntiAffinityCounts: existing pods' required anti-affinity
+	// terms that select the incoming pod, per domain of the existing pod.
+	existingAntiAffinityCounts topologyToMatchedTermCount
+	// affinityCounts: existing pods matching all the incoming pod's required
+	// affinity terms, per domain of each term.
+	affinityCounts topologyToMatchedTermCount
+	// antiAffinityCounts: (existing pod, incoming anti-affinity term)
+	// matches, per domain of the term.
+	antiAffinityCounts topologyToMatchedTermCount
+	// podInfo is the incoming pod with namespaceSelectors folded in.
+	podInfo *framework.PodInfo
+	// namespaceLabels are the labels of the incoming pod's namespace.
+	namespaceLabels labels.Set
+}
+
+// Clone copies the counts; the pod info and labels are never mutated after
+// PreFilter.
+func (s *preFilterState) Clone() framework.StateData {
+	if s == nil {
+		return nil
+	}
+	return &preFilterState{
+		existingAntiAffinityCounts: s.existingAntiAffinityCounts.clone(),
+		affinityCounts:             s.affinityCounts.clone(),
+		antiAffinityCounts:         s.antiAffinityCounts.clone(),
+		podInfo:                    s.podInfo,
+		namespaceLabels:            s.namespaceLabels,
+	}
+}
+
+// updateWithPod adds (multiplier 1) or removes (-1) pi, on node, from the
+// counts, as if PreFilter had (not) seen it.
+func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, multiplier int64) {
+	if s == nil || pi == nil || pi.Pod == nil {
+		return
+	}
+	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, s.podInfo.Pod, s.namespaceLabels, node, multiplier)
+	s.affinityCounts.updateWithAffinityTerms(s.podInfo.RequiredAffinityTerms, pi.Pod, node, multiplier)
+	// The incoming pod's terms have their namespaceSelector folded in, so
+	// the other pod's namespace labels are not needed.
+	s.antiAffinityCounts.updateWithAntiAffinityTerms(s.podInfo.RequiredAntiAffinityTerms, pi.Pod, nil, node, multiplier)
+}
+
+// existingAntiAffinityCounts counts, over nodes hosting pods with required
+// anti-affinity, the terms of those pods that select the incoming pod.
+// Existing pods' namespaceSelectors are matched against the incoming pod's
+// namespace labels.
+func existingAntiAffinityCounts(pod *v1.Pod, nsLabels labels.Set, nodes []*framework.NodeInfo) topologyToMatchedTermCount {
+	out := topologyToMatchedTermCount{}
+	for _, ni := range nodes {
+		node := ni.Node()
+		for _, existing := range ni.PodsWithRequiredAntiAffinity {
+			out.updateWithAntiAffinityTerms(existing.RequiredAntiAffinityTerms, pod, nsLabels, node, 1)
+		}
+	}
+	return out
+}
+
+// incomingAffinityCounts counts the existing pods on all nodes that match
+// the incoming pod's required affinity (all terms) and anti-affinity (per
+// term).
+func incomingAffinityCounts(affinity, antiAffinity []framework.AffinityTerm, nodes []*framework.NodeInfo) (topologyToMatchedTermCount, topologyToMatchedTermCount) {
+	aff, anti := topologyToMatchedTermCount{}, topologyToMatchedTermCount{}
+	if len(affinity) == 0 && len(antiAffinity) == 0 {
+		return aff, anti
+	}
+	for _, ni := range nodes {
+		node := ni.Node()
+		for _, existing := range ni.Pods {
+			aff.updateWithAffinityTerms(affinity, existing.Pod, node, 1)
+			anti.updateWithAntiAffinityTerms(antiAffinity, existing.Pod, nil, node, 1)
+		}
+	}
+	return aff, anti
+}
+
+// PreFilter computes the counts Filter reads. It skips Filter when the pod
+// has no required terms and no existing pod's anti-affinity selects it.
+func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	pi, err := parsePod(pod)
+	if err != nil {
+		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %+v", err))
+	}
+	for i := range pi.RequiredAffinityTerms {
+		pl.mergeTermNamespaces(&pi.RequiredAffinityTerms[i])
+	}
+	for i := range pi.RequiredAntiAffinityTerms {
+		pl.mergeTermNamespaces(&pi.RequiredAntiAffinityTerms[i])
+	}
+	s := &preFilterState{podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
+
+	var withAntiAffinity []*framework.NodeInfo
+	if snap := pl.handle.Snapshot(); snap != nil {
+		withAntiAffinity = snap.HavePodsWithRequiredAntiAffinityList()
+	}
+	s.existingAntiAffinityCounts = existingAntiAffinityCounts(pod, s.namespaceLabels, withAntiAffinity)
+	s.affinityCounts, s.antiAffinityCounts = incomingAffinityCounts(pi.RequiredAffinityTerms, pi.RequiredAntiAffinityTerms, nodes)
+
+	if len(s.existingAntiAffinityCounts) == 0 && len(pi.RequiredAffinityTerms) == 0 && len(pi.RequiredAntiAffinityTerms) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	state.Write(preFilterStateKey, s)
+	return nil, nil
+}
+
+// PreFilterExtensions keeps the counts right for nominated pods and
+// preemption victims.
+func (pl *InterPodAffinity) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+
+// AddPod counts podInfoToAdd as if it ran on nodeInfo.
+func (pl *InterPodAffinity) AddPod(_ context.Context, state *framework.CycleState, _ *v1.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.updateWithPod(podInfoToAdd, nodeInfo.Node(), 1)
+	return nil
+}
+
+// RemovePod uncounts podInfoToRemove from nodeInfo.
+func (pl *InterPodAffinity) RemovePod(_ context.Context, state *framework.CycleState, _ *v1.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	s.updateWithPod(podInfoToRemove, nodeInfo.Node(), -1)
+	return nil
+}
+
+func getPreFilterState(state *framework.CycleState) (*preFilterState, error) {
+	if state == nil {
+		return nil, fmt.Errorf("error reading %q from cycleState: %w", preFilterStateKey, framework.ErrNotFound)
+	}
+	c, err := state.Read(preFilterStateKey)
+	if err != nil {
+		return nil, fmt.Errorf("error reading %q from cycleState: %w", preFilterStateKey, err)
+	}
+	s, ok := c.(*preFilterState)
+	if !ok || s == nil {
+		return nil, fmt.Errorf("%+v  convert to interpodaffinity.state error", c)
+	}
+	return s, nil
+}
+
+// satisfyExistingPodsAntiAffinity: no label of the node names a domain in
+// which an existing pod's anti-affinity selects the incoming pod.
+func satisfyExistingPodsAntiAffinity(s *preFilterState, node *v1.Node) bool {
+	if len(s.existingAntiAffinityCounts) == 0 {
+		return true
+	}
+	for k, v := range nodeLabels(node) {
+		if s.existingAntiAffinityCounts[topologyPair{key: k, value: v}] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// satisfyPodAntiAffinity: no anti-affinity term of the incoming pod has a
+// matching pod in the node's domain of that term.
+func satisfyPodAntiAffinity(s *preFilterState, node *v1.Node) bool {
+	if len(s.antiAffinityCounts) == 0 {
+		return true
+	}
+	nl := nodeLabels(node)
+	for _, t := range s.podInfo.RequiredAntiAffinityTerms {
+		if v, ok := nl[t.TopologyKey]; ok && s.antiAffinityCounts[topologyPair{key: t.TopologyKey, value: v}] > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// satisfyPodAffinity: the node has every term's topology key, and each of
+// its domains holds a pod matching all terms. Failing that, the pod may be
+// the first of a group with affinity to itself: allowed when no pod in the
+// cluster matches all terms and the pod matches them itself.
+func satisfyPodAffinity(s *preFilterState, node *v1.Node) bool {
+	terms := s.podInfo.RequiredAffinityTerms
+	if len(terms) == 0 {
+		return true
+	}
+	nl := nodeLabels(node)
+	podsExist := true
+	for _, t := range terms {
+		v, ok := nl[t.TopologyKey]
+		if !ok {
+			// Even the self-affinity exception needs every topology key.
+			return false
+		}
+		if s.affinityCounts[topologyPair{key: t.TopologyKey, value: v}] <= 0 {
+			podsExist = false
+		}
+	}
+	if podsExist {
+		return true
+	}
+	return len(s.affinityCounts) == 0 && podMatchesAllAffinityTerms(terms, s.podInfo.Pod)
+}
+
+// Filter runs the three checks in upstream's order; the first failure is
+// the status, with a single reason.
+func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleState, _ *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	s, err := getPreFilterState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	node := nodeInfo.Node()
+	if !satisfyPodAffinity(s, node) {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
+	}
+	if !satisfyPodAntiAffinity(s, node) {
+		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
+	}
+	if !satisfyExistingPodsAntiAffinity(s, node) {
+		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
+	}
+	return nil
+}

@@ -1,0 +1,209 @@
+package interpodaffinity
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+const preScoreStateKey framework.StateKey = "PreScore" + Name
+
+// scoreMap accumulates weights per topology key and value.
+type scoreMap map[string]map[string]int64
+
+// preScoreState is what PreScore computes for Score and NormalizeScore.
+type preScoreState struct {
+	topologyScore   scoreMap
+	podInfo         *framework.PodInfo
+	namespaceLabels labels.Set
+}
+
+// Clone shares the state: nothing mutates it after PreScore (as upstream).
+func (s *preScoreState) Clone() framework.StateData { return s }
+
+// processTerm adds weight*multiplier to the existing pod's node's domain of
+// the term when pod matches it. The product is int32 as upstream's.
+func (m scoreMap) processTerm(term *framework.AffinityTerm, weight int32, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, multiplier int32) {
+	if !term.Matches(pod, nsLabels) {
+		return
+	}
+	tv, ok := nodeLabels(node)[term.TopologyKey]
+	if !ok {
+		return
+	}
+	if m[term.TopologyKey] == nil {
+		m[term.TopologyKey] = map[string]int64{}
+	}
+	m[term.TopologyKey][tv] += int64(weight * multiplier)
+}
+
+func (m scoreMap) processTerms(terms []framework.WeightedAffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, multiplier int32) {
+	for i := range terms {
+		m.processTerm(&terms[i].AffinityTerm, terms[i].Weight, pod, nsLabels, node, multiplier)
+	}
+}
+
+func (m scoreMap) append(other scoreMap) {
+	for tk, oScores := range other {
+		scores := m[tk]
+		if scores == nil {
+			m[tk] = oScores
+			continue
+		}
+		for k, v := range oScores {
+			scores[k] += v
+		}
+	}
+}
+
+// processExistingPod scores existing's node domain both ways: the incoming
+// pod's preferred terms selecting existing, and existing's required
+// affinity (hardPodAffinityWeight) and preferred terms selecting the
+// incoming pod. Existing pods' required anti-affinity is not scored.
+func (pl *InterPodAffinity) processExistingPod(s *preScoreState, existing *framework.PodInfo, node *v1.Node, pod *v1.Pod, topoScore scoreMap) {
+	if len(nodeLabels(node)) == 0 {
+		return
+	}
+	// The incoming pod's terms have their namespaceSelector folded in, so
+	// the existing pod's namespace labels are not needed.
+	topoScore.processTerms(s.podInfo.PreferredAffinityTerms, existing.Pod, nil, node, 1)
+	topoScore.processTerms(s.podInfo.PreferredAntiAffinityTerms, existing.Pod, nil, node, -1)
+
+	if pl.hardPodAffinityWeight > 0 {
+		for i := range existing.RequiredAffinityTerms {
+			topoScore.processTerm(&existing.RequiredAffinityTerms[i], pl.hardPodAffinityWeight, pod, s.namespaceLabels, node, 1)
+		}
+	}
+	topoScore.processTerms(existing.PreferredAffinityTerms, pod, s.namespaceLabels, node, 1)
+	topoScore.processTerms(existing.PreferredAntiAffinityTerms, pod, s.namespaceLabels, node, -1)
+}
+
+func hasPreferredTerms(a *v1.Affinity) bool {
+	if a == nil {
+		return false
+	}
+	return (a.PodAffinity != nil && len(a.PodAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0) ||
+		(a.PodAntiAffinity != nil && len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) > 0)
+}
+
+// PreScore accumulates weights per topology domain over the whole snapshot
+// (not only the feasible nodes), and skips scoring when nothing accumulated.
+func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
+	snap := pl.handle.Snapshot()
+	if snap == nil {
+		return framework.NewStatus(framework.Error, "empty shared lister in InterPodAffinity PreScore")
+	}
+	hasConstraints := hasPreferredTerms(pod.Spec.Affinity)
+	if pl.ignorePreferredTermsOfExistingPods && !hasConstraints {
+		return framework.NewStatus(framework.Skip)
+	}
+	// Without preferred terms of its own, the pod can only be scored by
+	// existing pods' terms, so only pods with affinity matter.
+	nodes := snap.HavePodsWithAffinityList()
+	if hasConstraints {
+		nodes = snap.List()
+	}
+
+	pi, err := parsePod(pod)
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("failed to parse pod: %w", err))
+	}
+	for i := range pi.PreferredAffinityTerms {
+		pl.mergeTermNamespaces(&pi.PreferredAffinityTerms[i].AffinityTerm)
+	}
+	for i := range pi.PreferredAntiAffinityTerms {
+		pl.mergeTermNamespaces(&pi.PreferredAntiAffinityTerms[i].AffinityTerm)
+	}
+	s := &preScoreState{topologyScore: scoreMap{}, podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
+
+	accumulated := false
+	for _, ni := range nodes {
+		pods := ni.PodsWithAffinity
+		if hasConstraints {
+			pods = ni.Pods
+		}
+		topoScore := scoreMap{}
+		for _, existing := range pods {
+			pl.processExistingPod(s, existing, ni.Node(), pod, topoScore)
+		}
+		// A node counts as accumulating when a term matched in a domain,
+		// even if the weights there cancel out to 0.
+		if len(topoScore) > 0 {
+			accumulated = true
+			s.topologyScore.append(topoScore)
+		}
+	}
+	if !accumulated {
+		return framework.NewStatus(framework.Skip)
+	}
+	state.Write(preScoreStateKey, s)
+	return nil
+}
+
+func getPreScoreState(state *framework.CycleState) (*preScoreState, error) {
+	if state == nil {
+		return nil, fmt.Errorf("failed to read %q from cycleState: %w", preScoreStateKey, framework.ErrNotFound)
+	}
+	c, err := state.Read(preScoreStateKey)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read %q from cycleState: %w", preScoreStateKey, err)
+	}
+	s, ok := c.(*preScoreState)
+	if !ok || s == nil {
+		return nil, fmt.Errorf("%+v  convert to interpodaffinity.preScoreState error", c)
+	}
+	return s, nil
+}
+
+// Score sums the accumulated weights of the node's domains: positive for
+// affinity, negative for anti-affinity.
+func (pl *InterPodAffinity) Score(_ context.Context, state *framework.CycleState, _ *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := getPreScoreState(state)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	nl := nodeLabels(nodeInfo.Node())
+	var score int64
+	for tk, values := range s.topologyScore {
+		if v, ok := nl[tk]; ok {
+			score += values[v]
+		}
+	}
+	return score, nil
+}
+
+// ScoreExtensions returns the normalizer.
+func (pl *InterPodAffinity) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// NormalizeScore maps [min, max] onto [0, 100] with upstream's float
+// arithmetic: the ratio is taken first, then scaled, then truncated (so
+// 29/100 gives 28, not 29).
+func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *framework.CycleState, _ *v1.Pod, scores framework.NodeScoreList) *framework.Status {
+	s, err := getPreScoreState(state)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if len(s.topologyScore) == 0 {
+		return nil
+	}
+	var minCount int64 = math.MaxInt64
+	var maxCount int64 = math.MinInt64
+	for i := range scores {
+		minCount = min(minCount, scores[i].Score)
+		maxCount = max(maxCount, scores[i].Score)
+	}
+	diff := maxCount - minCount
+	for i := range scores {
+		f := float64(0)
+		if diff > 0 {
+			f = float64(framework.MaxNodeScore) * (float64(scores[i].Score-minCount) / float64(diff))
+		}
+		scores[i].Score = int64(f)
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package interpodaffinity
+
+import (
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+type topologyPair struct {
+	key   string
+	value string
+}
+
+// topologyToMatchedTermCount counts, per (topology key, value), matches
+// between terms and pods on nodes in that domain.
+type topologyToMatchedTermCount map[topologyPair]int64
+
+func (m topologyToMatchedTermCount) clone() topologyToMatchedTermCount {
+	c := make(topologyToMatchedTermCount, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// update adds value for the node's domain of tk; nodes without the key are
+// in no domain. Entries that fall to zero are dropped, because Filter treats
+// a non-empty affinity map as "some pod matches somewhere".
+func (m topologyToMatchedTermCount) update(node *v1.Node, tk string, value int64) {
+	tv, ok := nodeLabels(node)[tk]
+	if !ok {
+		return
+	}
+	pair := topologyPair{key: tk, value: tv}
+	m[pair] += value
+	if m[pair] == 0 {
+		delete(m, pair)
+	}
+}
+
+// updateWithAffinityTerms counts pod once per term, but only if it matches
+// all terms: affinity needs one pod that satisfies every term.
+func (m topologyToMatchedTermCount) updateWithAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, node *v1.Node, value int64) {
+	if podMatchesAllAffinityTerms(terms, pod) {
+		for _, t := range terms {
+			m.update(node, t.TopologyKey, value)
+		}
+	}
+}
+
+// updateWithAntiAffinityTerms counts pod for every term it matches: any one
+// anti-affinity term suffices to repel.
+func (m topologyToMatchedTermCount) updateWithAntiAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, value int64) {
+	for i := range terms {
+		if terms[i].Matches(pod, nsLabels) {
+			m.update(node, terms[i].TopologyKey, value)
+		}
+	}
+}
+
+// podMatchesAllAffinityTerms is false for no terms. The terms are the
+// incoming pod's, whose namespaceSelector was already folded into
+// Namespaces, so no namespace labels are passed.
+func podMatchesAllAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod) bool {
+	if len(terms) == 0 {
+		return false
+	}
+	for i := range terms {
+		if !terms[i].Matches(pod, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+func podMatchesAnyAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod) bool {
+	for i := range terms {
+		if terms[i].Matches(pod, nil) {
+			return true
+		}
+	}
+	return false
+}
+
+func requiredAffinityTerms(a *v1.Affinity) []v1.PodAffinityTerm {
+	if a != nil && a.PodAffinity != nil {
+		return a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	return nil
+}
+
+func requiredAntiAffinityTerms(a *v1.Affinity) []v1.PodAffinityTerm {
+	if a != nil && a.PodAntiAffinity != nil {
+		return a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	return nil
+}
+
+func preferredTerms(terms []v1.WeightedPodAffinityTerm) []v1.PodAffinityTerm {
+	out := make([]v1.PodAffinityTerm, len(terms))
+	for i := range terms {
+		out[i] = terms[i].PodAffinityTerm
+	}
+	return out
+}
+
+// termsError is the first selector error of a term list, in the order
+// upstream's GetAffinityTerms meets them (label selector, then namespace
+// selector, term by term).
+func termsError(terms []v1.PodAffinityTerm) error {
+	for i := range terms {
+		if _, err := metav1.LabelSelectorAsSelector(terms[i].LabelSelector); err != nil {
+			return err
+		}
+		if _, err := metav1.LabelSelectorAsSelector(terms[i].NamespaceSelector); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parsePod parses the incoming pod's terms into a fresh PodInfo (the
+// plugin rewrites its terms' namespaces, so it must not share the one the
+// snapshot holds); the error is upstream's aggregated text.
+func parsePod(pod *v1.Pod) (*framework.PodInfo, error) {
+	pi := framework.NewPodInfo(pod)
+	return pi, pi.ParseError
+}
+
+// requiredTermsOf parses one required term list of pod for the queueing
+// hints, which (as upstream) give up on the first list that does not parse.
+func requiredTermsOf(pod *v1.Pod, anti bool) ([]framework.AffinityTerm, error) {
+	pi := framework.NewPodInfo(pod)
+	if anti {
+		if pi.ParseError != nil {
+			if err := termsError(requiredAntiAffinityTerms(pod.Spec.Affinity)); err != nil {
+				return nil, err
+			}
+		}
+		return pi.RequiredAntiAffinityTerms, nil
+	}
+	if pi.ParseError != nil {
+		if err := termsError(requiredAffinityTerms(pod.Spec.Affinity)); err != nil {
+			return nil, err
+		}
+	}
+	return pi.RequiredAffinityTerms, nil
+}

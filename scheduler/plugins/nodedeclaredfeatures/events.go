@@ -1,0 +1,79 @@
+package nodedeclaredfeatures
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+// EventsToRegister: a node added or changing its declared features, or
+// any update of the pod (Update is every update action).
+func (pl *NodeDeclaredFeatures) EventsToRegister(_ context.Context) ([]framework.ClusterEventWithHint, error) {
+	return []framework.ClusterEventWithHint{
+		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeDeclaredFeature}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
+		{Event: framework.ClusterEvent{Resource: framework.TargetPod, ActionType: framework.Update}, QueueingHintFn: pl.isSchedulableAfterTargetPodUpdate},
+	}, nil
+}
+
+// Queue when the pod's inferred requirements changed at all, in either
+// direction; inference errors queue.
+func (pl *NodeDeclaredFeatures) isSchedulableAfterTargetPodUpdate(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	oldPod, newPod, err := as[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if oldPod == nil || newPod == nil {
+		return framework.Queue, errors.New("pod update without old or new pod")
+	}
+	oldReqs, err := pl.requirements(oldPod)
+	if err != nil {
+		return framework.Queue, err
+	}
+	newReqs, err := pl.requirements(newPod)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if newReqs.Equal(oldReqs) {
+		return framework.QueueSkip, nil
+	}
+	return framework.Queue, nil
+}
+
+// Queue for any added node, and for an update whose declared-feature list
+// differs (compared as ordered slices, without regard to the pod).
+func (pl *NodeDeclaredFeatures) isSchedulableAfterNodeChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	oldNode, newNode, err := as[*v1.Node](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if newNode == nil {
+		return framework.Queue, errors.New("no added or updated node in the event")
+	}
+	if oldNode != nil && slices.Equal(oldNode.Status.DeclaredFeatures, newNode.Status.DeclaredFeatures) {
+		return framework.QueueSkip, nil
+	}
+	return framework.Queue, nil
+}
+
+// as converts a hint's objects like upstream's util.As: nil stays the zero
+// value, anything of another type is an error (which queues the pod).
+func as[T any](oldObj, newObj any) (T, T, error) {
+	var o, n T
+	var ok bool
+	if newObj != nil {
+		if n, ok = newObj.(T); !ok {
+			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
+		}
+	}
+	if oldObj != nil {
+		if o, ok = oldObj.(T); !ok {
+			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
+		}
+	}
+	return o, n, nil
+}

@@ -1,0 +1,225 @@
+package noderesources
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	resourceapi "k8s.io/api/resource/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+// EventsToRegister returns the events that can make room for a pod Fit
+// rejected, in upstream's order for 1.37's default gates: DeviceClass
+// events because DRAExtendedResource is GA, the scale-down events because
+// InPlacePodVerticalScaling is GA. The scale-up events of the alpha
+// InPlacePodVerticalScalingSchedulerPreemption gate (off) are not
+// registered.
+func (f *Fit) EventsToRegister(_ context.Context) ([]framework.ClusterEventWithHint, error) {
+	return []framework.ClusterEventWithHint{
+		{Event: framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, QueueingHintFn: f.isSchedulableAfterAssignedPodDelete},
+		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeAllocatable}, QueueingHintFn: f.isSchedulableAfterNodeChange},
+		{Event: framework.ClusterEvent{Resource: framework.DeviceClass, ActionType: framework.Add | framework.Update}, QueueingHintFn: f.isSchedulableAfterDeviceClassEvent},
+		{Event: framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodScaleDown}, QueueingHintFn: f.isSchedulableAfterAssignedPodScaleDown},
+		{Event: framework.ClusterEvent{Resource: framework.TargetPod, ActionType: framework.UpdatePodScaleDown}, QueueingHintFn: f.isSchedulableAfterTargetPodScaleDown},
+	}, nil
+}
+
+// as converts a hint's old and new objects to T; nil stays the zero value.
+// A wrong type is an error, which the queue treats as Queue.
+func as[T any](oldObj, newObj any) (T, T, error) {
+	var oldT, newT T
+	var ok bool
+	if newObj != nil {
+		if newT, ok = newObj.(T); !ok {
+			return oldT, newT, fmt.Errorf("expected %T, but got %T", newT, newObj)
+		}
+	}
+	if oldObj != nil {
+		if oldT, ok = oldObj.(T); !ok {
+			return oldT, newT, fmt.Errorf("expected %T, but got %T", oldT, oldObj)
+		}
+	}
+	return oldT, newT, nil
+}
+
+// isSchedulableAfterAssignedPodDelete: a deleted pod frees resources only
+// if it held some on a node, bound or nominated (nominated pods are
+// counted on their node during Filter).
+func (f *Fit) isSchedulableAfterAssignedPodDelete(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	deleted, _, err := as[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if deleted == nil {
+		return framework.Queue, fmt.Errorf("deleted pod is missing")
+	}
+	if deleted.Spec.NodeName == "" && deleted.Status.NominatedNodeName == "" {
+		return framework.QueueSkip, nil
+	}
+	return framework.Queue, nil
+}
+
+// isSchedulableAfterTargetPodScaleDown: the rejected pod itself asking for
+// less may be enough.
+func (f *Fit) isSchedulableAfterTargetPodScaleDown(_ *v1.Pod, _, _ any) (framework.QueueingHint, error) {
+	return framework.Queue, nil
+}
+
+// isSchedulableAfterAssignedPodScaleDown queues only when a scheduled pod
+// gave back some of a resource the rejected pod asks for.
+func (f *Fit) isSchedulableAfterAssignedPodScaleDown(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	original, modified, err := as[*v1.Pod](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if original == nil || modified == nil {
+		return framework.Queue, fmt.Errorf("scaled-down pod is missing")
+	}
+	if !haveEnoughRelevantResourcesDecreased(pod, original, modified) {
+		return framework.QueueSkip, nil
+	}
+	return framework.Queue, nil
+}
+
+// haveEnoughRelevantResourcesDecreased compares the scaled pod's requests
+// as the scheduler cache counts them (status resources and pod-level
+// resizes included) for each resource the target pod requests.
+func haveEnoughRelevantResourcesDecreased(target, original, modified *v1.Pod) bool {
+	if modified.Spec.NodeName == "" {
+		// An unscheduled pod holds nothing on any node.
+		return false
+	}
+	opts := resourcehelper.PodResourcesOptions{UseStatusResources: true, InPlacePodLevelResourcesVerticalScalingEnabled: true}
+	before, after := &framework.Resource{}, &framework.Resource{}
+	setMaxResource(before, resourcehelper.PodRequests(original, opts))
+	setMaxResource(after, resourcehelper.PodRequests(modified, opts))
+	for name, q := range resourcehelper.PodRequests(target, opts) {
+		if q.IsZero() {
+			continue
+		}
+		switch name {
+		case v1.ResourceCPU:
+			if before.MilliCPU > after.MilliCPU {
+				return true
+			}
+		case v1.ResourceMemory:
+			if before.Memory > after.Memory {
+				return true
+			}
+		case v1.ResourceEphemeralStorage:
+			if before.EphemeralStorage > after.EphemeralStorage {
+				return true
+			}
+		default:
+			if framework.IsScalarResourceName(name) && before.ScalarResources[name] > after.ScalarResources[name] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isSchedulableAfterNodeChange queues when the new or updated node could
+// host the pod on its own (empty), and, for an update, when allocatable
+// grew for something the pod needs: an update that changes nothing the
+// pod cares about cannot be what it was waiting for.
+func (f *Fit) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	original, modified, err := as[*v1.Node](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if !isFit(pod, modified) {
+		return framework.QueueSkip, nil
+	}
+	if original == nil {
+		return framework.Queue, nil
+	}
+	if !haveAnyRequestedResourcesIncreased(pod, original, modified) {
+		return framework.QueueSkip, nil
+	}
+	return framework.Queue, nil
+}
+
+// isFit checks the pod against the node without any pods on it.
+func isFit(pod *v1.Pod, node *v1.Node) bool {
+	if node == nil {
+		return false
+	}
+	ni := framework.NewNodeInfo()
+	ni.SetNode(node)
+	return len(Fits(pod, ni)) == 0
+}
+
+// haveAnyRequestedResourcesIncreased: more pod slots always count, since
+// every pod takes one; otherwise only resources the pod requests.
+func haveAnyRequestedResourcesIncreased(pod *v1.Pod, original, modified *v1.Node) bool {
+	req := computePodResourceRequest(pod)
+	before := framework.NewResource(original.Status.Allocatable)
+	after := framework.NewResource(modified.Status.Allocatable)
+	if after.AllowedPodNumber > before.AllowedPodNumber {
+		return true
+	}
+	if requestsNothing(req) {
+		return false
+	}
+	if (req.MilliCPU > 0 && after.MilliCPU > before.MilliCPU) ||
+		(req.Memory > 0 && after.Memory > before.Memory) ||
+		(req.EphemeralStorage > 0 && after.EphemeralStorage > before.EphemeralStorage) {
+		return true
+	}
+	for name, q := range req.ScalarResources {
+		if q == 0 {
+			continue
+		}
+		// Upstream also queues when the resource would be delegated to a
+		// DRA DeviceClass; schedtui has none.
+		if after.ScalarResources[name] > before.ScalarResources[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// isSchedulableAfterDeviceClassEvent: a DeviceClass can back an extended
+// resource the pod requests, explicitly (spec.extendedResourceName) or
+// implicitly (deviceclass.resource.kubernetes.io/<class name>). schedtui
+// never emits DeviceClass events, but the hint is ported so the
+// registration is upstream's.
+func (f *Fit) isSchedulableAfterDeviceClassEvent(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	original, modified, err := as[*resourceapi.DeviceClass](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if modified == nil {
+		return framework.Queue, fmt.Errorf("device class is missing")
+	}
+	if original != nil {
+		if deref(original.Spec.ExtendedResourceName) == deref(modified.Spec.ExtendedResourceName) {
+			return framework.QueueSkip, nil
+		}
+	} else {
+		// The implicit name derives from the class name, which an update
+		// cannot change, so only an add can newly match it.
+		reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		if _, ok := reqs[v1.ResourceName(resourceapi.ResourceDeviceClassPrefix+modified.Name)]; ok {
+			return framework.Queue, nil
+		}
+	}
+	if modified.Spec.ExtendedResourceName != nil {
+		reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		if _, ok := reqs[v1.ResourceName(*modified.Spec.ExtendedResourceName)]; ok {
+			return framework.Queue, nil
+		}
+	}
+	return framework.QueueSkip, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
