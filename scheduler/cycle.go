@@ -342,6 +342,7 @@ func (s *Scheduler) assumeReserveBind(ctx context.Context, fwk *runtime.Framewor
 		if !st.IsRejected() {
 			return st
 		}
+		rec.rejectedAt(st)
 		fitErr := &framework.FitError{NumAllNodes: 1, Pod: pod, Diagnosis: framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}}
 		fitErr.Diagnosis.NodeToStatus.Set(host, st)
 		fitErr.Diagnosis.AddPluginStatus(st)

@@ -3,6 +3,8 @@ package scheduler
 import (
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -38,6 +40,16 @@ func (r *recorder) diagnosis(d framework.Diagnosis) {
 	})
 	if abs := d.NodeToStatus.AbsentNodesStatus(); len(abs.Reasons()) > 0 {
 		r.a.AbsentStatus = int32(r.intern(abs))
+	}
+	r.a.UnschedulablePlugins = sets.List(d.UnschedulablePlugins)
+	r.a.PendingPlugins = sets.List(d.PendingPlugins)
+}
+
+// rejectedAt records the plugin that rejected the pod after Filter
+// (Reserve, Permit), as upstream's FitError for those phases does.
+func (r *recorder) rejectedAt(st *framework.Status) {
+	if st.IsRejected() && st.Plugin() != "" {
+		r.a.UnschedulablePlugins = []string{st.Plugin()}
 	}
 }
 

@@ -159,6 +159,11 @@ type Attempt struct {
 	Chosen int32
 	// Preemption is set when PostFilter evaluated preemption.
 	Preemption *Preemption
+	// UnschedulablePlugins and PendingPlugins rejected the pod (the
+	// diagnosis' sets, sorted); the queue requeues the pod only on events
+	// these plugins registered.
+	UnschedulablePlugins []string
+	PendingPlugins       []string
 }
 
 // NodeList is an immutable list of node names in node-tree order.

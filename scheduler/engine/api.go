@@ -1,0 +1,130 @@
+// Package engine drives the scheduler through time: the scheduling queue
+// (activeQ, backoffQ, unschedulable pods, gating), a virtual clock, cluster
+// events, preemption's graceful termination, breakpoints and rewind. The
+// TUI and `schedtui run` talk to the scheduler only through this API.
+package engine
+
+import (
+	"time"
+
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// QueueName names where a pending pod waits.
+type QueueName string
+
+const (
+	ActiveQ       QueueName = "Active"
+	BackoffQ      QueueName = "Backoff"
+	Unschedulable QueueName = "Unschedulable"
+	// Gated pods sit with the unschedulable ones upstream; schedtui lists
+	// them apart because users ask about them apart.
+	Gated    QueueName = "Gated"
+	InFlight QueueName = "InFlight"
+)
+
+// QueuedPod is one pending pod as the queue holds it.
+type QueuedPod struct {
+	Pod      string // namespace/name
+	UID      string
+	Priority int32
+	Queue    QueueName
+	// Timestamp is the queue's ordering timestamp (refreshed on failure).
+	Timestamp time.Time
+	Attempts  int
+	// BackoffExpiration is when a backoffQ pod may move to activeQ.
+	BackoffExpiration time.Time
+	// UnschedulablePlugins rejected the pod in its last attempt.
+	UnschedulablePlugins []string
+	// GatingPlugin holds a gated pod back, with its message.
+	GatingPlugin  string
+	GatingMessage string
+	NominatedNode string
+}
+
+// QueueSnapshot is the queue at one moment; ActiveQ is in pop order.
+type QueueSnapshot struct {
+	Now           time.Time
+	ActiveQ       []QueuedPod
+	BackoffQ      []QueuedPod
+	Unschedulable []QueuedPod
+	Gated         []QueuedPod
+}
+
+// EventKind classifies timeline entries.
+type EventKind string
+
+const (
+	// EventQueueMove: a pod moved between queues; Reason says why
+	// (BackoffComplete, UnschedulableTimeout, NodeAdd, AssignedPodDelete,
+	// ScheduleAttemptFailure, PopFromBackoffQ, ForceActivate, ...).
+	EventQueueMove EventKind = "queue"
+	// EventAttempt: a scheduling attempt; Attempt indexes Engine.Attempts.
+	EventAttempt EventKind = "attempt"
+	// EventPreemption: a preemptor nominated to a node with victims.
+	EventPreemption EventKind = "preemption"
+	// EventEviction: a victim finished terminating and left the cluster.
+	EventEviction EventKind = "eviction"
+	// EventCluster: a cluster change (node added or cordoned, pod added or
+	// deleted) from a recording or from a live cluster.
+	EventCluster EventKind = "cluster"
+)
+
+// Event is one entry of the timeline.
+type Event struct {
+	Seq    int
+	Time   time.Time
+	Kind   EventKind
+	Pod    string // namespace/name, when about a pod
+	From   QueueName
+	To     QueueName
+	Reason string
+	// Attempt is the index into Attempts for EventAttempt, else -1.
+	Attempt int
+	// Node is the node involved (nomination, eviction, cluster event).
+	Node    string
+	Victims []string
+	Message string
+}
+
+// Breakpoint stops Continue. A zero field matches nothing.
+type Breakpoint struct {
+	// PodPattern is a glob (path.Match) over namespace/name.
+	PodPattern    string
+	Unschedulable bool
+	Preemption    bool
+	// Node stops when this node is chosen.
+	Node string
+}
+
+// Cursor says where stepping by phase stands inside the current attempt.
+type Cursor struct {
+	// Attempt indexes Attempts; -1 before the first.
+	Attempt int
+	// Phase is the last phase revealed (record.PhasePop .. PhaseBind).
+	Phase record.Phase
+}
+
+// API is what the TUI and the CLI use.
+type API interface {
+	// Step makes one scheduling attempt (advancing virtual time to the
+	// next due event when nothing is poppable) and returns it; ok is false
+	// when the engine is quiescent (nothing left to do at any time).
+	Step() (a *record.Attempt, ok bool)
+	// StepPhase reveals the next phase of the current attempt, starting a
+	// new attempt when the current one is fully revealed.
+	StepPhase() Cursor
+	// Continue steps until a breakpoint matches or the engine is quiescent;
+	// it returns the matching breakpoint's index or -1.
+	Continue(bps []Breakpoint) int
+	// Rewind undoes n attempts by deterministic replay from checkpoints.
+	Rewind(n int) error
+	// RunUntil runs until quiescent or until virtual time passes d from
+	// the start.
+	RunUntil(d time.Duration)
+	Now() time.Time
+	Queue() QueueSnapshot
+	Timeline() []Event
+	Attempts() []*record.Attempt
+	Cursor() Cursor
+}
