@@ -380,6 +380,7 @@ func (s *Scheduler) assumeReserveBind(ctx context.Context, fwk *runtime.Framewor
 		return st
 	}
 	rec.phase(record.PhaseBind, nil)
+	s.applyVolumeDecision(state)
 	assumed.Status.NominatedNodeName = ""
 	s.objects.Add(assumed)
 	fwk.RunPostBindPlugins(ctx, state, assumed, host)

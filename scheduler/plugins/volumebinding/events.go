@@ -1,0 +1,160 @@
+package volumebinding
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/component-helpers/storage/ephemeral"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+// EventsToRegister: classes (allowed topologies), claims and PVs being
+// created or changed, nodes joining or relabelled, CSINode migration
+// annotations, CSIDriver capacity tracking and CSIStorageCapacity changes
+// may each make the pod's volumes satisfiable.
+func (pl *VolumeBinding) EventsToRegister(_ context.Context) ([]framework.ClusterEventWithHint, error) {
+	return []framework.ClusterEventWithHint{
+		{Event: framework.ClusterEvent{Resource: framework.StorageClass, ActionType: framework.Add | framework.Update}, QueueingHintFn: pl.isSchedulableAfterStorageClassChange},
+		{Event: framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add | framework.Update}, QueueingHintFn: pl.isSchedulableAfterPersistentVolumeClaimChange},
+		{Event: framework.ClusterEvent{Resource: framework.PersistentVolume, ActionType: framework.Add | framework.Update}},
+		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeLabel}},
+		{Event: framework.ClusterEvent{Resource: framework.CSINode, ActionType: framework.Add | framework.Update}, QueueingHintFn: pl.isSchedulableAfterCSINodeChange},
+		{Event: framework.ClusterEvent{Resource: framework.CSIDriver, ActionType: framework.Update}, QueueingHintFn: pl.isSchedulableAfterCSIDriverChange},
+		{Event: framework.ClusterEvent{Resource: framework.CSIStorageCapacity, ActionType: framework.Add | framework.Update}, QueueingHintFn: pl.isSchedulableAfterCSIStorageCapacityChange},
+	}, nil
+}
+
+// as converts hint arguments, failing on a wrong type as upstream's
+// util.As does.
+func as[T any](oldObj, newObj any) (T, T, error) {
+	var o, n T
+	var ok bool
+	if newObj != nil {
+		if n, ok = newObj.(T); !ok {
+			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
+		}
+	}
+	if oldObj != nil {
+		if o, ok = oldObj.(T); !ok {
+			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
+		}
+	}
+	return o, n, nil
+}
+
+// isSchedulableAfterCSINodeChange queues for a new CSINode and for a
+// change of its migrated-plugins annotation (which decides whether in-tree
+// PVs are checked as CSI volumes).
+func (pl *VolumeBinding) isSchedulableAfterCSINodeChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	if oldObj == nil {
+		return framework.Queue, nil
+	}
+	oldNode, newNode, err := as[*storagev1.CSINode](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if oldNode == nil || newNode == nil {
+		return framework.Queue, fmt.Errorf("unexpected objects: missing CSINode")
+	}
+	if oldNode.Annotations[v1.MigratedPluginsAnnotationKey] != newNode.Annotations[v1.MigratedPluginsAnnotationKey] {
+		return framework.Queue, nil
+	}
+	return framework.QueueSkip, nil
+}
+
+// isSchedulableAfterPersistentVolumeClaimChange queues when the claim is
+// one of the pod's (directly or as a generic ephemeral volume).
+func (pl *VolumeBinding) isSchedulableAfterPersistentVolumeClaimChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	_, pvc, err := as[*v1.PersistentVolumeClaim](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if pvc == nil {
+		return framework.Queue, fmt.Errorf("unexpected objects: missing claim")
+	}
+	if pod.Namespace != pvc.Namespace {
+		return framework.QueueSkip, nil
+	}
+	for i := range pod.Spec.Volumes {
+		vol := &pod.Spec.Volumes[i]
+		var name string
+		switch {
+		case vol.PersistentVolumeClaim != nil:
+			name = vol.PersistentVolumeClaim.ClaimName
+		case vol.Ephemeral != nil:
+			name = ephemeral.VolumeClaimName(pod, vol)
+		default:
+			continue
+		}
+		if name == pvc.Name {
+			return framework.Queue, nil
+		}
+	}
+	return framework.QueueSkip, nil
+}
+
+// isSchedulableAfterStorageClassChange queues for a new class and for a
+// change of allowed topologies (the binding mode is immutable).
+func (pl *VolumeBinding) isSchedulableAfterStorageClassChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	oldSC, newSC, err := as[*storagev1.StorageClass](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if oldSC == nil {
+		return framework.Queue, nil
+	}
+	if newSC == nil {
+		return framework.Queue, fmt.Errorf("unexpected objects: missing new StorageClass")
+	}
+	if !apiequality.Semantic.DeepEqual(newSC.AllowedTopologies, oldSC.AllowedTopologies) {
+		return framework.Queue, nil
+	}
+	return framework.QueueSkip, nil
+}
+
+// isSchedulableAfterCSIStorageCapacityChange queues for a new capacity and
+// for a grown volume limit (maximumVolumeSize, else capacity).
+func (pl *VolumeBinding) isSchedulableAfterCSIStorageCapacityChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	oldCap, newCap, err := as[*storagev1.CSIStorageCapacity](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if oldCap == nil {
+		return framework.Queue, nil
+	}
+	if newCap == nil {
+		return framework.Queue, fmt.Errorf("unexpected objects: missing new CSIStorageCapacity")
+	}
+	oldLimit, newLimit := volumeLimit(oldCap), volumeLimit(newCap)
+	if newLimit != nil && (oldLimit == nil || newLimit.Value() > oldLimit.Value()) {
+		return framework.Queue, nil
+	}
+	return framework.QueueSkip, nil
+}
+
+// isSchedulableAfterCSIDriverChange queues when a driver the pod uses
+// inline stops tracking storage capacity.
+func (pl *VolumeBinding) isSchedulableAfterCSIDriverChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
+	oldDriver, newDriver, err := as[*storagev1.CSIDriver](oldObj, newObj)
+	if err != nil {
+		return framework.Queue, err
+	}
+	if oldDriver == nil || newDriver == nil {
+		return framework.Queue, fmt.Errorf("unexpected objects: missing CSIDriver")
+	}
+	for _, vol := range pod.Spec.Volumes {
+		if vol.CSI == nil || vol.CSI.Driver != newDriver.Name {
+			continue
+		}
+		wasOn := oldDriver.Spec.StorageCapacity != nil && *oldDriver.Spec.StorageCapacity
+		isOn := newDriver.Spec.StorageCapacity != nil && *newDriver.Spec.StorageCapacity
+		if wasOn && !isOn {
+			return framework.Queue, nil
+		}
+	}
+	return framework.QueueSkip, nil
+}
