@@ -43,6 +43,8 @@ type Scheduler struct {
 	// percentageOfNodesToScore is the global setting (0: adaptive).
 	percentageOfNodesToScore int32
 	seq                      int
+	// hooks are installed by the queue engine (engine_support.go).
+	hooks engineHooks
 }
 
 // Epoch is the default virtual clock's start.
@@ -67,7 +69,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		names[i] = n.Name
 	}
 	s.nodeList = record.NewNodeList(names)
-	s.snapshot = framework.NewSnapshot(ordered, pods)
+	s.snapshot = framework.NewSnapshot(nodes, pods)
 	for _, p := range pods {
 		s.objects.Add(p)
 		if p.Spec.NodeName == "" && p.Status.NominatedNodeName != "" {

@@ -17,21 +17,19 @@ type Snapshot struct {
 	usedPVCSet                  map[string]struct{}
 }
 
-// NewSnapshot builds a snapshot of nodes (in the given order, which must
-// already be node-tree order: see NodeTreeOrder) and the pods bound to them.
-// Pods naming nodes that do not exist are ignored, as the cache ignores
-// them until their node appears.
+// NewSnapshot builds a snapshot of nodes, given in the order they were
+// added to the cluster (the snapshot lists them in node-tree order), and
+// the pods bound to them. Pods naming nodes that do not exist are ignored,
+// as the cache ignores them until their node appears.
 func NewSnapshot(nodes []*v1.Node, pods []*v1.Pod) *Snapshot {
 	s := &Snapshot{nodeInfoMap: make(map[string]*NodeInfo, len(nodes)), usedPVCSet: map[string]struct{}{}}
-	imageNodes := imageExistence(nodes)
-	for _, node := range nodes {
+	images := imageSummaries(nodes)
+	for _, node := range NodeTreeOrder(nodes) {
 		ni := NewNodeInfo()
 		ni.SetNode(node)
 		for _, img := range node.Status.Images {
 			for _, name := range img.Names {
-				if _, ok := ni.ImageStates[name]; !ok {
-					ni.ImageStates[name] = &ImageStateSummary{Size: img.SizeBytes, NumNodes: imageNodes[name]}
-				}
+				ni.ImageStates[name] = images[name]
 			}
 		}
 		s.nodeInfoMap[node.Name] = ni
@@ -46,21 +44,25 @@ func NewSnapshot(nodes []*v1.Node, pods []*v1.Pod) *Snapshot {
 	return s
 }
 
-func imageExistence(nodes []*v1.Node) map[string]int {
+// imageSummaries returns, per image name, how many nodes report it and its
+// size as the first node (in add order) reported it: the scheduler cache
+// records the size once, when the image is first seen.
+func imageSummaries(nodes []*v1.Node) map[string]*ImageStateSummary {
+	out := map[string]*ImageStateSummary{}
 	seen := map[string]map[string]struct{}{}
 	for _, n := range nodes {
 		for _, img := range n.Status.Images {
 			for _, name := range img.Names {
-				if seen[name] == nil {
+				if _, ok := out[name]; !ok {
+					out[name] = &ImageStateSummary{Size: img.SizeBytes}
 					seen[name] = map[string]struct{}{}
 				}
 				seen[name][n.Name] = struct{}{}
 			}
 		}
 	}
-	out := make(map[string]int, len(seen))
-	for k, v := range seen {
-		out[k] = len(v)
+	for name, s := range out {
+		s.NumNodes = len(seen[name])
 	}
 	return out
 }

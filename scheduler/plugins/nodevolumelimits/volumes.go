@@ -7,8 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/component-helpers/storage/ephemeral"
-	storagehelpers "k8s.io/component-helpers/storage/volume"
 
+	storagehelpers "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodevolumelimits/csimigration"
 )
 

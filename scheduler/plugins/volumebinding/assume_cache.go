@@ -8,9 +8,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	storagehelpers "k8s.io/component-helpers/storage/volume"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	storagehelpers "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 // assumeCache overlays objects assumed at Reserve (a PV pre-bound to a

@@ -5,13 +5,12 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/storage/ephemeral"
-	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	volume "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 // ConflictReason explains why the pod's volumes cannot be bound on a node.
@@ -86,21 +85,7 @@ func (b *binder) arePodVolumesBound(pod *v1.Pod) bool {
 
 // isDelayBindingMode is volume.IsDelayBindingMode over the object store.
 func (b *binder) isDelayBindingMode(pvc *v1.PersistentVolumeClaim) (bool, error) {
-	className := volume.GetPersistentVolumeClaimClass(pvc)
-	if className == "" {
-		return false, nil
-	}
-	class, err := b.objs.StorageClass(className)
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return false, err
-	}
-	if class.VolumeBindingMode == nil {
-		return false, fmt.Errorf("VolumeBindingMode not set for StorageClass %q", className)
-	}
-	return *class.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer, nil
+	return volume.IsDelayBindingMode(pvc, b.objs.StorageClass)
 }
 
 // GetPodVolumeClaims sorts the pod's claims, in volume order, and lists

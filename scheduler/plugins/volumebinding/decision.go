@@ -3,9 +3,9 @@ package volumebinding
 import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	volume "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 // Decision is how PreBind bound one pod's volumes: the writes upstream's

@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
-	"k8s.io/component-helpers/storage/volume"
 
+	volume "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodevolumelimits/csimigration"
 )
 

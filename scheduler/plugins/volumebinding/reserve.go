@@ -7,9 +7,9 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	volume "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 var errNoPodVolumeForNode = errors.New("no pod volume found for node")

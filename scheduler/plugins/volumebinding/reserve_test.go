@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
+	volume "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 func TestPreBindPreFlight(t *testing.T) {

@@ -5,9 +5,9 @@ import (
 	"math"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	volume "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 const maxUtilization = 100

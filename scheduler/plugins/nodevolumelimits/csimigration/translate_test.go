@@ -6,7 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	storagehelpers "k8s.io/component-helpers/storage/volume"
+
+	storagehelpers "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 func gcePV(labels map[string]string, affinity *v1.VolumeNodeAffinity) *v1.PersistentVolume {
