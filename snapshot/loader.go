@@ -1,0 +1,548 @@
+package snapshot
+
+import (
+	"crypto/sha1"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// LoadFile reads a snapshot file: YAML (one or more documents), JSON (one
+// or more concatenated objects), either possibly gzip-compressed, holding
+// objects or Lists of objects. The returned error (a *ParseError) means
+// the file could not be read or parsed at all; problems with individual
+// objects are in the Report, and those objects are left out.
+func LoadFile(path string) (*Cluster, *Report, error) {
+	l := NewLoader()
+	if err := l.LoadFile(path); err != nil {
+		return nil, nil, err
+	}
+	c, r := l.Finish()
+	return c, r, nil
+}
+
+// Load is LoadFile for data already in memory; name is used in problems.
+func Load(name string, data []byte) (*Cluster, *Report, error) {
+	l := NewLoader()
+	if err := l.LoadData(name, data); err != nil {
+		return nil, nil, err
+	}
+	c, r := l.Finish()
+	return c, r, nil
+}
+
+// Loader accumulates objects from any number of sources (files, a
+// directory, a live cluster) into one Cluster. Objects are decoded,
+// defaulted, validated and de-duplicated as they are added; the steps that
+// need the whole picture (priority admission, the built-in priority
+// classes, default storage classes) run in Finish.
+type Loader struct {
+	cluster *Cluster
+	report  *Report
+
+	names     map[objKey]origin
+	uids      map[types.UID]string
+	origins   map[runtime.Object]origin
+	generated map[runtime.Object]bool
+	defaultPC *schedulingv1.PriorityClass // first accepted globalDefault class
+
+	unknown    []*unknownKind
+	unknownIdx map[string]*unknownKind
+	seq        int
+	finished   bool
+}
+
+type origin struct {
+	file string
+	line int
+}
+
+func (o origin) String() string {
+	if o.file == "" {
+		return "built-in"
+	}
+	if o.line > 0 {
+		return o.file + ":" + strconv.Itoa(o.line)
+	}
+	return o.file
+}
+
+type objKey struct{ kind, namespace, name string }
+
+type unknownKind struct {
+	kind, apiVersion string
+	at               origin
+	count            int
+}
+
+// maxListDepth bounds Lists nested inside Lists.
+const maxListDepth = 4
+
+// NewLoader returns an empty Loader.
+func NewLoader() *Loader {
+	return &Loader{
+		cluster:    &Cluster{},
+		report:     &Report{},
+		names:      map[objKey]origin{},
+		uids:       map[types.UID]string{},
+		origins:    map[runtime.Object]origin{},
+		generated:  map[runtime.Object]bool{},
+		unknownIdx: map[string]*unknownKind{},
+	}
+}
+
+// LoadFile reads one file into the loader. On error nothing from the file
+// is added.
+func (l *Loader) LoadFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return &ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+	}
+	return l.LoadData(path, data)
+}
+
+// LoadData parses data (see LoadFile) and adds its objects. On error
+// nothing from data is added.
+func (l *Loader) LoadData(name string, data []byte) error {
+	docs, err := ReadDocuments(name, data)
+	if err != nil {
+		return err
+	}
+	if len(docs) == 0 {
+		l.report.warnf(name, 0, "", "", "no objects found")
+	}
+	for _, d := range docs {
+		l.AddDocument(d)
+	}
+	return nil
+}
+
+// AddDocument decodes one document (an object or a List) and adds its
+// objects.
+func (l *Loader) AddDocument(d Document) {
+	for _, w := range d.Warnings {
+		l.report.warnf(d.File, w.Line, "", "", "%s", w.Message)
+	}
+	if d.Err != nil {
+		l.report.errorf(d.File, d.Line, "", "", "%v", d.Err)
+		return
+	}
+	l.addDoc(d.File, d.Line, d.JSON, d.ItemLines, 0)
+}
+
+func (l *Loader) addDoc(file string, line int, data []byte, itemLines func() []int, depth int) {
+	h, err := readHeader(data)
+	if err != nil {
+		l.report.errorf(file, line, "", "", "%v", err)
+		return
+	}
+	if !h.isList() {
+		l.addEncoded(file, line, data, h)
+		return
+	}
+	if depth >= maxListDepth {
+		l.report.errorf(file, line, h.Kind, "items", "Lists nested more than %d deep are not supported", maxListDepth)
+		return
+	}
+	if h.ItemsInvalid {
+		l.report.errorf(file, line, h.Kind, "items", "must be an array of objects")
+		return
+	}
+	var lines []int
+	if itemLines != nil && len(h.Items) > 0 {
+		if ls := itemLines(); len(ls) == len(h.Items) {
+			lines = ls
+		}
+	}
+	itemKind, itemAPIVersion := "", ""
+	if h.Kind != "List" {
+		itemKind, itemAPIVersion = strings.TrimSuffix(h.Kind, "List"), h.APIVersion
+	}
+	for i, it := range h.Items {
+		il := line
+		if lines != nil {
+			il = lines[i]
+		}
+		if itemKind != "" {
+			it = withTypeMeta(it, itemAPIVersion, itemKind)
+		}
+		l.addDoc(file, il, it, nil, depth+1)
+	}
+}
+
+func describe(kind, namespace, name string) string {
+	if name == "" {
+		name = "<unnamed>"
+	}
+	if namespace != "" {
+		return kind + " " + namespace + "/" + name
+	}
+	return kind + " " + name
+}
+
+// addEncoded decodes one object of a supported kind.
+func (l *Loader) addEncoded(file string, line int, data []byte, h header) {
+	if h.Kind == "" {
+		l.report.errorf(file, line, "", "kind", "Required value: every object needs apiVersion and kind")
+		return
+	}
+	ki := supportedKinds[h.Kind]
+	if ki == nil {
+		l.noteUnknownKind(h.Kind, h.APIVersion, origin{file, line})
+		return
+	}
+	ns := h.Namespace
+	if !ki.namespaced {
+		ns = ""
+	} else if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	name := h.Name
+	if name == "" && h.GenerateName != "" {
+		name = h.GenerateName + "*"
+	}
+	desc := describe(ki.kind, ns, name)
+	if h.APIVersion != ki.gv.String() {
+		p := field.NewPath("apiVersion")
+		var fe *field.Error
+		if h.APIVersion == "" {
+			fe = field.Required(p, "")
+		} else {
+			fe = field.NotSupported(p, h.APIVersion, []string{ki.gv.String()})
+		}
+		l.report.errorf(file, line, desc, fe.Field, "%s", fe.ErrorBody())
+		return
+	}
+	obj, warnings, errs := decodeObject(ki, data)
+	for _, w := range warnings {
+		l.report.warnf(file, line, desc, w.Field, "%s", w.Message)
+	}
+	for _, e := range errs {
+		l.report.errorf(file, line, desc, e.Field, "%s", e.Message)
+	}
+	if obj == nil {
+		return
+	}
+	l.addTyped(ki, obj, origin{file, line})
+}
+
+var kindsByType = map[reflect.Type]*kindInfo{}
+
+func init() {
+	for _, ki := range supportedKinds {
+		kindsByType[reflect.TypeOf(ki.newObj())] = ki
+	}
+}
+
+// AddObject adds an already typed object (e.g. read from a live cluster
+// with client-go). file and line, if known, are used in problems. The
+// object is defaulted and validated like a decoded one; it is not copied.
+func (l *Loader) AddObject(obj runtime.Object, file string, line int) {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return
+	}
+	ki := kindsByType[reflect.TypeOf(obj)]
+	if ki == nil {
+		gvk := obj.GetObjectKind().GroupVersionKind()
+		kind := gvk.Kind
+		if kind == "" {
+			kind = reflect.TypeOf(obj).String()
+		}
+		l.noteUnknownKind(kind, gvk.GroupVersion().String(), origin{file, line})
+		return
+	}
+	obj.GetObjectKind().SetGroupVersionKind(ki.gv.WithKind(ki.kind))
+	l.addTyped(ki, obj, origin{file, line})
+}
+
+func (l *Loader) noteUnknownKind(kind, apiVersion string, at origin) {
+	key := kind
+	u := l.unknownIdx[key]
+	if u == nil {
+		u = &unknownKind{kind: kind, apiVersion: apiVersion, at: at}
+		l.unknownIdx[key] = u
+		l.unknown = append(l.unknown, u)
+	}
+	u.count++
+}
+
+// addTyped normalizes, defaults, validates and stores one object.
+func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		l.report.errorf(at.file, at.line, ki.kind, "metadata", "%v", err)
+		return
+	}
+	// The API server takes the namespace from the request (kubectl: the
+	// context's namespace, "default") and clears it on cluster-scoped kinds.
+	if ki.namespaced {
+		if acc.GetNamespace() == "" {
+			acc.SetNamespace(metav1.NamespaceDefault)
+		}
+	} else if acc.GetNamespace() != "" {
+		l.report.warnf(at.file, at.line, describe(ki.kind, acc.GetNamespace(), acc.GetName()), "metadata.namespace",
+			"%s is cluster-scoped; namespace %q ignored", ki.kind, acc.GetNamespace())
+		acc.SetNamespace("")
+	}
+	if acc.GetName() == "" && acc.GetGenerateName() != "" {
+		acc.SetName(l.generateName(acc.GetGenerateName(), at))
+		l.generated[obj] = true
+	}
+	desc := describe(ki.kind, acc.GetNamespace(), acc.GetName())
+
+	applyDefaults(obj)
+	if pod, ok := obj.(*v1.Pod); ok && !isStored(&pod.ObjectMeta) {
+		prepareForCreate(pod)
+	}
+
+	errs := validateObjectMeta(ki, acc)
+	errs = append(errs, validateKind(obj)...)
+	if len(errs) > 0 {
+		for _, e := range issuesFromFieldErrors(errs) {
+			l.report.errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
+		}
+		return
+	}
+	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault && l.defaultPC != nil {
+		err := apierrors.NewForbidden(schema.GroupResource{Group: schedulingv1.GroupName, Resource: "priorityclasses"}, pc.Name,
+			fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", l.defaultPC.Name))
+		l.report.errorf(at.file, at.line, desc, "globalDefault", "%s", err.Error())
+		return
+	}
+
+	key := objKey{ki.kind, acc.GetNamespace(), acc.GetName()}
+	if prev, dup := l.names[key]; dup {
+		err := apierrors.NewAlreadyExists(schema.GroupResource{Group: ki.gv.Group, Resource: resourceName(ki.kind)}, acc.GetName())
+		l.report.errorf(at.file, at.line, desc, "metadata.name", "%s (first defined at %s)", err.Error(), prev)
+		return
+	}
+	if acc.GetUID() == "" {
+		acc.SetUID(deriveUID(ki.kind, acc.GetNamespace(), acc.GetName()))
+	}
+	if prev, dup := l.uids[acc.GetUID()]; dup {
+		fe := field.Duplicate(field.NewPath("metadata", "uid"), string(acc.GetUID()))
+		l.report.errorf(at.file, at.line, desc, fe.Field, "%s (already used by %s)", fe.ErrorBody(), prev)
+		return
+	}
+	l.names[key] = at
+	l.uids[acc.GetUID()] = desc + " at " + at.String()
+	l.origins[obj] = at
+	l.store(obj)
+	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault {
+		l.defaultPC = pc
+	}
+}
+
+// resourceName returns the REST resource of a kind, for API-style messages.
+func resourceName(kind string) string {
+	lower := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(lower, "ss"):
+		return lower + "es"
+	case strings.HasSuffix(lower, "y"):
+		return strings.TrimSuffix(lower, "y") + "ies"
+	default:
+		return lower + "s"
+	}
+}
+
+// deriveUID returns a stable UUID (version 5 layout) for objects that have
+// none: the scheduler keys pods by UID.
+func deriveUID(kind, namespace, name string) types.UID {
+	sum := sha1.Sum([]byte("schedtui/" + kind + "/" + namespace + "/" + name))
+	b := sum[:16]
+	b[6] = (b[6] & 0x0f) | 0x50
+	b[8] = (b[8] & 0x3f) | 0x80
+	return types.UID(fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]))
+}
+
+// generateName mimics the API server's name generator (5 characters from
+// its alphabet after the prefix truncated to 58), deterministically.
+func (l *Loader) generateName(base string, at origin) string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	const maxBase = 63 - 5
+	if len(base) > maxBase {
+		base = base[:maxBase]
+	}
+	l.seq++
+	sum := sha1.Sum([]byte(fmt.Sprintf("%s:%d:%d:%s", at.file, at.line, l.seq, base)))
+	var suffix [5]byte
+	for i := range suffix {
+		suffix[i] = alphabet[int(sum[i])%len(alphabet)]
+	}
+	return base + string(suffix[:])
+}
+
+func applyDefaults(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		defaultPod(o)
+	case *v1.Node:
+		defaultNode(o)
+	case *v1.Namespace:
+		defaultNamespace(o)
+	case *v1.PersistentVolume:
+		defaultPersistentVolume(o)
+	case *v1.PersistentVolumeClaim:
+		defaultPersistentVolumeClaim(o)
+	case *v1.Service:
+		defaultService(o)
+	case *v1.ReplicationController:
+		defaultReplicationController(o)
+	case *schedulingv1.PriorityClass:
+		defaultPriorityClass(o)
+	case *storagev1.StorageClass:
+		defaultStorageClass(o)
+	case *storagev1.CSIDriver:
+		defaultCSIDriver(o)
+	case *storagev1.VolumeAttachment:
+		defaultVolumeAttachment(o)
+	case *appsv1.ReplicaSet:
+		defaultReplicaSet(o)
+	case *appsv1.StatefulSet:
+		defaultStatefulSet(o)
+	case *appsv1.DaemonSet:
+		defaultDaemonSet(o)
+	}
+}
+
+func validateKind(obj runtime.Object) field.ErrorList {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		return validatePod(o)
+	case *v1.Node:
+		return validateNode(o)
+	case *v1.PersistentVolume:
+		return validatePersistentVolume(o)
+	case *v1.PersistentVolumeClaim:
+		return validatePersistentVolumeClaim(o)
+	case *v1.Service:
+		return validateService(o)
+	case *v1.ReplicationController:
+		return validateReplicationController(o)
+	case *schedulingv1.PriorityClass:
+		return validatePriorityClass(o)
+	case *policyv1.PodDisruptionBudget:
+		return validatePodDisruptionBudget(o)
+	case *storagev1.StorageClass:
+		return validateStorageClass(o)
+	case *appsv1.ReplicaSet:
+		return validateReplicaSet(o)
+	case *appsv1.StatefulSet:
+		return validateStatefulSet(o)
+	case *appsv1.DaemonSet:
+		return validateDaemonSet(o)
+	case *nodev1.RuntimeClass:
+		return validateRuntimeClass(o)
+	}
+	return nil
+}
+
+func (l *Loader) store(obj runtime.Object) {
+	c := l.cluster
+	switch o := obj.(type) {
+	case *v1.Node:
+		c.Nodes = append(c.Nodes, o)
+	case *v1.Pod:
+		c.Pods = append(c.Pods, o)
+	case *schedulingv1.PriorityClass:
+		c.PriorityClasses = append(c.PriorityClasses, o)
+	case *policyv1.PodDisruptionBudget:
+		c.PodDisruptionBudgets = append(c.PodDisruptionBudgets, o)
+	case *v1.Namespace:
+		c.Namespaces = append(c.Namespaces, o)
+	case *v1.PersistentVolume:
+		c.PersistentVolumes = append(c.PersistentVolumes, o)
+	case *v1.PersistentVolumeClaim:
+		c.PersistentVolumeClaims = append(c.PersistentVolumeClaims, o)
+	case *storagev1.StorageClass:
+		c.StorageClasses = append(c.StorageClasses, o)
+	case *storagev1.CSINode:
+		c.CSINodes = append(c.CSINodes, o)
+	case *storagev1.CSIDriver:
+		c.CSIDrivers = append(c.CSIDrivers, o)
+	case *storagev1.CSIStorageCapacity:
+		c.CSIStorageCapacities = append(c.CSIStorageCapacities, o)
+	case *storagev1.VolumeAttachment:
+		c.VolumeAttachments = append(c.VolumeAttachments, o)
+	case *v1.Service:
+		c.Services = append(c.Services, o)
+	case *appsv1.ReplicaSet:
+		c.ReplicaSets = append(c.ReplicaSets, o)
+	case *appsv1.StatefulSet:
+		c.StatefulSets = append(c.StatefulSets, o)
+	case *v1.ReplicationController:
+		c.ReplicationControllers = append(c.ReplicationControllers, o)
+	case *appsv1.DaemonSet:
+		c.DaemonSets = append(c.DaemonSets, o)
+	case *nodev1.RuntimeClass:
+		c.RuntimeClasses = append(c.RuntimeClasses, o)
+	}
+}
+
+// Finish runs the steps that need every object (built-in priority classes,
+// pod admission, default storage classes), and returns the cluster and the
+// report. Call it once, after the last object was added.
+func (l *Loader) Finish() (*Cluster, *Report) {
+	if l.finished {
+		return l.cluster, l.report
+	}
+	l.finished = true
+	for _, pc := range SystemPriorityClasses() {
+		key := objKey{"PriorityClass", "", pc.Name}
+		if _, ok := l.names[key]; ok {
+			continue
+		}
+		pc.UID = deriveUID("PriorityClass", "", pc.Name)
+		l.names[key] = origin{}
+		l.cluster.PriorityClasses = append(l.cluster.PriorityClasses, pc)
+	}
+	l.admitPods()
+	l.admitPersistentVolumeClaims()
+	l.checkNodeNames()
+	for _, u := range l.unknown {
+		what := "kind " + u.kind
+		if u.apiVersion != "" {
+			what += " (apiVersion " + u.apiVersion + ")"
+		}
+		objects := "objects"
+		if u.count == 1 {
+			objects = "object"
+		}
+		l.report.warnf(u.at.file, u.at.line, "", "", "%s is not read by schedtui: %d %s skipped", what, u.count, objects)
+	}
+	l.report.sort()
+	return l.cluster, l.report
+}
+
+// checkNodeNames warns about pods bound to nodes the snapshot lacks: the
+// scheduler counts them against a node it cannot see.
+func (l *Loader) checkNodeNames() {
+	nodes := make(map[string]bool, len(l.cluster.Nodes))
+	for _, n := range l.cluster.Nodes {
+		nodes[n.Name] = true
+	}
+	for _, p := range l.cluster.Pods {
+		if p.Spec.NodeName != "" && !nodes[p.Spec.NodeName] {
+			at := l.origins[p]
+			l.report.warnf(at.file, at.line, describe("Pod", p.Namespace, p.Name), "spec.nodeName",
+				"bound to node %q, which is not in the snapshot", p.Spec.NodeName)
+		}
+	}
+}

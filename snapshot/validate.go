@@ -1,0 +1,674 @@
+package snapshot
+
+// API validation of the fields scheduling reads, with upstream's messages
+// (k8s.io/kubernetes v1.37.1 pkg/apis/core/validation, pkg/apis/apps/validation,
+// pkg/apis/policy/validation, pkg/apis/storage/validation,
+// pkg/apis/scheduling/validation). It is deliberately not a complete port:
+// it rejects what the API server would have rejected and the scheduler
+// would otherwise have to guess about.
+
+import (
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Scheduling constants (pkg/apis/scheduling/types.go).
+const (
+	HighestUserDefinablePriority            = int32(1000000000)
+	SystemCriticalPriority                  = 2 * HighestUserDefinablePriority
+	SystemPriorityClassPrefix               = "system-"
+	SystemClusterCritical                   = SystemPriorityClassPrefix + "cluster-critical"
+	SystemNodeCritical                      = SystemPriorityClassPrefix + "node-critical"
+	DefaultPriorityWhenNoDefaultClassExists = int32(0)
+)
+
+var strictSelector = metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: false}
+
+// keyPath appends a map key to a path the way problems render it:
+// "requests.cpu", "labels[app.kubernetes.io/name]".
+func keyPath(p *field.Path, key string) *field.Path {
+	if isPlainKey(key) {
+		return p.Child(key)
+	}
+	return p.Key(key)
+}
+
+func validateObjectMeta(ki *kindInfo, obj metav1.Object) field.ErrorList {
+	return apimachineryvalidation.ValidateObjectMetaAccessor(obj, ki.namespaced, ki.nameFn, field.NewPath("metadata"))
+}
+
+// --- resources ---------------------------------------------------------------
+
+func isExtendedResourceName(name v1.ResourceName) bool {
+	if isNativeResource(name) || strings.HasPrefix(string(name), v1.DefaultResourceRequestsPrefix) {
+		return false
+	}
+	return len(validation.IsQualifiedName(v1.DefaultResourceRequestsPrefix+string(name))) == 0
+}
+
+// validateQuantity mirrors ValidateResourceQuantityValue for container and
+// node resources: non-negative, and whole numbers for extended resources.
+func validateQuantity(name v1.ResourceName, q resource.Quantity, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if q.Cmp(resource.Quantity{}) < 0 {
+		errs = append(errs, field.Invalid(p, q.String(), apimachineryvalidation.IsNegativeErrorMsg))
+	}
+	if isExtendedResourceName(name) && q.MilliValue()%1000 != 0 {
+		errs = append(errs, field.Invalid(p, q, "must be an integer"))
+	}
+	return errs
+}
+
+func validateResourceList(rl v1.ResourceList, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, name := range sortedResourceNames(rl) {
+		errs = append(errs, validateQuantity(name, rl[name], keyPath(p, string(name)))...)
+	}
+	return errs
+}
+
+func sortedResourceNames(rl v1.ResourceList) []v1.ResourceName {
+	names := make([]v1.ResourceName, 0, len(rl))
+	for n := range rl {
+		names = append(names, n)
+	}
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && names[j] < names[j-1]; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+		}
+	}
+	return names
+}
+
+// validateResourceRequirements mirrors validateResourceRequirements.
+func validateResourceRequirements(r *v1.ResourceRequirements, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	limPath, reqPath := p.Child("limits"), p.Child("requests")
+	limCPUMem, reqCPUMem, hugePages := false, false, false
+	for _, name := range sortedResourceNames(r.Limits) {
+		errs = append(errs, validateQuantity(name, r.Limits[name], keyPath(limPath, string(name)))...)
+		if isHugePageResource(name) {
+			hugePages = true
+		}
+		if name == v1.ResourceCPU || name == v1.ResourceMemory {
+			limCPUMem = true
+		}
+	}
+	for _, name := range sortedResourceNames(r.Requests) {
+		q := r.Requests[name]
+		errs = append(errs, validateQuantity(name, q, keyPath(reqPath, string(name)))...)
+		if lim, ok := r.Limits[name]; ok {
+			if q.Cmp(lim) != 0 && !isOvercommitAllowed(name) {
+				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, lim.String())))
+			} else if q.Cmp(lim) > 0 {
+				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+			}
+		} else if !isOvercommitAllowed(name) {
+			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
+		}
+		if isHugePageResource(name) {
+			hugePages = true
+		}
+		if name == v1.ResourceCPU || name == v1.ResourceMemory {
+			reqCPUMem = true
+		}
+	}
+	if !limCPUMem && !reqCPUMem && hugePages {
+		errs = append(errs, field.Forbidden(p, "HugePages require cpu or memory"))
+	}
+	return errs
+}
+
+// --- pods ----------------------------------------------------------------------
+
+var supportedPortProtocols = []string{string(v1.ProtocolSCTP), string(v1.ProtocolTCP), string(v1.ProtocolUDP)}
+
+func validatePorts(ports []v1.ContainerPort, hostNetwork bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, port := range ports {
+		ip := p.Index(i)
+		if port.ContainerPort == 0 {
+			errs = append(errs, field.Required(ip.Child("containerPort"), ""))
+		} else {
+			for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
+				errs = append(errs, field.Invalid(ip.Child("containerPort"), port.ContainerPort, msg))
+			}
+		}
+		if port.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
+				errs = append(errs, field.Invalid(ip.Child("hostPort"), port.HostPort, msg))
+			}
+		}
+		switch port.Protocol {
+		case v1.ProtocolTCP, v1.ProtocolUDP, v1.ProtocolSCTP:
+		case "":
+			errs = append(errs, field.Required(ip.Child("protocol"), ""))
+		default:
+			errs = append(errs, field.NotSupported(ip.Child("protocol"), port.Protocol, supportedPortProtocols))
+		}
+		if hostNetwork && port.HostPort != port.ContainerPort {
+			errs = append(errs, field.Invalid(ip.Child("containerPort"), port.ContainerPort, "must match `hostPort` when `hostNetwork` is true"))
+		}
+	}
+	return errs
+}
+
+func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(spec.Containers) == 0 {
+		errs = append(errs, field.Required(p.Child("containers"), ""))
+	}
+	for i := range spec.InitContainers {
+		c := &spec.InitContainers[i]
+		cp := p.Child("initContainers").Index(i)
+		errs = append(errs, validateResourceRequirements(&c.Resources, cp.Child("resources"))...)
+		errs = append(errs, validatePorts(c.Ports, spec.HostNetwork, cp.Child("ports"))...)
+	}
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		cp := p.Child("containers").Index(i)
+		errs = append(errs, validateResourceRequirements(&c.Resources, cp.Child("resources"))...)
+		errs = append(errs, validatePorts(c.Ports, spec.HostNetwork, cp.Child("ports"))...)
+	}
+	for i := range spec.EphemeralContainers {
+		ec := &spec.EphemeralContainers[i]
+		ep := p.Child("ephemeralContainers").Index(i)
+		if len(ec.Resources.Limits)+len(ec.Resources.Requests)+len(ec.Resources.Claims) > 0 {
+			errs = append(errs, field.Forbidden(ep.Child("resources"), "cannot be set for an Ephemeral Container"))
+		}
+		if len(ec.Ports) > 0 {
+			errs = append(errs, field.Forbidden(ep.Child("ports"), "cannot be set for an Ephemeral Container"))
+		}
+	}
+	errs = append(errs, validateResourceList(spec.Overhead, p.Child("overhead"))...)
+	if spec.Resources != nil {
+		errs = append(errs, validateResourceRequirements(spec.Resources, p.Child("resources"))...)
+	}
+	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
+	if spec.Affinity != nil {
+		errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
+	}
+	errs = append(errs, validateTolerations(spec.Tolerations, p.Child("tolerations"))...)
+	errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, p.Child("topologySpreadConstraints"))...)
+	if spec.PreemptionPolicy != nil {
+		errs = append(errs, validatePreemptionPolicy(spec.PreemptionPolicy, p.Child("preemptionPolicy"))...)
+	}
+	return errs
+}
+
+func validatePod(pod *v1.Pod) field.ErrorList {
+	return validatePodSpec(&pod.Spec, field.NewPath("spec"))
+}
+
+func validateNodeSelectorRequirement(rq v1.NodeSelectorRequirement, allowInvalidValue bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch rq.Operator {
+	case v1.NodeSelectorOpIn, v1.NodeSelectorOpNotIn:
+		if len(rq.Values) == 0 {
+			errs = append(errs, field.Required(p.Child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+		}
+	case v1.NodeSelectorOpExists, v1.NodeSelectorOpDoesNotExist:
+		if len(rq.Values) > 0 {
+			errs = append(errs, field.Forbidden(p.Child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+		}
+	case v1.NodeSelectorOpGt, v1.NodeSelectorOpLt:
+		if len(rq.Values) != 1 {
+			errs = append(errs, field.Required(p.Child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+		}
+	default:
+		errs = append(errs, field.Invalid(p.Child("operator"), rq.Operator, "not a valid selector operator"))
+	}
+	errs = append(errs, metav1validation.ValidateLabelName(rq.Key, p.Child("key"))...)
+	if !allowInvalidValue {
+		for i, value := range rq.Values {
+			for _, msg := range validation.IsValidLabelValue(value) {
+				errs = append(errs, field.Invalid(p.Child("values").Index(i), value, msg))
+			}
+		}
+	}
+	return errs
+}
+
+func validateNodeFieldSelectorRequirement(rq v1.NodeSelectorRequirement, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch rq.Operator {
+	case v1.NodeSelectorOpIn, v1.NodeSelectorOpNotIn:
+		if len(rq.Values) != 1 {
+			errs = append(errs, field.Required(p.Child("values"), "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+		}
+	default:
+		errs = append(errs, field.Invalid(p.Child("operator"), rq.Operator, "not a valid selector operator"))
+	}
+	if rq.Key != metav1.ObjectNameField {
+		errs = append(errs, field.Invalid(p.Child("key"), rq.Key, "not a valid field selector key"))
+	} else {
+		for i, v := range rq.Values {
+			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(v, false) {
+				errs = append(errs, field.Invalid(p.Child("values").Index(i), v, msg))
+			}
+		}
+	}
+	return errs
+}
+
+func validateNodeSelectorTerm(term v1.NodeSelectorTerm, allowInvalidValue bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for j, rq := range term.MatchExpressions {
+		errs = append(errs, validateNodeSelectorRequirement(rq, allowInvalidValue, p.Child("matchExpressions").Index(j))...)
+	}
+	for j, rq := range term.MatchFields {
+		errs = append(errs, validateNodeFieldSelectorRequirement(rq, p.Child("matchFields").Index(j))...)
+	}
+	return errs
+}
+
+func validateNodeSelector(ns *v1.NodeSelector, p *field.Path) field.ErrorList {
+	tp := p.Child("nodeSelectorTerms")
+	if len(ns.NodeSelectorTerms) == 0 {
+		return field.ErrorList{field.Required(tp, "must have at least one node selector term")}
+	}
+	var errs field.ErrorList
+	for i, term := range ns.NodeSelectorTerms {
+		errs = append(errs, validateNodeSelectorTerm(term, false, tp.Index(i))...)
+	}
+	return errs
+}
+
+func validatePodAffinityTerm(t v1.PodAffinityTerm, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	errs = append(errs, metav1validation.ValidateLabelSelector(t.LabelSelector, strictSelector, p.Child("labelSelector"))...)
+	errs = append(errs, metav1validation.ValidateLabelSelector(t.NamespaceSelector, strictSelector, p.Child("namespaceSelector"))...)
+	for _, name := range t.Namespaces {
+		for _, msg := range apimachineryvalidation.ValidateNamespaceName(name, false) {
+			errs = append(errs, field.Invalid(p.Child("namespace"), name, msg))
+		}
+	}
+	if t.TopologyKey == "" {
+		errs = append(errs, field.Required(p.Child("topologyKey"), "can not be empty"))
+	}
+	return append(errs, metav1validation.ValidateLabelName(t.TopologyKey, p.Child("topologyKey"))...)
+}
+
+func validatePodAffinityTerms(terms []v1.PodAffinityTerm, weighted []v1.WeightedPodAffinityTerm, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range terms {
+		errs = append(errs, validatePodAffinityTerm(t, p.Child("requiredDuringSchedulingIgnoredDuringExecution").Index(i))...)
+	}
+	for i, wt := range weighted {
+		wp := p.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
+		if wt.Weight <= 0 || wt.Weight > 100 {
+			errs = append(errs, field.Invalid(wp.Child("weight"), wt.Weight, "must be in the range 1-100"))
+		}
+		errs = append(errs, validatePodAffinityTerm(wt.PodAffinityTerm, wp.Child("podAffinityTerm"))...)
+	}
+	return errs
+}
+
+func validateAffinity(a *v1.Affinity, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if na := a.NodeAffinity; na != nil {
+		np := p.Child("nodeAffinity")
+		if na.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+			errs = append(errs, validateNodeSelector(na.RequiredDuringSchedulingIgnoredDuringExecution, np.Child("requiredDuringSchedulingIgnoredDuringExecution"))...)
+		}
+		for i, t := range na.PreferredDuringSchedulingIgnoredDuringExecution {
+			tp := np.Child("preferredDuringSchedulingIgnoredDuringExecution").Index(i)
+			if t.Weight <= 0 || t.Weight > 100 {
+				errs = append(errs, field.Invalid(tp.Child("weight"), t.Weight, "must be in the range 1-100"))
+			}
+			errs = append(errs, validateNodeSelectorTerm(t.Preference, true, tp.Child("preference"))...)
+		}
+	}
+	if pa := a.PodAffinity; pa != nil {
+		errs = append(errs, validatePodAffinityTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, p.Child("podAffinity"))...)
+	}
+	if pa := a.PodAntiAffinity; pa != nil {
+		errs = append(errs, validatePodAffinityTerms(pa.RequiredDuringSchedulingIgnoredDuringExecution, pa.PreferredDuringSchedulingIgnoredDuringExecution, p.Child("podAntiAffinity"))...)
+	}
+	return errs
+}
+
+func validateTaintEffect(effect v1.TaintEffect, allowEmpty bool, p *field.Path) field.ErrorList {
+	if !allowEmpty && effect == "" {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	switch effect {
+	case v1.TaintEffectNoSchedule, v1.TaintEffectPreferNoSchedule, v1.TaintEffectNoExecute:
+		return nil
+	default:
+		return field.ErrorList{field.NotSupported(p, effect, []v1.TaintEffect{v1.TaintEffectNoSchedule, v1.TaintEffectPreferNoSchedule, v1.TaintEffectNoExecute})}
+	}
+}
+
+// validateTolerations mirrors ValidateTolerations with the 1.37 default
+// gates (TaintTolerationComparisonOperators off: Lt/Gt are rejected).
+func validateTolerations(tols []v1.Toleration, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range tols {
+		ip := p.Index(i)
+		if t.Key != "" {
+			errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip.Child("key"))...)
+		}
+		if t.Key == "" && t.Operator != v1.TolerationOpExists {
+			errs = append(errs, field.Invalid(ip.Child("operator"), t.Operator,
+				"operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+		}
+		if t.TolerationSeconds != nil && t.Effect != v1.TaintEffectNoExecute {
+			errs = append(errs, field.Invalid(ip.Child("effect"), t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+		}
+		switch t.Operator {
+		case v1.TolerationOpEqual, "":
+			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
+				errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, strings.Join(msgs, ";")))
+			}
+		case v1.TolerationOpExists:
+			if t.Value != "" {
+				errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
+			}
+		case v1.TolerationOpLt, v1.TolerationOpGt:
+			errs = append(errs, field.NotSupported(ip.Child("operator"), t.Operator,
+				[]v1.TolerationOperator{v1.TolerationOpEqual, v1.TolerationOpExists, v1.TolerationOpLt, v1.TolerationOpGt}))
+		default:
+			errs = append(errs, field.NotSupported(ip.Child("operator"), t.Operator, []v1.TolerationOperator{v1.TolerationOpEqual, v1.TolerationOpExists}))
+		}
+		if t.Effect != "" {
+			errs = append(errs, validateTaintEffect(t.Effect, true, ip.Child("effect"))...)
+		}
+	}
+	return errs
+}
+
+func validateTopologySpreadConstraints(cs []v1.TopologySpreadConstraint, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	actions := []string{string(v1.DoNotSchedule), string(v1.ScheduleAnyway)}
+	policies := []string{string(v1.NodeInclusionPolicyHonor), string(v1.NodeInclusionPolicyIgnore)}
+	for i, c := range cs {
+		ip := p.Index(i)
+		if c.MaxSkew <= 0 {
+			errs = append(errs, field.Invalid(ip.Child("maxSkew"), int64(c.MaxSkew), "must be greater than zero"))
+		}
+		if c.TopologyKey == "" {
+			errs = append(errs, field.Required(ip.Child("topologyKey"), "can not be empty"))
+		}
+		if c.WhenUnsatisfiable != v1.DoNotSchedule && c.WhenUnsatisfiable != v1.ScheduleAnyway {
+			errs = append(errs, field.NotSupported(ip.Child("whenUnsatisfiable"), c.WhenUnsatisfiable, actions))
+		}
+		for _, rest := range cs[i+1:] {
+			if c.TopologyKey == rest.TopologyKey && c.WhenUnsatisfiable == rest.WhenUnsatisfiable {
+				errs = append(errs, field.Duplicate(ip.Child("{topologyKey, whenUnsatisfiable}"), fmt.Sprintf("{%v, %v}", c.TopologyKey, c.WhenUnsatisfiable)))
+				break
+			}
+		}
+		if c.MinDomains != nil {
+			if *c.MinDomains <= 0 {
+				errs = append(errs, field.Invalid(ip.Child("minDomains"), int64(*c.MinDomains), "must be greater than zero"))
+			}
+			if c.WhenUnsatisfiable != v1.DoNotSchedule {
+				errs = append(errs, field.Invalid(ip.Child("minDomains"), c.MinDomains,
+					fmt.Sprintf("can only use minDomains if whenUnsatisfiable=%s, not %s", v1.DoNotSchedule, c.WhenUnsatisfiable)))
+			}
+		}
+		if c.NodeAffinityPolicy != nil && *c.NodeAffinityPolicy != v1.NodeInclusionPolicyHonor && *c.NodeAffinityPolicy != v1.NodeInclusionPolicyIgnore {
+			errs = append(errs, field.NotSupported(ip.Child("nodeAffinityPolicy"), c.NodeAffinityPolicy, policies))
+		}
+		if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy != v1.NodeInclusionPolicyHonor && *c.NodeTaintsPolicy != v1.NodeInclusionPolicyIgnore {
+			errs = append(errs, field.NotSupported(ip.Child("nodeTaintsPolicy"), c.NodeTaintsPolicy, policies))
+		}
+		errs = append(errs, metav1validation.ValidateLabelSelector(c.LabelSelector, strictSelector, ip.Child("labelSelector"))...)
+	}
+	return errs
+}
+
+func validatePreemptionPolicy(pp *v1.PreemptionPolicy, p *field.Path) field.ErrorList {
+	switch *pp {
+	case v1.PreemptLowerPriority, v1.PreemptNever:
+		return nil
+	case "":
+		return field.ErrorList{field.Required(p, "")}
+	default:
+		return field.ErrorList{field.NotSupported(p, pp, []v1.PreemptionPolicy{v1.PreemptLowerPriority, v1.PreemptNever})}
+	}
+}
+
+// --- nodes ---------------------------------------------------------------------
+
+func validateNode(n *v1.Node) field.ErrorList {
+	var errs field.ErrorList
+	seen := map[v1.TaintEffect]map[string]bool{}
+	tp := field.NewPath("spec", "taints")
+	for i, t := range n.Spec.Taints {
+		ip := tp.Index(i)
+		errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip.Child("key"))...)
+		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
+			errs = append(errs, field.Invalid(ip.Child("value"), t.Value, strings.Join(msgs, ";")))
+		}
+		errs = append(errs, validateTaintEffect(t.Effect, false, ip.Child("effect"))...)
+		if seen[t.Effect][t.Key] {
+			e := field.Duplicate(ip, t)
+			e.Detail = "taints must be unique by key and effect pair"
+			errs = append(errs, e)
+			continue
+		}
+		if seen[t.Effect] == nil {
+			seen[t.Effect] = map[string]bool{}
+		}
+		seen[t.Effect][t.Key] = true
+	}
+	sp := field.NewPath("status")
+	errs = append(errs, validateResourceList(n.Status.Capacity, sp.Child("capacity"))...)
+	errs = append(errs, validateResourceList(n.Status.Allocatable, sp.Child("allocatable"))...)
+	return errs
+}
+
+// --- priority classes ----------------------------------------------------------
+
+var systemPriorityClasses = []*schedulingv1.PriorityClass{
+	{
+		ObjectMeta:  metav1.ObjectMeta{Name: SystemNodeCritical},
+		Value:       SystemCriticalPriority + 1000,
+		Description: "Used for system critical pods that must not be moved from their current node.",
+	},
+	{
+		ObjectMeta:  metav1.ObjectMeta{Name: SystemClusterCritical},
+		Value:       SystemCriticalPriority,
+		Description: "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+	},
+}
+
+// SystemPriorityClasses returns the built-in classes every cluster has,
+// defaulted as stored.
+func SystemPriorityClasses() []*schedulingv1.PriorityClass {
+	out := make([]*schedulingv1.PriorityClass, 0, len(systemPriorityClasses))
+	for _, pc := range systemPriorityClasses {
+		c := pc.DeepCopy()
+		defaultPriorityClass(c)
+		out = append(out, c)
+	}
+	return out
+}
+
+func isKnownSystemPriorityClass(name string, value int32, globalDefault bool) (bool, error) {
+	for _, spc := range systemPriorityClasses {
+		if spc.Name == name {
+			if spc.Value != value {
+				return false, fmt.Errorf("value of %v PriorityClass must be %v", spc.Name, spc.Value)
+			}
+			if spc.GlobalDefault != globalDefault {
+				return false, fmt.Errorf("globalDefault of %v PriorityClass must be %v", spc.Name, spc.GlobalDefault)
+			}
+			return true, nil
+		}
+	}
+	return false, fmt.Errorf("%v is not a known system priority class", name)
+}
+
+// validatePriorityClass mirrors ValidatePriorityClass (metadata is
+// validated separately).
+func validatePriorityClass(pc *schedulingv1.PriorityClass) field.ErrorList {
+	var errs field.ErrorList
+	if strings.HasPrefix(pc.Name, SystemPriorityClassPrefix) {
+		if ok, err := isKnownSystemPriorityClass(pc.Name, pc.Value, pc.GlobalDefault); !ok {
+			errs = append(errs, field.Forbidden(field.NewPath("metadata", "name"),
+				"priority class names with '"+SystemPriorityClassPrefix+"' prefix are reserved for system use only. error: "+err.Error()))
+		}
+	} else if pc.Value > HighestUserDefinablePriority {
+		errs = append(errs, field.Forbidden(field.NewPath("value"), fmt.Sprintf("maximum allowed value of a user defined priority is %v", HighestUserDefinablePriority)))
+	}
+	if pc.PreemptionPolicy != nil {
+		errs = append(errs, validatePreemptionPolicy(pc.PreemptionPolicy, field.NewPath("preemptionPolicy"))...)
+	}
+	return errs
+}
+
+// --- workloads -----------------------------------------------------------------
+
+func validateLabelSelectorWorkload(sel *metav1.LabelSelector, tmplLabels map[string]string, p *field.Path, kindWord string) field.ErrorList {
+	var errs field.ErrorList
+	if sel == nil {
+		return append(errs, field.Required(p.Child("selector"), ""))
+	}
+	errs = append(errs, metav1validation.ValidateLabelSelector(sel, strictSelector, p.Child("selector"))...)
+	if len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
+		errs = append(errs, field.Invalid(p.Child("selector"), sel, "empty selector is invalid for "+kindWord))
+	}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil {
+		return append(errs, field.Invalid(p.Child("selector"), sel, "invalid label selector"))
+	}
+	if !s.Empty() && !s.Matches(labels.Set(tmplLabels)) {
+		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), tmplLabels, "`selector` does not match template `labels`"))
+	}
+	return errs
+}
+
+func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
+	p := field.NewPath("spec")
+	errs := validateLabelSelectorWorkload(rs.Spec.Selector, rs.Spec.Template.Labels, p, "deployment")
+	return append(errs, validatePodSpec(&rs.Spec.Template.Spec, p.Child("template", "spec"))...)
+}
+
+func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
+	p := field.NewPath("spec")
+	errs := validateLabelSelectorWorkload(ss.Spec.Selector, ss.Spec.Template.Labels, p, "statefulset")
+	return append(errs, validatePodSpec(&ss.Spec.Template.Spec, p.Child("template", "spec"))...)
+}
+
+func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
+	p := field.NewPath("spec")
+	var errs field.ErrorList
+	errs = append(errs, metav1validation.ValidateLabelSelector(ds.Spec.Selector, strictSelector, p.Child("selector"))...)
+	if s, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector); err == nil && !s.Matches(labels.Set(ds.Spec.Template.Labels)) {
+		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), ds.Spec.Template.Labels, "`selector` does not match template `labels`"))
+	}
+	if ds.Spec.Selector != nil && len(ds.Spec.Selector.MatchLabels)+len(ds.Spec.Selector.MatchExpressions) == 0 {
+		errs = append(errs, field.Invalid(p.Child("selector"), ds.Spec.Selector, "empty selector is invalid for daemonset"))
+	}
+	return append(errs, validatePodSpec(&ds.Spec.Template.Spec, p.Child("template", "spec"))...)
+}
+
+func validateReplicationController(rc *v1.ReplicationController) field.ErrorList {
+	p := field.NewPath("spec")
+	var errs field.ErrorList
+	if labels.Set(rc.Spec.Selector).AsSelector().Empty() {
+		errs = append(errs, field.Required(p.Child("selector"), ""))
+	}
+	errs = append(errs, metav1validation.ValidateLabels(rc.Spec.Selector, p.Child("selector"))...)
+	if rc.Spec.Template == nil {
+		return append(errs, field.Required(p.Child("template"), ""))
+	}
+	sel := labels.Set(rc.Spec.Selector).AsSelector()
+	if !sel.Empty() && !sel.Matches(labels.Set(rc.Spec.Template.Labels)) {
+		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), rc.Spec.Template.Labels, "`selector` does not match template `labels`"))
+	}
+	return append(errs, validatePodSpec(&rc.Spec.Template.Spec, p.Child("template", "spec"))...)
+}
+
+func validateService(svc *v1.Service) field.ErrorList {
+	return metav1validation.ValidateLabels(svc.Spec.Selector, field.NewPath("spec", "selector"))
+}
+
+func validatePodDisruptionBudget(pdb *policyv1.PodDisruptionBudget) field.ErrorList {
+	p := field.NewPath("spec")
+	var errs field.ErrorList
+	if pdb.Spec.MinAvailable != nil && pdb.Spec.MaxUnavailable != nil {
+		errs = append(errs, field.Invalid(p, pdb.Spec, "minAvailable and maxUnavailable cannot be both set"))
+	}
+	return append(errs, metav1validation.ValidateLabelSelector(pdb.Spec.Selector, strictSelector, p.Child("selector"))...)
+}
+
+// --- storage -------------------------------------------------------------------
+
+func validateStorageClass(sc *storagev1.StorageClass) field.ErrorList {
+	var errs field.ErrorList
+	if sc.Provisioner == "" {
+		errs = append(errs, field.Required(field.NewPath("provisioner"), sc.Provisioner))
+	}
+	if sc.ReclaimPolicy != nil && *sc.ReclaimPolicy != v1.PersistentVolumeReclaimDelete && *sc.ReclaimPolicy != v1.PersistentVolumeReclaimRetain {
+		errs = append(errs, field.NotSupported(field.NewPath("reclaimPolicy"), *sc.ReclaimPolicy,
+			[]string{string(v1.PersistentVolumeReclaimDelete), string(v1.PersistentVolumeReclaimRetain)}))
+	}
+	if sc.VolumeBindingMode != nil && *sc.VolumeBindingMode != storagev1.VolumeBindingImmediate && *sc.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
+		errs = append(errs, field.NotSupported(field.NewPath("volumeBindingMode"), *sc.VolumeBindingMode,
+			[]string{string(storagev1.VolumeBindingImmediate), string(storagev1.VolumeBindingWaitForFirstConsumer)}))
+	}
+	return errs
+}
+
+var supportedVolumeModes = []string{string(v1.PersistentVolumeBlock), string(v1.PersistentVolumeFilesystem)}
+
+func validateVolumeMode(m *v1.PersistentVolumeMode, p *field.Path) field.ErrorList {
+	if m != nil && *m != v1.PersistentVolumeBlock && *m != v1.PersistentVolumeFilesystem {
+		return field.ErrorList{field.NotSupported(p, *m, supportedVolumeModes)}
+	}
+	return nil
+}
+
+func validatePersistentVolume(pv *v1.PersistentVolume) field.ErrorList {
+	p := field.NewPath("spec")
+	errs := validateVolumeMode(pv.Spec.VolumeMode, p.Child("volumeMode"))
+	errs = append(errs, validateResourceList(pv.Spec.Capacity, p.Child("capacity"))...)
+	if na := pv.Spec.NodeAffinity; na != nil {
+		if na.Required == nil {
+			errs = append(errs, field.Required(p.Child("nodeAffinity", "required"), "must specify required node constraints"))
+		} else {
+			errs = append(errs, validateNodeSelector(na.Required, p.Child("nodeAffinity", "required"))...)
+		}
+	}
+	return errs
+}
+
+func validatePersistentVolumeClaim(pvc *v1.PersistentVolumeClaim) field.ErrorList {
+	p := field.NewPath("spec")
+	errs := validateVolumeMode(pvc.Spec.VolumeMode, p.Child("volumeMode"))
+	errs = append(errs, validateResourceList(pvc.Spec.Resources.Requests, p.Child("resources", "requests"))...)
+	return errs
+}
+
+// --- runtime classes -----------------------------------------------------------
+
+func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
+	var errs field.ErrorList
+	if rc.Overhead != nil {
+		errs = append(errs, validateResourceList(rc.Overhead.PodFixed, field.NewPath("overhead", "podFixed"))...)
+	}
+	if s := rc.Scheduling; s != nil {
+		p := field.NewPath("scheduling")
+		errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, p.Child("nodeSelector"))...)
+		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
+	}
+	return errs
+}
