@@ -1,0 +1,234 @@
+// Package conformance runs kube-scheduler v1.37.1 and schedtui's core on the
+// same scenarios and compares every attempt field by field.
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/conformance/upstream"
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot/scenario"
+)
+
+var (
+	numScenarios   = flag.Int("scenarios", 500, "generated scenarios (seeds 0..n-1)")
+	numPreemption  = flag.Int("preemption-scenarios", 200, "generated preemption scenarios")
+	firstSeed      = flag.Int64("seed", 0, "first seed")
+	failureDir     = flag.String("failures", "", "directory to save failing scenarios as snapshots (default: a temp dir)")
+	maxReportedBad = flag.Int("report", 5, "how many disagreeing scenarios to describe")
+	only           = flag.String("only", "", "run only the scenario with this name, and print both sides' attempts")
+)
+
+// outcome is one side's attempts for a scenario.
+type outcome struct {
+	attempts []record.AttemptJSON
+	// tied maps pod → the preemption candidates still tied after every
+	// criterion, when schedtui recorded a tie (upstream then picks any).
+	tied map[string][]string
+}
+
+// runOurs schedules the pending pods in queue order with schedtui's core and
+// returns the pods it attempted (gated pods never are), so that upstream is
+// given the same sequence.
+func runOurs(s *scenario.Scenario) (outcome, []*v1.Pod, error) {
+	c := s.Cluster.DeepCopy()
+	sched, err := scheduler.New(c.Nodes, c.Pods, c.SchedulerObjects(), scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	if err != nil {
+		return outcome{}, nil, err
+	}
+	out := outcome{tied: map[string][]string{}}
+	var attempted []*v1.Pod
+	for _, pod := range sched.PendingPods(c.Pods) {
+		if !sched.PreEnqueue(pod).IsSuccess() {
+			continue
+		}
+		// DynamicResources is deliberately not simulated: schedtui answers
+		// "not simulated" where upstream allocates devices, so pods with
+		// resource claims are left out of both sides.
+		if len(pod.Spec.ResourceClaims) > 0 {
+			continue
+		}
+		attempted = append(attempted, pod)
+		a := sched.ScheduleOne(pod)
+		out.attempts = append(out.attempts, a.JSON())
+		if a.Preemption != nil && len(a.Preemption.Tied) > 1 {
+			out.tied[a.Pod] = a.Preemption.Tied
+		}
+	}
+	return out, attempted, nil
+}
+
+func TestConformanceGenerated(t *testing.T) {
+	var scenarios []*scenario.Scenario
+	for i := int64(0); i < int64(*numScenarios); i++ {
+		scenarios = append(scenarios, scenario.Generate(*firstSeed+i, scenario.Options{}))
+	}
+	runScenarios(t, scenarios)
+}
+
+func TestConformancePreemption(t *testing.T) {
+	var scenarios []*scenario.Scenario
+	for i := int64(0); i < int64(*numPreemption); i++ {
+		scenarios = append(scenarios, scenario.Generate(*firstSeed+i, scenario.Options{Preemption: true}))
+	}
+	runScenarios(t, scenarios)
+}
+
+func TestConformanceCurated(t *testing.T) {
+	runScenarios(t, scenario.Curated())
+}
+
+func runScenarios(t *testing.T, scenarios []*scenario.Scenario) {
+	t.Helper()
+	bad, attempts := 0, 0
+	for _, s := range scenarios {
+		if *only != "" && s.Name != *only {
+			continue
+		}
+		ours, pods, err := runOurs(s)
+		if err != nil {
+			t.Fatalf("%s: schedtui: %v", s.Name, err)
+		}
+		theirs, err := upstream.Run(context.Background(), s.Cluster.DeepCopy(), nil, copyPods(pods))
+		if err != nil {
+			t.Fatalf("%s: upstream: %v", s.Name, err)
+		}
+		attempts += len(ours.attempts)
+		if *only != "" {
+			for i := range theirs {
+				if i < len(ours.attempts) {
+					o, u := ours.attempts[i], theirs[i]
+					t.Logf("%2d %-24s ours %-13s %-9s nom=%-9s victims=%v | upstream %-13s %-9s nom=%-9s victims=%v", i, o.Pod, o.Outcome, o.Node, o.NominatedNode, o.Victims, u.Outcome, u.Node, u.NominatedNode, u.Victims)
+				}
+			}
+		}
+		if diff := compare(ours, theirs); diff != "" {
+			bad++
+			if bad <= *maxReportedBad {
+				t.Errorf("%s (features %v) disagrees with upstream, saved as %s:\n%s", s.Name, s.Features, save(t, s), diff)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d scenarios disagree", bad, len(scenarios))
+	}
+	t.Logf("%d scenarios, %d attempts compared, %d agree", len(scenarios), attempts, len(scenarios)-bad)
+}
+
+func copyPods(pods []*v1.Pod) []*v1.Pod {
+	out := make([]*v1.Pod, len(pods))
+	for i, p := range pods {
+		out[i] = p.DeepCopy()
+	}
+	return out
+}
+
+// compare returns a description of the first attempt that differs.
+func compare(ours outcome, theirs []record.AttemptJSON) string {
+	if len(ours.attempts) != len(theirs) {
+		return fmt.Sprintf("schedtui made %d attempts, upstream %d", len(ours.attempts), len(theirs))
+	}
+	for i := range theirs {
+		o, u := normalize(ours.attempts[i]), normalize(theirs[i])
+		// With several nodes tied at the top either side may pick any.
+		if len(u.Top) > 1 && slices.Contains(u.Top, o.Node) && slices.Contains(u.Top, u.Node) {
+			o.Node = u.Node
+		}
+		if tied := ours.tied[o.Pod]; len(tied) > 1 && slices.Contains(tied, u.NominatedNode) {
+			o.NominatedNode, o.Victims = u.NominatedNode, u.Victims
+			o.Message = u.Message
+		}
+		var diffs []string
+		jsonDiff("", toTree(o), toTree(u), &diffs)
+		if len(diffs) > 0 {
+			if len(diffs) > 20 {
+				diffs = append(diffs[:20], fmt.Sprintf("... %d more", len(diffs)-20))
+			}
+			return fmt.Sprintf("attempt %d (%s):\n  %s", i, o.Pod, strings.Join(diffs, "\n  "))
+		}
+	}
+	return ""
+}
+
+// normalize makes order-insensitive fields comparable: NodeResourcesFit's
+// scalar-resource reasons (map order upstream) are sorted.
+func normalize(a record.AttemptJSON) record.AttemptJSON {
+	for n, f := range a.Filter {
+		if f.Plugin == "NodeResourcesFit" && len(f.Reasons) > 1 {
+			f.Reasons = slices.Clone(f.Reasons)
+			sort.Strings(f.Reasons)
+			a.Filter[n] = f
+		}
+	}
+	return a
+}
+
+func toTree(a record.AttemptJSON) any {
+	b, _ := json.Marshal(a)
+	var t any
+	_ = json.Unmarshal(b, &t)
+	return t
+}
+
+// jsonDiff lists the paths where two decoded JSON trees differ, as
+// "path: schedtui=… upstream=…".
+func jsonDiff(path string, o, u any, out *[]string) {
+	om, ok1 := o.(map[string]any)
+	um, ok2 := u.(map[string]any)
+	if ok1 && ok2 {
+		keys := map[string]bool{}
+		for k := range om {
+			keys[k] = true
+		}
+		for k := range um {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			jsonDiff(path+"."+k, om[k], um[k], out)
+		}
+		return
+	}
+	ob, _ := json.Marshal(o)
+	ub, _ := json.Marshal(u)
+	if !bytes.Equal(ob, ub) {
+		*out = append(*out, fmt.Sprintf("%s: schedtui=%s upstream=%s", path, ob, ub))
+	}
+}
+
+func save(t *testing.T, s *scenario.Scenario) string {
+	dir := *failureDir
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "schedtui-conformance")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "(not saved: " + err.Error() + ")"
+	}
+	path := filepath.Join(dir, s.Name+".yaml")
+	var buf bytes.Buffer
+	if err := scenario.Dump(&buf, s); err != nil {
+		return "(not saved: " + err.Error() + ")"
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return "(not saved: " + err.Error() + ")"
+	}
+	return path
+}

@@ -1,0 +1,140 @@
+package upstream
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/noderesources"
+
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// renderFeasible fills feasible, filter, scores, total and top of a cycle in
+// which SchedulePod chose host.
+func (h *harness) renderFeasible(a *record.AttemptJSON, pod *v1.Pod, rec *cycleRecorder, host string) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+
+	// The feasible nodes are those handed to PreScore; without scoring
+	// (exactly one feasible node, or the nominated node passed) SchedulePod
+	// picked the only one.
+	if rec.preScoreNodes != nil {
+		a.Feasible = append([]string{}, rec.preScoreNodes...)
+		sort.Strings(a.Feasible)
+	} else {
+		a.Feasible = []string{host}
+	}
+	feasible := sets.New(a.Feasible...)
+
+	// SchedulePod drops its Diagnosis on success; rebuild it as
+	// findNodesThatFitPod built it.
+	nts := framework.NewDefaultNodeToStatus()
+	nnn := pod.Status.NominatedNodeName
+	nominatedFastPath := nnn != "" && len(rec.filterCalls) == 1 && rec.filterCalls[0].node == nnn && rec.filterCalls[0].status.IsSuccess()
+	if !nominatedFastPath {
+		for _, fc := range rec.filterCalls {
+			if !fc.status.IsSuccess() {
+				nts.Set(fc.node, fc.status)
+			}
+		}
+		if rec.preFilterResult != nil && !rec.preFilterResult.AllNodes() {
+			// findNodesThatFitPod names the plugins of the set PreFilter
+			// returned, and that set is the Diagnosis' UnschedulablePlugins:
+			// when the nominated node was tried first and rejected, its
+			// rejecting plugin was inserted into the same set before the
+			// message was built.
+			plugins := rec.preFilterPlugins.Clone()
+			if nnn != "" && len(rec.filterCalls) > 0 && rec.filterCalls[0].node == nnn {
+				if st := rec.filterCalls[0].status; st.IsRejected() && st.Plugin() != "" {
+					plugins.Insert(st.Plugin())
+				}
+			}
+			nts.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(plugins))))
+		}
+	}
+	h.renderFilter(a, feasible, nts)
+
+	if len(a.Feasible) < 2 || !rec.scored {
+		a.Top = []string{host}
+		return
+	}
+	weights := h.weights[pod.Spec.SchedulerName]
+	best := int64(math.MinInt64)
+	for _, ns := range rec.scores {
+		raw := make(map[string]int64, len(ns.RawScores))
+		for _, r := range ns.RawScores {
+			raw[r.Name] = r.Score
+		}
+		perPlugin := map[string]record.ScoreJSON{}
+		for _, s := range ns.Scores {
+			r, ok := raw[s.Name]
+			if !ok {
+				continue // not a Score plugin (extender)
+			}
+			w := weights[s.Name]
+			if w <= 0 {
+				w = 1
+			}
+			perPlugin[s.Name] = record.ScoreJSON{Raw: r, Normalized: s.Score / w, Final: s.Score}
+		}
+		a.Scores[ns.Name] = perPlugin
+		a.Total[ns.Name] = ns.TotalScore
+		best = max(best, ns.TotalScore)
+	}
+	for node, total := range a.Total {
+		if total == best {
+			a.Top = append(a.Top, node)
+		}
+	}
+	sort.Strings(a.Top)
+}
+
+// renderFilter lists, for every snapshot node outside feasible, its
+// effective status in nts when that status is an explicit entry or the
+// absent-nodes status carries reasons (PreFilter rejection or PreFilterResult
+// narrowing). Nodes the Filter phase never reached are left out.
+func (h *harness) renderFilter(a *record.AttemptJSON, feasible sets.Set[string], nts *framework.NodeToStatus) {
+	explicit := sets.New[string]()
+	nts.ForEachExplicitNode(func(node string, _ *fwk.Status) { explicit.Insert(node) })
+	absentCounts := len(nts.AbsentNodesStatus().Reasons()) > 0
+	nodes, err := h.snap.NodeInfos().List()
+	if err != nil {
+		return
+	}
+	for _, ni := range nodes {
+		name := ni.Node().Name
+		if feasible.Has(name) || (!explicit.Has(name) && !absentCounts) {
+			continue
+		}
+		st := nts.Get(name)
+		a.Filter[name] = record.FilterJSON{Plugin: st.Plugin(), Reasons: reasonsOf(st)}
+	}
+}
+
+// fixedFitReasons are the NodeResourcesFit reasons upstream always emits
+// first and in this order; scalar resources follow in map order, which the
+// rendering sorts.
+var fixedFitReasons = []string{"Too many pods", "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage"}
+
+func reasonsOf(st *fwk.Status) []string {
+	reasons := append([]string{}, st.Reasons()...)
+	if st.Plugin() != noderesources.Name {
+		return reasons
+	}
+	fixed := sets.New(fixedFitReasons...)
+	var head, tail []string
+	for _, r := range reasons {
+		if fixed.Has(r) {
+			head = append(head, r)
+		} else {
+			tail = append(tail, r)
+		}
+	}
+	sort.Strings(tail)
+	return append(append([]string{}, head...), tail...)
+}
