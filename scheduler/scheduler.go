@@ -69,6 +69,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		names[i] = n.Name
 	}
 	s.nodeList = record.NewNodeList(names)
+	pods = ScheduledOrPending(pods)
 	s.snapshot = framework.NewSnapshot(nodes, pods)
 	for _, p := range pods {
 		s.objects.Add(p)
@@ -138,7 +139,7 @@ func (s *Scheduler) Nodes() *record.NodeList { return s.nodeList }
 // (priority, then creation time), file order breaking remaining ties.
 func (s *Scheduler) PendingPods(pods []*v1.Pod) []*v1.Pod {
 	var out []*v1.Pod
-	for _, p := range pods {
+	for _, p := range ScheduledOrPending(pods) {
 		if p.Spec.NodeName == "" && s.profiles[p.Spec.SchedulerName] != nil {
 			out = append(out, p)
 		}
@@ -157,4 +158,17 @@ func (s *Scheduler) PreEnqueue(pod *v1.Pod) *framework.Status {
 		return nil
 	}
 	return fwk.RunPreEnqueuePlugins(s.ctx(), pod, "")
+}
+
+// ScheduledOrPending drops pods in phase Succeeded or Failed: the
+// scheduler's pod informer never sees them (its field selector excludes
+// both), so they hold no resources and are never scheduled.
+func ScheduledOrPending(pods []*v1.Pod) []*v1.Pod {
+	out := pods[:0:0]
+	for _, p := range pods {
+		if p.Status.Phase != v1.PodSucceeded && p.Status.Phase != v1.PodFailed {
+			out = append(out, p)
+		}
+	}
+	return out
 }
