@@ -384,5 +384,6 @@ func (s *Scheduler) assumeReserveBind(ctx context.Context, fwk *runtime.Framewor
 	assumed.Status.NominatedNodeName = ""
 	s.objects.Add(assumed)
 	fwk.RunPostBindPlugins(ctx, state, assumed, host)
+	s.afterBind(state, assumed, host)
 	return nil
 }

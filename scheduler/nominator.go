@@ -11,6 +11,9 @@ import (
 type Nominator struct {
 	byNode map[string][]*framework.PodInfo
 	byUID  map[types.UID]string
+	// resolve, when the engine sets it, maps a stored entry to the queue's
+	// current PodInfo (see SetResolver).
+	resolve func(*framework.PodInfo) *framework.PodInfo
 }
 
 // NewNominator returns an empty nominator.
@@ -53,7 +56,15 @@ func (n *Nominator) NominatedNode(uid types.UID) string { return n.byUID[uid] }
 
 // NominatedPodsForNode lists the pods nominated to node.
 func (n *Nominator) NominatedPodsForNode(node string) []*framework.PodInfo {
-	return n.byNode[node]
+	list := n.byNode[node]
+	if n.resolve == nil || len(list) == 0 {
+		return list
+	}
+	out := make([]*framework.PodInfo, len(list))
+	for i, pi := range list {
+		out[i] = n.resolve(pi)
+	}
+	return out
 }
 
 // Nodes lists nodes with nominations.

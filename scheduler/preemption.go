@@ -9,14 +9,26 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-// actuatePreemption carries out a preemption decision as the executor's
-// API calls would: lower-priority pods nominated to the chosen node lose
-// their nomination, and the victims leave the cluster.
+// actuatePreemption carries out a preemption decision.
 //
-// Victims are deleted at once here; graceful termination in virtual time
-// belongs to the queue engine.
+// With an engine (SetPreemptionActuator), the decision is handed over as
+// upstream's async preemption hands it to a goroutine: the engine marks
+// the preemptor as preempting (DefaultPreemption's PreEnqueue gate), and,
+// after the failure handler has requeued the preemptor, clears lower
+// priority nominations on the node and marks the victims (DisruptionTarget
+// condition, deletionTimestamp); they leave the cluster once their grace
+// period has passed in virtual time.
+//
+// Without one (the default, used by the conformance suite's ScheduleOne
+// loop), the executor's API calls take effect at once: lower-priority pods
+// nominated to the chosen node lose their nomination and the victims leave
+// the cluster immediately.
 func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, p *record.Preemption) {
 	if p.Chosen < 0 || p.Chosen >= len(p.Candidates) {
+		return
+	}
+	if s.hooks.preempt != nil {
+		s.hooks.preempt(preemptor, p)
 		return
 	}
 	c := p.Candidates[p.Chosen]

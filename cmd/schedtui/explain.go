@@ -18,18 +18,26 @@ func newExplainCommand() *cobra.Command {
 	var src sourceFlags
 	var all bool
 	cmd := &cobra.Command{
-		Use:   "explain NAMESPACE/POD",
+		Use:   "explain NAMESPACE/POD | daemonset/[NAMESPACE/]NAME",
 		Short: "Explain one pod's scheduling attempt: the message, the Filter verdict per node, the scores",
 		Long: `explain schedules the pending pods in queue order up to the given pod and
 explains its attempt: the message as kubectl describe shows it, a table of the
 first failing Filter plugin per node with its reasons, and the score table.
 With --all it also runs every Filter plugin on every node (the full diagnosis
-kube-scheduler never computes).`,
+kube-scheduler never computes).
+
+explain daemonset/NAME lists the nodes where the DaemonSet should run (the
+controller's predicate: nodeName, nodeSelector and node affinity, taints with
+the daemon tolerations), its pods there, and for each node that should run it
+but does not, which Filter plugin refuses the daemon pod and why.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, err := load(&src, cmd.ErrOrStderr())
 			if err != nil {
 				return err
+			}
+			if kind, name, ok := strings.Cut(args[0], "/"); ok && isDaemonSetKind(kind) {
+				return explainDaemonSet(cmd.OutOrStdout(), s, name)
 			}
 			return explainPod(cmd.OutOrStdout(), s, args[0], all)
 		},

@@ -16,6 +16,8 @@ import (
 // session is a loaded cluster with its scheduler.
 type session struct {
 	cluster *snapshot.Cluster
+	cfg     *configv1.KubeSchedulerConfiguration
+	seed    uint64
 	sched   *scheduler.Scheduler
 }
 
@@ -51,7 +53,7 @@ func load(f *sourceFlags, w io.Writer) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)
 	}
-	return &session{cluster: cluster, sched: s}, nil
+	return &session{cluster: cluster, cfg: cfg, seed: f.seed, sched: s}, nil
 }
 
 func printReport(w io.Writer, r *snapshot.Report) {

@@ -20,12 +20,21 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 }
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	var src sourceFlags
 	root := &cobra.Command{
-		Use:           "schedtui",
-		Short:         "Step through the Kubernetes scheduler's decisions, pod by pod and phase by phase",
+		Use:   "schedtui",
+		Short: "Step through the Kubernetes scheduler's decisions, pod by pod and phase by phase",
+		Long: `schedtui with no command opens the interactive debugger on the snapshot
+(--snapshot FILE, default: the embedded demo). Press ? inside for the keys.`,
+		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return openTUI(&src, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
 	}
+	// Local, not persistent: run and explain register the same names.
+	src.register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(), newExplainCommand())

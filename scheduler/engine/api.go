@@ -85,9 +85,12 @@ type Event struct {
 	Node    string
 	Victims []string
 	Message string
+	// Preemptor is the pod that preempted the victim (EventEviction).
+	Preemptor string
 }
 
-// Breakpoint stops Continue. A zero field matches nothing.
+// Breakpoint stops Continue. A zero field matches nothing; a breakpoint
+// with several fields set stops when any of them matches (see Matches).
 type Breakpoint struct {
 	// PodPattern is a glob (path.Match) over namespace/name.
 	PodPattern    string
@@ -109,7 +112,11 @@ type Cursor struct {
 type API interface {
 	// Step makes one scheduling attempt (advancing virtual time to the
 	// next due event when nothing is poppable) and returns it; ok is false
-	// when the engine is quiescent (nothing left to do at any time).
+	// when the engine is quiescent: nothing is poppable, nothing is
+	// scheduled to happen (victim terminations, preemption API calls,
+	// scheduled changes), and every waiting pod was last tried (gated
+	// pods: last checked by PreEnqueue) against the cluster as it is now,
+	// so the periodic flushes would only repeat known failures.
 	Step() (a *record.Attempt, ok bool)
 	// StepPhase reveals the next phase of the current attempt, starting a
 	// new attempt when the current one is fully revealed.
@@ -119,8 +126,9 @@ type API interface {
 	Continue(bps []Breakpoint) int
 	// Rewind undoes n attempts by deterministic replay from checkpoints.
 	Rewind(n int) error
-	// RunUntil runs until quiescent or until virtual time passes d from
-	// the start.
+	// RunUntil runs until virtual time reaches d from the start, flush
+	// retries past quiescence included, and leaves the clock there; it
+	// stops early only when nothing at all can happen any more.
 	RunUntil(d time.Duration)
 	Now() time.Time
 	Queue() QueueSnapshot

@@ -197,6 +197,8 @@ func (f *Framework) fillEnqueueExtensions(p framework.Plugin) {
 	f.enqueueExtensions = append(f.enqueueExtensions, allEventsExtension{name: p.Name()})
 }
 
+// allEventsExtension registers what upstream's UnrollWildCardResource
+// does: every resource but VolumeAttachment and ResourceSlice.
 type allEventsExtension struct{ name string }
 
 func (a allEventsExtension) Name() string { return a.name }
@@ -204,8 +206,8 @@ func (a allEventsExtension) EventsToRegister(context.Context) ([]framework.Clust
 	var out []framework.ClusterEventWithHint
 	for _, r := range []framework.EventResource{framework.AssignedPod, framework.UnscheduledPod, framework.TargetPod,
 		framework.Node, framework.PersistentVolume, framework.PersistentVolumeClaim, framework.CSINode,
-		framework.CSIDriver, framework.VolumeAttachment, framework.CSIStorageCapacity, framework.StorageClass,
-		framework.ResourceClaim, framework.ResourceSlice, framework.DeviceClass} {
+		framework.CSIDriver, framework.CSIStorageCapacity, framework.StorageClass,
+		framework.ResourceClaim, framework.DeviceClass} {
 		out = append(out, framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.All}})
 	}
 	return out, nil

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/snapshot"
+)
+
+func isDaemonSetKind(kind string) bool {
+	switch strings.ToLower(kind) {
+	case "daemonset", "daemonsets", "ds", "daemonset.apps", "daemonsets.apps":
+		return true
+	}
+	return false
+}
+
+// findDaemonSet resolves NAME or NAMESPACE/NAME.
+func findDaemonSet(sets []*appsv1.DaemonSet, ref string) (*appsv1.DaemonSet, error) {
+	ns, name, hasNS := strings.Cut(ref, "/")
+	if !hasNS {
+		name, ns = ns, ""
+	}
+	var found []*appsv1.DaemonSet
+	var known []string
+	for _, ds := range sets {
+		known = append(known, ds.Namespace+"/"+ds.Name)
+		if ds.Name == name && (ns == "" || ds.Namespace == ns) {
+			found = append(found, ds)
+		}
+	}
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		return nil, fmt.Errorf("daemonset %q is ambiguous; name one of: daemonset/%s/%s, ...", name, found[0].Namespace, name)
+	case len(known) == 0:
+		return nil, fmt.Errorf("daemonset %q is not in the snapshot (it has no DaemonSets)", ref)
+	}
+	return nil, fmt.Errorf("daemonset %q is not in the snapshot (it has: %s)", ref, strings.Join(known, ", "))
+}
+
+// admitter resolves the priority of a daemon pod as the Priority admission
+// plugin would, and adds its RuntimeClass overhead.
+func admitter(c *snapshot.Cluster) func(*v1.Pod) (*v1.Pod, error) {
+	classes := append([]*schedulingv1.PriorityClass(nil), c.PriorityClasses...)
+	have := map[string]bool{}
+	for _, pc := range classes {
+		have[pc.Name] = true
+	}
+	for _, pc := range snapshot.SystemPriorityClasses() {
+		if !have[pc.Name] {
+			classes = append(classes, pc)
+		}
+	}
+	return func(p *v1.Pod) (*v1.Pod, error) {
+		name, prio, policy, err := snapshot.ResolvePriority(p.Spec.PriorityClassName, classes)
+		if err != nil {
+			return nil, err
+		}
+		p.Spec.PriorityClassName, p.Spec.Priority = name, &prio
+		if p.Spec.PreemptionPolicy == nil {
+			p.Spec.PreemptionPolicy = policy
+		}
+		if rc := p.Spec.RuntimeClassName; rc != nil {
+			for _, r := range c.RuntimeClasses {
+				if r.Name == *rc && r.Overhead != nil && p.Spec.Overhead == nil {
+					p.Spec.Overhead = r.Overhead.PodFixed.DeepCopy()
+				}
+			}
+		}
+		return p, nil
+	}
+}
+
+func explainDaemonSet(w io.Writer, s *session, ref string) error {
+	ds, err := findDaemonSet(s.cluster.DaemonSets, ref)
+	if err != nil {
+		return err
+	}
+	nodes, err := s.sched.ExplainDaemonSet(ds, admitter(s.cluster))
+	if err != nil {
+		return err
+	}
+	should, running, refused := 0, 0, 0
+	for _, n := range nodes {
+		if n.ShouldRun {
+			should++
+		}
+		if len(n.Running) > 0 {
+			running++
+		}
+		if n.Verdict != nil && !n.Verdict.Fits() {
+			refused++
+		}
+	}
+	fmt.Fprintf(w, "DaemonSet %s/%s: should run on %d of %d nodes; running on %d; the scheduler refuses %d\n\n",
+		ds.Namespace, ds.Name, should, len(nodes), running, refused)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tSHOULD RUN\tDAEMON POD\tSTATUS")
+	for _, n := range nodes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.Node, shouldRun(n), daemonPod(n), daemonStatus(n))
+	}
+	tw.Flush()
+	for _, n := range nodes {
+		if n.Verdict == nil || n.Verdict.Fits() {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: pod %s/%s (priority %d)\n", n.Node, n.Pod.Namespace, n.Pod.Name, priority(n.Pod))
+		if p := n.Verdict.PreFilter; p != nil {
+			fmt.Fprintf(w, "  PreFilter %s: %s\n", orResult(p.Plugin), strings.Join(p.Reasons, "; "))
+			continue
+		}
+		for _, f := range n.Verdict.Failing {
+			mark := " "
+			if n.Verdict.First != nil && f.Plugin == n.Verdict.First.Plugin {
+				mark = "*"
+			}
+			fmt.Fprintf(w, "  %s %s (%s): %s\n", mark, f.Plugin, f.Code, strings.Join(f.Reasons, "; "))
+		}
+		if len(n.Verdict.Failing) > 1 {
+			fmt.Fprintln(w, "  (* is the plugin kube-scheduler reports: it stops at the first failure)")
+		}
+	}
+	return nil
+}
+
+func orResult(plugin string) string {
+	if plugin == "" {
+		return "(result)"
+	}
+	return plugin
+}
+
+func priority(p *v1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	return 0
+}
+
+func shouldRun(n scheduler.DaemonSetNode) string {
+	switch {
+	case n.ShouldRun:
+		return "yes"
+	case n.ShouldContinueRunning:
+		return "no (keeps a running pod)"
+	}
+	return "no"
+}
+
+func daemonPod(n scheduler.DaemonSetNode) string {
+	switch {
+	case len(n.Running) > 0:
+		return strings.Join(n.Running, ", ")
+	case len(n.Pending) > 0:
+		return strings.Join(n.Pending, ", ")
+	case n.Pod != nil:
+		return "(not created yet)"
+	}
+	return "-"
+}
+
+func daemonStatus(n scheduler.DaemonSetNode) string {
+	switch {
+	case !n.ShouldRun:
+		return "controller skips the node: " + n.Why
+	case len(n.Running) > 0:
+		return "running"
+	case n.Verdict == nil:
+		return "-"
+	case n.Verdict.Fits():
+		return "fits: the scheduler would bind it here"
+	case n.Verdict.PreFilter != nil:
+		return fmt.Sprintf("refused at PreFilter %s: %s", orResult(n.Verdict.PreFilter.Plugin), strings.Join(n.Verdict.PreFilter.Reasons, "; "))
+	}
+	f := n.Verdict.First
+	if f == nil {
+		f = &n.Verdict.Failing[0]
+	}
+	return fmt.Sprintf("refused by %s: %s", f.Plugin, strings.Join(f.Reasons, "; "))
+}

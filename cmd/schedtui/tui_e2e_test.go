@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// findTmux returns tmux's path, installing it with apt-get when it is
+// missing and we may (the Makefile's tmux target does the same).
+func findTmux(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("tmux"); err == nil {
+		return p
+	}
+	if os.Geteuid() == 0 {
+		if _, err := exec.LookPath("apt-get"); err == nil {
+			_ = exec.Command("apt-get", "update").Run()
+			_ = exec.Command("apt-get", "install", "-y", "tmux").Run()
+		}
+	}
+	p, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed and could not be installed (apt-get install -y tmux): skipping the terminal end-to-end test")
+	}
+	return p
+}
+
+// tmuxSession is the real binary running in a detached tmux session.
+type tmuxSession struct {
+	t    *testing.T
+	tmux string
+	name string
+}
+
+func (s *tmuxSession) cmd(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command(s.tmux, args...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) capture() string {
+	out, _ := exec.Command(s.tmux, "capture-pane", "-p", "-t", s.name).CombinedOutput()
+	return string(out)
+}
+
+// waitFor polls the screen until every string shows: the renderer writes
+// cell diffs at its own pace, so a fixed sleep would be flaky.
+func (s *tmuxSession) waitFor(want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = s.capture()
+		ok := true
+		for _, w := range want {
+			if !strings.Contains(screen, w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return screen
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("timed out waiting for %q; screen:\n%s", want, screen)
+	return ""
+}
+
+func (s *tmuxSession) keys(k ...string) { s.cmd(append([]string{"send-keys", "-t", s.name}, k...)...) }
+
+// TestTUIEndToEnd builds the binary, opens it on the demo in tmux at 80×24,
+// steps to the preemption and checks what the screen shows.
+func TestTUIEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	tmux := findTmux(t)
+	bin := filepath.Join(t.TempDir(), "schedtui")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("schedtui-e2e-%d", os.Getpid())}
+	s.cmd("new-session", "-d", "-s", s.name, "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", bin)
+	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", s.name).Run() })
+
+	s.waitFor("Active (9)", "default/critical-api")
+	// Step into the first attempt phase by phase, then open Preempt.
+	s.keys("s")
+	s.waitFor("@PreEnqueue")
+	s.keys("s", "s", "s")
+	s.waitFor("✗ Filter")
+	s.keys("s")
+	s.waitFor("✓ PostFilter")
+	s.keys("5")
+	screen := s.waitFor("decided by: smallest sum of victim priorities", "★ node-b2")
+	for _, want := range []string{"default/web-2", "violates a PDB", "nominated to node-b2"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("preemption screen lacks %q:\n%s", want, screen)
+		}
+	}
+	// The Filter map explains a cell with its numbers.
+	s.keys("3", "l", "e")
+	s.waitFor("Explain: NodeResourcesFit on node-a1", "requests 3500m")
+	// A too small window gets a message, and recovers.
+	s.cmd("resize-window", "-t", s.name, "-x", "60", "-y", "20")
+	s.waitFor("needs a terminal of at least 80×24")
+	s.cmd("resize-window", "-t", s.name, "-x", "100", "-y", "30")
+	s.waitFor("Explain: NodeResourcesFit")
+	s.keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if exec.Command(tmux, "has-session", "-t", s.name).Run() != nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Errorf("q did not quit: the session is still there:\n%s", s.capture())
+}

@@ -1,0 +1,298 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/volumebinding"
+	"github.com/schedtui/schedtui/scheduler/queue"
+)
+
+// ChangeKind names a cluster change.
+type ChangeKind string
+
+const (
+	NodeAdd    ChangeKind = "NodeAdd"
+	NodeUpdate ChangeKind = "NodeUpdate"
+	NodeDelete ChangeKind = "NodeDelete"
+	PodAdd     ChangeKind = "PodAdd"
+	PodUpdate  ChangeKind = "PodUpdate"
+	PodDelete  ChangeKind = "PodDelete"
+)
+
+// ClusterChange is a change a recording or a live cluster reports, applied
+// as the scheduler's informer event handlers apply it.
+type ClusterChange struct {
+	Kind ChangeKind
+	// Node is the new node (the deleted one for NodeDelete).
+	Node *v1.Node
+	// Pod is the new pod (the deleted one for PodDelete).
+	Pod *v1.Pod
+	// At schedules the change; zero, or a time not after Now, applies it
+	// at once.
+	At time.Time
+}
+
+func (c ClusterChange) validate() error {
+	switch c.Kind {
+	case NodeAdd, NodeUpdate, NodeDelete:
+		if c.Node == nil || c.Node.Name == "" {
+			return fmt.Errorf("%s without a named node", c.Kind)
+		}
+	case PodAdd, PodUpdate, PodDelete:
+		if c.Pod == nil || c.Pod.Name == "" {
+			return fmt.Errorf("%s without a named pod", c.Kind)
+		}
+	default:
+		return fmt.Errorf("unknown change kind %q", c.Kind)
+	}
+	return nil
+}
+
+// Apply feeds a cluster change to the engine: at once, or at c.At in
+// virtual time. Changes are part of the run: Rewind replays those made
+// before the point it returns to and forgets the later ones.
+func (e *Engine) Apply(c ClusterChange) error {
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if !c.At.After(e.now) {
+		if err := e.applyNow(c); err != nil {
+			return err
+		}
+	} else {
+		e.addTimer(&timer{at: c.At, kind: timerApply, change: c})
+	}
+	e.logOp(op{kind: opApply, change: c})
+	return nil
+}
+
+var errNoSuchNode = errors.New("no such node")
+
+func (e *Engine) nodeIndex(name string) int {
+	for i, n := range e.nodeOrder {
+		if n.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// applyNow applies a change as the event handlers do (eventhandlers.go).
+func (e *Engine) applyNow(c ClusterChange) error {
+	switch c.Kind {
+	case NodeAdd:
+		if e.nodeIndex(c.Node.Name) >= 0 {
+			return fmt.Errorf("node %q already exists", c.Node.Name)
+		}
+		e.bump()
+		e.nodeOrder = append(e.nodeOrder, c.Node)
+		e.sched.SetNodes(e.nodeOrder)
+		e.clusterEvent(c, "")
+		e.q.MoveAllToActiveOrBackoffQueue(queue.EventNodeAdd, nil, c.Node, nil)
+	case NodeUpdate:
+		i := e.nodeIndex(c.Node.Name)
+		if i < 0 {
+			return fmt.Errorf("node %q: %w", c.Node.Name, errNoSuchNode)
+		}
+		old := e.nodeOrder[i]
+		e.bump()
+		e.nodeOrder = append(e.nodeOrder[:i:i], e.nodeOrder[i:]...)
+		e.nodeOrder[i] = c.Node
+		e.sched.SetNodes(e.nodeOrder)
+		e.clusterEvent(c, "")
+		for _, ev := range queue.NodeSchedulingPropertiesChange(c.Node, old) {
+			e.q.MoveAllToActiveOrBackoffQueue(ev, old, c.Node, nil)
+		}
+	case NodeDelete:
+		i := e.nodeIndex(c.Node.Name)
+		if i < 0 {
+			return fmt.Errorf("node %q: %w", c.Node.Name, errNoSuchNode)
+		}
+		old := e.nodeOrder[i]
+		e.bump()
+		e.clusterEvent(c, "")
+		e.q.MoveAllToActiveOrBackoffQueue(queue.EventNodeDelete, old, nil, nil)
+		e.nodeOrder = append(e.nodeOrder[:i:i], e.nodeOrder[i+1:]...)
+		e.sched.SetNodes(e.nodeOrder)
+	case PodAdd:
+		if e.Pod(key(c.Pod)) != nil {
+			return fmt.Errorf("pod %s already exists", key(c.Pod))
+		}
+		if terminal(c.Pod) {
+			// Invisible to the scheduler's informer.
+			return nil
+		}
+		e.bump()
+		e.clusterEvent(c, "")
+		if c.Pod.Spec.NodeName != "" {
+			e.addAssigned(c.Pod)
+			return nil
+		}
+		e.sched.SetPendingPod(c.Pod)
+		if e.responsible(c.Pod) {
+			e.q.Add(c.Pod)
+		}
+	case PodUpdate:
+		old := e.Pod(key(c.Pod))
+		if old == nil {
+			if terminal(c.Pod) {
+				return nil
+			}
+			return fmt.Errorf("pod %s does not exist", key(c.Pod))
+		}
+		if terminal(c.Pod) {
+			// Leaving the informer's field selector is a delete.
+			return e.applyNow(ClusterChange{Kind: PodDelete, Pod: old})
+		}
+		e.bump()
+		e.clusterEvent(c, "")
+		e.updatePod(old, c.Pod)
+	case PodDelete:
+		old := e.Pod(key(c.Pod))
+		if old == nil {
+			if terminal(c.Pod) {
+				return nil
+			}
+			return fmt.Errorf("pod %s does not exist", key(c.Pod))
+		}
+		e.bump()
+		e.clusterEvent(c, "")
+		if old.Spec.NodeName != "" {
+			e.sched.RemoveAssignedPod(old)
+			e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, nil)
+			return nil
+		}
+		e.sched.DeletePendingPod(old)
+		if e.responsible(old) {
+			e.q.Delete(old)
+			if old.Status.NominatedNodeName != "" {
+				e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) clusterEvent(c ClusterChange, msg string) {
+	ev := Event{Kind: EventCluster, Reason: string(c.Kind), Message: msg}
+	if c.Node != nil {
+		ev.Node = c.Node.Name
+	}
+	if c.Pod != nil {
+		ev.Pod = key(c.Pod)
+		ev.Node = c.Pod.Spec.NodeName
+	}
+	e.event(ev)
+}
+
+// lePriority is getLEPriorityPreCheck: a freed nomination only concerns
+// pods that could not use the node because of it.
+func lePriority(p int32) queue.PreEnqueueCheck {
+	return func(pod *v1.Pod) bool { return priorityOf(pod) <= p }
+}
+
+func (e *Engine) addAssigned(pod *v1.Pod) {
+	e.sched.AddAssignedPod(pod)
+	e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodAdd, nil, pod, nil)
+}
+
+// updateAssigned is an assigned pod's update: cache update, then one event
+// per changed scheduling property.
+func (e *Engine) updateAssigned(oldPod, newPod *v1.Pod) {
+	e.bump()
+	e.sched.UpdateAssignedPod(oldPod, newPod)
+	for _, ev := range queue.PodSchedulingPropertiesChange(newPod, oldPod, false) {
+		e.q.MoveAllToActiveOrBackoffQueue(ev, oldPod, newPod, nil)
+	}
+}
+
+// updatePod is the pod update handler.
+func (e *Engine) updatePod(oldPod, newPod *v1.Pod) {
+	switch {
+	case oldPod.Spec.NodeName != "":
+		e.updateAssigned(oldPod, newPod)
+	case newPod.Spec.NodeName != "":
+		e.addAssigned(newPod)
+		if e.responsible(oldPod) {
+			e.q.Delete(oldPod)
+		}
+	default:
+		e.sched.SetPendingPod(newPod)
+		if e.responsible(oldPod) {
+			if oldPod.ResourceVersion != "" && oldPod.ResourceVersion == newPod.ResourceVersion {
+				return
+			}
+			e.unscheduledPodUpdated(oldPod, newPod)
+		}
+	}
+}
+
+// unscheduledPodUpdated is updatePodInSchedulingQueue: the queue's update,
+// then, when a nomination was dropped or moved, the freed room is offered
+// to pods of at most the same priority as an AssignedPodDelete.
+func (e *Engine) unscheduledPodUpdated(oldPod, newPod *v1.Pod) {
+	e.q.Update(oldPod, newPod)
+	if oldPod.Status.NominatedNodeName != "" && oldPod.Status.NominatedNodeName != newPod.Status.NominatedNodeName {
+		e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, oldPod, nil, lePriority(priorityOf(oldPod)))
+	}
+}
+
+// onBound collects what PreBind decided for the pod's volumes, to be
+// written once the binding is reported (see bound).
+func (e *Engine) onBound(state *framework.CycleState, _ *v1.Pod, _ string) {
+	d := volumebinding.DecisionFromState(state)
+	if d == nil {
+		return
+	}
+	// Playing the PV controller too: the PVs and claims as they look once
+	// bound; claims to provision get their selected-node annotation (no
+	// provisioner creates their PV).
+	pvs, pvcs := d.BoundObjects()
+	for _, pv := range pvs {
+		e.volumeWrites = append(e.volumeWrites, pv)
+	}
+	for _, pvc := range pvcs {
+		e.volumeWrites = append(e.volumeWrites, pvc)
+	}
+	for _, pvc := range d.Provisions {
+		e.volumeWrites = append(e.volumeWrites, pvc)
+	}
+}
+
+// storeObject writes a PV or a claim and reports its add or update event.
+func (e *Engine) storeObject(obj any) {
+	objs := e.sched.Objects()
+	var ev framework.ClusterEvent
+	var oldObj any
+	switch o := obj.(type) {
+	case *v1.PersistentVolume:
+		ev = framework.ClusterEvent{Resource: framework.PersistentVolume, ActionType: framework.Add}
+		if old, err := objs.PersistentVolume(o.Name); err == nil {
+			ev.ActionType, oldObj = framework.Update, old
+		}
+	case *v1.PersistentVolumeClaim:
+		ev = framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add}
+		if old, err := objs.PersistentVolumeClaim(o.Namespace, o.Name); err == nil {
+			ev.ActionType, oldObj = framework.Update, old
+		}
+	default:
+		return
+	}
+	e.bump()
+	objs.Add(obj)
+	e.q.MoveAllToActiveOrBackoffQueue(ev, oldObj, obj, nil)
+}
+
+// stableSortPods orders pods by creation time, keeping file order for
+// equal times.
+func stableSortPods(pods []*v1.Pod) {
+	sort.SliceStable(pods, func(i, j int) bool {
+		return pods[i].CreationTimestamp.Before(&pods[j].CreationTimestamp)
+	})
+}

@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"path"
+	"sort"
+	"time"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/queue"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// Step makes one scheduling attempt. When nothing is poppable it first
+// jumps virtual time to the next due event (a backoff window, a leftover
+// flush, a victim's termination, a scheduled change). ok is false when the
+// engine is quiescent (see quiescent).
+func (e *Engine) Step() (*record.Attempt, bool) {
+	return e.stepOp(time.Time{}, true)
+}
+
+func (e *Engine) stepOp(limit time.Time, strict bool) (*record.Attempt, bool) {
+	before := e.snapshotMarks()
+	a, _, err := e.step(limit, strict, false)
+	if a != nil {
+		e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: lastPhase(a)}
+	}
+	if err == nil || e.changedSince(before) {
+		e.logOp(op{kind: opStep, limit: limit, strict: strict})
+	}
+	if err != nil {
+		return nil, false
+	}
+	return a, true
+}
+
+// marks tell whether a step that made no attempt changed anything (it may
+// have run flushes or timers before finding nothing to do).
+type marks struct {
+	now      time.Time
+	timeline int
+	gen      uint64
+}
+
+func (e *Engine) snapshotMarks() marks { return marks{e.now, len(e.timeline), e.gen} }
+
+func (e *Engine) changedSince(m marks) bool {
+	return !e.now.Equal(m.now) || len(e.timeline) != m.timeline || e.gen != m.gen
+}
+
+// lastPhase is the last phase an attempt ran.
+func lastPhase(a *record.Attempt) record.Phase {
+	last := record.PhasePreEnqueue
+	for p := record.PhasePreEnqueue; p < record.NumPhases; p++ {
+		if a.Phases[p].Code != record.CodeNotRun {
+			last = p
+		}
+	}
+	return last
+}
+
+// StepPhase reveals the next phase of the current attempt (the attempt is
+// computed whole; the cursor only reveals it), starting a new attempt at
+// PreEnqueue when the current one is fully revealed.
+func (e *Engine) StepPhase() Cursor {
+	c := e.cursor
+	if c.Attempt >= 0 && c.Attempt == len(e.attempts)-1 {
+		a := e.attempts[c.Attempt]
+		for p := c.Phase + 1; p < record.NumPhases; p++ {
+			if a.Phases[p].Code != record.CodeNotRun {
+				e.cursor.Phase = p
+				return e.cursor
+			}
+		}
+	}
+	if _, ok := e.Step(); !ok {
+		return e.cursor
+	}
+	e.cursor.Phase = record.PhasePreEnqueue
+	return e.cursor
+}
+
+// Matches reports whether attempt a stops at breakpoint bp. Each set field
+// is a condition and any one of them matching stops (a zero field matches
+// nothing): put conditions that must hold together in one pattern, or use
+// several breakpoints for alternatives.
+func (bp Breakpoint) Matches(a *record.Attempt) bool {
+	if bp.PodPattern != "" {
+		if ok, _ := path.Match(bp.PodPattern, a.Pod); ok {
+			return true
+		}
+	}
+	if bp.Unschedulable && a.Outcome == record.Unschedulable {
+		return true
+	}
+	if bp.Preemption && a.Preemption != nil && a.Preemption.Chosen >= 0 {
+		return true
+	}
+	return bp.Node != "" && a.Node == bp.Node
+}
+
+// Continue steps until an attempt matches a breakpoint (the first match in
+// list order is returned) or the engine is quiescent (-1).
+func (e *Engine) Continue(bps []Breakpoint) int {
+	for {
+		a, ok := e.Step()
+		if !ok {
+			return -1
+		}
+		for i, bp := range bps {
+			if bp.Matches(a) {
+				return i
+			}
+		}
+	}
+}
+
+// RunUntil runs for virtual time d from the start: attempts and flushes
+// keep happening after quiescence (the 5-minute leftover flush retries the
+// remaining pods), and the clock ends at start+d. It returns early only
+// when nothing at all is left to happen (no pending pod, no timer).
+func (e *Engine) RunUntil(d time.Duration) {
+	deadline := e.start.Add(d)
+	for e.now.Before(deadline) || e.q.Poppable() && !e.now.After(deadline) {
+		if _, ok := e.stepOp(deadline, false); !ok {
+			break
+		}
+	}
+	if e.now.Before(deadline) {
+		e.now = deadline
+		e.logOp(op{kind: opAdvance, until: deadline})
+	}
+}
+
+// RunToQuiescence steps until the engine is quiescent and returns the
+// number of attempts made.
+func (e *Engine) RunToQuiescence() int {
+	n := 0
+	for {
+		if _, ok := e.Step(); !ok {
+			return n
+		}
+		n++
+	}
+}
+
+// Quiescent reports whether Step would make no attempt (see quiescent);
+// it runs nothing.
+func (e *Engine) Quiescent() bool { return e.quiescent() }
+
+// Now is the virtual time.
+func (e *Engine) Now() time.Time { return e.now }
+
+// Start is virtual time zero.
+func (e *Engine) Start() time.Time { return e.start }
+
+// Timeline returns every event so far. The slice is shared: do not modify.
+func (e *Engine) Timeline() []Event { return e.timeline }
+
+// Attempts returns every attempt so far. The slice is shared: do not
+// modify.
+func (e *Engine) Attempts() []*record.Attempt { return e.attempts }
+
+// Cursor says which attempt and phase are revealed.
+func (e *Engine) Cursor() Cursor { return e.cursor }
+
+// Queue lists the queue: activeQ in pop order, backoffQ in release order,
+// unschedulable and gated pods by name.
+func (e *Engine) Queue() QueueSnapshot {
+	snap := QueueSnapshot{Now: e.now}
+	active, backoff, unsched := e.q.Contents()
+	for _, en := range active {
+		snap.ActiveQ = append(snap.ActiveQ, e.queuedPod(en))
+	}
+	for _, en := range backoff {
+		snap.BackoffQ = append(snap.BackoffQ, e.queuedPod(en))
+	}
+	for _, en := range unsched {
+		qp := e.queuedPod(en)
+		if en.Location == queue.Gated {
+			snap.Gated = append(snap.Gated, qp)
+		} else {
+			snap.Unschedulable = append(snap.Unschedulable, qp)
+		}
+	}
+	byName := func(s []QueuedPod) {
+		sort.Slice(s, func(i, j int) bool { return s[i].Pod < s[j].Pod })
+	}
+	byName(snap.Unschedulable)
+	byName(snap.Gated)
+	return snap
+}
+
+func (e *Engine) queuedPod(en queue.Entry) QueuedPod {
+	pi := en.Info
+	qp := QueuedPod{
+		Pod: key(pi.Pod), UID: string(pi.Pod.UID), Priority: pi.Priority(), Queue: QueueName(en.Location),
+		Timestamp: pi.Timestamp, Attempts: pi.Attempts, BackoffExpiration: e.q.BackoffExpiration(pi),
+		UnschedulablePlugins: sortedPlugins(pi), GatingPlugin: pi.GatingPlugin, NominatedNode: e.sched.Nominator().NominatedNode(pi.Pod.UID),
+	}
+	if pi.GatingPlugin != "" {
+		qp.GatingMessage = en.GatingMessage
+	}
+	return qp
+}
+
+func sortedPlugins(pi *framework.QueuedPodInfo) []string {
+	out := make([]string, 0, pi.UnschedulablePlugins.Len()+pi.PendingPlugins.Len())
+	for p := range pi.UnschedulablePlugins {
+		out = append(out, p)
+	}
+	for p := range pi.PendingPlugins {
+		if !pi.UnschedulablePlugins.Has(p) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

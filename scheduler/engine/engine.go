@@ -1,0 +1,648 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/runtime"
+	"github.com/schedtui/schedtui/scheduler/plugins/names"
+	"github.com/schedtui/schedtui/scheduler/queue"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Config is a defaulted KubeSchedulerConfiguration; nil means defaults.
+	// podInitialBackoffSeconds and podMaxBackoffSeconds set the backoff.
+	Config *configv1.KubeSchedulerConfiguration
+	// Registry holds the plugin factories (plugins.NewInTreeRegistry()).
+	Registry runtime.Registry
+	// Seed seeds the random source (preemption's candidate offset).
+	Seed uint64
+	// Start is virtual time zero; zero means scheduler.Epoch.
+	Start time.Time
+	// AttemptDuration is the virtual time one scheduling attempt takes.
+	// Zero (the default) makes attempts instantaneous: time only moves when
+	// the engine is idle and jumps to the next due event.
+	AttemptDuration time.Duration
+	// PreemptionAPIDelay is the virtual time between a preemption decision
+	// and its API calls (victims marked, nominations cleared): upstream's
+	// async preemption goroutine. Zero means they happen right after the
+	// failure handler has requeued the preemptor.
+	PreemptionAPIDelay time.Duration
+	// CheckpointInterval is the number of attempts between rewind
+	// checkpoints (default 256); MaxCheckpoints bounds their number
+	// (default 32; when full, every other one is dropped and the interval
+	// doubles).
+	CheckpointInterval int
+	MaxCheckpoints     int
+}
+
+// Engine drives a Scheduler and its queue through virtual time. It is not
+// safe for concurrent use.
+type Engine struct {
+	opts    Options
+	nodes0  []*v1.Node
+	pods0   []*v1.Pod
+	objs0   []any
+	profile []string // profile names in config order
+
+	sched *scheduler.Scheduler
+	q     *queue.PriorityQueue
+
+	start, now time.Time
+	// lastBackoffFlush and lastLeftoverFlush are the last flush ticks run;
+	// ticks that would move nothing are skipped (they change nothing).
+	lastBackoffFlush, lastLeftoverFlush time.Time
+	timers                              timerHeap
+	timerSeq                            uint64
+	// preempting holds preemptors whose async preemption has not finished
+	// its API calls (DefaultPreemption's PreEnqueue gates them).
+	preempting map[types.UID]bool
+	nodeOrder  []*v1.Node
+
+	// gen counts cluster changes; lastGen[uid] is gen when the pod was
+	// last attempted or evaluated by PreEnqueue (see quiescent).
+	gen     uint64
+	lastGen map[types.UID]uint64
+
+	attempts []*record.Attempt
+	timeline []Event
+	cursor   Cursor
+
+	// decision and volumeWrites are collected while a pod is in flight
+	// and acted on once its attempt is handled.
+	decision     *pendingPreemption
+	volumeWrites []any
+	// stubs are the PodInfos of nominated pods in flight.
+	stubs map[types.UID]*framework.PodInfo
+
+	// Rewinding (rewind.go).
+	replaying    bool
+	log          []op
+	checkpoints  []*checkpoint
+	ckptInterval int
+}
+
+var _ API = (*Engine)(nil)
+
+// New builds an engine over nodes (in the order they were added to the
+// cluster), pods (bound ones are placed, pending ones queued in creation
+// order) and the other objects plugins read. The inputs are kept for
+// rewinding and must not be mutated afterwards.
+func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine, error) {
+	if opts.Start.IsZero() {
+		opts.Start = scheduler.Epoch
+	}
+	if opts.CheckpointInterval <= 0 {
+		opts.CheckpointInterval = 256
+	}
+	if opts.MaxCheckpoints < 2 {
+		opts.MaxCheckpoints = 32
+	}
+	e := &Engine{opts: opts, nodes0: nodes, pods0: pods, objs0: objects, ckptInterval: opts.CheckpointInterval}
+	e.profile = profileOrder(opts.Config)
+	if err := e.build(true); err != nil {
+		return nil, err
+	}
+	e.start, e.now = opts.Start, opts.Start
+	e.nodeOrder = append([]*v1.Node(nil), nodes...)
+	e.cursor = Cursor{Attempt: -1}
+	// The scheduler's New nominated every pod with a status nomination;
+	// upstream's nominator only learns of pods the queue adds.
+	e.sched.Nominator().Reset()
+	for _, p := range bySchedulingOrder(pods) {
+		if p.Spec.NodeName == "" && !terminal(p) && e.responsible(p) {
+			e.q.Add(p)
+		}
+	}
+	if err := e.checkpoint(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// profileOrder is the profiles' scheduler names in config order.
+func profileOrder(cfg *configv1.KubeSchedulerConfiguration) []string {
+	var out []string
+	if cfg != nil {
+		for _, p := range cfg.Profiles {
+			name := v1.DefaultSchedulerName
+			if p.SchedulerName != nil && *p.SchedulerName != "" {
+				name = *p.SchedulerName
+			}
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{v1.DefaultSchedulerName}
+	}
+	return out
+}
+
+// terminal reports a pod in phase Succeeded or Failed: the scheduler's pod
+// informer excludes them (field selector), so they neither hold resources
+// nor get scheduled.
+func terminal(p *v1.Pod) bool {
+	return p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed
+}
+
+// bySchedulingOrder orders pending pods as the informer would have added
+// them to a running scheduler: by creation time, file order breaking ties.
+func bySchedulingOrder(pods []*v1.Pod) []*v1.Pod {
+	out := append([]*v1.Pod(nil), pods...)
+	stableSortPods(out)
+	return out
+}
+
+// build makes a fresh scheduler and queue wired to the engine, over the
+// initial cluster, or over nothing when restore is about to replace the
+// state.
+func (e *Engine) build(withInputs bool) error {
+	nodes, pods, objs := e.nodes0, e.pods0, e.objs0
+	if !withInputs {
+		nodes, pods, objs = nil, nil, nil
+	}
+	s, err := scheduler.New(nodes, pods, objs, scheduler.Options{
+		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock,
+	})
+	if err != nil {
+		return err
+	}
+	s.UsePCG(scheduler.NewPCG(e.opts.Seed))
+	s.SetPreemptionActuator(e.onPreemption)
+	s.SetBindObserver(e.onBound)
+	s.Nominator().SetResolver(e.resolveNominated)
+	profiles := map[string]queue.Profile{}
+	for name, f := range s.Profiles() {
+		profiles[name] = f
+	}
+	first := s.Profile(e.profile[0])
+	if first == nil {
+		return fmt.Errorf("no profile %q", e.profile[0])
+	}
+	qopts := queue.Options{
+		Clock: e.clock, Less: first.QueueSortLess, Profiles: profiles, ProfileOrder: e.profile,
+		Nominator: s.QueueNominator(), OnMove: e.onMove,
+	}
+	if cfg := e.opts.Config; cfg != nil {
+		if cfg.PodInitialBackoffSeconds != nil {
+			qopts.PodInitialBackoffDuration = time.Duration(*cfg.PodInitialBackoffSeconds) * time.Second
+		}
+		if cfg.PodMaxBackoffSeconds != nil {
+			qopts.PodMaxBackoffDuration = time.Duration(*cfg.PodMaxBackoffSeconds) * time.Second
+		}
+	}
+	q, err := queue.New(qopts)
+	if err != nil {
+		return err
+	}
+	e.sched, e.q = s, q
+	e.preempting = map[types.UID]bool{}
+	e.lastGen = map[types.UID]uint64{}
+	e.stubs = map[types.UID]*framework.PodInfo{}
+	return nil
+}
+
+func (e *Engine) clock() time.Time { return e.now }
+
+func (e *Engine) responsible(p *v1.Pod) bool { return e.sched.Profile(p.Spec.SchedulerName) != nil }
+
+// Scheduler is the scheduling core at the engine's current state. Rewind
+// replaces it: do not keep it across a Rewind.
+func (e *Engine) Scheduler() *scheduler.Scheduler { return e.sched }
+
+// Pod returns the current object of a pod ("namespace/name"), or nil.
+func (e *Engine) Pod(key string) *v1.Pod {
+	ns, name := splitKey(key)
+	p, err := e.sched.Objects().Pod(ns, name)
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// resolveNominated maps a nominator entry to the queue's current PodInfo;
+// a pod not in the queue (in flight) is a stub with only its name and UID,
+// as upstream's nominatedPodToInfo returns.
+func (e *Engine) resolveNominated(pi *framework.PodInfo) *framework.PodInfo {
+	if cur, ok := e.q.PodInfo(pi.Pod.Namespace, pi.Pod.Name); ok {
+		return cur
+	}
+	if s, ok := e.stubs[pi.Pod.UID]; ok {
+		return s
+	}
+	stub := &v1.Pod{}
+	stub.Name, stub.Namespace, stub.UID = pi.Pod.Name, pi.Pod.Namespace, pi.Pod.UID
+	s := framework.NewPodInfo(stub)
+	e.stubs[pi.Pod.UID] = s
+	return s
+}
+
+// bump records a cluster change.
+func (e *Engine) bump() { e.gen++ }
+
+// onMove turns queue moves into timeline events and notes PreEnqueue
+// evaluations for quiescence.
+func (e *Engine) onMove(m queue.Move) {
+	if m.To == queue.Gated {
+		e.lastGen[m.Pod.UID] = e.gen
+	}
+	if m.From == m.To {
+		return
+	}
+	e.event(Event{Kind: EventQueueMove, Pod: key(m.Pod), From: QueueName(m.From), To: QueueName(m.To),
+		Reason: m.Event, Message: gatingMessage(m)})
+}
+
+func gatingMessage(m queue.Move) string {
+	if m.GatingPlugin == "" {
+		return ""
+	}
+	return m.GatingPlugin + ": " + m.GatingMessage
+}
+
+func (e *Engine) event(ev Event) {
+	ev.Seq = len(e.timeline) + 1
+	if ev.Time.IsZero() {
+		ev.Time = e.now
+	}
+	if ev.Kind != EventAttempt {
+		ev.Attempt = -1
+	}
+	e.timeline = append(e.timeline, ev)
+}
+
+func key(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
+
+func splitKey(k string) (string, string) {
+	for i := 0; i < len(k); i++ {
+		if k[i] == '/' {
+			return k[:i], k[i+1:]
+		}
+	}
+	return "default", k
+}
+
+// errQuiescent ends a step that found nothing to do.
+var errQuiescent = errors.New("quiescent")
+
+// maxIdleJumps bounds the time jumps one step may take without an attempt
+// or quiescence; reaching it means the engine is cycling (a bug), and the
+// step gives up rather than hang.
+const maxIdleJumps = 1 << 20
+
+// step makes one scheduling attempt, first running whatever is due and, if
+// nothing is poppable, jumping to the next due event. With a non-zero
+// limit, time never passes limit (RunUntil). With stopBeforeAttempt the
+// popped pod is returned without scheduling it (Fork). It returns
+// errQuiescent when there is nothing left to do (or nothing before limit).
+func (e *Engine) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
+	for jumps := 0; ; jumps++ {
+		e.settle()
+		if e.q.Poppable() {
+			break
+		}
+		if strict && e.quiescent() {
+			return nil, nil, errQuiescent
+		}
+		t, ok := e.nextDue()
+		if !ok || (!limit.IsZero() && t.After(limit)) || jumps >= maxIdleJumps {
+			return nil, nil, errQuiescent
+		}
+		e.now = t
+	}
+	pi, _ := e.q.Pop()
+	if stopBeforeAttempt {
+		return nil, pi, nil
+	}
+	a := e.attempt(pi)
+	if d := e.opts.AttemptDuration; d > 0 {
+		end := e.now.Add(d)
+		for {
+			t, ok := e.nextDue()
+			if !ok || t.After(end) {
+				break
+			}
+			e.now = t
+			e.settle()
+		}
+		e.now = end
+	}
+	return a, nil, nil
+}
+
+// attempt schedules one popped pod and handles the outcome as the
+// scheduling and binding cycles and handleSchedulingFailure do.
+func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
+	pod := pi.Pod
+	uid := pod.UID
+	genAtStart := e.gen
+	e.decision, e.volumeWrites = nil, nil
+	a := e.sched.ScheduleOne(pod)
+	// The pod passed PreEnqueue before it could be popped.
+	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}
+	e.attempts = append(e.attempts, a)
+	idx := len(e.attempts) - 1
+	e.lastGen[uid] = genAtStart
+	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
+	switch a.Outcome {
+	case record.Scheduled:
+		e.q.Done(uid)
+		e.bound(pod)
+	case record.Skipped:
+		e.q.Done(uid)
+	default:
+		e.failed(pi, a)
+	}
+	if d := e.decision; d != nil {
+		e.decision = nil
+		e.event(Event{Kind: EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
+			Reason: d.record.DecidedBy, Message: a.Message})
+		if len(d.victims) > 0 {
+			e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
+		}
+	}
+	return a
+}
+
+// bound applies a successful binding as the informer reports it: the
+// assigned pod's add event, the pending pod's removal from the queue, then
+// the volume writes PreBind made.
+func (e *Engine) bound(oldPod *v1.Pod) {
+	cur := e.Pod(key(oldPod))
+	e.bump()
+	if cur != nil {
+		e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodAdd, nil, cur, nil)
+	}
+	e.q.Delete(oldPod)
+	writes := e.volumeWrites
+	e.volumeWrites = nil
+	for _, obj := range writes {
+		e.storeObject(obj)
+	}
+}
+
+// failed is handleSchedulingFailure after the cycle's own part
+// (nomination, status nomination) which ScheduleOne already applied.
+func (e *Engine) failed(pi *framework.QueuedPodInfo, a *record.Attempt) {
+	pod := pi.Pod
+	info := *pi
+	info.UnschedulablePlugins = sets.New[string]()
+	info.PendingPlugins = sets.New[string]()
+	if a.Outcome == record.Unschedulable {
+		// A rejection is a FitError (or no nodes at all, which records no
+		// plugin): its diagnosis names the plugins whose events may help.
+		info.UnschedulablePlugins.Insert(a.UnschedulablePlugins...)
+		info.PendingPlugins.Insert(a.PendingPlugins...)
+	}
+	cached, err := e.sched.Objects().Pod(pod.Namespace, pod.Name)
+	switch {
+	case err != nil || cached.Spec.NodeName != "":
+		// Gone or bound meanwhile: not requeued.
+		e.q.Done(pod.UID)
+	case cached.UID != pod.UID:
+		// Recreated while in flight: upstream returns without touching it.
+		e.q.Done(pod.UID)
+		return
+	default:
+		// Upstream requeues a fresh PodInfo of the informer's copy, which
+		// is still the popped pod: the status patch arrives afterwards.
+		if err := e.q.AddUnschedulablePodIfNotPresent(&info); err != nil {
+			e.event(Event{Kind: EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
+		}
+	}
+	if cached == nil || cached.Spec.NodeName != "" || cached.UID != pod.UID {
+		return
+	}
+	if cached.Status.NominatedNodeName != pod.Status.NominatedNodeName {
+		e.bump()
+	}
+	// The status patch (PodScheduled condition and nomination) comes back
+	// as an update of the pending pod.
+	reason := v1.PodReasonSchedulerError
+	if a.Outcome == record.Unschedulable {
+		reason = v1.PodReasonUnschedulable
+	}
+	updated := withScheduledCondition(cached, reason, a.Message, e.now)
+	if updated != cached {
+		e.sched.SetPendingPod(updated)
+	}
+	if updated != pod {
+		e.unscheduledPodUpdated(pod, updated)
+	}
+}
+
+// ScheduleAttemptFailureError labels a requeue the queue refused.
+const ScheduleAttemptFailureError = "ScheduleAttemptFailureError"
+
+// withScheduledCondition returns pod with PodScheduled=False and the given
+// reason and message, or pod itself when the condition already says so.
+func withScheduledCondition(pod *v1.Pod, reason, msg string, now time.Time) *v1.Pod {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == reason && c.Message == msg {
+			return pod
+		}
+	}
+	out := pod.DeepCopy()
+	cond := v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: reason, Message: msg}
+	cond.LastTransitionTime.Time = now
+	for i, c := range out.Status.Conditions {
+		if c.Type == v1.PodScheduled {
+			if c.Status == cond.Status {
+				cond.LastTransitionTime = c.LastTransitionTime
+			}
+			out.Status.Conditions[i] = cond
+			return out
+		}
+	}
+	out.Status.Conditions = append(out.Status.Conditions, cond)
+	return out
+}
+
+// settle runs everything due at or before now: engine timers in order,
+// then the backoffQ flush and the leftover flush if a tick falls now.
+func (e *Engine) settle() {
+	for {
+		if t := e.timers.peek(); t != nil && !t.at.After(e.now) {
+			e.timers.pop()
+			e.fire(t)
+			continue
+		}
+		break
+	}
+	if e.isBackoffTick(e.now) && e.now.After(e.lastBackoffFlush) {
+		if rel, ok := e.q.NextBackoffRelease(); ok && !rel.After(e.now) {
+			e.lastBackoffFlush = e.now
+			e.q.FlushBackoffQCompleted()
+		}
+	}
+	if e.isLeftoverTick(e.now) && e.now.After(e.lastLeftoverFlush) {
+		if to, ok := e.q.NextUnschedulableTimeout(); ok && e.now.After(to) {
+			e.lastLeftoverFlush = e.now
+			e.q.FlushUnschedulablePodsLeftover()
+		}
+	}
+}
+
+// isBackoffTick: the backoffQ flush runs at every whole second after the
+// start (waitUntilAlignedWithOrderingWindow, then a 1-second ticker).
+func (e *Engine) isBackoffTick(t time.Time) bool {
+	return t.After(e.start) && t.Equal(t.Truncate(queue.BackoffOrderingWindow))
+}
+
+// isLeftoverTick: the leftover flush runs at the start and every 30s.
+func (e *Engine) isLeftoverTick(t time.Time) bool {
+	d := t.Sub(e.start)
+	return d >= 0 && d%queue.UnschedulableFlushPeriod == 0
+}
+
+// nextDue is the next instant something happens without an external
+// event: a timer, a backoff tick that releases a pod, or a leftover tick
+// that moves one.
+func (e *Engine) nextDue() (time.Time, bool) {
+	var best time.Time
+	found := false
+	consider := func(t time.Time) {
+		if !found || t.Before(best) {
+			best, found = t, true
+		}
+	}
+	if t := e.timers.peek(); t != nil {
+		consider(t.at)
+	}
+	if rel, ok := e.q.NextBackoffRelease(); ok {
+		after := e.now
+		if !e.lastBackoffFlush.Before(e.now) {
+			after = e.now.Add(time.Nanosecond)
+		}
+		if rel.After(after) {
+			after = rel
+		}
+		consider(e.ceilBackoffTick(after))
+	}
+	if to, ok := e.q.NextUnschedulableTimeout(); ok {
+		after := to.Add(time.Nanosecond)
+		if after.Before(e.now) {
+			after = e.now
+		}
+		if !e.lastLeftoverFlush.Before(after) {
+			after = e.lastLeftoverFlush.Add(time.Nanosecond)
+		}
+		consider(e.ceilLeftoverTick(after))
+	}
+	return best, found
+}
+
+// ceilBackoffTick is the first backoff tick at or after t.
+func (e *Engine) ceilBackoffTick(t time.Time) time.Time {
+	if !t.After(e.start) {
+		t = e.start.Add(time.Nanosecond)
+	}
+	c := t.Truncate(queue.BackoffOrderingWindow)
+	if c.Before(t) {
+		c = c.Add(queue.BackoffOrderingWindow)
+	}
+	return c
+}
+
+// ceilLeftoverTick is the first leftover tick at or after t.
+func (e *Engine) ceilLeftoverTick(t time.Time) time.Time {
+	if !t.After(e.start) {
+		return e.start
+	}
+	d := t.Sub(e.start)
+	n := d / queue.UnschedulableFlushPeriod
+	if d%queue.UnschedulableFlushPeriod != 0 {
+		n++
+	}
+	return e.start.Add(n * queue.UnschedulableFlushPeriod)
+}
+
+// quiescent reports that no pod will move again without an external
+// event, except through periodic flushes whose retries are known to end
+// the same way. Precisely: nothing is poppable, no timer (victim
+// termination, preemption API calls, scheduled change) is pending, and
+// every pod left in the unschedulable pool or the error backoff heap was
+// last attempted (or, if gated, last evaluated by PreEnqueue) with the
+// cluster exactly as it is now. Scheduling is a deterministic function of
+// the cluster, the pod and its nomination, so a retry would fail again
+// and the flushes would repeat forever. Pods gated by SchedulingGates are
+// settled whatever changed: only an update of the pod itself can ungate
+// them.
+func (e *Engine) quiescent() bool {
+	if e.q.Poppable() || e.timers.Len() > 0 {
+		return false
+	}
+	settled := true
+	check := func(pi *framework.QueuedPodInfo) {
+		if !settled {
+			return
+		}
+		if pi.Gated() && pi.GatingPlugin == names.SchedulingGates {
+			return
+		}
+		if g, ok := e.lastGen[pi.Pod.UID]; !ok || g != e.gen {
+			settled = false
+		}
+	}
+	e.q.ForEachUnschedulable(check)
+	e.q.ForEachErrorBackoff(check)
+	return settled
+}
+
+// pendingPreemption is a decision handed over by the cycle.
+type pendingPreemption struct {
+	preemptor *v1.Pod
+	node      string
+	record    *record.Preemption
+	victims   []string // namespace/name of the victims to delete, in order
+}
+
+// onPreemption is the cycle's preemption hook: upstream's
+// prepareCandidateAsync marks the preemptor and starts a goroutine; the
+// engine runs the goroutine's API calls as a timer after the failure
+// handler (see Options.PreemptionAPIDelay).
+func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
+	c := p.Candidates[p.Chosen]
+	d := &pendingPreemption{preemptor: preemptor, node: c.Node, record: p}
+	for _, v := range c.Victims {
+		ns, name := splitKey(v.Pod)
+		cur, err := e.sched.Objects().Pod(ns, name)
+		if err != nil || cur.DeletionTimestamp != nil {
+			// Already being deleted: no API call for it.
+			continue
+		}
+		d.victims = append(d.victims, v.Pod)
+	}
+	e.decision = d
+	if len(d.victims) == 0 {
+		return
+	}
+	e.setPreempting(preemptor, true)
+}
+
+func (e *Engine) setPreempting(pod *v1.Pod, on bool) {
+	if on {
+		e.preempting[pod.UID] = true
+	} else {
+		delete(e.preempting, pod.UID)
+	}
+	if f := e.sched.Profile(pod.Spec.SchedulerName); f != nil {
+		if pl, ok := f.Plugin(names.DefaultPreemption).(interface{ SetPreempting(string, bool) }); ok {
+			pl.SetPreempting(string(pod.UID), on)
+		}
+	}
+}
+
+// priorityOf is the pod's priority.
+func priorityOf(p *v1.Pod) int32 { return corev1helpers.PodPriority(p) }

@@ -1,0 +1,296 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/queue"
+)
+
+// Rewinding is deterministic replay. Everything that changes the engine
+// goes through an op (a step, an applied change, a clock advance) which is
+// logged; a run is a pure function of the inputs, the options and the op
+// log. Every CheckpointInterval attempts the whole state is captured
+// (NodeInfo copies shared with the previous checkpoint where unchanged, the
+// object store, nominations, the queue's bookkeeping, timers, counters, the
+// random source's state). Rewind restores the last checkpoint at or before
+// the target into a freshly built scheduler (fresh plugins: none keeps
+// memory of the undone future) and replays the ops in between.
+//
+// Cost: a rewind is one restore (O(nodes + pods + objects) copies) plus at
+// most CheckpointInterval attempts of replay, independent of the run's
+// length, so stepping backwards repeatedly through a long run is linear,
+// not quadratic. A checkpoint costs O(nodes) pointers, O(pods) queue
+// entries, an object-store copy and a copy of each NodeInfo that changed
+// since the previous checkpoint; MaxCheckpoints bounds their number by
+// thinning them (every other one dropped, interval doubled), which at
+// worst doubles the replay bound.
+
+type opKind uint8
+
+const (
+	opStep opKind = iota
+	opApply
+	opAdvance
+)
+
+type op struct {
+	kind   opKind
+	limit  time.Time
+	strict bool
+	change ClusterChange
+	until  time.Time
+	// attempts is the number of attempts after the op.
+	attempts int
+}
+
+func (e *Engine) logOp(o op) {
+	if e.replaying {
+		return
+	}
+	o.attempts = len(e.attempts)
+	e.log = append(e.log, o)
+	if len(e.attempts)-e.lastCheckpointAttempts() >= e.ckptInterval {
+		if err := e.checkpoint(); err != nil {
+			// A failed capture only costs replay time on rewind.
+			e.event(Event{Kind: EventCluster, Reason: "Checkpoint", Message: err.Error()})
+		}
+	}
+}
+
+// checkpoint is the engine at one op boundary.
+type checkpoint struct {
+	ops      int
+	attempts int
+	timeline int
+	sched    *scheduler.State
+	queue    *queue.State
+
+	now, lastBackoffFlush, lastLeftoverFlush time.Time
+	timers                                   []timer
+	timerSeq                                 uint64
+	preempting                               []types.UID
+	nodeOrder                                []*v1.Node
+	gen                                      uint64
+	lastGen                                  map[types.UID]uint64
+	cursor                                   Cursor
+}
+
+func (e *Engine) lastCheckpointAttempts() int {
+	if len(e.checkpoints) == 0 {
+		return 0
+	}
+	return e.checkpoints[len(e.checkpoints)-1].attempts
+}
+
+func (e *Engine) checkpoint() error {
+	var prev *scheduler.State
+	if n := len(e.checkpoints); n > 0 {
+		prev = e.checkpoints[n-1].sched
+	}
+	ss, err := e.sched.CaptureState(prev)
+	if err != nil {
+		return err
+	}
+	qs, err := e.q.Export()
+	if err != nil {
+		return err
+	}
+	c := &checkpoint{
+		ops: len(e.log), attempts: len(e.attempts), timeline: len(e.timeline), sched: ss, queue: qs,
+		now: e.now, lastBackoffFlush: e.lastBackoffFlush, lastLeftoverFlush: e.lastLeftoverFlush,
+		timerSeq: e.timerSeq, nodeOrder: append([]*v1.Node(nil), e.nodeOrder...), gen: e.gen,
+		lastGen: make(map[types.UID]uint64, len(e.lastGen)), cursor: e.cursor,
+	}
+	for _, t := range e.timers {
+		c.timers = append(c.timers, *t)
+	}
+	for uid := range e.preempting {
+		c.preempting = append(c.preempting, uid)
+	}
+	for k, v := range e.lastGen {
+		c.lastGen[k] = v
+	}
+	e.checkpoints = append(e.checkpoints, c)
+	if len(e.checkpoints) > e.opts.MaxCheckpoints {
+		// Keep the first and every other one after it.
+		kept := e.checkpoints[:1]
+		for i := 2; i < len(e.checkpoints); i += 2 {
+			kept = append(kept, e.checkpoints[i])
+		}
+		if last := e.checkpoints[len(e.checkpoints)-1]; kept[len(kept)-1] != last {
+			kept = append(kept, last)
+		}
+		e.checkpoints = kept
+		e.ckptInterval *= 2
+	}
+	return nil
+}
+
+// restore rebuilds the engine at checkpoint c.
+func (e *Engine) restore(c *checkpoint) error {
+	if err := e.build(false); err != nil {
+		return err
+	}
+	if err := e.sched.RestoreState(c.sched); err != nil {
+		return err
+	}
+	if err := e.q.Import(c.queue); err != nil {
+		return err
+	}
+	e.now, e.lastBackoffFlush, e.lastLeftoverFlush = c.now, c.lastBackoffFlush, c.lastLeftoverFlush
+	e.timers = e.timers[:0]
+	for i := range c.timers {
+		t := c.timers[i]
+		e.timers = append(e.timers, &t)
+	}
+	// The copied slice is already in heap order.
+	e.timerSeq = c.timerSeq
+	e.nodeOrder = append([]*v1.Node(nil), c.nodeOrder...)
+	e.gen = c.gen
+	for k, v := range c.lastGen {
+		e.lastGen[k] = v
+	}
+	for _, t := range e.timers {
+		if t.kind == timerActuate {
+			if inSet(c.preempting, t.preemption.preemptor.UID) {
+				e.setPreempting(t.preemption.preemptor, true)
+			}
+		}
+	}
+	// Full slice expressions: replay appends to fresh arrays, so slices
+	// handed out before the rewind keep their contents.
+	e.attempts = e.attempts[:c.attempts:c.attempts]
+	e.timeline = e.timeline[:c.timeline:c.timeline]
+	e.cursor = c.cursor
+	e.decision, e.volumeWrites = nil, nil
+	return nil
+}
+
+func inSet(s []types.UID, u types.UID) bool {
+	for _, x := range s {
+		if x == u {
+			return true
+		}
+	}
+	return false
+}
+
+// replay re-executes logged ops [from, to).
+func (e *Engine) replay(from, to int) {
+	e.replaying = true
+	defer func() { e.replaying = false }()
+	for i := from; i < to; i++ {
+		o := e.log[i]
+		switch o.kind {
+		case opStep:
+			if a, _, err := e.step(o.limit, o.strict, false); err == nil && a != nil {
+				e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: lastPhase(a)}
+			}
+		case opApply:
+			if !o.change.At.After(e.now) {
+				_ = e.applyNow(o.change)
+			} else {
+				e.addTimer(&timer{at: o.change.At, kind: timerApply, change: o.change})
+			}
+		case opAdvance:
+			if e.now.Before(o.until) {
+				e.now = o.until
+			}
+		}
+	}
+}
+
+// opsBefore is the number of ops executed before the op that made attempt
+// index i (0-based).
+func (e *Engine) opsBefore(i int) int {
+	for k, o := range e.log {
+		if o.attempts > i {
+			return k
+		}
+	}
+	return len(e.log)
+}
+
+// checkpointAtOrBefore is the last checkpoint taken at or before op k.
+func (e *Engine) checkpointAtOrBefore(k int) *checkpoint {
+	var best *checkpoint
+	for _, c := range e.checkpoints {
+		if c.ops <= k {
+			best = c
+		}
+	}
+	return best
+}
+
+// Rewind undoes the last n attempts: the engine returns to the moment just
+// before attempt len-n started (clock, queue, cluster, timeline), and
+// forgets what followed, including changes applied afterwards. Stepping
+// again replays the same attempts (runs are deterministic).
+func (e *Engine) Rewind(n int) error {
+	target := len(e.attempts) - n
+	if n <= 0 || target < 0 {
+		return fmt.Errorf("cannot rewind %d of %d attempts", n, len(e.attempts))
+	}
+	k := e.opsBefore(target)
+	c := e.checkpointAtOrBefore(k)
+	if c == nil {
+		return fmt.Errorf("no checkpoint before attempt %d", target)
+	}
+	if err := e.restore(c); err != nil {
+		return err
+	}
+	e.replay(c.ops, k)
+	e.log = e.log[:k]
+	// Checkpoints after the target belong to the undone future.
+	kept := e.checkpoints[:0]
+	for _, cp := range e.checkpoints {
+		if cp.ops <= k {
+			kept = append(kept, cp)
+		}
+	}
+	e.checkpoints = kept
+	if len(e.attempts) > 0 {
+		e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: lastPhase(e.attempts[len(e.attempts)-1])}
+	} else {
+		e.cursor = Cursor{Attempt: -1}
+	}
+	return nil
+}
+
+// Fork returns a separate scheduler holding the cluster exactly as attempt
+// i saw it, and the pod as attempt i popped it. The engine is untouched;
+// the fork may be scheduled on freely (what-if edits).
+func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
+	if i < 0 || i >= len(e.attempts) {
+		return nil, nil, fmt.Errorf("no attempt %d (have %d)", i, len(e.attempts))
+	}
+	k := e.opsBefore(i)
+	c := e.checkpointAtOrBefore(k)
+	if c == nil {
+		return nil, nil, fmt.Errorf("no checkpoint before attempt %d", i)
+	}
+	f := &Engine{opts: e.opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
+		start: e.start, log: e.log[:k:k], ckptInterval: e.ckptInterval,
+		attempts: e.attempts[:c.attempts:c.attempts], timeline: e.timeline[:c.timeline:c.timeline]}
+	if err := f.restore(c); err != nil {
+		return nil, nil, err
+	}
+	f.replay(c.ops, k)
+	o := e.log[k]
+	f.replaying = true
+	_, pi, err := f.step(o.limit, o.strict, true)
+	if err != nil || pi == nil {
+		return nil, nil, fmt.Errorf("replaying to attempt %d: nothing to pop", i)
+	}
+	// The fork is handed out on its own: detach the engine's hooks.
+	s := f.sched
+	s.SetPreemptionActuator(nil)
+	s.SetBindObserver(nil)
+	s.Nominator().SetResolver(nil)
+	return s, pi.Pod, nil
+}

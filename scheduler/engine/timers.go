@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"container/heap"
+	"fmt"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/schedtui/schedtui/scheduler/queue"
+)
+
+type timerKind uint8
+
+const (
+	// timerActuate runs a preemption's API calls.
+	timerActuate timerKind = iota
+	// timerTerminate removes a victim whose grace period has passed.
+	timerTerminate
+	// timerApply applies a scheduled cluster change.
+	timerApply
+)
+
+// timer is something the engine does at a virtual time. Timers due at the
+// same instant fire in the order they were set.
+type timer struct {
+	at   time.Time
+	seq  uint64
+	kind timerKind
+
+	preemption *pendingPreemption
+	// victim: the pod to remove (namespace/name and UID, so that a
+	// recreated pod of the same name is left alone), its node and who
+	// preempted it.
+	victim    string
+	victimUID string
+	node      string
+	preemptor string
+	change    ClusterChange
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(*timer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return t
+}
+
+func (h *timerHeap) peek() *timer {
+	if len(*h) == 0 {
+		return nil
+	}
+	return (*h)[0]
+}
+
+func (h *timerHeap) pop() *timer { return heap.Pop(h).(*timer) }
+
+func (e *Engine) addTimer(t *timer) {
+	e.timerSeq++
+	t.seq = e.timerSeq
+	heap.Push(&e.timers, t)
+}
+
+func (e *Engine) fire(t *timer) {
+	switch t.kind {
+	case timerActuate:
+		e.actuate(t.preemption)
+	case timerTerminate:
+		e.terminate(t)
+	case timerApply:
+		if err := e.applyNow(t.change); err != nil {
+			e.event(Event{Kind: EventCluster, Reason: string(t.change.Kind), Message: "not applied: " + err.Error()})
+		}
+	}
+}
+
+// DefaultTerminationGracePeriod is the API default of
+// terminationGracePeriodSeconds.
+const DefaultTerminationGracePeriod = 30 * time.Second
+
+// actuate is the async preemption goroutine's work, in its order: clear
+// the nominations of lower-priority pods nominated to the node, then, for
+// each victim, the DisruptionTarget condition and the DELETE (which sets
+// deletionTimestamp = now + grace period); the pods leave the cluster when
+// their grace period ends. Once the last victim has its deletionTimestamp
+// the preemptor is no longer gated.
+func (e *Engine) actuate(d *pendingPreemption) {
+	prio := priorityOf(d.preemptor)
+	var cleared []string
+	for _, pi := range e.sched.Nominator().NominatedPodsForNode(d.node) {
+		if priorityOf(pi.Pod) >= prio || pi.Pod.Status.NominatedNodeName == "" {
+			// clearNominatedNodeName skips pods whose (queue) copy has no
+			// status nomination, e.g. the stub of a pod in flight.
+			continue
+		}
+		cur := e.Pod(key(pi.Pod))
+		if cur == nil || cur.Spec.NodeName != "" || cur.Status.NominatedNodeName == "" {
+			continue
+		}
+		upd := cur.DeepCopy()
+		upd.Status.NominatedNodeName = ""
+		e.bump()
+		e.sched.SetPendingPod(upd)
+		if e.responsible(cur) {
+			e.unscheduledPodUpdated(cur, upd)
+		}
+		cleared = append(cleared, key(cur))
+	}
+	// Assigned, not appended: a replay after a rewind actuates again.
+	d.record.NominatedPodsCleared = cleared
+	msg := fmt.Sprintf("%s: preempting to accommodate a higher priority pod", d.preemptor.Spec.SchedulerName)
+	for _, v := range d.victims {
+		cur := e.Pod(v)
+		if cur == nil || cur.DeletionTimestamp != nil || cur.Spec.NodeName == "" {
+			continue
+		}
+		marked := withDisruptionTarget(cur, msg, e.now)
+		if marked != cur {
+			e.updateAssigned(cur, marked)
+		}
+		grace := DefaultTerminationGracePeriod
+		if g := marked.Spec.TerminationGracePeriodSeconds; g != nil && *g >= 0 {
+			grace = time.Duration(*g) * time.Second
+		}
+		deleting := marked.DeepCopy()
+		ts := metav1.NewTime(e.now.Add(grace))
+		deleting.DeletionTimestamp = &ts
+		secs := int64(grace / time.Second)
+		deleting.DeletionGracePeriodSeconds = &secs
+		e.updateAssigned(marked, deleting)
+		e.event(Event{Kind: EventCluster, Pod: v, Node: cur.Spec.NodeName, Reason: "Preempted",
+			Message: fmt.Sprintf("Preempted by pod %s on node %s", d.preemptor.UID, d.node)})
+		e.addTimer(&timer{at: e.now.Add(grace), kind: timerTerminate, victim: v, victimUID: string(cur.UID),
+			node: cur.Spec.NodeName, preemptor: key(d.preemptor)})
+	}
+	e.setPreempting(d.preemptor, false)
+}
+
+// withDisruptionTarget adds (or updates) the DisruptionTarget condition.
+func withDisruptionTarget(pod *v1.Pod, msg string, now time.Time) *v1.Pod {
+	cond := v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler, Message: msg}
+	cond.LastTransitionTime.Time = now
+	for i, c := range pod.Status.Conditions {
+		if c.Type != v1.DisruptionTarget {
+			continue
+		}
+		if c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
+			return pod
+		}
+		out := pod.DeepCopy()
+		out.Status.Conditions[i] = cond
+		return out
+	}
+	out := pod.DeepCopy()
+	out.Status.Conditions = append(out.Status.Conditions, cond)
+	return out
+}
+
+// terminate removes a victim at the end of its grace period: the assigned
+// pod's delete event.
+func (e *Engine) terminate(t *timer) {
+	cur := e.Pod(t.victim)
+	if cur == nil || string(cur.UID) != t.victimUID || cur.Spec.NodeName == "" {
+		return
+	}
+	e.bump()
+	e.sched.RemoveAssignedPod(cur)
+	e.event(Event{Kind: EventEviction, Pod: t.victim, Node: t.node, Reason: "Preempted by " + t.preemptor, Preemptor: t.preemptor})
+	e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, cur, nil, nil)
+}

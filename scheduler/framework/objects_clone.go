@@ -1,0 +1,41 @@
+package framework
+
+import v1 "k8s.io/api/core/v1"
+
+// Clone copies the store: maps and listing order are copied, the objects
+// are shared (stored objects are replaced, never mutated).
+func (o *ObjectStore) Clone() *ObjectStore {
+	c := NewObjectStore()
+	c.CopyFrom(o)
+	return c
+}
+
+// CopyFrom makes o hold exactly what src holds, in place, so that plugins
+// built over o see the new contents.
+func (o *ObjectStore) CopyFrom(src *ObjectStore) {
+	copyStore(o.pods, src.pods)
+	copyStore(o.pvcs, src.pvcs)
+	copyStore(o.pvs, src.pvs)
+	copyStore(o.classes, src.classes)
+	copyStore(o.csiNodes, src.csiNodes)
+	copyStore(o.csiDrivers, src.csiDrivers)
+	copyStore(o.capacities, src.capacities)
+	copyStore(o.attachments, src.attachments)
+	copyStore(o.namespaces, src.namespaces)
+	copyStore(o.services, src.services)
+	copyStore(o.rcs, src.rcs)
+	copyStore(o.replicaSets, src.replicaSets)
+	copyStore(o.statefulSets, src.statefulSets)
+	copyStore(o.pdbs, src.pdbs)
+}
+
+// Pods lists the stored pods in the order they were first added.
+func (o *ObjectStore) Pods() []*v1.Pod { return o.pods.list("", nil) }
+
+func copyStore[T any](dst, src *store[T]) {
+	dst.items = make(map[string]T, len(src.items))
+	for k, v := range src.items {
+		dst.items[k] = v
+	}
+	dst.order = append(dst.order[:0:0], src.order...)
+}

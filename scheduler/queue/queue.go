@@ -1,0 +1,1069 @@
+// Package queue is kube-scheduler v1.37's scheduling queue for plain pods
+// (pkg/scheduler/backend/queue, spec §2): activeQ ordered by the profile's
+// QueueSort, the two backoff heaps with 1-second ordering windows, the
+// unschedulable pool with its 5-minute leftover flush, PreEnqueue gating,
+// queueing hints and the in-flight event replay.
+//
+// The queue never reads a wall clock, starts no goroutine and never
+// sleeps: time comes from Options.Clock, and upstream's two flush loops are
+// exposed as FlushBackoffQCompleted / FlushUnschedulablePodsLeftover plus
+// the due-time queries NextBackoffRelease / NextUnschedulableTimeout, which
+// the engine uses to jump virtual time.
+//
+// Where upstream depends on Go map order or on timestamps never colliding,
+// the queue is deterministic instead: see entry.seq and the unschedulable
+// pool's insertion order.
+package queue
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+// Constants of scheduling_queue.go and backoff_queue.go.
+const (
+	DefaultPodInitialBackoffDuration         = 1 * time.Second
+	DefaultPodMaxBackoffDuration             = 10 * time.Second
+	DefaultPodMaxInUnschedulablePodsDuration = 5 * time.Minute
+	// BackoffOrderingWindow is the width of a backoffQ ordering window and
+	// the period of the backoffQ flush.
+	BackoffOrderingWindow = time.Second
+	// UnschedulableFlushPeriod is the period of the leftover flush
+	// (wait.Until in PriorityQueue.Run).
+	UnschedulableFlushPeriod = 30 * time.Second
+)
+
+// Location says where a pod is. Gated pods live in the unschedulable pool
+// upstream; Location tells them apart because users ask about them apart.
+type Location string
+
+const (
+	NotQueued     Location = ""
+	Active        Location = "Active"
+	Backoff       Location = "Backoff"
+	Unschedulable Location = "Unschedulable"
+	Gated         Location = "Gated"
+	InFlight      Location = "InFlight"
+)
+
+// PopLabel marks a plain pop from activeQ in Move.Event. Upstream has no
+// label for it (only PopFromBackoffQ); the timeline still wants the move.
+const PopLabel = "Pop"
+
+// Move is a pod changing place, with the label of the event that moved it
+// (ClusterEvent.Label() for cluster events).
+type Move struct {
+	Time     time.Time
+	Pod      *v1.Pod
+	From, To Location
+	Event    string
+	// GatingPlugin and GatingMessage are set when To is Gated.
+	GatingPlugin, GatingMessage string
+}
+
+// Profile is what the queue needs from a scheduling profile
+// (runtime.Framework implements it).
+type Profile interface {
+	// RunPreEnqueuePlugins runs the PreEnqueue plugins, gatingFirst first,
+	// and returns the first non-success with its plugin name.
+	RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod, gatingFirst string) *framework.Status
+	EnqueueExtensions() []framework.EnqueueExtensions
+}
+
+// Nominator is the in-memory nomination store the queue keeps current.
+type Nominator interface {
+	AddNominatedPod(pi *framework.PodInfo, ni *framework.NominatingInfo)
+	UpdateNominatedPod(oldPod *v1.Pod, newPI *framework.PodInfo)
+	DeleteNominatedPodIfExists(pod *v1.Pod)
+}
+
+// Options configure a PriorityQueue.
+type Options struct {
+	// Clock is the (virtual) clock. Required.
+	Clock func() time.Time
+	// Backoff bounds (podInitialBackoffSeconds / podMaxBackoffSeconds);
+	// zero means upstream's defaults, 1s and 10s.
+	PodInitialBackoffDuration time.Duration
+	PodMaxBackoffDuration     time.Duration
+	// PodMaxInUnschedulablePodsDuration: zero means 5 minutes.
+	PodMaxInUnschedulablePodsDuration time.Duration
+	// Less is the QueueSort plugin's Less. Upstream takes it from the first
+	// profile (all profiles must share one QueueSort plugin). Required.
+	Less func(a, b *framework.QueuedPodInfo) bool
+	// Profiles by scheduler name, in a fixed order for reproducible hint
+	// maps.
+	Profiles     map[string]Profile
+	ProfileOrder []string
+	Nominator    Nominator
+	OnMove       func(Move)
+}
+
+type strategy int
+
+const (
+	queueSkip strategy = iota
+	queueAfterBackoff
+	queueImmediately
+)
+
+// where is the structure holding an entry.
+type where uint8
+
+const (
+	inNone where = iota
+	inActive
+	inBackoff
+	inErrorBackoff
+	inUnschedulable
+)
+
+// entry is a queued pod.
+type entry struct {
+	*framework.QueuedPodInfo
+	key string
+	// seq orders entries whose Timestamps tie. Upstream's timestamps come
+	// from a nanosecond clock and never tie in practice, so two pods with
+	// equal priority pop in the order their Timestamp was set; the virtual
+	// clock stands still during a burst, so seq (assigned with Timestamp)
+	// keeps that order instead of leaving it to the heap's layout.
+	seq           uint64
+	where         where
+	heapIndex     int
+	elem          *list.Element
+	gatingMessage string
+}
+
+func (e *entry) location() Location {
+	switch e.where {
+	case inActive:
+		return Active
+	case inBackoff, inErrorBackoff:
+		return Backoff
+	case inUnschedulable:
+		if e.Gated() {
+			return Gated
+		}
+		return Unschedulable
+	}
+	return NotQueued
+}
+
+// hintFn is a registered queueing hint with its plugin.
+type hintFn struct {
+	plugin string
+	fn     framework.QueueingHintFn
+}
+
+// registration is one registered event and the hints behind it, in
+// registration order (upstream uses a map; the outcome does not depend on
+// the order, the sequence of hint calls does).
+type registration struct {
+	event framework.ClusterEvent
+	fns   []hintFn
+}
+
+// inFlightEvent is a cluster event recorded while pods were in flight.
+type inFlightEvent struct {
+	event          framework.ClusterEvent
+	oldObj, newObj any
+}
+
+type inFlightPod struct {
+	elem *list.Element
+	pod  *v1.Pod
+}
+
+// PriorityQueue is the scheduling queue. It is not safe for concurrent use:
+// the engine drives it from one goroutine.
+type PriorityQueue struct {
+	opts       Options
+	initialBO  time.Duration
+	maxBO      time.Duration
+	maxUnsched time.Duration
+
+	pods         map[string]*entry // queued (not in flight), by namespace/name
+	active       *podHeap
+	backoff      *podHeap
+	errorBackoff *podHeap
+	unsched      *list.List // of *entry, in insertion order
+
+	inFlight       map[types.UID]*inFlightPod
+	inFlightEvents *list.List // *v1.Pod (a pod's pop) or *inFlightEvent
+
+	hints          map[string][]registration // by profile
+	pluginToEvents map[string][]framework.ClusterEvent
+	interest       map[framework.ClusterEvent]map[string]sets.Set[string] // event -> profile -> plugins
+
+	seq        uint64
+	schedCycle int64
+}
+
+// New builds a queue over the profiles' registered events.
+func New(opts Options) (*PriorityQueue, error) {
+	if opts.Clock == nil || opts.Less == nil {
+		return nil, fmt.Errorf("queue: Clock and Less are required")
+	}
+	q := &PriorityQueue{
+		opts:           opts,
+		initialBO:      opts.PodInitialBackoffDuration,
+		maxBO:          opts.PodMaxBackoffDuration,
+		maxUnsched:     opts.PodMaxInUnschedulablePodsDuration,
+		pods:           map[string]*entry{},
+		unsched:        list.New(),
+		inFlight:       map[types.UID]*inFlightPod{},
+		inFlightEvents: list.New(),
+		hints:          map[string][]registration{},
+		pluginToEvents: map[string][]framework.ClusterEvent{},
+		interest:       map[framework.ClusterEvent]map[string]sets.Set[string]{},
+	}
+	if q.initialBO <= 0 {
+		q.initialBO = DefaultPodInitialBackoffDuration
+	}
+	if q.maxBO <= 0 {
+		q.maxBO = DefaultPodMaxBackoffDuration
+	}
+	if q.maxUnsched <= 0 {
+		q.maxUnsched = DefaultPodMaxInUnschedulablePodsDuration
+	}
+	q.active = &podHeap{less: q.activeLess}
+	q.backoff = &podHeap{less: q.backoffLessWithPriority}
+	q.errorBackoff = &podHeap{less: q.backoffLess}
+	order := opts.ProfileOrder
+	if len(order) == 0 {
+		for name := range opts.Profiles {
+			order = append(order, name)
+		}
+		sort.Strings(order)
+	}
+	for _, name := range order {
+		p := opts.Profiles[name]
+		if p == nil {
+			continue
+		}
+		regs, err := buildHints(p.EnqueueExtensions())
+		if err != nil {
+			return nil, fmt.Errorf("profile %q: %w", name, err)
+		}
+		q.hints[name] = regs
+		for _, r := range regs {
+			for _, f := range r.fns {
+				q.pluginToEvents[f.plugin] = append(q.pluginToEvents[f.plugin], r.event)
+			}
+		}
+	}
+	return q, nil
+}
+
+// buildHints is buildQueueingHintMap: a nil hint always queues, Pod
+// registrations are unrolled into their three flavours, and a plugin that
+// registers no event is left out (only a self-update can requeue its pods).
+func buildHints(exts []framework.EnqueueExtensions) ([]registration, error) {
+	var regs []registration
+	index := map[framework.ClusterEvent]int{}
+	add := func(ev framework.ClusterEvent, h hintFn) {
+		i, ok := index[ev]
+		if !ok {
+			i = len(regs)
+			index[ev] = i
+			regs = append(regs, registration{event: ev})
+		}
+		regs[i].fns = append(regs[i].fns, h)
+	}
+	for _, e := range exts {
+		events, err := e.EventsToRegister(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range events {
+			fn := ev.QueueingHintFn
+			if fn == nil {
+				fn = func(*v1.Pod, any, any) (framework.QueueingHint, error) { return framework.Queue, nil }
+			}
+			h := hintFn{plugin: e.Name(), fn: fn}
+			if ev.Event.Resource == framework.Pod {
+				for _, u := range unrollPodEvent(ev.Event) {
+					add(u, h)
+				}
+			} else {
+				add(ev.Event, h)
+			}
+		}
+	}
+	return regs, nil
+}
+
+func (q *PriorityQueue) now() time.Time { return q.opts.Clock() }
+
+func (q *PriorityQueue) emit(e *entry, from, to Location, event string) {
+	if q.opts.OnMove == nil || from == to {
+		return
+	}
+	m := Move{Time: q.now(), Pod: e.Pod, From: from, To: to, Event: event}
+	if to == Gated {
+		m.GatingPlugin, m.GatingMessage = e.GatingPlugin, e.gatingMessage
+	}
+	q.opts.OnMove(m)
+}
+
+// activeLess is the QueueSort order, ties broken by seq.
+func (q *PriorityQueue) activeLess(a, b *entry) bool {
+	if q.opts.Less(a.QueuedPodInfo, b.QueuedPodInfo) {
+		return true
+	}
+	if q.opts.Less(b.QueuedPodInfo, a.QueuedPodInfo) {
+		return false
+	}
+	return a.seq < b.seq
+}
+
+// backoffLessWithPriority orders the plugin-rejected heap: earlier backoff
+// expiration first, then as activeQ (lessBackoffCompletedWithPriority).
+func (q *PriorityQueue) backoffLessWithPriority(a, b *entry) bool {
+	ta, tb := q.backoffTime(a), q.backoffTime(b)
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	return q.activeLess(a, b)
+}
+
+// backoffLess orders the error heap by expiration (lessBackoffCompleted);
+// seq breaks ties so that flush order is reproducible.
+func (q *PriorityQueue) backoffLess(a, b *entry) bool {
+	ta, tb := q.backoffTime(a), q.backoffTime(b)
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	return a.seq < b.seq
+}
+
+// alignToWindow truncates to the ordering window (SchedulerPopFromBackoffQ
+// is on by default).
+func alignToWindow(t time.Time) time.Time { return t.Truncate(BackoffOrderingWindow) }
+
+// backoffTime is getBackoffTime: zero for a pod that never failed, else
+// the window-aligned Timestamp + backoff, cached in BackoffExpiration.
+func (q *PriorityQueue) backoffTime(e *entry) time.Time {
+	count := e.UnschedulableCount
+	if e.ConsecutiveErrorsCount > 0 {
+		count = e.ConsecutiveErrorsCount
+	}
+	if count == 0 {
+		return time.Time{}
+	}
+	if e.BackoffExpiration.IsZero() {
+		e.BackoffExpiration = alignToWindow(e.Timestamp.Add(q.BackoffDuration(count)))
+	}
+	return e.BackoffExpiration
+}
+
+// BackoffDuration is calculateBackoffDuration for a single pod: initial
+// backoff doubled per failure after the first, capped at the maximum.
+func (q *PriorityQueue) BackoffDuration(count int) time.Duration {
+	if count <= 0 {
+		return 0
+	}
+	shift := uint(count - 1)
+	if q.initialBO > q.maxBO>>shift {
+		return q.maxBO
+	}
+	return q.initialBO << shift
+}
+
+// BackoffExpiration is when a pod's backoff ends (zero if it never
+// failed), as the queue computes it.
+func (q *PriorityQueue) BackoffExpiration(pi *framework.QueuedPodInfo) time.Time {
+	return q.backoffTime(&entry{QueuedPodInfo: pi})
+}
+
+// isBackingOff: a pod whose expiration falls in the current window is
+// still backing off.
+func (q *PriorityQueue) isBackingOff(e *entry) bool {
+	return !q.backoffTime(e).Before(alignToWindow(q.now()))
+}
+
+func (q *PriorityQueue) newEntry(pi *framework.QueuedPodInfo) *entry {
+	q.seq++
+	return &entry{QueuedPodInfo: pi, key: podKey(pi.Pod), seq: q.seq, heapIndex: -1}
+}
+
+func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
+
+// detach takes an entry out of whatever structure holds it.
+func (q *PriorityQueue) detach(e *entry) {
+	switch e.where {
+	case inActive:
+		q.active.remove(e)
+	case inBackoff:
+		q.backoff.remove(e)
+	case inErrorBackoff:
+		q.errorBackoff.remove(e)
+	case inUnschedulable:
+		q.unsched.Remove(e.elem)
+		e.elem = nil
+	}
+	if e.where != inNone {
+		delete(q.pods, e.key)
+	}
+	e.where = inNone
+}
+
+func (q *PriorityQueue) putActive(e *entry) {
+	q.detach(e)
+	e.where = inActive
+	q.pods[e.key] = e
+	q.active.add(e)
+}
+
+// putBackoff routes by rejector plugins: none means the pod failed with an
+// error and waits in the error heap, which is never popped early.
+func (q *PriorityQueue) putBackoff(e *entry) {
+	q.detach(e)
+	q.pods[e.key] = e
+	if e.UnschedulablePlugins.Len() == 0 && e.PendingPlugins.Len() == 0 {
+		e.where = inErrorBackoff
+		q.errorBackoff.add(e)
+		return
+	}
+	e.where = inBackoff
+	q.backoff.add(e)
+}
+
+// putUnschedulable adds or keeps the entry in the pool; an entry already
+// there keeps its place in the iteration order.
+func (q *PriorityQueue) putUnschedulable(e *entry) {
+	if e.where == inUnschedulable {
+		return
+	}
+	q.detach(e)
+	e.where = inUnschedulable
+	q.pods[e.key] = e
+	e.elem = q.unsched.PushBack(e)
+}
+
+// runPreEnqueue runs the pod's profile's PreEnqueue plugins, the gating
+// plugin first; a rejection gates the pod and joins its rejector plugins.
+func (q *PriorityQueue) runPreEnqueue(e *entry) {
+	p := q.opts.Profiles[e.Pod.Spec.SchedulerName]
+	if p == nil {
+		e.GatingPlugin, e.gatingMessage = "", ""
+		return
+	}
+	st := p.RunPreEnqueuePlugins(context.Background(), e.Pod, e.GatingPlugin)
+	if st.IsSuccess() {
+		e.GatingPlugin, e.gatingMessage = "", ""
+		return
+	}
+	if e.UnschedulablePlugins == nil {
+		e.UnschedulablePlugins = sets.New[string]()
+	}
+	e.UnschedulablePlugins.Insert(st.Plugin())
+	e.GatingPlugin, e.gatingMessage = st.Plugin(), st.Message()
+}
+
+// moveToActiveQ runs PreEnqueue (unless the pod comes straight from
+// backoffQ, where it ran on insertion) and puts the pod in activeQ, or in
+// the unschedulable pool when gated. It reports whether it reached
+// activeQ.
+func (q *PriorityQueue) moveToActiveQ(e *entry, event string, fromBackoff bool, from Location) bool {
+	if !fromBackoff {
+		q.runPreEnqueue(e)
+	}
+	if e.Gated() {
+		// A flushed pod that is still gated never gets an attempt that
+		// would clear the flag.
+		e.WasFlushedFromUnschedulable = false
+		q.putUnschedulable(e)
+		q.emit(e, from, Gated, event)
+		return false
+	}
+	if e.InitialAttemptTimestamp == nil {
+		now := q.now()
+		e.InitialAttemptTimestamp = &now
+	}
+	q.putActive(e)
+	q.emit(e, from, Active, event)
+	return true
+}
+
+// moveToBackoffQ runs PreEnqueue first (PopFromBackoffQ pops without it).
+func (q *PriorityQueue) moveToBackoffQ(e *entry, event string, from Location) bool {
+	q.runPreEnqueue(e)
+	if e.Gated() {
+		e.WasFlushedFromUnschedulable = false
+		q.putUnschedulable(e)
+		q.emit(e, from, Gated, event)
+		return false
+	}
+	q.putBackoff(e)
+	q.emit(e, from, Backoff, event)
+	return true
+}
+
+// requeue is requeueEntityWithQueueingStrategy.
+func (q *PriorityQueue) requeue(e *entry, s strategy, event string, from Location) Location {
+	if s == queueSkip {
+		q.putUnschedulable(e)
+		to := e.location()
+		q.emit(e, from, to, event)
+		return to
+	}
+	if s == queueAfterBackoff && q.isBackingOff(e) {
+		if q.moveToBackoffQ(e, event, from) {
+			return Backoff
+		}
+		return Gated
+	}
+	if q.moveToActiveQ(e, event, false, from) {
+		return Active
+	}
+	return Gated
+}
+
+// Add queues a new pending pod (informer add): nominated as its status
+// says, then PreEnqueue'd into activeQ or the gated pool.
+func (q *PriorityQueue) Add(pod *v1.Pod) {
+	if old, ok := q.pods[podKey(pod)]; ok {
+		// Upstream assumes a fresh pod; a duplicate replaces the old one.
+		q.detach(old)
+	}
+	pi := &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), Timestamp: q.now(),
+		UnschedulablePlugins: sets.New[string](), PendingPlugins: sets.New[string]()}
+	e := q.newEntry(pi)
+	if q.opts.Nominator != nil {
+		q.opts.Nominator.AddNominatedPod(pi.PodInfo, nil)
+	}
+	q.moveToActiveQ(e, EventUnscheduledPodAdd.Label(), false, NotQueued)
+}
+
+// Pop removes the head of activeQ or, when activeQ is empty, the head of
+// the plugin-rejected backoff heap even if its backoff has not expired
+// (SchedulerPopFromBackoffQ); the error heap is never popped early. It
+// returns false when nothing is poppable (upstream would block).
+func (q *PriorityQueue) Pop() (*framework.QueuedPodInfo, bool) {
+	for {
+		e, from, label := q.active.peek(), Active, PopLabel
+		if e == nil {
+			e, from, label = q.backoff.peek(), Backoff, PopFromBackoffQ
+		}
+		if e == nil {
+			return nil, false
+		}
+		q.detach(e)
+		if _, dup := q.inFlight[e.Pod.UID]; dup {
+			// Upstream discards a pod tracked twice and pops the next one.
+			continue
+		}
+		e.Attempts++
+		q.inFlight[e.Pod.UID] = &inFlightPod{elem: q.inFlightEvents.PushBack(e.Pod), pod: e.Pod}
+		q.schedCycle++
+		q.emit(e, from, InFlight, label)
+		return e.QueuedPodInfo, true
+	}
+}
+
+// Poppable reports whether Pop would return a pod.
+func (q *PriorityQueue) Poppable() bool { return q.active.Len() > 0 || q.backoff.Len() > 0 }
+
+// SchedulingCycle counts pops.
+func (q *PriorityQueue) SchedulingCycle() int64 { return q.schedCycle }
+
+// Done ends a pod's in-flight tracking and drops the recorded events no
+// remaining in-flight pod needs.
+func (q *PriorityQueue) Done(uid types.UID) {
+	f, ok := q.inFlight[uid]
+	if !ok {
+		return
+	}
+	delete(q.inFlight, uid)
+	q.inFlightEvents.Remove(f.elem)
+	for {
+		front := q.inFlightEvents.Front()
+		if front == nil {
+			break
+		}
+		if _, isEvent := front.Value.(*inFlightEvent); !isEvent {
+			break
+		}
+		q.inFlightEvents.Remove(front)
+	}
+}
+
+// InFlightPods lists the pods being scheduled, in pop order.
+func (q *PriorityQueue) InFlightPods() []*v1.Pod {
+	var out []*v1.Pod
+	for el := q.inFlightEvents.Front(); el != nil; el = el.Next() {
+		if p, ok := el.Value.(*v1.Pod); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// AddUnschedulablePodIfNotPresent requeues a pod after a failed attempt:
+// counters, Timestamp refreshed, backoff recomputed, then the events seen
+// while it was in flight decide between the unschedulable pool, backoffQ
+// and activeQ. Done is called in every case.
+func (q *PriorityQueue) AddUnschedulablePodIfNotPresent(pi *framework.QueuedPodInfo) error {
+	defer q.Done(pi.Pod.UID)
+	if e, ok := q.pods[podKey(pi.Pod)]; ok {
+		switch e.where {
+		case inUnschedulable:
+			return fmt.Errorf("pod %s is already present in unschedulable queue", podKey(pi.Pod))
+		case inActive:
+			return fmt.Errorf("pod %s is already present in the active queue", podKey(pi.Pod))
+		default:
+			return fmt.Errorf("pod %s is already present in the backoff queue", podKey(pi.Pod))
+		}
+	}
+	if pi.UnschedulablePlugins == nil {
+		pi.UnschedulablePlugins = sets.New[string]()
+	}
+	if pi.PendingPlugins == nil {
+		pi.PendingPlugins = sets.New[string]()
+	}
+	if pi.UnschedulablePlugins.Len() == 0 && pi.PendingPlugins.Len() == 0 {
+		pi.ConsecutiveErrorsCount++
+	} else {
+		pi.UnschedulableCount++
+		pi.ConsecutiveErrorsCount = 0
+	}
+	pi.Timestamp = q.now()
+	pi.BackoffExpiration = time.Time{}
+	pi.WasFlushedFromUnschedulable = false
+	pi.FlushTimestamp = time.Time{}
+	e := q.newEntry(pi)
+	q.requeue(e, q.hintForInFlightPod(e), ScheduleAttemptFailure, InFlight)
+	return nil
+}
+
+// hintForInFlightPod is determineSchedulingHintForInFlightPod: a pod that
+// failed without rejector plugins (an error) retries after backoff; else
+// the events recorded since its pop decide.
+func (q *PriorityQueue) hintForInFlightPod(e *entry) strategy {
+	if e.UnschedulablePlugins.Len() == 0 && e.PendingPlugins.Len() == 0 {
+		return queueAfterBackoff
+	}
+	f, ok := q.inFlight[e.Pod.UID]
+	if !ok {
+		// Upstream logs "in flight entity isn't found" and retries.
+		return queueAfterBackoff
+	}
+	s := queueSkip
+	for el := f.elem.Next(); el != nil; el = el.Next() {
+		ev, isEvent := el.Value.(*inFlightEvent)
+		if !isEvent {
+			continue
+		}
+		switch q.worthRequeuing(e, ev.event, ev.oldObj, ev.newObj) {
+		case queueImmediately:
+			return queueImmediately
+		case queueAfterBackoff:
+			s = queueAfterBackoff
+			if e.PendingPlugins.Len() == 0 {
+				return queueAfterBackoff
+			}
+		}
+	}
+	return s
+}
+
+// worthRequeuing is isPodWorthRequeuing: the hints of the pod's rejector
+// plugins registered for a matching event decide; Queue from a Pending
+// plugin skips backoff; a hint error counts as Queue.
+func (q *PriorityQueue) worthRequeuing(e *entry, event framework.ClusterEvent, oldObj, newObj any) strategy {
+	if e.UnschedulablePlugins.Len() == 0 && e.PendingPlugins.Len() == 0 {
+		return queueAfterBackoff
+	}
+	if IsWildCard(event) {
+		// A wildcard event with a pod in newObj targets that pod only
+		// (ForceActivate).
+		if newObj != nil {
+			if p, ok := newObj.(*v1.Pod); !ok || p.UID != e.Pod.UID {
+				return queueSkip
+			}
+		}
+		return queueAfterBackoff
+	}
+	profile := e.Pod.Spec.SchedulerName
+	regs, ok := q.hints[profile]
+	if !ok {
+		return queueAfterBackoff
+	}
+	if !q.anyRejectorInterested(e, event, profile) {
+		return queueSkip
+	}
+	s := queueSkip
+	for _, r := range regs {
+		if !MatchClusterEvents(r.event, event) {
+			continue
+		}
+		for _, h := range r.fns {
+			if !e.UnschedulablePlugins.Has(h.plugin) && !e.PendingPlugins.Has(h.plugin) {
+				continue
+			}
+			hint, err := h.fn(e.Pod, oldObj, newObj)
+			if err != nil {
+				// An erroring hint must not strand the pod.
+				hint = framework.Queue
+			}
+			if hint == framework.QueueSkip {
+				continue
+			}
+			if e.PendingPlugins.Has(h.plugin) {
+				return queueImmediately
+			}
+			if e.PendingPlugins.Len() == 0 {
+				return queueAfterBackoff
+			}
+			s = queueAfterBackoff
+		}
+	}
+	return s
+}
+
+// anyRejectorInterested is a shortcut with the same outcome as the loop
+// in worthRequeuing: without a matching registration from one of the
+// pod's rejector plugins, every hint is skipped.
+func (q *PriorityQueue) anyRejectorInterested(e *entry, event framework.ClusterEvent, profile string) bool {
+	byProfile, ok := q.interest[event]
+	if !ok {
+		byProfile = map[string]sets.Set[string]{}
+		for name, regs := range q.hints {
+			s := sets.New[string]()
+			for _, r := range regs {
+				if MatchClusterEvents(r.event, event) {
+					for _, h := range r.fns {
+						s.Insert(h.plugin)
+					}
+				}
+			}
+			byProfile[name] = s
+		}
+		q.interest[event] = byProfile
+	}
+	plugins := byProfile[profile]
+	for p := range e.UnschedulablePlugins {
+		if plugins.Has(p) {
+			return true
+		}
+	}
+	for p := range e.PendingPlugins {
+		if plugins.Has(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isEventOfInterest: wildcard events always are; others only if some
+// profile registered a matching event.
+func (q *PriorityQueue) isEventOfInterest(event framework.ClusterEvent) bool {
+	if IsWildCard(event) {
+		return true
+	}
+	for _, regs := range q.hints {
+		for _, r := range regs {
+			if MatchClusterEvents(r.event, event) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Activate moves pods from the unschedulable pool or backoffQ to activeQ
+// (ForceActivate); for an in-flight pod it records a targeted wildcard
+// event so that its failure handling requeues it.
+func (q *PriorityQueue) Activate(pods []*v1.Pod) {
+	for _, pod := range pods {
+		e, ok := q.pods[podKey(pod)]
+		switch {
+		case ok && e.where == inUnschedulable:
+			q.moveToActiveQ(e, ForceActivate, false, e.location())
+		case ok && (e.where == inBackoff || e.where == inErrorBackoff):
+			q.moveToActiveQ(e, ForceActivate, true, Backoff)
+		default:
+			q.addEventsIfPodInFlight(nil, pod, []framework.ClusterEvent{EventForceActivate})
+		}
+	}
+}
+
+func (q *PriorityQueue) addEventsIfPodInFlight(oldPod, newPod *v1.Pod, events []framework.ClusterEvent) bool {
+	if _, ok := q.inFlight[newPod.UID]; !ok {
+		return false
+	}
+	for _, ev := range events {
+		var oldObj any
+		if oldPod != nil {
+			oldObj = oldPod
+		}
+		q.inFlightEvents.PushBack(&inFlightEvent{event: ev, oldObj: oldObj, newObj: newPod})
+	}
+	return true
+}
+
+func (q *PriorityQueue) addEventIfAnyInFlight(oldObj, newObj any, event framework.ClusterEvent) {
+	if len(q.inFlight) != 0 {
+		q.inFlightEvents.PushBack(&inFlightEvent{event: event, oldObj: oldObj, newObj: newObj})
+	}
+}
+
+// Update applies an update of a pending pod (informer update): recorded
+// for an in-flight pod; in place in activeQ/backoffQ; for a pod in the
+// unschedulable pool, its hints may requeue it; otherwise it is added.
+// Pass nil oldObj/newObj interfaces, never typed nils, to hint functions:
+// Update takes pods, so both are set.
+func (q *PriorityQueue) Update(oldPod, newPod *v1.Pod) {
+	events := PodSchedulingPropertiesChange(newPod, oldPod, true)
+	if q.addEventsIfPodInFlight(oldPod, newPod, events) {
+		return
+	}
+	e, ok := q.pods[podKey(oldPod)]
+	if !ok {
+		q.Add(newPod)
+		return
+	}
+	e.PodInfo = framework.NewPodInfo(newPod)
+	if q.opts.Nominator != nil {
+		q.opts.Nominator.UpdateNominatedPod(oldPod, e.PodInfo)
+	}
+	switch e.where {
+	case inActive:
+		q.active.fix(e)
+		return
+	case inBackoff:
+		q.backoff.fix(e)
+		return
+	case inErrorBackoff:
+		q.errorBackoff.fix(e)
+		return
+	}
+	for _, ev := range events {
+		from := e.location()
+		to := q.requeue(e, q.worthRequeuing(e, ev, oldPod, newPod), ev.Label(), from)
+		if to == Active || to == Backoff {
+			break
+		}
+	}
+}
+
+// Delete removes a pending pod (informer delete, or the pod got a node).
+func (q *PriorityQueue) Delete(pod *v1.Pod) {
+	if q.opts.Nominator != nil {
+		q.opts.Nominator.DeleteNominatedPodIfExists(pod)
+	}
+	if e, ok := q.pods[podKey(pod)]; ok {
+		from := e.location()
+		q.detach(e)
+		q.emit(e, from, NotQueued, EventUnscheduledPodDelete.Label())
+	}
+}
+
+// PreEnqueueCheck filters the pods a MoveAll considers.
+type PreEnqueueCheck func(pod *v1.Pod) bool
+
+// MoveAllToActiveOrBackoffQueue offers a cluster event to every pod in the
+// unschedulable pool that passes preCheck (in pool order), and records it
+// for the pods in flight.
+func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event framework.ClusterEvent, oldObj, newObj any, preCheck PreEnqueueCheck) {
+	if !q.isEventOfInterest(event) {
+		return
+	}
+	var es []*entry
+	for el := q.unsched.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*entry)
+		if preCheck == nil || preCheck(e.Pod) {
+			es = append(es, e)
+		}
+	}
+	q.moveEntities(es, event, oldObj, newObj)
+}
+
+func (q *PriorityQueue) moveEntities(es []*entry, event framework.ClusterEvent, oldObj, newObj any) {
+	if !q.isEventOfInterest(event) {
+		return
+	}
+	wild := IsWildCard(event)
+	for _, e := range es {
+		// A gated pod only wakes up for its gating plugin's events (or a
+		// wildcard: flushes must not leave pods stuck on a wrong hint).
+		if e.Gated() && !wild && !matchAny(event, q.pluginToEvents[e.GatingPlugin]) {
+			continue
+		}
+		s := q.worthRequeuing(e, event, oldObj, newObj)
+		if s == queueSkip {
+			continue
+		}
+		from := e.location()
+		q.detach(e)
+		q.requeue(e, s, event.Label(), from)
+	}
+	q.addEventIfAnyInFlight(oldObj, newObj, event)
+}
+
+// FlushBackoffQCompleted moves every pod whose backoff has completed from
+// both heaps to activeQ (PreEnqueue is not re-run: it ran on insertion).
+func (q *PriorityQueue) FlushBackoffQCompleted() {
+	var done []*entry
+	for _, h := range []*podHeap{q.backoff, q.errorBackoff} {
+		for e := h.peek(); e != nil && !q.isBackingOff(e); e = h.peek() {
+			done = append(done, h.pop())
+		}
+	}
+	for _, e := range done {
+		e.where = inNone
+		delete(q.pods, e.key)
+		q.moveToActiveQ(e, BackoffComplete, true, Backoff)
+	}
+}
+
+// FlushUnschedulablePodsLeftover moves the pods that have sat in the
+// unschedulable pool (gated ones included) for longer than the maximum
+// since their last attempt or flush, with the wildcard UnschedulableTimeout
+// event.
+func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
+	now := q.now()
+	var move []*entry
+	for el := q.unsched.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*entry)
+		last := e.Timestamp
+		if e.FlushTimestamp.After(last) {
+			last = e.FlushTimestamp
+		}
+		if now.Sub(last) > q.maxUnsched {
+			e.WasFlushedFromUnschedulable = true
+			e.FlushTimestamp = now
+			move = append(move, e)
+		}
+	}
+	if len(move) > 0 {
+		q.moveEntities(move, EventUnschedulableTimeout, nil, nil)
+	}
+}
+
+// NextBackoffRelease is the earliest time a backoffQ flush tick releases a
+// pod: the window after its expiration. ok is false when backoffQ is
+// empty; a zero time means the next tick, whenever it comes.
+func (q *PriorityQueue) NextBackoffRelease() (time.Time, bool) {
+	var best time.Time
+	found := false
+	for _, h := range []*podHeap{q.backoff, q.errorBackoff} {
+		e := h.peek()
+		if e == nil {
+			continue
+		}
+		t := q.backoffTime(e)
+		if !t.IsZero() {
+			t = alignToWindow(t).Add(BackoffOrderingWindow)
+		}
+		if !found || t.Before(best) {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
+// NextUnschedulableTimeout is the earliest instant after which a leftover
+// flush moves some pod: a flush at a time strictly later than the returned
+// one does. ok is false when the pool is empty.
+func (q *PriorityQueue) NextUnschedulableTimeout() (time.Time, bool) {
+	var best time.Time
+	found := false
+	for el := q.unsched.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*entry)
+		last := e.Timestamp
+		if e.FlushTimestamp.After(last) {
+			last = e.FlushTimestamp
+		}
+		t := last.Add(q.maxUnsched)
+		if !found || t.Before(best) {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
+// MaxInUnschedulable is the pool's maximum stay.
+func (q *PriorityQueue) MaxInUnschedulable() time.Duration { return q.maxUnsched }
+
+// PodInfo returns the queue's current PodInfo of a queued pod (activeQ,
+// backoffQ or the unschedulable pool), as the nominator resolves its refs.
+func (q *PriorityQueue) PodInfo(namespace, name string) (*framework.PodInfo, bool) {
+	if e, ok := q.pods[namespace+"/"+name]; ok {
+		return e.PodInfo, true
+	}
+	return nil, false
+}
+
+// Get returns a queued pod's bookkeeping and location.
+func (q *PriorityQueue) Get(namespace, name string) (*framework.QueuedPodInfo, Location) {
+	if e, ok := q.pods[namespace+"/"+name]; ok {
+		return e.QueuedPodInfo, e.location()
+	}
+	for _, f := range q.inFlight {
+		if f.pod.Namespace == namespace && f.pod.Name == name {
+			return nil, InFlight
+		}
+	}
+	return nil, NotQueued
+}
+
+// Entry is a queued pod as listed by Contents.
+type Entry struct {
+	Info          *framework.QueuedPodInfo
+	Location      Location
+	GatingMessage string
+}
+
+// Contents lists the queue: activeQ in pop order; backoffQ in release
+// order (the plugin heap, then the error heap); the unschedulable pool
+// (gated pods included) in pool order.
+func (q *PriorityQueue) Contents() (active, backoff, unschedulable []Entry) {
+	for _, e := range q.active.sorted() {
+		active = append(active, Entry{Info: e.QueuedPodInfo, Location: Active})
+	}
+	for _, h := range []*podHeap{q.backoff, q.errorBackoff} {
+		for _, e := range h.sorted() {
+			backoff = append(backoff, Entry{Info: e.QueuedPodInfo, Location: Backoff})
+		}
+	}
+	for el := q.unsched.Front(); el != nil; el = el.Next() {
+		e := el.Value.(*entry)
+		unschedulable = append(unschedulable, Entry{Info: e.QueuedPodInfo, Location: e.location(), GatingMessage: e.gatingMessage})
+	}
+	return active, backoff, unschedulable
+}
+
+// Len counts queued pods (not in flight).
+func (q *PriorityQueue) Len() int { return len(q.pods) }
+
+// Counts returns how many pods each structure holds.
+func (q *PriorityQueue) Counts() (active, backoff, errorBackoff, unschedulable, inFlight int) {
+	return q.active.Len(), q.backoff.Len(), q.errorBackoff.Len(), q.unsched.Len(), len(q.inFlight)
+}
+
+// ForEachUnschedulable visits the unschedulable pool in order.
+func (q *PriorityQueue) ForEachUnschedulable(fn func(pi *framework.QueuedPodInfo)) {
+	for el := q.unsched.Front(); el != nil; el = el.Next() {
+		fn(el.Value.(*entry).QueuedPodInfo)
+	}
+}
+
+// ForEachErrorBackoff visits the error heap.
+func (q *PriorityQueue) ForEachErrorBackoff(fn func(pi *framework.QueuedPodInfo)) {
+	for _, e := range q.errorBackoff.items {
+		fn(e.QueuedPodInfo)
+	}
+}
+
+// BackoffHeapLen is the length of the plugin-rejected heap.
+func (q *PriorityQueue) BackoffHeapLen() int { return q.backoff.Len() }

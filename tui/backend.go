@@ -1,0 +1,72 @@
+package tui
+
+import (
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/snapshot"
+)
+
+// Backend is everything the TUI asks of the scheduling side. The engine
+// drives time; State and Fork expose the cluster state the views and the
+// teaching pane read. Every call may be slow at scale, so the model only
+// makes them from tea.Cmds, serialised by Backend.mu.
+type Backend struct {
+	engine.API
+	// Name labels the source in the header (file name, demo, context).
+	Name string
+	// State is the scheduler at the engine's cursor. Callers only read it,
+	// and only while holding the lock (see Locked).
+	State func() *scheduler.Scheduler
+	// Fork returns a fresh scheduler holding the cluster exactly as attempt
+	// i saw it, and the pod as attempt i popped it. The engine is not
+	// touched: the what-if editor may schedule on the fork freely.
+	Fork func(i int) (*scheduler.Scheduler, *v1.Pod, error)
+	// Pod returns the current object of a pod ("namespace/name") or nil.
+	Pod func(key string) *v1.Pod
+
+	// mu serialises everything that runs scheduler code: the engine, forks
+	// and diagnoses share process-wide counters (NodeInfo generations) and
+	// the engine's state is not safe for concurrent use.
+	mu sync.Mutex
+}
+
+// Locked runs f holding the backend lock.
+func (b *Backend) Locked(f func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f()
+}
+
+// NewBackend builds the queue engine over a loaded cluster.
+func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options) (*Backend, error) {
+	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed})
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{API: e, Name: name, State: e.Scheduler, Fork: e.Fork, Pod: e.Pod}, nil
+}
+
+// SourceStatus is a live source's state for the status line: connection,
+// initial sync progress and the last cluster event seen.
+type SourceStatus struct {
+	Connected bool
+	// Synced of Total objects listed so far (Total 0: unknown).
+	Synced, Total int
+	LastEvent     string
+	Err           error
+}
+
+// Source is where the cluster comes from when it keeps changing (a live
+// cluster through --kubeconfig). A static snapshot needs none. Updates is
+// read from a tea.Cmd that batches what arrived within a frame; the TUI
+// never blocks on it in Update.
+type Source interface {
+	// Name labels the source in the header ("kind-dev", a file name).
+	Name() string
+	// Updates delivers status changes; it is closed when the source stops.
+	Updates() <-chan SourceStatus
+}

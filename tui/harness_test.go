@@ -1,0 +1,124 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/testdata"
+)
+
+func demoBackend(t testing.TB) *Backend {
+	t.Helper()
+	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// harness drives the root model as the program would, running Cmds
+// synchronously and feeding back the package's own messages; terminal
+// queries and quit are dropped.
+type harness struct {
+	t    testing.TB
+	m    *Model
+	quit bool
+}
+
+func newHarness(t testing.TB, w, h int) *harness {
+	t.Helper()
+	hs := &harness{t: t, m: New(Options{Backend: demoBackend(t), NoColor: true, Notice: "n: next attempt · s: step phase · ?: help"})}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(hs.m.Init())
+	return hs
+}
+
+func (hs *harness) send(msg tea.Msg) {
+	_, cmd := hs.m.Update(msg)
+	hs.run(cmd)
+}
+
+func (hs *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(5 * time.Second):
+		// A Cmd that waits (a timer, a terminal reply) is not ours.
+		return
+	}
+	switch msg := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			hs.run(c)
+		}
+	case tea.QuitMsg:
+		hs.quit = true
+	case engineMsg, forkMsg, diagMsg, routed, needDiagMsg, openPodMsg, openNodeMsg,
+		focusAttemptMsg, toggleBreakpointMsg, openWhatIfMsg, whatIfMsg:
+		hs.send(msg)
+	}
+}
+
+// keys sends each key in turn: single characters, or names in angle
+// brackets ("<enter>", "<esc>", "<tab>", "<up>", "<down>", "<ctrl+u>").
+func (hs *harness) keys(ks ...string) {
+	for _, k := range ks {
+		hs.send(keyMsg(k))
+	}
+}
+
+func (hs *harness) typeText(s string) {
+	for _, r := range s {
+		hs.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "<enter>":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "<esc>":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "<tab>":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "<up>":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "<down>":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "<ctrl+u>":
+		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// screen is the frame as the user sees it, without escapes.
+func (hs *harness) screen() string {
+	return ansi.Strip(hs.m.View().Content)
+}
+
+func (hs *harness) contains(want ...string) {
+	hs.t.Helper()
+	s := hs.screen()
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			hs.t.Errorf("screen lacks %q:\n%s", w, s)
+		}
+	}
+}

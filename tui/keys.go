@@ -1,0 +1,63 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap holds every binding. Debugger keys follow gdb (n next attempt, s
+// step into the attempt's phases, c continue); navigation follows vim and
+// k9s (j/k, g/G, h/l, / search, esc back, tab between views).
+type KeyMap struct {
+	Next, Step, Continue, Breakpoints, Rewind key.Binding
+	Up, Down, Left, Right, Top, Bottom        key.Binding
+	PageUp, PageDown, Enter, Back             key.Binding
+	NextView, PrevView, Views                 key.Binding
+	Search, Explain, Help, Quit               key.Binding
+
+	// View-specific.
+	FullDiag, Sort, AllCols, Mode, WhatIf, ToggleBP key.Binding
+}
+
+// DefaultKeyMap returns the bindings.
+func DefaultKeyMap() *KeyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	return &KeyMap{
+		Next:        b("n", "next attempt", "n", "f10"),
+		Step:        b("s", "step phase", "s", "f11"),
+		Continue:    b("c", "continue to breakpoint", "c", "f5"),
+		Breakpoints: b("b", "breakpoints", "b"),
+		Rewind:      b("u", "rewind one attempt", "u"),
+		Up:          b("↑/k", "up", "up", "k"),
+		Down:        b("↓/j", "down", "down", "j"),
+		Left:        b("←/h", "scroll left", "left", "h"),
+		Right:       b("→/l", "scroll right", "right", "l"),
+		Top:         b("g", "top", "g", "home"),
+		Bottom:      b("G", "bottom", "G", "end"),
+		PageUp:      b("pgup", "page up", "pgup", "ctrl+u"),
+		PageDown:    b("pgdn", "page down", "pgdown", "ctrl+d"),
+		Enter:       b("enter", "open", "enter"),
+		Back:        b("esc", "back", "esc"),
+		NextView:    b("tab", "next view", "tab"),
+		PrevView:    b("shift+tab", "previous view", "shift+tab"),
+		Views:       b("1-8", "go to view", "1", "2", "3", "4", "5", "6", "7", "8"),
+		Search:      b("/", "search/filter", "/"),
+		Explain:     b("e", "explain (teaching pane)", "e"),
+		Help:        b("?", "help", "?"),
+		Quit:        b("q", "quit", "q", "ctrl+c"),
+		FullDiag:    b("f", "faithful / full diagnosis", "f"),
+		Sort:        b("o", "sort order", "o"),
+		AllCols:     b("a", "all / failing columns", "a"),
+		Mode:        b("m", "raw / normalized / weighted", "m"),
+		WhatIf:      b("w", "what-if: edit and re-run", "w"),
+		ToggleBP:    b("B", "breakpoint on this pod", "B"),
+	}
+}
+
+// global lists the bindings every view shares, for the help.
+func (k *KeyMap) global() []key.Binding {
+	return []key.Binding{k.Next, k.Step, k.Continue, k.Breakpoints, k.Rewind, k.Search, k.Explain, k.Help, k.Quit}
+}
+
+func (k *KeyMap) navigation() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Enter, k.Back, k.NextView, k.PrevView, k.Views}
+}

@@ -1,0 +1,137 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestGolden replays key flows on the demo and compares the screens with
+// testdata/TestGolden/*.golden (regenerate with go test ./tui -update).
+// Each flow also asserts the lines that matter, so that an -update cannot
+// silently bless a wrong screen.
+func TestGolden(t *testing.T) {
+	tests := []struct {
+		name  string
+		w, h  int
+		keys  []string
+		typed string
+		after []string
+		want  []string
+	}{
+		{name: "queues_start", w: 80, h: 24, want: []string{"Active (9)", "1 default/critical-api", "Gated (1)", "default/gated-job"}},
+		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Stuck: no node fits (4 nodes).", "3 × Insufficient cpu", "asks 3500m; most free on these nodes", "✗ Filter", "– PreScore"}},
+		{name: "pod_step_phases", w: 80, h: 24, keys: []string{"s", "s", "s", "2"}, want: []string{"✓ PreFilter", "… Filter          not yet stepped", "in progress", "@PreFilter", "Stepping through default/critical-api: at PreFilter"}},
+		{name: "filter_hidden_before_filter_phase", w: 80, h: 24, keys: []string{"s", "3"}, want: []string{"Filter has not run yet in this attempt"}},
+		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "node-a2  rejected node(s) had untolerat", "node-b2  rejected ·"}},
+		{name: "filter_full", w: 100, h: 24, keys: []string{"n", "3", "f"}, want: []string{"full diagnosis", "node-a2  fails"}},
+		{name: "filter_explain_fit", w: 100, h: 40, keys: []string{"n", "3", "l", "e"}, want: []string{"Explain: NodeResourcesFit on node-a1", "cpu: requests 3500m, node has 4000m allocatable, 2500m requested by 3 pods"}},
+		{name: "filter_explain_taint", w: 140, h: 30, keys: []string{"n", "3", "j", "j", "e"}, want: []string{"Explain: TaintToleration on node-a2", "NOT tolerated"}},
+		{name: "filter_sorted_by_reason", w: 80, h: 24, keys: []string{"n", "3", "o", "o"}, want: []string{"sort: reason"}},
+		{name: "scores_frontend", w: 80, h: 24, keys: []string{"n", "n", "4"}, want: []string{"default/frontend-1 · 2 feasible · winner ★ node-a1", "TOTAL", "Fit×1"}},
+		{name: "scores_weighted_explain", w: 140, h: 30, keys: []string{"n", "n", "4", "m", "m", "l", "e"}, want: []string{"weighted", "Explain: NodeResourcesFit on", "LeastAllocated", "mean ="}},
+		{name: "scores_balanced_explain", w: 140, h: 30, keys: []string{"n", "n", "4", "l", "l", "l", "l", "e"}, want: []string{"Explain: NodeResourcesBalancedAllocation on", "score = 50 + (50 + with - without)/2"}},
+		{name: "preemption", w: 80, h: 24, keys: []string{"n", "5"}, want: []string{"Chosen: node-b2, decided by: smallest sum of victim priorities", "★ node-b2", "violates a PDB"}},
+		{name: "nodes_from_preemption", w: 80, h: 24, keys: []string{"n", "5", "<enter>"}, want: []string{"node-b2", "nominated here: default/reserved (1000)"}},
+		{name: "events", w: 80, h: 24, keys: []string{"n", "n", "7"}, want: []string{"preemption default/critical-api nominated to node-b2", "cluster    default/web-2 node-b2 Preempted by"}},
+		{name: "help", w: 80, h: 30, keys: []string{"?"}, want: []string{"next attempt", "continue to breakpoint", "rewind one attempt"}},
+		{name: "breakpoint_continue", w: 80, h: 24, keys: []string{"b"}, typed: "pod=web-3", after: []string{"<enter>", "<esc>", "c", "2"}, want: []string{"default/web-3", "breakpoint hit: pod=*/web-3", "● 1 bp"}},
+		{name: "rewind", w: 80, h: 24, keys: []string{"n", "n", "n", "u", "2"}, want: []string{"attempt 2/2", "default/frontend-1", "rewound one attempt"}},
+		{name: "search_queue", w: 80, h: 24, keys: []string{"1", "/"}, typed: "web", after: []string{"<enter>"}, want: []string{"default/web-3", "filter: web"}},
+		{name: "jump_to_queued_pod", w: 80, h: 24, keys: []string{"1", "j", "j", "j", "<enter>"}, want: []string{"kube-system/log-agent-b1x7k", "Scheduled on node-b1"}},
+		{name: "whatif", w: 100, h: 30, keys: []string{"n", "2", "w", "<ctrl+u>"}, typed: "cpu=1,memory=1Gi", after: []string{"<enter>"}, want: []string{"What-if for default/critical-api", "before: Unschedulable", "after:  Scheduled on"}},
+		{name: "whatif_toleration", w: 100, h: 30, keys: []string{"n", "n", "n", "n", "n", "n", "2", "w", "<tab>", "<ctrl+u>"}, typed: "nvidia.com/gpu:NoSchedule", after: []string{"<enter>"}, want: []string{"What-if for default/gpu-train", "after:  Scheduled on node-a2"}},
+		{name: "too_small", w: 60, h: 20, want: []string{"needs a terminal of at least 80×24"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hs := newHarness(t, tc.w, tc.h)
+			hs.keys(tc.keys...)
+			hs.typeText(tc.typed)
+			hs.keys(tc.after...)
+			hs.contains(tc.want...)
+			out := hs.screen()
+			// Every frame fills the terminal exactly: no line wider than
+			// the window, no missing lines.
+			lines := strings.Split(out, "\n")
+			if len(lines) != tc.h {
+				t.Errorf("frame has %d lines, want %d", len(lines), tc.h)
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > tc.w {
+					t.Errorf("line %d is %d cells wide (> %d): %q", i, w, tc.w, l)
+				}
+			}
+			golden.RequireEqual(t, []byte(out))
+		})
+	}
+}
+
+// TestResizeAndMouse checks live resizing and mouse selection.
+func TestResizeAndMouse(t *testing.T) {
+	hs := newHarness(t, 80, 24)
+	hs.keys("n")
+	hs.send(tea.WindowSizeMsg{Width: 50, Height: 10})
+	hs.contains("needs a terminal")
+	hs.send(tea.WindowSizeMsg{Width: 120, Height: 30})
+	hs.contains("Stuck: no node fits")
+	// Click the Filter tab (third), then the fourth node row.
+	_, spans := hs.m.tabs()
+	hs.send(tea.MouseClickMsg{X: spans[viewFilter][0] + 1, Y: 1, Button: tea.MouseLeft})
+	if hs.m.active != viewFilter {
+		t.Fatalf("click on the Filter tab: active view %d", hs.m.active)
+	}
+	fv := hs.m.views[viewFilter].(*filterView)
+	y := 2 + len(fv.headerLines()) + 1 + 3
+	hs.send(tea.MouseClickMsg{X: 1, Y: y, Button: tea.MouseLeft})
+	if r := fv.selectedRow(); r == nil || fv.a.Nodes.Names[r.node] != "node-b2" {
+		t.Errorf("click on the fourth row did not select node-b2")
+	}
+	hs.send(tea.MouseWheelMsg{X: 1, Y: y, Button: tea.MouseWheelUp})
+	if fv.g.row != 0 {
+		t.Errorf("wheel up: row %d, want 0", fv.g.row)
+	}
+	hs.keys("q")
+	if !hs.quit {
+		t.Error("q did not quit")
+	}
+}
+
+// TestNoColor checks that NO_COLOR leaves no colour escapes in a frame.
+func TestNoColor(t *testing.T) {
+	for _, noColor := range []bool{true, false} {
+		hs := newHarness(t, 100, 30)
+		hs.m.noColor = noColor
+		hs.send(tea.BackgroundColorMsg{})
+		hs.keys("n", "n", "4")
+		raw := hs.m.View().Content
+		hasColor := strings.Contains(raw, "38;2;") || strings.Contains(raw, "38;5;")
+		if hasColor == noColor {
+			t.Errorf("noColor=%v: colour escapes present=%v", noColor, hasColor)
+		}
+	}
+}
+
+// TestLightDark checks the theme follows the terminal's background.
+func TestLightDark(t *testing.T) {
+	hs := newHarness(t, 80, 24)
+	hs.send(tea.BackgroundColorMsg{Color: lightBG{}})
+	if hs.m.c.St.Dark {
+		t.Error("a white background should give the light theme")
+	}
+	hs.send(tea.BackgroundColorMsg{Color: darkBG{}})
+	if !hs.m.c.St.Dark {
+		t.Error("a black background should give the dark theme")
+	}
+}
+
+type lightBG struct{}
+
+func (lightBG) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
+
+type darkBG struct{}
+
+func (darkBG) RGBA() (r, g, b, a uint32) { return 0, 0, 0, 0xffff }

@@ -1,0 +1,220 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/testdata"
+)
+
+// TestScoreExplanationsMatchRecord recomputes every LeastAllocated and
+// BalancedAllocation cell of every demo attempt from the fork and checks
+// the teaching pane's arithmetic lands on the number the scheduler
+// recorded (the pane says so when it does not).
+func TestScoreExplanationsMatchRecord(t *testing.T) {
+	b := demoBackend(t)
+	var attempts []*record.Attempt
+	b.Locked(func() {
+		for {
+			if _, ok := b.Step(); !ok {
+				break
+			}
+		}
+		attempts = b.Attempts()
+	})
+	checked := 0
+	for i, a := range attempts {
+		if !a.Scored {
+			continue
+		}
+		sched, pod, err := b.Fork(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, col := range a.Scores {
+			if col.Plugin != "NodeResourcesFit" && col.Plugin != "NodeResourcesBalancedAllocation" {
+				continue
+			}
+			raw := col.RawScores()
+			for j, n := range a.Feasible {
+				ni, err := sched.Snapshot().Get(a.Nodes.Names[n])
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := strings.Join(explainScore(scoreInputs{plugin: col.Plugin, weight: col.Weight, raw: raw[j], pod: pod, ni: ni, numNodes: len(a.Nodes.Names)}), "\n")
+				if strings.Contains(text, "the scheduler recorded") {
+					t.Errorf("%s on %s for %s: recomputation disagrees with raw %d:\n%s", col.Plugin, a.Nodes.Names[n], a.Pod, raw[j], text)
+				}
+				checked++
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no score cell checked")
+	}
+}
+
+func TestExplainFit(t *testing.T) {
+	b := demoBackend(t)
+	var a *record.Attempt
+	b.Locked(func() { a, _ = b.Step() })
+	sched, pod, err := b.Fork(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		node string
+		want string
+	}{
+		{"node-a1", "cpu: requests 3500m, node has 4000m allocatable, 2500m requested by 3 pods → 1500m free: Insufficient cpu (3500m > 1500m)"},
+		{"node-b2", "cpu: requests 3500m, node has 4000m allocatable, 1000m requested by 1 pod → 3000m free: Insufficient cpu (3500m > 3000m)"},
+		{"node-b1", "memory: requests 2Gi, node has 8Gi allocatable, 3Gi requested by 2 pods → 5Gi free: fits"},
+	}
+	for _, tc := range tests {
+		ni, err := sched.Snapshot().Get(tc.node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := record.Status{Code: record.CodeUnschedulable, Plugin: "NodeResourcesFit", Reasons: []string{"Insufficient cpu"}}
+		got := strings.Join(explainFilter("NodeResourcesFit", st, pod, ni, nil, nil), "\n")
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: want %q in\n%s", tc.node, tc.want, got)
+		}
+	}
+	if a.Pod != "default/critical-api" {
+		t.Fatalf("first attempt is %s", a.Pod)
+	}
+}
+
+func TestApplyEdit(t *testing.T) {
+	base := &v1.Pod{Spec: v1.PodSpec{Containers: []v1.Container{
+		{Name: "a", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("1")}}},
+		{Name: "b", Resources: v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2")}}},
+	}}}
+	tests := []struct {
+		name    string
+		edit    whatIfEdit
+		wantCPU int64
+		wantTol int
+		wantSel map[string]string
+		wantErr string
+	}{
+		{name: "requests are totals", edit: whatIfEdit{Requests: "cpu=500m"}, wantCPU: 500},
+		{name: "toleration exists", edit: whatIfEdit{Requests: "cpu=1", Tolerations: "gpu:NoSchedule, *"}, wantCPU: 1000, wantTol: 2},
+		{name: "selector", edit: whatIfEdit{Requests: "cpu=1", NodeSelector: "zone=a, gpu=true"}, wantCPU: 1000, wantSel: map[string]string{"zone": "a", "gpu": "true"}},
+		{name: "bad quantity", edit: whatIfEdit{Requests: "cpu=lots"}, wantErr: "requests: cpu"},
+		{name: "bad effect", edit: whatIfEdit{Tolerations: "k:Never"}, wantErr: "effect"},
+		{name: "bad selector", edit: whatIfEdit{NodeSelector: "zone"}, wantErr: "nodeSelector"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := applyEdit(base, tc.edit)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cpu := podRequests(got).Resource.MilliCPU; cpu != tc.wantCPU {
+				t.Errorf("cpu %d, want %d", cpu, tc.wantCPU)
+			}
+			if len(got.Spec.Tolerations) != tc.wantTol {
+				t.Errorf("tolerations %v", got.Spec.Tolerations)
+			}
+			if len(got.Spec.NodeSelector) != len(tc.wantSel) {
+				t.Errorf("nodeSelector %v", got.Spec.NodeSelector)
+			}
+			for k, v := range tc.wantSel {
+				if got.Spec.NodeSelector[k] != v {
+					t.Errorf("nodeSelector %v", got.Spec.NodeSelector)
+				}
+			}
+			if podRequests(base).Resource.MilliCPU != 3000 {
+				t.Error("applyEdit changed its input")
+			}
+		})
+	}
+	// The form's rendering of a pod parses back to the same pod.
+	e := editOf(base)
+	if got, err := applyEdit(base, e); err != nil || podRequests(got).Resource.MilliCPU != 3000 {
+		t.Errorf("round trip %q: %v", e.Requests, err)
+	}
+}
+
+func TestParseBreakpoint(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    engine.Breakpoint
+		wantErr bool
+	}{
+		{in: "pod=default/web-*", want: engine.Breakpoint{PodPattern: "default/web-*"}},
+		{in: "pod=web-3", want: engine.Breakpoint{PodPattern: "*/web-3"}},
+		{in: "node=node-a1", want: engine.Breakpoint{Node: "node-a1"}},
+		{in: "unschedulable", want: engine.Breakpoint{Unschedulable: true}},
+		{in: " preemption ", want: engine.Breakpoint{Preemption: true}},
+		{in: "pod=", wantErr: true},
+		{in: "when=later", wantErr: true},
+	}
+	for _, tc := range tests {
+		got, err := parseBreakpoint(tc.in)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("parseBreakpoint(%q) = %+v, %v; want %+v, err %v", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestAdapter checks the stand-in engine against the real one on the demo:
+// same pods attempted in the same order with the same first outcomes, and
+// deterministic rewind and fork.
+func TestAdapter(t *testing.T) {
+	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newAdapter("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur := b.StepPhase(); cur.Attempt != 0 || cur.Phase != record.PhasePreEnqueue {
+		t.Fatalf("first StepPhase: %+v", cur)
+	}
+	if cur := b.StepPhase(); cur.Phase != record.PhasePop {
+		t.Fatalf("second StepPhase: %+v", cur)
+	}
+	if i := b.Continue([]engine.Breakpoint{{Node: "node-b1"}}); i != 0 {
+		t.Fatalf("Continue: %d", i)
+	}
+	n := len(b.Attempts())
+	last := b.Attempts()[n-1]
+	if last.Node != "node-b1" {
+		t.Fatalf("stopped at %s on %q", last.Pod, last.Node)
+	}
+	if err := b.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Attempts()) != n-1 {
+		t.Fatalf("after rewind: %d attempts, want %d", len(b.Attempts()), n-1)
+	}
+	again, _ := b.Step()
+	if again.Pod != last.Pod || again.Node != last.Node || again.Message != last.Message {
+		t.Errorf("replay after rewind differs: %s %s vs %s %s", again.Pod, again.Node, last.Pod, last.Node)
+	}
+	_, pod, err := b.Fork(0)
+	if err != nil || pod.Name != "critical-api" {
+		t.Errorf("Fork(0): %v %v", pod, err)
+	}
+	if q := b.Queue(); len(q.Gated) != 1 || q.Gated[0].Pod != "default/gated-job" {
+		t.Errorf("gated: %+v", q.Gated)
+	}
+}

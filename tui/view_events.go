@@ -1,0 +1,165 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+)
+
+// eventsView is the timeline: queue moves, attempts, preemptions,
+// evictions and cluster events, newest last.
+type eventsView struct {
+	c      *Common
+	w, h   int
+	l      list
+	order  []int
+	filter string
+	follow bool // keep the cursor on the newest event
+}
+
+func newEventsView(c *Common) *eventsView { return &eventsView{c: c, follow: true} }
+
+func (v *eventsView) Init() tea.Cmd      { return nil }
+func (v *eventsView) SetSize(w, h int)   { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
+func (v *eventsView) SetFilter(q string) { v.filter = q; v.Refresh() }
+
+func (v *eventsView) Refresh() {
+	v.order = v.order[:0]
+	if v.c.World == nil {
+		v.l.set(0)
+		return
+	}
+	for i := range v.c.World.events {
+		if v.filter == "" || strings.Contains(eventText(&v.c.World.events[i]), v.filter) {
+			v.order = append(v.order, i)
+		}
+	}
+	v.l.set(len(v.order))
+	if v.follow {
+		v.l.cursor = len(v.order) - 1
+		v.l.clamp()
+	}
+}
+
+func (v *eventsView) move(dr, dc int) {
+	v.l.move(dr, dc)
+	v.follow = v.l.cursor == len(v.order)-1
+}
+
+func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		k := v.c.Keys
+		switch {
+		case navigate(k, msg, v.h, v.move):
+		case key.Matches(msg, k.Enter):
+			if e := v.selected(); e != nil && e.Attempt >= 0 {
+				return emit(focusAttemptMsg{attempt: e.Attempt, view: viewAttempt})
+			} else if e != nil && e.Pod != "" {
+				return emit(openPodMsg{pod: e.Pod})
+			}
+		}
+	case tea.MouseWheelMsg:
+		wheel(msg, v.move)
+	}
+	return nil
+}
+
+func (v *eventsView) selected() *engine.Event {
+	if v.c.World == nil || v.l.cursor >= len(v.order) {
+		return nil
+	}
+	return &v.c.World.events[v.order[v.l.cursor]]
+}
+
+func (v *eventsView) Click(_, y int) tea.Cmd {
+	i := v.l.top + y
+	if i < len(v.order) {
+		v.l.cursor = i
+		v.follow = false
+	}
+	return nil
+}
+
+func eventText(e *engine.Event) string {
+	switch e.Kind {
+	case engine.EventQueueMove:
+		from := string(e.From)
+		if from == "" {
+			from = "∅"
+		}
+		return fmt.Sprintf("%-10s %s: %s → %s (%s)", e.Kind, e.Pod, from, e.To, e.Reason)
+	case engine.EventAttempt:
+		s := fmt.Sprintf("%-10s #%d %s: %s", e.Kind, e.Attempt+1, e.Pod, e.Reason)
+		if e.Node != "" {
+			s += " on " + e.Node
+		}
+		return s
+	case engine.EventPreemption:
+		return fmt.Sprintf("%-10s %s nominated to %s, evicting %s (%s)", e.Kind, e.Pod, e.Node, strings.Join(e.Victims, ", "), e.Reason)
+	case engine.EventEviction:
+		return fmt.Sprintf("%-10s %s left %s: %s", e.Kind, e.Pod, e.Node, e.Reason)
+	}
+	return fmt.Sprintf("%-10s %s %s %s", e.Kind, e.Pod, e.Node, e.Message)
+}
+
+func (v *eventsView) View() string {
+	st := v.c.St
+	if v.c.World == nil || len(v.order) == 0 {
+		return block("No events.", v.w, v.h)
+	}
+	var b strings.Builder
+	for i := v.l.top; i < v.l.top+v.h && i < len(v.order); i++ {
+		if i > v.l.top {
+			b.WriteByte('\n')
+		}
+		e := &v.c.World.events[v.order[i]]
+		s := fit(fmt.Sprintf("%4d %s %s", e.Seq, e.Time.UTC().Format("15:04:05"), eventText(e)), v.w)
+		switch {
+		case i == v.l.cursor:
+			s = st.Sel.wrap(s)
+		case e.Kind == engine.EventPreemption || e.Kind == engine.EventEviction:
+			s = st.WarnE.wrap(s)
+		case e.Kind == engine.EventAttempt && e.Reason == "Scheduled":
+			s = st.GoodE.wrap(s)
+		case e.Kind == engine.EventAttempt:
+			s = st.BadE.wrap(s)
+		case e.Kind == engine.EventQueueMove:
+			s = st.DimE.wrap(s)
+		}
+		b.WriteString(s)
+	}
+	return block(b.String(), v.w, v.h)
+}
+
+func (v *eventsView) Explain() (string, []string) {
+	e := v.selected()
+	if e == nil {
+		return "Events", nil
+	}
+	out := []string{eventText(e)}
+	if e.Message != "" {
+		out = append(out, "", e.Message)
+	}
+	switch e.Kind {
+	case engine.EventQueueMove:
+		out = append(out, "", "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for.")
+	case engine.EventAttempt:
+		out = append(out, "", "enter opens this attempt in every view.")
+	}
+	return "Event " + fmt.Sprint(e.Seq), out
+}
+
+func (v *eventsView) ShortHelp() []key.Binding {
+	k := v.c.Keys
+	return []key.Binding{k.Up, k.Down, withHelp(k.Enter, "enter", "open attempt"), k.Search, k.Explain, k.Next, k.Help}
+}
+
+func (v *eventsView) FullHelp() [][]key.Binding {
+	k := v.c.Keys
+	return [][]key.Binding{k.global(), k.navigation()}
+}

@@ -1,0 +1,432 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// filterView is the Filter map: nodes × Filter plugins, each cell the
+// plugin's verdict on the node. The faithful map is what kube-scheduler
+// computed (each node stops at its first failing plugin); the full
+// diagnosis runs every plugin on every node (computed in a Cmd).
+type filterView struct {
+	c      *Common
+	w, h   int
+	full   bool
+	all    bool // show every plugin column, not only those that failed somewhere
+	sortBy int  // 0 node order, 1 name, 2 reason
+	filter string
+
+	g       grid
+	plugins []string // column plugins ("" = PreFilter pseudo column)
+	rows    []filterRow
+	order   []int
+	a       *record.Attempt
+	diag    *record.FullDiagnosis
+}
+
+// filterRow is one node's verdicts.
+type filterRow struct {
+	node    int
+	verdict string // feasible, rejected, not evaluated, narrowed
+	cells   []filterCell
+	key     string // sort key by reason
+	text    string // searchable text
+}
+
+type filterCell struct {
+	status int32 // index into statuses, -1 none
+	state  uint8 // cellPass, cellFail, cellNotRun, cellSkip
+}
+
+const (
+	cellNotRun uint8 = iota
+	cellPass
+	cellFail
+	cellSkip
+)
+
+var sortNames = []string{"node order", "name", "reason"}
+
+func newFilterView(c *Common) *filterView { return &filterView{c: c} }
+
+func (v *filterView) Init() tea.Cmd { return nil }
+
+func (v *filterView) SetSize(w, h int) {
+	v.w, v.h = w, h
+	v.g.setSize(w, v.gridHeight())
+}
+
+func (v *filterView) SetFilter(q string) { v.filter = q; v.Refresh() }
+
+// header lines above the grid: the upstream message and the summary.
+func (v *filterView) headerLines() []string {
+	a := v.c.focused()
+	if a == nil {
+		return nil
+	}
+	var out []string
+	msg := a.Message
+	if msg == "" && a.Outcome == record.Scheduled {
+		msg = fmt.Sprintf("Successfully assigned %s to %s", a.Pod, a.Node)
+	}
+	for _, l := range wrap(msg, v.w) {
+		out = append(out, l)
+	}
+	if len(out) > 3 {
+		out = append(out[:2], out[2]+"…")
+	}
+	mode := "faithful: first failure per node (f: full)"
+	if v.full {
+		mode = "full diagnosis: every plugin, every node (f)"
+	}
+	out = append(out, fmt.Sprintf("%s · sort: %s (o) · %s (a)", mode, sortNames[v.sortBy], map[bool]string{true: "all plugins", false: "failing plugins"}[v.all]))
+	return out
+}
+
+func (v *filterView) gridHeight() int { return max(2, v.h-len(v.headerLines())) }
+
+func (v *filterView) Refresh() {
+	a := v.c.focused()
+	v.a = a
+	v.diag = nil
+	v.rows = v.rows[:0]
+	v.plugins = nil
+	if a == nil || a.Nodes == nil {
+		v.g = grid{}
+		return
+	}
+	if v.full {
+		if d := v.c.Diags[v.c.Focus]; d != nil && d.err == nil {
+			v.diag = d.d
+		}
+	}
+	plugins := v.c.World.filterPlugins[a.Profile]
+	if v.diag != nil {
+		plugins = v.diag.Plugins
+	}
+	colOf := map[string]int{}
+	for i, p := range plugins {
+		colOf[p] = i
+	}
+	// A status from a plugin that is not a Filter plugin (PreFilter-only,
+	// or the narrowing status with no plugin) goes in a PreFilter column.
+	needPre := false
+	for _, s := range a.Statuses {
+		if _, ok := colOf[s.Plugin]; !ok {
+			needPre = true
+		}
+	}
+	cols := plugins
+	off := 0
+	if needPre && v.diag == nil {
+		cols = append([]string{""}, plugins...)
+		off = 1
+	}
+	n := len(a.Nodes.Names)
+	statusOf := make([]int32, n)
+	for i := range statusOf {
+		statusOf[i] = -2 // not evaluated
+	}
+	for _, f := range a.Feasible {
+		statusOf[f] = -1
+	}
+	for _, r := range a.Rejected {
+		statusOf[r.Node] = int32(r.Status)
+	}
+	if a.AbsentStatus >= 0 {
+		for i := range statusOf {
+			if statusOf[i] == -2 {
+				statusOf[i] = a.AbsentStatus
+			}
+		}
+	}
+	failed := make([]bool, len(cols))
+	for node := 0; node < n; node++ {
+		r := filterRow{node: node, cells: make([]filterCell, len(cols))}
+		for i := range r.cells {
+			r.cells[i].status = -1
+		}
+		var reasons []string
+		switch s := statusOf[node]; {
+		case v.diag != nil:
+			r.verdict = "fails"
+			pass := true
+			for p := range plugins {
+				c := &r.cells[p]
+				switch {
+				case v.diag.SkippedPlugins[p]:
+					c.state = cellSkip
+				default:
+					st := v.diag.Cell(node, p)
+					if st.Code == record.CodeSuccess {
+						c.state = cellPass
+					} else {
+						c.state, c.status, pass = cellFail, int32(v.diag.Cells[node*len(plugins)+p]), false
+						failed[p] = true
+						reasons = append(reasons, strings.Join(st.Reasons, "; "))
+					}
+				}
+			}
+			if pass {
+				r.verdict = "passes"
+			}
+			if v.diag.Narrowed[node] {
+				r.verdict = "narrowed"
+			} else if statusOf[node] == -2 {
+				r.verdict = "not eval"
+			}
+		case s == -1:
+			r.verdict = "feasible"
+			for i := off; i < len(cols); i++ {
+				r.cells[i].state = cellPass
+			}
+		case s == -2:
+			r.verdict = "not eval"
+		default:
+			st := a.Statuses[s]
+			r.verdict = "rejected"
+			col, ok := colOf[st.Plugin]
+			if ok {
+				col += off
+			} else {
+				col = 0
+			}
+			for i := off; i < col; i++ {
+				r.cells[i].state = cellPass
+			}
+			r.cells[col] = filterCell{status: s, state: cellFail}
+			failed[col] = true
+			reasons = append(reasons, strings.Join(st.Reasons, "; "))
+			r.key = fmt.Sprintf("%03d %s", col, strings.Join(st.Reasons, ";"))
+		}
+		if r.key == "" {
+			r.key = "~" + strings.Join(reasons, ";")
+		}
+		r.text = a.Nodes.Names[node] + " " + strings.Join(reasons, " ")
+		v.rows = append(v.rows, r)
+	}
+	// Columns shown.
+	v.plugins = v.plugins[:0]
+	keep := make([]int, 0, len(cols))
+	for i, p := range cols {
+		if v.all || failed[i] {
+			keep = append(keep, i)
+			v.plugins = append(v.plugins, p)
+		}
+	}
+	if len(keep) < len(cols) {
+		for ri := range v.rows {
+			cells := make([]filterCell, len(keep))
+			for j, i := range keep {
+				cells[j] = v.rows[ri].cells[i]
+			}
+			v.rows[ri].cells = cells
+		}
+	}
+	// Order and filter.
+	v.order = v.order[:0]
+	for i := range v.rows {
+		if v.filter == "" || strings.Contains(strings.ToLower(v.rows[i].text), strings.ToLower(v.filter)) {
+			v.order = append(v.order, i)
+		}
+	}
+	switch v.sortBy {
+	case 1:
+		sort.SliceStable(v.order, func(x, y int) bool {
+			return a.Nodes.Names[v.rows[v.order[x]].node] < a.Nodes.Names[v.rows[v.order[y]].node]
+		})
+	case 2:
+		sort.SliceStable(v.order, func(x, y int) bool { return v.rows[v.order[x]].key < v.rows[v.order[y]].key })
+	}
+	nameW := 8
+	for _, name := range a.Nodes.Names {
+		nameW = max(nameW, len(name))
+	}
+	v.g.frozen = []gridCol{{title: "NODE", width: min(nameW, 24)}, {title: "VERDICT", width: 8}}
+	v.g.cols = v.g.cols[:0]
+	for _, p := range v.plugins {
+		title := p
+		if p == "" {
+			title = "PreFilter"
+		}
+		v.g.cols = append(v.g.cols, gridCol{title: title, width: max(len(title), 22)})
+	}
+	v.g.rows = len(v.order)
+	v.g.cell = v.cell
+	v.g.setSize(v.w, v.gridHeight())
+}
+
+func (v *filterView) statuses() []record.Status {
+	if v.diag != nil {
+		return v.diag.Statuses
+	}
+	return v.a.Statuses
+}
+
+func (v *filterView) cell(r, c int) (string, esc) {
+	st := v.c.St
+	row := &v.rows[v.order[r]]
+	switch c {
+	case 0:
+		e := esc{}
+		if row.verdict == "feasible" || row.verdict == "passes" {
+			e = st.GoodE
+		}
+		return v.a.Nodes.Names[row.node], e
+	case 1:
+		switch row.verdict {
+		case "feasible", "passes":
+			return row.verdict, st.GoodE
+		case "rejected", "fails":
+			return row.verdict, st.BadE
+		}
+		return row.verdict, st.DimE
+	}
+	cell := row.cells[c-2]
+	switch cell.state {
+	case cellPass:
+		return "·", st.DimE
+	case cellSkip:
+		return "skip (PreFilter)", st.DimE
+	case cellFail:
+		s := v.statuses()[cell.status]
+		text := strings.Join(s.Reasons, "; ")
+		if text == "" {
+			text = s.Code.String()
+		}
+		return text, st.BadE
+	}
+	return "", esc{}
+}
+
+func (v *filterView) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		k := v.c.Keys
+		switch {
+		case navigate(k, msg, v.g.bodyRows(), v.g.move):
+		case key.Matches(msg, k.FullDiag):
+			v.full = !v.full
+			v.Refresh()
+			if v.full && v.c.Diags[v.c.Focus] == nil {
+				return emit(needDiagMsg{attempt: v.c.Focus})
+			}
+		case key.Matches(msg, k.Sort):
+			v.sortBy = (v.sortBy + 1) % len(sortNames)
+			v.Refresh()
+		case key.Matches(msg, k.AllCols):
+			v.all = !v.all
+			v.Refresh()
+		case key.Matches(msg, k.Enter):
+			if r := v.selectedRow(); r != nil {
+				return emit(openNodeMsg{node: v.a.Nodes.Names[r.node]})
+			}
+		}
+	case tea.MouseWheelMsg:
+		wheel(msg, v.g.move)
+	}
+	return nil
+}
+
+func (v *filterView) Click(x, y int) tea.Cmd {
+	y -= len(v.headerLines()) + 1
+	if y < 0 {
+		return nil
+	}
+	v.g.row = v.g.top + y
+	if c := v.g.colAt(x); c >= 0 {
+		v.g.col = c
+	}
+	v.g.clamp()
+	return nil
+}
+
+func (v *filterView) selectedRow() *filterRow {
+	if v.a == nil || v.g.row >= len(v.order) {
+		return nil
+	}
+	return &v.rows[v.order[v.g.row]]
+}
+
+func (v *filterView) View() string {
+	a := v.c.focused()
+	switch {
+	case a == nil:
+		return block("No attempt yet: press n.", v.w, v.h)
+	case !v.c.revealed(record.PhaseFilter):
+		return block(fmt.Sprintf("%s: Filter has not run yet in this attempt — press s to step to it.", a.Pod), v.w, v.h)
+	case a.Nodes == nil || a.Outcome == record.Skipped:
+		return block("This attempt did not run Filter: "+a.Message, v.w, v.h)
+	}
+	var b strings.Builder
+	for _, l := range v.headerLines() {
+		b.WriteString(line(l, v.w))
+		b.WriteByte('\n')
+	}
+	if v.full && v.diag == nil {
+		if d := v.c.Diags[v.c.Focus]; d != nil && d.err != nil {
+			b.WriteString("full diagnosis failed: " + d.err.Error())
+		} else {
+			b.WriteString("computing the full diagnosis…")
+		}
+		return block(b.String(), v.w, v.h)
+	}
+	v.g.view(v.c.St, &b)
+	return block(b.String(), v.w, v.h)
+}
+
+func (v *filterView) Explain() (string, []string) {
+	r := v.selectedRow()
+	if r == nil {
+		return "Filter", []string{"Each Filter plugin can reject a node. Upstream stops at a node's first rejection; f shows every plugin's verdict."}
+	}
+	node := v.a.Nodes.Names[r.node]
+	if v.g.col < 0 || v.g.col >= len(v.plugins) {
+		return node, []string{r.verdict}
+	}
+	plugin := v.plugins[v.g.col]
+	cell := r.cells[v.g.col]
+	var st record.Status
+	switch cell.state {
+	case cellFail:
+		st = v.statuses()[cell.status]
+		if plugin == "" {
+			plugin = st.Plugin
+		}
+	case cellPass:
+		st = record.Status{Code: record.CodeSuccess}
+	case cellNotRun:
+		return plugin + " on " + node, []string{"Not run: an earlier plugin already rejected the node (kube-scheduler stops at the first). Press f for the full diagnosis.", "", pluginPurpose[plugin]}
+	default:
+		return plugin + " on " + node, []string{"Skipped: the plugin's PreFilter said it has nothing to check for this pod."}
+	}
+	f := v.c.fork()
+	var all []*framework.NodeInfo
+	if f != nil {
+		all = f.sched.Snapshot().List()
+	}
+	nom := nomineesOf(f, node)
+	var pod = v.c.pod()
+	if f == nil {
+		pod = nil
+	}
+	return orNone(plugin) + " on " + node, explainFilter(plugin, st, pod, f.nodeInfo(node), all, nom)
+}
+
+func (v *filterView) ShortHelp() []key.Binding {
+	k := v.c.Keys
+	return []key.Binding{k.FullDiag, k.Sort, k.AllCols, k.Search, k.Explain, withHelp(k.Enter, "enter", "node"), k.Next, k.Step, k.Help}
+}
+
+func (v *filterView) FullHelp() [][]key.Binding {
+	k := v.c.Keys
+	return [][]key.Binding{k.global(), k.navigation(), {k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node")}}
+}

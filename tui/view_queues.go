@@ -1,0 +1,238 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+)
+
+// queuesView lists the scheduling queue: activeQ in pop order, backoffQ
+// with the backoff left, unschedulable pods with the plugins that rejected
+// them, gated pods with their gate.
+type queuesView struct {
+	c      *Common
+	w, h   int
+	rows   []queueRow
+	l      list
+	filter string
+}
+
+type queueRow struct {
+	section engine.QueueName // set on section headings
+	heading string
+	pod     *engine.QueuedPod
+	pos     int
+}
+
+func newQueuesView(c *Common) *queuesView { return &queuesView{c: c} }
+
+func (v *queuesView) Init() tea.Cmd { return nil }
+
+func (v *queuesView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
+
+func (v *queuesView) SetFilter(q string) { v.filter = q; v.Refresh() }
+
+func (v *queuesView) Refresh() {
+	v.rows = v.rows[:0]
+	w := v.c.World
+	if w == nil {
+		v.l.set(0)
+		return
+	}
+	q := &w.queue
+	add := func(name engine.QueueName, heading string, pods []engine.QueuedPod) {
+		v.rows = append(v.rows, queueRow{section: name, heading: fmt.Sprintf("%s (%d) — %s", name, len(pods), heading)})
+		n := 0
+		for i := range pods {
+			if v.filter != "" && !strings.Contains(pods[i].Pod, v.filter) {
+				continue
+			}
+			v.rows = append(v.rows, queueRow{pod: &pods[i], pos: i + 1})
+			n++
+		}
+		if n == 0 {
+			v.rows = append(v.rows, queueRow{heading: "  (empty)"})
+		}
+	}
+	add(engine.ActiveQ, "next to be scheduled, in pop order (priority, then time queued)", q.ActiveQ)
+	add(engine.BackoffQ, "failed recently; wait out the backoff before retrying", q.BackoffQ)
+	add(engine.Unschedulable, "wait for a cluster event one of their rejecting plugins cares about", q.Unschedulable)
+	add(engine.Gated, "held back by PreEnqueue (scheduling gates); never attempted", q.Gated)
+	v.l.set(len(v.rows))
+	if v.l.cursor < len(v.rows) && v.rows[v.l.cursor].pod == nil {
+		v.step(1)
+	}
+}
+
+// step moves to the next pod row in direction d.
+func (v *queuesView) step(d int) {
+	for i := v.l.cursor + d; i >= 0 && i < len(v.rows); i += d {
+		if v.rows[i].pod != nil {
+			v.l.cursor = i
+			v.l.clamp()
+			return
+		}
+	}
+	v.l.clamp()
+}
+
+func (v *queuesView) move(dr, _ int) {
+	switch {
+	case dr == 1 || dr == -1:
+		v.step(dr)
+	default:
+		v.l.move(dr, 0)
+		if v.l.cursor < len(v.rows) && v.rows[v.l.cursor].pod == nil {
+			if dr < 0 {
+				v.step(1)
+			} else {
+				v.step(-1)
+			}
+		}
+	}
+}
+
+func (v *queuesView) selected() *engine.QueuedPod {
+	if v.l.cursor < len(v.rows) {
+		return v.rows[v.l.cursor].pod
+	}
+	return nil
+}
+
+func (v *queuesView) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		k := v.c.Keys
+		switch {
+		case navigate(k, msg, v.h, v.move):
+		case key.Matches(msg, k.Enter):
+			if p := v.selected(); p != nil {
+				return emit(openPodMsg{pod: p.Pod})
+			}
+		case key.Matches(msg, k.ToggleBP):
+			if p := v.selected(); p != nil {
+				return emit(toggleBreakpointMsg{bp: engine.Breakpoint{PodPattern: p.Pod}})
+			}
+		}
+	case tea.MouseWheelMsg:
+		wheel(msg, v.move)
+	}
+	return nil
+}
+
+func (v *queuesView) Click(_, y int) tea.Cmd {
+	i := v.l.top + y
+	if i < len(v.rows) && v.rows[i].pod != nil {
+		if v.l.cursor == i {
+			return emit(openPodMsg{pod: v.rows[i].pod.Pod})
+		}
+		v.l.cursor = i
+		v.l.clamp()
+	}
+	return nil
+}
+
+func (v *queuesView) View() string {
+	st := v.c.St
+	if v.c.World == nil {
+		return block("loading…", v.w, v.h)
+	}
+	now := v.c.World.queue.Now
+	var b strings.Builder
+	for i := v.l.top; i < v.l.top+v.h; i++ {
+		if i > v.l.top {
+			b.WriteByte('\n')
+		}
+		if i >= len(v.rows) {
+			continue
+		}
+		r := v.rows[i]
+		if r.pod == nil {
+			if r.section != "" {
+				b.WriteString(st.Title.Render(fit(r.heading, v.w)))
+			} else {
+				b.WriteString(st.DimE.wrap(fit(r.heading, v.w)))
+			}
+			continue
+		}
+		p := r.pod
+		var s string
+		switch p.Queue {
+		case engine.ActiveQ:
+			s = fmt.Sprintf("  %3d %-34s prio %-6d age %-7s %s", r.pos, p.Pod, p.Priority, age(now.Sub(p.Timestamp)), nominatedTag(p.NominatedNode))
+		case engine.BackoffQ:
+			s = fmt.Sprintf("  %-38s prio %-6d backoff left %-7s attempts %d", p.Pod, p.Priority, age(max(0, p.BackoffExpiration.Sub(now))), p.Attempts)
+		case engine.Unschedulable:
+			s = fmt.Sprintf("  %-38s prio %-6d since %-7s rejected by %s %s", p.Pod, p.Priority, age(now.Sub(p.Timestamp)), orNone(strings.Join(p.UnschedulablePlugins, ",")), nominatedTag(p.NominatedNode))
+		default:
+			s = fmt.Sprintf("  %-38s prio %-6d %s: %s", p.Pod, p.Priority, p.GatingPlugin, p.GatingMessage)
+		}
+		s = fit(s, v.w)
+		if i == v.l.cursor {
+			s = st.Sel.wrap(s)
+		}
+		b.WriteString(s)
+	}
+	return block(b.String(), v.w, v.h)
+}
+
+func nominatedTag(n string) string {
+	if n == "" {
+		return ""
+	}
+	return "→ nominated " + n
+}
+
+func (v *queuesView) Explain() (string, []string) {
+	p := v.selected()
+	if p == nil {
+		return "Queues", []string{"Pending pods wait in one of four places. Select one to see why it is there."}
+	}
+	out := []string{}
+	switch p.Queue {
+	case engine.ActiveQ:
+		out = append(out, fmt.Sprintf("%s is #%d in activeQ. PrioritySort pops the highest priority first (%d here), then the pod queued earliest.", p.Pod, indexIn(v.c.World.queue.ActiveQ, p.Pod)+1, p.Priority))
+	case engine.BackoffQ:
+		out = append(out, p.Pod+" failed an attempt and waits out its backoff (1s doubling per attempt, up to 10s) before it may be retried.")
+	case engine.Unschedulable:
+		out = append(out, p.Pod+" failed because of "+orNone(strings.Join(p.UnschedulablePlugins, ", "))+". It stays here until a cluster event one of those plugins registered for (a node added, a pod deleted, a taint removed…) could make it schedulable, or 5 minutes pass.")
+		if p.NominatedNode != "" {
+			out = append(out, "", "It is nominated to "+p.NominatedNode+": preemption freed room there and its victims are terminating. Other pods see the nomination and leave that room alone.")
+		}
+	case engine.Gated:
+		out = append(out, p.Pod+" is gated: "+p.GatingMessage+". Remove the gate (spec.schedulingGates) and it enters activeQ.")
+	}
+	out = append(out, "", "enter: open its attempt (or run the scheduler until it is attempted) · B: breakpoint on it")
+	return "Queue: " + string(p.Queue), out
+}
+
+func indexIn(list []engine.QueuedPod, pod string) int {
+	for i := range list {
+		if list[i].Pod == pod {
+			return i
+		}
+	}
+	return -1
+}
+
+func (v *queuesView) ShortHelp() []key.Binding {
+	k := v.c.Keys
+	return []key.Binding{k.Next, k.Step, k.Continue, withHelp(k.Enter, "enter", "open / run to pod"), k.ToggleBP, k.NextView, k.Explain, k.Help, k.Quit}
+}
+
+func (v *queuesView) FullHelp() [][]key.Binding {
+	k := v.c.Keys
+	return [][]key.Binding{k.global(), k.navigation(), {withHelp(k.Enter, "enter", "open / run to pod"), k.ToggleBP}}
+}
+
+func withHelp(b key.Binding, k, desc string) key.Binding {
+	b.SetHelp(k, desc)
+	return b
+}
+
+// emit wraps a message as a Cmd: components talk to the root by messages.
+func emit(m tea.Msg) tea.Cmd { return func() tea.Msg { return m } }
