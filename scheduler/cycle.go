@@ -36,6 +36,12 @@ type scheduleResult struct {
 // unschedulable one gets the nomination PostFilter decided.
 func (s *Scheduler) ScheduleOne(pod *v1.Pod) *record.Attempt {
 	ctx := s.ctx()
+	// The queue holds the latest version of a pending pod (informer
+	// updates replace it); an earlier attempt may have changed its status,
+	// e.g. a preemption that cleared its nomination.
+	if cur, err := s.objects.Pod(pod.Namespace, pod.Name); err == nil && cur.UID == pod.UID {
+		pod = cur
+	}
 	s.seq++
 	a := &record.Attempt{
 		Seq: s.seq, Time: s.clock(), Pod: pod.Namespace + "/" + pod.Name, PodUID: string(pod.UID),

@@ -48,7 +48,9 @@ func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, p *record.Preemption) {
 	for _, v := range c.Victims {
 		ns, name, _ := strings.Cut(v.Pod, "/")
 		pod, err := s.objects.Pod(ns, name)
-		if err != nil {
+		// A victim already being deleted gets no second delete: it keeps
+		// terminating on its own schedule, as upstream's executor skips it.
+		if err != nil || pod.DeletionTimestamp != nil {
 			continue
 		}
 		_ = s.snapshot.RemovePod(pod)
