@@ -3,12 +3,12 @@ package nodeaffinity
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister: a node added or relabelled.
@@ -21,7 +21,7 @@ func (pl *NodeAffinity) EventsToRegister(_ context.Context) ([]framework.Cluster
 // Queue when the new node matches addedAffinity and the pod's required
 // affinity, and (for an update) the old one did not. Parse errors queue.
 func (pl *NodeAffinity) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*v1.Node](oldObj, newObj)
+	original, modified, err := helper.As[*v1.Node](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -50,22 +50,4 @@ func (pl *NodeAffinity) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, newObj
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
-}
-
-// as converts a hint's objects like upstream's util.As: nil stays the zero
-// value, anything of another type is an error (which queues the pod).
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
 }

@@ -3,12 +3,12 @@ package nodedeclaredfeatures
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister: a node added or changing its declared features, or
@@ -23,7 +23,7 @@ func (pl *NodeDeclaredFeatures) EventsToRegister(_ context.Context) ([]framework
 // Queue when the pod's inferred requirements changed at all, in either
 // direction; inference errors queue.
 func (pl *NodeDeclaredFeatures) isSchedulableAfterTargetPodUpdate(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	oldPod, newPod, err := as[*v1.Pod](oldObj, newObj)
+	oldPod, newPod, err := helper.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -47,7 +47,7 @@ func (pl *NodeDeclaredFeatures) isSchedulableAfterTargetPodUpdate(_ *v1.Pod, old
 // Queue for any added node, and for an update whose declared-feature list
 // differs (compared as ordered slices, without regard to the pod).
 func (pl *NodeDeclaredFeatures) isSchedulableAfterNodeChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	oldNode, newNode, err := as[*v1.Node](oldObj, newObj)
+	oldNode, newNode, err := helper.As[*v1.Node](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -58,22 +58,4 @@ func (pl *NodeDeclaredFeatures) isSchedulableAfterNodeChange(_ *v1.Pod, oldObj, 
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
-}
-
-// as converts a hint's objects like upstream's util.As: nil stays the zero
-// value, anything of another type is an error (which queues the pod).
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
 }

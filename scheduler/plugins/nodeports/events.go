@@ -3,11 +3,11 @@ package nodeports
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister: a deleted assigned pod may free ports; a new node has
@@ -23,7 +23,7 @@ func (pl *NodePorts) EventsToRegister(_ context.Context) ([]framework.ClusterEve
 // Queue only when the deleted pod was bound or nominated and released a
 // port conflicting with one the rejected pod wants.
 func (pl *NodePorts) isSchedulableAfterAssignedPodDeleted(pod *v1.Pod, oldObj, _ any) (framework.QueueingHint, error) {
-	deleted, _, err := as[*v1.Pod](oldObj, nil)
+	deleted, _, err := helper.As[*v1.Pod](oldObj, nil)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -45,22 +45,4 @@ func (pl *NodePorts) isSchedulableAfterAssignedPodDeleted(pod *v1.Pod, oldObj, _
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
-}
-
-// as converts a hint's objects like upstream's util.As: nil stays the zero
-// value, anything of another type is an error (which queues the pod).
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
 }

@@ -9,6 +9,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister returns the events that can make room for a pod Fit
@@ -27,29 +28,11 @@ func (f *Fit) EventsToRegister(_ context.Context) ([]framework.ClusterEventWithH
 	}, nil
 }
 
-// as converts a hint's old and new objects to T; nil stays the zero value.
-// A wrong type is an error, which the queue treats as Queue.
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var oldT, newT T
-	var ok bool
-	if newObj != nil {
-		if newT, ok = newObj.(T); !ok {
-			return oldT, newT, fmt.Errorf("expected %T, but got %T", newT, newObj)
-		}
-	}
-	if oldObj != nil {
-		if oldT, ok = oldObj.(T); !ok {
-			return oldT, newT, fmt.Errorf("expected %T, but got %T", oldT, oldObj)
-		}
-	}
-	return oldT, newT, nil
-}
-
 // isSchedulableAfterAssignedPodDelete: a deleted pod frees resources only
 // if it held some on a node, bound or nominated (nominated pods are
 // counted on their node during Filter).
 func (f *Fit) isSchedulableAfterAssignedPodDelete(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	deleted, _, err := as[*v1.Pod](oldObj, newObj)
+	deleted, _, err := helper.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -71,7 +54,7 @@ func (f *Fit) isSchedulableAfterTargetPodScaleDown(_ *v1.Pod, _, _ any) (framewo
 // isSchedulableAfterAssignedPodScaleDown queues only when a scheduled pod
 // gave back some of a resource the rejected pod asks for.
 func (f *Fit) isSchedulableAfterAssignedPodScaleDown(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*v1.Pod](oldObj, newObj)
+	original, modified, err := helper.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -127,7 +110,7 @@ func haveEnoughRelevantResourcesDecreased(target, original, modified *v1.Pod) bo
 // grew for something the pod needs: an update that changes nothing the
 // pod cares about cannot be what it was waiting for.
 func (f *Fit) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*v1.Node](oldObj, newObj)
+	original, modified, err := helper.As[*v1.Node](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -189,7 +172,7 @@ func haveAnyRequestedResourcesIncreased(pod *v1.Pod, original, modified *v1.Node
 // never emits DeviceClass events, but the hint is ported so the
 // registration is upstream's.
 func (f *Fit) isSchedulableAfterDeviceClassEvent(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*resourceapi.DeviceClass](oldObj, newObj)
+	original, modified, err := helper.As[*resourceapi.DeviceClass](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}

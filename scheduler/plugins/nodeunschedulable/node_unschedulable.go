@@ -6,7 +6,6 @@ package nodeunschedulable
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
 
@@ -68,7 +68,7 @@ func (pl *NodeUnschedulable) EventsToRegister(_ context.Context) ([]framework.Cl
 // A rejected pod lacks the toleration (tolerations can only be added), so
 // only the new pod needs checking.
 func (pl *NodeUnschedulable) isSchedulableAfterTargetPodTolerationChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	_, modified, err := as[*v1.Pod](oldObj, newObj)
+	_, modified, err := helper.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -83,7 +83,7 @@ func (pl *NodeUnschedulable) isSchedulableAfterTargetPodTolerationChange(_ *v1.P
 
 // Queue only for a node that became schedulable or was added schedulable.
 func (pl *NodeUnschedulable) isSchedulableAfterNodeChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*v1.Node](oldObj, newObj)
+	original, modified, err := helper.As[*v1.Node](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -121,22 +121,4 @@ func (pl *NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, 
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnschedulable)
 	}
 	return nil
-}
-
-// as converts a hint's objects like upstream's util.As: nil stays the zero
-// value, anything of another type is an error (which queues the pod).
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
 }

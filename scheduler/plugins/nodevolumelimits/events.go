@@ -9,6 +9,7 @@ import (
 	"k8s.io/component-helpers/storage/ephemeral"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodevolumelimits/csimigration"
 )
 
@@ -25,28 +26,10 @@ func (pl *CSILimits) EventsToRegister(_ context.Context) ([]framework.ClusterEve
 	}, nil
 }
 
-// as converts hint arguments, failing on a wrong type as upstream's
-// util.As does.
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
-}
-
 // isSchedulableAfterAssignedPodDeleted queues when the deleted pod was on
 // (or nominated to) a node and had a volume that could count.
 func (pl *CSILimits) isSchedulableAfterAssignedPodDeleted(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	deleted, _, err := as[*v1.Pod](oldObj, newObj)
+	deleted, _, err := helper.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterAssignedPodDeleted: %w", err)
 	}
@@ -71,7 +54,7 @@ func (pl *CSILimits) isSchedulableAfterAssignedPodDeleted(_ *v1.Pod, oldObj, new
 // isSchedulableAfterPVCAdded queues when the claim is one the pod uses,
 // directly or as a generic ephemeral volume.
 func (pl *CSILimits) isSchedulableAfterPVCAdded(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	_, pvc, err := as[*v1.PersistentVolumeClaim](oldObj, newObj)
+	_, pvc, err := helper.As[*v1.PersistentVolumeClaim](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterPVCAdded: %w", err)
 	}
@@ -104,7 +87,7 @@ func (pl *CSILimits) isSchedulableAfterPVCAdded(pod *v1.Pod, oldObj, newObj any)
 // migratable volume whose CSI driver is the attachment's attacher.
 // Generic ephemeral volumes are not considered, as upstream.
 func (pl *CSILimits) isSchedulableAfterVolumeAttachmentDeleted(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	va, _, err := as[*storagev1.VolumeAttachment](oldObj, newObj)
+	va, _, err := helper.As[*storagev1.VolumeAttachment](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterVolumeAttachmentDeleted: %w", err)
 	}
@@ -133,7 +116,7 @@ func (pl *CSILimits) isSchedulableAfterVolumeAttachmentDeleted(pod *v1.Pod, oldO
 // isSchedulableAfterCSINodeUpdated queues when some driver's limit grew
 // (a driver without a count has limit 0 here).
 func (pl *CSILimits) isSchedulableAfterCSINodeUpdated(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	oldNode, newNode, err := as[*storagev1.CSINode](oldObj, newObj)
+	oldNode, newNode, err := helper.As[*storagev1.CSINode](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterCSINodeUpdated: %w", err)
 	}

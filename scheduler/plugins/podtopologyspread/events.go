@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister lists what may make a pod this plugin rejected
@@ -21,23 +22,6 @@ func (pl *PodTopologySpread) EventsToRegister(_ context.Context) ([]framework.Cl
 		{Event: framework.ClusterEvent{Resource: framework.TargetPod, ActionType: framework.UpdatePodToleration | framework.UpdatePodLabel}, QueueingHintFn: pl.isSchedulableAfterTargetPodChange},
 		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.Delete | framework.UpdateNodeLabel | framework.UpdateNodeTaint}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
 	}, nil
-}
-
-// as converts a hint's objects, either of which may be nil.
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var oldT, newT T
-	var ok bool
-	if newObj != nil {
-		if newT, ok = newObj.(T); !ok {
-			return oldT, newT, fmt.Errorf("expected %T, but got %T", newT, newObj)
-		}
-	}
-	if oldObj != nil {
-		if oldT, ok = oldObj.(T); !ok {
-			return oldT, newT, fmt.Errorf("expected %T, but got %T", oldT, oldObj)
-		}
-	}
-	return oldT, newT, nil
 }
 
 // getConstraints returns the hard constraints the Filter applies: the
@@ -79,7 +63,7 @@ func hasConstraintWithNodeTaintsPolicyHonor(constraints []topologySpreadConstrai
 // some constraint honours taints; a label change only when it flips a
 // selector's verdict on the pod.
 func (pl *PodTopologySpread) isSchedulableAfterTargetPodChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*v1.Pod](oldObj, newObj)
+	original, modified, err := helper.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -100,7 +84,7 @@ func (pl *PodTopologySpread) isSchedulableAfterTargetPodChange(pod *v1.Pod, oldO
 // are bound or nominated can change counts, and only if a selector
 // matches them (or stops/starts matching them).
 func (pl *PodTopologySpread) isSchedulableAfterAssignedPodChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*v1.Pod](oldObj, newObj)
+	original, modified, err := helper.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -143,7 +127,7 @@ func isSchedulableAfterPodLabelChange(original, modified *v1.Pod, constraints []
 // topology key (before or after), and for updates only if that changed or
 // a key's value or the taints changed.
 func (pl *PodTopologySpread) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*v1.Node](oldObj, newObj)
+	original, modified, err := helper.As[*v1.Node](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}

@@ -3,12 +3,12 @@ package tainttoleration
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister: a node added or re-tainted, or the pod gaining a
@@ -24,7 +24,7 @@ func (pl *TaintToleration) EventsToRegister(_ context.Context) ([]framework.Clus
 // NoSchedule/NoExecute taint to having none; an added node counts as
 // having had one.
 func (pl *TaintToleration) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	original, modified, err := as[*v1.Node](oldObj, newObj)
+	original, modified, err := helper.As[*v1.Node](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -46,22 +46,4 @@ func (pl *TaintToleration) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, new
 // checking what was added.
 func (pl *TaintToleration) isSchedulableAfterTargetPodTolerationChange(_ *v1.Pod, _, _ any) (framework.QueueingHint, error) {
 	return framework.Queue, nil
-}
-
-// as converts a hint's objects like upstream's util.As: nil stays the zero
-// value, anything of another type is an error (which queues the pod).
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
 }

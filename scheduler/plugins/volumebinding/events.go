@@ -10,6 +10,7 @@ import (
 	"k8s.io/component-helpers/storage/ephemeral"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister: classes (allowed topologies), claims and PVs being
@@ -28,24 +29,6 @@ func (pl *VolumeBinding) EventsToRegister(_ context.Context) ([]framework.Cluste
 	}, nil
 }
 
-// as converts hint arguments, failing on a wrong type as upstream's
-// util.As does.
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
-}
-
 // isSchedulableAfterCSINodeChange queues for a new CSINode and for a
 // change of its migrated-plugins annotation (which decides whether in-tree
 // PVs are checked as CSI volumes).
@@ -53,7 +36,7 @@ func (pl *VolumeBinding) isSchedulableAfterCSINodeChange(_ *v1.Pod, oldObj, newO
 	if oldObj == nil {
 		return framework.Queue, nil
 	}
-	oldNode, newNode, err := as[*storagev1.CSINode](oldObj, newObj)
+	oldNode, newNode, err := helper.As[*storagev1.CSINode](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -69,7 +52,7 @@ func (pl *VolumeBinding) isSchedulableAfterCSINodeChange(_ *v1.Pod, oldObj, newO
 // isSchedulableAfterPersistentVolumeClaimChange queues when the claim is
 // one of the pod's (directly or as a generic ephemeral volume).
 func (pl *VolumeBinding) isSchedulableAfterPersistentVolumeClaimChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	_, pvc, err := as[*v1.PersistentVolumeClaim](oldObj, newObj)
+	_, pvc, err := helper.As[*v1.PersistentVolumeClaim](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -100,7 +83,7 @@ func (pl *VolumeBinding) isSchedulableAfterPersistentVolumeClaimChange(pod *v1.P
 // isSchedulableAfterStorageClassChange queues for a new class and for a
 // change of allowed topologies (the binding mode is immutable).
 func (pl *VolumeBinding) isSchedulableAfterStorageClassChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	oldSC, newSC, err := as[*storagev1.StorageClass](oldObj, newObj)
+	oldSC, newSC, err := helper.As[*storagev1.StorageClass](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -119,7 +102,7 @@ func (pl *VolumeBinding) isSchedulableAfterStorageClassChange(_ *v1.Pod, oldObj,
 // isSchedulableAfterCSIStorageCapacityChange queues for a new capacity and
 // for a grown volume limit (maximumVolumeSize, else capacity).
 func (pl *VolumeBinding) isSchedulableAfterCSIStorageCapacityChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	oldCap, newCap, err := as[*storagev1.CSIStorageCapacity](oldObj, newObj)
+	oldCap, newCap, err := helper.As[*storagev1.CSIStorageCapacity](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}
@@ -139,7 +122,7 @@ func (pl *VolumeBinding) isSchedulableAfterCSIStorageCapacityChange(_ *v1.Pod, o
 // isSchedulableAfterCSIDriverChange queues when a driver the pod uses
 // inline stops tracking storage capacity.
 func (pl *VolumeBinding) isSchedulableAfterCSIDriverChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	oldDriver, newDriver, err := as[*storagev1.CSIDriver](oldObj, newObj)
+	oldDriver, newDriver, err := helper.As[*storagev1.CSIDriver](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, err
 	}

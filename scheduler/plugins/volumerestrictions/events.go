@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister: a deleted pod may release a disk or a ReadWriteOncePod
@@ -21,28 +22,10 @@ func (pl *VolumeRestrictions) EventsToRegister(_ context.Context) ([]framework.C
 	}, nil
 }
 
-// as converts hint arguments, failing on a wrong type as upstream's
-// util.As does.
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
-}
-
 // isSchedulableAfterPersistentVolumeClaimAdded queues when the new claim
 // is one the pod references.
 func (pl *VolumeRestrictions) isSchedulableAfterPersistentVolumeClaimAdded(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	_, pvc, err := as[*v1.PersistentVolumeClaim](oldObj, newObj)
+	_, pvc, err := helper.As[*v1.PersistentVolumeClaim](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterPersistentVolumeClaimChange: %w", err)
 	}
@@ -65,7 +48,7 @@ func (pl *VolumeRestrictions) isSchedulableAfterPersistentVolumeClaimAdded(pod *
 // Claims are compared by name without checking their access mode, as
 // upstream does to keep the hint cheap.
 func (pl *VolumeRestrictions) isSchedulableAfterAssignedPodDeleted(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	deleted, _, err := as[*v1.Pod](oldObj, newObj)
+	deleted, _, err := helper.As[*v1.Pod](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterAssignedPodDeleted: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // EventsToRegister: a new WaitForFirstConsumer class, a node joining or
@@ -23,28 +24,10 @@ func (pl *VolumeZone) EventsToRegister(_ context.Context) ([]framework.ClusterEv
 	}, nil
 }
 
-// as converts hint arguments, failing on a wrong type as upstream's
-// util.As does.
-func as[T any](oldObj, newObj any) (T, T, error) {
-	var o, n T
-	var ok bool
-	if newObj != nil {
-		if n, ok = newObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", n, newObj)
-		}
-	}
-	if oldObj != nil {
-		if o, ok = oldObj.(T); !ok {
-			return o, n, fmt.Errorf("expected %T, but got %T", o, oldObj)
-		}
-	}
-	return o, n, nil
-}
-
 // isSchedulableAfterPersistentVolumeClaimChange queues when the claim is
 // one of the pod's (same namespace).
 func (pl *VolumeZone) isSchedulableAfterPersistentVolumeClaimChange(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	_, pvc, err := as[*v1.PersistentVolumeClaim](oldObj, newObj)
+	_, pvc, err := helper.As[*v1.PersistentVolumeClaim](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterPersistentVolumeClaimChange: %w", err)
 	}
@@ -63,7 +46,7 @@ func (pl *VolumeZone) isSchedulableAfterPersistentVolumeClaimChange(pod *v1.Pod,
 // WaitForFirstConsumer binding: only such a class turns an unbound claim
 // from an error into one the plugin ignores.
 func (pl *VolumeZone) isSchedulableAfterStorageClassAdded(_ *v1.Pod, _, newObj any) (framework.QueueingHint, error) {
-	_, sc, err := as[*storagev1.StorageClass](nil, newObj)
+	_, sc, err := helper.As[*storagev1.StorageClass](nil, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterStorageClassAdded: %w", err)
 	}
@@ -79,7 +62,7 @@ func (pl *VolumeZone) isSchedulableAfterStorageClassAdded(_ *v1.Pod, _, newObj a
 // isSchedulableAfterPersistentVolumeChange queues for a new PV, and for an
 // update that changes the PV's zone/region constraints.
 func (pl *VolumeZone) isSchedulableAfterPersistentVolumeChange(_ *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
-	oldPV, newPV, err := as[*v1.PersistentVolume](oldObj, newObj)
+	oldPV, newPV, err := helper.As[*v1.PersistentVolume](oldObj, newObj)
 	if err != nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterPersistentVolumeChange: %w", err)
 	}
