@@ -228,6 +228,9 @@ func runWhatIf(b *Backend, i int, orig *record.Attempt, e whatIfEdit) tea.Cmd {
 				res.err = err
 				return
 			}
+			// The edit is the pod as the forked cluster now stores it: the cycle
+			// schedules a pod's stored version, as the queue hands over the latest.
+			sched.Objects().Add(edited)
 			res.alt = sched.ScheduleOne(edited)
 		})
 		if res.alt != nil {

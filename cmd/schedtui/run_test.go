@@ -46,7 +46,7 @@ func TestRunJSON(t *testing.T) {
 					t.Errorf("unknown kind in %s", sc.Text())
 				}
 			}
-			if kinds["attempt"] == 0 || kinds["queue"] == 0 || kinds["preemption"] != 2 || kinds["eviction"] != 3 {
+			if kinds["attempt"] == 0 || kinds["queue"] == 0 || kinds["preemption"] != 1 || kinds["eviction"] != 2 {
 				t.Errorf("kinds %v", kinds)
 			}
 		})

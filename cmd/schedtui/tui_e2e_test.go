@@ -101,8 +101,8 @@ func TestTUIEndToEnd(t *testing.T) {
 	s.keys("s")
 	s.waitFor("✓ PostFilter")
 	s.keys("5")
-	screen := s.waitFor("decided by: smallest sum of victim priorities", "★ node-b2")
-	for _, want := range []string{"default/web-2", "violates a PDB", "nominated to node-b2"} {
+	screen := s.waitFor("decided by: latest start among the highest-priority victims", "★ node-b2")
+	for _, want := range []string{"default/web-2", "default/job-0", "violates a PDB", "nominated to node-b2"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("preemption screen lacks %q:\n%s", want, screen)
 		}
