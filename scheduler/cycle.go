@@ -56,7 +56,7 @@ func (s *Scheduler) ScheduleOne(pod *v1.Pod) *record.Attempt {
 	switch {
 	case fwk == nil:
 		a.Outcome = record.Skipped
-		a.Message = fmt.Sprintf("no profile for scheduler name %q", pod.Spec.SchedulerName)
+		a.Message = fmt.Sprintf("profile not found for scheduler name %q", pod.Spec.SchedulerName)
 		return a
 	case pod.DeletionTimestamp != nil:
 		a.Outcome = record.Skipped

@@ -84,6 +84,10 @@ const (
 	barrierScheduler = "schedtui-conformance-barrier"
 )
 
+// outcomeSkipped is schedtui's outcome for a pod the scheduler pops but
+// does not schedule (being deleted, or no profile for it).
+const outcomeSkipped = "Skipped"
+
 // clearNominatedNode is what schedule_one.go passes to the failure handler
 // when a cycle fails for any reason other than a FitError with PostFilter.
 var clearNominatedNode = &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: ""}
@@ -312,12 +316,12 @@ func (h *harness) attempt(namespace, name string) (record.AttemptJSON, error) {
 	fw, ok := h.sched.Profiles[pod.Spec.SchedulerName]
 	if !ok {
 		// scheduleOnePod drops such a pod; the informer never queues it.
-		a.Outcome = record.OutcomeError
+		a.Outcome = outcomeSkipped
 		a.Message = fmt.Sprintf("profile not found for scheduler name %q", pod.Spec.SchedulerName)
 		return a, nil
 	}
 	if pod.DeletionTimestamp != nil {
-		a.Outcome = record.OutcomeError
+		a.Outcome = outcomeSkipped
 		a.Message = fmt.Sprintf("skip schedule deleting pod: %v/%v", pod.Namespace, pod.Name)
 		return a, nil
 	}

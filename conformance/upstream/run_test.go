@@ -402,7 +402,9 @@ func TestRun(t *testing.T) {
 			name:    "no nodes",
 			cluster: &snapshot.Cluster{Pods: []*v1.Pod{pod("incoming", "1", "1Gi")}},
 			want: []record.AttemptJSON{attempt(record.AttemptJSON{
-				Pod: "default/incoming", Outcome: record.OutcomeError, Message: "no nodes available to schedule pods",
+				// UnschedulableAndUnresolvable: the PodScheduled reason is
+				// Unschedulable.
+				Pod: "default/incoming", Outcome: record.OutcomeUnschedulable, Message: "no nodes available to schedule pods",
 			})},
 		},
 	}

@@ -14,7 +14,8 @@ const (
 	Scheduled Outcome = iota
 	Unschedulable
 	Error
-	// Skipped: the attempt did not run (deleting pod, unknown profile).
+	// Skipped: popped but not scheduled (a pod being deleted, or no
+	// profile for its schedulerName), as upstream drops such pods.
 	Skipped
 )
 
