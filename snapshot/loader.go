@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"fmt"
 	"os"
@@ -23,18 +24,21 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// LoadFile reads a snapshot file: YAML (one or more documents), JSON (one
-// or more concatenated objects), either possibly gzip-compressed, holding
-// objects or Lists of objects. The returned error (a *ParseError) means
-// the file could not be read or parsed at all; problems with individual
-// objects are in the Report, and those objects are left out.
+// LoadFile reads a snapshot: a file of YAML (one or more documents) or
+// JSON (one or more concatenated objects), either possibly
+// gzip-compressed, holding objects or Lists of objects, or a
+// kube-scheduler-simulator export; or a directory of such files or a
+// `kubectl cluster-info dump --output-directory` tree (see Open, which also
+// returns the scheduler configuration a snapshot may carry). The returned
+// error (a *ParseError) means the snapshot could not be read or parsed at
+// all; problems with individual objects are in the Report, and those
+// objects are left out.
 func LoadFile(path string) (*Cluster, *Report, error) {
-	l := NewLoader()
-	if err := l.LoadFile(path); err != nil {
+	o, err := Open(path)
+	if err != nil {
 		return nil, nil, err
 	}
-	c, r := l.Finish()
-	return c, r, nil
+	return o.Cluster, o.Report, nil
 }
 
 // Load is LoadFile for data already in memory; name is used in problems.
@@ -66,6 +70,12 @@ type Loader struct {
 	unknownIdx map[string]*unknownKind
 	seq        int
 	finished   bool
+
+	// configs are the scheduler configurations snapshots carried;
+	// headers the capture headers found.
+	configs            []EmbeddedConfig
+	headers            []*Header
+	sawSimulatorExport bool
 }
 
 type origin struct {
@@ -120,9 +130,19 @@ func (l *Loader) LoadFile(path string) error {
 // LoadData parses data (see LoadFile) and adds its objects. On error
 // nothing from data is added.
 func (l *Loader) LoadData(name string, data []byte) error {
+	if bytes.HasPrefix(data, gzipMagic) {
+		plain, err := gunzip(data)
+		if err != nil {
+			return &ParseError{File: name, Msg: err.Error(), Err: err}
+		}
+		data = plain
+	}
 	docs, err := ReadDocuments(name, data)
 	if err != nil {
 		return err
+	}
+	if h, line, ok := headerFromComment(data); ok {
+		l.addHeader(name, line, h)
 	}
 	if len(docs) == 0 {
 		l.report.warnf(name, 0, "", "", "no objects found")
@@ -142,6 +162,13 @@ func (l *Loader) AddDocument(d Document) {
 	if d.Err != nil {
 		l.report.errorf(d.File, d.Line, "", "", "%v", d.Err)
 		return
+	}
+	if top, ok := simulatorExport(d.JSON); ok {
+		l.addSimulatorExport(d, top)
+		return
+	}
+	if h, ok := listHeader(d.JSON); ok {
+		l.addHeader(d.File, d.Line, h)
 	}
 	l.addDoc(d.File, d.Line, d.JSON, d.ItemLines, 0)
 }
@@ -510,6 +537,8 @@ func (l *Loader) Finish() (*Cluster, *Report) {
 			continue
 		}
 		pc.UID = deriveUID("PriorityClass", "", pc.Name)
+		// As every loaded object, typed.
+		pc.SetGroupVersionKind(schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"))
 		l.names[key] = origin{}
 		l.cluster.PriorityClasses = append(l.cluster.PriorityClasses, pc)
 	}

@@ -34,6 +34,10 @@ type Document struct {
 	// of the document's top-level "items" array (for List kinds), or nil
 	// when they cannot be located. It is only called for Lists.
 	ItemLines func() []int
+	// KeyItemLines is ItemLines for the array under any top-level key
+	// (e.g. "pods" in a kube-scheduler-simulator export); nil, or a nil
+	// result, when the lines cannot be located.
+	KeyItemLines func(key string) []int
 	// Err, when set, says the document is well-formed but could not be
 	// converted to JSON; the loader reports it and skips the document.
 	Err error
@@ -190,21 +194,26 @@ func readJSONStream(name string, data []byte) ([]Document, error) {
 
 func jsonDocument(name string, raw []byte, off int, li lineIndex) Document {
 	return Document{
-		File: name,
-		Line: li.line(off),
-		JSON: raw,
-		ItemLines: func() []int {
-			offs := jsonItemOffsets(raw)
-			if offs == nil {
-				return nil
-			}
-			lines := make([]int, len(offs))
-			for i, o := range offs {
-				lines[i] = li.line(off + o)
-			}
-			return lines
+		File:      name,
+		Line:      li.line(off),
+		JSON:      raw,
+		ItemLines: func() []int { return jsonKeyItemLines(raw, off, li, "items") },
+		KeyItemLines: func(key string) []int {
+			return jsonKeyItemLines(raw, off, li, key)
 		},
 	}
+}
+
+func jsonKeyItemLines(raw []byte, off int, li lineIndex, key string) []int {
+	offs := jsonKeyItemOffsets(raw, key)
+	if offs == nil {
+		return nil
+	}
+	lines := make([]int, len(offs))
+	for i, o := range offs {
+		lines[i] = li.line(off + o)
+	}
+	return lines
 }
 
 func jsonParseError(name string, data []byte, li lineIndex, start int, err error) error {
@@ -246,9 +255,9 @@ func splitJSONArray(raw []byte) ([]json.RawMessage, []int, error) {
 	return items, offs, nil
 }
 
-// jsonItemOffsets returns the offsets of the elements of the "items" array
-// of a JSON object, or nil.
-func jsonItemOffsets(raw []byte) []int {
+// jsonKeyItemOffsets returns the offsets of the elements of the array
+// under key of a JSON object, or nil.
+func jsonKeyItemOffsets(raw []byte, key string) []int {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil
@@ -258,8 +267,8 @@ func jsonItemOffsets(raw []byte) []int {
 		if err != nil {
 			return nil
 		}
-		key, _ := tok.(string)
-		if key != "items" {
+		k, _ := tok.(string)
+		if k != key {
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
 				return nil
@@ -386,7 +395,8 @@ func readYAMLStream(name string, data []byte) ([]Document, error) {
 		}
 		c := c
 		docs = append(docs, Document{File: name, Line: first, JSON: js, Warnings: warnings,
-			ItemLines: func() []int { return yamlSeqItemLines(c, "items") }})
+			ItemLines:    func() []int { return yamlSeqItemLines(c, "items") },
+			KeyItemLines: func(key string) []int { return yamlSeqItemLines(c, key) }})
 	}
 	return docs, nil
 }

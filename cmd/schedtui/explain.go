@@ -32,7 +32,7 @@ the daemon tolerations), its pods there, and for each node that should run it
 but does not, which Filter plugin refuses the daemon pod and why.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := load(&src, cmd.ErrOrStderr())
+			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -10,6 +13,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/testdata"
 )
 
@@ -21,39 +25,197 @@ type session struct {
 	sched   *scheduler.Scheduler
 }
 
-// load reads the snapshot (or the embedded demo) and the optional config,
-// prints the loader's warnings and errors to w, and builds the scheduler.
-func load(f *sourceFlags, w io.Writer) (*session, error) {
-	var (
-		cluster *snapshot.Cluster
-		report  *snapshot.Report
-		err     error
-	)
-	if f.snapshot == "" {
-		cluster, report, err = snapshot.Load(testdata.DemoName, testdata.Demo)
-	} else {
-		cluster, report, err = snapshot.LoadFile(f.snapshot)
+// source is the cluster state and scheduler configuration a command works
+// on, as read from the demo or a snapshot.
+type source struct {
+	// name labels the source: "demo", the snapshot's path, the context.
+	name    string
+	cluster *snapshot.Cluster
+	report  *snapshot.Report
+	cfg     *configv1.KubeSchedulerConfiguration
+	// live is set when the cluster was read from a live cluster and its
+	// informers still run (loadSource's watch); status receives its
+	// reports (stderr until the caller redirects it).
+	live   *live.Source
+	status *statusSink
+	// host and serverVersion describe a live cluster.
+	host, serverVersion string
+	// header is the capture header of a snapshot; cfgData and cfgFrom the
+	// raw configuration it carries.
+	header  *snapshot.Header
+	cfgData []byte
+	cfgFrom string
+}
+
+// stop stops a live source's informers.
+func (s *source) stop() {
+	if s.live != nil {
+		s.live.Stop()
 	}
+}
+
+// statusSink forwards a live source's status to a replaceable function.
+type statusSink struct {
+	mu sync.Mutex
+	f  func(live.Status)
+}
+
+func (s *statusSink) set(f func(live.Status)) {
+	s.mu.Lock()
+	s.f = f
+	s.mu.Unlock()
+}
+
+func (s *statusSink) report(st live.Status) {
+	s.mu.Lock()
+	f := s.f
+	s.mu.Unlock()
+	if f != nil {
+		f(st)
+	}
+}
+
+// errBindNotImplemented answers --bind.
+var errBindNotImplemented = errors.New("--bind is not implemented yet: schedtui only reads the cluster and never binds pods; run without --bind")
+
+// connectLive connects to a live cluster; tests replace it with a fake.
+var connectLive = func(o live.Options) (*live.Cluster, error) { return live.Connect(o) }
+
+// mode says where the cluster comes from (see sourceHelp).
+type mode int
+
+const (
+	modeDemo mode = iota
+	modeSnapshot
+	modeLive
+)
+
+func (f *sourceFlags) mode() (mode, error) {
+	liveFlags := f.kubeconfig != "" || f.context != ""
+	switch {
+	case f.bind:
+		return 0, errBindNotImplemented
+	case f.snapshot != "" && liveFlags:
+		return 0, errors.New("--snapshot reads a snapshot, --kubeconfig and --context a live cluster: give one or the other")
+	case f.demo && (liveFlags || f.snapshot != ""):
+		return 0, errors.New("--demo cannot be combined with --snapshot, --kubeconfig or --context")
+	case f.demo:
+		return modeDemo, nil
+	case f.snapshot != "":
+		return modeSnapshot, nil
+	case liveFlags || live.Available():
+		return modeLive, nil
+	}
+	return modeDemo, nil
+}
+
+// loadLive syncs a live cluster, printing progress to w. With watch the
+// informers keep running (the caller stops src.live).
+func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*source, error) {
+	lc, err := connectLive(live.Options{Kubeconfig: f.kubeconfig, Context: f.context})
+	if err != nil {
+		return nil, fmt.Errorf("reading the live cluster: %w (use --snapshot PATH or --demo to work without the cluster)", err)
+	}
+	sink := &statusSink{}
+	sink.set(func(st live.Status) {
+		fmt.Fprintf(w, "%s [%d/%d]: %s\n", lc.Name, st.Synced, st.Total, st)
+	})
+	ls := live.NewSource(lc.Name, lc.Client, sink.report)
+	fmt.Fprintf(w, "%s: reading %s (read-only)\n", lc.Name, lc.Host)
+	c, r, err := ls.Sync(ctx)
+	if err != nil {
+		ls.Stop()
+		return nil, fmt.Errorf("%w (use --snapshot PATH or --demo to work without the cluster)", err)
+	}
+	fmt.Fprintf(w, "%s: synced %d nodes, %d pods (server %s)\n", lc.Name, len(c.Nodes), len(c.Pods), ls.ServerVersion())
+	src := &source{name: lc.Name, cluster: c, report: r, status: sink, host: lc.Host, serverVersion: ls.ServerVersion()}
+	if watch {
+		src.live = ls
+	} else {
+		ls.Stop()
+	}
+	return src, nil
+}
+
+// problems counts the loader's findings (for the TUI's status line).
+func (s *source) problems() int {
+	if s.report == nil {
+		return 0
+	}
+	return len(s.report.Problems)
+}
+
+// loadSource reads the cluster (see sourceHelp: a snapshot in any layout
+// snapshot.Open detects, a live cluster, or the embedded demo) and the
+// scheduler configuration: --config, else the one the snapshot carries,
+// else the defaults. The loader's warnings and errors, the live sync's
+// progress, and where the configuration came from, are printed to w. With
+// watch a live source keeps running (the caller stops it).
+func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*source, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	m, err := f.mode()
 	if err != nil {
 		return nil, err
 	}
-	printReport(w, report)
-	var cfg *configv1.KubeSchedulerConfiguration
-	if f.config != "" {
-		var cfgReport *snapshot.Report
-		cfg, cfgReport, err = snapshot.LoadConfig(f.config)
+	s := &source{name: "demo"}
+	var embedded *configv1.KubeSchedulerConfiguration
+	var embeddedFrom string
+	switch m {
+	case modeLive:
+		if s, err = loadLive(ctx, f, w, watch); err != nil {
+			return nil, err
+		}
+	case modeDemo:
+		c, r, err := snapshot.Load(testdata.DemoName, testdata.Demo)
 		if err != nil {
 			return nil, err
 		}
-		printReport(w, cfgReport)
+		s.cluster, s.report = c, r
+	case modeSnapshot:
+		o, err := snapshot.Open(f.snapshot)
+		if err != nil {
+			return nil, err
+		}
+		s.name, s.cluster, s.report = f.snapshot, o.Cluster, o.Report
+		embedded, embeddedFrom = o.Config, o.ConfigSource
+		s.header, s.cfgData, s.cfgFrom = o.Header, o.ConfigData, o.ConfigSource
 	}
-	s, err := scheduler.New(cluster.Nodes, cluster.Pods, cluster.SchedulerObjects(), scheduler.Options{
-		Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed,
+	printReport(w, s.report)
+	switch {
+	case f.config != "":
+		cfg, cfgReport, err := snapshot.LoadConfig(f.config)
+		if err != nil {
+			s.stop()
+			return nil, err
+		}
+		printReport(w, cfgReport)
+		s.cfg = cfg
+		if embedded != nil {
+			fmt.Fprintf(w, "note: --config %s replaces the scheduler configuration of the snapshot (%s)\n", f.config, embeddedFrom)
+		}
+	case embedded != nil && f.recordOnly:
+	case embedded != nil:
+		s.cfg = embedded
+		fmt.Fprintf(w, "note: using the scheduler configuration of the snapshot (%s)\n", embeddedFrom)
+	}
+	return s, nil
+}
+
+// load reads the source (see loadSource) and builds the scheduler.
+func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
+	src, err := loadSource(ctx, f, w, false)
+	if err != nil {
+		return nil, err
+	}
+	s, err := scheduler.New(src.cluster.Nodes, src.cluster.Pods, src.cluster.SchedulerObjects(), scheduler.Options{
+		Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)
 	}
-	return &session{cluster: cluster, cfg: cfg, seed: f.seed, sched: s}, nil
+	return &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, sched: s}, nil
 }
 
 func printReport(w io.Writer, r *snapshot.Report) {

@@ -8,35 +8,62 @@ import (
 
 // sourceFlags are the flags that say where the cluster state comes from.
 type sourceFlags struct {
-	snapshot string
-	config   string
-	seed     uint64
+	snapshot   string
+	config     string
+	seed       uint64
+	kubeconfig string
+	context    string
+	demo       bool
+	bind       bool
+	// recordOnly: the scheduler configuration a snapshot carries is only
+	// recorded (schedtui snapshot), so loading says nothing about using it.
+	recordOnly bool
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "snapshot file to schedule against (default: the embedded demo)")
+	f.registerLive(cmd)
+	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "snapshot to schedule against: a file (YAML/JSON, a kube-scheduler-simulator export; .gz too), a directory of them, or a kubectl cluster-info dump directory")
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file, as kube-scheduler takes it")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the random source (preemption's candidate offset)")
+	cmd.Flags().BoolVar(&f.demo, "demo", false, "use the embedded demo snapshot even when a kubeconfig is available")
+	cmd.Flags().BoolVar(&f.bind, "bind", false, "bind pods in the live cluster as the scheduler decides (not implemented yet)")
 }
+
+// registerLive adds the flags that select a live cluster.
+func (f *sourceFlags) registerLive(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file of the live cluster to read (default: $KUBECONFIG, ~/.kube/config, or in-cluster)")
+	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context to use (default: the current context)")
+}
+
+const sourceHelp = `Where the cluster comes from:
+  --snapshot PATH          a snapshot file, directory, cluster-info dump or simulator export
+  --kubeconfig/--context   a live cluster, read-only
+  (neither)                the live cluster of $KUBECONFIG, ~/.kube/config or the in-cluster
+                           service account when there is one, else the embedded demo
+  --demo                   the embedded demo`
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	var src sourceFlags
 	root := &cobra.Command{
 		Use:   "schedtui",
 		Short: "Step through the Kubernetes scheduler's decisions, pod by pod and phase by phase",
-		Long: `schedtui with no command opens the interactive debugger on the snapshot
-(--snapshot FILE, default: the embedded demo). Press ? inside for the keys.`,
+		Long: `schedtui with no command opens the interactive debugger. Press ? inside for
+the keys. On a live cluster, changes (pods added, bound, deleted; nodes added,
+updated, deleted) reach the debugger as they happen.
+
+` + sourceHelp,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return openTUI(&src, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return openTUI(cmd.Context(), &src, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	// Local, not persistent: run and explain register the same names.
 	src.register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCommand(), newExplainCommand())
+	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand())
+	root.Version = schedtuiVersion()
 	return root
 }

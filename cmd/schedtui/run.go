@@ -39,7 +39,7 @@ preemptions and evictions (the schema is documented in the README).`,
 			if until < 0 {
 				return fmt.Errorf("--until must not be negative")
 			}
-			s, err := load(&src, cmd.ErrOrStderr())
+			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

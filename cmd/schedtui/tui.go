@@ -1,63 +1,123 @@
 package main
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"io"
-
-	configv1 "k8s.io/kube-scheduler/config/v1"
+	"sync"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
-	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/testdata"
+	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/tui"
 )
 
-// openTUI loads the snapshot and runs the interactive debugger.
-//
-// A live source (--kubeconfig) plugs in here: build a tui.Source that
-// reports connection, sync progress and the last event, and pass it as
-// tui.Options.Source; the status line already shows it.
-func openTUI(f *sourceFlags, in io.Reader, out, errw io.Writer) error {
-	var (
-		cluster *snapshot.Cluster
-		report  *snapshot.Report
-		err     error
-		name    = "demo"
-	)
-	if f.snapshot == "" {
-		cluster, report, err = snapshot.Load(testdata.DemoName, testdata.Demo)
-	} else {
-		name = f.snapshot
-		cluster, report, err = snapshot.LoadFile(f.snapshot)
+// openTUI loads the cluster and runs the interactive debugger. On a live
+// cluster the informers keep running: their node and pod changes are
+// applied to the engine (under the backend's lock) and their status goes
+// to the status line through tui.Options.Source.
+func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
 	}
+	// Loader problems and sync progress go to stderr before the screen is
+	// taken over, and their count to the status line.
+	src, err := loadSource(ctx, f, errw, true)
 	if err != nil {
 		return err
 	}
-	// Loader problems go to stderr before the screen is taken over, and
-	// their count to the status line.
-	var problems bytes.Buffer
-	printReport(&problems, report)
-	if problems.Len() > 0 {
-		fmt.Fprint(errw, problems.String())
-	}
-	var cfg *configv1.KubeSchedulerConfiguration
-	if f.config != "" {
-		var cfgReport *snapshot.Report
-		cfg, cfgReport, err = snapshot.LoadConfig(f.config)
-		if err != nil {
-			return err
-		}
-		printReport(errw, cfgReport)
-	}
-	b, err := tui.NewBackend(name, cluster, scheduler.Options{Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed})
+	defer src.stop()
+	b, err := tui.NewBackend(src.name, src.cluster, scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed})
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
 	notice := "n: next attempt · s: step phase · ?: help"
-	if report != nil && len(report.Problems) > 0 {
-		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", len(report.Problems))
+	if n := src.problems(); n > 0 {
+		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", n)
 	}
-	return tui.Run(tui.Options{Backend: b, Notice: notice}, in, out)
+	opts := tui.Options{Backend: b, Notice: notice}
+	if src.live != nil {
+		e, ok := b.API.(*engine.Engine)
+		if !ok {
+			return fmt.Errorf("live mode needs the queue engine, the backend has %T", b.API)
+		}
+		ts := newTUISource(src.name)
+		src.status.set(ts.send)
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = src.live.Watch(wctx, func(c engine.ClusterChange) error {
+				var err error
+				b.Locked(func() { err = e.Apply(c) })
+				liveApplied(c, err)
+				return err
+			})
+		}()
+		defer func() {
+			cancel()
+			src.live.Stop()
+			<-done
+			ts.close()
+		}()
+		n := len(live.Kinds())
+		ts.send(live.Status{Connected: true, Synced: n, Total: n, Message: "synced; watching " + src.name})
+		opts.Source = ts
+	}
+	return tui.Run(opts, in, out)
+}
+
+// liveApplied observes every live change applied to the TUI's engine
+// (tests).
+var liveApplied = func(engine.ClusterChange, error) {}
+
+// tuiSource adapts a live source's status to tui.Source. Sending never
+// blocks the watch: when the TUI lags, the oldest pending status is
+// dropped (the status line shows the last one anyway).
+type tuiSource struct {
+	name   string
+	ch     chan tui.SourceStatus
+	mu     sync.Mutex
+	closed bool
+}
+
+func newTUISource(name string) *tuiSource {
+	return &tuiSource{name: name, ch: make(chan tui.SourceStatus, 256)}
+}
+
+func (s *tuiSource) Name() string                     { return s.name }
+func (s *tuiSource) Updates() <-chan tui.SourceStatus { return s.ch }
+
+func (s *tuiSource) send(st live.Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	msg := st.Message
+	if st.Warning && st.Err == nil {
+		msg = "warning: " + msg
+	}
+	ts := tui.SourceStatus{Connected: st.Connected, Synced: st.Synced, Total: st.Total, LastEvent: msg, Err: st.Err}
+	for {
+		select {
+		case s.ch <- ts:
+			return
+		default:
+		}
+		select {
+		case <-s.ch:
+		default:
+		}
+	}
+}
+
+func (s *tuiSource) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.ch)
+	}
 }

@@ -89,7 +89,7 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("schedtui-e2e-%d", os.Getpid())}
-	s.cmd("new-session", "-d", "-s", s.name, "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", bin)
+	s.cmd("new-session", "-d", "-s", s.name, "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", bin, "--demo")
 	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", s.name).Run() })
 
 	s.waitFor("Active (9)", "default/critical-api")

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/schedtui/schedtui/snapshot"
+)
+
+func newSnapshotCommand() *cobra.Command {
+	var f sourceFlags
+	var output string
+	cmd := &cobra.Command{
+		Use:   "snapshot -o FILE",
+		Short: "Capture a live cluster (read-only) into a snapshot file",
+		Long: `snapshot lists every kind the scheduler reads from the live cluster
+(--kubeconfig/--context, else $KUBECONFIG, ~/.kube/config or the in-cluster
+service account) and writes it as one v1 List: YAML or JSON by the file's
+extension (.yaml, .yml, .json), gzipped when it ends in .gz; -o - writes YAML to
+stdout. A header (a leading comment in YAML, annotations on the List in JSON)
+records the capture time, the context, the server's and schedtui's versions,
+and, with --config, the scheduler configuration file's content, which
+--snapshot then uses. managedFields are left out; Secrets and ConfigMaps are
+never read. Progress goes to stderr.
+
+With --snapshot it converts a snapshot in any layout --snapshot reads (a
+directory, a cluster-info dump, a simulator export) into one List instead.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return capture(cmd.Context(), &f, output, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f.registerLive(cmd)
+	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "convert this snapshot instead of capturing a live cluster")
+	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record in the snapshot (it must be valid)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml or .json, optionally followed by .gz; - for YAML on stdout")
+	_ = cmd.MarkFlagRequired("output")
+	return cmd
+}
+
+func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr io.Writer) error {
+	format := snapshot.OutputFormat{YAML: true}
+	if output != "-" {
+		var err error
+		if format, err = snapshot.OutputFormatFor(output); err != nil {
+			return err
+		}
+	}
+	var cfgData []byte
+	if f.config != "" {
+		data, err := os.ReadFile(f.config)
+		if err != nil {
+			return fmt.Errorf("--config: %w", err)
+		}
+		if _, r, err := snapshot.LoadConfigData(f.config, data); err != nil {
+			printReport(stderr, r)
+			return err
+		}
+		cfgData = data
+	}
+	m, err := f.mode()
+	if err != nil {
+		return err
+	}
+	switch m {
+	case modeSnapshot:
+	case modeLive:
+	default:
+		return errors.New("no cluster to capture: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster; give --kubeconfig or --context (or --snapshot to convert a snapshot)")
+	}
+	// The configuration is recorded, not used: load without it.
+	loadFlags := *f
+	loadFlags.config, loadFlags.recordOnly = "", true
+	src, err := loadSource(ctx, &loadFlags, stderr, false)
+	if err != nil {
+		return err
+	}
+	h := snapshot.Header{CapturedAt: time.Now().UTC(), SchedtuiVersion: schedtuiVersion()}
+	if m == modeLive {
+		h.Context, h.Source, h.ServerVersion = src.name, src.host, src.serverVersion
+	} else {
+		if src.header != nil {
+			// Converting a capture keeps what it recorded.
+			h = *src.header
+			h.SchedtuiVersion = schedtuiVersion()
+		}
+		h.Source = f.snapshot
+		if cfgData == nil && src.cfgData != nil {
+			h.SchedulerConfigFile, h.SchedulerConfig = src.cfgFrom, string(src.cfgData)
+			fmt.Fprintf(stderr, "recording the scheduler configuration of the snapshot (%s)\n", src.cfgFrom)
+		}
+	}
+	if cfgData != nil {
+		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
+	}
+	c := src.cluster
+	var n int
+	if output == "-" {
+		n, err = snapshot.Write(stdout, c, h, format)
+	} else {
+		n, err = snapshot.WriteFile(output, c, h)
+	}
+	if err != nil {
+		return err
+	}
+	where := output
+	if output == "-" {
+		where = "stdout"
+	}
+	fmt.Fprintf(stderr, "wrote %d objects (%d nodes, %d pods) to %s\n", n, len(c.Nodes), len(c.Pods), where)
+	return nil
+}

@@ -1,0 +1,468 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/snapshot"
+)
+
+// Status is what a Source reports as it goes: the initial sync's progress,
+// then every change it saw.
+type Status struct {
+	// Connected: the server answered.
+	Connected bool
+	// Synced of Total kinds have been listed (Total is known once the
+	// kinds the user may list are known).
+	Synced, Total int
+	// Objects counts the objects listed in the initial sync, then the
+	// changes seen.
+	Objects int
+	// Message says what happened: "listed 12 Nodes", "PodAdd default/web-3".
+	Message string
+	// Warning marks a message about something left out (a kind the user
+	// may not list, a change the engine refused).
+	Warning bool
+	Err     error
+}
+
+func (s Status) String() string {
+	switch {
+	case s.Err != nil && s.Message != "":
+		return s.Message + ": " + s.Err.Error()
+	case s.Err != nil:
+		return s.Err.Error()
+	case s.Warning:
+		return "warning: " + s.Message
+	}
+	return s.Message
+}
+
+// Source is a read-only view of a live cluster: Sync lists every kind the
+// scheduler reads into a snapshot.Cluster, Watch then delivers the node and
+// pod changes as engine.ClusterChanges.
+type Source struct {
+	name     string
+	client   kubernetes.Interface
+	onStatus func(Status)
+
+	factory informers.SharedInformerFactory
+	stop    chan struct{}
+	stopped sync.Once
+
+	active  []*kind
+	regs    map[*kind]cache.ResourceEventHandlerRegistration
+	skipped []snapshot.Problem
+
+	q queue
+
+	mu     sync.Mutex // guards status, lastErr
+	status Status
+	// lastErr per kind: the last list/watch error, for a sync that hangs.
+	lastErr map[string]error
+
+	// known is the state delivered so far, per kind: key → object (as the
+	// informer holds it; never mutated).
+	known map[*kind]map[string]runtime.Object
+
+	serverVersion string
+}
+
+// NewSource returns a source over client; name labels it (the context)
+// and onStatus, when non-nil, receives every status, from the goroutine
+// calling Sync or Watch.
+func NewSource(name string, client kubernetes.Interface, onStatus func(Status)) *Source {
+	return &Source{
+		name: name, client: client, onStatus: onStatus,
+		stop: make(chan struct{}), regs: map[*kind]cache.ResourceEventHandlerRegistration{},
+		lastErr: map[string]error{}, known: map[*kind]map[string]runtime.Object{},
+		q: queue{signal: make(chan struct{}, 1)},
+	}
+}
+
+// Name is the source's label (the kubeconfig context).
+func (s *Source) Name() string { return s.name }
+
+// ServerVersion is the API server's version (GitVersion), known after Sync.
+func (s *Source) ServerVersion() string { return s.serverVersion }
+
+// Stop stops the informers. Sync and Watch return soon after.
+func (s *Source) Stop() {
+	s.stopped.Do(func() {
+		close(s.stop)
+		if s.factory != nil {
+			s.factory.Shutdown()
+		}
+	})
+}
+
+func (s *Source) report(f func(*Status)) {
+	s.mu.Lock()
+	st := s.status
+	st.Message, st.Warning, st.Err = "", false, nil
+	f(&st)
+	s.status = st
+	s.mu.Unlock()
+	if s.onStatus != nil {
+		s.onStatus(st)
+	}
+}
+
+// origin is the name objects of this source carry in problems.
+func (s *Source) origin() string { return "context " + s.name }
+
+// Sync connects, lists every kind the scheduler reads and waits until the
+// informers hold them, reporting progress; it returns them as a Cluster,
+// loaded like a snapshot (validation, the built-in priority classes). A
+// kind the user may not list (403) or the server does not serve (404) is
+// left out with a warning in the Report, except Nodes and Pods, which are
+// required. The informers keep running for Watch until Stop.
+func (s *Source) Sync(ctx context.Context) (*snapshot.Cluster, *snapshot.Report, error) {
+	v, err := s.client.Discovery().ServerVersion()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: cannot reach the API server: %w", s.origin(), err)
+	}
+	s.serverVersion = v.GitVersion
+	s.report(func(st *Status) {
+		st.Connected, st.Total = true, len(kinds)
+		st.Message = fmt.Sprintf("connected to %s (server %s)", s.name, v.GitVersion)
+	})
+
+	if err := s.probe(ctx); err != nil {
+		return nil, nil, err
+	}
+	s.factory = informers.NewSharedInformerFactory(s.client, 0)
+	for _, k := range s.active {
+		inf := k.informer(s.factory)
+		_ = inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
+			s.mu.Lock()
+			s.lastErr[k.name] = err
+			s.mu.Unlock()
+			s.report(func(st *Status) {
+				st.Warning, st.Err = true, err
+				st.Message = fmt.Sprintf("list/watch %s", k.resource)
+			})
+		})
+		reg, err := inf.AddEventHandler(s.q.handler(k))
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %s informer: %w", s.origin(), k.resource, err)
+		}
+		s.regs[k] = reg
+	}
+	s.factory.Start(s.stop)
+	if err := s.waitForSync(ctx); err != nil {
+		s.Stop()
+		return nil, nil, err
+	}
+	for _, ev := range s.q.drain() {
+		s.remember(ev)
+	}
+	c, r := s.cluster()
+	return c, r, nil
+}
+
+// probe lists at most one object of every kind: a forbidden or missing
+// optional kind is skipped with a warning.
+func (s *Source) probe(ctx context.Context) error {
+	s.active = s.active[:0]
+	for _, k := range kinds {
+		err := k.probe(ctx, s.client, metav1.ListOptions{Limit: 1})
+		switch {
+		case err == nil:
+			s.active = append(s.active, k)
+			continue
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case apierrors.IsForbidden(err), apierrors.IsNotFound(err), apierrors.IsMethodNotSupported(err):
+		default:
+			return fmt.Errorf("%s: listing %s: %w", s.origin(), k.resource, err)
+		}
+		why := "the server does not serve them"
+		if apierrors.IsForbidden(err) {
+			why = "forbidden (403): the user may not list them"
+		}
+		if k.required {
+			return fmt.Errorf("%s: cannot list %s, which the scheduler needs: %s: %w", s.origin(), k.resource, why, err)
+		}
+		msg := fmt.Sprintf("%s are left out: %s; plugins that read them see none", k.resource, why)
+		s.skipped = append(s.skipped, snapshot.Problem{Severity: snapshot.Warning, File: s.origin(), Object: k.name, Message: msg})
+		s.report(func(st *Status) { st.Warning, st.Message = true, msg; st.Synced++ })
+	}
+	return nil
+}
+
+func (s *Source) waitForSync(ctx context.Context) error {
+	done := map[*kind]bool{}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		for _, k := range s.active {
+			if done[k] || !s.regs[k].HasSynced() {
+				continue
+			}
+			done[k] = true
+			n := len(k.informer(s.factory).GetStore().ListKeys())
+			s.report(func(st *Status) {
+				st.Synced++
+				st.Objects += n
+				st.Message = fmt.Sprintf("listed %d %s", n, k.resource)
+			})
+		}
+		if len(done) == len(s.active) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			var missing []string
+			s.mu.Lock()
+			for _, k := range s.active {
+				if !done[k] {
+					m := k.resource
+					if err := s.lastErr[k.name]; err != nil {
+						m += " (" + err.Error() + ")"
+					}
+					missing = append(missing, m)
+				}
+			}
+			s.mu.Unlock()
+			return fmt.Errorf("%s: initial sync did not finish: %w; still listing: %s", s.origin(), ctx.Err(), strings.Join(missing, ", "))
+		case <-s.stop:
+			return errors.New(s.origin() + ": stopped during the initial sync")
+		case <-tick.C:
+		}
+	}
+}
+
+// cluster loads the known objects into a snapshot.Cluster, in the API
+// server's list order (by namespace and name).
+func (s *Source) cluster() (*snapshot.Cluster, *snapshot.Report) {
+	l := snapshot.NewLoader()
+	for _, k := range s.active {
+		objs := s.known[k]
+		keys := make([]string, 0, len(objs))
+		for key := range objs {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			l.AddObject(objs[key].DeepCopyObject(), s.origin(), 0)
+		}
+	}
+	c, r := l.Finish()
+	r.Problems = append(append([]snapshot.Problem(nil), s.skipped...), r.Problems...)
+	return c, r
+}
+
+// remember applies an event to the known state and returns the object it
+// replaced (nil when new) and whether it changed anything.
+func (s *Source) remember(ev event) (old runtime.Object, changed bool) {
+	m := s.known[ev.kind]
+	if m == nil {
+		m = map[string]runtime.Object{}
+		s.known[ev.kind] = m
+	}
+	old = m[ev.key]
+	if ev.deleted {
+		if old == nil {
+			return nil, false
+		}
+		delete(m, ev.key)
+		return old, true
+	}
+	if old != nil && resourceVersion(old) != "" && resourceVersion(old) == resourceVersion(ev.obj) {
+		return old, false
+	}
+	m[ev.key] = ev.obj
+	return old, true
+}
+
+func resourceVersion(o runtime.Object) string {
+	if a, err := meta.Accessor(o); err == nil {
+		return a.GetResourceVersion()
+	}
+	return ""
+}
+
+// Watch delivers the changes the informers see after Sync until ctx is
+// done or Stop is called: node and pod adds, updates (a pod bound, a node
+// cordoned...) and deletes go to apply as engine.ClusterChanges, in the
+// order they arrived; changes to other kinds are reported but not applied
+// (the engine takes node and pod changes). An error from apply is
+// reported as a warning and the watch goes on. Call Watch once, after a
+// successful Sync; apply runs on Watch's goroutine.
+func (s *Source) Watch(ctx context.Context, apply func(engine.ClusterChange) error) error {
+	if s.factory == nil {
+		return errors.New(s.origin() + ": Watch before Sync")
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.stop:
+			return nil
+		case <-s.q.signal:
+		}
+		for _, ev := range s.q.drain() {
+			s.deliver(ev, apply)
+		}
+	}
+}
+
+func (s *Source) deliver(ev event, apply func(engine.ClusterChange) error) {
+	old, changed := s.remember(ev)
+	if !changed {
+		return
+	}
+	c, ok := change(ev, old)
+	if !ok {
+		verb := "updated"
+		switch {
+		case ev.deleted:
+			verb = "deleted"
+		case old == nil:
+			verb = "added"
+		}
+		s.report(func(st *Status) {
+			st.Objects++
+			st.Message = fmt.Sprintf("%s %s %s (not applied: schedtui applies node and pod changes)", ev.kind.name, ev.key, verb)
+		})
+		return
+	}
+	err := apply(c)
+	s.report(func(st *Status) {
+		st.Objects++
+		st.Message = describeChange(c)
+		if err != nil {
+			st.Warning, st.Err = true, err
+		}
+	})
+}
+
+// change converts a node or pod event into the engine's change.
+func change(ev event, old runtime.Object) (engine.ClusterChange, bool) {
+	switch ev.kind.name {
+	case "Node":
+		var c engine.ClusterChange
+		switch {
+		case ev.deleted:
+			c.Kind = engine.NodeDelete
+			n, _ := old.(*v1.Node)
+			if on, ok := ev.obj.(*v1.Node); ok && on != nil {
+				n = on
+			}
+			c.Node = n.DeepCopy()
+		case old == nil:
+			c.Kind, c.Node = engine.NodeAdd, ev.obj.(*v1.Node).DeepCopy()
+		default:
+			c.Kind, c.Node = engine.NodeUpdate, ev.obj.(*v1.Node).DeepCopy()
+		}
+		return c, c.Node != nil
+	case "Pod":
+		var c engine.ClusterChange
+		switch {
+		case ev.deleted:
+			c.Kind = engine.PodDelete
+			p, _ := old.(*v1.Pod)
+			if op, ok := ev.obj.(*v1.Pod); ok && op != nil {
+				p = op
+			}
+			c.Pod = p.DeepCopy()
+		case old == nil:
+			c.Kind, c.Pod = engine.PodAdd, ev.obj.(*v1.Pod).DeepCopy()
+		default:
+			c.Kind, c.Pod = engine.PodUpdate, ev.obj.(*v1.Pod).DeepCopy()
+		}
+		return c, c.Pod != nil
+	}
+	return engine.ClusterChange{}, false
+}
+
+func describeChange(c engine.ClusterChange) string {
+	if c.Pod != nil {
+		s := fmt.Sprintf("%s %s/%s", c.Kind, c.Pod.Namespace, c.Pod.Name)
+		if c.Pod.Spec.NodeName != "" && c.Kind != engine.PodDelete {
+			s += " on " + c.Pod.Spec.NodeName
+		}
+		return s
+	}
+	if c.Node != nil {
+		return fmt.Sprintf("%s %s", c.Kind, c.Node.Name)
+	}
+	return string(c.Kind)
+}
+
+// event is one informer notification.
+type event struct {
+	kind    *kind
+	key     string
+	obj     runtime.Object // nil for a delete whose final state is unknown
+	deleted bool
+}
+
+// queue collects informer notifications in arrival order; the handlers
+// never block.
+type queue struct {
+	mu     sync.Mutex
+	items  []event
+	signal chan struct{}
+}
+
+func (q *queue) push(ev event) {
+	q.mu.Lock()
+	q.items = append(q.items, ev)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) drain() []event {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.items
+	q.items = nil
+	return out
+}
+
+func (q *queue) handler(k *kind) cache.ResourceEventHandler {
+	add := func(obj any, deleted bool) {
+		if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			ev := event{kind: k, key: tomb.Key, deleted: true}
+			if o, ok := tomb.Obj.(runtime.Object); ok {
+				ev.obj = o
+			}
+			q.push(ev)
+			return
+		}
+		o, ok := obj.(runtime.Object)
+		if !ok {
+			return
+		}
+		key, err := cache.MetaNamespaceKeyFunc(o)
+		if err != nil {
+			return
+		}
+		q.push(event{kind: k, key: key, obj: o, deleted: deleted})
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { add(obj, false) },
+		UpdateFunc: func(_, obj any) { add(obj, false) },
+		DeleteFunc: func(obj any) { add(obj, true) },
+	}
+}

@@ -1,0 +1,402 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/snapshot"
+)
+
+func node(name string, cpu string) *v1.Node {
+	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu), v1.ResourceMemory: resource.MustParse("4Gi"), v1.ResourcePods: resource.MustParse("110")}
+	return &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-node-" + name), ResourceVersion: "1",
+			Labels: map[string]string{"kubernetes.io/hostname": name}},
+		Status: v1.NodeStatus{Capacity: rl, Allocatable: rl},
+	}
+}
+
+func pod(ns, name, nodeName, cpu string) *v1.Pod {
+	prio := int32(0)
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-pod-" + ns + "-" + name), ResourceVersion: "1",
+			CreationTimestamp: metav1.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
+		Spec: v1.PodSpec{
+			NodeName: nodeName, SchedulerName: v1.DefaultSchedulerName, Priority: &prio,
+			Containers: []v1.Container{{Name: "c", Image: "x", Resources: v1.ResourceRequirements{
+				Requests: v1.ResourceList{v1.ResourceCPU: resource.MustParse(cpu)}}}},
+		},
+		Status: v1.PodStatus{Phase: v1.PodPending},
+	}
+}
+
+// forbid makes the fake API server answer 403 to list (and watch) of a
+// resource, as RBAC would.
+func forbid(c *fake.Clientset, res string) {
+	f := func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: res}, "", errors.New("RBAC: access denied"))
+	}
+	c.PrependReactor("list", res, f)
+	c.PrependWatchReactor(res, func(a k8stesting.Action) (bool, watch.Interface, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: res}, "", errors.New("RBAC: access denied"))
+	})
+}
+
+type statusLog struct {
+	mu  sync.Mutex
+	all []Status
+}
+
+func (l *statusLog) add(s Status) {
+	l.mu.Lock()
+	l.all = append(l.all, s)
+	l.mu.Unlock()
+}
+
+func (l *statusLog) messages() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, s := range l.all {
+		out = append(out, s.String())
+	}
+	return out
+}
+
+func (l *statusLog) find(part string) bool {
+	for _, m := range l.messages() {
+		if strings.Contains(m, part) {
+			return true
+		}
+	}
+	return false
+}
+
+func syncFake(t *testing.T, c *fake.Clientset) (*Source, *snapshot.Cluster, *snapshot.Report, *statusLog) {
+	t.Helper()
+	log := &statusLog{}
+	s := NewSource("fake", c, log.add)
+	t.Cleanup(s.Stop)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cl, r, err := s.Sync(ctx)
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return s, cl, r, log
+}
+
+func names[T metav1.Object](objs []T) []string {
+	var out []string
+	for _, o := range objs {
+		if o.GetNamespace() != "" {
+			out = append(out, o.GetNamespace()+"/"+o.GetName())
+		} else {
+			out = append(out, o.GetName())
+		}
+	}
+	return out
+}
+
+func TestSync(t *testing.T) {
+	c := fake.NewClientset(
+		node("n2", "4"), node("n1", "2"),
+		pod("default", "bound", "n1", "1"), pod("default", "pending", "", "3"),
+		&schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high", UID: "uid-pc", ResourceVersion: "1"}, Value: 1000},
+		&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "standard", UID: "uid-sc", ResourceVersion: "1"}, Provisioner: "x"},
+	)
+	forbid(c, "csistoragecapacities")
+	_, cl, r, log := syncFake(t, c)
+
+	if got, want := names(cl.Nodes), []string{"n1", "n2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("nodes %v, want %v (list order)", got, want)
+	}
+	if got, want := names(cl.Pods), []string{"default/bound", "default/pending"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pods %v, want %v", got, want)
+	}
+	if got := names(cl.StorageClasses); !reflect.DeepEqual(got, []string{"standard"}) {
+		t.Errorf("storage classes %v", got)
+	}
+	pcs := names(cl.PriorityClasses)
+	if len(pcs) != 3 || pcs[0] != "high" {
+		t.Errorf("priority classes %v, want high and the two built-in ones", pcs)
+	}
+	if r.HasErrors() {
+		t.Errorf("errors:\n%s", r)
+	}
+	w := r.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0].String(), "context fake: warning: CSIStorageCapacity: csistoragecapacities are left out: forbidden (403)") {
+		t.Errorf("warnings %v, want one about csistoragecapacities", w)
+	}
+	for _, want := range []string{"connected to fake", "listed 2 nodes", "listed 2 pods", "warning: csistoragecapacities are left out"} {
+		if !log.find(want) {
+			t.Errorf("no status %q in %q", want, log.messages())
+		}
+	}
+	// Only reads, never Secrets or ConfigMaps, every kind listed.
+	listed := map[string]bool{}
+	for _, a := range c.Actions() {
+		res := a.GetResource().Resource
+		switch a.GetVerb() {
+		case "get", "list", "watch":
+		default:
+			t.Errorf("the source made a %s request on %s", a.GetVerb(), res)
+		}
+		if res == "secrets" || res == "configmaps" {
+			t.Errorf("the source read %s", res)
+		}
+		if a.GetVerb() == "list" {
+			listed[res] = true
+		}
+	}
+	for _, k := range kinds {
+		if !listed[k.resource] {
+			t.Errorf("%s never listed", k.resource)
+		}
+	}
+	last := log.all[len(log.all)-1]
+	if !last.Connected || last.Synced != last.Total || last.Total != len(kinds) {
+		t.Errorf("last status %+v: want every kind synced", last)
+	}
+}
+
+func TestSyncFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(*fake.Clientset)
+		want  string
+	}{
+		{"nodes forbidden", func(c *fake.Clientset) { forbid(c, "nodes") }, "cannot list nodes, which the scheduler needs: forbidden (403)"},
+		{"pods forbidden", func(c *fake.Clientset) { forbid(c, "pods") }, "cannot list pods, which the scheduler needs"},
+		{"server unreachable", func(c *fake.Clientset) {
+			c.PrependReactor("get", "version", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, errors.New("dial tcp 10.0.0.1:6443: connect: connection refused")
+			})
+		}, "context fake: cannot reach the API server: dial tcp"},
+		{"other list error", func(c *fake.Clientset) {
+			c.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+				return true, nil, apierrors.NewInternalError(errors.New("etcd is down"))
+			})
+		}, "context fake: listing services: Internal error occurred: etcd is down"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fake.NewClientset(node("n1", "1"))
+			tc.setup(c)
+			s := NewSource("fake", c, nil)
+			defer s.Stop()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, _, err := s.Sync(ctx)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// recorder collects the changes Watch applies.
+type recorder struct {
+	mu      sync.Mutex
+	changes []string
+	fail    map[string]error
+	apply   func(engine.ClusterChange) error
+}
+
+func (r *recorder) record(c engine.ClusterChange) error {
+	d := describeChange(c)
+	r.mu.Lock()
+	r.changes = append(r.changes, d)
+	err := r.fail[d]
+	r.mu.Unlock()
+	if err == nil && r.apply != nil {
+		err = r.apply(c)
+	}
+	return err
+}
+
+func (r *recorder) waitFor(t *testing.T, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		got := append([]string(nil), r.changes...)
+		r.mu.Unlock()
+		if len(got) >= n {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t.Fatalf("got %d changes, want %d: %q", len(r.changes), n, r.changes)
+	return nil
+}
+
+func TestWatch(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientset(node("n1", "2"), pod("default", "bound", "n1", "1"))
+	s, _, _, log := syncFake(t, c)
+	rec := &recorder{fail: map[string]error{"PodDelete default/gone": errors.New("pod default/gone does not exist")}}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.Watch(wctx, rec.record) }()
+
+	core := c.CoreV1()
+	steps := []func() error{
+		func() error { _, err := core.Nodes().Create(ctx, node("n2", "4"), metav1.CreateOptions{}); return err },
+		func() error {
+			_, err := core.Pods("default").Create(ctx, pod("default", "new", "", "1"), metav1.CreateOptions{})
+			return err
+		},
+		func() error {
+			p := pod("default", "new", "n2", "1")
+			p.ResourceVersion = "2"
+			_, err := core.Pods("default").Update(ctx, p, metav1.UpdateOptions{})
+			return err
+		},
+		func() error {
+			n := node("n1", "2")
+			n.ResourceVersion, n.Spec.Unschedulable = "2", true
+			_, err := core.Nodes().Update(ctx, n, metav1.UpdateOptions{})
+			return err
+		},
+		func() error { return core.Pods("default").Delete(ctx, "bound", metav1.DeleteOptions{}) },
+		func() error { return core.Nodes().Delete(ctx, "n1", metav1.DeleteOptions{}) },
+		func() error {
+			_, err := core.Pods("default").Create(ctx, pod("default", "gone", "", "1"), metav1.CreateOptions{})
+			return err
+		},
+		func() error { return core.Pods("default").Delete(ctx, "gone", metav1.DeleteOptions{}) },
+		func() error {
+			_, err := c.StorageV1().StorageClasses().Create(ctx, &storagev1.StorageClass{
+				ObjectMeta: metav1.ObjectMeta{Name: "fast", ResourceVersion: "1"}, Provisioner: "x"}, metav1.CreateOptions{})
+			return err
+		},
+	}
+	want := []string{
+		"NodeAdd n2",
+		"PodAdd default/new",
+		"PodUpdate default/new on n2",
+		"NodeUpdate n1",
+		"PodDelete default/bound",
+		"NodeDelete n1",
+		"PodAdd default/gone",
+		"PodDelete default/gone",
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+		// One change at a time: informers of different kinds deliver
+		// in their own order.
+		if i < len(want) {
+			rec.waitFor(t, i+1)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !log.find("StorageClass fast added (not applied") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch returned %v", err)
+	}
+	if got := rec.waitFor(t, len(want)); !reflect.DeepEqual(got, want) {
+		t.Errorf("changes\n%q\nwant\n%q", got, want)
+	}
+	for _, part := range []string{
+		"NodeAdd n2", "PodUpdate default/new on n2",
+		"PodDelete default/gone: pod default/gone does not exist",
+		"StorageClass fast added (not applied: schedtui applies node and pod changes)",
+	} {
+		if !log.find(part) {
+			t.Errorf("no status %q in %q", part, log.messages())
+		}
+	}
+}
+
+// TestWatchIntoEngine feeds a live source into the engine: a pod created
+// in the cluster reaches the queue and gets scheduled.
+func TestWatchIntoEngine(t *testing.T) {
+	ctx := context.Background()
+	c := fake.NewClientset(node("n1", "2"))
+	s, cl, _, _ := syncFake(t, c)
+	e, err := engine.New(cl.Nodes, cl.Pods, cl.SchedulerObjects(), engine.Options{Registry: plugins.NewInTreeRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	rec := &recorder{apply: func(ch engine.ClusterChange) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return e.Apply(ch)
+	}}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = s.Watch(wctx, rec.record) }()
+	if _, err := c.CoreV1().Pods("default").Create(ctx, pod("default", "web", "", "1"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rec.waitFor(t, 1)
+	mu.Lock()
+	defer mu.Unlock()
+	a, ok := e.Step()
+	if !ok || a.Pod != "default/web" || a.Node != "n1" {
+		t.Fatalf("attempt %v (ok %v), want default/web scheduled on n1", a, ok)
+	}
+}
+
+func TestStatusString(t *testing.T) {
+	for _, tc := range []struct {
+		s    Status
+		want string
+	}{
+		{Status{Message: "listed 3 nodes"}, "listed 3 nodes"},
+		{Status{Message: "x", Warning: true}, "warning: x"},
+		{Status{Message: "PodAdd a/b", Warning: true, Err: fmt.Errorf("boom")}, "PodAdd a/b: boom"},
+		{Status{Err: fmt.Errorf("boom")}, "boom"},
+	} {
+		if got := tc.s.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestKinds(t *testing.T) {
+	got := strings.Join(Kinds(), ",")
+	want := "Node,Pod,PriorityClass,PodDisruptionBudget,Namespace,PersistentVolume,PersistentVolumeClaim,StorageClass," +
+		"CSINode,CSIDriver,CSIStorageCapacity,VolumeAttachment,Service,ReplicaSet,StatefulSet,ReplicationController,DaemonSet,RuntimeClass"
+	if got != want {
+		t.Errorf("kinds\n%s\nwant\n%s", got, want)
+	}
+	supported := snapshot.SupportedKinds()
+	for _, k := range kinds {
+		if _, ok := supported[k.name]; !ok {
+			t.Errorf("%s is listed but the loader does not read it", k.name)
+		}
+	}
+	if len(supported) != len(kinds) {
+		t.Errorf("the loader reads %d kinds, the live source lists %d", len(supported), len(kinds))
+	}
+}

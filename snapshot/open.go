@@ -1,0 +1,266 @@
+package snapshot
+
+// Opening a snapshot by path: a file (any format ReadDocuments reads, or a
+// kube-scheduler-simulator export), a directory of such files, or the
+// directory `kubectl cluster-info dump --output-directory` writes.
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	configv1 "k8s.io/kube-scheduler/config/v1"
+)
+
+// Format names the layout a snapshot was read from.
+type Format string
+
+const (
+	// FormatFile: one file of objects or Lists (YAML or JSON, maybe gzipped).
+	FormatFile Format = "file"
+	// FormatDirectory: a directory of such files, read recursively.
+	FormatDirectory Format = "directory"
+	// FormatClusterInfoDump: `kubectl cluster-info dump --output-directory`.
+	FormatClusterInfoDump Format = "kubectl cluster-info dump"
+	// FormatSimulatorExport: kube-scheduler-simulator's export JSON.
+	FormatSimulatorExport Format = "kube-scheduler-simulator export"
+)
+
+// EmbeddedConfig is a scheduler configuration a snapshot carries: the
+// schedulerConfig of a kube-scheduler-simulator export, or the one a
+// `schedtui snapshot --config` capture recorded.
+type EmbeddedConfig struct {
+	File string
+	Line int
+	// Where says where in the file it was found, for messages.
+	Where string
+	// Data is the KubeSchedulerConfiguration as JSON or YAML.
+	Data []byte
+}
+
+func (e EmbeddedConfig) String() string {
+	return origin{e.File, e.Line}.String() + " (" + e.Where + ")"
+}
+
+// Opened is a snapshot read by Open.
+type Opened struct {
+	Cluster *Cluster
+	Report  *Report
+	Format  Format
+	// Config is the scheduler configuration the snapshot carries, parsed,
+	// defaulted and validated; nil when it carries none or it is invalid
+	// (then the Report says why).
+	Config *configv1.KubeSchedulerConfiguration
+	// ConfigSource describes where Config came from; ConfigData is the
+	// configuration as the snapshot carries it.
+	ConfigSource string
+	ConfigData   []byte
+	// Header is the header of a snapshot `schedtui snapshot` wrote (the
+	// first one, for a directory), or nil.
+	Header *Header
+}
+
+// Open reads a snapshot from path, detecting its layout: a file (YAML or
+// JSON objects and Lists, or a kube-scheduler-simulator export, each
+// possibly gzipped), a directory of such files read recursively in sorted
+// order, or a `kubectl cluster-info dump --output-directory` tree. The
+// error means nothing could be read (a missing path, a single file that
+// does not parse); problems with individual files of a directory and with
+// individual objects are in the Report.
+func Open(path string) (*Opened, error) {
+	l := NewLoader()
+	format, err := l.LoadPath(path)
+	if err != nil {
+		return nil, err
+	}
+	c, r := l.Finish()
+	o := &Opened{Cluster: c, Report: r, Format: format}
+	if format == FormatFile && l.sawSimulatorExport {
+		o.Format = FormatSimulatorExport
+	}
+	o.Config, o.ConfigSource = l.parseEmbeddedConfig()
+	if o.Config != nil {
+		o.ConfigData = l.configs[0].Data
+	}
+	if len(l.headers) > 0 {
+		o.Header = l.headers[0]
+	}
+	r.sort()
+	return o, nil
+}
+
+// snapshotExts are the extensions of the files a directory is read for
+// (each also with ".gz").
+var snapshotExts = []string{".yaml", ".yml", ".json"}
+
+// IsSnapshotFileName reports whether a directory's file is read as part of
+// the snapshot: .yaml, .yml or .json, optionally followed by .gz.
+func IsSnapshotFileName(name string) bool {
+	name = strings.TrimSuffix(strings.ToLower(name), ".gz")
+	for _, ext := range snapshotExts {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadPath reads a file or a directory (see Open) into the loader and
+// returns the layout it detected. For a file the error is LoadFile's; for
+// a directory it means the directory cannot be read or holds no snapshot
+// file, and files that cannot be parsed are reported as problems.
+func (l *Loader) LoadPath(path string) (Format, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", &ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+	}
+	if !fi.IsDir() {
+		return FormatFile, l.LoadFile(path)
+	}
+	if dump := clusterInfoDumpNodes(path); dump != "" {
+		return FormatClusterInfoDump, l.loadClusterInfoDump(path, dump)
+	}
+	return FormatDirectory, l.loadDir(path)
+}
+
+// loadFiles loads every file, reporting the ones that do not parse.
+func (l *Loader) loadFiles(dir string, files []string) error {
+	if len(files) == 0 {
+		return &ParseError{File: dir, Msg: "no snapshot files in the directory (looked for *.yaml, *.yml, *.json, optionally gzipped as *.gz)"}
+	}
+	for _, f := range files {
+		if err := l.LoadFile(f); err != nil {
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				l.report.errorf(pe.File, pe.Line, "", "", "%s; the file is skipped", pe.Msg)
+			} else {
+				l.report.errorf(f, 0, "", "", "%v; the file is skipped", err)
+			}
+		}
+	}
+	return nil
+}
+
+// loadDir reads every snapshot file under dir, recursively, in lexical
+// order of their paths. Hidden files and directories are skipped.
+func (l *Loader) loadDir(dir string) error {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			l.report.errorf(p, 0, "", "", "cannot read: %v; skipped", err)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && d.Type().IsRegular() && IsSnapshotFileName(d.Name()) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return &ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
+	}
+	return l.loadFiles(dir, files)
+}
+
+// clusterInfoDumpNodes returns the nodes file of a `kubectl cluster-info
+// dump --output-directory` tree (nodes.json at the top; nodes.yaml with
+// -o yaml), or "".
+func clusterInfoDumpNodes(dir string) string {
+	for _, n := range []string{"nodes.json", "nodes.yaml", "nodes.json.gz", "nodes.yaml.gz"} {
+		p := filepath.Join(dir, n)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// dumpSkipped are the files of a cluster-info dump that hold nothing
+// schedtui reads (events; the pods' logs are in per-pod directories).
+func dumpSkipped(name string) bool {
+	base := strings.TrimSuffix(strings.ToLower(name), ".gz")
+	base = strings.TrimSuffix(strings.TrimSuffix(base, ".json"), ".yaml")
+	return base == "events"
+}
+
+// loadClusterInfoDump reads nodes.json, then every namespace directory's
+// Lists (pods.json, services.json, replicasets.json, daemonsets.json,
+// ...) in sorted order, skipping events and the per-pod log directories.
+func (l *Loader) loadClusterInfoDump(dir, nodes string) error {
+	files := []string{nodes}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return &ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
+	}
+	var top []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case strings.HasPrefix(e.Name(), "."), p == nodes:
+		case e.IsDir():
+			nsFiles, err := os.ReadDir(p)
+			if err != nil {
+				l.report.errorf(p, 0, "", "", "cannot read: %v; skipped", err)
+				continue
+			}
+			for _, f := range nsFiles {
+				// Subdirectories hold pod logs.
+				if f.Type().IsRegular() && IsSnapshotFileName(f.Name()) && !dumpSkipped(f.Name()) && !strings.HasPrefix(f.Name(), ".") {
+					top = append(top, filepath.Join(p, f.Name()))
+				}
+			}
+		case e.Type().IsRegular() && IsSnapshotFileName(e.Name()) && !dumpSkipped(e.Name()):
+			top = append(top, p)
+		}
+	}
+	sort.Strings(top)
+	return l.loadFiles(dir, append(files, top...))
+}
+
+// EmbeddedConfigs returns the scheduler configurations found so far, in
+// load order.
+func (l *Loader) EmbeddedConfigs() []EmbeddedConfig { return l.configs }
+
+// parseEmbeddedConfig parses the first embedded configuration; its
+// problems, and the presence of others, go to the report.
+func (l *Loader) parseEmbeddedConfig() (*configv1.KubeSchedulerConfiguration, string) {
+	if len(l.configs) == 0 {
+		return nil, ""
+	}
+	first := l.configs[0]
+	for _, other := range l.configs[1:] {
+		l.report.warnf(other.File, other.Line, "", "", "another scheduler configuration (%s); only the first one, at %s, is used", other.Where, first)
+	}
+	cfg, r, err := LoadConfigData(first.File, first.Data)
+	for _, p := range r.Problems {
+		if p.Line == 0 {
+			p.Line = first.Line
+		}
+		p.Object = strings.TrimSpace(first.Where + ": " + p.Object)
+		l.report.add(p)
+	}
+	if err != nil {
+		var pe *ParseError
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			msg = pe.Msg
+		}
+		l.report.errorf(first.File, first.Line, first.Where, "", "%s; the embedded scheduler configuration is not used", msg)
+		return nil, ""
+	}
+	return cfg, first.String()
+}

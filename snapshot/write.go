@@ -1,0 +1,335 @@
+package snapshot
+
+// Writing a Cluster as a snapshot: one v1 List, YAML or JSON, maybe
+// gzipped, with a header saying where and when it was captured.
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+)
+
+// Header is what a capture records about itself: as a leading comment in
+// YAML, as annotations on the List in JSON. Open reads it back; a recorded
+// scheduler configuration becomes the snapshot's configuration.
+type Header struct {
+	CapturedAt time.Time `json:"captured-at,omitempty"`
+	// Context is the kubeconfig context captured ("" for a converted file).
+	Context string `json:"context,omitempty"`
+	// Source is where the objects came from: the API server's URL, or the
+	// snapshot that was converted.
+	Source string `json:"source,omitempty"`
+	// ServerVersion is the API server's version.
+	ServerVersion string `json:"server-version,omitempty"`
+	// SchedtuiVersion is the version of the schedtui that captured.
+	SchedtuiVersion string `json:"schedtui-version,omitempty"`
+	// SchedulerConfigFile and SchedulerConfig are the --config file's name
+	// and content.
+	SchedulerConfigFile string `json:"scheduler-config-file,omitempty"`
+	SchedulerConfig     string `json:"scheduler-config,omitempty"`
+}
+
+// headerKey marks a capture header; its value is the header format.
+const (
+	headerKey        = "schedtui-snapshot"
+	headerVersion    = "v1"
+	annotationPrefix = "schedtui.dev/"
+)
+
+// annotations is the header as annotations on the JSON List.
+func (h Header) annotations() map[string]string {
+	m := map[string]string{annotationPrefix + headerKey: headerVersion}
+	b, _ := json.Marshal(h)
+	var fields map[string]string
+	_ = json.Unmarshal(b, &fields)
+	for k, v := range fields {
+		m[annotationPrefix+k] = v
+	}
+	return m
+}
+
+// headerFromAnnotations reads a header back from a List's annotations.
+func headerFromAnnotations(a map[string]string) (*Header, bool) {
+	if a[annotationPrefix+headerKey] == "" {
+		return nil, false
+	}
+	fields := map[string]string{}
+	for k, v := range a {
+		if name, ok := strings.CutPrefix(k, annotationPrefix); ok && name != headerKey {
+			fields[name] = v
+		}
+	}
+	b, _ := json.Marshal(fields)
+	var h Header
+	if err := json.Unmarshal(b, &h); err != nil {
+		return nil, false
+	}
+	return &h, true
+}
+
+// comment is the header as a YAML comment: YAML itself once the "# " are
+// taken off.
+func (h Header) comment() []byte {
+	b, _ := json.Marshal(h)
+	var fields map[string]any
+	_ = json.Unmarshal(b, &fields)
+	fields[headerKey] = headerVersion
+	y, _ := yaml.Marshal(fields)
+	var out bytes.Buffer
+	out.WriteString("# A schedtui snapshot (read it with schedtui --snapshot FILE).\n")
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(string(y), "\n"), "\n") {
+		if strings.TrimSpace(l) == "" {
+			out.WriteString("#\n")
+			continue
+		}
+		out.WriteString("# " + strings.TrimSuffix(l, "\n") + "\n")
+	}
+	return out.Bytes()
+}
+
+var headerFieldRE = regexp.MustCompile(`^[a-z][a-z-]*:( |$)`)
+
+// headerFromComment reads a header from the leading comment lines of YAML
+// data; line is the line of its first field.
+func headerFromComment(data []byte) (h *Header, line int, ok bool) {
+	var body bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	n, first, found := 0, 0, false
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		if !strings.HasPrefix(l, "#") {
+			break
+		}
+		l = strings.TrimPrefix(strings.TrimPrefix(l, "#"), " ")
+		if first == 0 {
+			// Prose before the first field is not part of the header.
+			if !headerFieldRE.MatchString(l) {
+				continue
+			}
+			first = n
+		}
+		if strings.HasPrefix(l, headerKey+":") {
+			found = true
+		}
+		body.WriteString(l + "\n")
+	}
+	if !found {
+		return nil, 0, false
+	}
+	line = first
+	var fields map[string]any
+	if err := yaml.Unmarshal(body.Bytes(), &fields); err != nil || fields[headerKey] == nil {
+		return nil, 0, false
+	}
+	delete(fields, headerKey)
+	var hh Header
+	b, _ := json.Marshal(fields)
+	if err := json.Unmarshal(b, &hh); err != nil {
+		return nil, 0, false
+	}
+	return &hh, line, true
+}
+
+// Objects returns every object of the cluster in the order Write writes
+// them: the kinds other objects refer to first, then nodes and pods, each
+// kind in the cluster's order.
+func (c *Cluster) Objects() []runtime.Object {
+	var out []runtime.Object
+	add := func(n int, get func(int) runtime.Object) {
+		for i := 0; i < n; i++ {
+			out = append(out, get(i))
+		}
+	}
+	add(len(c.Namespaces), func(i int) runtime.Object { return c.Namespaces[i] })
+	add(len(c.PriorityClasses), func(i int) runtime.Object { return c.PriorityClasses[i] })
+	add(len(c.RuntimeClasses), func(i int) runtime.Object { return c.RuntimeClasses[i] })
+	add(len(c.StorageClasses), func(i int) runtime.Object { return c.StorageClasses[i] })
+	add(len(c.CSIDrivers), func(i int) runtime.Object { return c.CSIDrivers[i] })
+	add(len(c.Nodes), func(i int) runtime.Object { return c.Nodes[i] })
+	add(len(c.CSINodes), func(i int) runtime.Object { return c.CSINodes[i] })
+	add(len(c.CSIStorageCapacities), func(i int) runtime.Object { return c.CSIStorageCapacities[i] })
+	add(len(c.PersistentVolumes), func(i int) runtime.Object { return c.PersistentVolumes[i] })
+	add(len(c.PersistentVolumeClaims), func(i int) runtime.Object { return c.PersistentVolumeClaims[i] })
+	add(len(c.VolumeAttachments), func(i int) runtime.Object { return c.VolumeAttachments[i] })
+	add(len(c.Services), func(i int) runtime.Object { return c.Services[i] })
+	add(len(c.ReplicationControllers), func(i int) runtime.Object { return c.ReplicationControllers[i] })
+	add(len(c.ReplicaSets), func(i int) runtime.Object { return c.ReplicaSets[i] })
+	add(len(c.StatefulSets), func(i int) runtime.Object { return c.StatefulSets[i] })
+	add(len(c.DaemonSets), func(i int) runtime.Object { return c.DaemonSets[i] })
+	add(len(c.PodDisruptionBudgets), func(i int) runtime.Object { return c.PodDisruptionBudgets[i] })
+	add(len(c.Pods), func(i int) runtime.Object { return c.Pods[i] })
+	return out
+}
+
+// OutputFormat is how WriteFile encodes, from the file's name.
+type OutputFormat struct {
+	// YAML or (false) JSON.
+	YAML bool
+	Gzip bool
+}
+
+// OutputFormatFor picks the encoding from a file name: .yaml, .yml or
+// .json, optionally followed by .gz.
+func OutputFormatFor(path string) (OutputFormat, error) {
+	name := strings.ToLower(filepath.Base(path))
+	var f OutputFormat
+	if trimmed, ok := strings.CutSuffix(name, ".gz"); ok {
+		f.Gzip, name = true, trimmed
+	}
+	switch {
+	case strings.HasSuffix(name, ".yaml"), strings.HasSuffix(name, ".yml"):
+		f.YAML = true
+	case strings.HasSuffix(name, ".json"):
+	default:
+		return f, fmt.Errorf("%s: cannot tell the format from the name: use .yaml, .yml or .json, optionally followed by .gz", path)
+	}
+	return f, nil
+}
+
+// Write writes the cluster as one v1 List (kind: List) in the given
+// format, preceded by (YAML) or annotated with (JSON) the header. Objects
+// get their apiVersion and kind; managedFields are left out. It returns
+// the number of objects written.
+func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
+	objs := c.Objects()
+	items := make([]json.RawMessage, 0, len(objs))
+	for _, o := range objs {
+		b, err := encodeObject(o)
+		if err != nil {
+			return 0, err
+		}
+		items = append(items, b)
+	}
+	list := struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Annotations map[string]string `json:"annotations,omitempty"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}{APIVersion: "v1", Kind: "List", Items: items}
+	if !f.YAML {
+		list.Metadata.Annotations = h.annotations()
+	}
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return 0, fmt.Errorf("encoding the List: %w", err)
+	}
+	if f.YAML {
+		y, err := yaml.JSONToYAML(data)
+		if err != nil {
+			return 0, fmt.Errorf("encoding the List as YAML: %w", err)
+		}
+		data = append(h.comment(), y...)
+	} else {
+		data = append(data, '\n')
+	}
+	if f.Gzip {
+		zw := gzip.NewWriter(w)
+		if _, err := zw.Write(data); err != nil {
+			return 0, err
+		}
+		if err := zw.Close(); err != nil {
+			return 0, err
+		}
+		return len(objs), nil
+	}
+	if _, err := w.Write(data); err != nil {
+		return 0, err
+	}
+	return len(objs), nil
+}
+
+// encodeObject is an object's JSON with apiVersion and kind, without
+// managedFields. The object is not modified.
+func encodeObject(o runtime.Object) ([]byte, error) {
+	ki := kindsByType[reflect.TypeOf(o)]
+	if ki == nil {
+		return nil, fmt.Errorf("cannot write objects of type %T", o)
+	}
+	o = o.DeepCopyObject()
+	o.GetObjectKind().SetGroupVersionKind(ki.gv.WithKind(ki.kind))
+	acc, err := meta.Accessor(o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ki.kind, err)
+	}
+	acc.SetManagedFields(nil)
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", describe(ki.kind, acc.GetNamespace(), acc.GetName()), err)
+	}
+	return b, nil
+}
+
+// WriteFile writes the cluster to path (see Write), in the format its
+// name says, replacing the file only once it is complete.
+func WriteFile(path string, c *Cluster, h Header) (int, error) {
+	f, err := OutputFormatFor(path)
+	if err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	n, err := Write(tmp, c, h, f)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
+}
+
+// listHeader reads the capture header of a JSON List.
+func listHeader(data []byte) (*Header, bool) {
+	var l struct {
+		Kind     string `json:"kind"`
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(data, &l); err != nil || l.Kind != "List" {
+		return nil, false
+	}
+	return headerFromAnnotations(l.Metadata.Annotations)
+}
+
+// addHeader keeps a capture header and its scheduler configuration.
+func (l *Loader) addHeader(file string, line int, h *Header) {
+	l.headers = append(l.headers, h)
+	if h.SchedulerConfig == "" {
+		return
+	}
+	where := "the scheduler configuration schedtui snapshot recorded"
+	if h.SchedulerConfigFile != "" {
+		where += " from " + h.SchedulerConfigFile
+	}
+	l.configs = append(l.configs, EmbeddedConfig{File: file, Line: line, Where: where, Data: []byte(h.SchedulerConfig)})
+}
+
+// Headers returns the capture headers found so far, in load order.
+func (l *Loader) Headers() []*Header { return l.headers }
