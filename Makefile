@@ -15,7 +15,7 @@ build:
 
 # Opens the interactive debugger on the embedded demo snapshot.
 run: build
-	./$(BIN)
+	./$(BIN) --demo
 
 test: tmux fmt-check vet test-main test-nested
 

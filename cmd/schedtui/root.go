@@ -38,7 +38,8 @@ func (f *sourceFlags) registerLive(cmd *cobra.Command) {
 const sourceHelp = `Where the cluster comes from:
   --snapshot PATH          a snapshot file, directory, cluster-info dump or simulator export
   --kubeconfig/--context   a live cluster, read-only
-  (neither)                the live cluster of $KUBECONFIG, ~/.kube/config or the in-cluster
+  (neither)                schedtui alone: the embedded demo; run, explain, snapshot: the
+                           live cluster of $KUBECONFIG, ~/.kube/config or the in-cluster
                            service account when there is one, else the embedded demo
   --demo                   the embedded demo`
 
@@ -56,6 +57,12 @@ updated, deleted) reach the debugger as they happen.
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The debugger opens on the demo unless told where else to
+			// look: a newcomer's first `schedtui` must not reach into
+			// whatever cluster their kubeconfig happens to point at.
+			if src.snapshot == "" && src.kubeconfig == "" && src.context == "" {
+				src.demo = true
+			}
 			return openTUI(cmd.Context(), &src, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
