@@ -255,23 +255,34 @@ func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 	return len(objs), nil
 }
 
-// encodeObject is an object's JSON with apiVersion and kind, without
-// managedFields. The object is not modified.
-func encodeObject(o runtime.Object) ([]byte, error) {
+// WithKind returns a deep copy of a snapshot object with its apiVersion
+// and kind set (typed objects decoded by client-go leave them empty).
+func WithKind(o runtime.Object) (runtime.Object, error) {
 	ki := kindsByType[reflect.TypeOf(o)]
 	if ki == nil {
 		return nil, fmt.Errorf("cannot write objects of type %T", o)
 	}
 	o = o.DeepCopyObject()
 	o.GetObjectKind().SetGroupVersionKind(ki.gv.WithKind(ki.kind))
+	return o, nil
+}
+
+// encodeObject is an object's JSON with apiVersion and kind, without
+// managedFields. The object is not modified.
+func encodeObject(o runtime.Object) ([]byte, error) {
+	o, err := WithKind(o)
+	if err != nil {
+		return nil, err
+	}
+	kind := o.GetObjectKind().GroupVersionKind().Kind
 	acc, err := meta.Accessor(o)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ki.kind, err)
+		return nil, fmt.Errorf("%s: %w", kind, err)
 	}
 	acc.SetManagedFields(nil)
 	b, err := json.Marshal(o)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", describe(ki.kind, acc.GetNamespace(), acc.GetName()), err)
+		return nil, fmt.Errorf("encoding %s: %w", describe(kind, acc.GetNamespace(), acc.GetName()), err)
 	}
 	return b, nil
 }

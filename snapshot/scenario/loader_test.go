@@ -30,7 +30,7 @@ func TestLoaderAcceptsScenarios(t *testing.T) {
 			data = dumpBytes(t, s) // the YAML path
 		} else {
 			l := list{APIVersion: "v1", Kind: "List"}
-			for _, o := range Objects(s.Cluster) {
+			for _, o := range objectsOf(t, s.Cluster) {
 				b, err := json.Marshal(o)
 				if err != nil {
 					t.Fatal(err)
@@ -54,8 +54,8 @@ func TestLoaderAcceptsScenarios(t *testing.T) {
 				t.Errorf("%s: %s", s.Name, p.String())
 			}
 		}
-		want, _ := json.Marshal(Objects(s.Cluster))
-		got, _ := json.Marshal(Objects(c))
+		want, _ := json.Marshal(objectsOf(t, s.Cluster))
+		got, _ := json.Marshal(objectsOf(t, c))
 		if !bytes.Equal(want, got) {
 			t.Errorf("%s: the loader changed objects", s.Name)
 		}

@@ -35,7 +35,7 @@ func dumpBytes(t *testing.T, s *Scenario) []byte {
 func jsonBytes(t *testing.T, s *Scenario) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	for _, o := range Objects(s.Cluster) {
+	for _, o := range objectsOf(t, s.Cluster) {
 		b, err := json.Marshal(o)
 		if err != nil {
 			t.Fatal(err)
@@ -119,7 +119,7 @@ func TestDumpRoundTrip(t *testing.T) {
 	if l.APIVersion != "v1" || l.Kind != "List" {
 		t.Fatalf("got %s/%s, want v1/List", l.APIVersion, l.Kind)
 	}
-	objs := Objects(s.Cluster)
+	objs := objectsOf(t, s.Cluster)
 	if len(l.Items) != len(objs) {
 		t.Fatalf("%d items, want %d", len(l.Items), len(objs))
 	}
@@ -147,7 +147,7 @@ func TestUniqueNames(t *testing.T) {
 	check := func(s *Scenario) {
 		seen := map[string]bool{}
 		uids := map[string]string{}
-		for _, o := range Objects(s.Cluster) {
+		for _, o := range objectsOf(t, s.Cluster) {
 			m, err := metaOf(o)
 			if err != nil {
 				t.Fatal(err)

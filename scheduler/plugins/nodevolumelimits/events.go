@@ -6,10 +6,10 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/component-helpers/storage/ephemeral"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/helper"
+	storagehelpers "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodevolumelimits/csimigration"
 )
 
@@ -61,23 +61,8 @@ func (pl *CSILimits) isSchedulableAfterPVCAdded(pod *v1.Pod, oldObj, newObj any)
 	if pvc == nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterPVCAdded: no claim")
 	}
-	if pvc.Namespace != pod.Namespace {
-		return framework.QueueSkip, nil
-	}
-	for i := range pod.Spec.Volumes {
-		vol := &pod.Spec.Volumes[i]
-		var name string
-		switch {
-		case vol.PersistentVolumeClaim != nil:
-			name = vol.PersistentVolumeClaim.ClaimName
-		case vol.Ephemeral != nil:
-			name = ephemeral.VolumeClaimName(pod, vol)
-		default:
-			continue
-		}
-		if name == pvc.Name {
-			return framework.Queue, nil
-		}
+	if storagehelpers.PodUsesClaim(pod, pvc) {
+		return framework.Queue, nil
 	}
 	return framework.QueueSkip, nil
 }

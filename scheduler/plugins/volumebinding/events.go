@@ -7,10 +7,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/component-helpers/storage/ephemeral"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/helper"
+	storagehelpers "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 // EventsToRegister: classes (allowed topologies), claims and PVs being
@@ -59,23 +59,8 @@ func (pl *VolumeBinding) isSchedulableAfterPersistentVolumeClaimChange(pod *v1.P
 	if pvc == nil {
 		return framework.Queue, fmt.Errorf("unexpected objects: missing claim")
 	}
-	if pod.Namespace != pvc.Namespace {
-		return framework.QueueSkip, nil
-	}
-	for i := range pod.Spec.Volumes {
-		vol := &pod.Spec.Volumes[i]
-		var name string
-		switch {
-		case vol.PersistentVolumeClaim != nil:
-			name = vol.PersistentVolumeClaim.ClaimName
-		case vol.Ephemeral != nil:
-			name = ephemeral.VolumeClaimName(pod, vol)
-		default:
-			continue
-		}
-		if name == pvc.Name {
-			return framework.Queue, nil
-		}
+	if storagehelpers.PodUsesClaim(pod, pvc) {
+		return framework.Queue, nil
 	}
 	return framework.QueueSkip, nil
 }
