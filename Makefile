@@ -2,9 +2,10 @@
 GO      ?= go
 BIN     := bin/schedtui
 PKGS    := ./...
-# Nested modules with heavy test-only dependencies (the real upstream
-# scheduler). Their Go build cache is shared, so only the first run is slow.
-NESTED  := conformance
+# Nested modules with heavy test-only dependencies: the real upstream
+# scheduler (conformance) and a real kube-apiserver on an embedded etcd
+# (e2e). They share the Go build cache, so only the first run is slow.
+NESTED  := conformance e2e
 
 .PHONY: all build run tmux test test-main test-nested vet fmt-check bench clean
 
@@ -17,7 +18,7 @@ build:
 run: build
 	./$(BIN) --demo
 
-test: tmux fmt-check vet test-main test-nested
+test: tmux fmt-check vet test-main fuzz test-nested
 
 # The TUI's end-to-end test drives the real binary in tmux.
 tmux:
@@ -38,9 +39,24 @@ test-nested:
 	@for m in $(NESTED); do echo "== $$m"; (cd $$m && $(GO) test -count=1 -timeout 40m ./...) || exit 1; done
 
 # Includes the TUI's key-press benchmark at 5000 nodes × 10 plugins
-# (BenchmarkKeyPress in ./tui; the frame budget is 16ms/op).
+# (BenchmarkKeyPress in ./tui; the frame budget is 16ms/op) and the
+# loader's at 5000 nodes and 150,000 pods (BenchmarkLoadScale in
+# ./snapshot, one run of about a minute: typed-decode-s, load-s and their
+# ratio, whose budget is 1.5; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS
+# shrink it).
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+
+# Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
+# against encoding/json (FuzzJSONScan) and the scheduler configuration
+# loader (FuzzLoadConfig), FUZZTIME each. A failing input is written to
+# snapshot/testdata/fuzz/<target>/, where every `go test` replays it.
+FUZZTIME ?= 30s
+FUZZ    := FuzzLoad FuzzJSONScan FuzzLoadConfig
+.PHONY: fuzz
+fuzz:
+	@for f in $(FUZZ); do echo "== $$f"; \
+		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) ./snapshot || exit 1; done
 
 clean:
 	rm -rf bin

@@ -43,15 +43,7 @@ func (s *Scheduler) ScheduleOne(pod *v1.Pod) *record.Attempt {
 		pod = cur
 	}
 	s.seq++
-	a := &record.Attempt{
-		Seq: s.seq, Time: s.clock(), Pod: pod.Namespace + "/" + pod.Name, PodUID: string(pod.UID),
-		Priority: corev1helpers.PodPriority(pod), Profile: pod.Spec.SchedulerName,
-		Nodes: s.nodeList, Chosen: -1, AbsentStatus: -1,
-	}
-	for i := range a.Phases {
-		a.Phases[i].Code = record.CodeNotRun
-	}
-	a.Phases[record.PhasePop].Code = record.CodeSuccess
+	a := s.newAttempt(pod, s.seq)
 	fwk := s.profiles[pod.Spec.SchedulerName]
 	switch {
 	case fwk == nil:
@@ -78,6 +70,21 @@ func (s *Scheduler) ScheduleOne(pod *v1.Pod) *record.Attempt {
 		result.nominatingInfo = clearNominatedNode
 	}
 	s.handleFailure(pod, status, result.nominatingInfo, a)
+	return a
+}
+
+// newAttempt starts the record of an attempt for pod: popped, every
+// other phase not run yet, no node chosen.
+func (s *Scheduler) newAttempt(pod *v1.Pod, seq int) *record.Attempt {
+	a := &record.Attempt{
+		Seq: seq, Time: s.clock(), Pod: pod.Namespace + "/" + pod.Name, PodUID: string(pod.UID),
+		Priority: corev1helpers.PodPriority(pod), Profile: pod.Spec.SchedulerName,
+		Nodes: s.nodeList, Chosen: -1, AbsentStatus: -1,
+	}
+	for i := range a.Phases {
+		a.Phases[i].Code = record.CodeNotRun
+	}
+	a.Phases[record.PhasePop].Code = record.CodeSuccess
 	return a
 }
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	configv1 "k8s.io/kube-scheduler/config/v1"
 )
@@ -59,8 +60,17 @@ type Opened struct {
 	ConfigSource string
 	ConfigData   []byte
 	// Header is the header of a snapshot `schedtui snapshot` wrote (the
-	// first one, for a directory), or nil.
+	// first one, for a directory), or nil. A recording's has
+	// RecordingStarted set.
 	Header *Header
+	// Changes are the changes of a recording (`schedtui record`, Format
+	// FormatRecording) in file order, their times never going back;
+	// Cluster is the state when the recording started. Empty for a
+	// snapshot.
+	Changes []RecordedChange
+	// RecordedUntil is when a recording ended; zero when it was cut short
+	// (the recorder was killed) or for a snapshot.
+	RecordedUntil time.Time
 }
 
 // Open reads a snapshot from path, detecting its layout: a file (YAML or
@@ -70,11 +80,22 @@ type Opened struct {
 // error means nothing could be read (a missing path, a single file that
 // does not parse); problems with individual files of a directory and with
 // individual objects are in the Report.
+//
+// A recording (a file `schedtui record` wrote, see ReadRecording) opens as
+// its initial state plus its Changes.
 func Open(path string) (*Opened, error) {
+	if o, ok, err := openRecordingFile(path); ok {
+		return o, err
+	}
 	l := NewLoader()
 	format, err := l.LoadPath(path)
 	if err != nil {
 		return nil, err
+	}
+	if u := l.unknownIdx[RecordedChangeKind]; u != nil && u.apiVersion == RecordingAPIVersion {
+		l.report.warnf(u.at.file, u.at.line, "", "", "%s documents are a recording's changes, but the file's header has no recording-started "+
+			"(a comment line \"# recording-started: TIME\" with \"# schedtui-snapshot: v1\" in YAML, the annotation %srecording-started on the List in JSON): "+
+			"it is read as a snapshot", RecordedChangeKind, annotationPrefix)
 	}
 	c, r := l.Finish()
 	o := &Opened{Cluster: c, Report: r, Format: format}
@@ -132,6 +153,9 @@ func (l *Loader) loadFiles(dir string, files []string) error {
 		return &ParseError{File: dir, Msg: "no snapshot files in the directory (looked for *.yaml, *.yml, *.json, optionally gzipped as *.gz)"}
 	}
 	for _, f := range files {
+		if l.loadRecordingInDirectory(f) {
+			continue
+		}
 		if err := l.LoadFile(f); err != nil {
 			var pe *ParseError
 			if errors.As(err, &pe) {

@@ -40,7 +40,14 @@ type Header struct {
 	// and content.
 	SchedulerConfigFile string `json:"scheduler-config-file,omitempty"`
 	SchedulerConfig     string `json:"scheduler-config,omitempty"`
+	// RecordingStarted marks a recording (schedtui record, see
+	// recording.go): when the initial state was listed, the start of the
+	// replay's virtual time. Zero for a snapshot.
+	RecordingStarted time.Time `json:"recording-started,omitzero"`
 }
+
+// IsRecording reports whether the header is a recording's.
+func (h *Header) IsRecording() bool { return h != nil && !h.RecordingStarted.IsZero() }
 
 // headerKey marks a capture header; its value is the header format.
 const (

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 
@@ -41,11 +42,35 @@ func (b *Backend) Locked(f func()) {
 	f()
 }
 
-// NewBackend builds the queue engine over a loaded cluster.
-func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options) (*Backend, error) {
-	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed})
+// Replay is a recording to replay (schedtui record): virtual time starts
+// at Start, and each change is applied at its At. NotApplied, when set,
+// hears of the changes the engine refused at once (those due at Start;
+// later ones that fail show on the timeline).
+type Replay struct {
+	Start      time.Time
+	Changes    []engine.ClusterChange
+	NotApplied func(engine.ClusterChange, error)
+}
+
+// NewBackend builds the queue engine over a loaded cluster, with the
+// changes of a recording when one is given.
+func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay ...Replay) (*Backend, error) {
+	eo := engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed}
+	for _, r := range replay {
+		if !r.Start.IsZero() {
+			eo.Start = r.Start
+		}
+	}
+	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), eo)
 	if err != nil {
 		return nil, err
+	}
+	for _, r := range replay {
+		for _, ch := range r.Changes {
+			if err := e.Apply(ch); err != nil && r.NotApplied != nil {
+				r.NotApplied(ch, err)
+			}
+		}
 	}
 	return &Backend{API: e, Name: name, State: e.Scheduler, Fork: e.Fork, Pod: e.Pod}, nil
 }

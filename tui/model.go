@@ -83,6 +83,8 @@ type (
 		batch  []SourceStatus
 		closed bool
 	}
+	// liveMsg is the engine's state captured after live changes.
+	liveMsg struct{ w *world }
 )
 
 // Model is the root: layout, global keys, the engine's Cmds, overlays.
@@ -102,6 +104,12 @@ type Model struct {
 	status    string
 	statusErr bool
 	srcStatus *SourceStatus
+	// liveCapturing: a capture after live changes is running;
+	// liveStale: more changes arrived meanwhile.
+	liveCapturing, liveStale bool
+	// disagreements counts the observations where the cluster's
+	// scheduler decided otherwise than schedtui.
+	disagreements int
 
 	teach    bool
 	showHelp bool
@@ -382,14 +390,26 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openWhatIfMsg:
 		return m, m.openWhatIf()
 	case sourceMsg:
+		var redraw tea.Cmd
 		if len(msg.batch) > 0 {
 			s := msg.batch[len(msg.batch)-1]
 			m.srcStatus = &s
+			redraw = m.liveCapture()
 		}
 		if msg.closed || m.src == nil {
-			return m, nil
+			return m, redraw
 		}
-		return m, waitSource(m.src.Updates())
+		return m, tea.Batch(redraw, waitSource(m.src.Updates()))
+	case liveMsg:
+		m.liveCapturing = false
+		if m.busy == "" && msg.w != nil {
+			m.showWorld(msg.w)
+		}
+		if m.liveStale {
+			m.liveStale = false
+			return m, m.liveCapture()
+		}
+		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.MouseClickMsg:
@@ -409,17 +429,26 @@ func (m *Model) focus(i int) {
 	m.refreshAll()
 }
 
-func (m *Model) onEngine(msg engineMsg) tea.Cmd {
-	m.busy = ""
-	if msg.err != nil {
-		m.setStatus(msg.err.Error(), true)
+// liveCapture captures the engine's state after live changes so that
+// every view shows them without a key press. One capture runs at a time;
+// changes that arrive meanwhile get one more.
+func (m *Model) liveCapture() tea.Cmd {
+	if m.liveCapturing {
+		m.liveStale = true
 		return nil
 	}
-	if msg.note != "" {
-		m.setStatus(msg.note, false)
+	m.liveCapturing = true
+	b := m.b
+	return func() tea.Msg {
+		var w *world
+		b.Locked(func() { w = capture(b) })
+		return liveMsg{w: w}
 	}
-	w := msg.w
-	// A rewind drops attempts: their caches go with them.
+}
+
+// showWorld replaces the state the views read, dropping the caches of
+// attempts it no longer has (a rewind).
+func (m *Model) showWorld(w *world) {
 	for i := range m.c.Forks {
 		if i >= len(w.attempts) {
 			delete(m.c.Forks, i)
@@ -430,8 +459,28 @@ func (m *Model) onEngine(msg engineMsg) tea.Cmd {
 			delete(m.c.Diags, i)
 		}
 	}
-	first := m.c.World == nil
 	m.c.World = w
+	m.disagreements = 0
+	for i := range w.events {
+		if ev := &w.events[i]; ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
+			m.disagreements++
+		}
+	}
+	m.refreshAll()
+}
+
+func (m *Model) onEngine(msg engineMsg) tea.Cmd {
+	m.busy = ""
+	if msg.err != nil {
+		m.setStatus(msg.err.Error(), true)
+		return nil
+	}
+	if msg.note != "" {
+		m.setStatus(msg.note, false)
+	}
+	w := msg.w
+	first := m.c.World == nil
+	m.showWorld(w)
 	if m.toAttempt && w.cursor.Attempt >= 0 {
 		m.goTo(viewAttempt, true)
 	}
@@ -833,6 +882,8 @@ func (m *Model) statusLine() string {
 	right := ""
 	if s := m.srcStatus; s != nil {
 		switch {
+		case s.Err != nil && !s.Connected && s.LastEvent != "":
+			right = "disconnected: " + s.LastEvent
 		case s.Err != nil:
 			right = "source: " + s.Err.Error()
 		case !s.Connected:
@@ -841,6 +892,9 @@ func (m *Model) statusLine() string {
 			right = fmt.Sprintf("syncing %d/%d", s.Synced, s.Total)
 		default:
 			right = "live"
+			if n := m.disagreements; n > 0 {
+				right += fmt.Sprintf(" · %d disagreement(s) with the cluster (events: 7)", n)
+			}
 			if s.LastEvent != "" {
 				right += " · " + s.LastEvent
 			}

@@ -36,7 +36,7 @@ func TestGolden(t *testing.T) {
 		{name: "scores_balanced_explain", w: 140, h: 30, keys: []string{"n", "n", "4", "l", "l", "l", "l", "e"}, want: []string{"Explain: NodeResourcesBalancedAllocation on", "score = 50 + (50 + with - without)/2"}},
 		{name: "preemption", w: 80, h: 24, keys: []string{"n", "5"}, want: []string{"Chosen: node-b2, decided by: latest start among the highest-priority victims", "★ node-b2", "violates a PDB"}},
 		{name: "nodes_from_preemption", w: 80, h: 24, keys: []string{"n", "5", "<enter>"}, want: []string{"node-b2", "nominated here: default/reserved (100)"}},
-		{name: "events", w: 80, h: 24, keys: []string{"n", "n", "7"}, want: []string{"preemption default/critical-api nominated to node-b2", "cluster    default/web-2 node-b2 Preempted by"}},
+		{name: "events", w: 80, h: 24, keys: []string{"n", "n", "7"}, want: []string{"preemption default/critical-api nominated to node-b2", "cluster    Preempted default/web-2 on node-b2: Preempted by"}},
 		{name: "help", w: 80, h: 30, keys: []string{"?"}, want: []string{"next attempt", "continue to breakpoint", "rewind one attempt"}},
 		{name: "breakpoint_continue", w: 80, h: 24, keys: []string{"b"}, typed: "pod=web-3", after: []string{"<enter>", "<esc>", "c", "2"}, want: []string{"default/web-3", "breakpoint hit: pod=*/web-3", "● 1 bp"}},
 		{name: "rewind", w: 80, h: 24, keys: []string{"n", "n", "n", "u", "2"}, want: []string{"attempt 2/2", "default/frontend-1", "rewound one attempt"}},

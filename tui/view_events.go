@@ -103,6 +103,30 @@ func eventText(e *engine.Event) string {
 		return fmt.Sprintf("%-10s %s nominated to %s, evicting %s (%s)", e.Kind, e.Pod, e.Node, strings.Join(e.Victims, ", "), e.Reason)
 	case engine.EventEviction:
 		return fmt.Sprintf("%-10s %s left %s: %s", e.Kind, e.Pod, e.Node, e.Reason)
+	case engine.EventCluster:
+		s := fmt.Sprintf("%-10s %s", e.Kind, e.Reason)
+		switch {
+		case e.Object != "":
+			s += " " + e.Object
+		case e.Pod != "":
+			s += " " + e.Pod
+		}
+		if e.Node != "" && e.Object != "Node "+e.Node {
+			s += " on " + e.Node
+		}
+		if e.Message != "" {
+			s += ": " + e.Message
+		}
+		return s
+	case engine.EventObserved:
+		predicted := e.Predicted
+		if predicted == "" {
+			predicted = "no node"
+		}
+		if e.Node == "" {
+			return fmt.Sprintf("%-10s %s: the cluster's scheduler finds no node; schedtui: %s (%s)", e.Kind, e.Pod, predicted, e.Reason)
+		}
+		return fmt.Sprintf("%-10s %s: the cluster bound it to %s; schedtui: %s (%s)", e.Kind, e.Pod, e.Node, predicted, e.Reason)
 	}
 	return fmt.Sprintf("%-10s %s %s %s", e.Kind, e.Pod, e.Node, e.Message)
 }
@@ -124,6 +148,10 @@ func (v *eventsView) View() string {
 			s = st.Sel.wrap(s)
 		case e.Kind == engine.EventPreemption || e.Kind == engine.EventEviction:
 			s = st.WarnE.wrap(s)
+		case e.Kind == engine.EventObserved && e.Reason == string(engine.Disagree):
+			s = st.BadE.wrap(s)
+		case e.Kind == engine.EventObserved && e.Reason == string(engine.Agree):
+			s = st.GoodE.wrap(s)
 		case e.Kind == engine.EventAttempt && e.Reason == "Scheduled":
 			s = st.GoodE.wrap(s)
 		case e.Kind == engine.EventAttempt:
@@ -150,6 +178,14 @@ func (v *eventsView) Explain() (string, []string) {
 		out = append(out, "", "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for.")
 	case engine.EventAttempt:
 		out = append(out, "", "enter opens this attempt in every view.")
+	case engine.EventObserved:
+		out = append(out, "", "The cluster's own scheduler decided about this pod. schedtui puts its prediction next to it: "+
+			"agree (same node), tie (another node tied at the top score: kube-scheduler picks among those at random) or disagree.")
+		if e.Attempt >= 0 {
+			out = append(out, "", "enter opens the attempt that made the prediction.")
+		} else {
+			out = append(out, "", "schedtui had not tried the pod yet: the prediction was made against the cluster as it was just before the binding.")
+		}
 	}
 	return "Event " + fmt.Sprint(e.Seq), out
 }

@@ -44,25 +44,35 @@ directory, a cluster-info dump, a simulator export) into one List instead.`,
 	return cmd
 }
 
-func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr io.Writer) error {
+// outputAndConfig checks what a capture or a recording writes: the
+// format from output's name (YAML for -) and the --config file to record
+// (valid, or an error with the loader's report on stderr).
+func outputAndConfig(f *sourceFlags, output string, stderr io.Writer) (snapshot.OutputFormat, []byte, error) {
 	format := snapshot.OutputFormat{YAML: true}
 	if output != "-" {
 		var err error
 		if format, err = snapshot.OutputFormatFor(output); err != nil {
-			return err
+			return format, nil, err
 		}
 	}
-	var cfgData []byte
-	if f.config != "" {
-		data, err := os.ReadFile(f.config)
-		if err != nil {
-			return fmt.Errorf("--config: %w", err)
-		}
-		if _, r, err := snapshot.LoadConfigData(f.config, data); err != nil {
-			printReport(stderr, r)
-			return err
-		}
-		cfgData = data
+	if f.config == "" {
+		return format, nil, nil
+	}
+	data, err := os.ReadFile(f.config)
+	if err != nil {
+		return format, nil, fmt.Errorf("--config: %w", err)
+	}
+	if _, r, err := snapshot.LoadConfigData(f.config, data); err != nil {
+		printReport(stderr, r)
+		return format, nil, err
+	}
+	return format, data, nil
+}
+
+func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr io.Writer) error {
+	format, cfgData, err := outputAndConfig(f, output, stderr)
+	if err != nil {
+		return err
 	}
 	m, err := f.mode()
 	if err != nil {

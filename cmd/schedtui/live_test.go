@@ -61,8 +61,10 @@ func TestSourceMode(t *testing.T) {
 		{"--snapshot with a kubeconfig", sourceFlags{snapshot: "x.yaml"}, true, modeSnapshot, ""},
 		{"--kubeconfig", sourceFlags{kubeconfig: "k"}, false, modeLive, ""},
 		{"--context", sourceFlags{context: "c"}, false, modeLive, ""},
-		{"--bind", sourceFlags{bind: true}, true, 0, "--bind is not implemented yet"},
-		{"--bind on a snapshot", sourceFlags{bind: true, snapshot: "x.yaml"}, false, 0, "--bind is not implemented yet"},
+		{"--bind with a kubeconfig: live", sourceFlags{bind: true}, true, modeLive, ""},
+		{"--bind without one", sourceFlags{bind: true}, false, 0, "--bind needs a live cluster"},
+		{"--bind on a snapshot", sourceFlags{bind: true, snapshot: "x.yaml"}, false, 0, "cannot be combined with --snapshot or --demo"},
+		{"--bind on the demo", sourceFlags{bind: true, demo: true}, true, 0, "cannot be combined with --snapshot or --demo"},
 		{"--snapshot and --context", sourceFlags{snapshot: "x.yaml", context: "c"}, false, 0, "give one or the other"},
 		{"--demo and --kubeconfig", sourceFlags{demo: true, kubeconfig: "k"}, false, 0, "--demo cannot be combined"},
 	} {
@@ -137,8 +139,18 @@ func TestLiveCommands(t *testing.T) {
 		name: "--demo with $KUBECONFIG", cmd: newRunCommand, args: []string{"--demo"}, kubeenv: true,
 		stdout: []string{"default/critical-api"},
 	}, {
-		name: "--bind", cmd: newRunCommand, args: []string{"--bind"}, kubeenv: true,
-		errSubstr: "--bind is not implemented yet",
+		name: "--bind binds in the live cluster", cmd: newRunCommand, args: []string{"--bind"}, kubeenv: true,
+		stdout: []string{"default/live-pod", "Scheduled", "live-node"},
+		stderr: []string{"reading https://fake (read-only except pod bindings: --bind)", "--bind: schedtui binds the pods whose schedulerName is default-scheduler"},
+	}, {
+		name: "--bind with --snapshot", cmd: newRunCommand, args: []string{"--bind", "--snapshot", "x.yaml"},
+		errSubstr: "--bind binds pods in a live cluster: it cannot be combined with --snapshot or --demo",
+	}, {
+		name: "--bind without a cluster", cmd: newRunCommand, args: []string{"--bind"},
+		errSubstr: "--bind needs a live cluster",
+	}, {
+		name: "explain never binds", cmd: newExplainCommand, args: []string{"--bind", "default/live-pod"}, kubeenv: true,
+		errSubstr: "unknown flag: --bind",
 	}, {
 		name: "a kubeconfig that does not work", cmd: newRunCommand, args: []string{"--context", "unreachable"},
 		errSubstr: `reading the live cluster: context "unreachable" does not exist (use --snapshot PATH or --demo`,

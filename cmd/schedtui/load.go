@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
@@ -23,6 +25,12 @@ type session struct {
 	cfg     *configv1.KubeSchedulerConfiguration
 	seed    uint64
 	sched   *scheduler.Scheduler
+	// bind binds pods in the live cluster (--bind), or is nil.
+	bind engine.BindFunc
+	// replay holds a recording's changes (nil for a snapshot); stderr
+	// hears of those the engine refuses.
+	replay *replay
+	stderr io.Writer
 }
 
 // source is the cluster state and scheduler configuration a command works
@@ -40,11 +48,15 @@ type source struct {
 	status *statusSink
 	// host and serverVersion describe a live cluster.
 	host, serverVersion string
+	// bind binds pods in the live cluster (--bind), or is nil.
+	bind engine.BindFunc
 	// header is the capture header of a snapshot; cfgData and cfgFrom the
 	// raw configuration it carries.
 	header  *snapshot.Header
 	cfgData []byte
 	cfgFrom string
+	// replay holds the changes when the snapshot is a recording.
+	replay *replay
 }
 
 // stop stops a live source's informers.
@@ -75,9 +87,6 @@ func (s *statusSink) report(st live.Status) {
 	}
 }
 
-// errBindNotImplemented answers --bind.
-var errBindNotImplemented = errors.New("--bind is not implemented yet: schedtui only reads the cluster and never binds pods; run without --bind")
-
 // connectLive connects to a live cluster; tests replace it with a fake.
 var connectLive = func(o live.Options) (*live.Cluster, error) { return live.Connect(o) }
 
@@ -93,8 +102,10 @@ const (
 func (f *sourceFlags) mode() (mode, error) {
 	liveFlags := f.kubeconfig != "" || f.context != ""
 	switch {
-	case f.bind:
-		return 0, errBindNotImplemented
+	case f.bind && (f.snapshot != "" || f.demo):
+		return 0, errors.New("--bind binds pods in a live cluster: it cannot be combined with --snapshot or --demo")
+	case f.bind && !liveFlags && !live.Available():
+		return 0, errors.New("--bind needs a live cluster: give --kubeconfig (and --context), or set KUBECONFIG")
 	case f.snapshot != "" && liveFlags:
 		return 0, errors.New("--snapshot reads a snapshot, --kubeconfig and --context a live cluster: give one or the other")
 	case f.demo && (liveFlags || f.snapshot != ""):
@@ -112,7 +123,7 @@ func (f *sourceFlags) mode() (mode, error) {
 // loadLive syncs a live cluster, printing progress to w. With watch the
 // informers keep running (the caller stops src.live).
 func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*source, error) {
-	lc, err := connectLive(live.Options{Kubeconfig: f.kubeconfig, Context: f.context})
+	lc, err := connectLive(live.Options{Kubeconfig: f.kubeconfig, Context: f.context, Bind: f.bind})
 	if err != nil {
 		return nil, fmt.Errorf("reading the live cluster: %w (use --snapshot PATH or --demo to work without the cluster)", err)
 	}
@@ -121,7 +132,11 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		fmt.Fprintf(w, "%s [%d/%d]: %s\n", lc.Name, st.Synced, st.Total, st)
 	})
 	ls := live.NewSource(lc.Name, lc.Client, sink.report)
-	fmt.Fprintf(w, "%s: reading %s (read-only)\n", lc.Name, lc.Host)
+	if f.bind {
+		fmt.Fprintf(w, "%s: reading %s (read-only except pod bindings: --bind)\n", lc.Name, lc.Host)
+	} else {
+		fmt.Fprintf(w, "%s: reading %s (read-only)\n", lc.Name, lc.Host)
+	}
 	c, r, err := ls.Sync(ctx)
 	if err != nil {
 		ls.Stop()
@@ -129,6 +144,9 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 	}
 	fmt.Fprintf(w, "%s: synced %d nodes, %d pods (server %s)\n", lc.Name, len(c.Nodes), len(c.Pods), ls.ServerVersion())
 	src := &source{name: lc.Name, cluster: c, report: r, status: sink, host: lc.Host, serverVersion: ls.ServerVersion()}
+	if f.bind {
+		src.bind = live.Binder(lc.Client)
+	}
 	if watch {
 		src.live = ls
 	} else {
@@ -181,6 +199,9 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.name, s.cluster, s.report = f.snapshot, o.Cluster, o.Report
 		embedded, embeddedFrom = o.Config, o.ConfigSource
 		s.header, s.cfgData, s.cfgFrom = o.Header, o.ConfigData, o.ConfigSource
+		if s.replay = replayOf(o, w, f.recordOnly); f.recordOnly && o.Header.IsRecording() {
+			s.header = recordingAsSnapshot(o, w)
+		}
 	}
 	printReport(w, s.report)
 	switch {
@@ -200,6 +221,11 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.cfg = embedded
 		fmt.Fprintf(w, "note: using the scheduler configuration of the snapshot (%s)\n", embeddedFrom)
 	}
+	if s.bind != nil {
+		fmt.Fprintf(w, "--bind: schedtui binds the pods whose schedulerName is %s, in %s, as it schedules them; "+
+			"it never deletes pods, so a preemption it decides is not carried out. If the cluster runs a scheduler under "+
+			"the same name, both will race for these pods.\n", strings.Join(profileNames(s.cfg), " or "), s.name)
+	}
 	return s, nil
 }
 
@@ -215,7 +241,7 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)
 	}
-	return &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, sched: s}, nil
+	return &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, sched: s, bind: src.bind, replay: src.replay, stderr: w}, nil
 }
 
 func printReport(w io.Writer, r *snapshot.Report) {
@@ -229,3 +255,19 @@ func printReport(w io.Writer, r *snapshot.Report) {
 
 // pending lists the pods to schedule, in queue order.
 func (s *session) pending() []*v1.Pod { return s.sched.PendingPods(s.cluster.Pods) }
+
+// profileNames are the scheduler names of a configuration's profiles.
+func profileNames(cfg *configv1.KubeSchedulerConfiguration) []string {
+	if cfg == nil || len(cfg.Profiles) == 0 {
+		return []string{v1.DefaultSchedulerName}
+	}
+	var out []string
+	for _, p := range cfg.Profiles {
+		name := v1.DefaultSchedulerName
+		if p.SchedulerName != nil {
+			name = *p.SchedulerName
+		}
+		out = append(out, name)
+	}
+	return out
+}

@@ -26,7 +26,13 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file, as kube-scheduler takes it")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the random source (preemption's candidate offset)")
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "use the embedded demo snapshot even when a kubeconfig is available")
-	cmd.Flags().BoolVar(&f.bind, "bind", false, "bind pods in the live cluster as the scheduler decides (not implemented yet)")
+}
+
+// registerBind adds --bind, for the commands that schedule for real
+// (the debugger and run); explain never binds.
+func (f *sourceFlags) registerBind(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.bind, "bind", false, "act as the scheduler of the live cluster for pods whose schedulerName names one of schedtui's profiles: "+
+		"bind them for real (POST pods/NAME/binding, nothing else is ever written; needs RBAC create on pods/binding)")
 }
 
 // registerLive adds the flags that select a live cluster.
@@ -50,7 +56,11 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Step through the Kubernetes scheduler's decisions, pod by pod and phase by phase",
 		Long: `schedtui with no command opens the interactive debugger. Press ? inside for
 the keys. On a live cluster, changes (pods added, bound, deleted; nodes added,
-updated, deleted) reach the debugger as they happen.
+updated, deleted; volumes, classes, workloads) reach the debugger as they
+happen, and when the cluster's own scheduler binds a pod (or reports it
+unschedulable) schedtui puts its own prediction next to it: agree, tie or
+disagree, in the Events view. With --bind schedtui is the scheduler for pods
+of its profiles' schedulerNames: each step binds a pod in the cluster.
 
 ` + sourceHelp,
 		Args:          cobra.NoArgs,
@@ -60,7 +70,7 @@ updated, deleted) reach the debugger as they happen.
 			// The debugger opens on the demo unless told where else to
 			// look: a newcomer's first `schedtui` must not reach into
 			// whatever cluster their kubeconfig happens to point at.
-			if src.snapshot == "" && src.kubeconfig == "" && src.context == "" {
+			if src.snapshot == "" && src.kubeconfig == "" && src.context == "" && !src.bind {
 				src.demo = true
 			}
 			return openTUI(cmd.Context(), &src, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -68,9 +78,10 @@ updated, deleted) reach the debugger as they happen.
 	}
 	// Local, not persistent: run and explain register the same names.
 	src.register(root)
+	src.registerBind(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand())
+	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand(), newRecordCommand())
 	root.Version = schedtuiVersion()
 	return root
 }

@@ -28,9 +28,14 @@ periodic flushes retry what is left. Without --until it runs until quiescent:
 nothing can move any more except flush retries known to fail the same way.
 With --until it runs for that much virtual time (flush retries included).
 
--o text prints one line per attempt plus preemptions, evictions and what is
-left pending; -o json prints one JSON object per line: attempts, queue moves,
-preemptions and evictions (the schema is documented in the README).`,
+On a recording (schedtui record) the run starts when the recording started and
+replays its changes at the times they happened (pods arriving, nodes added or
+cordoned, pods deleted...); --until counts from the recording's start.
+
+-o text prints one line per attempt plus preemptions, evictions, cluster changes
+and what is left pending; -o json prints one JSON object per line: attempts,
+queue moves, preemptions, evictions and cluster changes (the schema is
+documented in the README).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "text" && output != "json" {
@@ -59,6 +64,7 @@ preemptions and evictions (the schema is documented in the README).`,
 		},
 	}
 	src.register(cmd)
+	src.registerBind(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().DurationVar(&until, "until", 0, "run for this much virtual time (e.g. 10m) instead of until quiescent")
 	return cmd
@@ -67,11 +73,12 @@ preemptions and evictions (the schema is documented in the README).`,
 // engine builds the queue engine over the loaded cluster.
 func (s *session) engine() (*engine.Engine, error) {
 	e, err := engine.New(s.cluster.Nodes, s.cluster.Pods, s.cluster.SchedulerObjects(), engine.Options{
-		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed,
+		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: s.replay.startTime(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)
 	}
+	s.replay.apply(e, s.stderr)
 	return e, nil
 }
 
@@ -114,6 +121,18 @@ func printText(w io.Writer, e *engine.Engine) error {
 			fmt.Fprintf(w, "%-8s   preemption: %s nominated to %s, victims: %s\n", at, ev.Pod, ev.Node, strings.Join(ev.Victims, ", "))
 		case engine.EventEviction:
 			fmt.Fprintf(w, "%-8s   eviction: %s left %s (preempted by %s)\n", at, ev.Pod, ev.Node, ev.Preemptor)
+		case engine.EventCluster:
+			printCluster(w, at, ev)
+		case engine.EventObserved:
+			predicted := ev.Predicted
+			if predicted == "" {
+				predicted = "no node"
+			}
+			actual := ev.Node
+			if actual == "" {
+				actual = "unschedulable"
+			}
+			fmt.Fprintf(w, "%-8s   observed: %s: the cluster → %s, schedtui → %s: %s (%s)\n", at, ev.Pod, actual, predicted, ev.Reason, ev.Message)
 		}
 	}
 	q := e.Queue()

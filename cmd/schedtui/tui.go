@@ -14,9 +14,10 @@ import (
 )
 
 // openTUI loads the cluster and runs the interactive debugger. On a live
-// cluster the informers keep running: their node and pod changes are
+// cluster the informers keep running: their changes (every kind) are
 // applied to the engine (under the backend's lock) and their status goes
-// to the status line through tui.Options.Source.
+// to the status line through tui.Options.Source. A recording's changes are
+// replayed in virtual time from the recording's start.
 func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -28,19 +29,30 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		return err
 	}
 	defer src.stop()
-	b, err := tui.NewBackend(src.name, src.cluster, scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed})
+	b, err := tui.NewBackend(src.name, src.cluster, scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed},
+		src.replay.forTUI(errw)...)
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
 	notice := "n: next attempt · s: step phase · ?: help"
 	if n := src.problems(); n > 0 {
 		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", n)
+	} else if src.replay != nil {
+		notice = src.replay.notice()
 	}
 	opts := tui.Options{Backend: b, Notice: notice}
 	if src.live != nil {
 		e, ok := b.API.(*engine.Engine)
 		if !ok {
 			return fmt.Errorf("live mode needs the queue engine, the backend has %T", b.API)
+		}
+		if src.bind != nil {
+			if err := e.SetBind(src.bind); err != nil {
+				return err
+			}
+			notice = "--bind: n binds the next pod in the cluster · s: step phase · ?: help"
+			opts.Notice = notice
+			b.Name += " · --bind: binds for real"
 		}
 		ts := newTUISource(src.name)
 		src.status.set(ts.send)

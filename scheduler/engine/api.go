@@ -66,7 +66,11 @@ const (
 	// EventEviction: a victim finished terminating and left the cluster.
 	EventEviction EventKind = "eviction"
 	// EventCluster: a cluster change (node added or cordoned, pod added or
-	// deleted) from a recording or from a live cluster.
+	// deleted, a PersistentVolume created, ...) from a recording or from a
+	// live cluster: Reason is its ChangeKind, Object what it is about, and
+	// Message "not applied: ..." when the engine refused it. The engine's
+	// own API calls (Reason "Preempted": a victim marked for deletion) are
+	// cluster events too.
 	EventCluster EventKind = "cluster"
 )
 
@@ -79,7 +83,8 @@ type Event struct {
 	From   QueueName
 	To     QueueName
 	Reason string
-	// Attempt is the index into Attempts for EventAttempt, else -1.
+	// Attempt is the index into Attempts for EventAttempt, and of the
+	// attempt that made the prediction for EventObserved; else -1.
 	Attempt int
 	// Node is the node involved (nomination, eviction, cluster event).
 	Node    string
@@ -87,6 +92,13 @@ type Event struct {
 	Message string
 	// Preemptor is the pod that preempted the victim (EventEviction).
 	Preemptor string
+	// Predicted is the node schedtui chose for a pod the cluster's
+	// scheduler decided about (EventObserved; "" for none).
+	Predicted string `json:",omitempty"`
+	// Object names what a cluster change (EventCluster with a ChangeKind
+	// as Reason) is about: "Node name", "Pod namespace/name",
+	// "PersistentVolumeClaim namespace/name".
+	Object string `json:",omitempty"`
 }
 
 // Breakpoint stops Continue. A zero field matches nothing; a breakpoint

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/volumebinding"
@@ -23,6 +24,12 @@ const (
 	PodAdd     ChangeKind = "PodAdd"
 	PodUpdate  ChangeKind = "PodUpdate"
 	PodDelete  ChangeKind = "PodDelete"
+	// ObjectAdd, ObjectUpdate and ObjectDelete change any other object the
+	// scheduler reads (PersistentVolume, StorageClass, Service, ...; see
+	// objects.go).
+	ObjectAdd    ChangeKind = "ObjectAdd"
+	ObjectUpdate ChangeKind = "ObjectUpdate"
+	ObjectDelete ChangeKind = "ObjectDelete"
 )
 
 // ClusterChange is a change a recording or a live cluster reports, applied
@@ -33,6 +40,13 @@ type ClusterChange struct {
 	Node *v1.Node
 	// Pod is the new pod (the deleted one for PodDelete).
 	Pod *v1.Pod
+	// Object is the new object of an ObjectAdd or ObjectUpdate (the
+	// deleted one for ObjectDelete): a PersistentVolume, a
+	// PersistentVolumeClaim, a StorageClass, a CSINode, a CSIDriver, a
+	// CSIStorageCapacity, a VolumeAttachment, a Namespace, a Service, a
+	// ReplicationController, a ReplicaSet, a StatefulSet, a
+	// PodDisruptionBudget, a PriorityClass, a RuntimeClass or a DaemonSet.
+	Object runtime.Object
 	// At schedules the change; zero, or a time not after Now, applies it
 	// at once.
 	At time.Time
@@ -48,6 +62,8 @@ func (c ClusterChange) validate() error {
 		if c.Pod == nil || c.Pod.Name == "" {
 			return fmt.Errorf("%s without a named pod", c.Kind)
 		}
+	case ObjectAdd, ObjectUpdate, ObjectDelete:
+		return c.validateObject()
 	default:
 		return fmt.Errorf("unknown change kind %q", c.Kind)
 	}
@@ -150,6 +166,9 @@ func (e *Engine) applyNow(c ClusterChange) error {
 			// Leaving the informer's field selector is a delete.
 			return e.applyNow(ClusterChange{Kind: PodDelete, Pod: old})
 		}
+		if e.observeUpdate(old, c.Pod) {
+			return nil
+		}
 		e.bump()
 		e.clusterEvent(c, "")
 		e.updatePod(old, c.Pod)
@@ -162,7 +181,9 @@ func (e *Engine) applyNow(c ClusterChange) error {
 			return fmt.Errorf("pod %s does not exist", key(c.Pod))
 		}
 		e.bump()
-		e.clusterEvent(c, "")
+		// The pod as the scheduler knew it: its node, even when the
+		// deletion carries only the name.
+		e.clusterEvent(ClusterChange{Kind: c.Kind, Pod: old}, "")
 		if old.Spec.NodeName != "" {
 			e.sched.RemoveAssignedPod(old)
 			e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, nil)
@@ -175,12 +196,14 @@ func (e *Engine) applyNow(c ClusterChange) error {
 				e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
 			}
 		}
+	case ObjectAdd, ObjectUpdate, ObjectDelete:
+		return e.applyObject(c)
 	}
 	return nil
 }
 
 func (e *Engine) clusterEvent(c ClusterChange, msg string) {
-	ev := Event{Kind: EventCluster, Reason: string(c.Kind), Message: msg}
+	ev := Event{Kind: EventCluster, Reason: string(c.Kind), Message: msg, Object: c.Describe()}
 	if c.Node != nil {
 		ev.Node = c.Node.Name
 	}

@@ -45,6 +45,13 @@ type Options struct {
 	// doubles).
 	CheckpointInterval int
 	MaxCheckpoints     int
+	// Bind, when set, binds every pod the engine schedules in a real
+	// cluster too (schedtui --bind), through DefaultBinder as upstream
+	// does; a failed call fails the attempt's Bind phase. Replays never
+	// call it, Rewind is refused once it bound a pod, and preemption is
+	// decided but not carried out (see NotCarriedOut): schedtui never
+	// deletes pods.
+	Bind BindFunc
 }
 
 // Engine drives a Scheduler and its queue through virtual time. It is not
@@ -87,10 +94,18 @@ type Engine struct {
 	stubs map[types.UID]*framework.PodInfo
 
 	// Rewinding (rewind.go).
-	replaying    bool
-	log          []op
-	checkpoints  []*checkpoint
-	ckptInterval int
+	replaying bool
+	// boundInCluster: the pods bindForReal bound, and where.
+	boundInCluster map[types.UID]string
+	// lastAttempt indexes the newest attempt per pod over the first
+	// attemptIndexed attempts (observe.go); seenUnschedulable is the last
+	// unschedulable message of the cluster's scheduler seen per pod.
+	lastAttempt       map[types.UID]int
+	attemptIndexed    int
+	seenUnschedulable map[types.UID]string
+	log               []op
+	checkpoints       []*checkpoint
+	ckptInterval      int
 }
 
 var _ API = (*Engine)(nil)
@@ -182,6 +197,7 @@ func (e *Engine) build(withInputs bool) error {
 	s.SetPreemptionActuator(e.onPreemption)
 	s.SetBindObserver(e.onBound)
 	s.Nominator().SetResolver(e.resolveNominated)
+	e.installBinder(s)
 	profiles := map[string]queue.Profile{}
 	for name, f := range s.Profiles() {
 		profiles[name] = f
@@ -276,7 +292,7 @@ func (e *Engine) event(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = e.now
 	}
-	if ev.Kind != EventAttempt {
+	if ev.Kind != EventAttempt && ev.Kind != EventObserved {
 		ev.Attempt = -1
 	}
 	e.timeline = append(e.timeline, ev)
@@ -366,8 +382,12 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	}
 	if d := e.decision; d != nil {
 		e.decision = nil
+		msg := a.Message
+		if d.notCarriedOut {
+			msg = NotCarriedOut
+		}
 		e.event(Event{Kind: EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
-			Reason: d.record.DecidedBy, Message: a.Message})
+			Reason: d.record.DecidedBy, Message: msg})
 		if len(d.victims) > 0 {
 			e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
 		}
@@ -606,6 +626,8 @@ type pendingPreemption struct {
 	node      string
 	record    *record.Preemption
 	victims   []string // namespace/name of the victims to delete, in order
+	// notCarriedOut: decided under --bind, where schedtui deletes nothing.
+	notCarriedOut bool
 }
 
 // onPreemption is the cycle's preemption hook: upstream's
@@ -625,6 +647,9 @@ func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
 		d.victims = append(d.victims, v.Pod)
 	}
 	e.decision = d
+	if e.opts.Bind != nil {
+		d.victims, d.notCarriedOut = nil, true
+	}
 	if len(d.victims) == 0 {
 		return
 	}

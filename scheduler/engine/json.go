@@ -46,12 +46,35 @@ type EvictionJSON struct {
 	Preemptor string `json:"preemptor"`
 }
 
+// ClusterJSON is a cluster change applied to the engine (kind
+// "cluster"): a change of a recording being replayed, or of a live
+// cluster. The engine's own API calls (a preemption victim marked for
+// deletion) are not cluster lines: the preemption line implies them.
+type ClusterJSON struct {
+	Kind string `json:"kind"`
+	Time string `json:"time"`
+	// Change is NodeAdd, NodeUpdate, NodeDelete, PodAdd, PodUpdate,
+	// PodDelete, ObjectAdd, ObjectUpdate or ObjectDelete.
+	Change string `json:"change"`
+	// Object is what changed: "Node name", "Pod namespace/name",
+	// "PersistentVolumeClaim namespace/name", ...
+	Object string `json:"object"`
+	// Pod is the pod of a pod change (namespace/name), else "".
+	Pod string `json:"pod"`
+	// Node is the node of a node change, or the node a changed pod is
+	// bound to, else "".
+	Node string `json:"node"`
+	// Message is "" when the change was applied, else "not applied: "
+	// and why (e.g. an update of an object the cluster does not hold).
+	Message string `json:"message"`
+}
+
 // FormatTime renders a virtual time for JSON.
 func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // EventJSON renders a timeline event as its JSON line; ok is false for
-// kinds that have none (attempts render through record.Attempt.JSON,
-// cluster events are not part of the machine interface).
+// kinds that have none (attempts render through record.Attempt.JSON; of
+// the cluster events only the changes applied have a line).
 func EventJSON(ev Event) (any, bool) {
 	switch ev.Kind {
 	case EventQueueMove:
@@ -65,6 +88,15 @@ func EventJSON(ev Event) (any, bool) {
 		return PreemptionJSON{Kind: "preemption", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Victims: v}, true
 	case EventEviction:
 		return EvictionJSON{Kind: "eviction", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Preemptor: ev.Preemptor}, true
+	case EventObserved:
+		return ObservationJSON{Kind: "observed", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Predicted: ev.Predicted,
+			Verdict: ev.Reason, Message: ev.Message}, true
+	case EventCluster:
+		if !isChange(ev.Reason) {
+			return nil, false
+		}
+		return ClusterJSON{Kind: "cluster", Time: FormatTime(ev.Time), Change: ev.Reason, Object: ev.Object, Pod: ev.Pod,
+			Node: ev.Node, Message: ev.Message}, true
 	}
 	return nil, false
 }

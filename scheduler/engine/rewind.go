@@ -236,6 +236,9 @@ func (e *Engine) Rewind(n int) error {
 	if n <= 0 || target < 0 {
 		return fmt.Errorf("cannot rewind %d of %d attempts", n, len(e.attempts))
 	}
+	if len(e.boundInCluster) > 0 {
+		return ErrRewindAfterBind
+	}
 	k := e.opsBefore(target)
 	c := e.checkpointAtOrBefore(k)
 	if c == nil {
@@ -292,5 +295,6 @@ func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	s.SetPreemptionActuator(nil)
 	s.SetBindObserver(nil)
 	s.Nominator().SetResolver(nil)
+	detachBinder(s)
 	return s, pi.Pod, nil
 }

@@ -82,7 +82,7 @@ func (e *Engine) fire(t *timer) {
 		e.terminate(t)
 	case timerApply:
 		if err := e.applyNow(t.change); err != nil {
-			e.event(Event{Kind: EventCluster, Reason: string(t.change.Kind), Message: "not applied: " + err.Error()})
+			e.clusterEvent(t.change, "not applied: "+err.Error())
 		}
 	}
 }

@@ -26,6 +26,9 @@ type Options struct {
 	Kubeconfig string
 	// Context overrides the kubeconfig's current context (--context).
 	Context string
+	// Bind lets the client POST pod bindings (--bind); every other write
+	// is still refused before it leaves the process.
+	Bind bool
 }
 
 // loadingRules are client-go's default rules with the explicit file.
@@ -99,10 +102,15 @@ func Connect(o Options) (*Cluster, error) {
 	}
 	cfg = rest.CopyConfig(cfg)
 	cfg.UserAgent = "schedtui (read-only)"
+	transport := ReadOnly
+	if o.Bind {
+		cfg.UserAgent = "schedtui (read-only, binds pods)"
+		transport = ReadOnlyExceptBindings
+	}
 	// Listing a large cluster's pods is one request per kind; the default
 	// 5 QPS only slows the watches' re-lists.
 	cfg.QPS, cfg.Burst = 50, 100
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return ReadOnly(rt) })
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return transport(rt) })
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("context %s: %w", name, err)

@@ -19,7 +19,19 @@ func ReadOnly(rt http.RoundTripper) http.RoundTripper {
 	return &readOnly{next: rt}
 }
 
-type readOnly struct{ next http.RoundTripper }
+// ReadOnlyExceptBindings is ReadOnly plus the one write --bind needs:
+// POST to a pod's binding subresource. Nothing else that writes passes.
+func ReadOnlyExceptBindings(rt http.RoundTripper) http.RoundTripper {
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	return &readOnly{next: rt, bindings: true}
+}
+
+type readOnly struct {
+	next     http.RoundTripper
+	bindings bool
+}
 
 // ReadOnlyError is the error of a refused request.
 type ReadOnlyError struct {
@@ -85,7 +97,21 @@ func subresource(path string) string {
 	return ""
 }
 
+// isPodBinding reports whether req creates a pod's Binding: POST
+// /api/v1/namespaces/NS/pods/NAME/binding.
+func isPodBinding(req *http.Request) bool {
+	if req.Method != http.MethodPost || req.URL == nil {
+		return false
+	}
+	segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	return len(segs) == 7 && segs[0] == "api" && segs[1] == "v1" && segs[2] == "namespaces" &&
+		segs[4] == "pods" && segs[6] == "binding"
+}
+
 func (t *readOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.bindings && isPodBinding(req) {
+		return t.next.RoundTrip(req)
+	}
 	if err := checkReadOnly(req); err != nil {
 		if req.Body != nil {
 			_ = req.Body.Close()

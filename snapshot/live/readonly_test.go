@@ -60,35 +60,54 @@ func TestReadOnlyTransport(t *testing.T) {
 		{"GET", "/api/v1/proxy/nodes/n1/", nil, false, "the proxy subresource"},
 		{"GET", "/api/v1/namespaces/default/pods/web/log", http.Header{"Upgrade": {"websocket"}}, false, "connection upgrades"},
 		{"GET", "/api/v1/pods", http.Header{"Connection": {"Upgrade"}}, false, "connection upgrades"},
+		// What --bind must still refuse.
+		{"POST", "/api/v1/namespaces/default/pods/web/eviction", nil, false, "only GET"},
+		{"PUT", "/api/v1/namespaces/default/pods/web/binding", nil, false, "only GET"},
+		{"POST", "/api/v1/namespaces/default/bindings", nil, false, "only GET"},
+		{"POST", "/apis/example.com/v1/namespaces/default/pods/web/binding", nil, false, "only GET"},
+		{"POST", "/api/v1/namespaces/default/pods/web/binding/x", nil, false, "only GET"},
 	} {
-		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
-			next := &countingTransport{}
-			rt := ReadOnly(next)
-			req, err := http.NewRequest(tc.method, "https://cluster.example"+tc.path, strings.NewReader("body"))
-			if err != nil {
-				t.Fatal(err)
+		for _, bind := range []bool{false, true} {
+			name := tc.method + " " + tc.path
+			newTransport := ReadOnly
+			allowed := tc.allowed
+			if bind {
+				name += " (--bind)"
+				newTransport = ReadOnlyExceptBindings
+				// The one write --bind allows.
+				allowed = allowed || tc.method == "POST" && tc.path == "/api/v1/namespaces/default/pods/web/binding"
 			}
-			for k, vs := range tc.header {
-				req.Header[k] = vs
-			}
-			resp, err := rt.RoundTrip(req)
-			if resp != nil {
-				resp.Body.Close()
-			}
-			if tc.allowed {
-				if err != nil || len(next.seen) != 1 {
-					t.Fatalf("refused: %v (reached the network: %v)", err, next.seen)
+			tc := tc
+			tc.allowed = allowed
+			t.Run(name, func(t *testing.T) {
+				next := &countingTransport{}
+				rt := newTransport(next)
+				req, err := http.NewRequest(tc.method, "https://cluster.example"+tc.path, strings.NewReader("body"))
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			var ro *ReadOnlyError
-			if !errors.As(err, &ro) || !strings.Contains(err.Error(), tc.why) || !strings.Contains(err.Error(), "schedtui is read-only") {
-				t.Fatalf("err = %v, want a ReadOnlyError about %q", err, tc.why)
-			}
-			if len(next.seen) != 0 {
-				t.Fatalf("a refused request reached the network: %v", next.seen)
-			}
-		})
+				for k, vs := range tc.header {
+					req.Header[k] = vs
+				}
+				resp, err := rt.RoundTrip(req)
+				if resp != nil {
+					resp.Body.Close()
+				}
+				if tc.allowed {
+					if err != nil || len(next.seen) != 1 {
+						t.Fatalf("refused: %v (reached the network: %v)", err, next.seen)
+					}
+					return
+				}
+				var ro *ReadOnlyError
+				if !errors.As(err, &ro) || !strings.Contains(err.Error(), tc.why) || !strings.Contains(err.Error(), "schedtui is read-only") {
+					t.Fatalf("err = %v, want a ReadOnlyError about %q", err, tc.why)
+				}
+				if len(next.seen) != 0 {
+					t.Fatalf("a refused request reached the network: %v", next.seen)
+				}
+			})
+		}
 	}
 }
 

@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -54,8 +55,8 @@ func (s Status) String() string {
 }
 
 // Source is a read-only view of a live cluster: Sync lists every kind the
-// scheduler reads into a snapshot.Cluster, Watch then delivers the node and
-// pod changes as engine.ClusterChanges.
+// scheduler reads into a snapshot.Cluster, Watch then delivers their
+// changes as engine.ClusterChanges.
 type Source struct {
 	name     string
 	client   kubernetes.Interface
@@ -299,16 +300,20 @@ func resourceVersion(o runtime.Object) string {
 }
 
 // Watch delivers the changes the informers see after Sync until ctx is
-// done or Stop is called: node and pod adds, updates (a pod bound, a node
-// cordoned...) and deletes go to apply as engine.ClusterChanges, in the
-// order they arrived; changes to other kinds are reported but not applied
-// (the engine takes node and pod changes). An error from apply is
+// done or Stop is called, every kind alike, to apply as
+// engine.ClusterChanges in the order they arrived: node and pod adds,
+// updates (a pod bound, a node cordoned...) and deletes, and ObjectAdd,
+// ObjectUpdate and ObjectDelete for the other kinds (a PV created, a
+// StorageClass changed, a Service deleted...). An error from apply is
 // reported as a warning and the watch goes on. Call Watch once, after a
 // successful Sync; apply runs on Watch's goroutine.
 func (s *Source) Watch(ctx context.Context, apply func(engine.ClusterChange) error) error {
 	if s.factory == nil {
 		return errors.New(s.origin() + ": Watch before Sync")
 	}
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go s.watchHealth(hctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -339,7 +344,8 @@ func (s *Source) deliver(ev event, apply func(engine.ClusterChange) error) {
 		}
 		s.report(func(st *Status) {
 			st.Objects++
-			st.Message = fmt.Sprintf("%s %s %s (not applied: schedtui applies node and pod changes)", ev.kind.name, ev.key, verb)
+			st.Warning = true
+			st.Message = fmt.Sprintf("%s %s %s (not applied: the informer did not hold the object)", ev.kind.name, ev.key, verb)
 		})
 		return
 	}
@@ -353,43 +359,37 @@ func (s *Source) deliver(ev event, apply func(engine.ClusterChange) error) {
 	})
 }
 
-// change converts a node or pod event into the engine's change.
+// change converts an informer event into the engine's change, for every
+// kind the source watches: an add when the source knew no such object, a
+// delete (of the object's last known state when the informer only knows
+// the key), else an update. The object is a copy: the engine keeps it.
 func change(ev event, old runtime.Object) (engine.ClusterChange, bool) {
-	switch ev.kind.name {
-	case "Node":
-		var c engine.ClusterChange
-		switch {
-		case ev.deleted:
-			c.Kind = engine.NodeDelete
-			n, _ := old.(*v1.Node)
-			if on, ok := ev.obj.(*v1.Node); ok && on != nil {
-				n = on
-			}
-			c.Node = n.DeepCopy()
-		case old == nil:
-			c.Kind, c.Node = engine.NodeAdd, ev.obj.(*v1.Node).DeepCopy()
-		default:
-			c.Kind, c.Node = engine.NodeUpdate, ev.obj.(*v1.Node).DeepCopy()
+	typ, obj := watch.Modified, ev.obj
+	switch {
+	case ev.deleted:
+		typ = watch.Deleted
+		if isNilObject(obj) {
+			obj = old
 		}
-		return c, c.Node != nil
-	case "Pod":
-		var c engine.ClusterChange
-		switch {
-		case ev.deleted:
-			c.Kind = engine.PodDelete
-			p, _ := old.(*v1.Pod)
-			if op, ok := ev.obj.(*v1.Pod); ok && op != nil {
-				p = op
-			}
-			c.Pod = p.DeepCopy()
-		case old == nil:
-			c.Kind, c.Pod = engine.PodAdd, ev.obj.(*v1.Pod).DeepCopy()
-		default:
-			c.Kind, c.Pod = engine.PodUpdate, ev.obj.(*v1.Pod).DeepCopy()
-		}
-		return c, c.Pod != nil
+	case old == nil:
+		typ = watch.Added
 	}
-	return engine.ClusterChange{}, false
+	if isNilObject(obj) {
+		return engine.ClusterChange{}, false
+	}
+	c, err := engine.ChangeFor(typ, obj.DeepCopyObject())
+	if err != nil {
+		return engine.ClusterChange{}, false
+	}
+	return c, true
+}
+
+func isNilObject(o runtime.Object) bool {
+	if o == nil {
+		return true
+	}
+	v := reflect.ValueOf(o)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 func describeChange(c engine.ClusterChange) string {
@@ -403,7 +403,45 @@ func describeChange(c engine.ClusterChange) string {
 	if c.Node != nil {
 		return fmt.Sprintf("%s %s", c.Kind, c.Node.Name)
 	}
-	return string(c.Kind)
+	return c.String()
+}
+
+// HealthInterval is how often Watch asks the API server for its version
+// to notice a lost connection: the informers retry a refused connection
+// quietly, so without it a user would not know the view went stale.
+var HealthInterval = 2 * time.Second
+
+// watchHealth reports when the API server stops answering and when it
+// answers again; the informers then relist and deliver what changed.
+func (s *Source) watchHealth(ctx context.Context) {
+	t := time.NewTicker(HealthInterval)
+	defer t.Stop()
+	up, downSince := true, time.Time{}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		_, err := s.client.Discovery().ServerVersion()
+		switch {
+		case err != nil && ctx.Err() == nil && up:
+			up, downSince = false, time.Now()
+			s.report(func(st *Status) {
+				st.Connected, st.Warning, st.Err = false, true, err
+				st.Message = "lost the API server; the view is stale until it answers again"
+			})
+		case err == nil && !up:
+			up = true
+			down := time.Since(downSince).Round(time.Second)
+			s.report(func(st *Status) {
+				st.Connected = true
+				st.Message = fmt.Sprintf("reconnected after %s; catching up with what changed", down)
+			})
+		}
+	}
 }
 
 // event is one informer notification.

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/snapshot/live"
+)
+
+func newRecordCommand() *cobra.Command {
+	var f sourceFlags
+	var output string
+	var duration time.Duration
+	cmd := &cobra.Command{
+		Use:   "record -o FILE [--for DURATION]",
+		Short: "Record a live cluster (read-only): its state, then every change, to replay with --snapshot",
+		Long: `record lists every kind the scheduler reads from the live cluster
+(--kubeconfig/--context, else $KUBECONFIG, ~/.kube/config or the in-cluster
+service account), writes it as schedtui snapshot does, then watches and appends
+every change (pods created, bound, deleted; nodes added, cordoned; PVs, claims,
+storage classes, services...) with the time it arrived, until --for has passed
+or it is interrupted (Ctrl-C, SIGTERM), and ends the file cleanly.
+
+The file (.yaml, .yml or .json, gzipped when it ends in .gz; -o - writes YAML to
+stdout) is written as the recording goes: in JSON one line per change, and a
+gzipped file is flushed every second, so a recorder that is killed leaves a
+readable recording. --snapshot FILE (schedtui, run, explain) opens it at its
+start and replays the changes in virtual time: step through what happened to a
+pod that was stuck an hour ago. Secrets and ConfigMaps are never read; progress
+goes to stderr.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return recordCluster(cmd.Context(), &f, output, duration, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f.registerLive(cmd)
+	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record with the cluster (it must be valid); replays use it")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml or .json, optionally followed by .gz; - for YAML on stdout")
+	cmd.Flags().DurationVar(&duration, "for", 0, "stop after recording this long (e.g. 1h); default: until interrupted")
+	// Accepted only to be refused with a clear message.
+	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "not for record: a recording needs a live cluster")
+	cmd.Flags().BoolVar(&f.demo, "demo", false, "not for record: a recording needs a live cluster")
+	_ = cmd.Flags().MarkHidden("snapshot")
+	_ = cmd.Flags().MarkHidden("demo")
+	_ = cmd.MarkFlagRequired("output")
+	return cmd
+}
+
+// errRecordNeedsLive answers --snapshot and --demo.
+var errRecordNeedsLive = errors.New("record watches a live cluster (--kubeconfig, --context, or $KUBECONFIG); " +
+	"--snapshot and --demo have no changes to record. To replay a recording, give it to --snapshot: " +
+	"schedtui --snapshot FILE, or schedtui run --snapshot FILE")
+
+func recordCluster(ctx context.Context, f *sourceFlags, output string, duration time.Duration, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.snapshot != "" || f.demo {
+		return errRecordNeedsLive
+	}
+	if duration < 0 {
+		return errors.New("--for must not be negative")
+	}
+	format, cfgData, err := outputAndConfig(f, output, stderr)
+	if err != nil {
+		return err
+	}
+	m, err := f.mode()
+	if err != nil {
+		return err
+	}
+	if m != modeLive {
+		return errors.New("no cluster to record: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster; give --kubeconfig or --context")
+	}
+	// Interrupted (Ctrl-C, SIGTERM), the recording ends cleanly.
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	// The configuration is recorded, not used: load without it.
+	loadFlags := *f
+	loadFlags.config, loadFlags.recordOnly = "", true
+	src, err := loadSource(ctx, &loadFlags, stderr, true)
+	if err != nil {
+		return err
+	}
+	defer src.stop()
+	started := time.Now().UTC()
+	h := snapshot.Header{CapturedAt: started, RecordingStarted: started, Context: src.name, Source: src.host,
+		ServerVersion: src.serverVersion, SchedtuiVersion: schedtuiVersion()}
+	if cfgData != nil {
+		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
+	}
+	var rw *snapshot.RecordingWriter
+	where := output
+	if output == "-" {
+		where = "stdout"
+		rw, err = snapshot.NewRecordingWriter(stdout, src.cluster, h, format)
+	} else {
+		rw, err = snapshot.CreateRecording(output, src.cluster, h)
+	}
+	if err != nil {
+		return err
+	}
+	c := src.cluster
+	until := "until interrupted (Ctrl-C)"
+	if duration > 0 {
+		until = "for " + duration.String()
+	}
+	fmt.Fprintf(stderr, "%s: recording to %s: the initial state, %d objects (%d nodes, %d pods); now watching %s\n",
+		src.name, where, rw.Objects(), len(c.Nodes), len(c.Pods), until)
+
+	wctx, cancel := context.WithCancel(ctx)
+	if duration > 0 {
+		wctx, cancel = context.WithTimeout(ctx, duration)
+	}
+	defer cancel()
+	// The source's own reports: warnings and the connection's state; the
+	// changes are reported as they are written.
+	src.status.set(func(st live.Status) {
+		if st.Warning || st.Err != nil || !isChangeMessage(st.Message) {
+			fmt.Fprintf(stderr, "%s: %s\n", src.name, st)
+		}
+	})
+	// Flush the compressor every FlushInterval, so that a killed recorder
+	// leaves a readable file.
+	flushDone := make(chan struct{})
+	var flushWG sync.WaitGroup
+	flushWG.Add(1)
+	go func() {
+		defer flushWG.Done()
+		t := time.NewTicker(snapshot.FlushInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-flushDone:
+				return
+			case <-t.C:
+				_ = rw.Flush()
+			}
+		}
+	}()
+	var writeErr error
+	last := started
+	watchErr := src.live.Watch(wctx, func(ch engine.ClusterChange) error {
+		typ, obj := ch.WatchEvent()
+		at := time.Now().UTC()
+		if at.Before(last) {
+			at = last
+		}
+		last = at
+		if err := rw.Add(at, typ, obj); err != nil {
+			writeErr = fmt.Errorf("writing the recording to %s: %w", where, err)
+			cancel()
+			return err
+		}
+		fmt.Fprintf(stderr, "%s: +%s %s (%d changes recorded)\n", src.name, at.Sub(started).Round(time.Millisecond), ch, rw.Changes())
+		return nil
+	})
+	close(flushDone)
+	flushWG.Wait()
+	end := time.Now().UTC()
+	if end.Before(last) {
+		end = last
+	}
+	closeErr := rw.Close(end)
+	switch {
+	case writeErr != nil:
+		return writeErr
+	case closeErr != nil:
+		return fmt.Errorf("finishing the recording %s: %w", where, closeErr)
+	case watchErr != nil && !errors.Is(watchErr, context.Canceled) && !errors.Is(watchErr, context.DeadlineExceeded):
+		return watchErr
+	}
+	replayHint := ""
+	if output != "-" {
+		replayHint = " (replay it: schedtui --snapshot " + output + ")"
+	}
+	fmt.Fprintf(stderr, "%s: recorded %d changes over %s to %s%s\n",
+		src.name, rw.Changes(), end.Sub(started).Round(time.Second), where, replayHint)
+	return nil
+}
+
+// isChangeMessage reports a live source's status about a change it
+// delivered ("PodAdd default/web-3 on node-a", "ObjectAdd").
+func isChangeMessage(msg string) bool {
+	first, _, _ := strings.Cut(msg, " ")
+	switch engine.ChangeKind(first) {
+	case engine.NodeAdd, engine.NodeUpdate, engine.NodeDelete, engine.PodAdd, engine.PodUpdate, engine.PodDelete,
+		engine.ObjectAdd, engine.ObjectUpdate, engine.ObjectDelete:
+		return true
+	}
+	return false
+}

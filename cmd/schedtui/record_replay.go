@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/tui"
+)
+
+// replay is a recording's changes (schedtui record), replayed in virtual
+// time: the engine starts when the recording started and applies each
+// change at the time it arrived.
+type replay struct {
+	start, until time.Time
+	changes      []engine.ClusterChange
+	// where locates each change in the file, for messages.
+	where []string
+}
+
+// replayOf converts the changes of an opened recording; nil for a
+// snapshot, or when the source is only converted (schedtui snapshot).
+// Changes the engine cannot take are reported to w.
+func replayOf(o *snapshot.Opened, w io.Writer, convertOnly bool) *replay {
+	if o == nil || !o.Header.IsRecording() || convertOnly {
+		return nil
+	}
+	r := &replay{start: o.Header.RecordingStarted, until: o.RecordedUntil}
+	for _, rc := range o.Changes {
+		where := fmt.Sprintf("%s:%d", rc.File, rc.Line)
+		c, err := engine.ChangeFor(rc.Type, rc.Object)
+		if err != nil {
+			fmt.Fprintf(w, "%s: warning: %v; the change is not replayed\n", where, err)
+			continue
+		}
+		c.At = rc.Time
+		r.changes = append(r.changes, c)
+		r.where = append(r.where, where)
+	}
+	end := "cut short"
+	if !r.until.IsZero() {
+		end = "until " + r.until.Format(time.RFC3339)
+	}
+	fmt.Fprintf(w, "a recording: %d changes from %s (%s); run and the debugger replay them in virtual time, explain looks at the start\n",
+		len(r.changes), r.start.Format(time.RFC3339), end)
+	return r
+}
+
+// recordingAsSnapshot is the header of a recording converted to a
+// snapshot (schedtui snapshot --snapshot REC): its initial state only.
+func recordingAsSnapshot(o *snapshot.Opened, w io.Writer) *snapshot.Header {
+	h := *o.Header
+	h.RecordingStarted = time.Time{}
+	fmt.Fprintf(w, "note: %d changes of the recording are left out: a snapshot holds its initial state (%s)\n",
+		len(o.Changes), o.Header.RecordingStarted.Format(time.RFC3339))
+	return &h
+}
+
+// startTime is virtual time zero: the recording's start, or zero (the
+// engine's default) without a recording.
+func (r *replay) startTime() time.Time {
+	if r == nil {
+		return time.Time{}
+	}
+	return r.start
+}
+
+// apply hands every change to the engine, each at its time; those it
+// refuses at once are reported to w (later ones that fail are "not
+// applied" events on the timeline).
+func (r *replay) apply(e *engine.Engine, w io.Writer) {
+	if r == nil {
+		return
+	}
+	for i, c := range r.changes {
+		if err := e.Apply(c); err != nil {
+			r.notApplied(w, i, err)
+		}
+	}
+}
+
+func (r *replay) notApplied(w io.Writer, i int, err error) {
+	fmt.Fprintf(w, "%s: warning: %s not applied: %v\n", r.where[i], r.changes[i], err)
+}
+
+// forTUI is the replay for tui.NewBackend (none without a recording).
+func (r *replay) forTUI(w io.Writer) []tui.Replay {
+	if r == nil {
+		return nil
+	}
+	tr := tui.Replay{Start: r.start, Changes: r.changes}
+	tr.NotApplied = func(c engine.ClusterChange, err error) {
+		_, obj := c.WatchEvent()
+		for i, rc := range r.changes {
+			if _, o := rc.WatchEvent(); o == obj && rc.Kind == c.Kind {
+				r.notApplied(w, i, err)
+				return
+			}
+		}
+		fmt.Fprintf(w, "warning: %s not applied: %v\n", c, err)
+	}
+	return []tui.Replay{tr}
+}
+
+// notice is the TUI's first status line for a replay.
+func (r *replay) notice() string {
+	d := ""
+	if len(r.changes) > 0 {
+		d = " over " + r.changes[len(r.changes)-1].At.Sub(r.start).String()
+	}
+	return fmt.Sprintf("replaying a recording: %d changes%s · n: next attempt · ?: help", len(r.changes), d)
+}
+
+// printCluster prints a cluster change line of `run -o text`.
+func printCluster(w io.Writer, at string, ev engine.Event) {
+	j, ok := engine.EventJSON(ev)
+	c, isChange := j.(engine.ClusterJSON)
+	if !ok || !isChange {
+		return
+	}
+	line := fmt.Sprintf("%-8s   cluster: %s %s", at, c.Change, c.Object)
+	if c.Pod != "" && c.Node != "" && c.Change != string(engine.PodDelete) {
+		line += " on " + c.Node
+	}
+	if c.Message != "" {
+		line += " (" + c.Message + ")"
+	}
+	fmt.Fprintln(w, line)
+}

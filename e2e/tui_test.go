@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// tmuxSession is the real binary running in a detached tmux session.
+type tmuxSession struct {
+	t    *testing.T
+	tmux string
+	name string
+}
+
+func startTmux(t *testing.T, width, height int, args ...string) *tmuxSession {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal("tmux is not installed: `make test` installs it (make tmux)")
+	}
+	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("schedtui-e2e-live-%d", os.Getpid())}
+	cmd := append([]string{"new-session", "-d", "-s", s.name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height),
+		"-e", "TERM=xterm-256color", "-e", "KUBECONFIG=/nonexistent", schedtuiBin}, args...)
+	if out, err := exec.Command(tmux, cmd...).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", s.name).Run() })
+	return s
+}
+
+func (s *tmuxSession) capture() string {
+	out, _ := exec.Command(s.tmux, "capture-pane", "-p", "-t", s.name).CombinedOutput()
+	return string(out)
+}
+
+// waitFor polls the screen until every string shows.
+func (s *tmuxSession) waitFor(d time.Duration, want ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = s.capture()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(screen, w)
+		}
+		if ok {
+			return screen
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("timed out waiting for %q; screen:\n%s", want, screen)
+	return ""
+}
+
+func (s *tmuxSession) keys(k ...string) {
+	s.t.Helper()
+	if out, err := exec.Command(s.tmux, append([]string{"send-keys", "-t", s.name}, k...)...).CombinedOutput(); err != nil {
+		s.t.Fatalf("tmux send-keys: %v\n%s", err, out)
+	}
+}
+
+// TestTUILive opens the debugger on the live cluster in tmux: a pod
+// created in the cluster shows in the queue without a key press, a
+// binding made by someone else is put next to schedtui's prediction, and
+// an API server restart is reported and survived. Nothing is written.
+func TestTUILive(t *testing.T) {
+	s := startAPIServer(t)
+	populate(t, s.admin)
+	ctx := context.Background()
+	tm := startTmux(t, 160, 40, "--kubeconfig", s.Kubeconfig(readerUser))
+	tm.waitFor(60*time.Second, "shop/checkout", "live")
+
+	// A new pending pod appears by itself.
+	_, err := s.admin.CoreV1().Pods("shop").Create(ctx, pod("shop", "arrived-live", "100m", "64Mi"), metav1.CreateOptions{})
+	must(t, err)
+	tm.waitFor(30*time.Second, "shop/arrived-live")
+
+	// Someone else's scheduler binds batch/huge, which fits nowhere.
+	must(t, s.admin.CoreV1().Pods("batch").Bind(ctx, &v1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "huge"},
+		Target:     v1.ObjectReference{Kind: "Node", Name: "node-b2"},
+	}, metav1.CreateOptions{}))
+	tm.waitFor(30*time.Second, "1 disagreement(s) with the cluster")
+	tm.keys("7")
+	tm.waitFor(10*time.Second, "batch/huge: the cluster bound it to node-b2; schedtui: no node (disagree)")
+
+	s.Stop()
+	tm.waitFor(60*time.Second, "disconnected: lost the API server")
+	s.Start()
+	tm.waitFor(60*time.Second, "reconnected after")
+	_, err = s.admin.CoreV1().Pods("shop").Create(ctx, pod("shop", "after-restart", "100m", "64Mi"), metav1.CreateOptions{})
+	must(t, err)
+	tm.keys("1")
+	tm.waitFor(60*time.Second, "shop/after-restart")
+
+	tm.keys("q")
+	deadline := time.Now().Add(10 * time.Second)
+	for exec.Command(tm.tmux, "has-session", "-t", tm.name).Run() == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("q did not quit:\n%s", tm.capture())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, w := range s.Writes(readerUser) {
+		t.Errorf("schedtui wrote to the cluster: %s %s", w.Verb, w.RequestURI)
+	}
+}

@@ -1,0 +1,205 @@
+package engine
+
+// Predicted against actual: when the cluster's own scheduler binds a pod
+// (a live cluster, or a recording being replayed), the engine records what
+// it predicted next to what happened, so a disagreement is visible.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// EventObserved: the cluster's scheduler decided about a pod (bound it,
+// or reported it unschedulable); Node is where it was bound ("" for
+// unschedulable), Predicted what schedtui chose ("" for no node), Reason
+// the Verdict, Message why, Attempt the attempt that made the prediction
+// (-1 when it was made when the binding arrived).
+const EventObserved EventKind = "observed"
+
+// Verdict compares a prediction with what the cluster's scheduler did.
+type Verdict string
+
+const (
+	// Agree: the same node (or both found none).
+	Agree Verdict = "agree"
+	// Tie: another node, but one tied with schedtui's at the top total
+	// score; kube-scheduler picks among those at random.
+	Tie Verdict = "tie"
+	// Disagree: schedtui rejected the node, scored it lower, never got to
+	// it, or placed a pod the cluster's scheduler could not.
+	Disagree Verdict = "disagree"
+)
+
+// Observations returns the observation events of the timeline.
+func (e *Engine) Observations() []Event {
+	var out []Event
+	for _, ev := range e.timeline {
+		if ev.Kind == EventObserved {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// ObservationJSON is an observation line (kind "observed").
+type ObservationJSON struct {
+	Kind string `json:"kind"`
+	Time string `json:"time"`
+	Pod  string `json:"pod"`
+	// Node is where the cluster bound the pod; "" when its scheduler
+	// reported the pod unschedulable.
+	Node string `json:"node"`
+	// Predicted is the node schedtui chose; "" when it found none.
+	Predicted string `json:"predicted"`
+	// Verdict is agree, tie or disagree; Message says why.
+	Verdict string `json:"verdict"`
+	Message string `json:"message"`
+}
+
+// observeUpdate looks at a pod update for a decision of the cluster's
+// scheduler and records an observation. ignore is set for the update of a
+// pod the engine bound while the cluster still has it pending: the
+// engine's binding stands as its prediction until the cluster decides.
+func (e *Engine) observeUpdate(old, cur *v1.Pod) (ignore bool) {
+	if !e.responsible(old) {
+		return false
+	}
+	i, a := e.lastAttemptOf(old.UID)
+	simBound := old.Spec.NodeName != "" && a != nil && a.Outcome == record.Scheduled && a.Node == old.Spec.NodeName
+	switch {
+	case simBound && e.boundInCluster[old.UID] != "":
+		// schedtui --bind made this binding itself.
+		return cur.Spec.NodeName == ""
+	case simBound && cur.Spec.NodeName == "":
+		if msg, ok := e.newUnschedulable(cur); ok {
+			e.observe(cur, i, a, "", msg)
+		}
+		return true
+	case simBound && !e.observedAttempt(i):
+		e.observe(cur, i, a, cur.Spec.NodeName, "")
+	case old.Spec.NodeName == "" && cur.Spec.NodeName != "":
+		e.observe(cur, -1, e.sched.Predict(old), cur.Spec.NodeName, "")
+	case old.Spec.NodeName == "" && cur.Spec.NodeName == "":
+		if msg, ok := e.newUnschedulable(cur); ok {
+			e.observe(cur, -1, e.sched.Predict(old), "", msg)
+		}
+	}
+	return false
+}
+
+// newUnschedulable returns the message of the PodScheduled=False
+// condition the cluster's scheduler set, once per distinct message.
+func (e *Engine) newUnschedulable(p *v1.Pod) (string, bool) {
+	for _, c := range p.Status.Conditions {
+		if c.Type != v1.PodScheduled || c.Status != v1.ConditionFalse || c.Reason != v1.PodReasonUnschedulable {
+			continue
+		}
+		if e.seenUnschedulable == nil {
+			e.seenUnschedulable = map[types.UID]string{}
+		}
+		if e.seenUnschedulable[p.UID] == c.Message {
+			return "", false
+		}
+		e.seenUnschedulable[p.UID] = c.Message
+		return c.Message, true
+	}
+	return "", false
+}
+
+// observe records an observation: attempt a (index i, or -1 for a
+// prediction made now) against the node the cluster bound the pod to, or
+// against its scheduler's unschedulable message.
+func (e *Engine) observe(p *v1.Pod, i int, a *record.Attempt, actual, unschedulable string) {
+	v, why := judge(a, actual, unschedulable)
+	e.event(Event{Kind: EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i})
+}
+
+// judge compares a prediction with the cluster's decision.
+func judge(a *record.Attempt, actual, unschedulable string) (Verdict, string) {
+	if actual == "" {
+		if a.Outcome != record.Scheduled {
+			return Agree, "neither schedtui nor the cluster's scheduler finds a node; the cluster says: " + unschedulable
+		}
+		return Disagree, fmt.Sprintf("schedtui places the pod on %s; the cluster's scheduler says: %s", a.Node, unschedulable)
+	}
+	if a.Outcome == record.Scheduled && a.Node == actual {
+		return Agree, "schedtui chose " + actual + " too"
+	}
+	prefix := "schedtui finds no node (" + firstLine(a.Message) + "); "
+	if a.Outcome == record.Scheduled {
+		prefix = "schedtui chose " + a.Node + "; "
+	}
+	n := a.Nodes.Index(actual)
+	if n < 0 {
+		return Disagree, prefix + "schedtui does not know node " + actual
+	}
+	for _, r := range a.Rejected {
+		if r.Node == n {
+			st := a.Statuses[r.Status]
+			return Disagree, fmt.Sprintf("%sschedtui's %s rejects %s: %s", prefix, st.Plugin, actual, strings.Join(st.Reasons, ", "))
+		}
+	}
+	if a.AbsentStatus >= 0 && !slices.Contains(a.Feasible, n) {
+		st := a.Statuses[a.AbsentStatus]
+		return Disagree, fmt.Sprintf("%sschedtui's %s leaves %s out: %s", prefix, st.Plugin, actual, strings.Join(st.Reasons, ", "))
+	}
+	if !slices.Contains(a.Feasible, n) {
+		return Disagree, fmt.Sprintf("%sschedtui stopped after %d feasible node(s) (numFeasibleNodesToFind) before evaluating %s", prefix, len(a.Feasible), actual)
+	}
+	if slices.Contains(a.Top(), n) {
+		return Tie, fmt.Sprintf("%s and %s tie at the top total score; kube-scheduler picks among tied nodes at random", a.Node, actual)
+	}
+	var got, best int64
+	for _, t := range a.Totals() {
+		if t.Node == n {
+			got = t.Total
+		}
+		if t.Node == a.Chosen {
+			best = t.Total
+		}
+	}
+	return Disagree, fmt.Sprintf("%s%s scores %d, below %s's %d", prefix, actual, got, a.Node, best)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// lastAttemptOf returns the newest attempt for a pod, or -1 and nil. The
+// index it keeps is rebuilt when a rewind shortened the attempts.
+func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
+	if e.attemptIndexed > len(e.attempts) || e.lastAttempt == nil {
+		e.lastAttempt, e.attemptIndexed = map[types.UID]int{}, 0
+	}
+	for ; e.attemptIndexed < len(e.attempts); e.attemptIndexed++ {
+		e.lastAttempt[types.UID(e.attempts[e.attemptIndexed].PodUID)] = e.attemptIndexed
+	}
+	i, ok := e.lastAttempt[uid]
+	if !ok {
+		return -1, nil
+	}
+	return i, e.attempts[i]
+}
+
+// observedAttempt reports whether the timeline holds an observation of
+// attempt i (a binding is observed once; later updates of the bound pod
+// are plain updates).
+func (e *Engine) observedAttempt(i int) bool {
+	for j := len(e.timeline) - 1; j >= 0; j-- {
+		ev := e.timeline[j]
+		if ev.Kind == EventAttempt && ev.Attempt == i {
+			return false
+		}
+		if ev.Kind == EventObserved && ev.Attempt == i {
+			return true
+		}
+	}
+	return false
+}
