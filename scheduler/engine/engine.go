@@ -98,10 +98,12 @@ type Engine struct {
 	// boundInCluster: the pods bindForReal bound, and where.
 	boundInCluster map[types.UID]string
 	// lastAttempt indexes the newest attempt per pod over the first
-	// attemptIndexed attempts (observe.go); seenUnschedulable is the last
+	// attemptIndexed attempts, the last of them lastIndexed (observe.go);
+	// seenUnschedulable is the last
 	// unschedulable message of the cluster's scheduler seen per pod.
 	lastAttempt       map[types.UID]int
 	attemptIndexed    int
+	lastIndexed       *record.Attempt
 	seenUnschedulable map[types.UID]string
 	log               []op
 	checkpoints       []*checkpoint

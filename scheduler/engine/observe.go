@@ -173,13 +173,15 @@ func firstLine(s string) string {
 }
 
 // lastAttemptOf returns the newest attempt for a pod, or -1 and nil. The
-// index it keeps is rebuilt when a rewind shortened the attempts.
+// index it keeps is rebuilt when a rewind replaced the attempts it saw.
 func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
-	if e.attemptIndexed > len(e.attempts) || e.lastAttempt == nil {
+	n := e.attemptIndexed
+	if e.lastAttempt == nil || n > len(e.attempts) || n > 0 && e.attempts[n-1] != e.lastIndexed {
 		e.lastAttempt, e.attemptIndexed = map[types.UID]int{}, 0
 	}
 	for ; e.attemptIndexed < len(e.attempts); e.attemptIndexed++ {
 		e.lastAttempt[types.UID(e.attempts[e.attemptIndexed].PodUID)] = e.attemptIndexed
+		e.lastIndexed = e.attempts[e.attemptIndexed]
 	}
 	i, ok := e.lastAttempt[uid]
 	if !ok {

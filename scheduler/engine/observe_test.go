@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // bindTo is the cluster's update of a pod its scheduler bound.
@@ -143,4 +144,37 @@ func TestObservations(t *testing.T) {
 			t.Errorf("JSON %+v", j)
 		}
 	})
+}
+
+// TestLastAttemptAfterRewind: the per-pod attempt index follows a rewind
+// that replaced attempts with others of the same count.
+func TestLastAttemptAfterRewind(t *testing.T) {
+	e := demo(t, Options{Seed: 1})
+	a0, _ := e.Step()
+	a1, _ := e.Step()
+	if i, a := e.lastAttemptOf(types.UID(a1.PodUID)); i != 1 || a != a1 {
+		t.Fatalf("lastAttemptOf(%s) = %d", a1.Pod, i)
+	}
+	if err := e.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	// A cluster change first, so that the next attempt is another pod's.
+	p := e.Pod(a1.Pod).DeepCopy()
+	if err := e.Apply(ClusterChange{Kind: PodDelete, Pod: p}); err != nil {
+		t.Fatal(err)
+	}
+	b1, ok := e.Step()
+	if !ok || b1.PodUID == a1.PodUID {
+		t.Fatalf("after the rewind: %v %+v", ok, b1)
+	}
+	if i, _ := e.lastAttemptOf(types.UID(a1.PodUID)); i != -1 {
+		t.Errorf("the rewound attempt of %s is still indexed at %d", a1.Pod, i)
+	}
+	if i, a := e.lastAttemptOf(types.UID(b1.PodUID)); i != 1 || a != b1 {
+		t.Errorf("lastAttemptOf(%s) = %d", b1.Pod, i)
+	}
+	// The rewind replayed attempt 0: the same attempt, a new record.
+	if i, a := e.lastAttemptOf(types.UID(a0.PodUID)); a0.PodUID != b1.PodUID && (i != 0 || a.Pod != a0.Pod) {
+		t.Errorf("lastAttemptOf(%s) = %d", a0.Pod, i)
+	}
 }
