@@ -7,7 +7,7 @@ PKGS    := ./...
 # (e2e). They share the Go build cache, so only the first run is slow.
 NESTED  := conformance e2e
 
-.PHONY: all build run tmux test test-main test-nested vet fmt-check bench clean
+.PHONY: all build run tmux test test-main test-nested vet fmt-check bench fuzz clean
 
 all: build
 
@@ -43,17 +43,20 @@ test-nested:
 # loader's at 5000 nodes and 150,000 pods (BenchmarkLoadScale in
 # ./snapshot, one run of about a minute: typed-decode-s, load-s and their
 # ratio, whose budget is 1.5; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS
-# shrink it).
+# shrink it), and, in e2e/, the initial sync of a live cluster of 5000
+# nodes and 50,000 pods from a real kube-apiserver (BenchmarkLiveSync:
+# sync-s; filling the API server takes a few minutes first).
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+	cd e2e && $(GO) test -run='^$$' -bench=LiveSync -benchtime=1x -timeout 30m .
 
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
-# against encoding/json (FuzzJSONScan) and the scheduler configuration
-# loader (FuzzLoadConfig), FUZZTIME each. A failing input is written to
-# snapshot/testdata/fuzz/<target>/, where every `go test` replays it.
-FUZZTIME ?= 30s
-FUZZ    := FuzzLoad FuzzJSONScan FuzzLoadConfig
-.PHONY: fuzz
+# against encoding/json (FuzzJSONScan), the scheduler configuration loader
+# (FuzzLoadConfig) and the recording reader (FuzzReadRecording), FUZZTIME
+# each. A failing input is written to snapshot/testdata/fuzz/<target>/,
+# where every `go test` replays it.
+FUZZTIME ?= 20s
+FUZZ    := FuzzLoad FuzzJSONScan FuzzLoadConfig FuzzReadRecording
 fuzz:
 	@for f in $(FUZZ); do echo "== $$f"; \
 		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) ./snapshot || exit 1; done

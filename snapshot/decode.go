@@ -5,6 +5,7 @@ package snapshot
 // what happens to decoded objects is loader.go's.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -23,6 +24,7 @@ import (
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // kindInfo describes a kind schedtui reads.
@@ -90,11 +92,98 @@ type header struct {
 	Items        []json.RawMessage
 	HasItems     bool
 	ItemsInvalid bool // "items" is present but not an array (or null)
+
+	// itemOffs are the offsets of Items in the document and itemMembers
+	// their members as the document's scan recorded them (nil when it did
+	// not); members are the document's own. typeMetaExact says that no
+	// top-level key other than "apiVersion" and "kind" matches them
+	// case-insensitively (see decodeObjectChecked).
+	itemOffs      []int
+	itemMembers   [][]jsonMember
+	typeMetaExact bool
+	members       []jsonMember
 }
 
 // readHeader reads the header of a JSON document. It fails only when the
 // document is not a JSON object.
 func readHeader(data []byte) (header, error) {
+	members, ok := scanMembers(data, true)
+	if !ok {
+		return readHeaderSlow(data)
+	}
+	return headerFromMembers(data, members), nil
+}
+
+// headerFromMembers is readHeader of a document already scanned: what
+// json.Unmarshal into map[string]json.RawMessage (the last of duplicate
+// keys wins) and then into the fields gives.
+func headerFromMembers(data []byte, members []jsonMember) header {
+	h := header{typeMetaExact: true, members: members}
+	var metadata, items *jsonMember
+	for i := range members {
+		m := &members[i]
+		raw := data[m.value.start:m.value.end]
+		switch m.key {
+		case "apiVersion":
+			h.APIVersion = jsonStringValue(raw)
+		case "kind":
+			h.Kind = jsonStringValue(raw)
+		case "metadata":
+			metadata = m
+		case "items":
+			items = m
+		default:
+			if !typeMetaKeyExact(m.key) {
+				h.typeMetaExact = false
+			}
+		}
+	}
+	if metadata != nil && data[metadata.value.start] == '{' {
+		raw := data[metadata.value.start:metadata.value.end]
+		if mm, ok := scanMembers(raw, false); ok {
+			for _, m := range mm {
+				v := raw[m.value.start:m.value.end]
+				switch m.key {
+				case "name":
+					h.Name = jsonStringValue(v)
+				case "namespace":
+					h.Namespace = jsonStringValue(v)
+				case "generateName":
+					h.GenerateName = jsonStringValue(v)
+				}
+			}
+		}
+	}
+	if items != nil {
+		h.HasItems = true
+		switch {
+		case items.elems != nil:
+			h.Items = make([]json.RawMessage, len(items.elems))
+			h.itemOffs = make([]int, len(items.elems))
+			h.itemMembers = items.elemMembers
+			for i, e := range items.elems {
+				h.Items[i] = data[e.start:e.end:e.end]
+				h.itemOffs[i] = e.start
+			}
+		case data[items.value.start] == 'n': // null
+		default:
+			h.ItemsInvalid = true
+		}
+	}
+	return h
+}
+
+// typeMetaKeyExact reports whether a top-level key other than
+// "apiVersion" and "kind" certainly does not match them the way
+// encoding/json matches struct fields (case-insensitively, with Unicode
+// folding for non-ASCII keys).
+func typeMetaKeyExact(key string) bool {
+	return isASCII([]byte(key)) && !strings.EqualFold(key, "apiVersion") && !strings.EqualFold(key, "kind")
+}
+
+// readHeaderSlow is readHeader with encoding/json, for what the scanner
+// does not take (documents nested too deep, invalid JSON).
+func readHeaderSlow(data []byte) (header, error) {
 	var h header
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
@@ -114,6 +203,12 @@ func readHeader(data []byte) (header, error) {
 			h.ItemsInvalid = true
 		}
 	}
+	for k := range top {
+		if k != "apiVersion" && k != "kind" && !typeMetaKeyExact(k) {
+			return h, nil
+		}
+	}
+	h.typeMetaExact = true
 	return h, nil
 }
 
@@ -132,24 +227,24 @@ func withTypeMeta(item []byte, apiVersion, kind string) []byte {
 		return item
 	}
 	var add []string
-	if h.APIVersion == "" && apiVersion != "" && !hasKey(item, "apiVersion") {
+	if h.APIVersion == "" && apiVersion != "" && !h.hasKey(item, "apiVersion") {
 		b, _ := json.Marshal(apiVersion)
 		add = append(add, `"apiVersion":`+string(b))
 	}
-	if h.Kind == "" && kind != "" && !hasKey(item, "kind") {
+	if h.Kind == "" && kind != "" && !h.hasKey(item, "kind") {
 		b, _ := json.Marshal(kind)
 		add = append(add, `"kind":`+string(b))
 	}
 	if len(add) == 0 {
 		return item
 	}
-	i := strings.IndexByte(string(item), '{')
+	i := bytes.IndexByte(item, '{')
 	if i < 0 {
 		return item
 	}
-	rest := strings.TrimSpace(string(item[i+1:]))
+	rest := bytes.TrimSpace(item[i+1:])
 	sep := ","
-	if strings.HasPrefix(rest, "}") {
+	if bytes.HasPrefix(rest, []byte("}")) {
 		sep = ""
 	}
 	out := make([]byte, 0, len(item)+64)
@@ -158,6 +253,20 @@ func withTypeMeta(item []byte, apiVersion, kind string) []byte {
 	out = append(out, sep...)
 	out = append(out, item[i+1:]...)
 	return out
+}
+
+// hasKey reports whether the object the header was read from has the
+// top-level key.
+func (h header) hasKey(obj []byte, key string) bool {
+	if h.members == nil {
+		return hasKey(obj, key)
+	}
+	for _, m := range h.members {
+		if m.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func hasKey(obj []byte, key string) bool {
@@ -175,24 +284,55 @@ var strictFieldRE = regexp.MustCompile(`^(unknown|duplicate) field "(.*)"$`)
 // duplicate fields come back as warnings; errs is non-empty when the
 // object cannot be decoded, and then obj is nil.
 func decodeObject(ki *kindInfo, data []byte) (obj runtime.Object, warnings, errs []fieldIssue) {
+	exact := false
+	if h, err := readHeader(data); err == nil {
+		exact = h.typeMetaExact && h.APIVersion == ki.gv.String() && h.Kind == ki.kind
+	}
+	return decodeObjectChecked(ki, data, exact)
+}
+
+// decodeObjectChecked is decodeObject. With exact, the caller has checked
+// that data's apiVersion and kind are ki's and that no other top-level key
+// matches them case-insensitively: then the object is decoded directly
+// with sigs.k8s.io/json's strict decoder, which is what the client-go
+// serializer ends up doing after reading apiVersion and kind again with
+// encoding/json (case-insensitively, hence the check). Otherwise, and to
+// word the error when the object cannot be decoded, the serializer
+// decodes.
+func decodeObjectChecked(ki *kindInfo, data []byte, exact bool) (obj runtime.Object, warnings, errs []fieldIssue) {
 	into := ki.newObj()
-	out, _, err := strictDecoder.Decode(data, nil, into)
-	if err != nil && runtime.IsStrictDecodingError(err) && out != nil {
-		if se, ok := runtime.AsStrictDecodingError(err); ok {
-			for _, e := range se.Errors() {
-				msg := e.Error()
-				if m := strictFieldRE.FindStringSubmatch(msg); m != nil {
-					w := fieldIssue{Field: m[2], Message: "unknown field (ignored)"}
-					if m[1] == "duplicate" {
-						w.Message = "duplicate field (the last value is used)"
-					}
-					warnings = append(warnings, w)
-				} else {
-					warnings = append(warnings, fieldIssue{Message: msg})
-				}
-			}
+	var out runtime.Object
+	var err error
+	var strictErrs []error
+	if exact {
+		strictErrs, err = sigsjson.UnmarshalStrict(data, into)
+		if err == nil {
+			out = into
+		} else {
+			// Let the serializer word the error, as it always did.
+			exact, strictErrs, into = false, nil, ki.newObj()
 		}
-		err = nil
+	}
+	if !exact {
+		out, _, err = strictDecoder.Decode(data, nil, into)
+		if err != nil && runtime.IsStrictDecodingError(err) && out != nil {
+			if se, ok := runtime.AsStrictDecodingError(err); ok {
+				strictErrs = se.Errors()
+			}
+			err = nil
+		}
+	}
+	for _, e := range strictErrs {
+		msg := e.Error()
+		if m := strictFieldRE.FindStringSubmatch(msg); m != nil {
+			w := fieldIssue{Field: m[2], Message: "unknown field (ignored)"}
+			if m[1] == "duplicate" {
+				w.Message = "duplicate field (the last value is used)"
+			}
+			warnings = append(warnings, w)
+		} else {
+			warnings = append(warnings, fieldIssue{Message: msg})
+		}
 	}
 	if err != nil {
 		errs = locateDecodeErrors(data, reflect.TypeOf(into), 20)

@@ -1,8 +1,13 @@
 package snapshot
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,16 +28,42 @@ func fuzzSeeds(f *testing.F) {
 		"a: .nan\n", "a: b: c\n", "{\"a\": 1,}", "{\"kind\": \"Pod\", \"metadata\": {\"generateName\": \"x-\"}}",
 		"apiVersion: v1\nkind: Pod\nmetadata: {generateName: \"" + string(make([]byte, 70)) + "\"}\n",
 	}
+	// Recordings (schedtui record): bad times, types, kinds, a change
+	// after the end, a cut last line.
+	seeds = append(seeds,
+		"# schedtui-snapshot: v1\n# recording-started: \"2026-03-02T09:00:00Z\"\napiVersion: v1\nkind: List\nitems: []\n"+
+			"---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntime: 2026-03-02T09:10:00Z\ntype: ADDED\nobject: {apiVersion: v1, kind: Node, metadata: {name: n}}\n"+
+			"---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntime: 2026-03-02T08:10:00Z\ntype: MODIFIED\nobject: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {priorityClassName: x}}\n"+
+			"---\napiVersion: schedtui.dev/v1\nkind: RecordingEnd\ntime: x\n---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntype: BOOKMARK\nobject: null\n",
+		recordingJSONSeed, recordingJSONSeed[:len(recordingJSONSeed)-25],
+		"# schedtui-snapshot: v1\n# recording-started: \"2026-03-02T09:00:00Z\"\n{}\n---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntime: \"2026\n",
+	)
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
+	rg := gz(f, recordingJSONSeed)
+	f.Add(rg[:len(rg)-6])
 	f.Add(gz(f, yamlList))
 	g := gz(f, jsonArray)
 	f.Add(g[:len(g)-3])
+	// A List long enough to be decoded on several goroutines.
+	var items []string
+	for i := 0; i < 70; i++ {
+		items = append(items, fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p%d"},"spec":{"containers":[{"name":"c","image":"i"}]}}`, i%60))
+	}
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`))
 	if demo, err := os.ReadFile("../testdata/demo.yaml"); err == nil {
 		f.Add(demo)
 	}
 }
+
+// recordingJSONSeed is a JSON recording with a bad change and a cut last
+// line.
+const recordingJSONSeed = `{"apiVersion":"v1","kind":"List","metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1",` +
+	`"schedtui.dev/recording-started":"2026-03-02T09:00:00Z"}},"items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}]}` + "\n" +
+	`{"apiVersion":"schedtui.dev/v1","kind":"RecordedChange","time":"2026-03-02T09:10:00Z","type":"DELETED","object":{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}}` + "\n" +
+	`{"apiVersion":"schedtui.dev/v1","kind":"RecordedChange","time":"bad","type":"ADDED","object":{"apiVersion":"v1","kind":"Secret"}}` + "\n" +
+	`{"apiVersion":"schedtui.dev/v1","kind":"RecordedChange","time":"2026-03-02T09:20:00Z","type":"ADDED","object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}}` + "\n"
 
 // FuzzLoad checks that no input makes Load panic, and that its results
 // are consistent.
@@ -58,6 +89,16 @@ func FuzzLoad(f *testing.F) {
 		for _, p := range r.Problems {
 			_ = p.String()
 		}
+		// Decoding List items ahead on several goroutines changes nothing.
+		defer func(n int) { parallelMinItems = n }(parallelMinItems)
+		parallelMinItems = 1
+		c2, r2, err := Load("fuzz.yaml", data)
+		if err != nil {
+			t.Fatalf("error %v only when decoding in parallel", err)
+		}
+		if r.String() != r2.String() || fmt.Sprint(podNames(c)) != fmt.Sprint(podNames(c2)) || len(c.Objects()) != len(c2.Objects()) {
+			t.Fatalf("decoding in parallel changed the result:\n%s\npods %v\n--- parallel:\n%s\npods %v", r, podNames(c), r2, podNames(c2))
+		}
 	})
 }
 
@@ -80,4 +121,118 @@ func FuzzLoadConfig(f *testing.F) {
 			t.Fatal("nil configuration without an error")
 		}
 	})
+}
+
+// FuzzJSONScan checks the fast JSON scanner against encoding/json: a
+// stream it reads must be read the same by the encoding/json reader (same
+// documents, lines and item lines), a document it takes must be valid
+// JSON with the same header, and what listHeader and hasKey answer from
+// the scanned members must be what they answer from the whole document.
+func FuzzJSONScan(f *testing.F) {
+	fuzzSeeds(f)
+	for _, s := range []string{
+		`{"kind":"List","kind":"Pod","items":[{"a":1}],"items":null}`,
+		`{"KIND":"List","metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1"}},"items":[]}`,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1x"}}}],"bogus":1,"priority":1,"priority":2}}`,
+		`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"status":{"capacity":{"cpu":"4"}},"spec":{"taints":[{"key":"k","effect":5}]}}`,
+		`{"kind":"List","KIND":null,"metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1"}},"Metadata":{"annotations":{"schedtui.dev/context":"c"}}}`,
+		`{"\u212aind":"List","metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1","schedtui.dev/context":"c"}}}`,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a\u00e9","namespace":5,"generateName":null}}`,
+		`[{"a":"\ud800"}, 1, "x", null, {"items":[1,[2],{"3":4}]}]` + "\n{}{}",
+		`{"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}},{"kind":"List","items":[{"kind":"Node"}]},{"Kind":"x","kind":null,"metadata":null}, 3]}`,
+		`{"a":-0.5e+10,"b":[true,false,null],"c":"\t"}`, `{"a":01}`, `{"a":1.}`, `{"a":"\x"}`, `{"a" 1}`, `{,}`, `[1,]`,
+		`{"kind":"Pod","deep":` + strings.Repeat("[", maxScanDepth+1) + strings.Repeat("]", maxScanDepth+1) + `}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if fast, ok := readJSONStreamFast("f.json", data); ok {
+			slow, err := readJSONStreamSlow("f.json", data)
+			if err != nil {
+				t.Fatalf("fast reader took what encoding/json rejects: %v", err)
+			}
+			if len(fast) != len(slow) {
+				t.Fatalf("%d documents, encoding/json reads %d", len(fast), len(slow))
+			}
+			for i := range fast {
+				a, b := fast[i], slow[i]
+				if a.Line != b.Line || !bytes.Equal(a.JSON, b.JSON) {
+					t.Fatalf("document %d: line %d %q, encoding/json: line %d %q", i, a.Line, a.JSON, b.Line, b.JSON)
+				}
+				for _, key := range []string{"items", "pods"} {
+					la, lb := a.KeyItemLines(key), b.KeyItemLines(key)
+					if len(la) != len(lb) || (len(la) > 0 && !reflect.DeepEqual(la, lb)) {
+						t.Fatalf("document %d: %s lines %v, encoding/json: %v", i, key, la, lb)
+					}
+				}
+			}
+		}
+		members, ok := scanMembers(data, true)
+		if !ok {
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("scanner took invalid JSON")
+		}
+		fast := headerFromMembers(data, members)
+		slow, err := readHeaderSlow(data)
+		if err != nil {
+			t.Fatalf("scanner took a document encoding/json does not: %v", err)
+		}
+		// The members the scan recorded for the items give their headers.
+		if len(fast.itemMembers) != len(fast.Items) && fast.itemMembers != nil {
+			t.Fatalf("%d items, members for %d", len(fast.Items), len(fast.itemMembers))
+		}
+		for i, mm := range fast.itemMembers {
+			if mm == nil || hasMember(mm, "items") {
+				continue
+			}
+			item := fast.Items[i]
+			a := headerFromMembers(item, mm)
+			b, err := readHeaderSlow(item)
+			a.members = nil
+			if err != nil || !reflect.DeepEqual(normItems(a), normItems(b)) {
+				t.Fatalf("item %d: header %+v, encoding/json: %+v %v", i, a, b, err)
+			}
+		}
+		fast.members, fast.itemOffs, fast.itemMembers = nil, nil, nil
+		if !reflect.DeepEqual(normItems(fast), normItems(slow)) {
+			t.Fatalf("header %+v, encoding/json: %+v", fast, slow)
+		}
+		hf, okf := listHeader(data)
+		var hs *Header
+		oks := false
+		if sub := listHeaderInput(data, members); sub != nil {
+			hs, oks = listHeader(sub)
+		}
+		if okf != oks || !reflect.DeepEqual(hf, hs) {
+			t.Fatalf("list header %v %+v, from the members: %v %+v", okf, hf, oks, hs)
+		}
+		// Decoding directly is what the serializer does.
+		if ki := supportedKinds[fast.Kind]; ki != nil && fast.APIVersion == ki.gv.String() && fast.typeMetaExact {
+			o1, w1, e1 := decodeObjectChecked(ki, data, true)
+			o2, w2, e2 := decodeObjectChecked(ki, data, false)
+			if !reflect.DeepEqual(o1, o2) || !reflect.DeepEqual(w1, w2) || !reflect.DeepEqual(e1, e2) {
+				t.Fatalf("direct decoding: %v %v %v; the serializer: %v %v %v", o1, w1, e1, o2, w2, e2)
+			}
+		}
+		h := header{members: members}
+		for _, key := range []string{"apiVersion", "kind", "items", "metadata"} {
+			if h.hasKey(data, key) != hasKey(data, key) {
+				t.Fatalf("hasKey(%q) disagrees", key)
+			}
+		}
+	})
+}
+
+// normItems makes a header's items comparable: the bytes, not the slices.
+func normItems(h header) header {
+	if h.Items != nil {
+		items := make([]json.RawMessage, len(h.Items))
+		for i, it := range h.Items {
+			items[i] = append(json.RawMessage{}, it...)
+		}
+		h.Items = items
+	}
+	return h
 }

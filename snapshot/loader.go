@@ -3,11 +3,14 @@ package snapshot
 import (
 	"bytes"
 	"crypto/sha1"
+	"encoding/json"
 	"fmt"
 	"os"
 	"reflect"
+	goruntime "runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -163,22 +166,121 @@ func (l *Loader) AddDocument(d Document) {
 		l.report.errorf(d.File, d.Line, "", "", "%v", d.Err)
 		return
 	}
-	if top, ok := simulatorExport(d.JSON); ok {
-		l.addSimulatorExport(d, top)
+	members, ok := d.members, d.members != nil
+	if !ok {
+		members, ok = scanMembers(d.JSON, true)
+	}
+	if !ok {
+		// Not a JSON object the scanner takes: the encoding/json path
+		// reports it (or reads a document nested very deep).
+		if top, ok := simulatorExport(d.JSON); ok {
+			l.addSimulatorExport(d, top)
+			return
+		}
+		if h, ok := listHeader(d.JSON); ok {
+			l.addHeader(d.File, d.Line, h)
+		}
+		l.addDoc(d.File, d.Line, d.JSON, d.ItemLines, 0)
 		return
 	}
-	if h, ok := listHeader(d.JSON); ok {
-		l.addHeader(d.File, d.Line, h)
+	if !hasMember(members, "apiVersion") && !hasMember(members, "kind") {
+		if top, ok := simulatorExport(d.JSON); ok {
+			l.addSimulatorExport(d, top)
+			return
+		}
 	}
-	l.addDoc(d.File, d.Line, d.JSON, d.ItemLines, 0)
+	if sub := listHeaderInput(d.JSON, members); sub != nil {
+		if h, ok := listHeader(sub); ok {
+			l.addHeader(d.File, d.Line, h)
+		}
+	}
+	h := headerFromMembers(d.JSON, members)
+	itemLines := func(*header) []int {
+		if d.ItemLines == nil {
+			return nil
+		}
+		return d.ItemLines()
+	}
+	if d.src != nil {
+		// Count lines from the document's own position instead.
+		itemLines = func(h *header) []int {
+			c := lineCounter{src: d.src, off: d.off, line: d.Line}
+			lines := make([]int, len(h.itemOffs))
+			for i, off := range h.itemOffs {
+				lines[i] = c.lineAt(d.off + off)
+			}
+			return lines
+		}
+	}
+	l.addParsed(d.File, d.Line, d.JSON, h, itemLines, 0)
 }
 
+func hasMember(members []jsonMember, key string) bool {
+	for _, m := range members {
+		if m.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// listHeaderInput returns what listHeader needs to see of a document to
+// answer as it would for the whole document, or nil when it would find no
+// header. listHeader decodes with encoding/json into a struct with kind
+// and metadata, which matches keys case-insensitively and ignores the
+// others: only the members whose key may match are kept (not the items).
+func listHeaderInput(data []byte, members []jsonMember) []byte {
+	var kept []jsonMember
+	isList := false
+	for _, m := range members {
+		ascii := isASCII([]byte(m.key))
+		if ascii && !strings.EqualFold(m.key, "kind") && !strings.EqualFold(m.key, "metadata") {
+			continue
+		}
+		if v := data[m.value.start:m.value.end]; !ascii || strings.EqualFold(m.key, "kind") && string(v) != "null" {
+			// The last value of a kind-like key decides whether this is a
+			// List (null leaves the value alone); non-ASCII keys may fold
+			// to "kind".
+			isList = !ascii || jsonStringValue(v) == "List"
+		}
+		kept = append(kept, m)
+	}
+	if !isList {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range kept {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(data[m.value.start:m.value.end])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// addDoc adds the objects of one document: an object or a List. itemLines,
+// if not nil, returns the lines of a List's items.
 func (l *Loader) addDoc(file string, line int, data []byte, itemLines func() []int, depth int) {
 	h, err := readHeader(data)
 	if err != nil {
 		l.report.errorf(file, line, "", "", "%v", err)
 		return
 	}
+	var lines func(*header) []int
+	if itemLines != nil {
+		lines = func(*header) []int { return itemLines() }
+	}
+	l.addParsed(file, line, data, h, lines, depth)
+}
+
+// addParsed is addDoc once the header is read; itemLines, if not nil,
+// returns the lines of a List's items.
+func (l *Loader) addParsed(file string, line int, data []byte, h header, itemLines func(*header) []int, depth int) {
 	if !h.isList() {
 		l.addEncoded(file, line, data, h)
 		return
@@ -193,7 +295,7 @@ func (l *Loader) addDoc(file string, line int, data []byte, itemLines func() []i
 	}
 	var lines []int
 	if itemLines != nil && len(h.Items) > 0 {
-		if ls := itemLines(); len(ls) == len(h.Items) {
+		if ls := itemLines(&h); len(ls) == len(h.Items) {
 			lines = ls
 		}
 	}
@@ -201,15 +303,116 @@ func (l *Loader) addDoc(file string, line int, data []byte, itemLines func() []i
 	if h.Kind != "List" {
 		itemKind, itemAPIVersion = strings.TrimSuffix(h.Kind, "List"), h.APIVersion
 	}
-	for i, it := range h.Items {
-		il := line
+	l.addItems(file, line, lines, h.Items, h.itemMembers, itemAPIVersion, itemKind, depth+1)
+}
+
+// parallelMinItems is the size from which a List's items are decoded by
+// several goroutines, in chunks of itemChunk (a variable for the tests).
+var parallelMinItems = 64
+
+const itemChunk = 32
+
+// itemWork is an item of a List read and decoded ahead of adding it.
+type itemWork struct {
+	data []byte
+	h    header
+	err  error
+	dec  *decoded // nil when the item is not decoded ahead
+}
+
+// prepareItem does for one List item what needs nothing of the loader:
+// filling in a typed List's apiVersion and kind, reading the header and
+// decoding an object of a supported kind. members, if not nil, are the
+// item's members as the List's scan recorded them (without arrays).
+func prepareItem(item []byte, members []jsonMember, apiVersion, kind string) itemWork {
+	if kind != "" {
+		item = withTypeMeta(item, apiVersion, kind)
+	}
+	w := itemWork{data: item}
+	if members != nil && kind == "" && !hasMember(members, "items") {
+		w.h = headerFromMembers(item, members)
+	} else {
+		w.h, w.err = readHeader(item)
+	}
+	if w.err != nil || w.h.isList() {
+		return w
+	}
+	ki := supportedKinds[w.h.Kind]
+	if ki == nil || w.h.APIVersion != ki.gv.String() {
+		return w
+	}
+	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.typeMetaExact)
+	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs}
+	return w
+}
+
+// addItem adds a prepared List item at depth.
+func (l *Loader) addItem(file string, line int, w *itemWork, depth int) {
+	switch {
+	case w.err != nil:
+		l.report.errorf(file, line, "", "", "%v", w.err)
+	case w.h.isList():
+		l.addParsed(file, line, w.data, w.h, nil, depth)
+	default:
+		l.addDecoded(file, line, w.data, w.h, w.dec)
+	}
+}
+
+// addItems adds the items of a List (at depth), in order; lines, when not
+// nil, are their lines, else they are reported at the List's line.
+// apiVersion and kind, when kind is not empty, are those of a typed List's
+// items. Reading and decoding the items, which needs nothing of the
+// loader, is done ahead by GOMAXPROCS goroutines; everything else happens
+// here, item after item, so that objects and problems come out exactly as
+// if each item had been read and decoded in turn.
+func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMessage, members [][]jsonMember, apiVersion, kind string, depth int) {
+	lineOf := func(i int) int {
 		if lines != nil {
-			il = lines[i]
+			return lines[i]
 		}
-		if itemKind != "" {
-			it = withTypeMeta(it, itemAPIVersion, itemKind)
+		return line
+	}
+	membersOf := func(i int) []jsonMember {
+		if len(members) == len(items) {
+			return members[i]
 		}
-		l.addDoc(file, il, it, nil, depth+1)
+		return nil
+	}
+	workers := goruntime.GOMAXPROCS(0)
+	if workers < 2 || len(items) < parallelMinItems {
+		for i := range items {
+			w := prepareItem(items[i], membersOf(i), apiVersion, kind)
+			l.addItem(file, lineOf(i), &w, depth)
+		}
+		return
+	}
+	work := make([]itemWork, len(items))
+	chunks := (len(items) + itemChunk - 1) / itemChunk
+	done := make([]chan struct{}, chunks)
+	for c := range done {
+		done[c] = make(chan struct{})
+	}
+	var next atomic.Int64
+	for range workers {
+		go func() {
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= chunks {
+					return
+				}
+				for i := c * itemChunk; i < min(len(items), (c+1)*itemChunk); i++ {
+					work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind)
+				}
+				close(done[c])
+			}
+		}()
+	}
+	for c := range chunks {
+		<-done[c]
+		for i := c * itemChunk; i < min(len(items), (c+1)*itemChunk); i++ {
+			l.addItem(file, lineOf(i), &work[i], depth)
+			work[i] = itemWork{} // the loader keeps what it needs
+		}
 	}
 }
 
@@ -225,6 +428,18 @@ func describe(kind, namespace, name string) string {
 
 // addEncoded decodes one object of a supported kind.
 func (l *Loader) addEncoded(file string, line int, data []byte, h header) {
+	l.addDecoded(file, line, data, h, nil)
+}
+
+// decoded is the outcome of decodeObject for an object decoded ahead.
+type decoded struct {
+	obj            runtime.Object
+	warnings, errs []fieldIssue
+}
+
+// addDecoded is addEncoded; dec, when not nil, is what decoding data
+// gave.
+func (l *Loader) addDecoded(file string, line int, data []byte, h header, dec *decoded) {
 	if h.Kind == "" {
 		l.report.errorf(file, line, "", "kind", "Required value: every object needs apiVersion and kind")
 		return
@@ -256,7 +471,13 @@ func (l *Loader) addEncoded(file string, line int, data []byte, h header) {
 		l.report.errorf(file, line, desc, fe.Field, "%s", fe.ErrorBody())
 		return
 	}
-	obj, warnings, errs := decodeObject(ki, data)
+	var obj runtime.Object
+	var warnings, errs []fieldIssue
+	if dec != nil {
+		obj, warnings, errs = dec.obj, dec.warnings, dec.errs
+	} else {
+		obj, warnings, errs = decodeObjectChecked(ki, data, h.typeMetaExact)
+	}
 	for _, w := range warnings {
 		l.report.warnf(file, line, desc, w.Field, "%s", w.Message)
 	}
