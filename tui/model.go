@@ -404,6 +404,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.liveCapturing = false
 		if m.busy == "" && msg.w != nil {
 			m.showWorld(msg.w)
+			m.refreshAll()
 		}
 		if m.liveStale {
 			m.liveStale = false
@@ -447,7 +448,7 @@ func (m *Model) liveCapture() tea.Cmd {
 }
 
 // showWorld replaces the state the views read, dropping the caches of
-// attempts it no longer has (a rewind).
+// attempts it no longer has (a rewind); the caller refreshes the views.
 func (m *Model) showWorld(w *world) {
 	for i := range m.c.Forks {
 		if i >= len(w.attempts) {
@@ -466,7 +467,6 @@ func (m *Model) showWorld(w *world) {
 			m.disagreements++
 		}
 	}
-	m.refreshAll()
 }
 
 func (m *Model) onEngine(msg engineMsg) tea.Cmd {
