@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -17,12 +18,15 @@ import (
 // kind is one kind the scheduler reads. Secrets and ConfigMaps are never
 // among them.
 type kind struct {
-	// Name is the Kind ("Pod"); resource is the REST resource ("pods").
-	name, resource string
+	// Name is the Kind ("Pod").
+	name string
 	// required kinds fail the sync when they cannot be listed; the others
 	// give a warning and are left out.
 	required bool
-	informer func(informers.SharedInformerFactory) cache.SharedIndexInformer
+	// gvr is the REST resource; it selects the factory's informer unless
+	// custom builds it (the pods the scheduler sees).
+	gvr    schema.GroupVersionResource
+	custom func(informers.SharedInformerFactory) cache.SharedIndexInformer
 	// probe lists at most one object: it tells a forbidden or missing
 	// resource before an informer would retry it forever.
 	probe func(context.Context, kubernetes.Interface, metav1.ListOptions) error
@@ -52,130 +56,95 @@ func list[T runtime.Object](f func(context.Context, metav1.ListOptions) (T, erro
 
 // kinds in the order they are listed and loaded.
 var kinds = []*kind{
-	{name: "Node", resource: "nodes", required: true,
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Core().V1().Nodes().Informer()
-		},
+	{name: "Node", gvr: res("", "v1", "nodes"), required: true,
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.CoreV1().Nodes().List)(ctx, o)
 		}},
-	{name: "Pod", resource: "pods", required: true, informer: scheduledPods,
+	{name: "Pod", gvr: res("", "v1", "pods"), required: true, custom: scheduledPods,
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			o.FieldSelector = podFieldSelector
 			return list(c.CoreV1().Pods("").List)(ctx, o)
 		}},
-	{name: "PriorityClass", resource: "priorityclasses",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Scheduling().V1().PriorityClasses().Informer()
-		},
+	{name: "PriorityClass", gvr: res("scheduling.k8s.io", "v1", "priorityclasses"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.SchedulingV1().PriorityClasses().List)(ctx, o)
 		}},
-	{name: "PodDisruptionBudget", resource: "poddisruptionbudgets",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Policy().V1().PodDisruptionBudgets().Informer()
-		},
+	{name: "PodDisruptionBudget", gvr: res("policy", "v1", "poddisruptionbudgets"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.PolicyV1().PodDisruptionBudgets("").List)(ctx, o)
 		}},
-	{name: "Namespace", resource: "namespaces",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Core().V1().Namespaces().Informer()
-		},
+	{name: "Namespace", gvr: res("", "v1", "namespaces"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.CoreV1().Namespaces().List)(ctx, o)
 		}},
-	{name: "PersistentVolume", resource: "persistentvolumes",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Core().V1().PersistentVolumes().Informer()
-		},
+	{name: "PersistentVolume", gvr: res("", "v1", "persistentvolumes"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.CoreV1().PersistentVolumes().List)(ctx, o)
 		}},
-	{name: "PersistentVolumeClaim", resource: "persistentvolumeclaims",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Core().V1().PersistentVolumeClaims().Informer()
-		},
+	{name: "PersistentVolumeClaim", gvr: res("", "v1", "persistentvolumeclaims"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.CoreV1().PersistentVolumeClaims("").List)(ctx, o)
 		}},
-	{name: "StorageClass", resource: "storageclasses",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Storage().V1().StorageClasses().Informer()
-		},
+	{name: "StorageClass", gvr: res("storage.k8s.io", "v1", "storageclasses"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.StorageV1().StorageClasses().List)(ctx, o)
 		}},
-	{name: "CSINode", resource: "csinodes",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Storage().V1().CSINodes().Informer()
-		},
+	{name: "CSINode", gvr: res("storage.k8s.io", "v1", "csinodes"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.StorageV1().CSINodes().List)(ctx, o)
 		}},
-	{name: "CSIDriver", resource: "csidrivers",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Storage().V1().CSIDrivers().Informer()
-		},
+	{name: "CSIDriver", gvr: res("storage.k8s.io", "v1", "csidrivers"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.StorageV1().CSIDrivers().List)(ctx, o)
 		}},
-	{name: "CSIStorageCapacity", resource: "csistoragecapacities",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Storage().V1().CSIStorageCapacities().Informer()
-		},
+	{name: "CSIStorageCapacity", gvr: res("storage.k8s.io", "v1", "csistoragecapacities"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.StorageV1().CSIStorageCapacities("").List)(ctx, o)
 		}},
-	{name: "VolumeAttachment", resource: "volumeattachments",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Storage().V1().VolumeAttachments().Informer()
-		},
+	{name: "VolumeAttachment", gvr: res("storage.k8s.io", "v1", "volumeattachments"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.StorageV1().VolumeAttachments().List)(ctx, o)
 		}},
-	{name: "Service", resource: "services",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Core().V1().Services().Informer()
-		},
+	{name: "Service", gvr: res("", "v1", "services"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.CoreV1().Services("").List)(ctx, o)
 		}},
-	{name: "ReplicaSet", resource: "replicasets",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Apps().V1().ReplicaSets().Informer()
-		},
+	{name: "ReplicaSet", gvr: res("apps", "v1", "replicasets"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.AppsV1().ReplicaSets("").List)(ctx, o)
 		}},
-	{name: "StatefulSet", resource: "statefulsets",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Apps().V1().StatefulSets().Informer()
-		},
+	{name: "StatefulSet", gvr: res("apps", "v1", "statefulsets"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.AppsV1().StatefulSets("").List)(ctx, o)
 		}},
-	{name: "ReplicationController", resource: "replicationcontrollers",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Core().V1().ReplicationControllers().Informer()
-		},
+	{name: "ReplicationController", gvr: res("", "v1", "replicationcontrollers"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.CoreV1().ReplicationControllers("").List)(ctx, o)
 		}},
-	{name: "DaemonSet", resource: "daemonsets",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Apps().V1().DaemonSets().Informer()
-		},
+	{name: "DaemonSet", gvr: res("apps", "v1", "daemonsets"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.AppsV1().DaemonSets("").List)(ctx, o)
 		}},
-	{name: "RuntimeClass", resource: "runtimeclasses",
-		informer: func(f informers.SharedInformerFactory) cache.SharedIndexInformer {
-			return f.Node().V1().RuntimeClasses().Informer()
-		},
+	{name: "RuntimeClass", gvr: res("node.k8s.io", "v1", "runtimeclasses"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.NodeV1().RuntimeClasses().List)(ctx, o)
 		}},
+}
+
+func res(group, version, resource string) schema.GroupVersionResource {
+	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
+}
+
+// informer returns the factory's informer of the kind.
+func (k *kind) informer(f informers.SharedInformerFactory) (cache.SharedIndexInformer, error) {
+	if k.custom != nil {
+		return k.custom(f), nil
+	}
+	gi, err := f.ForResource(k.gvr)
+	if err != nil {
+		return nil, err
+	}
+	return gi.Informer(), nil
 }
 
 // Kinds lists the kinds a live source reads, as Kind names.

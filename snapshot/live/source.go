@@ -66,9 +66,10 @@ type Source struct {
 	stop    chan struct{}
 	stopped sync.Once
 
-	active  []*kind
-	regs    map[*kind]cache.ResourceEventHandlerRegistration
-	skipped []snapshot.Problem
+	active    []*kind
+	informers map[*kind]cache.SharedIndexInformer
+	regs      map[*kind]cache.ResourceEventHandlerRegistration
+	skipped   []snapshot.Problem
 
 	q queue
 
@@ -91,7 +92,8 @@ func NewSource(name string, client kubernetes.Interface, onStatus func(Status)) 
 	return &Source{
 		name: name, client: client, onStatus: onStatus,
 		stop: make(chan struct{}), regs: map[*kind]cache.ResourceEventHandlerRegistration{},
-		lastErr: map[string]error{}, known: map[*kind]map[string]runtime.Object{},
+		informers: map[*kind]cache.SharedIndexInformer{},
+		lastErr:   map[string]error{}, known: map[*kind]map[string]runtime.Object{},
 		q: queue{signal: make(chan struct{}, 1)},
 	}
 }
@@ -149,19 +151,23 @@ func (s *Source) Sync(ctx context.Context) (*snapshot.Cluster, *snapshot.Report,
 	}
 	s.factory = informers.NewSharedInformerFactory(s.client, 0)
 	for _, k := range s.active {
-		inf := k.informer(s.factory)
+		inf, err := k.informer(s.factory)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %s informer: %w", s.origin(), k.gvr.Resource, err)
+		}
+		s.informers[k] = inf
 		_ = inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
 			s.mu.Lock()
 			s.lastErr[k.name] = err
 			s.mu.Unlock()
 			s.report(func(st *Status) {
 				st.Warning, st.Err = true, err
-				st.Message = fmt.Sprintf("list/watch %s", k.resource)
+				st.Message = fmt.Sprintf("list/watch %s", k.gvr.Resource)
 			})
 		})
 		reg, err := inf.AddEventHandler(s.q.handler(k))
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %s informer: %w", s.origin(), k.resource, err)
+			return nil, nil, fmt.Errorf("%s: %s informer: %w", s.origin(), k.gvr.Resource, err)
 		}
 		s.regs[k] = reg
 	}
@@ -191,16 +197,16 @@ func (s *Source) probe(ctx context.Context) error {
 			return ctx.Err()
 		case apierrors.IsForbidden(err), apierrors.IsNotFound(err), apierrors.IsMethodNotSupported(err):
 		default:
-			return fmt.Errorf("%s: listing %s: %w", s.origin(), k.resource, err)
+			return fmt.Errorf("%s: listing %s: %w", s.origin(), k.gvr.Resource, err)
 		}
 		why := "the server does not serve them"
 		if apierrors.IsForbidden(err) {
 			why = "forbidden (403): the user may not list them"
 		}
 		if k.required {
-			return fmt.Errorf("%s: cannot list %s, which the scheduler needs: %s: %w", s.origin(), k.resource, why, err)
+			return fmt.Errorf("%s: cannot list %s, which the scheduler needs: %s: %w", s.origin(), k.gvr.Resource, why, err)
 		}
-		msg := fmt.Sprintf("%s are left out: %s; plugins that read them see none", k.resource, why)
+		msg := fmt.Sprintf("%s are left out: %s; plugins that read them see none", k.gvr.Resource, why)
 		s.skipped = append(s.skipped, snapshot.Problem{Severity: snapshot.Warning, File: s.origin(), Object: k.name, Message: msg})
 		s.report(func(st *Status) { st.Warning, st.Message = true, msg; st.Synced++ })
 	}
@@ -217,11 +223,11 @@ func (s *Source) waitForSync(ctx context.Context) error {
 				continue
 			}
 			done[k] = true
-			n := len(k.informer(s.factory).GetStore().ListKeys())
+			n := len(s.informers[k].GetStore().ListKeys())
 			s.report(func(st *Status) {
 				st.Synced++
 				st.Objects += n
-				st.Message = fmt.Sprintf("listed %d %s", n, k.resource)
+				st.Message = fmt.Sprintf("listed %d %s", n, k.gvr.Resource)
 			})
 		}
 		if len(done) == len(s.active) {
@@ -233,7 +239,7 @@ func (s *Source) waitForSync(ctx context.Context) error {
 			s.mu.Lock()
 			for _, k := range s.active {
 				if !done[k] {
-					m := k.resource
+					m := k.gvr.Resource
 					if err := s.lastErr[k.name]; err != nil {
 						m += " (" + err.Error() + ")"
 					}

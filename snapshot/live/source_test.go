@@ -171,8 +171,8 @@ func TestSync(t *testing.T) {
 		}
 	}
 	for _, k := range kinds {
-		if !listed[k.resource] {
-			t.Errorf("%s never listed", k.resource)
+		if !listed[k.gvr.Resource] {
+			t.Errorf("%s never listed", k.gvr.Resource)
 		}
 	}
 	last := log.all[len(log.all)-1]
