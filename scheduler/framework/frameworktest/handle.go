@@ -5,6 +5,7 @@ package frameworktest
 import (
 	"context"
 	"math/rand/v2"
+	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -81,4 +82,35 @@ func (h *Handle) RunPreFilterExtensionRemovePod(ctx context.Context, state *fram
 		}
 	}
 	return nil
+}
+
+// HintCase is one call of a queueing hint function: the pod waiting, the
+// event's old and new objects, and the hint wanted.
+type HintCase struct {
+	Name           string
+	Pod            *v1.Pod
+	OldObj, NewObj any
+	Want           framework.QueueingHint
+	WantErr        bool
+}
+
+// RunHints runs each case as a subtest; a case without a pod gets
+// defaultPod.
+func RunHints(t *testing.T, fn framework.QueueingHintFn, defaultPod *v1.Pod, cases []HintCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			pod := tc.Pod
+			if pod == nil {
+				pod = defaultPod
+			}
+			got, err := fn(pod, tc.OldObj, tc.NewObj)
+			if (err != nil) != tc.WantErr {
+				t.Fatalf("err = %v, wantErr %v", err, tc.WantErr)
+			}
+			if got != tc.Want {
+				t.Errorf("hint = %v, want %v", got, tc.Want)
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
 
 func newFit(t *testing.T) *Fit {
@@ -46,29 +47,6 @@ func TestEventsToRegister(t *testing.T) {
 	}
 }
 
-type hintCase struct {
-	name           string
-	pod            *v1.Pod
-	oldObj, newObj any
-	want           framework.QueueingHint
-	wantErr        bool
-}
-
-func runHints(t *testing.T, fn framework.QueueingHintFn, tests []hintCase) {
-	t.Helper()
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := fn(tc.pod, tc.oldObj, tc.newObj)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
-			}
-			if got != tc.want {
-				t.Errorf("hint = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
-
 func nominated(p *v1.Pod, node string) *v1.Pod {
 	p.Status.NominatedNodeName = node
 	return p
@@ -78,81 +56,81 @@ func nominated(p *v1.Pod, node string) *v1.Pod {
 // cases belong to an alpha gate that is off).
 func TestHintAssignedPodDelete(t *testing.T) {
 	cpu1 := func() *v1.Pod { return newPod(rl("cpu", "1")) }
-	runHints(t, newFit(t).isSchedulableAfterAssignedPodDelete, []hintCase{
-		{name: "backoff-wrong-old-object", pod: &v1.Pod{}, oldObj: "not-a-pod", want: framework.Queue, wantErr: true},
-		{name: "queue-on-other-pod-deleted", pod: cpu1(), oldObj: onNode(cpu1(), "fake"), want: framework.Queue},
-		{name: "skip-queue-on-unscheduled-pod-deleted", pod: &v1.Pod{}, oldObj: &v1.Pod{}, want: framework.QueueSkip},
-		{name: "queue-on-nominated-pod-deleted", pod: cpu1(), oldObj: nominated(newPod(rl("cpu", "2")), "fake"), want: framework.Queue},
-		{name: "missing pod", pod: cpu1(), want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, newFit(t).isSchedulableAfterAssignedPodDelete, nil, []frameworktest.HintCase{
+		{Name: "backoff-wrong-old-object", Pod: &v1.Pod{}, OldObj: "not-a-pod", Want: framework.Queue, WantErr: true},
+		{Name: "queue-on-other-pod-deleted", Pod: cpu1(), OldObj: onNode(cpu1(), "fake"), Want: framework.Queue},
+		{Name: "skip-queue-on-unscheduled-pod-deleted", Pod: &v1.Pod{}, OldObj: &v1.Pod{}, Want: framework.QueueSkip},
+		{Name: "queue-on-nominated-pod-deleted", Pod: cpu1(), OldObj: nominated(newPod(rl("cpu", "2")), "fake"), Want: framework.Queue},
+		{Name: "missing pod", Pod: cpu1(), Want: framework.Queue, WantErr: true},
 	})
 }
 
 func TestHintTargetPodScaleDown(t *testing.T) {
-	runHints(t, newFit(t).isSchedulableAfterTargetPodScaleDown, []hintCase{
-		{name: "queue-on-target-pod-some-resource-scale-down", pod: newPod(rl("cpu", "1")), want: framework.Queue},
-		{name: "queue-on-target-pod-some-pod-level-resource-scale-down", pod: withPodLevel(newPod(), rl("cpu", "1")), want: framework.Queue},
+	frameworktest.RunHints(t, newFit(t).isSchedulableAfterTargetPodScaleDown, nil, []frameworktest.HintCase{
+		{Name: "queue-on-target-pod-some-resource-scale-down", Pod: newPod(rl("cpu", "1")), Want: framework.Queue},
+		{Name: "queue-on-target-pod-some-pod-level-resource-scale-down", Pod: withPodLevel(newPod(), rl("cpu", "1")), Want: framework.Queue},
 	})
 }
 
 // Upstream's Test_isSchedulableAfterAssignedPodScaleDown.
 func TestHintAssignedPodScaleDown(t *testing.T) {
 	podLevel := func(kv ...string) *v1.Pod { return withPodLevel(newPod(), rl(kv...)) }
-	runHints(t, newFit(t).isSchedulableAfterAssignedPodScaleDown, []hintCase{
-		{name: "backoff-wrong-old-object", pod: &v1.Pod{}, oldObj: "not-a-pod", want: framework.Queue, wantErr: true},
-		{name: "backoff-wrong-new-object", pod: &v1.Pod{}, newObj: "not-a-pod", want: framework.Queue, wantErr: true},
-		{name: "skip-queue-on-other-unscheduled-pod", pod: newPod(rl("cpu", "1")),
-			oldObj: newPod(rl("cpu", "2")), newObj: newPod(rl("cpu", "1")), want: framework.QueueSkip},
-		{name: "skip-queue-on-other-pod-unrelated-resource-scaled-down", pod: newPod(rl("cpu", "1")),
-			oldObj: onNode(newPod(rl("memory", "2")), "fake"), newObj: onNode(newPod(rl("memory", "1")), "fake"), want: framework.QueueSkip},
-		{name: "skip-queue-on-other-pod-unrelated-pod-level-resource-scaled-down", pod: podLevel("cpu", "1"),
-			oldObj: onNode(podLevel("memory", "2"), "fake"), newObj: onNode(podLevel("memory", "1"), "fake"), want: framework.QueueSkip},
-		{name: "queue-on-other-pod-some-resource-scale-down", pod: newPod(rl("cpu", "1")),
-			oldObj: onNode(newPod(rl("cpu", "2")), "fake"), newObj: onNode(newPod(rl("cpu", "1")), "fake"), want: framework.Queue},
-		{name: "queue-on-other-pod-some-pod-level-resource-scale-down", pod: podLevel("cpu", "1"),
-			oldObj: onNode(podLevel("cpu", "2"), "fake"), newObj: onNode(podLevel("cpu", "1"), "fake"), want: framework.Queue},
+	frameworktest.RunHints(t, newFit(t).isSchedulableAfterAssignedPodScaleDown, nil, []frameworktest.HintCase{
+		{Name: "backoff-wrong-old-object", Pod: &v1.Pod{}, OldObj: "not-a-pod", Want: framework.Queue, WantErr: true},
+		{Name: "backoff-wrong-new-object", Pod: &v1.Pod{}, NewObj: "not-a-pod", Want: framework.Queue, WantErr: true},
+		{Name: "skip-queue-on-other-unscheduled-pod", Pod: newPod(rl("cpu", "1")),
+			OldObj: newPod(rl("cpu", "2")), NewObj: newPod(rl("cpu", "1")), Want: framework.QueueSkip},
+		{Name: "skip-queue-on-other-pod-unrelated-resource-scaled-down", Pod: newPod(rl("cpu", "1")),
+			OldObj: onNode(newPod(rl("memory", "2")), "fake"), NewObj: onNode(newPod(rl("memory", "1")), "fake"), Want: framework.QueueSkip},
+		{Name: "skip-queue-on-other-pod-unrelated-pod-level-resource-scaled-down", Pod: podLevel("cpu", "1"),
+			OldObj: onNode(podLevel("memory", "2"), "fake"), NewObj: onNode(podLevel("memory", "1"), "fake"), Want: framework.QueueSkip},
+		{Name: "queue-on-other-pod-some-resource-scale-down", Pod: newPod(rl("cpu", "1")),
+			OldObj: onNode(newPod(rl("cpu", "2")), "fake"), NewObj: onNode(newPod(rl("cpu", "1")), "fake"), Want: framework.Queue},
+		{Name: "queue-on-other-pod-some-pod-level-resource-scale-down", Pod: podLevel("cpu", "1"),
+			OldObj: onNode(podLevel("cpu", "2"), "fake"), NewObj: onNode(podLevel("cpu", "1"), "fake"), Want: framework.Queue},
 		// Beyond upstream's table.
-		{name: "queue-on-scalar-scale-down", pod: newPod(rl(string(extendedA), "1")),
-			oldObj: onNode(newPod(rl(string(extendedA), "2")), "fake"), newObj: onNode(newPod(rl(string(extendedA), "1")), "fake"), want: framework.Queue},
-		{name: "queue-on-ephemeral-storage-scale-down", pod: newPod(rl("ephemeral-storage", "1")),
-			oldObj: onNode(newPod(rl("ephemeral-storage", "2")), "fake"), newObj: onNode(newPod(rl("ephemeral-storage", "1")), "fake"), want: framework.Queue},
-		{name: "queue-on-memory-scale-down", pod: newPod(rl("memory", "1")),
-			oldObj: onNode(newPod(rl("memory", "2")), "fake"), newObj: onNode(newPod(rl("memory", "1")), "fake"), want: framework.Queue},
-		{name: "skip-on-scale-up", pod: newPod(rl("cpu", "1")),
-			oldObj: onNode(newPod(rl("cpu", "1")), "fake"), newObj: onNode(newPod(rl("cpu", "2")), "fake"), want: framework.QueueSkip},
-		{name: "skip-when-target-requests-zero", pod: newPod(rl("cpu", "0")),
-			oldObj: onNode(newPod(rl("cpu", "2")), "fake"), newObj: onNode(newPod(rl("cpu", "1")), "fake"), want: framework.QueueSkip},
-		{name: "missing pods", pod: newPod(rl("cpu", "1")), want: framework.Queue, wantErr: true},
+		{Name: "queue-on-scalar-scale-down", Pod: newPod(rl(string(extendedA), "1")),
+			OldObj: onNode(newPod(rl(string(extendedA), "2")), "fake"), NewObj: onNode(newPod(rl(string(extendedA), "1")), "fake"), Want: framework.Queue},
+		{Name: "queue-on-ephemeral-storage-scale-down", Pod: newPod(rl("ephemeral-storage", "1")),
+			OldObj: onNode(newPod(rl("ephemeral-storage", "2")), "fake"), NewObj: onNode(newPod(rl("ephemeral-storage", "1")), "fake"), Want: framework.Queue},
+		{Name: "queue-on-memory-scale-down", Pod: newPod(rl("memory", "1")),
+			OldObj: onNode(newPod(rl("memory", "2")), "fake"), NewObj: onNode(newPod(rl("memory", "1")), "fake"), Want: framework.Queue},
+		{Name: "skip-on-scale-up", Pod: newPod(rl("cpu", "1")),
+			OldObj: onNode(newPod(rl("cpu", "1")), "fake"), NewObj: onNode(newPod(rl("cpu", "2")), "fake"), Want: framework.QueueSkip},
+		{Name: "skip-when-target-requests-zero", Pod: newPod(rl("cpu", "0")),
+			OldObj: onNode(newPod(rl("cpu", "2")), "fake"), NewObj: onNode(newPod(rl("cpu", "1")), "fake"), Want: framework.QueueSkip},
+		{Name: "missing pods", Pod: newPod(rl("cpu", "1")), Want: framework.Queue, WantErr: true},
 	})
 }
 
 // Upstream's Test_isSchedulableAfterNodeChange.
 func TestHintNodeChange(t *testing.T) {
 	pod := func() *v1.Pod { return newPod(rl("memory", "2", string(extendedA), "1")) }
-	runHints(t, newFit(t).isSchedulableAfterNodeChange, []hintCase{
-		{name: "backoff-wrong-new-object", pod: &v1.Pod{}, newObj: "not-a-node", want: framework.Queue, wantErr: true},
-		{name: "backoff-wrong-old-object", pod: &v1.Pod{}, oldObj: "not-a-node", newObj: &v1.Node{}, want: framework.Queue, wantErr: true},
-		{name: "skip-queue-on-node-add-without-sufficient-resources", pod: newPod(rl("memory", "2")),
-			newObj: nodeWithPods32("n", "memory", "1"), want: framework.QueueSkip},
-		{name: "skip-queue-on-node-add-without-required-resource-type", pod: newPod(rl(string(extendedA), "1")),
-			newObj: nodeWithPods32("n", string(extendedB), "1"), want: framework.QueueSkip},
-		{name: "queue-on-node-add-with-sufficient-resources", pod: pod(),
-			newObj: nodeWithPods32("n", "memory", "4", string(extendedA), "2"), want: framework.Queue},
-		{name: "skip-queue-on-node-unrelated-changes", pod: pod(),
-			oldObj: nodeWithPods32("n", "memory", "2", string(extendedA), "2"),
-			newObj: nodeWithPods32("n", "memory", "2", string(extendedA), "1", string(extendedB), "2"), want: framework.QueueSkip},
-		{name: "queue-on-pod-requested-resources-increase", pod: pod(),
-			oldObj: nodeWithPods32("n", "memory", "2", string(extendedA), "1"),
-			newObj: nodeWithPods32("n", "memory", "2", string(extendedA), "2"), want: framework.Queue},
-		{name: "skip-queue-on-node-changes-from-suitable-to-unsuitable", pod: pod(),
-			oldObj: nodeWithPods32("n", "memory", "4", string(extendedA), "2"),
-			newObj: nodeWithPods32("n", "memory", "1", string(extendedA), "2"), want: framework.QueueSkip},
-		{name: "queue-on-node-changes-from-unsuitable-to-suitable", pod: pod(),
-			oldObj: nodeWithPods32("n", "memory", "1", string(extendedA), "2"),
-			newObj: nodeWithPods32("n", "memory", "4", string(extendedA), "2"), want: framework.Queue},
+	frameworktest.RunHints(t, newFit(t).isSchedulableAfterNodeChange, nil, []frameworktest.HintCase{
+		{Name: "backoff-wrong-new-object", Pod: &v1.Pod{}, NewObj: "not-a-node", Want: framework.Queue, WantErr: true},
+		{Name: "backoff-wrong-old-object", Pod: &v1.Pod{}, OldObj: "not-a-node", NewObj: &v1.Node{}, Want: framework.Queue, WantErr: true},
+		{Name: "skip-queue-on-node-add-without-sufficient-resources", Pod: newPod(rl("memory", "2")),
+			NewObj: nodeWithPods32("n", "memory", "1"), Want: framework.QueueSkip},
+		{Name: "skip-queue-on-node-add-without-required-resource-type", Pod: newPod(rl(string(extendedA), "1")),
+			NewObj: nodeWithPods32("n", string(extendedB), "1"), Want: framework.QueueSkip},
+		{Name: "queue-on-node-add-with-sufficient-resources", Pod: pod(),
+			NewObj: nodeWithPods32("n", "memory", "4", string(extendedA), "2"), Want: framework.Queue},
+		{Name: "skip-queue-on-node-unrelated-changes", Pod: pod(),
+			OldObj: nodeWithPods32("n", "memory", "2", string(extendedA), "2"),
+			NewObj: nodeWithPods32("n", "memory", "2", string(extendedA), "1", string(extendedB), "2"), Want: framework.QueueSkip},
+		{Name: "queue-on-pod-requested-resources-increase", Pod: pod(),
+			OldObj: nodeWithPods32("n", "memory", "2", string(extendedA), "1"),
+			NewObj: nodeWithPods32("n", "memory", "2", string(extendedA), "2"), Want: framework.Queue},
+		{Name: "skip-queue-on-node-changes-from-suitable-to-unsuitable", Pod: pod(),
+			OldObj: nodeWithPods32("n", "memory", "4", string(extendedA), "2"),
+			NewObj: nodeWithPods32("n", "memory", "1", string(extendedA), "2"), Want: framework.QueueSkip},
+		{Name: "queue-on-node-changes-from-unsuitable-to-suitable", Pod: pod(),
+			OldObj: nodeWithPods32("n", "memory", "1", string(extendedA), "2"),
+			NewObj: nodeWithPods32("n", "memory", "4", string(extendedA), "2"), Want: framework.Queue},
 		// Beyond upstream's table.
-		{name: "skip-node-add-without-pod-slots", pod: &v1.Pod{}, newObj: newNode("n", rl("cpu", "1")), want: framework.QueueSkip},
-		{name: "queue-node-add-requestless-pod", pod: &v1.Pod{}, newObj: nodeWithPods32("n"), want: framework.Queue},
-		{name: "nil new node", pod: &v1.Pod{}, want: framework.QueueSkip},
+		{Name: "skip-node-add-without-pod-slots", Pod: &v1.Pod{}, NewObj: newNode("n", rl("cpu", "1")), Want: framework.QueueSkip},
+		{Name: "queue-node-add-requestless-pod", Pod: &v1.Pod{}, NewObj: nodeWithPods32("n"), Want: framework.Queue},
+		{Name: "nil new node", Pod: &v1.Pod{}, Want: framework.QueueSkip},
 	})
 }
 
@@ -228,29 +206,29 @@ func strPtr(s string) *string { return &s }
 func TestHintDeviceClass(t *testing.T) {
 	gpuPod := func() *v1.Pod { return newPod(rl("example.com/gpu", "1")) }
 	implicitPod := func() *v1.Pod { return newPod(rl("deviceclass.resource.kubernetes.io/gpuclass", "1")) }
-	runHints(t, newFit(t).isSchedulableAfterDeviceClassEvent, []hintCase{
-		{name: "backoff-wrong-new-object", pod: &v1.Pod{}, newObj: "not-a-class", want: framework.Queue, wantErr: true},
-		{name: "backoff-wrong-old-object", pod: &v1.Pod{}, oldObj: "not-a-class", newObj: &resourceapi.DeviceClass{}, want: framework.Queue, wantErr: true},
-		{name: "skip-queue-on-class-nil-extended-resource-name-pointer", pod: newPod(rl("memory", "2")),
-			oldObj: deviceClass("", nil), newObj: deviceClass("", nil), want: framework.QueueSkip},
-		{name: "skip-queue-on-class-same-extended-resource-name", pod: newPod(rl("memory", "2")),
-			oldObj: deviceClass("", strPtr("example.com/gpu")), newObj: deviceClass("", strPtr("example.com/gpu")), want: framework.QueueSkip},
-		{name: "queue-on-class-add-with-implicit-extended-resource-name", pod: implicitPod(),
-			newObj: deviceClass("gpuclass", strPtr("example.com/gpu")), want: framework.Queue},
-		{name: "queue-on-class-add-with-explicit-extended-resource-name", pod: gpuPod(),
-			newObj: deviceClass("gpuclass", strPtr("example.com/gpu")), want: framework.Queue},
-		{name: "skip-queue-on-class-add-without-matching-names", pod: newPod(rl("example.com/other", "1")),
-			newObj: deviceClass("gpuclass", strPtr("example.com/gpu")), want: framework.QueueSkip},
-		{name: "queue-on-class-update-to-matching-extended-resource-name", pod: gpuPod(),
-			oldObj: deviceClass("gpuclass", nil), newObj: deviceClass("gpuclass", strPtr("example.com/gpu")), want: framework.Queue},
-		{name: "skip-queue-on-class-update-implicit-name-only", pod: implicitPod(),
-			oldObj: deviceClass("gpuclass", nil), newObj: deviceClass("gpuclass", strPtr("example.com/gpu")), want: framework.QueueSkip},
-		{name: "skip-queue-on-class-update-to-nil", pod: gpuPod(),
-			oldObj: deviceClass("gpuclass", strPtr("example.com/gpu")), newObj: deviceClass("gpuclass", nil), want: framework.QueueSkip},
-		{name: "skip-on-class-add-with-implicit-extended-resource-name-not-matching", pod: implicitPod(),
-			newObj: deviceClass("myclass", strPtr("example.com/gpu")), want: framework.QueueSkip},
-		{name: "queue-on-class-update-with-extended-resource-name", pod: gpuPod(),
-			oldObj: deviceClass("", strPtr("example.com/gpu1")), newObj: deviceClass("", strPtr("example.com/gpu")), want: framework.Queue},
-		{name: "missing class", pod: gpuPod(), want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, newFit(t).isSchedulableAfterDeviceClassEvent, nil, []frameworktest.HintCase{
+		{Name: "backoff-wrong-new-object", Pod: &v1.Pod{}, NewObj: "not-a-class", Want: framework.Queue, WantErr: true},
+		{Name: "backoff-wrong-old-object", Pod: &v1.Pod{}, OldObj: "not-a-class", NewObj: &resourceapi.DeviceClass{}, Want: framework.Queue, WantErr: true},
+		{Name: "skip-queue-on-class-nil-extended-resource-name-pointer", Pod: newPod(rl("memory", "2")),
+			OldObj: deviceClass("", nil), NewObj: deviceClass("", nil), Want: framework.QueueSkip},
+		{Name: "skip-queue-on-class-same-extended-resource-name", Pod: newPod(rl("memory", "2")),
+			OldObj: deviceClass("", strPtr("example.com/gpu")), NewObj: deviceClass("", strPtr("example.com/gpu")), Want: framework.QueueSkip},
+		{Name: "queue-on-class-add-with-implicit-extended-resource-name", Pod: implicitPod(),
+			NewObj: deviceClass("gpuclass", strPtr("example.com/gpu")), Want: framework.Queue},
+		{Name: "queue-on-class-add-with-explicit-extended-resource-name", Pod: gpuPod(),
+			NewObj: deviceClass("gpuclass", strPtr("example.com/gpu")), Want: framework.Queue},
+		{Name: "skip-queue-on-class-add-without-matching-names", Pod: newPod(rl("example.com/other", "1")),
+			NewObj: deviceClass("gpuclass", strPtr("example.com/gpu")), Want: framework.QueueSkip},
+		{Name: "queue-on-class-update-to-matching-extended-resource-name", Pod: gpuPod(),
+			OldObj: deviceClass("gpuclass", nil), NewObj: deviceClass("gpuclass", strPtr("example.com/gpu")), Want: framework.Queue},
+		{Name: "skip-queue-on-class-update-implicit-name-only", Pod: implicitPod(),
+			OldObj: deviceClass("gpuclass", nil), NewObj: deviceClass("gpuclass", strPtr("example.com/gpu")), Want: framework.QueueSkip},
+		{Name: "skip-queue-on-class-update-to-nil", Pod: gpuPod(),
+			OldObj: deviceClass("gpuclass", strPtr("example.com/gpu")), NewObj: deviceClass("gpuclass", nil), Want: framework.QueueSkip},
+		{Name: "skip-on-class-add-with-implicit-extended-resource-name-not-matching", Pod: implicitPod(),
+			NewObj: deviceClass("myclass", strPtr("example.com/gpu")), Want: framework.QueueSkip},
+		{Name: "queue-on-class-update-with-extended-resource-name", Pod: gpuPod(),
+			OldObj: deviceClass("", strPtr("example.com/gpu1")), NewObj: deviceClass("", strPtr("example.com/gpu")), Want: framework.Queue},
+		{Name: "missing class", Pod: gpuPod(), Want: framework.Queue, WantErr: true},
 	})
 }

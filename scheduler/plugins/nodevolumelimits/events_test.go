@@ -9,30 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
-
-type hintCase struct {
-	name           string
-	pod            *v1.Pod
-	oldObj, newObj any
-	want           framework.QueueingHint
-	wantErr        bool
-}
-
-func runHints(t *testing.T, fn framework.QueueingHintFn, cases []hintCase) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := fn(tc.pod, tc.oldObj, tc.newObj)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
-			}
-			if got != tc.want {
-				t.Errorf("hint = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
 
 func TestEventsToRegister(t *testing.T) {
 	events, _ := (&CSILimits{}).EventsToRegister(context.Background())
@@ -61,16 +39,16 @@ func TestIsSchedulableAfterAssignedPodDeleted(t *testing.T) {
 	scheduled := func(p *v1.Pod) *v1.Pod { p.Spec.NodeName = testNodeName; return p }
 	nominated := pvcPod("placeholder")
 	nominated.Status.NominatedNodeName = testNodeName
-	runHints(t, (&CSILimits{}).isSchedulableAfterAssignedPodDeleted, []hintCase{
-		{name: "deleted pod has a PVC", pod: pod, oldObj: scheduled(pvcPod("placeholder")), want: framework.Queue},
-		{name: "deleted pod has an inline migratable volume", pod: pod,
-			oldObj: scheduled(podWithVolumes("", "x", "x", v1.Volume{VolumeSource: v1.VolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{}}})), want: framework.Queue},
-		{name: "deleted pod has an ephemeral volume", pod: pod, oldObj: scheduled(podWithVolumes("", "x", "x", ephemeralVol("e"))), want: framework.Queue},
-		{name: "deleted pod has no volume", pod: pod, oldObj: scheduled(pvcPod()), want: framework.QueueSkip},
-		{name: "deleted pod has only an emptyDir", pod: pod, oldObj: scheduled(podWithVolumes("", "x", "x", v1.Volume{VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}})), want: framework.QueueSkip},
-		{name: "deleted pod was not scheduled", pod: pod, oldObj: pvcPod("csi-ebs.csi.aws.com-0"), want: framework.QueueSkip},
-		{name: "deleted pod was only nominated", pod: pod, oldObj: nominated, want: framework.Queue},
-		{name: "wrong type", pod: pod, oldObj: "x", want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, (&CSILimits{}).isSchedulableAfterAssignedPodDeleted, nil, []frameworktest.HintCase{
+		{Name: "deleted pod has a PVC", Pod: pod, OldObj: scheduled(pvcPod("placeholder")), Want: framework.Queue},
+		{Name: "deleted pod has an inline migratable volume", Pod: pod,
+			OldObj: scheduled(podWithVolumes("", "x", "x", v1.Volume{VolumeSource: v1.VolumeSource{AWSElasticBlockStore: &v1.AWSElasticBlockStoreVolumeSource{}}})), Want: framework.Queue},
+		{Name: "deleted pod has an ephemeral volume", Pod: pod, OldObj: scheduled(podWithVolumes("", "x", "x", ephemeralVol("e"))), Want: framework.Queue},
+		{Name: "deleted pod has no volume", Pod: pod, OldObj: scheduled(pvcPod()), Want: framework.QueueSkip},
+		{Name: "deleted pod has only an emptyDir", Pod: pod, OldObj: scheduled(podWithVolumes("", "x", "x", v1.Volume{VolumeSource: v1.VolumeSource{EmptyDir: &v1.EmptyDirVolumeSource{}}})), Want: framework.QueueSkip},
+		{Name: "deleted pod was not scheduled", Pod: pod, OldObj: pvcPod("csi-ebs.csi.aws.com-0"), Want: framework.QueueSkip},
+		{Name: "deleted pod was only nominated", Pod: pod, OldObj: nominated, Want: framework.Queue},
+		{Name: "wrong type", Pod: pod, OldObj: "x", Want: framework.Queue, WantErr: true},
 	})
 }
 
@@ -78,13 +56,13 @@ func TestIsSchedulableAfterPVCAdded(t *testing.T) {
 	claim := func(ns, name string) *v1.PersistentVolumeClaim {
 		return &v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	}
-	runHints(t, (&CSILimits{}).isSchedulableAfterPVCAdded, []hintCase{
-		{name: "other namespace", pod: podWithVolumes("ns1", "p", "p"), newObj: claim("ns2", "pvc1"), want: framework.QueueSkip},
-		{name: "pod's claim", pod: podWithVolumes("ns1", "p", "p", claimVol("pvc1")), newObj: claim("ns1", "pvc1"), want: framework.Queue},
-		{name: "pod's ephemeral claim", pod: podWithVolumes("ns1", "pod1", "p", ephemeralVol("ephemeral")), newObj: claim("ns1", "pod1-ephemeral"), want: framework.Queue},
-		{name: "another claim", pod: podWithVolumes("ns1", "p", "p", claimVol("pvc1")), newObj: claim("ns1", "pvc2"), want: framework.QueueSkip},
-		{name: "pod without claims", pod: podWithVolumes("ns1", "p", "p"), newObj: claim("ns1", "pvc2"), want: framework.QueueSkip},
-		{name: "wrong type", pod: podWithVolumes("ns1", "p", "p"), newObj: 1, want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, (&CSILimits{}).isSchedulableAfterPVCAdded, nil, []frameworktest.HintCase{
+		{Name: "other namespace", Pod: podWithVolumes("ns1", "p", "p"), NewObj: claim("ns2", "pvc1"), Want: framework.QueueSkip},
+		{Name: "pod's claim", Pod: podWithVolumes("ns1", "p", "p", claimVol("pvc1")), NewObj: claim("ns1", "pvc1"), Want: framework.Queue},
+		{Name: "pod's ephemeral claim", Pod: podWithVolumes("ns1", "pod1", "p", ephemeralVol("ephemeral")), NewObj: claim("ns1", "pod1-ephemeral"), Want: framework.Queue},
+		{Name: "another claim", Pod: podWithVolumes("ns1", "p", "p", claimVol("pvc1")), NewObj: claim("ns1", "pvc2"), Want: framework.QueueSkip},
+		{Name: "pod without claims", Pod: podWithVolumes("ns1", "p", "p"), NewObj: claim("ns1", "pvc2"), Want: framework.QueueSkip},
+		{Name: "wrong type", Pod: podWithVolumes("ns1", "p", "p"), NewObj: 1, Want: framework.Queue, WantErr: true},
 	})
 }
 
@@ -96,15 +74,15 @@ func TestIsSchedulableAfterVolumeAttachmentDeleted(t *testing.T) {
 		Spec: storagev1.VolumeAttachmentSpec{NodeName: "fake-node", Attacher: ebsDriver, Source: storagev1.VolumeAttachmentSource{
 			InlineVolumeSpec: &v1.PersistentVolumeSpec{PersistentVolumeSource: v1.PersistentVolumeSource{CSI: &v1.CSIPersistentVolumeSource{Driver: ebsDriver}}}}}}
 	gceInline := v1.Volume{VolumeSource: v1.VolumeSource{GCEPersistentDisk: &v1.GCEPersistentDiskVolumeSource{PDName: "test"}}}
-	runHints(t, (&CSILimits{}).isSchedulableAfterVolumeAttachmentDeleted, []hintCase{
-		{name: "pod has a PVC", pod: podWithVolumes("ns1", "p", "p", claimVol("pvc1")), oldObj: byPV, want: framework.Queue},
-		{name: "inline EBS, EBS attachment", pod: podWithVolumes("ns1", "p", "p", ebsInline("test")), oldObj: ebsVA, want: framework.Queue},
-		{name: "inline GCE PD, EBS attachment", pod: podWithVolumes("ns1", "p", "p", gceInline), oldObj: ebsVA, want: framework.QueueSkip},
-		{name: "inline EBS and PVC, EBS attachment", pod: podWithVolumes("ns1", "p", "p", ebsInline("test"), claimVol("pvc1")), oldObj: ebsVA, want: framework.Queue},
-		{name: "inline EBS and PVC, other attachment", pod: podWithVolumes("ns1", "p", "p", ebsInline("test"), claimVol("pvc1")), oldObj: byPV, want: framework.Queue},
-		{name: "no PVC", pod: podWithVolumes("ns1", "p", "p"), oldObj: byPV, want: framework.QueueSkip},
-		{name: "ephemeral volumes are not considered", pod: podWithVolumes("ns1", "p", "p", ephemeralVol("e")), oldObj: byPV, want: framework.QueueSkip},
-		{name: "untranslatable inline volume", pod: podWithVolumes("ns1", "p", "p", ebsInline("aws://z/bad")), oldObj: byPV, want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, (&CSILimits{}).isSchedulableAfterVolumeAttachmentDeleted, nil, []frameworktest.HintCase{
+		{Name: "pod has a PVC", Pod: podWithVolumes("ns1", "p", "p", claimVol("pvc1")), OldObj: byPV, Want: framework.Queue},
+		{Name: "inline EBS, EBS attachment", Pod: podWithVolumes("ns1", "p", "p", ebsInline("test")), OldObj: ebsVA, Want: framework.Queue},
+		{Name: "inline GCE PD, EBS attachment", Pod: podWithVolumes("ns1", "p", "p", gceInline), OldObj: ebsVA, Want: framework.QueueSkip},
+		{Name: "inline EBS and PVC, EBS attachment", Pod: podWithVolumes("ns1", "p", "p", ebsInline("test"), claimVol("pvc1")), OldObj: ebsVA, Want: framework.Queue},
+		{Name: "inline EBS and PVC, other attachment", Pod: podWithVolumes("ns1", "p", "p", ebsInline("test"), claimVol("pvc1")), OldObj: byPV, Want: framework.Queue},
+		{Name: "no PVC", Pod: podWithVolumes("ns1", "p", "p"), OldObj: byPV, Want: framework.QueueSkip},
+		{Name: "ephemeral volumes are not considered", Pod: podWithVolumes("ns1", "p", "p", ephemeralVol("e")), OldObj: byPV, Want: framework.QueueSkip},
+		{Name: "untranslatable inline volume", Pod: podWithVolumes("ns1", "p", "p", ebsInline("aws://z/bad")), OldObj: byPV, Want: framework.Queue, WantErr: true},
 	})
 }
 
@@ -118,12 +96,12 @@ func TestIsSchedulableAfterCSINodeUpdated(t *testing.T) {
 	}
 	empty := &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "test-node"}}
 	pod := pvcPod("csi-ebs.csi.aws.com-0")
-	runHints(t, (&CSILimits{}).isSchedulableAfterCSINodeUpdated, []hintCase{
-		{name: "limit raised", pod: pod, oldObj: csiNode(ptrTo[int32](1)), newObj: csiNode(ptrTo[int32](2)), want: framework.Queue},
-		{name: "limit decreased", pod: pod, oldObj: csiNode(ptrTo[int32](2)), newObj: csiNode(ptrTo[int32](1)), want: framework.QueueSkip},
-		{name: "limit unchanged", pod: pod, oldObj: csiNode(ptrTo[int32](1)), newObj: csiNode(ptrTo[int32](1)), want: framework.QueueSkip},
-		{name: "driver added with a limit", pod: pod, oldObj: empty, newObj: csiNode(ptrTo[int32](1)), want: framework.Queue},
-		{name: "driver added without a limit", pod: pod, oldObj: empty, newObj: csiNode(nil), want: framework.QueueSkip},
-		{name: "wrong type", pod: pod, oldObj: "x", newObj: csiNode(nil), want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, (&CSILimits{}).isSchedulableAfterCSINodeUpdated, nil, []frameworktest.HintCase{
+		{Name: "limit raised", Pod: pod, OldObj: csiNode(ptrTo[int32](1)), NewObj: csiNode(ptrTo[int32](2)), Want: framework.Queue},
+		{Name: "limit decreased", Pod: pod, OldObj: csiNode(ptrTo[int32](2)), NewObj: csiNode(ptrTo[int32](1)), Want: framework.QueueSkip},
+		{Name: "limit unchanged", Pod: pod, OldObj: csiNode(ptrTo[int32](1)), NewObj: csiNode(ptrTo[int32](1)), Want: framework.QueueSkip},
+		{Name: "driver added with a limit", Pod: pod, OldObj: empty, NewObj: csiNode(ptrTo[int32](1)), Want: framework.Queue},
+		{Name: "driver added without a limit", Pod: pod, OldObj: empty, NewObj: csiNode(nil), Want: framework.QueueSkip},
+		{Name: "wrong type", Pod: pod, OldObj: "x", NewObj: csiNode(nil), Want: framework.Queue, WantErr: true},
 	})
 }

@@ -10,34 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
-
-type hintCase struct {
-	name           string
-	pod            *v1.Pod
-	oldObj, newObj any
-	want           framework.QueueingHint
-	wantErr        bool
-}
-
-func runHints(t *testing.T, fn framework.QueueingHintFn, cases []hintCase) {
-	t.Helper()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			pod := tc.pod
-			if pod == nil {
-				pod = makePod("pod-a")
-			}
-			got, err := fn(pod, tc.oldObj, tc.newObj)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
-			}
-			if got != tc.want {
-				t.Errorf("hint = %v, want %v", got, tc.want)
-			}
-		})
-	}
-}
 
 func TestEventsToRegister(t *testing.T) {
 	events, _ := (&VolumeBinding{}).EventsToRegister(context.Background())
@@ -67,12 +41,12 @@ func TestIsSchedulableAfterCSINodeChange(t *testing.T) {
 	csiNode := func(ann string) *storagev1.CSINode {
 		return &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "csinode-a", Annotations: map[string]string{v1.MigratedPluginsAnnotationKey: ann}}}
 	}
-	runHints(t, (&VolumeBinding{}).isSchedulableAfterCSINodeChange, []hintCase{
-		{name: "unexpected objects", oldObj: new(struct{}), newObj: new(struct{}), want: framework.Queue, wantErr: true},
-		{name: "created", newObj: csiNode(""), want: framework.Queue},
-		{name: "migrated plugin added", oldObj: csiNode("test1"), newObj: csiNode("test1, test2"), want: framework.Queue},
-		{name: "migrated plugin changed", oldObj: csiNode("test1"), newObj: csiNode("test2"), want: framework.Queue},
-		{name: "annotation unchanged", oldObj: csiNode("test1"), newObj: csiNode("test1"), want: framework.QueueSkip},
+	frameworktest.RunHints(t, (&VolumeBinding{}).isSchedulableAfterCSINodeChange, makePod("pod-a"), []frameworktest.HintCase{
+		{Name: "unexpected objects", OldObj: new(struct{}), NewObj: new(struct{}), Want: framework.Queue, WantErr: true},
+		{Name: "created", NewObj: csiNode(""), Want: framework.Queue},
+		{Name: "migrated plugin added", OldObj: csiNode("test1"), NewObj: csiNode("test1, test2"), Want: framework.Queue},
+		{Name: "migrated plugin changed", OldObj: csiNode("test1"), NewObj: csiNode("test2"), Want: framework.Queue},
+		{Name: "annotation unchanged", OldObj: csiNode("test1"), NewObj: csiNode("test1"), Want: framework.QueueSkip},
 	})
 }
 
@@ -83,14 +57,14 @@ func TestIsSchedulableAfterPersistentVolumeClaimChange(t *testing.T) {
 	otherNS.Namespace = "ns-a"
 	eph := withEphemeral(withEphemeral(makePod("pod-a"), "ephemeral-a"), "ephemeral-c")
 	eph2 := withEphemeral(withEphemeral(makePod("pod-a"), "ephemeral-a"), "ephemeral-b")
-	runHints(t, (&VolumeBinding{}).isSchedulableAfterPersistentVolumeClaimChange, []hintCase{
-		{name: "pod has no pvc or ephemeral volumes", pod: emptyDir, oldObj: makePVC("pvc-b", "sc-a"), newObj: makePVC("pvc-b", "sc-a"), want: framework.QueueSkip},
-		{name: "same name in another namespace", pod: otherNS, newObj: makePVC("pvc-b", ""), want: framework.QueueSkip},
-		{name: "another claim", pod: makePod("pod-a", "pvc-a", "pvc-c"), oldObj: makePVC("pvc-b", ""), newObj: makePVC("pvc-b", ""), want: framework.QueueSkip},
-		{name: "another ephemeral claim", pod: eph, oldObj: makePVC("pod-a-ephemeral-b", ""), newObj: makePVC("pod-a-ephemeral-b", ""), want: framework.QueueSkip},
-		{name: "pod's claim", pod: makePod("pod-a", "pvc-a", "pvc-b"), oldObj: makePVC("pvc-b", ""), newObj: makePVC("pvc-b", ""), want: framework.Queue},
-		{name: "pod's ephemeral claim", pod: eph2, oldObj: makePVC("pod-a-ephemeral-b", ""), newObj: makePVC("pod-a-ephemeral-b", ""), want: framework.Queue},
-		{name: "type conversion error", oldObj: new(struct{}), newObj: new(struct{}), want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, (&VolumeBinding{}).isSchedulableAfterPersistentVolumeClaimChange, makePod("pod-a"), []frameworktest.HintCase{
+		{Name: "pod has no pvc or ephemeral volumes", Pod: emptyDir, OldObj: makePVC("pvc-b", "sc-a"), NewObj: makePVC("pvc-b", "sc-a"), Want: framework.QueueSkip},
+		{Name: "same name in another namespace", Pod: otherNS, NewObj: makePVC("pvc-b", ""), Want: framework.QueueSkip},
+		{Name: "another claim", Pod: makePod("pod-a", "pvc-a", "pvc-c"), OldObj: makePVC("pvc-b", ""), NewObj: makePVC("pvc-b", ""), Want: framework.QueueSkip},
+		{Name: "another ephemeral claim", Pod: eph, OldObj: makePVC("pod-a-ephemeral-b", ""), NewObj: makePVC("pod-a-ephemeral-b", ""), Want: framework.QueueSkip},
+		{Name: "pod's claim", Pod: makePod("pod-a", "pvc-a", "pvc-b"), OldObj: makePVC("pvc-b", ""), NewObj: makePVC("pvc-b", ""), Want: framework.Queue},
+		{Name: "pod's ephemeral claim", Pod: eph2, OldObj: makePVC("pod-a-ephemeral-b", ""), NewObj: makePVC("pod-a-ephemeral-b", ""), Want: framework.Queue},
+		{Name: "type conversion error", OldObj: new(struct{}), NewObj: new(struct{}), Want: framework.Queue, WantErr: true},
 	})
 }
 
@@ -99,13 +73,13 @@ func TestIsSchedulableAfterStorageClassChange(t *testing.T) {
 		return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "sc-a"}, AllowedTopologies: topologies}
 	}
 	term := v1.TopologySelectorTerm{MatchLabelExpressions: []v1.TopologySelectorLabelRequirement{{Key: v1.LabelHostname, Values: []string{"node-a"}}}}
-	runHints(t, (&VolumeBinding{}).isSchedulableAfterStorageClassChange, []hintCase{
-		{name: "created", newObj: sc(), want: framework.Queue},
-		{name: "allowed topologies changed", oldObj: sc(), newObj: sc(term), want: framework.Queue},
-		{name: "unchanged", oldObj: sc(), newObj: sc(), want: framework.QueueSkip},
-		{name: "other fields changed", oldObj: sc(term), newObj: &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "sc-a", Labels: map[string]string{"a": "b"}},
-			AllowedTopologies: []v1.TopologySelectorTerm{term}}, want: framework.QueueSkip},
-		{name: "type conversion error", oldObj: new(struct{}), newObj: new(struct{}), want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, (&VolumeBinding{}).isSchedulableAfterStorageClassChange, makePod("pod-a"), []frameworktest.HintCase{
+		{Name: "created", NewObj: sc(), Want: framework.Queue},
+		{Name: "allowed topologies changed", OldObj: sc(), NewObj: sc(term), Want: framework.Queue},
+		{Name: "unchanged", OldObj: sc(), NewObj: sc(), Want: framework.QueueSkip},
+		{Name: "other fields changed", OldObj: sc(term), NewObj: &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "sc-a", Labels: map[string]string{"a": "b"}},
+			AllowedTopologies: []v1.TopologySelectorTerm{term}}, Want: framework.QueueSkip},
+		{Name: "type conversion error", OldObj: new(struct{}), NewObj: new(struct{}), Want: framework.Queue, WantErr: true},
 	})
 }
 
@@ -114,19 +88,19 @@ func TestIsSchedulableAfterCSIStorageCapacityChange(t *testing.T) {
 	c := func(capacity, max *resource.Quantity) *storagev1.CSIStorageCapacity {
 		return &storagev1.CSIStorageCapacity{ObjectMeta: metav1.ObjectMeta{Name: "cap-a"}, Capacity: capacity, MaximumVolumeSize: max}
 	}
-	runHints(t, (&VolumeBinding{}).isSchedulableAfterCSIStorageCapacityChange, []hintCase{
-		{name: "created", newObj: c(nil, nil), want: framework.Queue},
-		{name: "capacity set", oldObj: c(nil, nil), newObj: c(q(100), nil), want: framework.Queue},
-		{name: "maximumVolumeSize set", oldObj: c(nil, nil), newObj: c(nil, q(100)), want: framework.Queue},
-		{name: "capacity increased", oldObj: c(q(50), nil), newObj: c(q(100), nil), want: framework.Queue},
-		{name: "maximumVolumeSize unset", oldObj: c(q(100), q(50)), newObj: c(q(100), nil), want: framework.Queue},
-		{name: "maximumVolumeSize increased", oldObj: c(q(100), q(50)), newObj: c(q(100), q(60)), want: framework.Queue},
-		{name: "unchanged", oldObj: c(q(100), q(50)), newObj: c(q(100), q(50)), want: framework.QueueSkip},
-		{name: "capacity equal", oldObj: c(q(100), nil), newObj: c(q(100), nil), want: framework.QueueSkip},
-		{name: "maximumVolumeSize unset, equal limit", oldObj: c(q(100), q(50)), newObj: c(q(50), nil), want: framework.QueueSkip},
-		{name: "capacity decreased", oldObj: c(q(100), nil), newObj: c(q(90), nil), want: framework.QueueSkip},
-		{name: "maximumVolumeSize decreased", oldObj: c(nil, q(100)), newObj: c(nil, q(90)), want: framework.QueueSkip},
-		{name: "type conversion error", oldObj: new(struct{}), newObj: new(struct{}), want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, (&VolumeBinding{}).isSchedulableAfterCSIStorageCapacityChange, makePod("pod-a"), []frameworktest.HintCase{
+		{Name: "created", NewObj: c(nil, nil), Want: framework.Queue},
+		{Name: "capacity set", OldObj: c(nil, nil), NewObj: c(q(100), nil), Want: framework.Queue},
+		{Name: "maximumVolumeSize set", OldObj: c(nil, nil), NewObj: c(nil, q(100)), Want: framework.Queue},
+		{Name: "capacity increased", OldObj: c(q(50), nil), NewObj: c(q(100), nil), Want: framework.Queue},
+		{Name: "maximumVolumeSize unset", OldObj: c(q(100), q(50)), NewObj: c(q(100), nil), Want: framework.Queue},
+		{Name: "maximumVolumeSize increased", OldObj: c(q(100), q(50)), NewObj: c(q(100), q(60)), Want: framework.Queue},
+		{Name: "unchanged", OldObj: c(q(100), q(50)), NewObj: c(q(100), q(50)), Want: framework.QueueSkip},
+		{Name: "capacity equal", OldObj: c(q(100), nil), NewObj: c(q(100), nil), Want: framework.QueueSkip},
+		{Name: "maximumVolumeSize unset, equal limit", OldObj: c(q(100), q(50)), NewObj: c(q(50), nil), Want: framework.QueueSkip},
+		{Name: "capacity decreased", OldObj: c(q(100), nil), NewObj: c(q(90), nil), Want: framework.QueueSkip},
+		{Name: "maximumVolumeSize decreased", OldObj: c(nil, q(100)), NewObj: c(nil, q(90)), Want: framework.QueueSkip},
+		{Name: "type conversion error", OldObj: new(struct{}), NewObj: new(struct{}), Want: framework.Queue, WantErr: true},
 	})
 }
 
@@ -139,12 +113,12 @@ func TestIsSchedulableAfterCSIDriverChange(t *testing.T) {
 		p.Spec.Volumes = []v1.Volume{{VolumeSource: v1.VolumeSource{CSI: &v1.CSIVolumeSource{Driver: name}}}}
 		return p
 	}
-	runHints(t, (&VolumeBinding{}).isSchedulableAfterCSIDriverChange, []hintCase{
-		{name: "pod has no CSI volume", oldObj: driver(nil), newObj: driver(ptrTo(true)), want: framework.QueueSkip},
-		{name: "another driver", pod: withCSI("test2"), oldObj: driver(ptrTo(true)), newObj: driver(ptrTo(false)), want: framework.QueueSkip},
-		{name: "capacity tracking enabled", pod: withCSI("test1"), oldObj: driver(ptrTo(false)), newObj: driver(ptrTo(true)), want: framework.QueueSkip},
-		{name: "capacity tracking disabled", pod: withCSI("test1"), oldObj: driver(ptrTo(true)), newObj: driver(ptrTo(false)), want: framework.Queue},
-		{name: "capacity tracking unset", pod: withCSI("test1"), oldObj: driver(ptrTo(true)), newObj: driver(nil), want: framework.Queue},
-		{name: "type conversion error", oldObj: new(struct{}), newObj: new(struct{}), want: framework.Queue, wantErr: true},
+	frameworktest.RunHints(t, (&VolumeBinding{}).isSchedulableAfterCSIDriverChange, makePod("pod-a"), []frameworktest.HintCase{
+		{Name: "pod has no CSI volume", OldObj: driver(nil), NewObj: driver(ptrTo(true)), Want: framework.QueueSkip},
+		{Name: "another driver", Pod: withCSI("test2"), OldObj: driver(ptrTo(true)), NewObj: driver(ptrTo(false)), Want: framework.QueueSkip},
+		{Name: "capacity tracking enabled", Pod: withCSI("test1"), OldObj: driver(ptrTo(false)), NewObj: driver(ptrTo(true)), Want: framework.QueueSkip},
+		{Name: "capacity tracking disabled", Pod: withCSI("test1"), OldObj: driver(ptrTo(true)), NewObj: driver(ptrTo(false)), Want: framework.Queue},
+		{Name: "capacity tracking unset", Pod: withCSI("test1"), OldObj: driver(ptrTo(true)), NewObj: driver(nil), Want: framework.Queue},
+		{Name: "type conversion error", OldObj: new(struct{}), NewObj: new(struct{}), Want: framework.Queue, WantErr: true},
 	})
 }
