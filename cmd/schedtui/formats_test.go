@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -56,36 +54,7 @@ func TestSnapshotLayouts(t *testing.T) {
 		errorContains: "no-such-dir: cannot read file",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := tc.cmd()
-			var out, errOut bytes.Buffer
-			cmd.SetOut(&out)
-			cmd.SetErr(&errOut)
-			cmd.SetArgs(tc.args)
-			err := cmd.Execute()
-			if tc.errorContains != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.errorContains) {
-					t.Fatalf("err = %v, want %q", err, tc.errorContains)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("%v\n%s", err, errOut.String())
-			}
-			for _, want := range tc.stdout {
-				if !strings.Contains(out.String(), want) {
-					t.Errorf("stdout lacks %q:\n%s", want, out.String())
-				}
-			}
-			for _, want := range tc.stderr {
-				if !strings.Contains(errOut.String(), want) {
-					t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
-				}
-			}
-			for _, bad := range tc.notStderr {
-				if strings.Contains(errOut.String(), bad) {
-					t.Errorf("stderr has %q:\n%s", bad, errOut.String())
-				}
-			}
+			checkCmd(t, tc.cmd, tc.args, cmdWant{stdout: tc.stdout, stderr: tc.stderr, notStderr: tc.notStderr, errSubstr: tc.errorContains})
 		})
 	}
 }

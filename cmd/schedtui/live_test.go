@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -160,31 +159,7 @@ func TestLiveCommands(t *testing.T) {
 			if tc.kubeenv {
 				existingKubeconfig(t)
 			}
-			cmd := tc.cmd()
-			var out, errOut bytes.Buffer
-			cmd.SetOut(&out)
-			cmd.SetErr(&errOut)
-			cmd.SetArgs(tc.args)
-			err := cmd.Execute()
-			if tc.errSubstr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.errSubstr) {
-					t.Fatalf("err = %v, want %q", err, tc.errSubstr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("%v\n%s", err, errOut.String())
-			}
-			for _, w := range tc.stdout {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out.String())
-				}
-			}
-			for _, w := range tc.stderr {
-				if !strings.Contains(errOut.String(), w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut.String())
-				}
-			}
+			checkCmd(t, tc.cmd, tc.args, cmdWant{stdout: tc.stdout, stderr: tc.stderr, errSubstr: tc.errSubstr})
 		})
 	}
 }

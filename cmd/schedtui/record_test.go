@@ -16,8 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/spf13/cobra"
-
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
@@ -57,17 +55,6 @@ func (s *syncBuffer) waitFor(t *testing.T, part string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("no %q in:\n%s", part, s.String())
-}
-
-func runCmd(t *testing.T, cmd func() *cobra.Command, args ...string) (string, string, error) {
-	t.Helper()
-	c := cmd()
-	var out, errOut bytes.Buffer
-	c.SetOut(&out)
-	c.SetErr(&errOut)
-	c.SetArgs(args)
-	err := c.Execute()
-	return out.String(), errOut.String(), err
 }
 
 // TestRecordRoundTrip records a fake cluster while it changes, then opens
