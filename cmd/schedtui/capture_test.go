@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,25 +91,13 @@ func TestSnapshotCommand(t *testing.T) {
 			for i, a := range tc.args {
 				args[i] = strings.Replace(a, "OUT/", out+"/", 1)
 			}
-			cmd := newSnapshotCommand()
-			var stdout, stderr bytes.Buffer
-			cmd.SetOut(&stdout)
-			cmd.SetErr(&stderr)
-			cmd.SetArgs(args)
-			err := cmd.Execute()
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("err = %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("%v\n%s", err, stderr.String())
-			}
+			want := cmdWant{errSubstr: tc.err}
 			for _, w := range tc.stderr {
-				if !strings.Contains(stderr.String(), strings.Replace(w, "OUT/", out+"/", 1)) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
-				}
+				want.stderr = append(want.stderr, strings.Replace(w, "OUT/", out+"/", 1))
+			}
+			checkCmd(t, newSnapshotCommand, args, want)
+			if tc.err != "" {
+				return
 			}
 			o, err := snapshot.Open(strings.Replace(tc.out, "OUT/", out+"/", 1))
 			if err != nil {
@@ -126,18 +113,14 @@ func TestSnapshotCommand(t *testing.T) {
 
 // TestSnapshotToStdout: -o - writes YAML with its header comment.
 func TestSnapshotToStdout(t *testing.T) {
-	cmd := newSnapshotCommand()
-	var stdout, stderr bytes.Buffer
-	cmd.SetOut(&stdout)
-	cmd.SetErr(&stderr)
-	cmd.SetArgs([]string{"--snapshot", "../../snapshot/testdata/dir", "-o", "-"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+	stdout, stderr, err := runCmd(t, newSnapshotCommand, "--snapshot", "../../snapshot/testdata/dir", "-o", "-")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
 	}
-	if !strings.HasPrefix(stdout.String(), "# A schedtui snapshot") || !strings.Contains(stdout.String(), "kind: List") {
-		t.Errorf("stdout:\n%.400s", stdout.String())
+	if !strings.HasPrefix(stdout, "# A schedtui snapshot") || !strings.Contains(stdout, "kind: List") {
+		t.Errorf("stdout:\n%.400s", stdout)
 	}
-	c, r, err := snapshot.Load("stdout.yaml", stdout.Bytes())
+	c, r, err := snapshot.Load("stdout.yaml", []byte(stdout))
 	if err != nil || r.HasErrors() || len(c.Pods) != 2 {
 		t.Fatalf("reload: %v %v pods %d", err, r, len(c.Pods))
 	}
