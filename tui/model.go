@@ -836,7 +836,7 @@ func (m *Model) header() string {
 				where += fmt.Sprintf(" (cursor at %d)", w.cursor.Attempt+1)
 			}
 			s += "  " + where + "  " + st.Bold.Render(a.Pod) + " " + outcomeStyled(st, a, m.c)
-			if m.c.Focus == w.cursor.Attempt && w.cursor.Phase < lastPhase(a) {
+			if m.c.Focus == w.cursor.Attempt && w.cursor.Phase < engine.LastPhase(a) {
 				s += st.Warn.Render(" @" + w.cursor.Phase.String())
 			}
 		} else {
@@ -856,7 +856,7 @@ func (m *Model) header() string {
 func outcomeStyled(st *Styles, a *record.Attempt, c *Common) string {
 	t := outcomeText(a, c)
 	switch {
-	case !c.revealed(lastPhase(a)):
+	case !c.revealed(engine.LastPhase(a)):
 		return st.Warn.Render(t)
 	case a.Outcome == record.Scheduled:
 		return st.Good.Render(t)

@@ -7,12 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
-	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
-	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/testdata"
 )
 
 // TestScoreExplanationsMatchRecord recomputes every LeastAllocated and
@@ -175,18 +171,11 @@ func TestParseBreakpoint(t *testing.T) {
 	}
 }
 
-// TestAdapter checks the stand-in engine against the real one on the demo:
-// same pods attempted in the same order with the same first outcomes, and
-// deterministic rewind and fork.
-func TestAdapter(t *testing.T) {
-	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := newAdapter("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestBackend checks the engine as the TUI drives it on the demo: stepping
+// by phase, continuing to a breakpoint, a deterministic rewind, a fork of
+// the first attempt and the gated pod in the queue.
+func TestBackend(t *testing.T) {
+	b := demoBackend(t)
 	if cur := b.StepPhase(); cur.Attempt != 0 || cur.Phase != record.PhasePreEnqueue {
 		t.Fatalf("first StepPhase: %+v", cur)
 	}

@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -68,7 +69,7 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 func (v *attemptView) whyLines() []string {
 	var out []string
 	why := whySummary(v.c.focused(), v.c.fork(), v.c.World)
-	if a := v.c.focused(); a != nil && !v.c.revealed(lastPhase(a)) {
+	if a := v.c.focused(); a != nil && !v.c.revealed(engine.LastPhase(a)) {
 		// Stepping by phase: the verdict would give the ending away.
 		p := v.c.World.cursor.Phase
 		why = []string{fmt.Sprintf("Stepping through %s: at %s. s reveals the next phase, n finishes the attempt.", a.Pod, p), phasePurpose[p]}
@@ -285,7 +286,7 @@ func (v *attemptView) phaseLines(a *record.Attempt, w int) []string {
 }
 
 func outcomeText(a *record.Attempt, c *Common) string {
-	if !c.revealed(lastPhase(a)) {
+	if !c.revealed(engine.LastPhase(a)) {
 		return "in progress"
 	}
 	s := a.Outcome.String()
