@@ -20,8 +20,9 @@ type grid struct {
 	rows   int
 	// cell returns the text and escapes of row r, column c (frozen columns
 	// first, then scrollable ones).
-	cell func(r, c int) (string, esc)
-	// rowMark, when set, styles a whole row's frozen part (winner, tie).
+	// Rows are marked (winner, tie) by the escapes cell returns for the
+	// frozen columns.
+	cell      func(r, c int) (string, esc)
 	row, col  int // cursor: row, scrollable column (-1: row selection only)
 	top, left int
 	w, h      int // h counts the header line

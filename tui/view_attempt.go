@@ -37,17 +37,6 @@ func (v *attemptView) Click(_, y int) tea.Cmd {
 	return nil
 }
 
-// pod is the focused attempt's pod as it was then (from the fork) or now.
-func (c *Common) pod() *v1.Pod {
-	if f := c.fork(); f != nil && f.pod != nil {
-		return f.pod
-	}
-	if a := c.focused(); a != nil && c.World != nil {
-		return c.World.pods[a.Pod]
-	}
-	return nil
-}
-
 func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:

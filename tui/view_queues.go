@@ -228,11 +228,3 @@ func (v *queuesView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{k.global(), k.navigation(), {withHelp(k.Enter, "enter", "open / run to pod"), k.ToggleBP}}
 }
-
-func withHelp(b key.Binding, k, desc string) key.Binding {
-	b.SetHelp(k, desc)
-	return b
-}
-
-// emit wraps a message as a Cmd: components talk to the root by messages.
-func emit(m tea.Msg) tea.Cmd { return func() tea.Msg { return m } }

@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// component is the contract every view keeps (soft-serve's): it renders
+// exactly its rectangle, takes its size from the root, and lists its keys
+// for the help. Components are pointers updated in place: they hold
+// caches (formatted rows, sort orders) too large to copy per message.
+type component interface {
+	help.KeyMap
+	Init() tea.Cmd
+	Update(msg tea.Msg) tea.Cmd
+	View() string
+	SetSize(w, h int)
+	// Refresh recomputes what the view derives from Common's data; the
+	// root calls it when the world, the focus or a result changed.
+	Refresh()
+	// Explain is the teaching pane's text for the selection.
+	Explain() (title string, body []string)
+	// Click selects what is at (x, y) inside the view's rectangle.
+	Click(x, y int) tea.Cmd
+	// SetFilter applies the `/` search text.
+	SetFilter(q string)
+}
+
+// Common is shared by the root and every component: styles, keys and the
+// state they all read. Only the root writes it, in Update.
+type Common struct {
+	St   *Styles
+	Keys *KeyMap
+	// World is the engine's state after the last operation.
+	World *world
+	// Focus indexes World.attempts: the attempt the views show. It follows
+	// the cursor unless the user opened an older attempt.
+	Focus int
+	// Forks caches, per attempt, the cluster as the attempt saw it.
+	Forks map[int]*forkResult
+	// Diags caches the full diagnosis per attempt.
+	Diags map[int]*diagResult
+}
+
+// focused is the attempt in focus, or nil.
+func (c *Common) focused() *record.Attempt {
+	if c.World == nil || c.Focus < 0 || c.Focus >= len(c.World.attempts) {
+		return nil
+	}
+	return c.World.attempts[c.Focus]
+}
+
+// revealed reports whether phase p of the focused attempt may be shown:
+// when stepping by phase, later phases stay hidden until stepped to.
+func (c *Common) revealed(p record.Phase) bool {
+	a := c.focused()
+	if a == nil || c.Focus != c.World.cursor.Attempt {
+		return true
+	}
+	// Fully revealed: phases the attempt never reached show as not run.
+	return c.World.cursor.Phase >= p || c.World.cursor.Phase >= engine.LastPhase(a)
+}
+
+// fork is the focused attempt's fork, or nil while it is computed.
+func (c *Common) fork() *forkResult {
+	if f := c.Forks[c.Focus]; f != nil && f.err == nil {
+		return f
+	}
+	return nil
+}
+
+// pod is the focused attempt's pod as it was then (from the fork) or now.
+func (c *Common) pod() *v1.Pod {
+	if f := c.fork(); f != nil && f.pod != nil {
+		return f.pod
+	}
+	if a := c.focused(); a != nil && c.World != nil {
+		return c.World.pods[a.Pod]
+	}
+	return nil
+}
+
+// emit wraps a message as a Cmd: components talk to the root by messages.
+func emit(m tea.Msg) tea.Cmd { return func() tea.Msg { return m } }
+
+// withHelp is b described otherwise for one view's help.
+func withHelp(b key.Binding, k, desc string) key.Binding {
+	b.SetHelp(k, desc)
+	return b
+}

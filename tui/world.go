@@ -1,0 +1,107 @@
+package tui
+
+import (
+	v1 "k8s.io/api/core/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// world is the engine's state captured under the backend lock right after
+// an operation, so that views read it while the next Cmd runs.
+type world struct {
+	attempts []*record.Attempt
+	cursor   engine.Cursor
+	queue    engine.QueueSnapshot
+	events   []engine.Event
+	nodes    []nodeView
+	nodeIdx  map[string]int
+	// nominated lists, per node, the pods nominated to it.
+	nominated map[string][]nominee
+	// filterPlugins is each profile's Filter plugins, in run order.
+	filterPlugins map[string][]string
+	// pods holds the objects of attempted and queued pods.
+	pods map[string]*v1.Pod
+	// done: the engine has nothing left to do.
+	done bool
+}
+
+type nodeView struct {
+	node        *v1.Node
+	allocatable framework.Resource
+	requested   framework.Resource
+	pods        []*v1.Pod
+}
+
+type nominee struct {
+	pod      string
+	priority int32
+	obj      *v1.Pod // set when read from a fork
+}
+
+// capture reads the backend's state. It must run under the backend lock.
+func capture(b *Backend) *world {
+	w := &world{
+		attempts:      append([]*record.Attempt(nil), b.Attempts()...),
+		cursor:        b.Cursor(),
+		queue:         b.Queue(),
+		events:        append([]engine.Event(nil), b.Timeline()...),
+		nodeIdx:       map[string]int{},
+		nominated:     map[string][]nominee{},
+		filterPlugins: map[string][]string{},
+		pods:          map[string]*v1.Pod{},
+	}
+	s := b.State()
+	for i, ni := range s.Snapshot().List() {
+		nv := nodeView{node: ni.Node(), allocatable: copyResource(ni.Allocatable), requested: copyResource(ni.Requested)}
+		nv.pods = make([]*v1.Pod, len(ni.Pods))
+		for j, pi := range ni.Pods {
+			nv.pods[j] = pi.Pod
+		}
+		w.nodes = append(w.nodes, nv)
+		w.nodeIdx[ni.Name()] = i
+	}
+	nom := s.Nominator()
+	for _, n := range nom.Nodes() {
+		for _, pi := range nom.NominatedPodsForNode(n) {
+			w.nominated[n] = append(w.nominated[n], nominee{pod: pi.Pod.Namespace + "/" + pi.Pod.Name, priority: corev1helpers.PodPriority(pi.Pod)})
+		}
+	}
+	addPod := func(key string) {
+		if _, ok := w.pods[key]; !ok {
+			if p := b.Pod(key); p != nil {
+				w.pods[key] = p
+			}
+		}
+	}
+	for _, a := range w.attempts {
+		addPod(a.Pod)
+		if w.filterPlugins[a.Profile] == nil {
+			if f := s.Profile(a.Profile); f != nil {
+				w.filterPlugins[a.Profile] = f.FilterPluginNames()
+			}
+		}
+	}
+	for _, list := range [][]engine.QueuedPod{w.queue.ActiveQ, w.queue.BackoffQ, w.queue.Unschedulable, w.queue.Gated} {
+		for _, q := range list {
+			addPod(q.Pod)
+		}
+	}
+	return w
+}
+
+func copyResource(r *framework.Resource) framework.Resource {
+	if r == nil {
+		return framework.Resource{}
+	}
+	c := *r
+	if r.ScalarResources != nil {
+		c.ScalarResources = make(map[v1.ResourceName]int64, len(r.ScalarResources))
+		for k, v := range r.ScalarResources {
+			c.ScalarResources[k] = v
+		}
+	}
+	return c
+}
