@@ -19,9 +19,8 @@ type grid struct {
 	cols   []gridCol
 	rows   int
 	// cell returns the text and escapes of row r, column c (frozen columns
-	// first, then scrollable ones).
-	// Rows are marked (winner, tie) by the escapes cell returns for the
-	// frozen columns.
+	// first, then scrollable ones); a view marks a whole row (winner, tie)
+	// through the escapes of its frozen cells.
 	cell      func(r, c int) (string, esc)
 	row, col  int // cursor: row, scrollable column (-1: row selection only)
 	top, left int

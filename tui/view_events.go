@@ -17,7 +17,7 @@ type eventsView struct {
 	w, h   int
 	l      list
 	order  []int
-	filter string
+	filter matcher
 	follow bool // keep the cursor on the newest event
 }
 
@@ -25,7 +25,7 @@ func newEventsView(c *Common) *eventsView { return &eventsView{c: c, follow: tru
 
 func (v *eventsView) Init() tea.Cmd      { return nil }
 func (v *eventsView) SetSize(w, h int)   { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
-func (v *eventsView) SetFilter(q string) { v.filter = q; v.Refresh() }
+func (v *eventsView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
 
 func (v *eventsView) Refresh() {
 	v.order = v.order[:0]
@@ -34,7 +34,7 @@ func (v *eventsView) Refresh() {
 		return
 	}
 	for i := range v.c.World.events {
-		if v.filter == "" || strings.Contains(eventText(&v.c.World.events[i]), v.filter) {
+		if v.filter.match(eventText(&v.c.World.events[i])) {
 			v.order = append(v.order, i)
 		}
 	}

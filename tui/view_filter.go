@@ -22,7 +22,7 @@ type filterView struct {
 	full   bool
 	all    bool // show every plugin column, not only those that failed somewhere
 	sortBy int  // 0 node order, 1 name, 2 reason
-	filter string
+	filter matcher
 
 	g       grid
 	plugins []string // column plugins ("" = PreFilter pseudo column)
@@ -64,7 +64,7 @@ func (v *filterView) SetSize(w, h int) {
 	v.g.setSize(w, v.gridHeight())
 }
 
-func (v *filterView) SetFilter(q string) { v.filter = q; v.Refresh() }
+func (v *filterView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
 
 // header lines above the grid: the upstream message and the summary.
 func (v *filterView) headerLines() []string {
@@ -234,7 +234,7 @@ func (v *filterView) Refresh() {
 	// Order and filter.
 	v.order = v.order[:0]
 	for i := range v.rows {
-		if v.filter == "" || strings.Contains(strings.ToLower(v.rows[i].text), strings.ToLower(v.filter)) {
+		if v.filter.match(v.rows[i].text) {
 			v.order = append(v.order, i)
 		}
 	}

@@ -16,14 +16,14 @@ type nodesView struct {
 	w, h   int
 	l      list
 	order  []int
-	filter string
+	filter matcher
 }
 
 func newNodesView(c *Common) *nodesView { return &nodesView{c: c} }
 
 func (v *nodesView) Init() tea.Cmd      { return nil }
 func (v *nodesView) SetSize(w, h int)   { v.w, v.h = w, h; v.l.h = h - 1; v.l.clamp() }
-func (v *nodesView) SetFilter(q string) { v.filter = q; v.Refresh() }
+func (v *nodesView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
 
 func (v *nodesView) Refresh() {
 	v.order = v.order[:0]
@@ -32,7 +32,7 @@ func (v *nodesView) Refresh() {
 		return
 	}
 	for i, n := range v.c.World.nodes {
-		if v.filter == "" || strings.Contains(n.node.Name, v.filter) {
+		if v.filter.match(n.node.Name) {
 			v.order = append(v.order, i)
 		}
 	}
@@ -41,7 +41,7 @@ func (v *nodesView) Refresh() {
 
 // selectNode moves the cursor to a node by name.
 func (v *nodesView) selectNode(name string) {
-	v.filter = ""
+	v.filter = matcher{}
 	v.Refresh()
 	for i, n := range v.order {
 		if v.c.World.nodes[n].node.Name == name {

@@ -18,7 +18,7 @@ type queuesView struct {
 	w, h   int
 	rows   []queueRow
 	l      list
-	filter string
+	filter matcher
 }
 
 type queueRow struct {
@@ -34,7 +34,7 @@ func (v *queuesView) Init() tea.Cmd { return nil }
 
 func (v *queuesView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
 
-func (v *queuesView) SetFilter(q string) { v.filter = q; v.Refresh() }
+func (v *queuesView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
 
 func (v *queuesView) Refresh() {
 	v.rows = v.rows[:0]
@@ -48,7 +48,7 @@ func (v *queuesView) Refresh() {
 		v.rows = append(v.rows, queueRow{section: name, heading: fmt.Sprintf("%s (%d) — %s", name, len(pods), heading)})
 		n := 0
 		for i := range pods {
-			if v.filter != "" && !strings.Contains(pods[i].Pod, v.filter) {
+			if !v.filter.match(pods[i].Pod) {
 				continue
 			}
 			v.rows = append(v.rows, queueRow{pod: &pods[i], pos: i + 1})

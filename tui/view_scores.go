@@ -42,7 +42,7 @@ type scoresView struct {
 	w, h   int
 	mode   int
 	sortBy int // 0 total, 1 node order, 2 name
-	filter string
+	filter matcher
 
 	a       *record.Attempt
 	g       grid
@@ -63,7 +63,7 @@ var scoreSorts = []string{"total", "node order", "name"}
 func newScoresView(c *Common) *scoresView { return &scoresView{c: c} }
 
 func (v *scoresView) Init() tea.Cmd      { return nil }
-func (v *scoresView) SetFilter(q string) { v.filter = q; v.Refresh() }
+func (v *scoresView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
 func (v *scoresView) SetSize(w, h int) {
 	v.w, v.h = w, h
 	v.g.setSize(w, max(2, h-2))
@@ -150,7 +150,7 @@ func (v *scoresView) reorder() {
 	}
 	v.order = v.order[:0]
 	for i, f := range a.Feasible {
-		if v.filter == "" || strings.Contains(a.Nodes.Names[f], v.filter) {
+		if v.filter.match(a.Nodes.Names[f]) {
 			v.order = append(v.order, i)
 		}
 	}
