@@ -10,29 +10,52 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-// component is the contract every view keeps (soft-serve's): it renders
-// exactly its rectangle, takes its size from the root, and lists its keys
-// for the help. Components are pointers updated in place: they hold
-// caches (formatted rows, sort orders) too large to copy per message.
+// component is the contract of every part of the screen (soft-serve's): it
+// renders exactly its rectangle, takes its size from the root, and lists
+// its keys for the help. Components are pointers updated in place: they
+// hold caches (formatted rows, sort orders) too large to copy per message.
 type component interface {
 	help.KeyMap
 	Init() tea.Cmd
 	Update(msg tea.Msg) tea.Cmd
 	View() string
 	SetSize(w, h int)
-	// Refresh recomputes what the view derives from Common's data; the
-	// root calls it when the world, the focus or a result changed.
+}
+
+// viewID names a view; the number keys follow this order.
+type viewID int
+
+const (
+	viewQueues viewID = iota
+	viewAttempt
+	viewFilter
+	viewScores
+	viewPreempt
+	viewNodes
+	viewEvents
+	viewWhatIf
+	numViews
+)
+
+var viewTitles = [numViews]string{"Queues", "Pod", "Filter", "Scores", "Preempt", "Nodes", "Events", "What-if"}
+
+// view is a component shown in the body under a tab. It gets its data by
+// messages (searchMsg, selectNodeMsg, ...) and from Common.
+type view interface {
+	component
+	// Refresh recomputes what the view derives from Common's data. The
+	// root calls it on the active view when the world, the focus or a
+	// result changed, and on any other view when it becomes active.
 	Refresh()
 	// Explain is the teaching pane's text for the selection.
 	Explain() (title string, body []string)
 	// Click selects what is at (x, y) inside the view's rectangle.
 	Click(x, y int) tea.Cmd
-	// SetFilter applies the `/` search text.
-	SetFilter(q string)
 }
 
 // Common is shared by the root and every component: styles, keys and the
-// state they all read. Only the root writes it, in Update.
+// state they all read. Only the root and its session write it, in Update;
+// components change it by messages.
 type Common struct {
 	St   *Styles
 	Keys *KeyMap
@@ -45,7 +68,18 @@ type Common struct {
 	Forks map[int]*forkResult
 	// Diags caches the full diagnosis per attempt.
 	Diags map[int]*diagResult
+	// Active is the view shown in the body.
+	Active viewID
+	// Bps are the breakpoints continue (c) stops at.
+	Bps []engine.Breakpoint
+
+	outbox []tea.Msg
 }
+
+// post hands msg to the root within the current Update, before the next
+// message is read: for what must take effect before the next key (a
+// dialog opening or closing, a view switch). emit delivers later, as a Cmd.
+func (c *Common) post(msgs ...tea.Msg) { c.outbox = append(c.outbox, msgs...) }
 
 // focused is the attempt in focus, or nil.
 func (c *Common) focused() *record.Attempt {
@@ -85,7 +119,8 @@ func (c *Common) pod() *v1.Pod {
 	return nil
 }
 
-// emit wraps a message as a Cmd: components talk to the root by messages.
+// emit wraps a message as a Cmd: components talk to the root by messages
+// (see also Common.post).
 func emit(m tea.Msg) tea.Cmd { return func() tea.Msg { return m } }
 
 // withHelp is b described otherwise for one view's help.

@@ -76,6 +76,23 @@ func block(s string, w, h int) string {
 	return b.String()
 }
 
+// joinSide puts right beside left (lw cells wide), sep between them.
+func joinSide(left, right string, lw int, sep string) string {
+	ls, rs := strings.Split(left, "\n"), strings.Split(right, "\n")
+	var b strings.Builder
+	for i := range ls {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line(ls[i], lw))
+		b.WriteString(sep)
+		if i < len(rs) {
+			b.WriteString(rs[i])
+		}
+	}
+	return b.String()
+}
+
 // wrap breaks plain text at spaces to lines of at most w cells.
 func wrap(s string, w int) []string {
 	if w < 8 {

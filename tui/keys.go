@@ -14,6 +14,13 @@ type KeyMap struct {
 
 	// View-specific.
 	FullDiag, Sort, AllCols, Mode, WhatIf, ToggleBP key.Binding
+
+	// Dialogs. They take text, so none of their keys is a printable
+	// character.
+	DialogHelp, Close           key.Binding
+	BPAdd, BPUp, BPDown, BPDel  key.Binding
+	FormNext, FormPrev, FormRun key.Binding
+	SearchKeep, SearchClear     key.Binding
 }
 
 // DefaultKeyMap returns the bindings.
@@ -42,7 +49,7 @@ func DefaultKeyMap() *KeyMap {
 		Views:       b("1-8", "go to view", "1", "2", "3", "4", "5", "6", "7", "8"),
 		Search:      b("/", "search/filter", "/"),
 		Explain:     b("e", "explain (teaching pane)", "e"),
-		Help:        b("?", "help", "?"),
+		Help:        b("?", "help", "?", "f1"),
 		Quit:        b("q", "quit", "q", "ctrl+c"),
 		FullDiag:    b("f", "faithful / full diagnosis", "f"),
 		Sort:        b("o", "sort order", "o"),
@@ -50,6 +57,17 @@ func DefaultKeyMap() *KeyMap {
 		Mode:        b("m", "raw / normalized / weighted", "m"),
 		WhatIf:      b("w", "what-if: edit and re-run", "w"),
 		ToggleBP:    b("B", "breakpoint on this pod", "B"),
+		DialogHelp:  b("f1", "keys of this dialog", "f1"),
+		Close:       b("esc", "close", "esc"),
+		BPAdd:       b("enter", "add (or remove an identical one)", "enter"),
+		BPUp:        b("↑", "select up", "up"),
+		BPDown:      b("↓", "select down", "down"),
+		BPDel:       b("delete/ctrl+d", "remove the selected one", "delete", "ctrl+d"),
+		FormNext:    b("tab/↓", "next field", "tab", "down"),
+		FormPrev:    b("shift+tab/↑", "previous field", "shift+tab", "up"),
+		FormRun:     b("enter", "re-run the attempt", "enter"),
+		SearchKeep:  b("enter", "keep the filter", "enter"),
+		SearchClear: b("esc", "clear the filter", "esc"),
 	}
 }
 

@@ -79,10 +79,10 @@ func TestResizeAndMouse(t *testing.T) {
 	hs.send(tea.WindowSizeMsg{Width: 120, Height: 30})
 	hs.contains("Stuck: no node fits")
 	// Click the Filter tab (third), then the fourth node row.
-	_, spans := hs.m.tabs()
+	_, spans := hs.m.header.tabs()
 	hs.send(tea.MouseClickMsg{X: spans[viewFilter][0] + 1, Y: 1, Button: tea.MouseLeft})
-	if hs.m.active != viewFilter {
-		t.Fatalf("click on the Filter tab: active view %d", hs.m.active)
+	if hs.m.c.Active != viewFilter {
+		t.Fatalf("click on the Filter tab: active view %d", hs.m.c.Active)
 	}
 	fv := hs.m.views[viewFilter].(*filterView)
 	y := 2 + len(fv.headerLines()) + 1 + 3

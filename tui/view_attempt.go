@@ -20,6 +20,9 @@ type attemptView struct {
 	c     *Common
 	w, h  int
 	phase int // selected phase row
+	// verdict is the short "why" of the focused attempt (Refresh computes
+	// it), why the same wrapped to the view's width.
+	verdict, why []string
 }
 
 func newAttemptView(c *Common) *attemptView {
@@ -27,9 +30,7 @@ func newAttemptView(c *Common) *attemptView {
 }
 
 func (v *attemptView) Init() tea.Cmd    { return nil }
-func (v *attemptView) SetSize(w, h int) { v.w, v.h = w, h }
-func (v *attemptView) SetFilter(string) {}
-func (v *attemptView) Refresh()         {}
+func (v *attemptView) SetSize(w, h int) { v.w, v.h = w, h; v.wrapWhy() }
 func (v *attemptView) Click(_, y int) tea.Cmd {
 	if p := y - v.timelineTop(); p >= 0 && p < int(record.NumPhases) {
 		v.phase = p
@@ -54,23 +55,29 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// layout: why lines, blank, then pod (left) and phases (right).
-func (v *attemptView) whyLines() []string {
-	var out []string
-	why := whySummary(v.c.focused(), v.c.fork(), v.c.World)
-	if a := v.c.focused(); a != nil && !v.c.revealed(engine.LastPhase(a)) {
+// Refresh computes the verdict: why the attempt ended as it did, or,
+// while stepping by phase, where the stepping stands.
+func (v *attemptView) Refresh() {
+	a := v.c.focused()
+	v.verdict = whySummary(a, v.c.fork(), v.c.World)
+	if a != nil && !v.c.revealed(engine.LastPhase(a)) {
 		// Stepping by phase: the verdict would give the ending away.
 		p := v.c.World.cursor.Phase
-		why = []string{fmt.Sprintf("Stepping through %s: at %s. s reveals the next phase, n finishes the attempt.", a.Pod, p), phasePurpose[p]}
+		v.verdict = []string{fmt.Sprintf("Stepping through %s: at %s. s reveals the next phase, n finishes the attempt.", a.Pod, p), phasePurpose[p]}
 	}
-	for _, l := range why {
-		out = append(out, wrap(l, v.w)...)
-	}
-	return out
+	v.wrapWhy()
 }
 
+func (v *attemptView) wrapWhy() {
+	v.why = v.why[:0]
+	for _, l := range v.verdict {
+		v.why = append(v.why, wrap(l, v.w)...)
+	}
+}
+
+// layout: why lines, blank, then pod (left) and phases (right).
 func (v *attemptView) timelineTop() int {
-	return min(len(v.whyLines()), max(0, v.h-14)) + 2
+	return min(len(v.why), max(0, v.h-14)) + 2
 }
 
 func (v *attemptView) View() string {
@@ -79,10 +86,11 @@ func (v *attemptView) View() string {
 	if a == nil {
 		return block(strings.Join(whySummary(nil, nil, nil), "\n"), v.w, v.h)
 	}
-	why := v.whyLines()
+	why := v.why
 	// Keep room for the timeline: at 80×24 the body is 19 lines.
 	if n := max(0, v.h-14); len(why) > n {
-		why = append(why[:max(0, n-1)], "… (e explains, 3 opens the Filter map)")
+		k := max(0, n-1)
+		why = append(why[:k:k], "… (e explains, 3 opens the Filter map)")
 	}
 	var lines []string
 	for i, l := range why {

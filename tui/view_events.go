@@ -23,9 +23,8 @@ type eventsView struct {
 
 func newEventsView(c *Common) *eventsView { return &eventsView{c: c, follow: true} }
 
-func (v *eventsView) Init() tea.Cmd      { return nil }
-func (v *eventsView) SetSize(w, h int)   { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
-func (v *eventsView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
+func (v *eventsView) Init() tea.Cmd    { return nil }
+func (v *eventsView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
 
 func (v *eventsView) Refresh() {
 	v.order = v.order[:0]
@@ -52,6 +51,9 @@ func (v *eventsView) move(dr, dc int) {
 
 func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case searchMsg:
+		v.filter = newMatcher(msg.q)
+		v.Refresh()
 	case tea.KeyPressMsg:
 		k := v.c.Keys
 		switch {

@@ -64,8 +64,6 @@ func (v *filterView) SetSize(w, h int) {
 	v.g.setSize(w, v.gridHeight())
 }
 
-func (v *filterView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
-
 // header lines above the grid: the upstream message and the summary.
 func (v *filterView) headerLines() []string {
 	a := v.c.focused()
@@ -309,6 +307,9 @@ func (v *filterView) cell(r, c int) (string, esc) {
 
 func (v *filterView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case searchMsg:
+		v.filter = newMatcher(msg.q)
+		v.Refresh()
 	case tea.KeyPressMsg:
 		k := v.c.Keys
 		switch {

@@ -21,9 +21,8 @@ type nodesView struct {
 
 func newNodesView(c *Common) *nodesView { return &nodesView{c: c} }
 
-func (v *nodesView) Init() tea.Cmd      { return nil }
-func (v *nodesView) SetSize(w, h int)   { v.w, v.h = w, h; v.l.h = h - 1; v.l.clamp() }
-func (v *nodesView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
+func (v *nodesView) Init() tea.Cmd    { return nil }
+func (v *nodesView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = h - 1; v.l.clamp() }
 
 func (v *nodesView) Refresh() {
 	v.order = v.order[:0]
@@ -39,18 +38,6 @@ func (v *nodesView) Refresh() {
 	v.l.set(len(v.order))
 }
 
-// selectNode moves the cursor to a node by name.
-func (v *nodesView) selectNode(name string) {
-	v.filter = matcher{}
-	v.Refresh()
-	for i, n := range v.order {
-		if v.c.World.nodes[n].node.Name == name {
-			v.l.cursor = i
-			v.l.clamp()
-		}
-	}
-}
-
 func (v *nodesView) selected() *nodeView {
 	if v.c.World == nil || v.l.cursor >= len(v.order) {
 		return nil
@@ -60,6 +47,19 @@ func (v *nodesView) selected() *nodeView {
 
 func (v *nodesView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case searchMsg:
+		v.filter = newMatcher(msg.q)
+		v.Refresh()
+	case selectNodeMsg:
+		// The node is shown whatever the search.
+		v.filter = matcher{}
+		v.Refresh()
+		for i, n := range v.order {
+			if v.c.World.nodes[n].node.Name == msg.node {
+				v.l.cursor = i
+				v.l.clamp()
+			}
+		}
 	case tea.KeyPressMsg:
 		navigate(v.c.Keys, msg, v.l.h, v.l.move)
 	case tea.MouseWheelMsg:

@@ -32,7 +32,6 @@ func newPreemptView(c *Common) *preemptView { return &preemptView{c: c} }
 
 func (v *preemptView) Init() tea.Cmd    { return nil }
 func (v *preemptView) SetSize(w, h int) { v.w, v.h = w, h }
-func (v *preemptView) SetFilter(string) {}
 func (v *preemptView) Refresh() {
 	n := 0
 	if a := v.c.focused(); a != nil && a.Preemption != nil {

@@ -34,8 +34,6 @@ func (v *queuesView) Init() tea.Cmd { return nil }
 
 func (v *queuesView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
 
-func (v *queuesView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
-
 func (v *queuesView) Refresh() {
 	v.rows = v.rows[:0]
 	w := v.c.World
@@ -105,6 +103,9 @@ func (v *queuesView) selected() *engine.QueuedPod {
 
 func (v *queuesView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case searchMsg:
+		v.filter = newMatcher(msg.q)
+		v.Refresh()
 	case tea.KeyPressMsg:
 		k := v.c.Keys
 		switch {

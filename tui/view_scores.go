@@ -62,8 +62,7 @@ var scoreSorts = []string{"total", "node order", "name"}
 
 func newScoresView(c *Common) *scoresView { return &scoresView{c: c} }
 
-func (v *scoresView) Init() tea.Cmd      { return nil }
-func (v *scoresView) SetFilter(q string) { v.filter = newMatcher(q); v.Refresh() }
+func (v *scoresView) Init() tea.Cmd { return nil }
 func (v *scoresView) SetSize(w, h int) {
 	v.w, v.h = w, h
 	v.g.setSize(w, max(2, h-2))
@@ -196,6 +195,9 @@ func (v *scoresView) cell(r, c int) (string, esc) {
 
 func (v *scoresView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case searchMsg:
+		v.filter = newMatcher(msg.q)
+		v.Refresh()
 	case tea.KeyPressMsg:
 		k := v.c.Keys
 		switch {

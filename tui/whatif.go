@@ -256,7 +256,6 @@ func newWhatIfView(c *Common) *whatIfView { return &whatIfView{c: c, only: true}
 
 func (v *whatIfView) Init() tea.Cmd    { return nil }
 func (v *whatIfView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = max(1, h-5); v.l.clamp() }
-func (v *whatIfView) SetFilter(string) {}
 func (v *whatIfView) Refresh() {
 	v.rows = v.rows[:0]
 	if v.res != nil {
@@ -277,6 +276,8 @@ func (v *whatIfView) Click(_, y int) tea.Cmd {
 
 func (v *whatIfView) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case whatIfStartedMsg:
+		v.busy = true
 	case whatIfMsg:
 		v.res, v.busy = msg.res, false
 		v.Refresh()

@@ -24,6 +24,9 @@ type world struct {
 	filterPlugins map[string][]string
 	// pods holds the objects of attempted and queued pods.
 	pods map[string]*v1.Pod
+	// disagreements counts the observations where the cluster's scheduler
+	// decided otherwise than schedtui.
+	disagreements int
 	// done: the engine has nothing left to do.
 	done bool
 }
@@ -52,6 +55,11 @@ func capture(b *Backend) *world {
 		nominated:     map[string][]nominee{},
 		filterPlugins: map[string][]string{},
 		pods:          map[string]*v1.Pod{},
+	}
+	for i := range w.events {
+		if ev := &w.events[i]; ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
+			w.disagreements++
+		}
 	}
 	s := b.State()
 	for i, ni := range s.Snapshot().List() {

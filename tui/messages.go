@@ -1,0 +1,83 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+)
+
+// Messages. Components ask for things by messages (emitted as Cmds, or
+// posted for the same Update, see Common.post); async results come back as
+// messages, routed to the component that asked.
+type (
+	// To the session: the engine's results and requests to drive it.
+	engineMsg struct {
+		w    *world
+		note string
+		err  error
+	}
+	forkMsg struct {
+		attempt int
+		f       *forkResult
+	}
+	diagMsg struct {
+		attempt int
+		fork    *forkResult
+		d       *diagResult
+	}
+	sourceMsg struct {
+		batch  []SourceStatus
+		closed bool
+	}
+	// liveMsg is the engine's state captured after live changes.
+	liveMsg struct{ w *world }
+	// runMsg runs op on the engine, after the running one if any.
+	runMsg struct {
+		label string
+		op    func() string
+	}
+	needDiagMsg     struct{ attempt int }
+	openPodMsg      struct{ pod string }
+	focusAttemptMsg struct {
+		attempt int
+		view    viewID
+	}
+	toggleBreakpointMsg struct{ bp engine.Breakpoint }
+	removeBreakpointMsg struct{ i int }
+	runWhatIfMsg        struct{ edit whatIfEdit }
+
+	// To the root: navigation, dialogs, view refreshes.
+	routed struct {
+		to  viewID
+		msg tea.Msg
+	}
+	goToMsg struct {
+		view     viewID
+		remember bool // push the current view on the back history
+	}
+	// stateMsg: what view derives from Common changed (allViews: every
+	// view's).
+	stateMsg      struct{ view viewID }
+	openNodeMsg   struct{ node string }
+	openWhatIfMsg struct{}
+	// openDialogMsg pushes a dialog on the stack; closeDialogMsg pops the
+	// top one. Only the top dialog gets keys.
+	openDialogMsg  struct{ d dialog }
+	closeDialogMsg struct{}
+
+	// To the status bar.
+	statusMsg struct {
+		text string
+		err  bool
+	}
+	busyMsg struct{ label string }
+
+	// To views (searchMsg to the status bar too).
+	searchMsg        struct{ q string }
+	selectNodeMsg    struct{ node string }
+	whatIfStartedMsg struct{}
+	whatIfMsg        struct{ res *whatIfResult }
+)
+
+// allViews in a stateMsg means every view.
+const allViews = numViews

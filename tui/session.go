@@ -1,0 +1,358 @@
+package tui
+
+import (
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+)
+
+// session drives the engine for the root: it runs one operation at a time
+// in a Cmd (queueing keys typed ahead), captures the state after it,
+// computes forks and diagnoses in the background, follows a live source
+// and keeps the breakpoints. It writes Common's data and tells the root
+// and the status bar what changed by posting messages.
+type session struct {
+	b   *Backend
+	src Source
+	c   *Common
+
+	busy string
+	// toAttempt: the running operation was started from the queue list;
+	// show the attempt it makes.
+	toAttempt bool
+	queued    []runMsg
+	// liveCapturing: a capture after live changes is running; liveStale:
+	// more changes arrived meanwhile.
+	liveCapturing, liveStale bool
+
+	forkPending map[int]bool
+	diagPending map[int]bool
+}
+
+func newSession(b *Backend, src Source, c *Common) *session {
+	return &session{b: b, src: src, c: c, forkPending: map[int]bool{}, diagPending: map[int]bool{}}
+}
+
+// Init captures the engine's initial state and starts following the
+// live source.
+func (s *session) Init() tea.Cmd {
+	cmd := s.engineCmd("loading", func() string { return "" })
+	if s.src != nil {
+		return tea.Batch(cmd, waitSource(s.src.Updates()))
+	}
+	return cmd
+}
+
+// Update handles the session's messages.
+func (s *session) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case engineMsg:
+		return s.onEngine(msg)
+	case runMsg:
+		return s.engineCmd(msg.label, msg.op)
+	case forkMsg:
+		delete(s.forkPending, msg.attempt)
+		s.c.Forks[msg.attempt] = msg.f
+		if msg.f.err != nil && msg.attempt == s.c.Focus {
+			s.status("replaying the cluster for this attempt failed: "+msg.f.err.Error(), true)
+		}
+		s.c.post(stateMsg{allViews})
+	case diagMsg:
+		delete(s.diagPending, msg.attempt)
+		s.c.Diags[msg.attempt] = msg.d
+		changed := viewFilter
+		if s.c.Forks[msg.attempt] == nil {
+			s.c.Forks[msg.attempt] = msg.fork
+			changed = allViews
+		}
+		s.c.post(stateMsg{changed})
+	case needDiagMsg:
+		return s.diagCmd(msg.attempt)
+	case openPodMsg:
+		return s.openPod(msg.pod)
+	case focusAttemptMsg:
+		s.focus(msg.attempt)
+		s.c.post(goToMsg{msg.view, true})
+		return s.ensureFork()
+	case toggleBreakpointMsg:
+		s.toggleBreakpoint(msg.bp)
+	case removeBreakpointMsg:
+		if msg.i >= 0 && msg.i < len(s.c.Bps) {
+			s.c.Bps = append(s.c.Bps[:msg.i], s.c.Bps[msg.i+1:]...)
+		}
+	case runWhatIfMsg:
+		a := s.c.focused()
+		if a == nil {
+			return nil
+		}
+		s.c.post(routed{viewWhatIf, whatIfStartedMsg{}}, goToMsg{viewWhatIf, true})
+		return runWhatIf(s.b, s.c.Focus, a, msg.edit)
+	case sourceMsg:
+		var redraw tea.Cmd
+		if len(msg.batch) > 0 {
+			redraw = s.liveCapture()
+		}
+		if msg.closed || s.src == nil {
+			return redraw
+		}
+		return tea.Batch(redraw, waitSource(s.src.Updates()))
+	case liveMsg:
+		s.liveCapturing = false
+		if s.busy == "" && msg.w != nil {
+			s.showWorld(msg.w)
+			s.c.post(stateMsg{allViews})
+		}
+		if s.liveStale {
+			s.liveStale = false
+			return s.liveCapture()
+		}
+	}
+	return nil
+}
+
+func (s *session) status(text string, isErr bool) { s.c.post(statusMsg{text, isErr}) }
+
+// waitSource delivers what a live source sent within one frame as one
+// message, then is re-issued: watch events arrive in bursts and a frame
+// per event would swamp the renderer.
+func waitSource(ch <-chan SourceStatus) tea.Cmd {
+	return func() tea.Msg {
+		s, ok := <-ch
+		if !ok {
+			return sourceMsg{closed: true}
+		}
+		batch := []SourceStatus{s}
+		for len(batch) < 1000 {
+			select {
+			case s, ok := <-ch:
+				if !ok {
+					return sourceMsg{batch: batch, closed: true}
+				}
+				batch = append(batch, s)
+			default:
+				return sourceMsg{batch: batch}
+			}
+		}
+		return sourceMsg{batch: batch}
+	}
+}
+
+// engineCmd runs op on the engine in a Cmd and captures the state after.
+func (s *session) engineCmd(label string, op func() string) tea.Cmd {
+	if s.busy != "" {
+		// Keys typed ahead (s s s) run in order once the engine is free;
+		// a bound keeps a held key from queueing minutes of work.
+		if len(s.queued) < 32 {
+			s.queued = append(s.queued, runMsg{label, op})
+		}
+		return nil
+	}
+	s.busy = label
+	s.c.post(busyMsg{label})
+	s.toAttempt = s.c.Active == viewQueues && label != "loading"
+	b := s.b
+	return func() tea.Msg {
+		var msg engineMsg
+		b.Locked(func() {
+			msg.note = op()
+			msg.w = capture(b)
+		})
+		return msg
+	}
+}
+
+// The debugger's operations, bound to n, s, c and u.
+
+func (s *session) next() tea.Cmd {
+	return s.engineCmd("stepping", func() string {
+		if a, ok := s.b.Step(); ok {
+			return fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome)
+		}
+		return "nothing left to schedule"
+	})
+}
+
+func (s *session) stepPhase() tea.Cmd {
+	return s.engineCmd("stepping", func() string {
+		c := s.b.StepPhase()
+		if c.Attempt < 0 {
+			return "nothing left to schedule"
+		}
+		return "phase " + c.Phase.String()
+	})
+}
+
+func (s *session) continueToBreakpoint() tea.Cmd {
+	bps := append([]engine.Breakpoint(nil), s.c.Bps...)
+	return s.engineCmd("continuing", func() string {
+		i := s.b.Continue(bps)
+		if i < 0 {
+			if len(bps) == 0 {
+				return "no breakpoints set (b): ran until nothing was left to schedule"
+			}
+			return "no breakpoint hit: nothing left to schedule"
+		}
+		return "breakpoint hit: " + bpString(bps[i])
+	})
+}
+
+func (s *session) rewind() tea.Cmd {
+	return s.engineCmd("rewinding", func() string {
+		if err := s.b.Rewind(1); err != nil {
+			return "rewind: " + err.Error()
+		}
+		return "rewound one attempt"
+	})
+}
+
+func (s *session) onEngine(msg engineMsg) tea.Cmd {
+	s.busy = ""
+	s.c.post(busyMsg{})
+	if msg.err != nil {
+		s.status(msg.err.Error(), true)
+		return nil
+	}
+	if msg.note != "" {
+		s.status(msg.note, false)
+	}
+	w := msg.w
+	first := s.c.World == nil
+	s.showWorld(w)
+	s.c.post(stateMsg{allViews})
+	if s.toAttempt && w.cursor.Attempt >= 0 {
+		s.c.post(goToMsg{viewAttempt, true})
+	}
+	s.toAttempt = false
+	s.c.Focus = w.cursor.Attempt
+	if first && w.cursor.Attempt < 0 {
+		s.c.post(goToMsg{viewQueues, false})
+	}
+	if len(s.queued) > 0 {
+		// Posted after the view switches above: the next operation sees
+		// the view they leave.
+		s.c.post(s.queued[0])
+		s.queued = s.queued[1:]
+	}
+	return s.ensureFork()
+}
+
+// showWorld replaces the state the views read, dropping the caches of
+// attempts it no longer has (a rewind).
+func (s *session) showWorld(w *world) {
+	for i := range s.c.Forks {
+		if i >= len(w.attempts) {
+			delete(s.c.Forks, i)
+		}
+	}
+	for i := range s.c.Diags {
+		if i >= len(w.attempts) {
+			delete(s.c.Diags, i)
+		}
+	}
+	s.c.World = w
+}
+
+func (s *session) focus(i int) {
+	s.c.Focus = i
+	s.c.post(stateMsg{allViews})
+}
+
+// ensureFork computes the focused attempt's fork in the background.
+func (s *session) ensureFork() tea.Cmd {
+	i := s.c.Focus
+	if i < 0 || s.c.Forks[i] != nil || s.forkPending[i] {
+		return nil
+	}
+	s.forkPending[i] = true
+	b := s.b
+	return func() tea.Msg {
+		f := &forkResult{}
+		b.Locked(func() { f.sched, f.pod, f.err = b.Fork(i) })
+		return forkMsg{attempt: i, f: f}
+	}
+}
+
+// diagCmd runs the full diagnosis of attempt i on its fork.
+func (s *session) diagCmd(i int) tea.Cmd {
+	if s.diagPending[i] || s.c.Diags[i] != nil {
+		return nil
+	}
+	s.diagPending[i] = true
+	b := s.b
+	have := s.c.Forks[i]
+	return func() tea.Msg {
+		msg := diagMsg{attempt: i, fork: have, d: &diagResult{}}
+		b.Locked(func() {
+			if msg.fork == nil || msg.fork.err != nil {
+				f := &forkResult{}
+				f.sched, f.pod, f.err = b.Fork(i)
+				msg.fork = f
+			}
+			if msg.fork.err != nil {
+				msg.d.err = msg.fork.err
+				return
+			}
+			msg.d.d, msg.d.err = msg.fork.sched.Diagnose(msg.fork.pod)
+		})
+		return msg
+	}
+}
+
+// liveCapture captures the engine's state after live changes so that
+// every view shows them without a key press. One capture runs at a time;
+// changes that arrive meanwhile get one more.
+func (s *session) liveCapture() tea.Cmd {
+	if s.liveCapturing {
+		s.liveStale = true
+		return nil
+	}
+	s.liveCapturing = true
+	b := s.b
+	return func() tea.Msg {
+		var w *world
+		b.Locked(func() { w = capture(b) })
+		return liveMsg{w: w}
+	}
+}
+
+// openPod shows a pod's last attempt, or runs the engine until the pod is
+// attempted.
+func (s *session) openPod(pod string) tea.Cmd {
+	w := s.c.World
+	if w == nil {
+		return nil
+	}
+	for i := len(w.attempts) - 1; i >= 0; i-- {
+		if w.attempts[i].Pod == pod {
+			s.focus(i)
+			s.c.post(goToMsg{viewAttempt, true})
+			return s.ensureFork()
+		}
+	}
+	if indexIn(w.queue.ActiveQ, pod) < 0 {
+		s.status(pod+" was never attempted (gated pods wait for their gates)", true)
+		return nil
+	}
+	bp := []engine.Breakpoint{{PodPattern: pod}}
+	s.c.post(goToMsg{viewAttempt, true}, runMsg{"running to " + pod, func() string {
+		if s.b.Continue(bp) < 0 {
+			return "the engine went quiet before " + pod + " was attempted"
+		}
+		return "stopped at " + pod
+	}})
+	return nil
+}
+
+func (s *session) toggleBreakpoint(bp engine.Breakpoint) {
+	for i, b := range s.c.Bps {
+		if b == bp {
+			s.c.Bps = append(s.c.Bps[:i], s.c.Bps[i+1:]...)
+			s.status("breakpoint removed: "+bpString(bp), false)
+			return
+		}
+	}
+	s.c.Bps = append(s.c.Bps, bp)
+	s.status("breakpoint added: "+bpString(bp), false)
+}
