@@ -76,7 +76,12 @@ func (m *Model) Init() tea.Cmd {
 
 // Update handles msg, then the messages its handling posted, in order.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmds := []tea.Cmd{m.update(msg)}
+	cmd := m.update(msg)
+	if len(m.c.outbox) == 0 {
+		m.current()
+		return m, cmd
+	}
+	cmds := []tea.Cmd{cmd}
 	for len(m.c.outbox) > 0 {
 		next := m.c.outbox[0]
 		m.c.outbox = m.c.outbox[1:]
