@@ -55,7 +55,7 @@ type (
 		view     viewID
 		remember bool // push the current view on the back history
 	}
-	// stateMsg: what view derives from Common changed (allViews: every
+	// stateMsg: what a view derives from Common changed (allViews: every
 	// view's).
 	stateMsg      struct{ view viewID }
 	openNodeMsg   struct{ node string }
