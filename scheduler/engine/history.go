@@ -44,7 +44,7 @@ type PodHistory struct {
 }
 
 // Last is the pod's last attempt, or nil when it was never attempted.
-func (h *PodHistory) Last() *PodAttempt {
+func (h PodHistory) Last() *PodAttempt {
 	if len(h.Attempts) == 0 {
 		return nil
 	}
