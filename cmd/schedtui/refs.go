@@ -109,8 +109,8 @@ func inNamespace(key, ns string) bool {
 }
 
 // didYouMean suggests known "namespace/name" keys close to the missing
-// one: the same name in another namespace, then names within a small edit
-// distance (the same namespace first).
+// one: the same name in another namespace, else the names within a small
+// edit distance (the same namespace first); only the closest, at most 3.
 func didYouMean(missing string, known []string) string {
 	ns, name, _ := strings.Cut(missing, "/")
 	type cand struct {
@@ -150,8 +150,8 @@ func didYouMean(missing string, known []string) string {
 	})
 	var out []string
 	for i := 0; i < len(cands) && i < 3; i++ {
-		if cands[0].rank == 0 && cands[i].rank > 0 {
-			break // the same name elsewhere is the answer
+		if cands[i].rank > cands[0].rank {
+			break // only the closest
 		}
 		out = append(out, cands[i].key)
 	}
