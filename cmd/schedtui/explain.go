@@ -1,105 +1,486 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
-
-	v1 "k8s.io/api/core/v1"
+	"time"
 
 	"github.com/spf13/cobra"
+	v1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
+	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 func newExplainCommand() *cobra.Command {
 	var src sourceFlags
+	var ns namespaceFlags
 	var all bool
+	var output string
+	var attempt int
+	var until time.Duration
 	cmd := &cobra.Command{
-		Use:   "explain NAMESPACE/POD | daemonset/[NAMESPACE/]NAME",
-		Short: "Explain one pod's scheduling attempt: the message, the Filter verdict per node, the scores",
-		Long: `explain schedules the pending pods in queue order up to the given pod and
-explains its attempt: the message as kubectl describe shows it, a table of the
-first failing Filter plugin per node with its reasons, and the score table.
-With --all it also runs every Filter plugin on every node (the full diagnosis
-kube-scheduler never computes).
+		Use:   "explain (NAMESPACE/POD | pod/NAMESPACE/NAME | NAME -n NAMESPACE | daemonset/[NAMESPACE/]NAME | -A)",
+		Short: "Explain what the scheduler did with a pod: every attempt, and why the last one ended as it did",
+		Long: `explain runs the same scheduling queue as run (and the debugger): pods are
+popped in queue order, back off, wait for cluster events, get gated, preempt
+and wait for their victims to leave, until the queue is quiescent (or --until;
+on a recording, its changes are replayed as run replays them). It then prints
+the pod's history, one line per attempt (when, which queue event brought the
+pod back, the outcome), and explains its last attempt (or --attempt N): the
+message as kubectl describe shows it, a table of the first failing Filter
+plugin per node with its reasons, the score table, and what preemption
+considered. With --all it also runs every Filter plugin on every node, on the
+cluster as that attempt saw it (the full diagnosis kube-scheduler never
+computes). A pod never attempted says where it waits (gated: by what).
+
+-A explains every pod that went through the queue; -n NAMESPACE without a pod
+every such pod of that namespace.
 
 explain daemonset/NAME lists the nodes where the DaemonSet should run (the
 controller's predicate: nodeName, nodeSelector and node affinity, taints with
-the daemon tolerations), its pods there, and for each node that should run it
-but does not, which Filter plugin refuses the daemon pod and why.`,
-		Args: cobra.ExactArgs(1),
+the daemon tolerations), its pods there after the run, what the run did with
+each daemon pod, and for each node that should run it but does not, which
+Filter plugin refuses the daemon pod and why.
+
+-o json|yaml prints one object per pod (a List of them for several pods): pod,
+outcome, node, message, nominatedNode, victims (as run -o json's attempt line),
+attempt (the one explained) and attempts (how many), queue (where the pod waits
+now), history, verdict and hints.`,
+		Example: `  schedtui explain default/web-3
+  schedtui explain web-3 -n default --attempt 1
+  schedtui explain pod/team-b/batch-116 -o json
+  schedtui explain -A -o yaml
+  schedtui explain daemonset/kube-system/node-agent`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			q, err := explainQueryOf(cmd, &src, &ns, args, explainQuery{output: output, attempt: attempt, all: all}, until)
+			if err != nil {
+				return err
+			}
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			if kind, name, ok := strings.Cut(args[0], "/"); ok && isDaemonSetKind(kind) {
-				return explainDaemonSet(cmd.OutOrStdout(), s, name)
-			}
-			return explainPod(cmd.OutOrStdout(), s, args[0], all)
-		},
-	}
-	src.register(cmd)
-	cmd.Flags().BoolVar(&all, "all", false, "run every Filter plugin on every node (full diagnosis)")
-	return cmd
-}
-
-func explainPod(w io.Writer, s *session, target string, all bool) error {
-	if !strings.Contains(target, "/") {
-		target = "default/" + target
-	}
-	var found *v1.Pod
-	var known []string
-	for _, p := range s.cluster.Pods {
-		key := p.Namespace + "/" + p.Name
-		if key == target {
-			found = p
-		}
-		known = append(known, key)
-	}
-	switch {
-	case found == nil:
-		return fmt.Errorf("pod %q is not in the snapshot", target)
-	case found.Spec.NodeName != "":
-		return fmt.Errorf("pod %q is already bound to node %q; explain takes a pending pod", target, found.Spec.NodeName)
-	}
-	for _, pod := range s.pending() {
-		if pod.UID != found.UID {
-			s.sched.ScheduleOne(pod)
-			continue
-		}
-		var diag *record.FullDiagnosis
-		if all {
-			d, err := s.sched.Diagnose(pod)
+			e, err := s.run(until)
 			if err != nil {
 				return err
 			}
-			diag = d
+			if q.ref != nil && q.ref.daemonSet {
+				return explainDaemonSet(cmd.OutOrStdout(), s, e, q)
+			}
+			return explainPods(cmd.OutOrStdout(), s, e, q)
+		},
+	}
+	src.register(cmd)
+	ns.register(cmd, "namespace of a pod named without one; without a pod, explain every pod of it")
+	cmd.Flags().BoolVar(&all, "all", false, "run every Filter plugin on every node (full diagnosis)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, wide, json or yaml")
+	cmd.Flags().IntVar(&attempt, "attempt", 0, "explain the pod's Nth attempt (from 1) instead of its last")
+	cmd.Flags().DurationVar(&until, "until", 0, "run for this much virtual time (e.g. 10m) instead of until quiescent, as run does")
+	return cmd
+}
+
+// explainQuery is what explain was asked.
+type explainQuery struct {
+	// ref is the pod or DaemonSet named; nil for every pod of namespace
+	// ("" is every namespace).
+	ref       *objectRef
+	namespace string
+	// nsExplicit: -n was given (a DaemonSet named without a namespace is
+	// otherwise looked up in every namespace).
+	nsExplicit bool
+	output     string
+	attempt    int
+	all        bool
+}
+
+// explainQueryOf checks explain's arguments and flags (q holds -o,
+// --attempt and --all) and resolves the namespace.
+func explainQueryOf(cmd *cobra.Command, src *sourceFlags, ns *namespaceFlags, args []string, q explainQuery, until time.Duration) (explainQuery, error) {
+	output, attempt, all := q.output, q.attempt, q.all
+	q.nsExplicit = ns.explicit(cmd)
+	if err := checkOutput(output, "text", "wide", "json", "yaml"); err != nil {
+		return q, err
+	}
+	if err := ns.validate(cmd); err != nil {
+		return q, err
+	}
+	switch {
+	case attempt < 0:
+		return q, fmt.Errorf("--attempt counts a pod's attempts from 1, not %d", attempt)
+	case until < 0:
+		return q, fmt.Errorf("--until must not be negative")
+	}
+	if len(args) == 0 {
+		switch {
+		case ns.allNamespaces:
+		case q.nsExplicit:
+			q.namespace = ns.namespace
+		default:
+			return q, fmt.Errorf("explain needs a pod (NAMESPACE/NAME, pod/NAMESPACE/NAME, NAME with -n) or daemonset/NAME; " +
+				"-A explains every pod, -n NAMESPACE every pod of a namespace")
 		}
-		a := s.sched.ScheduleOne(pod)
-		printExplanation(w, a, pod)
-		if diag != nil {
-			printFullDiagnosis(w, diag, a)
+		if attempt > 0 {
+			return q, fmt.Errorf("--attempt %d needs one pod, not every pod of %s", attempt, namespaceLabel(q.namespace))
+		}
+		return q, nil
+	}
+	r, err := parseRef(args[0])
+	if err != nil {
+		return q, err
+	}
+	switch {
+	case ns.allNamespaces:
+		return q, fmt.Errorf("-A/--all-namespaces explains every pod: it cannot be combined with %q (drop -A, or the pod)", args[0])
+	case r.namespace != "" && q.nsExplicit && r.namespace != ns.namespace:
+		return q, fmt.Errorf("%q names namespace %s but -n says %s: give one", args[0], r.namespace, ns.namespace)
+	case r.daemonSet && attempt > 0:
+		return q, fmt.Errorf("--attempt is for a pod; explain daemonset/%s shows every attempt of its pods", r.name)
+	case r.daemonSet && all:
+		return q, fmt.Errorf("--all is for a pod: explain daemonset/%s already evaluates every Filter plugin on each node", r.name)
+	case r.daemonSet && (output == "json" || output == "yaml"):
+		return q, fmt.Errorf("explain daemonset/%s prints text only (-o text or wide); -o %s is for pods", r.name, output)
+	}
+	if r.namespace == "" && (!r.daemonSet || q.nsExplicit) {
+		r.namespace = ns.resolve(cmd, src)
+	}
+	q.ref, q.namespace = &r, r.namespace
+	return q, nil
+}
+
+func namespaceLabel(ns string) string {
+	if ns == "" {
+		return "every namespace"
+	}
+	return "namespace " + ns
+}
+
+// checkOutput refuses an -o value the command does not print.
+func checkOutput(output string, allowed ...string) error {
+	for _, a := range allowed {
+		if output == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("--output must be %s or %s, not %q", strings.Join(allowed[:len(allowed)-1], ", "), allowed[len(allowed)-1], output)
+}
+
+// explainPods explains the pod asked for, or every pod of the namespace.
+func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) error {
+	histories := e.Histories()
+	var targets []engine.PodHistory
+	if q.ref != nil {
+		h, err := findHistory(s, histories, q.ref.namespace+"/"+q.ref.name)
+		if err != nil {
+			return err
+		}
+		targets = []engine.PodHistory{h}
+	} else {
+		for _, h := range histories {
+			if inNamespace(h.Pod, q.namespace) {
+				targets = append(targets, h)
+			}
+		}
+		if len(targets) == 0 {
+			return fmt.Errorf("no pod of %s went through the scheduling queue", namespaceLabel(q.namespace))
+		}
+	}
+	var xs []explanation
+	for _, h := range targets {
+		x, err := explainHistory(e, h, q.attempt)
+		if err != nil {
+			return err
+		}
+		xs = append(xs, x)
+	}
+	switch q.output {
+	case "json", "yaml":
+		var v any = xs[0]
+		if q.ref == nil {
+			v = explanationList{Kind: "List", Items: xs}
+		}
+		return printObject(w, v, q.output)
+	}
+	for i, x := range xs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := printPodExplanation(w, e, x, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findHistory is the history of pod key, or an error that says why there
+// is none: not in the cluster (with suggestions), bound before the run,
+// finished, or not scheduled by any profile.
+func findHistory(s *session, histories []engine.PodHistory, key string) (engine.PodHistory, error) {
+	var known []string
+	for _, h := range histories {
+		if h.Pod == key {
+			return h, nil
+		}
+		known = append(known, h.Pod)
+	}
+	for _, p := range s.cluster.Pods {
+		k := p.Namespace + "/" + p.Name
+		known = append(known, k)
+		if k != key {
+			continue
+		}
+		switch {
+		case p.Spec.NodeName != "":
+			return engine.PodHistory{}, fmt.Errorf("pod %q was already bound to node %q when the run started: explain takes a pod the scheduler has to place", key, p.Spec.NodeName)
+		case p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed:
+			return engine.PodHistory{}, fmt.Errorf("pod %q has finished (phase %s): the scheduler never sees it", key, p.Status.Phase)
+		}
+		return engine.PodHistory{}, fmt.Errorf("pod %q is not scheduled by any profile (schedulerName %q)", key, p.Spec.SchedulerName)
+	}
+	return engine.PodHistory{}, fmt.Errorf("pod %q not found%s", key, didYouMean(key, known))
+}
+
+// explanation is explain's answer for one pod: -o json|yaml prints it.
+// pod, outcome, node, message, nominatedNode and victims are those of run
+// -o json's attempt line for the attempt explained.
+type explanation struct {
+	Pod string `json:"pod"`
+	// Outcome is NotAttempted when the pod never was; its Message is then
+	// the gating plugin's, if it is gated.
+	attemptAnswer
+	// Attempt is the attempt explained (from 1; 0 for none), Attempts
+	// how many the pod had.
+	Attempt  int `json:"attempt"`
+	Attempts int `json:"attempts"`
+	// Queue is where the pod waits at the end of the run ("" when it is
+	// not in the queue: bound or deleted).
+	Queue   string        `json:"queue"`
+	History []historyJSON `json:"history"`
+	Verdict []string      `json:"verdict"`
+	// Hints are filled by the hint engine: proven changes that would let
+	// the pod schedule. It does not run yet, so Hints is always empty.
+	Hints []any `json:"hints"`
+
+	attempt *engine.PodAttempt
+	history engine.PodHistory
+}
+
+// attemptAnswer is what run -o json's attempt line says of an attempt.
+type attemptAnswer struct {
+	// Outcome is Scheduled, Unschedulable, Error or Skipped.
+	Outcome       string   `json:"outcome"`
+	Node          string   `json:"node"`
+	Message       string   `json:"message"`
+	NominatedNode string   `json:"nominatedNode"`
+	Victims       []string `json:"victims"`
+}
+
+func answerOf(j record.AttemptJSON) attemptAnswer {
+	return attemptAnswer{Outcome: j.Outcome, Node: j.Node, Message: j.Message, NominatedNode: j.NominatedNode, Victims: j.Victims}
+}
+
+// historyJSON is one attempt of the pod's history.
+type historyJSON struct {
+	Attempt int    `json:"attempt"`
+	Time    string `json:"time"`
+	// Events are the queue moves that led to the attempt (see
+	// engine.PodAttempt.Events).
+	Events []string `json:"events"`
+	attemptAnswer
+}
+
+type explanationList struct {
+	Kind  string        `json:"kind"`
+	Items []explanation `json:"items"`
+}
+
+// notAttempted is the outcome of a pod the run never attempted.
+const notAttempted = "NotAttempted"
+
+// explainHistory builds the answer for attempt n of a pod (0: its last).
+func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, error) {
+	x := explanation{Pod: h.Pod, Attempts: len(h.Attempts), Queue: string(h.Queue), History: []historyJSON{},
+		attemptAnswer: attemptAnswer{Victims: []string{}}, Hints: []any{}, history: h}
+	for _, pa := range h.Attempts {
+		events := pa.Events
+		if events == nil {
+			events = []string{}
+		}
+		x.History = append(x.History, historyJSON{Attempt: pa.N, Time: engine.FormatTime(pa.Time), Events: events,
+			attemptAnswer: answerOf(pa.Attempt.JSON())})
+	}
+	switch {
+	case n > len(h.Attempts) && len(h.Attempts) == 0:
+		return x, fmt.Errorf("pod %q was never attempted (%s): there is no attempt %d", h.Pod, waiting(h), n)
+	case n > len(h.Attempts):
+		return x, fmt.Errorf("pod %q has %d attempt(s) in this run: --attempt %d is beyond its last", h.Pod, len(h.Attempts), n)
+	case n == 0:
+		x.attempt = h.Last()
+	default:
+		x.attempt = &h.Attempts[n-1]
+	}
+	if x.attempt == nil {
+		x.Outcome = notAttempted
+		if h.GatingPlugin != "" {
+			x.Message = h.GatingPlugin + ": " + h.GatingMessage
+		}
+		x.NominatedNode = h.NominatedNode
+	} else {
+		x.Attempt = x.attempt.N
+		x.attemptAnswer = answerOf(x.attempt.Attempt.JSON())
+	}
+	x.Verdict = verdictLines(x)
+	return x, nil
+}
+
+// waiting says where a pod never attempted waits.
+func waiting(h engine.PodHistory) string {
+	switch {
+	case h.Queue == engine.Gated:
+		return "gated by " + h.GatingPlugin + ": " + h.GatingMessage
+	case h.Queue != "":
+		return "waiting in " + string(h.Queue) + ", never popped"
+	}
+	return "it left the queue without an attempt"
+}
+
+// verdictLines are the summary lines of an explanation (its verdict).
+func verdictLines(x explanation) []string {
+	if x.attempt == nil {
+		return []string{"Outcome:    not attempted: " + waiting(x.history)}
+	}
+	out := []string{"Outcome:    " + x.Outcome}
+	if x.Node != "" {
+		out = append(out, "Node:       "+x.Node)
+	}
+	if x.NominatedNode != "" {
+		out = append(out, "Nominated:  "+x.NominatedNode)
+	}
+	if len(x.Victims) > 0 {
+		out = append(out, "Victims:    "+strings.Join(x.Victims, ", "))
+	}
+	return out
+}
+
+// printObject prints v as indented JSON or as YAML.
+func printObject(w io.Writer, v any, output string) error {
+	var b []byte
+	var err error
+	if output == "yaml" {
+		b, err = yaml.Marshal(v)
+	} else {
+		b, err = json.MarshalIndent(v, "", "  ")
+		b = append(b, '\n')
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// printPodExplanation prints one pod's explanation as text.
+func printPodExplanation(w io.Writer, e *engine.Engine, x explanation, q explainQuery) error {
+	a := x.attempt
+	fmt.Fprintf(w, "Pod:        %s\n", x.Pod)
+	if a != nil {
+		fmt.Fprintf(w, "Priority:   %d\n", a.Attempt.Priority)
+		fmt.Fprintf(w, "Scheduler:  %s\n", a.Attempt.Profile)
+	} else if p := e.Pod(x.Pod); p != nil {
+		fmt.Fprintf(w, "Priority:   %d\n", priority(p))
+		fmt.Fprintf(w, "Scheduler:  %s\n", p.Spec.SchedulerName)
+	}
+	printHistory(w, e, x.history, "", q.output == "wide")
+	if a != nil {
+		fmt.Fprintf(w, "Attempt %d of %d, at %s:\n", a.N, len(x.history.Attempts), offset(a.Time.Sub(e.Start())))
+	}
+	for _, l := range x.Verdict {
+		fmt.Fprintln(w, l)
+	}
+	if a == nil {
+		if x.history.Queue != "" && x.history.Queue != engine.Gated && len(x.history.UnschedulablePlugins) > 0 {
+			fmt.Fprintf(w, "Rejected by: %s\n", strings.Join(x.history.UnschedulablePlugins, ", "))
 		}
 		return nil
 	}
-	return fmt.Errorf("pod %q is not scheduled by any profile (schedulerName %q)", target, found.Spec.SchedulerName)
+	printAttemptDetails(w, a.Attempt)
+	if q.all {
+		sched, pod, err := e.Fork(a.Index)
+		if err != nil {
+			return fmt.Errorf("replaying to attempt %d of %s for --all: %w", a.N, x.Pod, err)
+		}
+		d, err := sched.Diagnose(pod)
+		if err != nil {
+			return err
+		}
+		printFullDiagnosis(w, d, a.Attempt)
+	}
+	return nil
 }
 
-func printExplanation(w io.Writer, a *record.Attempt, pod *v1.Pod) {
-	fmt.Fprintf(w, "Pod:        %s\n", a.Pod)
-	fmt.Fprintf(w, "Priority:   %d\n", a.Priority)
-	fmt.Fprintf(w, "Scheduler:  %s\n", a.Profile)
-	fmt.Fprintf(w, "Outcome:    %s\n", a.Outcome)
-	if a.Node != "" {
-		fmt.Fprintf(w, "Node:       %s\n", a.Node)
+// printHistory prints a pod's attempts, one line each: when, the queue
+// events that brought it there, the outcome and node (wide: nomination,
+// victims and the absolute virtual time too). indent prefixes each line.
+func printHistory(w io.Writer, e *engine.Engine, h engine.PodHistory, indent string, wide bool) {
+	if len(h.Attempts) == 0 {
+		fmt.Fprintf(w, "%sHistory:    no attempt\n", indent)
+		return
 	}
-	if a.Nominated != "" {
-		fmt.Fprintf(w, "Nominated:  %s\n", a.Nominated)
+	fmt.Fprintf(w, "%sHistory:\n", indent)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	header := indent + "  #\tTIME\tAFTER\tOUTCOME\tNODE"
+	if wide {
+		header += "\tNOMINATED\tVICTIMS\tAT"
 	}
+	fmt.Fprintln(tw, header)
+	for _, pa := range h.Attempts {
+		a := pa.Attempt
+		after := strings.Join(pa.Events, " → ")
+		if after == "" {
+			after = "-"
+		}
+		line := fmt.Sprintf("%s  %d\t%s\t%s\t%s\t%s", indent, pa.N, offset(pa.Time.Sub(e.Start())), after, a.Outcome, orDash(a.Node))
+		if !wide && a.Nominated != "" {
+			line += " (nominated " + a.Nominated + ")"
+		}
+		if wide {
+			line += fmt.Sprintf("\t%s\t%s\t%s", orDash(a.Nominated), orDash(strings.Join(a.Victims, ",")), engine.FormatTime(pa.Time))
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	if h.Queue != "" {
+		fmt.Fprintf(w, "%sNow:        %s\n", indent, nowWaiting(h))
+	}
+}
+
+func nowWaiting(h engine.PodHistory) string {
+	if h.Queue == engine.Gated {
+		return "Gated (" + h.GatingPlugin + ": " + h.GatingMessage + ")"
+	}
+	s := "in " + string(h.Queue)
+	if h.NominatedNode != "" {
+		s += ", nominated to " + h.NominatedNode
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// printAttemptDetails prints an attempt as kubectl describe's events
+// would, then the Filter verdict per node, the scores and preemption.
+func printAttemptDetails(w io.Writer, a *record.Attempt) {
 	fmt.Fprintln(w, "Events:")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  Type\tReason\tFrom\tMessage")

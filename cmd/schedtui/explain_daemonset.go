@@ -11,6 +11,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -80,12 +81,19 @@ func admitter(c *snapshot.Cluster) func(*v1.Pod) (*v1.Pod, error) {
 	}
 }
 
-func explainDaemonSet(w io.Writer, s *session, ref string) error {
+// explainDaemonSet explains a DaemonSet after the run (explainQuery's ref):
+// where it should run, where its pods run now, what the run did with each
+// of its pods, and why the scheduler refuses the nodes still without one.
+func explainDaemonSet(w io.Writer, s *session, e *engine.Engine, q explainQuery) error {
+	ref := q.ref.name
+	if q.ref.namespace != "" {
+		ref = q.ref.namespace + "/" + ref
+	}
 	ds, err := findDaemonSet(s.cluster.DaemonSets, ref)
 	if err != nil {
 		return err
 	}
-	nodes, err := s.sched.ExplainDaemonSet(ds, admitter(s.cluster))
+	nodes, err := e.Scheduler().ExplainDaemonSet(ds, admitter(s.cluster))
 	if err != nil {
 		return err
 	}
@@ -101,14 +109,28 @@ func explainDaemonSet(w io.Writer, s *session, ref string) error {
 			refused++
 		}
 	}
-	fmt.Fprintf(w, "DaemonSet %s/%s: should run on %d of %d nodes; running on %d; the scheduler refuses %d\n\n",
+	fmt.Fprintf(w, "DaemonSet %s/%s after the run: should run on %d of %d nodes; running on %d; the scheduler refuses %d\n\n",
 		ds.Namespace, ds.Name, should, len(nodes), running, refused)
+	histories := map[string]engine.PodHistory{}
+	for _, h := range e.Histories() {
+		histories[h.Pod] = h
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NODE\tSHOULD RUN\tDAEMON POD\tSTATUS")
 	for _, n := range nodes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.Node, shouldRun(n), daemonPod(n), daemonStatus(n))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.Node, shouldRun(n), daemonPod(n), daemonStatus(n, histories))
 	}
 	tw.Flush()
+	// What the run did with the DaemonSet's pods (those that went through
+	// the queue), as explain NS/POD prints it.
+	for _, n := range nodes {
+		for _, pod := range append(append([]string(nil), n.Running...), n.Pending...) {
+			if h, ok := histories[pod]; ok {
+				fmt.Fprintf(w, "\n%s (for %s):\n", pod, n.Node)
+				printHistory(w, e, h, "  ", q.output == "wide")
+			}
+		}
+	}
 	for _, n := range nodes {
 		if n.Verdict == nil || n.Verdict.Fits() {
 			continue
@@ -168,7 +190,19 @@ func daemonPod(n scheduler.DaemonSetNode) string {
 	return "-"
 }
 
-func daemonStatus(n scheduler.DaemonSetNode) string {
+// daemonStatus says what happened on a node: the run's answer for a
+// daemon pod it attempted, else the Filter verdict on the cluster as the
+// run left it.
+func daemonStatus(n scheduler.DaemonSetNode, histories map[string]engine.PodHistory) string {
+	for _, pod := range n.Pending {
+		if last := histories[pod].Last(); last != nil {
+			s := fmt.Sprintf("pending: attempt %d was %s", last.N, last.Attempt.Outcome)
+			if last.Attempt.Nominated != "" {
+				s += ", nominated to " + last.Attempt.Nominated
+			}
+			return s
+		}
+	}
 	switch {
 	case !n.ShouldRun:
 		return "controller skips the node: " + n.Why

@@ -11,9 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
-	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
-	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/testdata"
@@ -24,7 +22,6 @@ type session struct {
 	cluster *snapshot.Cluster
 	cfg     *configv1.KubeSchedulerConfiguration
 	seed    uint64
-	sched   *scheduler.Scheduler
 	// bind binds pods in the live cluster (--bind), or is nil.
 	bind engine.BindFunc
 	// replay holds a recording's changes (nil for a snapshot); stderr
@@ -229,19 +226,13 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	return s, nil
 }
 
-// load reads the source (see loadSource) and builds the scheduler.
+// load reads the source (see loadSource); session.run schedules it.
 func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 	src, err := loadSource(ctx, f, w, false)
 	if err != nil {
 		return nil, err
 	}
-	s, err := scheduler.New(src.cluster.Nodes, src.cluster.Pods, src.cluster.SchedulerObjects(), scheduler.Options{
-		Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("building the scheduler: %w", err)
-	}
-	return &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, sched: s, bind: src.bind, replay: src.replay, stderr: w}, nil
+	return &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}, nil
 }
 
 func printReport(w io.Writer, r *snapshot.Report) {
@@ -252,9 +243,6 @@ func printReport(w io.Writer, r *snapshot.Report) {
 		fmt.Fprintln(w, p.String())
 	}
 }
-
-// pending lists the pods to schedule, in queue order.
-func (s *session) pending() []*v1.Pod { return s.sched.PendingPods(s.cluster.Pods) }
 
 // profileNames are the scheduler names of a configuration's profiles.
 func profileNames(cfg *configv1.KubeSchedulerConfiguration) []string {

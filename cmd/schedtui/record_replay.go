@@ -43,7 +43,7 @@ func replayOf(o *snapshot.Opened, w io.Writer, convertOnly bool) *replay {
 	if !r.until.IsZero() {
 		end = "until " + r.until.Format(time.RFC3339)
 	}
-	fmt.Fprintf(w, "a recording: %d changes from %s (%s); run and the debugger replay them in virtual time, explain looks at the start\n",
+	fmt.Fprintf(w, "a recording: %d changes from %s (%s); run, explain and the debugger replay them in virtual time\n",
 		len(r.changes), r.start.Format(time.RFC3339), end)
 	return r
 }

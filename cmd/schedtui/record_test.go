@@ -249,7 +249,7 @@ func TestReplayStuckPod(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	if !strings.Contains(errOut, "a recording: 6 changes from 2026-03-02T09:00:00Z (until 2026-03-02T10:00:00Z); run and the debugger replay them") {
+	if !strings.Contains(errOut, "a recording: 6 changes from 2026-03-02T09:00:00Z (until 2026-03-02T10:00:00Z); run, explain and the debugger replay them") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	var order []string
@@ -284,6 +284,14 @@ func TestReplayStuckPod(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+
+	// explain follows the same replay: the pod's last attempt is the
+	// binding when node-b joins, and --until stops where run would.
+	checkCmd(t, newExplainCommand, []string{"--snapshot", stuckPodRecording, "batch/report"}, cmdWant{stdout: []string{
+		"9  +40m0s   NodeAdd", "Attempt 9 of 9, at +40m0s:", "Node:       node-b"}})
+	checkCmd(t, newExplainCommand, []string{"--snapshot", stuckPodRecording, "batch/report", "--until", "30m"}, cmdWant{stdout: []string{
+		"Outcome:    Unschedulable", "Now:        in Unschedulable"}})
+	compareExplainRun(t, "stuck pod recording", "--snapshot", stuckPodRecording)
 
 	// JSON: the cluster lines, and the binding at 09:40.
 	out, _, err = runCmd(t, newRunCommand, "--snapshot", stuckPodRecording, "-o", "json")

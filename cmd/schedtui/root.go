@@ -1,9 +1,13 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/schedtui/schedtui/snapshot/live"
 )
 
 // sourceFlags are the flags that say where the cluster state comes from.
@@ -49,7 +53,19 @@ const sourceHelp = `Where the cluster comes from:
                            service account when there is one, else the embedded demo
   --demo                   the embedded demo`
 
+// pluginName is the command as a kubectl plugin (binary kubectl-schedtui).
+const pluginName = "kubectl schedtui"
+
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	return newRootCommandAs("schedtui", stdout, stderr)
+}
+
+// newRootCommandAs is the root command invoked as name: "schedtui", or
+// "kubectl schedtui" for the plugin, whose help and usage then say so and
+// which without a source opens the current context (the demo only with
+// --demo), as kubectl commands do.
+func newRootCommandAs(name string, stdout, stderr io.Writer) *cobra.Command {
+	plugin := name == pluginName
 	var src sourceFlags
 	root := &cobra.Command{
 		Use:   "schedtui",
@@ -70,8 +86,14 @@ of its profiles' schedulerNames: each step binds a pod in the cluster.
 			// The debugger opens on the demo unless told where else to
 			// look: a newcomer's first `schedtui` must not reach into
 			// whatever cluster their kubeconfig happens to point at.
-			if src.snapshot == "" && src.kubeconfig == "" && src.context == "" && !src.bind {
-				src.demo = true
+			// As a kubectl plugin the user asked for their cluster.
+			if src.snapshot == "" && src.kubeconfig == "" && src.context == "" && !src.bind && !src.demo {
+				if !plugin {
+					src.demo = true
+				} else if !live.Available() {
+					return errors.New("no cluster to read: no $KUBECONFIG, ~/.kube/config or in-cluster service account " +
+						"(give --kubeconfig, --snapshot PATH, or --demo for the embedded demo)")
+				}
 			}
 			return openTUI(cmd.Context(), &src, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -81,7 +103,31 @@ of its profiles' schedulerNames: each step binds a pod in the cluster.
 	src.registerBind(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand(), newRecordCommand())
+	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
 	root.Version = schedtuiVersion()
+	if plugin {
+		asPlugin(root)
+	}
 	return root
+}
+
+// asPlugin makes help and usage say "kubectl schedtui", and the root's
+// help say that it opens the current context.
+func asPlugin(root *cobra.Command) {
+	if root.Annotations == nil {
+		root.Annotations = map[string]string{}
+	}
+	root.Annotations[cobra.CommandDisplayNameAnnotation] = pluginName
+	root.Long = strings.Replace(root.Long, "schedtui with no command opens the interactive debugger.",
+		"kubectl schedtui with no command opens the interactive debugger on the current\ncontext (--demo: the embedded demo).", 1)
+	var fix func(c *cobra.Command)
+	fix = func(c *cobra.Command) {
+		c.Long = strings.Replace(c.Long, "(neither)                schedtui alone: the embedded demo; run, explain, snapshot: the",
+			"(neither)                the live cluster of $KUBECONFIG, ~/.kube/config or the\n                           in-cluster service account (schedtui alone: the demo); the", 1)
+		c.Example = strings.ReplaceAll(c.Example, "  schedtui ", "  "+pluginName+" ")
+		for _, sub := range c.Commands() {
+			fix(sub)
+		}
+	}
+	fix(root)
 }

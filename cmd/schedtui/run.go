@@ -16,6 +16,7 @@ import (
 
 func newRunCommand() *cobra.Command {
 	var src sourceFlags
+	var ns namespaceFlags
 	var output string
 	var until time.Duration
 	cmd := &cobra.Command{
@@ -32,14 +33,26 @@ On a recording (schedtui record) the run starts when the recording started and
 replays its changes at the times they happened (pods arriving, nodes added or
 cordoned, pods deleted...); --until counts from the recording's start.
 
+The whole cluster is always scheduled; -n NAMESPACE only prints the lines
+about pods of that namespace (a preemption or eviction when the preemptor or a
+victim is in it; cluster changes of its objects and of cluster-scoped ones).
+Without -n every namespace is printed (-A says so explicitly).
+
 -o text prints one line per attempt plus preemptions, evictions, cluster changes
-and what is left pending; -o json prints one JSON object per line: attempts,
-queue moves, preemptions, evictions and cluster changes (the schema is
-documented in the README).`,
+and what is left pending; -o wide adds the nomination, the victims and the
+absolute virtual time to each attempt; -o json prints one JSON object per line:
+attempts, queue moves, preemptions, evictions and cluster changes (the schema
+is documented in the README).`,
+		Example: `  schedtui run
+  schedtui run --snapshot cluster.yaml -n team-b -o wide
+  schedtui run --snapshot recording.yaml --until 45m -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "json" {
-				return fmt.Errorf("--output must be text or json, not %q", output)
+			if err := checkOutput(output, "text", "wide", "json"); err != nil {
+				return err
+			}
+			if err := ns.validate(cmd); err != nil {
+				return err
 			}
 			if until < 0 {
 				return fmt.Errorf("--until must not be negative")
@@ -48,26 +61,61 @@ documented in the README).`,
 			if err != nil {
 				return err
 			}
-			e, err := s.engine()
+			e, err := s.run(until)
 			if err != nil {
 				return err
 			}
-			if until > 0 {
-				e.RunUntil(until)
-			} else {
-				e.RunToQuiescence()
+			keep := func(engine.Event) bool { return true }
+			if ns.explicit(cmd) {
+				keep = func(ev engine.Event) bool { return eventInNamespace(ev, ns.namespace) }
 			}
 			if output == "json" {
-				return printJSON(cmd.OutOrStdout(), e)
+				return printJSON(cmd.OutOrStdout(), e, keep)
 			}
-			return printText(cmd.OutOrStdout(), e)
+			return printText(cmd.OutOrStdout(), e, keep, output == "wide")
 		},
 	}
 	src.register(cmd)
 	src.registerBind(cmd)
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	ns.register(cmd, "print only the lines about pods of this namespace")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, wide or json")
 	cmd.Flags().DurationVar(&until, "until", 0, "run for this much virtual time (e.g. 10m) instead of until quiescent")
 	return cmd
+}
+
+// run builds the queue engine and runs it as run and explain do: until
+// quiescent, or for until of virtual time.
+func (s *session) run(until time.Duration) (*engine.Engine, error) {
+	e, err := s.engine()
+	if err != nil {
+		return nil, err
+	}
+	if until > 0 {
+		e.RunUntil(until)
+	} else {
+		e.RunToQuiescence()
+	}
+	return e, nil
+}
+
+// eventInNamespace reports whether a timeline event is about a pod (the
+// pod, a preemptor or a victim) or an object of namespace ns, or about a
+// cluster-scoped object.
+func eventInNamespace(ev engine.Event, ns string) bool {
+	if inNamespace(ev.Pod, ns) || ev.Preemptor != "" && inNamespace(ev.Preemptor, ns) {
+		return true
+	}
+	for _, v := range ev.Victims {
+		if inNamespace(v, ns) {
+			return true
+		}
+	}
+	if ev.Kind == engine.EventCluster && ev.Pod == "" {
+		// Object is "Kind name" or "Kind namespace/name".
+		_, name, _ := strings.Cut(ev.Object, " ")
+		return !strings.Contains(name, "/") || inNamespace(name, ns)
+	}
+	return false
 }
 
 // engine builds the queue engine over the loaded cluster.
@@ -84,9 +132,12 @@ func (s *session) engine() (*engine.Engine, error) {
 
 // printJSON prints the timeline as JSON lines: attempts in the AttemptJSON
 // schema, queue moves, preemptions and evictions.
-func printJSON(w io.Writer, e *engine.Engine) error {
+func printJSON(w io.Writer, e *engine.Engine, keep func(engine.Event) bool) error {
 	attempts := e.Attempts()
 	for _, ev := range e.Timeline() {
+		if !keep(ev) {
+			continue
+		}
 		var v any
 		if ev.Kind == engine.EventAttempt {
 			v = attempts[ev.Attempt].JSON()
@@ -108,13 +159,16 @@ func printJSON(w io.Writer, e *engine.Engine) error {
 
 // printText prints attempts, preemptions and evictions with their virtual
 // time, then the pods left pending.
-func printText(w io.Writer, e *engine.Engine) error {
+func printText(w io.Writer, e *engine.Engine, keep func(engine.Event) bool, wide bool) error {
 	attempts := e.Attempts()
 	for _, ev := range e.Timeline() {
+		if !keep(ev) {
+			continue
+		}
 		at := offset(ev.Time.Sub(e.Start()))
 		switch ev.Kind {
 		case engine.EventAttempt:
-			if err := printAttempt(w, at, attempts[ev.Attempt]); err != nil {
+			if err := printAttempt(w, at, attempts[ev.Attempt], wide); err != nil {
 				return err
 			}
 		case engine.EventPreemption:
@@ -138,6 +192,9 @@ func printText(w io.Writer, e *engine.Engine) error {
 	q := e.Queue()
 	for _, list := range [][]engine.QueuedPod{q.ActiveQ, q.BackoffQ, q.Unschedulable, q.Gated} {
 		for _, p := range list {
+			if !keep(engine.Event{Pod: p.Pod}) {
+				continue
+			}
 			why := strings.Join(p.UnschedulablePlugins, ", ")
 			if p.Queue == engine.Gated {
 				why = p.GatingPlugin + ": " + p.GatingMessage
@@ -151,12 +208,14 @@ func printText(w io.Writer, e *engine.Engine) error {
 // offset renders virtual time since the start: +0s, +30s, +5m30s.
 func offset(d time.Duration) string { return "+" + d.String() }
 
-func printAttempt(w io.Writer, at string, a *record.Attempt) error {
-	node := a.Node
-	if node == "" {
-		node = "-"
+// printAttempt prints an attempt line; wide adds the nomination, the
+// victims and the absolute virtual time before the message.
+func printAttempt(w io.Writer, at string, a *record.Attempt, wide bool) error {
+	line := fmt.Sprintf("%-8s %-40s %-13s %s", at, a.Pod, a.Outcome, orDash(a.Node))
+	if wide {
+		line = fmt.Sprintf("%-8s %-40s %-13s %-12s %-12s %-30s %s", at, a.Pod, a.Outcome, orDash(a.Node), orDash(a.Nominated),
+			orDash(strings.Join(a.Victims, ",")), engine.FormatTime(a.Time))
 	}
-	line := fmt.Sprintf("%-8s %-40s %-13s %s", at, a.Pod, a.Outcome, node)
 	if a.Outcome != record.Scheduled && a.Message != "" {
 		line += "  " + a.Message
 	}
