@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -74,4 +75,58 @@ func (n *Nominator) Nodes() []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// QueueNominator adapts the nominator to the queue's interface, with
+// upstream's pod-lister check: a pod that is gone or already has a node is
+// not nominated.
+func (s *Scheduler) QueueNominator() *QueueNominator { return &QueueNominator{s: s} }
+
+// QueueNominator is the queue's view of the nominator.
+type QueueNominator struct{ s *Scheduler }
+
+// AddNominatedPod nominates pi per ni: ModeOverride names the node, else
+// the pod's status.nominatedNodeName does; empty removes the nomination.
+func (q *QueueNominator) AddNominatedPod(pi *framework.PodInfo, ni *framework.NominatingInfo) {
+	n := q.s.nominator
+	n.Delete(pi.Pod.UID)
+	node := pi.Pod.Status.NominatedNodeName
+	if ni.Mode() == framework.ModeOverride {
+		node = ni.NominatedNodeName
+	}
+	if node == "" {
+		return
+	}
+	cur, err := q.s.objects.Pod(pi.Pod.Namespace, pi.Pod.Name)
+	if err != nil || cur.Spec.NodeName != "" {
+		return
+	}
+	n.Add(pi, node)
+}
+
+// UpdateNominatedPod re-adds the pod with its new PodInfo; a nomination
+// only held in memory (both old and new status empty) is kept.
+func (q *QueueNominator) UpdateNominatedPod(oldPod *v1.Pod, newPI *framework.PodInfo) {
+	var ni *framework.NominatingInfo
+	if oldPod.Status.NominatedNodeName == "" && newPI.Pod.Status.NominatedNodeName == "" {
+		if node := q.s.nominator.NominatedNode(oldPod.UID); node != "" {
+			ni = &framework.NominatingInfo{NominatingMode: framework.ModeOverride, NominatedNodeName: node}
+		}
+	}
+	q.s.nominator.Delete(oldPod.UID)
+	q.AddNominatedPod(newPI, ni)
+}
+
+// DeleteNominatedPodIfExists drops the pod's nomination.
+func (q *QueueNominator) DeleteNominatedPodIfExists(pod *v1.Pod) { q.s.nominator.Delete(pod.UID) }
+
+// SetResolver makes NominatedPodsForNode map each nominated pod through
+// fn, as upstream resolves its refs to the queue's current PodInfo (or a
+// stub for a pod in flight).
+func (n *Nominator) SetResolver(fn func(*framework.PodInfo) *framework.PodInfo) { n.resolve = fn }
+
+// Reset forgets every nomination.
+func (n *Nominator) Reset() {
+	n.byNode = map[string][]*framework.PodInfo{}
+	n.byUID = map[types.UID]string{}
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -43,7 +44,7 @@ type Scheduler struct {
 	// percentageOfNodesToScore is the global setting (0: adaptive).
 	percentageOfNodesToScore int32
 	seq                      int
-	// hooks are installed by the queue engine (engine_support.go).
+	// hooks are installed by the queue engine (hooks.go).
 	hooks engineHooks
 }
 
@@ -57,7 +58,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	s := &Scheduler{
 		objects:   framework.NewObjectStore(),
 		nominator: NewNominator(),
-		rand:      rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
+		rand:      rand.New(NewPCG(opts.Seed)),
 		clock:     opts.Clock,
 	}
 	if s.clock == nil {
@@ -133,6 +134,19 @@ func (s *Scheduler) Nominator() *Nominator { return s.nominator }
 
 // Nodes is the node list in node-tree order.
 func (s *Scheduler) Nodes() *record.NodeList { return s.nodeList }
+
+// ProfileNames lists the profiles' scheduler names, sorted.
+func (s *Scheduler) ProfileNames() []string {
+	out := make([]string, 0, len(s.profiles))
+	for name := range s.profiles {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Profiles returns the frameworks by scheduler name.
+func (s *Scheduler) Profiles() map[string]*runtime.Framework { return s.profiles }
 
 // PendingPods returns the pods without a node whose schedulerName names a
 // profile, in queue order for a freshly started scheduler: PrioritySort
