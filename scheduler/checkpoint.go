@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -18,8 +17,7 @@ type State struct {
 	infos     []*framework.NodeInfo
 	byName    map[string]*framework.NodeInfo
 	objects   *framework.ObjectStore
-	byNode    map[string][]*framework.PodInfo
-	byUID     map[types.UID]string
+	nominated *queue.Nominations
 	nodeList  *record.NodeList
 	nextStart int
 	seq       int
@@ -31,8 +29,7 @@ type State struct {
 // O(nodes) pointers plus the nodes that changed.
 func (s *Scheduler) CaptureState(prev *State) (*State, error) {
 	st := &State{
-		objects: s.objects.Clone(), byNode: make(map[string][]*framework.PodInfo, len(s.nominator.byNode)),
-		byUID: make(map[types.UID]string, len(s.nominator.byUID)), nodeList: s.nodeList,
+		objects: s.objects.Clone(), nominated: s.nominator.Export(), nodeList: s.nodeList,
 		nextStart: s.nextStartNodeIndex, seq: s.seq,
 	}
 	list := s.snapshot.List()
@@ -50,12 +47,6 @@ func (s *Scheduler) CaptureState(prev *State) (*State, error) {
 		}
 		st.infos[i] = c
 		st.byName[ni.Name()] = c
-	}
-	for k, v := range s.nominator.byNode {
-		st.byNode[k] = append([]*framework.PodInfo(nil), v...)
-	}
-	for k, v := range s.nominator.byUID {
-		st.byUID[k] = v
 	}
 	if s.hooks.pcg != nil {
 		b, err := s.hooks.pcg.MarshalBinary()
@@ -77,14 +68,7 @@ func (s *Scheduler) RestoreState(st *State) error {
 	}
 	s.snapshot = framework.SnapshotFromNodeInfos(infos)
 	s.objects.CopyFrom(st.objects)
-	s.nominator.byNode = make(map[string][]*framework.PodInfo, len(st.byNode))
-	for k, v := range st.byNode {
-		s.nominator.byNode[k] = append([]*framework.PodInfo(nil), v...)
-	}
-	s.nominator.byUID = make(map[types.UID]string, len(st.byUID))
-	for k, v := range st.byUID {
-		s.nominator.byUID[k] = v
-	}
+	s.nominator.Import(st.nominated)
 	s.nodeList = st.nodeList
 	s.nextStartNodeIndex = st.nextStart
 	s.seq = st.seq

@@ -15,6 +15,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
+	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -35,7 +36,7 @@ type Scheduler struct {
 	profiles  map[string]*runtime.Framework
 	snapshot  *framework.Snapshot
 	objects   *framework.ObjectStore
-	nominator *Nominator
+	nominator *queue.Nominator
 	nodeList  *record.NodeList
 	rand      *rand.Rand
 	clock     func() time.Time
@@ -56,11 +57,11 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // objects plugins read.
 func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Scheduler, error) {
 	s := &Scheduler{
-		objects:   framework.NewObjectStore(),
-		nominator: NewNominator(),
-		rand:      rand.New(NewPCG(opts.Seed)),
-		clock:     opts.Clock,
+		objects: framework.NewObjectStore(),
+		rand:    rand.New(NewPCG(opts.Seed)),
+		clock:   opts.Clock,
 	}
+	s.nominator = queue.NewNominator(s.objects)
 	if s.clock == nil {
 		s.clock = func() time.Time { return Epoch }
 	}
@@ -130,7 +131,7 @@ func (s *Scheduler) Snapshot() *framework.Snapshot { return s.snapshot }
 func (s *Scheduler) Objects() *framework.ObjectStore { return s.objects }
 
 // Nominator holds the nominations.
-func (s *Scheduler) Nominator() *Nominator { return s.nominator }
+func (s *Scheduler) Nominator() *queue.Nominator { return s.nominator }
 
 // Nodes is the node list in node-tree order.
 func (s *Scheduler) Nodes() *record.NodeList { return s.nodeList }

@@ -82,13 +82,6 @@ type Profile interface {
 	EnqueueExtensions() []framework.EnqueueExtensions
 }
 
-// Nominator is the in-memory nomination store the queue keeps current.
-type Nominator interface {
-	AddNominatedPod(pi *framework.PodInfo, ni *framework.NominatingInfo)
-	UpdateNominatedPod(oldPod *v1.Pod, newPI *framework.PodInfo)
-	DeleteNominatedPodIfExists(pod *v1.Pod)
-}
-
 // Options configure a PriorityQueue.
 type Options struct {
 	// Clock is the (virtual) clock. Required.
@@ -106,8 +99,10 @@ type Options struct {
 	// maps.
 	Profiles     map[string]Profile
 	ProfileOrder []string
-	Nominator    Nominator
-	OnMove       func(Move)
+	// Nominator is kept current as pending pods come and go; nil keeps
+	// no nominations.
+	Nominator *Nominator
+	OnMove    func(Move)
 }
 
 type strategy int

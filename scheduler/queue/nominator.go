@@ -1,4 +1,4 @@
-package scheduler
+package queue
 
 import (
 	v1 "k8s.io/api/core/v1"
@@ -7,19 +7,26 @@ import (
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
-// Nominator tracks pods nominated to nodes (status.nominatedNodeName or a
-// preemption's decision), in nomination order per node.
+// Nominator is upstream's nominator: the pods nominated to nodes
+// (status.nominatedNodeName or a preemption's decision), in nomination
+// order per node. The scheduling cycle reads it (Filter with nominated
+// pods) and writes it (assume, failure handling, preemption); the queue
+// keeps it current as pending pods are added, updated and deleted.
 type Nominator struct {
 	byNode map[string][]*framework.PodInfo
 	byUID  map[types.UID]string
+	// podLister is upstream's pod lister: a pod that is gone or already
+	// has a node is not nominated (AddNominatedPod).
+	podLister framework.ObjectLister
 	// resolve, when the engine sets it, maps a stored entry to the queue's
 	// current PodInfo (see SetResolver).
 	resolve func(*framework.PodInfo) *framework.PodInfo
 }
 
-// NewNominator returns an empty nominator.
-func NewNominator() *Nominator {
-	return &Nominator{byNode: map[string][]*framework.PodInfo{}, byUID: map[types.UID]string{}}
+// NewNominator returns an empty nominator checking pods against
+// podLister.
+func NewNominator(podLister framework.ObjectLister) *Nominator {
+	return &Nominator{byNode: map[string][]*framework.PodInfo{}, byUID: map[types.UID]string{}, podLister: podLister}
 }
 
 // Add nominates pi to node, replacing any earlier nomination; an empty
@@ -77,18 +84,9 @@ func (n *Nominator) Nodes() []string {
 	return out
 }
 
-// QueueNominator adapts the nominator to the queue's interface, with
-// upstream's pod-lister check: a pod that is gone or already has a node is
-// not nominated.
-func (s *Scheduler) QueueNominator() *QueueNominator { return &QueueNominator{s: s} }
-
-// QueueNominator is the queue's view of the nominator.
-type QueueNominator struct{ s *Scheduler }
-
 // AddNominatedPod nominates pi per ni: ModeOverride names the node, else
 // the pod's status.nominatedNodeName does; empty removes the nomination.
-func (q *QueueNominator) AddNominatedPod(pi *framework.PodInfo, ni *framework.NominatingInfo) {
-	n := q.s.nominator
+func (n *Nominator) AddNominatedPod(pi *framework.PodInfo, ni *framework.NominatingInfo) {
 	n.Delete(pi.Pod.UID)
 	node := pi.Pod.Status.NominatedNodeName
 	if ni.Mode() == framework.ModeOverride {
@@ -97,7 +95,7 @@ func (q *QueueNominator) AddNominatedPod(pi *framework.PodInfo, ni *framework.No
 	if node == "" {
 		return
 	}
-	cur, err := q.s.objects.Pod(pi.Pod.Namespace, pi.Pod.Name)
+	cur, err := n.podLister.Pod(pi.Pod.Namespace, pi.Pod.Name)
 	if err != nil || cur.Spec.NodeName != "" {
 		return
 	}
@@ -106,19 +104,19 @@ func (q *QueueNominator) AddNominatedPod(pi *framework.PodInfo, ni *framework.No
 
 // UpdateNominatedPod re-adds the pod with its new PodInfo; a nomination
 // only held in memory (both old and new status empty) is kept.
-func (q *QueueNominator) UpdateNominatedPod(oldPod *v1.Pod, newPI *framework.PodInfo) {
+func (n *Nominator) UpdateNominatedPod(oldPod *v1.Pod, newPI *framework.PodInfo) {
 	var ni *framework.NominatingInfo
 	if oldPod.Status.NominatedNodeName == "" && newPI.Pod.Status.NominatedNodeName == "" {
-		if node := q.s.nominator.NominatedNode(oldPod.UID); node != "" {
+		if node := n.NominatedNode(oldPod.UID); node != "" {
 			ni = &framework.NominatingInfo{NominatingMode: framework.ModeOverride, NominatedNodeName: node}
 		}
 	}
-	q.s.nominator.Delete(oldPod.UID)
-	q.AddNominatedPod(newPI, ni)
+	n.Delete(oldPod.UID)
+	n.AddNominatedPod(newPI, ni)
 }
 
 // DeleteNominatedPodIfExists drops the pod's nomination.
-func (q *QueueNominator) DeleteNominatedPodIfExists(pod *v1.Pod) { q.s.nominator.Delete(pod.UID) }
+func (n *Nominator) DeleteNominatedPodIfExists(pod *v1.Pod) { n.Delete(pod.UID) }
 
 // SetResolver makes NominatedPodsForNode map each nominated pod through
 // fn, as upstream resolves its refs to the queue's current PodInfo (or a
@@ -129,4 +127,35 @@ func (n *Nominator) SetResolver(fn func(*framework.PodInfo) *framework.PodInfo) 
 func (n *Nominator) Reset() {
 	n.byNode = map[string][]*framework.PodInfo{}
 	n.byUID = map[types.UID]string{}
+}
+
+// Nominations are a copy of a Nominator's nominations, for checkpoints.
+type Nominations struct {
+	byNode map[string][]*framework.PodInfo
+	byUID  map[types.UID]string
+}
+
+func (c *Nominations) clone() *Nominations {
+	out := &Nominations{
+		byNode: make(map[string][]*framework.PodInfo, len(c.byNode)),
+		byUID:  make(map[types.UID]string, len(c.byUID)),
+	}
+	for k, v := range c.byNode {
+		out.byNode[k] = append([]*framework.PodInfo(nil), v...)
+	}
+	for k, v := range c.byUID {
+		out.byUID[k] = v
+	}
+	return out
+}
+
+// Export copies the nominations.
+func (n *Nominator) Export() *Nominations {
+	return (&Nominations{byNode: n.byNode, byUID: n.byUID}).clone()
+}
+
+// Import replaces the nominations with a copy of c.
+func (n *Nominator) Import(c *Nominations) {
+	cp := c.clone()
+	n.byNode, n.byUID = cp.byNode, cp.byUID
 }
