@@ -242,7 +242,14 @@ func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, st
 		return st
 	}
 	rec.phase(record.PhaseBind, nil)
-	s.applyVolumeDecision(state)
+	// The writes PreBind decided for the pod's volumes, with the PV
+	// controller's part played too: pre-bound claims and volumes end up
+	// Bound, claims to provision carry the selected-node annotation (no
+	// provisioner runs in schedtui, so they stay pending until a recording
+	// says otherwise).
+	for _, obj := range fwk.VolumeWrites(state).Objects() {
+		s.objects.Add(obj)
+	}
 	assumed.Status.NominatedNodeName = ""
 	s.objects.Add(assumed)
 	fwk.RunPostBindPlugins(ctx, state, assumed, host)
