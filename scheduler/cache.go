@@ -16,14 +16,18 @@ import (
 func (s *Scheduler) AddAssignedPod(pod *v1.Pod) {
 	s.objects.Add(pod)
 	if _, err := s.snapshot.Get(pod.Spec.NodeName); err == nil {
-		_ = s.snapshot.AddPod(pod)
+		if err := s.snapshot.AddPod(pod); err != nil {
+			s.cacheFailed("AddPod", pod, err)
+		}
 	}
 }
 
 // UpdateAssignedPod replaces a bound pod, on its node too.
 func (s *Scheduler) UpdateAssignedPod(oldPod, newPod *v1.Pod) {
 	if _, err := s.snapshot.Get(oldPod.Spec.NodeName); err == nil {
-		_ = s.snapshot.RemovePod(oldPod)
+		if err := s.snapshot.RemovePod(oldPod); err != nil {
+			s.cacheFailed("UpdatePod", oldPod, err)
+		}
 	}
 	s.AddAssignedPod(newPod)
 }
@@ -32,7 +36,9 @@ func (s *Scheduler) UpdateAssignedPod(oldPod, newPod *v1.Pod) {
 func (s *Scheduler) RemoveAssignedPod(pod *v1.Pod) {
 	s.objects.Delete(pod)
 	if _, err := s.snapshot.Get(pod.Spec.NodeName); err == nil {
-		_ = s.snapshot.RemovePod(pod)
+		if err := s.snapshot.RemovePod(pod); err != nil {
+			s.cacheFailed("RemovePod", pod, err)
+		}
 	}
 }
 

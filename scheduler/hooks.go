@@ -1,9 +1,11 @@
 package scheduler
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -23,8 +25,31 @@ type engineHooks struct {
 	// bound is told of every successful binding, with the cycle state
 	// (VolumeBinding leaves its decision there).
 	bound func(state *framework.CycleState, pod *v1.Pod, node string)
+	// cacheError receives the cache mutations that failed (see
+	// cacheFailed); nil logs them.
+	cacheError func(pod *v1.Pod, err error)
 	// pcg is the random source behind s.rand, kept to checkpoint it.
 	pcg *rand.PCG
+}
+
+// cacheFailed reports a cache mutation that failed and carries on, as
+// upstream logs "scheduler cache AddPod failed" (ForgetPod, RemovePod,
+// UpdatePod) and goes on: to the engine's reporter when one is installed
+// (SetCacheErrorReporter), else to klog as upstream.
+func (s *Scheduler) cacheFailed(op string, pod *v1.Pod, err error) {
+	err = fmt.Errorf("scheduler cache %s failed: %w", op, err)
+	if s.hooks.cacheError != nil {
+		s.hooks.cacheError(pod, err)
+		return
+	}
+	klog.Background().Error(err, "Scheduler cache mutation failed", "pod", klog.KObj(pod))
+}
+
+// SetCacheErrorReporter installs fn, told of every cache mutation that
+// failed (the scheduler carries on, as upstream does after logging it).
+// nil restores logging to klog, the default.
+func (s *Scheduler) SetCacheErrorReporter(fn func(pod *v1.Pod, err error)) {
+	s.hooks.cacheError = fn
 }
 
 func (s *Scheduler) afterBind(state *framework.CycleState, pod *v1.Pod, node string) {

@@ -201,7 +201,9 @@ func (s *Scheduler) assume(assumed *v1.Pod, host string) error {
 // failed: Unreserve, then the cache's ForgetPod.
 func (s *Scheduler) unreserveAndForget(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string) {
 	fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
-	_ = s.snapshot.RemovePod(assumed)
+	if err := s.snapshot.RemovePod(assumed); err != nil {
+		s.cacheFailed("ForgetPod", assumed, err)
+	}
 }
 
 // rejectedOnHost turns a Reserve or Permit rejection into the FitError

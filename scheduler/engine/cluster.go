@@ -274,6 +274,12 @@ func (e *Engine) onBound(state *framework.CycleState, pod *v1.Pod, _ string) {
 	}
 }
 
+// onCacheError reports a failed scheduler cache mutation on the timeline,
+// where upstream logs it; the engine carries on as upstream does.
+func (e *Engine) onCacheError(pod *v1.Pod, err error) {
+	e.event(Event{Kind: EventCluster, Pod: key(pod), Node: pod.Spec.NodeName, Reason: SchedulerCacheError, Message: err.Error()})
+}
+
 // storeObject writes a PV or a claim and reports its add or update event.
 func (e *Engine) storeObject(obj any) {
 	objs := e.sched.Objects()

@@ -198,6 +198,7 @@ func (e *Engine) build(withInputs bool) error {
 	s.UsePCG(scheduler.NewPCG(e.opts.Seed))
 	s.SetPreemptionActuator(e.onPreemption)
 	s.SetBindObserver(e.onBound)
+	s.SetCacheErrorReporter(e.onCacheError)
 	s.Nominator().SetResolver(e.resolveNominated)
 	e.installBinder(s)
 	profiles := map[string]queue.Profile{}
