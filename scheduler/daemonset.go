@@ -16,9 +16,10 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-// DaemonSet pods (spec §10): the pod the DaemonSet controller creates for a
-// node, the controller's own node predicate, and what the scheduler says
-// about that pod on that node.
+// DaemonSet pods: the pod the DaemonSet controller creates for a node
+// (upstream's pkg/controller/daemon), the controller's own node predicate
+// (NodeShouldRunDaemonPod), and what the scheduler says about that pod on
+// that node.
 
 // daemonTolerations are the tolerations the controller adds to every
 // daemon pod (AddOrUpdateDaemonPodTolerations), in its order.

@@ -48,41 +48,79 @@ func goTool() string {
 // (./scheduler/... from the module root) and fails for every forbidden
 // package found, showing one import chain that leads to it.
 func TestSchedulerDependencies(t *testing.T) {
+	checkDeps(t, listDeps(t, "./..."), isForbiddenDep, strings.Join(forbiddenDeps, ", "))
+}
+
+// corePackages are the scheduling core: the cycle, the engine, the queue,
+// the framework and the attempt record. They reach plugins only through
+// the registry that Options.Registry hands in (plugins.NewInTreeRegistry,
+// which callers outside the core import) and through interfaces of the
+// framework (e.g. framework.VolumeWriterPlugin, framework.BindFuncSetter).
+var corePackages = []string{".", "./engine", "./queue", "./framework/...", "./record"}
+
+const pluginsDir = "github.com/schedtui/schedtui/scheduler/plugins"
+
+// pluginNames is the one package under plugins/ the core may import: the
+// plugin names as constants (upstream's framework/plugins/names), which
+// profiles and the engine refer to.
+const pluginNames = pluginsDir + "/names"
+
+func isPluginPackage(path string) bool {
+	return (path == pluginsDir || strings.HasPrefix(path, pluginsDir+"/")) && path != pluginNames
+}
+
+// TestCoreImportsNoPlugin fails when a core package depends, directly or
+// transitively, on a plugin package or on the plugin registry.
+func TestCoreImportsNoPlugin(t *testing.T) {
+	checkDeps(t, listDeps(t, corePackages...), isPluginPackage, "plugin packages other than "+pluginNames)
+}
+
+// listDeps runs `go list -deps` over patterns in this directory and
+// returns each listed package's direct imports.
+func listDeps(t *testing.T, patterns ...string) map[string][]string {
+	t.Helper()
 	goCmd := goTool()
 	if goCmd == "" {
 		t.Skip("go tool not found")
 	}
-	cmd := exec.Command(goCmd, "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
+	args := append([]string{"list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}"}, patterns...)
+	cmd := exec.Command(goCmd, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -deps ./...: %v\n%s", err, stderr.String())
+		t.Fatalf("go list -deps %s: %v\n%s", strings.Join(patterns, " "), err, stderr.String())
 	}
-
-	// imports maps each listed package to its direct imports; roots are
-	// the scheduler's own packages, in listing order.
 	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if fields := strings.Fields(line); len(fields) > 0 {
+			imports[fields[0]] = fields[1:]
+		}
+	}
+	return imports
+}
+
+// checkDeps fails for every package in imports that forbidden matches,
+// showing the shortest import chain reaching it from the scheduler's own
+// packages through allowed ones.
+func checkDeps(t *testing.T, imports map[string][]string, forbidden func(string) bool, what string) {
+	t.Helper()
+	// roots are the scheduler's own allowed packages, in sorted order.
 	var roots []string
 	const self = "github.com/schedtui/schedtui/scheduler"
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 {
-			continue
-		}
-		pkg := fields[0]
-		imports[pkg] = fields[1:]
-		if pkg == self || strings.HasPrefix(pkg, self+"/") {
+	for pkg := range imports {
+		if (pkg == self || strings.HasPrefix(pkg, self+"/")) && !forbidden(pkg) {
 			roots = append(roots, pkg)
 		}
 	}
 	if len(roots) == 0 {
-		t.Fatalf("go list -deps listed no package under %s:\n%s", self, out)
+		t.Fatalf("go list -deps listed no package under %s", self)
 	}
+	sort.Strings(roots)
 
 	var bad []string
 	for pkg := range imports {
-		if isForbiddenDep(pkg) {
+		if forbidden(pkg) {
 			bad = append(bad, pkg)
 		}
 	}
@@ -102,7 +140,7 @@ func TestSchedulerDependencies(t *testing.T) {
 	for len(queue) > 0 {
 		pkg := queue[0]
 		queue = queue[1:]
-		if isForbiddenDep(pkg) {
+		if forbidden(pkg) {
 			continue
 		}
 		for _, imp := range imports[pkg] {
@@ -116,7 +154,7 @@ func TestSchedulerDependencies(t *testing.T) {
 	var report strings.Builder
 	for _, pkg := range bad {
 		from, ok := parent[pkg]
-		if !ok || isForbiddenDep(from) {
+		if !ok || forbidden(from) {
 			continue // reached only through another forbidden package
 		}
 		chain := []string{pkg}
@@ -129,5 +167,5 @@ func TestSchedulerDependencies(t *testing.T) {
 		report.WriteString("\n  " + strings.Join(chain, "\n    -> "))
 	}
 	t.Errorf("the scheduler depends on %d forbidden package(s) (%s):\n  %s\nentry points:%s",
-		len(bad), strings.Join(forbiddenDeps, ", "), strings.Join(bad, "\n  "), report.String())
+		len(bad), what, strings.Join(bad, "\n  "), report.String())
 }

@@ -53,7 +53,9 @@ func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, p *record.Preemption) {
 		if err != nil || pod.DeletionTimestamp != nil {
 			continue
 		}
-		_ = s.snapshot.RemovePod(pod)
+		if err := s.snapshot.RemovePod(pod); err != nil {
+			s.cacheFailed("RemovePod", pod, err)
+		}
 		s.objects.Delete(pod)
 	}
 }

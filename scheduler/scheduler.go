@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
+	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -34,7 +36,7 @@ type Scheduler struct {
 	profiles  map[string]*runtime.Framework
 	snapshot  *framework.Snapshot
 	objects   *framework.ObjectStore
-	nominator *Nominator
+	nominator *queue.Nominator
 	nodeList  *record.NodeList
 	rand      *rand.Rand
 	clock     func() time.Time
@@ -43,7 +45,7 @@ type Scheduler struct {
 	// percentageOfNodesToScore is the global setting (0: adaptive).
 	percentageOfNodesToScore int32
 	seq                      int
-	// hooks are installed by the queue engine (engine_support.go).
+	// hooks are installed by the queue engine (hooks.go).
 	hooks engineHooks
 }
 
@@ -55,11 +57,11 @@ var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // objects plugins read.
 func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Scheduler, error) {
 	s := &Scheduler{
-		objects:   framework.NewObjectStore(),
-		nominator: NewNominator(),
-		rand:      rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)),
-		clock:     opts.Clock,
+		objects: framework.NewObjectStore(),
+		rand:    rand.New(NewPCG(opts.Seed)),
+		clock:   opts.Clock,
 	}
+	s.nominator = queue.NewNominator(s.objects)
 	if s.clock == nil {
 		s.clock = func() time.Time { return Epoch }
 	}
@@ -129,10 +131,23 @@ func (s *Scheduler) Snapshot() *framework.Snapshot { return s.snapshot }
 func (s *Scheduler) Objects() *framework.ObjectStore { return s.objects }
 
 // Nominator holds the nominations.
-func (s *Scheduler) Nominator() *Nominator { return s.nominator }
+func (s *Scheduler) Nominator() *queue.Nominator { return s.nominator }
 
 // Nodes is the node list in node-tree order.
 func (s *Scheduler) Nodes() *record.NodeList { return s.nodeList }
+
+// ProfileNames lists the profiles' scheduler names, sorted.
+func (s *Scheduler) ProfileNames() []string {
+	out := make([]string, 0, len(s.profiles))
+	for name := range s.profiles {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Profiles returns the frameworks by scheduler name.
+func (s *Scheduler) Profiles() map[string]*runtime.Framework { return s.profiles }
 
 // PendingPods returns the pods without a node whose schedulerName names a
 // profile, in queue order for a freshly started scheduler: PrioritySort

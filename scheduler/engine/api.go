@@ -70,9 +70,16 @@ const (
 	// live cluster: Reason is its ChangeKind, Object what it is about, and
 	// Message "not applied: ..." when the engine refused it. The engine's
 	// own API calls (Reason "Preempted": a victim marked for deletion) are
-	// cluster events too.
+	// cluster events too, and so is a scheduler cache mutation that failed
+	// (Reason SchedulerCacheError), which upstream logs.
 	EventCluster EventKind = "cluster"
 )
+
+// SchedulerCacheError is the Reason of an EventCluster reporting a
+// scheduler cache mutation that failed (Message "scheduler cache
+// RemovePod failed: ..."); the engine carries on, as upstream does after
+// logging it.
+const SchedulerCacheError = "SchedulerCacheError"
 
 // Event is one entry of the timeline.
 type Event struct {

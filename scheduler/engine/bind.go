@@ -8,11 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
-	"github.com/schedtui/schedtui/scheduler/plugins/defaultbinder"
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
 
 // BindFunc binds a pod in a real cluster (schedtui --bind).
-type BindFunc func(ctx context.Context, pod *v1.Pod, node string) error
+type BindFunc = framework.BindFunc
 
 // ErrRewindAfterBind refuses a rewind over bindings made in the cluster.
 var ErrRewindAfterBind = errors.New("cannot rewind: with --bind the pods were bound in the cluster, and a binding cannot be undone")
@@ -33,9 +34,9 @@ func (e *Engine) installBinder(s *scheduler.Scheduler) {
 // what-if editor schedules on) bind in memory only.
 func detachBinder(s *scheduler.Scheduler) { setBinder(s, nil) }
 
-func setBinder(s *scheduler.Scheduler, f defaultbinder.BindFunc) {
+func setBinder(s *scheduler.Scheduler, f framework.BindFunc) {
 	for _, fwk := range s.Profiles() {
-		if b, ok := fwk.Plugin(defaultbinder.Name).(*defaultbinder.DefaultBinder); ok {
+		if b, ok := fwk.Plugin(names.DefaultBinder).(framework.BindFuncSetter); ok {
 			b.SetBindFunc(f)
 		}
 	}

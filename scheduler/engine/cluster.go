@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
-	"github.com/schedtui/schedtui/scheduler/plugins/volumebinding"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -266,26 +265,19 @@ func (e *Engine) unscheduledPodUpdated(oldPod, newPod *v1.Pod) {
 	}
 }
 
-// onBound collects what PreBind decided for the pod's volumes, to be
+// onBound collects what PreBind decided for the pod's volumes (the PVs
+// and claims as they look once bound, then the claims to provision), to be
 // written once the binding is reported (see bound).
-func (e *Engine) onBound(state *framework.CycleState, _ *v1.Pod, _ string) {
-	d := volumebinding.DecisionFromState(state)
-	if d == nil {
-		return
+func (e *Engine) onBound(state *framework.CycleState, pod *v1.Pod, _ string) {
+	if fwk := e.sched.Profile(pod.Spec.SchedulerName); fwk != nil {
+		e.volumeWrites = append(e.volumeWrites, fwk.VolumeWrites(state).Objects()...)
 	}
-	// Playing the PV controller too: the PVs and claims as they look once
-	// bound; claims to provision get their selected-node annotation (no
-	// provisioner creates their PV).
-	pvs, pvcs := d.BoundObjects()
-	for _, pv := range pvs {
-		e.volumeWrites = append(e.volumeWrites, pv)
-	}
-	for _, pvc := range pvcs {
-		e.volumeWrites = append(e.volumeWrites, pvc)
-	}
-	for _, pvc := range d.Provisions {
-		e.volumeWrites = append(e.volumeWrites, pvc)
-	}
+}
+
+// onCacheError reports a failed scheduler cache mutation on the timeline,
+// where upstream logs it; the engine carries on as upstream does.
+func (e *Engine) onCacheError(pod *v1.Pod, err error) {
+	e.event(Event{Kind: EventCluster, Pod: key(pod), Node: pod.Spec.NodeName, Reason: SchedulerCacheError, Message: err.Error()})
 }
 
 // storeObject writes a PV or a claim and reports its add or update event.

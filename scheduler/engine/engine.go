@@ -198,6 +198,7 @@ func (e *Engine) build(withInputs bool) error {
 	s.UsePCG(scheduler.NewPCG(e.opts.Seed))
 	s.SetPreemptionActuator(e.onPreemption)
 	s.SetBindObserver(e.onBound)
+	s.SetCacheErrorReporter(e.onCacheError)
 	s.Nominator().SetResolver(e.resolveNominated)
 	e.installBinder(s)
 	profiles := map[string]queue.Profile{}
@@ -210,7 +211,7 @@ func (e *Engine) build(withInputs bool) error {
 	}
 	qopts := queue.Options{
 		Clock: e.clock, Less: first.QueueSortLess, Profiles: profiles, ProfileOrder: e.profile,
-		Nominator: s.QueueNominator(), OnMove: e.onMove,
+		Nominator: s.Nominator(), OnMove: e.onMove,
 	}
 	if cfg := e.opts.Config; cfg != nil {
 		if cfg.PodInitialBackoffSeconds != nil {

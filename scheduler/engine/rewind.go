@@ -294,6 +294,7 @@ func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	s := f.sched
 	s.SetPreemptionActuator(nil)
 	s.SetBindObserver(nil)
+	s.SetCacheErrorReporter(nil)
 	s.Nominator().SetResolver(nil)
 	detachBinder(s)
 	return s, pi.Pod, nil

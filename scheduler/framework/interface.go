@@ -105,6 +105,52 @@ type PostBindPlugin interface {
 	PostBind(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string)
 }
 
+// BindFunc performs a binding in a real cluster; an error fails the Bind
+// phase, as an API error does upstream.
+type BindFunc func(ctx context.Context, pod *v1.Pod, nodeName string) error
+
+// BindFuncSetter is a BindPlugin whose binding an engine can route to a
+// real cluster (DefaultBinder): nil binds in memory only.
+type BindFuncSetter interface {
+	BindPlugin
+	SetBindFunc(f BindFunc)
+}
+
+// VolumeWrites are the API writes a PreBind plugin decided for a pod's
+// volumes, with the PV controller's part played too: the volumes and
+// claims as they look once bound, then the claims to provision annotated
+// with the selected node (no provisioner runs in schedtui).
+type VolumeWrites struct {
+	PersistentVolumes []*v1.PersistentVolume
+	Claims            []*v1.PersistentVolumeClaim
+}
+
+// Objects lists the writes in the order they are stored: the volumes,
+// then the claims.
+func (w VolumeWrites) Objects() []any {
+	out := make([]any, 0, len(w.PersistentVolumes)+len(w.Claims))
+	for _, pv := range w.PersistentVolumes {
+		out = append(out, pv)
+	}
+	for _, pvc := range w.Claims {
+		out = append(out, pvc)
+	}
+	return out
+}
+
+// VolumeWriterPlugin is a PreBind plugin that binds the pod's volumes
+// (VolumeBinding). Upstream's PreBind sends its writes to the API server;
+// here it records them in the cycle state, and the scheduler stores them
+// once the pod is bound (Framework.VolumeWrites). New objects replace the
+// stored ones: that is what tells the plugin that its assumptions are
+// confirmed.
+type VolumeWriterPlugin interface {
+	PreBindPlugin
+	// VolumeWrites returns what this cycle's PreBind decided; empty when
+	// it had nothing to do or did not run.
+	VolumeWrites(state *CycleState) VolumeWrites
+}
+
 // Handle is what plugins get from the framework that runs them.
 type Handle interface {
 	// Snapshot is the current cycle's snapshot.

@@ -7,8 +7,10 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
-// QueuedPodInfo is a pod in the scheduling queue with its bookkeeping
-// (spec §2.2).
+// QueuedPodInfo is a pod in the scheduling queue with its bookkeeping, as
+// upstream's framework.QueuedPodInfo: attempt and failure counts for the
+// backoff, the plugins that rejected it for the queueing hints, and its
+// gating plugin.
 type QueuedPodInfo struct {
 	*PodInfo
 	// Timestamp is when the pod was added, refreshed on every failure.

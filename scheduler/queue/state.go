@@ -35,33 +35,31 @@ func copyInfo(pi *framework.QueuedPodInfo) framework.QueuedPodInfo {
 // Export copies the queue. It fails while a pod is in flight: checkpoints
 // are taken between attempts, when nothing is.
 func (q *PriorityQueue) Export() (*State, error) {
-	if len(q.inFlight) != 0 || q.inFlightEvents.Len() != 0 {
-		return nil, fmt.Errorf("queue: cannot export with %d pods in flight", len(q.inFlight))
+	if len(q.activeQ.inFlightPods) != 0 || q.activeQ.inFlightEvents.Len() != 0 {
+		return nil, fmt.Errorf("queue: cannot export with %d pods in flight", len(q.activeQ.inFlightPods))
 	}
-	st := &State{seq: q.seq, schedCycle: q.schedCycle, entries: make([]entryState, 0, len(q.pods))}
+	st := &State{seq: q.seq, schedCycle: q.activeQ.schedulingCycle, entries: make([]entryState, 0, len(q.pods))}
 	add := func(e *entry) {
 		st.entries = append(st.entries, entryState{info: copyInfo(e.QueuedPodInfo), seq: e.seq, where: e.where, gatingMessage: e.gatingMessage})
 	}
 	// Heaps are total orders (seq breaks every tie), so their layout need
 	// not be kept; the pool's order is iteration order and must be.
-	for _, h := range []*podHeap{q.active, q.backoff, q.errorBackoff} {
+	for _, h := range append([]*podHeap{q.activeQ.queue}, q.backoffQ.heaps()...) {
 		for _, e := range h.items {
 			add(e)
 		}
 	}
-	for el := q.unsched.Front(); el != nil; el = el.Next() {
-		add(el.Value.(*entry))
-	}
+	q.unschedulablePods.each(add)
 	return st, nil
 }
 
 // Import fills an empty queue (built by New over the same profiles) with
 // an exported state.
 func (q *PriorityQueue) Import(st *State) error {
-	if len(q.pods) != 0 || len(q.inFlight) != 0 {
+	if len(q.pods) != 0 || len(q.activeQ.inFlightPods) != 0 {
 		return fmt.Errorf("queue: import into a non-empty queue")
 	}
-	q.seq, q.schedCycle = st.seq, st.schedCycle
+	q.seq, q.activeQ.schedulingCycle = st.seq, st.schedCycle
 	for i := range st.entries {
 		es := &st.entries[i]
 		info := copyInfo(&es.info)
@@ -70,13 +68,11 @@ func (q *PriorityQueue) Import(st *State) error {
 		e.where = es.where
 		switch es.where {
 		case inActive:
-			q.active.add(e)
-		case inBackoff:
-			q.backoff.add(e)
-		case inErrorBackoff:
-			q.errorBackoff.add(e)
+			q.activeQ.queue.add(e)
+		case inBackoff, inErrorBackoff:
+			q.backoffQ.heapOf(e).add(e)
 		case inUnschedulable:
-			e.elem = q.unsched.PushBack(e)
+			q.unschedulablePods.add(e)
 		}
 	}
 	return nil

@@ -222,6 +222,20 @@ func (f *Framework) PercentageOfNodesToScore() *int32 { return f.percentageOfNod
 // Plugin returns a plugin by name.
 func (f *Framework) Plugin(name string) framework.Plugin { return f.pluginsMap[name] }
 
+// VolumeWrites collects, in PreBind order, the writes the profile's
+// VolumeWriterPlugins decided for the pod's volumes in this cycle.
+func (f *Framework) VolumeWrites(state *framework.CycleState) framework.VolumeWrites {
+	var w framework.VolumeWrites
+	for _, pl := range f.preBindPlugins {
+		if vw, ok := pl.(framework.VolumeWriterPlugin); ok {
+			pw := vw.VolumeWrites(state)
+			w.PersistentVolumes = append(w.PersistentVolumes, pw.PersistentVolumes...)
+			w.Claims = append(w.Claims, pw.Claims...)
+		}
+	}
+	return w
+}
+
 // EnqueueExtensions lists the plugins' registered events.
 func (f *Framework) EnqueueExtensions() []framework.EnqueueExtensions { return f.enqueueExtensions }
 

@@ -18,15 +18,17 @@ import (
 const Name = names.DefaultBinder
 
 // BindFunc performs a binding. An error fails the bind (the framework then
-// unreserves and requeues the pod), as an API error does upstream.
-type BindFunc func(ctx context.Context, pod *v1.Pod, nodeName string) error
+// unreserves and requeues the pod), as an API error does upstream. It is
+// an alias so that callers can install one without importing this
+// package (see framework.BindFuncSetter).
+type BindFunc = framework.BindFunc
 
 // DefaultBinder binds pods through its BindFunc.
 type DefaultBinder struct {
 	bind BindFunc
 }
 
-var _ framework.BindPlugin = &DefaultBinder{}
+var _ framework.BindFuncSetter = &DefaultBinder{}
 
 // New is the plugin's factory; it takes no args and has no BindFunc, so
 // Bind always succeeds until SetBindFunc is called.

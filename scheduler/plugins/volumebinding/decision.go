@@ -49,6 +49,20 @@ func DecisionFromState(state *framework.CycleState) *Decision {
 	return s.decision
 }
 
+var _ framework.VolumeWriterPlugin = &VolumeBinding{}
+
+// VolumeWrites is the plugin's framework.VolumeWriterPlugin: the decision
+// PreBind recorded in state, as the PV controller leaves the bound volumes
+// and claims (BoundObjects), then the claims to provision.
+func (pl *VolumeBinding) VolumeWrites(state *framework.CycleState) framework.VolumeWrites {
+	d := DecisionFromState(state)
+	if d == nil {
+		return framework.VolumeWrites{}
+	}
+	pvs, pvcs := d.BoundObjects()
+	return framework.VolumeWrites{PersistentVolumes: pvs, Claims: append(pvcs, d.Provisions...)}
+}
+
 // BoundObjects returns copies of the bindings' PVs and claims as the PV
 // controller leaves them: both in phase Bound, the claim naming the PV,
 // annotated bind-completed and bound-by-controller, and reporting the PV's

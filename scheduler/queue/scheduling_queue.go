@@ -1,8 +1,11 @@
 // Package queue is kube-scheduler v1.37's scheduling queue for plain pods
-// (pkg/scheduler/backend/queue, spec §2): activeQ ordered by the profile's
-// QueueSort, the two backoff heaps with 1-second ordering windows, the
-// unschedulable pool with its 5-minute leftover flush, PreEnqueue gating,
-// queueing hints and the in-flight event replay.
+// (upstream's pkg/scheduler/backend/queue), in the same parts: activeQ
+// ordered by the profile's QueueSort and the pods in flight
+// (active_queue.go), the two backoff heaps with 1-second ordering windows
+// (backoff_queue.go), the unschedulable pool with its 5-minute leftover
+// flush (unschedulable_pods.go), the nominator (nominator.go), and the
+// PriorityQueue tying them together with PreEnqueue gating, queueing hints
+// and the in-flight event replay (scheduling_queue.go).
 //
 // The queue never reads a wall clock, starts no goroutine and never
 // sleeps: time comes from Options.Clock, and upstream's two flush loops are
@@ -79,13 +82,6 @@ type Profile interface {
 	EnqueueExtensions() []framework.EnqueueExtensions
 }
 
-// Nominator is the in-memory nomination store the queue keeps current.
-type Nominator interface {
-	AddNominatedPod(pi *framework.PodInfo, ni *framework.NominatingInfo)
-	UpdateNominatedPod(oldPod *v1.Pod, newPI *framework.PodInfo)
-	DeleteNominatedPodIfExists(pod *v1.Pod)
-}
-
 // Options configure a PriorityQueue.
 type Options struct {
 	// Clock is the (virtual) clock. Required.
@@ -103,8 +99,10 @@ type Options struct {
 	// maps.
 	Profiles     map[string]Profile
 	ProfileOrder []string
-	Nominator    Nominator
-	OnMove       func(Move)
+	// Nominator is kept current as pending pods come and go; nil keeps
+	// no nominations.
+	Nominator *Nominator
+	OnMove    func(Move)
 }
 
 type strategy int
@@ -171,40 +169,21 @@ type registration struct {
 	fns   []hintFn
 }
 
-// inFlightEvent is a cluster event recorded while pods were in flight.
-type inFlightEvent struct {
-	event          framework.ClusterEvent
-	oldObj, newObj any
-}
-
-type inFlightPod struct {
-	elem *list.Element
-	pod  *v1.Pod
-}
-
 // PriorityQueue is the scheduling queue. It is not safe for concurrent use:
 // the engine drives it from one goroutine.
 type PriorityQueue struct {
-	opts       Options
-	initialBO  time.Duration
-	maxBO      time.Duration
-	maxUnsched time.Duration
+	opts Options
 
-	pods         map[string]*entry // queued (not in flight), by namespace/name
-	active       *podHeap
-	backoff      *podHeap
-	errorBackoff *podHeap
-	unsched      *list.List // of *entry, in insertion order
-
-	inFlight       map[types.UID]*inFlightPod
-	inFlightEvents *list.List // *v1.Pod (a pod's pop) or *inFlightEvent
+	pods              map[string]*entry // queued (not in flight), by namespace/name
+	activeQ           *activeQueue
+	backoffQ          *backoffQueue
+	unschedulablePods *unschedulablePods
 
 	hints          map[string][]registration // by profile
 	pluginToEvents map[string][]framework.ClusterEvent
 	interest       map[framework.ClusterEvent]map[string]sets.Set[string] // event -> profile -> plugins
 
-	seq        uint64
-	schedCycle int64
+	seq uint64
 }
 
 // New builds a queue over the profiles' registered events.
@@ -214,29 +193,24 @@ func New(opts Options) (*PriorityQueue, error) {
 	}
 	q := &PriorityQueue{
 		opts:           opts,
-		initialBO:      opts.PodInitialBackoffDuration,
-		maxBO:          opts.PodMaxBackoffDuration,
-		maxUnsched:     opts.PodMaxInUnschedulablePodsDuration,
 		pods:           map[string]*entry{},
-		unsched:        list.New(),
-		inFlight:       map[types.UID]*inFlightPod{},
-		inFlightEvents: list.New(),
 		hints:          map[string][]registration{},
 		pluginToEvents: map[string][]framework.ClusterEvent{},
 		interest:       map[framework.ClusterEvent]map[string]sets.Set[string]{},
 	}
-	if q.initialBO <= 0 {
-		q.initialBO = DefaultPodInitialBackoffDuration
+	initialBO, maxBO, maxUnsched := opts.PodInitialBackoffDuration, opts.PodMaxBackoffDuration, opts.PodMaxInUnschedulablePodsDuration
+	if initialBO <= 0 {
+		initialBO = DefaultPodInitialBackoffDuration
 	}
-	if q.maxBO <= 0 {
-		q.maxBO = DefaultPodMaxBackoffDuration
+	if maxBO <= 0 {
+		maxBO = DefaultPodMaxBackoffDuration
 	}
-	if q.maxUnsched <= 0 {
-		q.maxUnsched = DefaultPodMaxInUnschedulablePodsDuration
+	if maxUnsched <= 0 {
+		maxUnsched = DefaultPodMaxInUnschedulablePodsDuration
 	}
-	q.active = &podHeap{less: q.activeLess}
-	q.backoff = &podHeap{less: q.backoffLessWithPriority}
-	q.errorBackoff = &podHeap{less: q.backoffLess}
+	q.activeQ = newActiveQueue(q.activeLess)
+	q.backoffQ = newBackoffQueue(opts.Clock, initialBO, maxBO, q.activeLess)
+	q.unschedulablePods = newUnschedulablePods(maxUnsched)
 	order := opts.ProfileOrder
 	if len(order) == 0 {
 		for name := range opts.Profiles {
@@ -314,80 +288,17 @@ func (q *PriorityQueue) emit(e *entry, from, to Location, event string) {
 	q.opts.OnMove(m)
 }
 
-// activeLess is the QueueSort order, ties broken by seq.
-func (q *PriorityQueue) activeLess(a, b *entry) bool {
-	if q.opts.Less(a.QueuedPodInfo, b.QueuedPodInfo) {
-		return true
-	}
-	if q.opts.Less(b.QueuedPodInfo, a.QueuedPodInfo) {
-		return false
-	}
-	return a.seq < b.seq
-}
-
-// backoffLessWithPriority orders the plugin-rejected heap: earlier backoff
-// expiration first, then as activeQ (lessBackoffCompletedWithPriority).
-func (q *PriorityQueue) backoffLessWithPriority(a, b *entry) bool {
-	ta, tb := q.backoffTime(a), q.backoffTime(b)
-	if !ta.Equal(tb) {
-		return ta.Before(tb)
-	}
-	return q.activeLess(a, b)
-}
-
-// backoffLess orders the error heap by expiration (lessBackoffCompleted);
-// seq breaks ties so that flush order is reproducible.
-func (q *PriorityQueue) backoffLess(a, b *entry) bool {
-	ta, tb := q.backoffTime(a), q.backoffTime(b)
-	if !ta.Equal(tb) {
-		return ta.Before(tb)
-	}
-	return a.seq < b.seq
-}
-
-// alignToWindow truncates to the ordering window (SchedulerPopFromBackoffQ
-// is on by default).
-func alignToWindow(t time.Time) time.Time { return t.Truncate(BackoffOrderingWindow) }
-
-// backoffTime is getBackoffTime: zero for a pod that never failed, else
-// the window-aligned Timestamp + backoff, cached in BackoffExpiration.
-func (q *PriorityQueue) backoffTime(e *entry) time.Time {
-	count := e.UnschedulableCount
-	if e.ConsecutiveErrorsCount > 0 {
-		count = e.ConsecutiveErrorsCount
-	}
-	if count == 0 {
-		return time.Time{}
-	}
-	if e.BackoffExpiration.IsZero() {
-		e.BackoffExpiration = alignToWindow(e.Timestamp.Add(q.BackoffDuration(count)))
-	}
-	return e.BackoffExpiration
-}
-
-// BackoffDuration is calculateBackoffDuration for a single pod: initial
-// backoff doubled per failure after the first, capped at the maximum.
+// BackoffDuration is calculateBackoffDuration for a pod that failed count
+// times: initial backoff doubled per failure after the first, capped at
+// the maximum.
 func (q *PriorityQueue) BackoffDuration(count int) time.Duration {
-	if count <= 0 {
-		return 0
-	}
-	shift := uint(count - 1)
-	if q.initialBO > q.maxBO>>shift {
-		return q.maxBO
-	}
-	return q.initialBO << shift
+	return q.backoffQ.calculateBackoffDuration(count)
 }
 
 // BackoffExpiration is when a pod's backoff ends (zero if it never
 // failed), as the queue computes it.
 func (q *PriorityQueue) BackoffExpiration(pi *framework.QueuedPodInfo) time.Time {
-	return q.backoffTime(&entry{QueuedPodInfo: pi})
-}
-
-// isBackingOff: a pod whose expiration falls in the current window is
-// still backing off.
-func (q *PriorityQueue) isBackingOff(e *entry) bool {
-	return !q.backoffTime(e).Before(alignToWindow(q.now()))
+	return q.backoffQ.expiration(pi)
 }
 
 func (q *PriorityQueue) newEntry(pi *framework.QueuedPodInfo) *entry {
@@ -401,14 +312,11 @@ func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
 func (q *PriorityQueue) detach(e *entry) {
 	switch e.where {
 	case inActive:
-		q.active.remove(e)
-	case inBackoff:
-		q.backoff.remove(e)
-	case inErrorBackoff:
-		q.errorBackoff.remove(e)
+		q.activeQ.queue.remove(e)
+	case inBackoff, inErrorBackoff:
+		q.backoffQ.heapOf(e).remove(e)
 	case inUnschedulable:
-		q.unsched.Remove(e.elem)
-		e.elem = nil
+		q.unschedulablePods.delete(e)
 	}
 	if e.where != inNone {
 		delete(q.pods, e.key)
@@ -420,21 +328,15 @@ func (q *PriorityQueue) putActive(e *entry) {
 	q.detach(e)
 	e.where = inActive
 	q.pods[e.key] = e
-	q.active.add(e)
+	q.activeQ.queue.add(e)
 }
 
-// putBackoff routes by rejector plugins: none means the pod failed with an
-// error and waits in the error heap, which is never popped early.
+// putBackoff puts the entry in backoffQ: the error heap, never popped
+// early, when it failed with an error.
 func (q *PriorityQueue) putBackoff(e *entry) {
 	q.detach(e)
 	q.pods[e.key] = e
-	if e.UnschedulablePlugins.Len() == 0 && e.PendingPlugins.Len() == 0 {
-		e.where = inErrorBackoff
-		q.errorBackoff.add(e)
-		return
-	}
-	e.where = inBackoff
-	q.backoff.add(e)
+	q.backoffQ.add(e)
 }
 
 // putUnschedulable adds or keeps the entry in the pool; an entry already
@@ -444,9 +346,8 @@ func (q *PriorityQueue) putUnschedulable(e *entry) {
 		return
 	}
 	q.detach(e)
-	e.where = inUnschedulable
 	q.pods[e.key] = e
-	e.elem = q.unsched.PushBack(e)
+	q.unschedulablePods.add(e)
 }
 
 // runPreEnqueue runs the pod's profile's PreEnqueue plugins, the gating
@@ -516,7 +417,7 @@ func (q *PriorityQueue) requeue(e *entry, s strategy, event string, from Locatio
 		q.emit(e, from, to, event)
 		return to
 	}
-	if s == queueAfterBackoff && q.isBackingOff(e) {
+	if s == queueAfterBackoff && q.backoffQ.isPodBackingoff(e) {
 		if q.moveToBackoffQ(e, event, from) {
 			return Backoff
 		}
@@ -550,63 +451,38 @@ func (q *PriorityQueue) Add(pod *v1.Pod) {
 // returns false when nothing is poppable (upstream would block).
 func (q *PriorityQueue) Pop() (*framework.QueuedPodInfo, bool) {
 	for {
-		e, from, label := q.active.peek(), Active, PopLabel
+		e, from, label := q.activeQ.queue.peek(), Active, PopLabel
 		if e == nil {
-			e, from, label = q.backoff.peek(), Backoff, PopFromBackoffQ
+			e, from, label = q.backoffQ.podBackoffQ.peek(), Backoff, PopFromBackoffQ
 		}
 		if e == nil {
 			return nil, false
 		}
 		q.detach(e)
-		if _, dup := q.inFlight[e.Pod.UID]; dup {
+		if !q.activeQ.startInFlight(e.Pod) {
 			// Upstream discards a pod tracked twice and pops the next one.
 			continue
 		}
 		e.Attempts++
-		q.inFlight[e.Pod.UID] = &inFlightPod{elem: q.inFlightEvents.PushBack(e.Pod), pod: e.Pod}
-		q.schedCycle++
 		q.emit(e, from, InFlight, label)
 		return e.QueuedPodInfo, true
 	}
 }
 
 // Poppable reports whether Pop would return a pod.
-func (q *PriorityQueue) Poppable() bool { return q.active.Len() > 0 || q.backoff.Len() > 0 }
+func (q *PriorityQueue) Poppable() bool {
+	return q.activeQ.queue.Len() > 0 || q.backoffQ.podBackoffQ.Len() > 0
+}
 
 // SchedulingCycle counts pops.
-func (q *PriorityQueue) SchedulingCycle() int64 { return q.schedCycle }
+func (q *PriorityQueue) SchedulingCycle() int64 { return q.activeQ.schedulingCycle }
 
 // Done ends a pod's in-flight tracking and drops the recorded events no
 // remaining in-flight pod needs.
-func (q *PriorityQueue) Done(uid types.UID) {
-	f, ok := q.inFlight[uid]
-	if !ok {
-		return
-	}
-	delete(q.inFlight, uid)
-	q.inFlightEvents.Remove(f.elem)
-	for {
-		front := q.inFlightEvents.Front()
-		if front == nil {
-			break
-		}
-		if _, isEvent := front.Value.(*inFlightEvent); !isEvent {
-			break
-		}
-		q.inFlightEvents.Remove(front)
-	}
-}
+func (q *PriorityQueue) Done(uid types.UID) { q.activeQ.done(uid) }
 
 // InFlightPods lists the pods being scheduled, in pop order.
-func (q *PriorityQueue) InFlightPods() []*v1.Pod {
-	var out []*v1.Pod
-	for el := q.inFlightEvents.Front(); el != nil; el = el.Next() {
-		if p, ok := el.Value.(*v1.Pod); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func (q *PriorityQueue) InFlightPods() []*v1.Pod { return q.activeQ.listInFlightPods() }
 
 // AddUnschedulablePodIfNotPresent requeues a pod after a failed attempt:
 // counters, Timestamp refreshed, backoff recomputed, then the events seen
@@ -652,7 +528,7 @@ func (q *PriorityQueue) hintForInFlightPod(e *entry) strategy {
 	if e.UnschedulablePlugins.Len() == 0 && e.PendingPlugins.Len() == 0 {
 		return queueAfterBackoff
 	}
-	f, ok := q.inFlight[e.Pod.UID]
+	f, ok := q.activeQ.inFlightPods[e.Pod.UID]
 	if !ok {
 		// Upstream logs "in flight entity isn't found" and retries.
 		return queueAfterBackoff
@@ -792,28 +668,8 @@ func (q *PriorityQueue) Activate(pods []*v1.Pod) {
 		case ok && (e.where == inBackoff || e.where == inErrorBackoff):
 			q.moveToActiveQ(e, ForceActivate, true, Backoff)
 		default:
-			q.addEventsIfPodInFlight(nil, pod, []framework.ClusterEvent{EventForceActivate})
+			q.activeQ.addEventsIfPodInFlight(nil, pod, []framework.ClusterEvent{EventForceActivate})
 		}
-	}
-}
-
-func (q *PriorityQueue) addEventsIfPodInFlight(oldPod, newPod *v1.Pod, events []framework.ClusterEvent) bool {
-	if _, ok := q.inFlight[newPod.UID]; !ok {
-		return false
-	}
-	for _, ev := range events {
-		var oldObj any
-		if oldPod != nil {
-			oldObj = oldPod
-		}
-		q.inFlightEvents.PushBack(&inFlightEvent{event: ev, oldObj: oldObj, newObj: newPod})
-	}
-	return true
-}
-
-func (q *PriorityQueue) addEventIfAnyInFlight(oldObj, newObj any, event framework.ClusterEvent) {
-	if len(q.inFlight) != 0 {
-		q.inFlightEvents.PushBack(&inFlightEvent{event: event, oldObj: oldObj, newObj: newObj})
 	}
 }
 
@@ -824,7 +680,7 @@ func (q *PriorityQueue) addEventIfAnyInFlight(oldObj, newObj any, event framewor
 // Update takes pods, so both are set.
 func (q *PriorityQueue) Update(oldPod, newPod *v1.Pod) {
 	events := PodSchedulingPropertiesChange(newPod, oldPod, true)
-	if q.addEventsIfPodInFlight(oldPod, newPod, events) {
+	if q.activeQ.addEventsIfPodInFlight(oldPod, newPod, events) {
 		return
 	}
 	e, ok := q.pods[podKey(oldPod)]
@@ -838,13 +694,10 @@ func (q *PriorityQueue) Update(oldPod, newPod *v1.Pod) {
 	}
 	switch e.where {
 	case inActive:
-		q.active.fix(e)
+		q.activeQ.queue.fix(e)
 		return
-	case inBackoff:
-		q.backoff.fix(e)
-		return
-	case inErrorBackoff:
-		q.errorBackoff.fix(e)
+	case inBackoff, inErrorBackoff:
+		q.backoffQ.heapOf(e).fix(e)
 		return
 	}
 	for _, ev := range events {
@@ -879,12 +732,11 @@ func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event framework.ClusterEve
 		return
 	}
 	var es []*entry
-	for el := q.unsched.Front(); el != nil; el = el.Next() {
-		e := el.Value.(*entry)
+	q.unschedulablePods.each(func(e *entry) {
 		if preCheck == nil || preCheck(e.Pod) {
 			es = append(es, e)
 		}
-	}
+	})
 	q.moveEntities(es, event, oldObj, newObj)
 }
 
@@ -907,19 +759,13 @@ func (q *PriorityQueue) moveEntities(es []*entry, event framework.ClusterEvent, 
 		q.detach(e)
 		q.requeue(e, s, event.Label(), from)
 	}
-	q.addEventIfAnyInFlight(oldObj, newObj, event)
+	q.activeQ.addEventIfAnyInFlight(oldObj, newObj, event)
 }
 
 // FlushBackoffQCompleted moves every pod whose backoff has completed from
 // both heaps to activeQ (PreEnqueue is not re-run: it ran on insertion).
 func (q *PriorityQueue) FlushBackoffQCompleted() {
-	var done []*entry
-	for _, h := range []*podHeap{q.backoff, q.errorBackoff} {
-		for e := h.peek(); e != nil && !q.isBackingOff(e); e = h.peek() {
-			done = append(done, h.pop())
-		}
-	}
-	for _, e := range done {
+	for _, e := range q.backoffQ.popEachBackoffCompleted() {
 		e.where = inNone
 		delete(q.pods, e.key)
 		q.moveToActiveQ(e, BackoffComplete, true, Backoff)
@@ -932,18 +778,10 @@ func (q *PriorityQueue) FlushBackoffQCompleted() {
 // event.
 func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 	now := q.now()
-	var move []*entry
-	for el := q.unsched.Front(); el != nil; el = el.Next() {
-		e := el.Value.(*entry)
-		last := e.Timestamp
-		if e.FlushTimestamp.After(last) {
-			last = e.FlushTimestamp
-		}
-		if now.Sub(last) > q.maxUnsched {
-			e.WasFlushedFromUnschedulable = true
-			e.FlushTimestamp = now
-			move = append(move, e)
-		}
+	move := q.unschedulablePods.leftover(now)
+	for _, e := range move {
+		e.WasFlushedFromUnschedulable = true
+		e.FlushTimestamp = now
 	}
 	if len(move) > 0 {
 		q.moveEntities(move, EventUnschedulableTimeout, nil, nil)
@@ -953,47 +791,19 @@ func (q *PriorityQueue) FlushUnschedulablePodsLeftover() {
 // NextBackoffRelease is the earliest time a backoffQ flush tick releases a
 // pod: the window after its expiration. ok is false when backoffQ is
 // empty; a zero time means the next tick, whenever it comes.
-func (q *PriorityQueue) NextBackoffRelease() (time.Time, bool) {
-	var best time.Time
-	found := false
-	for _, h := range []*podHeap{q.backoff, q.errorBackoff} {
-		e := h.peek()
-		if e == nil {
-			continue
-		}
-		t := q.backoffTime(e)
-		if !t.IsZero() {
-			t = alignToWindow(t).Add(BackoffOrderingWindow)
-		}
-		if !found || t.Before(best) {
-			best, found = t, true
-		}
-	}
-	return best, found
-}
+func (q *PriorityQueue) NextBackoffRelease() (time.Time, bool) { return q.backoffQ.nextRelease() }
 
 // NextUnschedulableTimeout is the earliest instant after which a leftover
 // flush moves some pod: a flush at a time strictly later than the returned
 // one does. ok is false when the pool is empty.
 func (q *PriorityQueue) NextUnschedulableTimeout() (time.Time, bool) {
-	var best time.Time
-	found := false
-	for el := q.unsched.Front(); el != nil; el = el.Next() {
-		e := el.Value.(*entry)
-		last := e.Timestamp
-		if e.FlushTimestamp.After(last) {
-			last = e.FlushTimestamp
-		}
-		t := last.Add(q.maxUnsched)
-		if !found || t.Before(best) {
-			best, found = t, true
-		}
-	}
-	return best, found
+	return q.unschedulablePods.nextTimeout()
 }
 
 // MaxInUnschedulable is the pool's maximum stay.
-func (q *PriorityQueue) MaxInUnschedulable() time.Duration { return q.maxUnsched }
+func (q *PriorityQueue) MaxInUnschedulable() time.Duration {
+	return q.unschedulablePods.maxInUnschedulable
+}
 
 // PodInfo returns the queue's current PodInfo of a queued pod (activeQ,
 // backoffQ or the unschedulable pool), as the nominator resolves its refs.
@@ -1009,7 +819,7 @@ func (q *PriorityQueue) Get(namespace, name string) (*framework.QueuedPodInfo, L
 	if e, ok := q.pods[namespace+"/"+name]; ok {
 		return e.QueuedPodInfo, e.location()
 	}
-	for _, f := range q.inFlight {
+	for _, f := range q.activeQ.inFlightPods {
 		if f.pod.Namespace == namespace && f.pod.Name == name {
 			return nil, InFlight
 		}
@@ -1028,18 +838,17 @@ type Entry struct {
 // order (the plugin heap, then the error heap); the unschedulable pool
 // (gated pods included) in pool order.
 func (q *PriorityQueue) Contents() (active, backoff, unschedulable []Entry) {
-	for _, e := range q.active.sorted() {
+	for _, e := range q.activeQ.queue.sorted() {
 		active = append(active, Entry{Info: e.QueuedPodInfo, Location: Active})
 	}
-	for _, h := range []*podHeap{q.backoff, q.errorBackoff} {
+	for _, h := range q.backoffQ.heaps() {
 		for _, e := range h.sorted() {
 			backoff = append(backoff, Entry{Info: e.QueuedPodInfo, Location: Backoff})
 		}
 	}
-	for el := q.unsched.Front(); el != nil; el = el.Next() {
-		e := el.Value.(*entry)
+	q.unschedulablePods.each(func(e *entry) {
 		unschedulable = append(unschedulable, Entry{Info: e.QueuedPodInfo, Location: e.location(), GatingMessage: e.gatingMessage})
-	}
+	})
 	return active, backoff, unschedulable
 }
 
@@ -1048,22 +857,20 @@ func (q *PriorityQueue) Len() int { return len(q.pods) }
 
 // Counts returns how many pods each structure holds.
 func (q *PriorityQueue) Counts() (active, backoff, errorBackoff, unschedulable, inFlight int) {
-	return q.active.Len(), q.backoff.Len(), q.errorBackoff.Len(), q.unsched.Len(), len(q.inFlight)
+	return q.activeQ.queue.Len(), q.backoffQ.podBackoffQ.Len(), q.backoffQ.podErrorBackoffQ.Len(), q.unschedulablePods.pods.Len(), len(q.activeQ.inFlightPods)
 }
 
 // ForEachUnschedulable visits the unschedulable pool in order.
 func (q *PriorityQueue) ForEachUnschedulable(fn func(pi *framework.QueuedPodInfo)) {
-	for el := q.unsched.Front(); el != nil; el = el.Next() {
-		fn(el.Value.(*entry).QueuedPodInfo)
-	}
+	q.unschedulablePods.each(func(e *entry) { fn(e.QueuedPodInfo) })
 }
 
 // ForEachErrorBackoff visits the error heap.
 func (q *PriorityQueue) ForEachErrorBackoff(fn func(pi *framework.QueuedPodInfo)) {
-	for _, e := range q.errorBackoff.items {
+	for _, e := range q.backoffQ.podErrorBackoffQ.items {
 		fn(e.QueuedPodInfo)
 	}
 }
 
 // BackoffHeapLen is the length of the plugin-rejected heap.
-func (q *PriorityQueue) BackoffHeapLen() int { return q.backoff.Len() }
+func (q *PriorityQueue) BackoffHeapLen() int { return q.backoffQ.podBackoffQ.Len() }

@@ -15,7 +15,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-// Constants of schedule_one.go.
+// Constants of upstream's schedule_one.go.
 const (
 	minFeasibleNodesToFind           = 100
 	minFeasibleNodesPercentageToFind = 5
@@ -32,8 +32,16 @@ type scheduleResult struct {
 }
 
 // ScheduleOne makes one scheduling attempt for pod and applies its effects
-// to the in-memory cluster: a scheduled pod is bound to its node, an
-// unschedulable one gets the nomination PostFilter decided.
+// to the in-memory cluster, as upstream's ScheduleOne: the scheduling
+// cycle (schedulingCycle), then, when it found a node, the binding cycle
+// (bindingCycle). A scheduled pod is bound to its node; a pod that failed
+// gets the nomination PostFilter decided (handleSchedulingFailure).
+//
+// Upstream's failure handler also requeues the pod. Here that is the
+// engine's part: Engine.failed in scheduler/engine/engine.go puts a failed
+// pod back into the scheduling queue (AddUnschedulablePodIfNotPresent) and
+// sends the PodScheduled condition; without an engine (a ScheduleOne loop)
+// nothing is requeued.
 func (s *Scheduler) ScheduleOne(pod *v1.Pod) *record.Attempt {
 	ctx := s.ctx()
 	// The queue holds the latest version of a pending pod (informer
@@ -58,18 +66,20 @@ func (s *Scheduler) ScheduleOne(pod *v1.Pod) *record.Attempt {
 	rec := &recorder{a: a, index: map[string]uint16{}}
 	state := framework.NewCycleState()
 
-	result, status := s.schedulingAlgorithm(ctx, fwk, state, pod, rec)
-	if status.IsSuccess() {
-		status = s.assumeReserveBind(ctx, fwk, state, pod, result.host, rec)
-		if status.IsSuccess() {
-			a.Outcome = record.Scheduled
-			a.Node = result.host
-			a.Chosen = s.nodeList.Index(result.host)
-			return a
-		}
-		result.nominatingInfo = clearNominatedNode
+	result, assumed, status := s.schedulingCycle(ctx, fwk, state, pod, rec)
+	if !status.IsSuccess() {
+		s.handleSchedulingFailure(pod, status, result.nominatingInfo, a)
+		return a
 	}
-	s.handleFailure(pod, status, result.nominatingInfo, a)
+	// Upstream runs the binding cycle in a goroutine; schedtui runs it at
+	// once, so the next attempt sees the pod bound.
+	if status := s.bindingCycle(ctx, fwk, state, assumed, result.host, rec); !status.IsSuccess() {
+		s.handleSchedulingFailure(pod, status, clearNominatedNode, a)
+		return a
+	}
+	a.Outcome = record.Scheduled
+	a.Node = result.host
+	a.Chosen = s.nodeList.Index(result.host)
 	return a
 }
 
@@ -88,9 +98,11 @@ func (s *Scheduler) newAttempt(pod *v1.Pod, seq int) *record.Attempt {
 	return a
 }
 
-// handleFailure records the outcome and applies the nomination as
-// handleSchedulingFailure does.
-func (s *Scheduler) handleFailure(pod *v1.Pod, status *framework.Status, ni *framework.NominatingInfo, a *record.Attempt) {
+// handleSchedulingFailure is the scheduler's part of upstream's failure
+// handler: it records the outcome and applies the nomination (ModeOverride
+// replaces the pod's status nomination, ModeNoop keeps it). The requeue is
+// the engine's part (Engine.failed).
+func (s *Scheduler) handleSchedulingFailure(pod *v1.Pod, status *framework.Status, ni *framework.NominatingInfo, a *record.Attempt) {
 	a.Outcome = record.Error
 	if status.IsRejected() {
 		a.Outcome = record.Unschedulable
@@ -110,12 +122,42 @@ func (s *Scheduler) handleFailure(pod *v1.Pod, status *framework.Status, ni *fra
 	s.nominator.Add(framework.NewPodInfo(pod), nominated)
 }
 
-// schedulingAlgorithm is SchedulePod plus PostFilter on a FitError.
-func (s *Scheduler) schedulingAlgorithm(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) (scheduleResult, *framework.Status) {
+// schedulingCycle is upstream's schedulingCycle: the scheduling algorithm
+// (schedulePod, and PostFilter when it ends in a FitError), then assume,
+// Reserve and Permit on the chosen host. On success it returns the assumed
+// pod, placed on host in the snapshot; on failure nothing stays assumed.
+func (s *Scheduler) schedulingCycle(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) (scheduleResult, *v1.Pod, *framework.Status) {
 	host, err := s.schedulePod(ctx, fwk, state, pod, rec)
-	if err == nil {
-		return scheduleResult{host: host}, nil
+	if err != nil {
+		result, st := s.handleSchedulePodError(ctx, fwk, state, pod, err, rec)
+		return result, nil, st
 	}
+
+	assumed := pod.DeepCopy()
+	if err := s.assume(assumed, host); err != nil {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, framework.AsStatus(err)
+	}
+	if st := fwk.RunReservePluginsReserve(ctx, state, assumed, host); !st.IsSuccess() {
+		rec.phase(record.PhaseReserve, st)
+		s.unreserveAndForget(ctx, fwk, state, assumed, host)
+		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, rejectedOnHost(pod, host, st, rec)
+	}
+	rec.phase(record.PhaseReserve, nil)
+	// Permit: a Wait would park the pod until another plugin allows it;
+	// no default plugin waits, so schedtui treats Wait as allowed.
+	if _, st := fwk.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() && !st.IsWait() {
+		rec.phase(record.PhasePermit, st)
+		s.unreserveAndForget(ctx, fwk, state, assumed, host)
+		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, rejectedOnHost(pod, host, st, rec)
+	}
+	rec.phase(record.PhasePermit, nil)
+	return scheduleResult{host: host}, assumed, nil
+}
+
+// handleSchedulePodError is the failure branch of upstream's
+// schedulingCycle: no nodes at all, an error, or a FitError, which runs the
+// PostFilter plugins (preemption) when the profile has any.
+func (s *Scheduler) handleSchedulePodError(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, err error, rec *recorder) (scheduleResult, *framework.Status) {
 	if errors.Is(err, framework.ErrNoNodesAvailable) {
 		return scheduleResult{nominatingInfo: clearNominatedNode}, framework.NewStatus(framework.UnschedulableAndUnresolvable).WithError(err)
 	}
@@ -141,6 +183,80 @@ func (s *Scheduler) schedulingAlgorithm(ctx context.Context, fwk *runtime.Framew
 		ni = result.NominatingInfo
 	}
 	return scheduleResult{nominatingInfo: ni}, framework.NewStatus(framework.Unschedulable).WithError(err)
+}
+
+// assume is upstream's assume: the pod, with its node set, goes into the
+// snapshot (the cache's AssumePod) so that later cycles see it there, and
+// loses its nomination.
+func (s *Scheduler) assume(assumed *v1.Pod, host string) error {
+	assumed.Spec.NodeName = host
+	if err := s.snapshot.AddPod(assumed); err != nil {
+		return err
+	}
+	s.nominator.Delete(assumed.UID)
+	return nil
+}
+
+// unreserveAndForget undoes assume and Reserve after a later phase
+// failed: Unreserve, then the cache's ForgetPod.
+func (s *Scheduler) unreserveAndForget(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string) {
+	fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
+	if err := s.snapshot.RemovePod(assumed); err != nil {
+		s.cacheFailed("ForgetPod", assumed, err)
+	}
+}
+
+// rejectedOnHost turns a Reserve or Permit rejection into the FitError
+// upstream reports: one node, the host, with the plugin's status. Other
+// failures are returned as they are.
+func rejectedOnHost(pod *v1.Pod, host string, st *framework.Status, rec *recorder) *framework.Status {
+	if !st.IsRejected() {
+		return st
+	}
+	rec.rejectedAt(st)
+	fitErr := &framework.FitError{NumAllNodes: 1, Pod: pod, Diagnosis: framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}}
+	fitErr.Diagnosis.NodeToStatus.Set(host, st)
+	fitErr.Diagnosis.AddPluginStatus(st)
+	return framework.NewStatus(st.Code()).WithError(fitErr)
+}
+
+// bindingCycle is upstream's bindingCycle, run in memory: WaitOnPermit (a
+// no-op: no permit waits, see schedulingCycle), PreBind, Bind, the writes
+// PreBind decided for the pod's volumes, the pod stored as bound, PostBind.
+// On failure the assumed pod is unreserved and forgotten, as upstream's
+// handleBindingCycleError does.
+func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string, rec *recorder) *framework.Status {
+	pre, skip := fwk.RunPreBindPreFlights(ctx, state, assumed, host)
+	if pre.IsError() {
+		rec.phase(record.PhasePreBind, pre)
+		s.unreserveAndForget(ctx, fwk, state, assumed, host)
+		return pre
+	}
+	if st := fwk.RunPreBindPlugins(ctx, state, assumed, host, skip); !st.IsSuccess() {
+		rec.phase(record.PhasePreBind, st)
+		s.unreserveAndForget(ctx, fwk, state, assumed, host)
+		return st
+	}
+	rec.phase(record.PhasePreBind, nil)
+	if st := fwk.RunBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+		rec.phase(record.PhaseBind, st)
+		s.unreserveAndForget(ctx, fwk, state, assumed, host)
+		return st
+	}
+	rec.phase(record.PhaseBind, nil)
+	// The writes PreBind decided for the pod's volumes, with the PV
+	// controller's part played too: pre-bound claims and volumes end up
+	// Bound, claims to provision carry the selected-node annotation (no
+	// provisioner runs in schedtui, so they stay pending until a recording
+	// says otherwise).
+	for _, obj := range fwk.VolumeWrites(state).Objects() {
+		s.objects.Add(obj)
+	}
+	assumed.Status.NominatedNodeName = ""
+	s.objects.Add(assumed)
+	fwk.RunPostBindPlugins(ctx, state, assumed, host)
+	s.afterBind(state, assumed, host)
+	return nil
 }
 
 // schedulePod finds the feasible nodes, scores them and picks one.
@@ -336,67 +452,4 @@ func (h *nodeScoreHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-// assumeReserveBind puts the pod on host and runs Reserve, Permit and the
-// binding cycle in memory.
-func (s *Scheduler) assumeReserveBind(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, host string, rec *recorder) *framework.Status {
-	assumed := pod.DeepCopy()
-	assumed.Spec.NodeName = host
-	if err := s.snapshot.AddPod(assumed); err != nil {
-		return framework.AsStatus(err)
-	}
-	s.nominator.Delete(pod.UID)
-	forget := func() {
-		fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
-		_ = s.snapshot.RemovePod(assumed)
-	}
-	rejected := func(st *framework.Status) *framework.Status {
-		if !st.IsRejected() {
-			return st
-		}
-		rec.rejectedAt(st)
-		fitErr := &framework.FitError{NumAllNodes: 1, Pod: pod, Diagnosis: framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}}
-		fitErr.Diagnosis.NodeToStatus.Set(host, st)
-		fitErr.Diagnosis.AddPluginStatus(st)
-		return framework.NewStatus(st.Code()).WithError(fitErr)
-	}
-	if st := fwk.RunReservePluginsReserve(ctx, state, assumed, host); !st.IsSuccess() {
-		rec.phase(record.PhaseReserve, st)
-		forget()
-		return rejected(st)
-	}
-	rec.phase(record.PhaseReserve, nil)
-	// Permit: a Wait would park the pod until another plugin allows it;
-	// no default plugin waits, so schedtui treats Wait as allowed.
-	if _, st := fwk.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() && !st.IsWait() {
-		rec.phase(record.PhasePermit, st)
-		forget()
-		return rejected(st)
-	}
-	rec.phase(record.PhasePermit, nil)
-	pre, skip := fwk.RunPreBindPreFlights(ctx, state, assumed, host)
-	if pre.IsError() {
-		rec.phase(record.PhasePreBind, pre)
-		forget()
-		return pre
-	}
-	if st := fwk.RunPreBindPlugins(ctx, state, assumed, host, skip); !st.IsSuccess() {
-		rec.phase(record.PhasePreBind, st)
-		forget()
-		return st
-	}
-	rec.phase(record.PhasePreBind, nil)
-	if st := fwk.RunBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
-		rec.phase(record.PhaseBind, st)
-		forget()
-		return st
-	}
-	rec.phase(record.PhaseBind, nil)
-	s.applyVolumeDecision(state)
-	assumed.Status.NominatedNodeName = ""
-	s.objects.Add(assumed)
-	fwk.RunPostBindPlugins(ctx, state, assumed, host)
-	s.afterBind(state, assumed, host)
-	return nil
 }

@@ -1,0 +1,83 @@
+package scheduler
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// The hooks the queue engine (scheduler/engine) installs into a Scheduler,
+// and its random source. A Scheduler used without an engine (a ScheduleOne
+// loop) keeps the zero hooks: preemption deletes the victims at once and
+// nothing observes bindings.
+
+// engineHooks are installed by the engine; the zero value is standalone
+// behaviour.
+type engineHooks struct {
+	// preempt receives a preemption decision instead of the immediate
+	// deletion of the victims.
+	preempt func(preemptor *v1.Pod, p *record.Preemption)
+	// bound is told of every successful binding, with the cycle state
+	// (VolumeBinding leaves its decision there).
+	bound func(state *framework.CycleState, pod *v1.Pod, node string)
+	// cacheError receives the cache mutations that failed (see
+	// cacheFailed); nil logs them.
+	cacheError func(pod *v1.Pod, err error)
+	// pcg is the random source behind s.rand, kept to checkpoint it.
+	pcg *rand.PCG
+}
+
+// cacheFailed reports a cache mutation that failed and carries on, as
+// upstream logs "scheduler cache AddPod failed" (ForgetPod, RemovePod,
+// UpdatePod) and goes on: to the engine's reporter when one is installed
+// (SetCacheErrorReporter), else to klog as upstream.
+func (s *Scheduler) cacheFailed(op string, pod *v1.Pod, err error) {
+	err = fmt.Errorf("scheduler cache %s failed: %w", op, err)
+	if s.hooks.cacheError != nil {
+		s.hooks.cacheError(pod, err)
+		return
+	}
+	klog.Background().Error(err, "Scheduler cache mutation failed", "pod", klog.KObj(pod))
+}
+
+// SetCacheErrorReporter installs fn, told of every cache mutation that
+// failed (the scheduler carries on, as upstream does after logging it).
+// nil restores logging to klog, the default.
+func (s *Scheduler) SetCacheErrorReporter(fn func(pod *v1.Pod, err error)) {
+	s.hooks.cacheError = fn
+}
+
+func (s *Scheduler) afterBind(state *framework.CycleState, pod *v1.Pod, node string) {
+	if s.hooks.bound != nil {
+		s.hooks.bound(state, pod, node)
+	}
+}
+
+// SetPreemptionActuator selects engine-driven preemption: a chosen
+// candidate is handed to fn (the engine marks the victims, lets them
+// terminate in virtual time and clears nominations) instead of being
+// deleted at once. nil restores immediate deletion, the default.
+func (s *Scheduler) SetPreemptionActuator(fn func(preemptor *v1.Pod, p *record.Preemption)) {
+	s.hooks.preempt = fn
+}
+
+// SetBindObserver installs fn, called after every successful binding with
+// the attempt's cycle state.
+func (s *Scheduler) SetBindObserver(fn func(state *framework.CycleState, pod *v1.Pod, node string)) {
+	s.hooks.bound = fn
+}
+
+// NewPCG is the random source New seeds from opts.Seed.
+func NewPCG(seed uint64) *rand.PCG { return rand.NewPCG(seed, seed^0x9e3779b97f4a7c15) }
+
+// UsePCG makes p the scheduler's random source, in place, so that the
+// plugins holding s.rand draw from it; the engine keeps p to checkpoint it.
+func (s *Scheduler) UsePCG(p *rand.PCG) {
+	*s.rand = *rand.New(p)
+	s.hooks.pcg = p
+}
