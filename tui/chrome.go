@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -110,7 +109,7 @@ func (h *header) title() string {
 				where += fmt.Sprintf(" (cursor at %d)", w.cursor.Attempt+1)
 			}
 			s += "  " + where + "  " + st.Bold.Render(a.Pod) + " " + outcomeStyled(st, a, c)
-			if c.Focus == w.cursor.Attempt && w.cursor.Phase < engine.LastPhase(a) {
+			if c.Focus == w.cursor.Attempt && w.cursor.Phase < a.LastPhase() {
 				s += st.Warn.Render(" @" + w.cursor.Phase.String())
 			}
 		} else {
@@ -130,7 +129,7 @@ func (h *header) title() string {
 func outcomeStyled(st *Styles, a *record.Attempt, c *Common) string {
 	t := outcomeText(a, c)
 	switch {
-	case !c.revealed(engine.LastPhase(a)):
+	case !c.revealed(a.LastPhase()):
 		return st.Warn.Render(t)
 	case a.Outcome == record.Scheduled:
 		return st.Good.Render(t)

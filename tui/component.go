@@ -97,7 +97,7 @@ func (c *Common) revealed(p record.Phase) bool {
 		return true
 	}
 	// Fully revealed: phases the attempt never reached show as not run.
-	return c.World.cursor.Phase >= p || c.World.cursor.Phase >= engine.LastPhase(a)
+	return c.World.cursor.Phase >= p || c.World.cursor.Phase >= a.LastPhase()
 }
 
 // fork is the focused attempt's fork, or nil while it is computed.

@@ -10,7 +10,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
-	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -60,7 +59,7 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 func (v *attemptView) Refresh() {
 	a := v.c.focused()
 	v.verdict = whySummary(a, v.c.fork(), v.c.World)
-	if a != nil && !v.c.revealed(engine.LastPhase(a)) {
+	if a != nil && !v.c.revealed(a.LastPhase()) {
 		// Stepping by phase: the verdict would give the ending away.
 		p := v.c.World.cursor.Phase
 		v.verdict = []string{fmt.Sprintf("Stepping through %s: at %s. s reveals the next phase, n finishes the attempt.", a.Pod, p), phasePurpose[p]}
@@ -283,7 +282,7 @@ func (v *attemptView) phaseLines(a *record.Attempt, w int) []string {
 }
 
 func outcomeText(a *record.Attempt, c *Common) string {
-	if !c.revealed(engine.LastPhase(a)) {
+	if !c.revealed(a.LastPhase()) {
 		return "in progress"
 	}
 	s := a.Outcome.String()

@@ -444,7 +444,7 @@ func rejectionOnNode(pod *v1.Pod, host string, st *fwk.Status) *fwk.Status {
 	return fwk.NewStatus(st.Code()).WithError(fitErr)
 }
 
-// unschedulable handles a FitError as schedulingAlgorithm does: run the
+// unschedulable handles a FitError as upstream's schedulingCycle does: run the
 // PostFilter plugins, then the failure handler.
 func (h *harness) unschedulable(a record.AttemptJSON, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, fitErr *framework.FitError, hooks *preemptionHooks) (record.AttemptJSON, error) {
 	ctx := h.ctx

@@ -71,7 +71,8 @@ func TestRun(t *testing.T) {
 		want    []record.AttemptJSON
 	}{
 		{
-			// scheduler-spec.md §6.10: node-a is the worked example; node-b
+			// a hand-computed scoring example (the formulas of every default Score
+			// plugin): node-a is the example; node-b
 			// is an empty twin so that scoring happens at all.
 			// node-a: LeastAllocated cpu (4000-1500)*100/4000 = 62, memory
 			// (8Gi-3Gi)*100/8Gi = 62 -> 62; BalancedAllocation 0.375/0.375

@@ -22,7 +22,7 @@ func (e *Engine) stepOp(limit time.Time, strict bool) (*record.Attempt, bool) {
 	before := e.snapshotMarks()
 	a, _, err := e.step(limit, strict, false)
 	if a != nil {
-		e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: LastPhase(a)}
+		e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: a.LastPhase()}
 	}
 	if err == nil || e.changedSince(before) {
 		e.logOp(op{kind: opStep, limit: limit, strict: strict})
@@ -46,21 +46,6 @@ func (e *Engine) snapshotMarks() marks { return marks{e.now, len(e.timeline), e.
 func (e *Engine) changedSince(m marks) bool {
 	return !e.now.Equal(m.now) || len(e.timeline) != m.timeline || e.gen != m.gen
 }
-
-// LastPhase is the last phase attempt a ran: where the cursor stands once
-// the attempt is fully revealed.
-func LastPhase(a *record.Attempt) record.Phase {
-	last := record.PhasePreEnqueue
-	for p := record.PhasePreEnqueue; p < record.NumPhases; p++ {
-		if a.Phases[p].Code != record.CodeNotRun {
-			last = p
-		}
-	}
-	return last
-}
-
-// lastPhase is LastPhase for the callers in rewind.go.
-func lastPhase(a *record.Attempt) record.Phase { return LastPhase(a) }
 
 // StepPhase reveals the next phase of the current attempt (the attempt is
 // computed whole; the cursor only reveals it), starting a new attempt at

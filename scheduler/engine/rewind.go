@@ -189,7 +189,7 @@ func (e *Engine) replay(from, to int) {
 		switch o.kind {
 		case opStep:
 			if a, _, err := e.step(o.limit, o.strict, false); err == nil && a != nil {
-				e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: lastPhase(a)}
+				e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: a.LastPhase()}
 			}
 		case opApply:
 			if !o.change.At.After(e.now) {
@@ -258,7 +258,7 @@ func (e *Engine) Rewind(n int) error {
 	}
 	e.checkpoints = kept
 	if len(e.attempts) > 0 {
-		e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: lastPhase(e.attempts[len(e.attempts)-1])}
+		e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: e.attempts[len(e.attempts)-1].LastPhase()}
 	} else {
 		e.cursor = Cursor{Attempt: -1}
 	}

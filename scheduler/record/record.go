@@ -167,6 +167,18 @@ type Attempt struct {
 	PendingPlugins       []string
 }
 
+// LastPhase is the last phase the attempt ran: where a step-by-step
+// cursor stands once the attempt is fully revealed.
+func (a *Attempt) LastPhase() Phase {
+	last := PhasePreEnqueue
+	for p := PhasePreEnqueue; p < NumPhases; p++ {
+		if a.Phases[p].Code != CodeNotRun {
+			last = p
+		}
+	}
+	return last
+}
+
 // NodeList is an immutable list of node names in node-tree order.
 type NodeList struct {
 	Names []string
