@@ -104,7 +104,7 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 		msgName = ""
 	}
 	reject := func(fieldPath string, err error) bool {
-		l.report.errorf(at.file, at.line, desc, fieldPath, "%s", forbiddenPod(msgName, err))
+		l.report.Errorf(at.file, at.line, desc, fieldPath, "%s", forbiddenPod(msgName, err))
 		return false
 	}
 	admitted := isStored(&pod.ObjectMeta) && pod.Spec.Priority != nil
@@ -113,7 +113,7 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 	name, priority, policy, err := ResolvePriority(pod.Spec.PriorityClassName, classes)
 	switch {
 	case err != nil && admitted:
-		l.report.warnf(at.file, at.line, desc, "spec.priorityClassName", "%s; keeping the stored priority %d",
+		l.report.Warnf(at.file, at.line, desc, "spec.priorityClassName", "%s; keeping the stored priority %d",
 			forbiddenPod(msgName, err), *pod.Spec.Priority)
 	case err != nil:
 		return reject("spec.priorityClassName", err)
@@ -123,7 +123,7 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 			if !admitted {
 				return reject("spec.priority", err)
 			}
-			l.report.warnf(at.file, at.line, desc, "spec.priority", "%s; keeping the stored priority", forbiddenPod(msgName, err))
+			l.report.Warnf(at.file, at.line, desc, "spec.priority", "%s; keeping the stored priority", forbiddenPod(msgName, err))
 		} else if !admitted {
 			pod.Spec.PriorityClassName = name
 			pod.Spec.Priority = ptrTo(priority)
@@ -134,7 +134,7 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 				if !admitted {
 					return reject("spec.preemptionPolicy", err)
 				}
-				l.report.warnf(at.file, at.line, desc, "spec.preemptionPolicy", "%s; keeping the stored policy", forbiddenPod(msgName, err))
+				l.report.Warnf(at.file, at.line, desc, "spec.preemptionPolicy", "%s; keeping the stored policy", forbiddenPod(msgName, err))
 			} else if pod.Spec.PreemptionPolicy == nil {
 				pod.Spec.PreemptionPolicy = ptrTo(*policy)
 			}

@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 // Plugin names of kube-scheduler v1.37 (pkg/scheduler/framework/plugins/names).
@@ -96,38 +98,38 @@ const configObject = "KubeSchedulerConfiguration"
 // KubeSchedulerConfiguration, or is invalid (kube-scheduler would refuse
 // to start); the Report has one problem per finding. An invalid
 // configuration is still returned, defaulted, for display.
-func LoadConfig(path string) (*configv1.KubeSchedulerConfiguration, *Report, error) {
+func LoadConfig(path string) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, &Report{}, &ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, &docread.Report{}, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	return LoadConfigData(path, data)
 }
 
 // LoadConfigData is LoadConfig for data in memory; name is used in problems.
-func LoadConfigData(name string, data []byte) (*configv1.KubeSchedulerConfiguration, *Report, error) {
-	r := &Report{}
-	docs, err := ReadDocuments(name, data)
+func LoadConfigData(name string, data []byte) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
+	r := &docread.Report{}
+	docs, err := docread.ReadDocuments(name, data)
 	if err != nil {
 		return nil, r, err
 	}
 	if len(docs) == 0 {
-		r.warnf(name, 0, "", "", "empty configuration: using the defaults")
+		r.Warnf(name, 0, "", "", "empty configuration: using the defaults")
 		return DefaultConfig(), r, nil
 	}
 	if len(docs) > 1 {
-		return nil, r, &ParseError{File: name, Line: docs[1].Line, Msg: "a scheduler configuration file holds exactly one document"}
+		return nil, r, &docread.ParseError{File: name, Line: docs[1].Line, Msg: "a scheduler configuration file holds exactly one document"}
 	}
 	doc := docs[0]
 	if doc.Err != nil {
-		return nil, r, &ParseError{File: name, Line: doc.Line, Msg: doc.Err.Error(), Err: doc.Err}
+		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: doc.Err.Error(), Err: doc.Err}
 	}
-	h, err := readHeader(doc.JSON)
+	h, err := docread.ReadHeader(doc.JSON)
 	if err != nil {
-		return nil, r, &ParseError{File: name, Line: doc.Line, Msg: err.Error(), Err: err}
+		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: err.Error(), Err: err}
 	}
 	if h.Kind != "KubeSchedulerConfiguration" || h.APIVersion != configv1.SchemeGroupVersion.String() {
-		return nil, r, &ParseError{File: name, Line: doc.Line, Msg: fmt.Sprintf(
+		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: fmt.Sprintf(
 			"not a %s KubeSchedulerConfiguration (apiVersion %q, kind %q)", configv1.SchemeGroupVersion, h.APIVersion, h.Kind)}
 	}
 
@@ -136,25 +138,25 @@ func LoadConfigData(name string, data []byte) (*configv1.KubeSchedulerConfigurat
 	if err != nil && runtime.IsStrictDecodingError(err) && out != nil {
 		// kube-scheduler decodes its configuration strictly.
 		for _, w := range strictIssues(err) {
-			r.errorf(name, 0, configObject, w.Field, "%s", w.Message)
+			r.Errorf(name, 0, configObject, w.Field, "%s", w.Message)
 		}
 		err = nil
 	}
 	if err != nil {
-		issues := locateDecodeErrors(doc.JSON, reflect.TypeOf(cfg), 20)
+		issues := docread.LocateDecodeErrors(doc.JSON, reflect.TypeOf(cfg), 20)
 		if len(issues) == 0 {
-			issues = []fieldIssue{{Message: cleanDecodeError(err)}}
+			issues = []docread.FieldIssue{{Message: docread.CleanDecodeError(err)}}
 		}
 		for _, is := range issues {
-			r.errorf(name, 0, configObject, is.Field, "%s", is.Message)
+			r.Errorf(name, 0, configObject, is.Field, "%s", is.Message)
 		}
-		first := Problem{Field: issues[0].Field, Message: issues[0].Message}
-		return nil, r, &ParseError{File: name, Line: doc.Line, Msg: "cannot decode KubeSchedulerConfiguration: " + first.String()}
+		first := docread.Problem{Field: issues[0].Field, Message: issues[0].Message}
+		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: "cannot decode KubeSchedulerConfiguration: " + first.String()}
 	}
 	decodePluginArgs(name, cfg, r)
 	SetConfigDefaults(cfg)
 	for _, e := range ValidateConfig(cfg) {
-		r.errorf(name, 0, configObject, e.Field, "%s", e.Message)
+		r.Errorf(name, 0, configObject, e.Field, "%s", e.Message)
 	}
 	if errs := r.Errors(); len(errs) > 0 {
 		return cfg, r, fmt.Errorf("%s: invalid KubeSchedulerConfiguration: %d error(s), the first: %s", name, len(errs), errs[0].String())
@@ -162,18 +164,18 @@ func LoadConfigData(name string, data []byte) (*configv1.KubeSchedulerConfigurat
 	return cfg, r, nil
 }
 
-func strictIssues(err error) []fieldIssue {
-	var out []fieldIssue
+func strictIssues(err error) []docread.FieldIssue {
+	var out []docread.FieldIssue
 	se, ok := runtime.AsStrictDecodingError(err)
 	if !ok {
 		return nil
 	}
 	for _, e := range se.Errors() {
 		msg := e.Error()
-		if m := strictFieldRE.FindStringSubmatch(msg); m != nil {
-			out = append(out, fieldIssue{Field: m[2], Message: m[1] + " field"})
+		if what, fld, ok := docread.StrictField(msg); ok {
+			out = append(out, docread.FieldIssue{Field: fld, Message: what + " field"})
 		} else {
-			out = append(out, fieldIssue{Message: msg})
+			out = append(out, docread.FieldIssue{Message: msg})
 		}
 	}
 	return out
@@ -182,7 +184,7 @@ func strictIssues(err error) []fieldIssue {
 // decodePluginArgs turns every pluginConfig's raw args into the typed
 // args of the plugin it names (as KubeSchedulerConfiguration.DecodeNestedObjects
 // does). Plugins without args keep them raw.
-func decodePluginArgs(name string, cfg *configv1.KubeSchedulerConfiguration, r *Report) {
+func decodePluginArgs(name string, cfg *configv1.KubeSchedulerConfiguration, r *docread.Report) {
 	for i := range cfg.Profiles {
 		for j := range cfg.Profiles[i].PluginConfig {
 			pc := &cfg.Profiles[i].PluginConfig[j]
@@ -190,7 +192,7 @@ func decodePluginArgs(name string, cfg *configv1.KubeSchedulerConfiguration, r *
 			newArgs, ok := pluginArgsTypes[pc.Name]
 			if !ok {
 				if KnownPlugins[pc.Name] && !emptyRaw(pc.Args.Raw) {
-					r.warnf(name, 0, configObject, path, "plugin %s takes no arguments; ignored", pc.Name)
+					r.Warnf(name, 0, configObject, path, "plugin %s takes no arguments; ignored", pc.Name)
 				}
 				continue
 			}
@@ -201,17 +203,17 @@ func decodePluginArgs(name string, cfg *configv1.KubeSchedulerConfiguration, r *
 				decoded, actual, err := configDecoder.Decode(pc.Args.Raw, &gvk, into)
 				if err != nil && runtime.IsStrictDecodingError(err) && decoded != nil {
 					for _, w := range strictIssues(err) {
-						r.errorf(name, 0, configObject, joinField(path, w.Field), "%s", w.Message)
+						r.Errorf(name, 0, configObject, docread.JoinField(path, w.Field), "%s", w.Message)
 					}
 					err = nil
 				}
 				if err != nil {
-					issues := locateDecodeErrors(pc.Args.Raw, reflect.TypeOf(into), 20)
+					issues := docread.LocateDecodeErrors(pc.Args.Raw, reflect.TypeOf(into), 20)
 					if len(issues) == 0 {
-						issues = []fieldIssue{{Message: fmt.Sprintf("decoding args for plugin %s: %s", pc.Name, cleanDecodeError(err))}}
+						issues = []docread.FieldIssue{{Message: fmt.Sprintf("decoding args for plugin %s: %s", pc.Name, docread.CleanDecodeError(err))}}
 					}
 					for _, is := range issues {
-						r.errorf(name, 0, configObject, joinField(path, is.Field), "%s", is.Message)
+						r.Errorf(name, 0, configObject, docread.JoinField(path, is.Field), "%s", is.Message)
 					}
 					continue
 				}
@@ -220,7 +222,7 @@ func decodePluginArgs(name string, cfg *configv1.KubeSchedulerConfiguration, r *
 					if actual != nil {
 						got = actual.GroupKind().String()
 					}
-					r.errorf(name, 0, configObject, path, "args for plugin %s were not of type %s, got %s", pc.Name, gvk.GroupKind(), got)
+					r.Errorf(name, 0, configObject, path, "args for plugin %s were not of type %s, got %s", pc.Name, gvk.GroupKind(), got)
 					continue
 				}
 				obj = decoded

@@ -8,9 +8,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
-func loadConfig(t *testing.T, data string) (*configv1.KubeSchedulerConfiguration, *Report, error) {
+func loadConfig(t *testing.T, data string) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
 	t.Helper()
 	return LoadConfigData("sched.yaml", []byte(data))
 }
@@ -196,7 +198,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	cases := []struct {
 		name  string
 		data  string
-		parse bool     // a *ParseError, no configuration
+		parse bool     // a *docread.ParseError, no configuration
 		want  []string // problems
 	}{
 		{"not yaml", "a: [\n", true, nil},
@@ -271,7 +273,7 @@ func TestLoadConfigErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "sched.yaml") {
 				t.Errorf("error does not name the file: %v", err)
 			}
-			_, isParse := err.(*ParseError)
+			_, isParse := err.(*docread.ParseError)
 			if isParse != tc.parse {
 				t.Errorf("parse error %v, want %v: %v", isParse, tc.parse, err)
 			}

@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 func deref[T any](p *T) T {
@@ -36,7 +38,7 @@ func deref[T any](p *T) T {
 
 // ValidateConfig validates a defaulted configuration; each issue names
 // the field by its JSON path.
-func ValidateConfig(cfg *configv1.KubeSchedulerConfiguration) []Problem {
+func ValidateConfig(cfg *configv1.KubeSchedulerConfiguration) []docread.Problem {
 	var errs field.ErrorList
 	apiVersion := configv1.SchemeGroupVersion.String()
 
@@ -78,9 +80,9 @@ func ValidateConfig(cfg *configv1.KubeSchedulerConfiguration) []Problem {
 	}
 	errs = append(errs, validateExtenders(field.NewPath("extenders"), cfg.Extenders)...)
 
-	out := make([]Problem, 0, len(errs))
+	out := make([]docread.Problem, 0, len(errs))
 	for _, e := range errs {
-		out = append(out, Problem{Severity: Error, Object: configObject, Field: e.Field, Message: e.ErrorBody()})
+		out = append(out, docread.Problem{Severity: docread.Error, Object: configObject, Field: e.Field, Message: e.ErrorBody()})
 	}
 	return out
 }

@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 // Scheduling constants (pkg/apis/scheduling/types.go).
@@ -37,15 +39,6 @@ const (
 )
 
 var strictSelector = metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: false}
-
-// keyPath appends a map key to a path the way problems render it:
-// "requests.cpu", "labels[app.kubernetes.io/name]".
-func keyPath(p *field.Path, key string) *field.Path {
-	if isPlainKey(key) {
-		return p.Child(key)
-	}
-	return p.Key(key)
-}
 
 func validateObjectMeta(ki *kindInfo, obj metav1.Object) field.ErrorList {
 	return apimachineryvalidation.ValidateObjectMetaAccessor(obj, ki.namespaced, ki.nameFn, field.NewPath("metadata"))
@@ -76,7 +69,7 @@ func validateQuantity(name v1.ResourceName, q resource.Quantity, p *field.Path) 
 func validateResourceList(rl v1.ResourceList, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range sortedResourceNames(rl) {
-		errs = append(errs, validateQuantity(name, rl[name], keyPath(p, string(name)))...)
+		errs = append(errs, validateQuantity(name, rl[name], docread.KeyPath(p, string(name)))...)
 	}
 	return errs
 }
@@ -100,7 +93,7 @@ func validateResourceRequirements(r *v1.ResourceRequirements, p *field.Path) fie
 	limPath, reqPath := p.Child("limits"), p.Child("requests")
 	limCPUMem, reqCPUMem, hugePages := false, false, false
 	for _, name := range sortedResourceNames(r.Limits) {
-		errs = append(errs, validateQuantity(name, r.Limits[name], keyPath(limPath, string(name)))...)
+		errs = append(errs, validateQuantity(name, r.Limits[name], docread.KeyPath(limPath, string(name)))...)
 		if isHugePageResource(name) {
 			hugePages = true
 		}
@@ -110,7 +103,7 @@ func validateResourceRequirements(r *v1.ResourceRequirements, p *field.Path) fie
 	}
 	for _, name := range sortedResourceNames(r.Requests) {
 		q := r.Requests[name]
-		errs = append(errs, validateQuantity(name, q, keyPath(reqPath, string(name)))...)
+		errs = append(errs, validateQuantity(name, q, docread.KeyPath(reqPath, string(name)))...)
 		if lim, ok := r.Limits[name]; ok {
 			if q.Cmp(lim) != 0 && !isOvercommitAllowed(name) {
 				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, lim.String())))

@@ -11,6 +11,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
@@ -39,7 +40,7 @@ type source struct {
 	// name labels the source: "demo", the snapshot's path, the context.
 	name    string
 	cluster *snapshot.Cluster
-	report  *snapshot.Report
+	report  *docread.Report
 	cfg     *configv1.KubeSchedulerConfiguration
 	// live is set when the cluster was read from a live cluster and its
 	// informers still run (loadSource's watch); status receives its
@@ -244,7 +245,7 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 	return &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, sched: s, bind: src.bind, replay: src.replay, stderr: w}, nil
 }
 
-func printReport(w io.Writer, r *snapshot.Report) {
+func printReport(w io.Writer, r *docread.Report) {
 	if r == nil {
 		return
 	}
