@@ -16,6 +16,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/apis/config"
 )
 
 // Format names the layout a snapshot was read from.
@@ -271,7 +272,7 @@ func (l *Loader) parseEmbeddedConfig() (*configv1.KubeSchedulerConfiguration, st
 	for _, other := range l.configs[1:] {
 		l.report.Warnf(other.File, other.Line, "", "", "another scheduler configuration (%s); only the first one, at %s, is used", other.Where, first)
 	}
-	cfg, r, err := LoadConfigData(first.File, first.Data)
+	cfg, r, err := config.LoadData(first.File, first.Data)
 	for _, p := range r.Problems {
 		if p.Line == 0 {
 			p.Line = first.Line

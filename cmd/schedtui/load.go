@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
@@ -207,7 +208,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	printReport(w, s.report)
 	switch {
 	case f.config != "":
-		cfg, cfgReport, err := snapshot.LoadConfig(f.config)
+		cfg, cfgReport, err := config.Load(f.config)
 		if err != nil {
 			s.stop()
 			return nil, err
