@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // LoadFile reads a snapshot: a file of YAML (one or more documents) or
@@ -553,13 +554,13 @@ func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
 	}
 	desc := describe(ki.kind, acc.GetNamespace(), acc.GetName())
 
-	applyDefaults(obj)
-	if pod, ok := obj.(*v1.Pod); ok && !isStored(&pod.ObjectMeta) {
-		prepareForCreate(pod)
+	apiserver.Default(obj)
+	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
+		apiserver.PrepareForCreate(pod)
 	}
 
-	errs := validateObjectMeta(ki, acc)
-	errs = append(errs, validateKind(obj)...)
+	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
+	errs = append(errs, apiserver.Validate(obj)...)
 	if len(errs) > 0 {
 		for _, e := range docread.IssuesFromFieldErrors(errs) {
 			l.report.Errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
@@ -636,71 +637,6 @@ func (l *Loader) generateName(base string, at origin) string {
 	return base + string(suffix[:])
 }
 
-func applyDefaults(obj runtime.Object) {
-	switch o := obj.(type) {
-	case *v1.Pod:
-		defaultPod(o)
-	case *v1.Node:
-		defaultNode(o)
-	case *v1.Namespace:
-		defaultNamespace(o)
-	case *v1.PersistentVolume:
-		defaultPersistentVolume(o)
-	case *v1.PersistentVolumeClaim:
-		defaultPersistentVolumeClaim(o)
-	case *v1.Service:
-		defaultService(o)
-	case *v1.ReplicationController:
-		defaultReplicationController(o)
-	case *schedulingv1.PriorityClass:
-		defaultPriorityClass(o)
-	case *storagev1.StorageClass:
-		defaultStorageClass(o)
-	case *storagev1.CSIDriver:
-		defaultCSIDriver(o)
-	case *storagev1.VolumeAttachment:
-		defaultVolumeAttachment(o)
-	case *appsv1.ReplicaSet:
-		defaultReplicaSet(o)
-	case *appsv1.StatefulSet:
-		defaultStatefulSet(o)
-	case *appsv1.DaemonSet:
-		defaultDaemonSet(o)
-	}
-}
-
-func validateKind(obj runtime.Object) field.ErrorList {
-	switch o := obj.(type) {
-	case *v1.Pod:
-		return validatePod(o)
-	case *v1.Node:
-		return validateNode(o)
-	case *v1.PersistentVolume:
-		return validatePersistentVolume(o)
-	case *v1.PersistentVolumeClaim:
-		return validatePersistentVolumeClaim(o)
-	case *v1.Service:
-		return validateService(o)
-	case *v1.ReplicationController:
-		return validateReplicationController(o)
-	case *schedulingv1.PriorityClass:
-		return validatePriorityClass(o)
-	case *policyv1.PodDisruptionBudget:
-		return validatePodDisruptionBudget(o)
-	case *storagev1.StorageClass:
-		return validateStorageClass(o)
-	case *appsv1.ReplicaSet:
-		return validateReplicaSet(o)
-	case *appsv1.StatefulSet:
-		return validateStatefulSet(o)
-	case *appsv1.DaemonSet:
-		return validateDaemonSet(o)
-	case *nodev1.RuntimeClass:
-		return validateRuntimeClass(o)
-	}
-	return nil
-}
-
 func (l *Loader) store(obj runtime.Object) {
 	c := l.cluster
 	switch o := obj.(type) {
@@ -751,7 +687,7 @@ func (l *Loader) Finish() (*Cluster, *docread.Report) {
 		return l.cluster, l.report
 	}
 	l.finished = true
-	for _, pc := range SystemPriorityClasses() {
+	for _, pc := range apiserver.SystemPriorityClasses() {
 		key := objKey{"PriorityClass", "", pc.Name}
 		if _, ok := l.names[key]; ok {
 			continue

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // FormatRecording: a recording `schedtui record` wrote.
@@ -664,18 +665,18 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 		l.report.Errorf(file, line, desc, "object.metadata.name", "Required value: a change names the object it is about; the change is skipped")
 		return nil
 	}
-	applyDefaults(obj)
+	apiserver.Default(obj)
 	if typ != watch.Deleted {
-		if pod, ok := obj.(*v1.Pod); ok && !isStored(&pod.ObjectMeta) {
-			prepareForCreate(pod)
+		if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
+			apiserver.PrepareForCreate(pod)
 		}
 		if ts := acc.GetCreationTimestamp(); typ == watch.Added && ts.IsZero() {
 			acc.SetCreationTimestamp(metav1.NewTime(at))
 		}
 	}
-	errList := validateObjectMeta(ki, acc)
+	errList := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	if typ != watch.Deleted {
-		errList = append(errList, validateKind(obj)...)
+		errList = append(errList, apiserver.Validate(obj)...)
 	}
 	if len(errList) > 0 {
 		for _, e := range docread.IssuesFromFieldErrors(errList) {
@@ -698,13 +699,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 			return nil
 		}
 	case *v1.PersistentVolumeClaim:
-		if !isStored(&o.ObjectMeta) && o.Spec.StorageClassName == nil {
-			if _, beta := o.Annotations[betaStorageClassAnnotation]; !beta {
-				if def := DefaultStorageClass(st.storageClasses); def != nil {
-					o.Spec.StorageClassName = ptrTo(def.Name)
-				}
-			}
-		}
+		apiserver.AdmitPersistentVolumeClaim(o, apiserver.DefaultStorageClass(st.storageClasses))
 	}
 	return obj
 }

@@ -1,4 +1,4 @@
-package snapshot
+package apiserver
 
 // API validation of the fields scheduling reads, with upstream's messages
 // (k8s.io/kubernetes v1.37.1 pkg/apis/core/validation, pkg/apis/apps/validation,
@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -40,8 +41,10 @@ const (
 
 var strictSelector = metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: false}
 
-func validateObjectMeta(ki *kindInfo, obj metav1.Object) field.ErrorList {
-	return apimachineryvalidation.ValidateObjectMetaAccessor(obj, ki.namespaced, ki.nameFn, field.NewPath("metadata"))
+// ValidateObjectMeta validates an object's metadata as the API server
+// does for a kind that is namespaced or not, whose names nameFn checks.
+func ValidateObjectMeta(obj metav1.Object, namespaced bool, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
+	return apimachineryvalidation.ValidateObjectMetaAccessor(obj, namespaced, nameFn, field.NewPath("metadata"))
 }
 
 // --- resources ---------------------------------------------------------------
@@ -664,4 +667,74 @@ func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
 	}
 	return errs
+}
+
+// Default applies the API server's defaulting to an object of a kind
+// schedtui reads, in place; other objects are left alone.
+func Default(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		defaultPod(o)
+	case *v1.Node:
+		defaultNode(o)
+	case *v1.Namespace:
+		defaultNamespace(o)
+	case *v1.PersistentVolume:
+		defaultPersistentVolume(o)
+	case *v1.PersistentVolumeClaim:
+		defaultPersistentVolumeClaim(o)
+	case *v1.Service:
+		defaultService(o)
+	case *v1.ReplicationController:
+		defaultReplicationController(o)
+	case *schedulingv1.PriorityClass:
+		defaultPriorityClass(o)
+	case *storagev1.StorageClass:
+		defaultStorageClass(o)
+	case *storagev1.CSIDriver:
+		defaultCSIDriver(o)
+	case *storagev1.VolumeAttachment:
+		defaultVolumeAttachment(o)
+	case *appsv1.ReplicaSet:
+		defaultReplicaSet(o)
+	case *appsv1.StatefulSet:
+		defaultStatefulSet(o)
+	case *appsv1.DaemonSet:
+		defaultDaemonSet(o)
+	}
+}
+
+// Validate validates an object of a kind schedtui reads as the API server
+// does on create (beyond its metadata: see ValidateObjectMeta); other
+// objects pass.
+func Validate(obj runtime.Object) field.ErrorList {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		return validatePod(o)
+	case *v1.Node:
+		return validateNode(o)
+	case *v1.PersistentVolume:
+		return validatePersistentVolume(o)
+	case *v1.PersistentVolumeClaim:
+		return validatePersistentVolumeClaim(o)
+	case *v1.Service:
+		return validateService(o)
+	case *v1.ReplicationController:
+		return validateReplicationController(o)
+	case *schedulingv1.PriorityClass:
+		return validatePriorityClass(o)
+	case *policyv1.PodDisruptionBudget:
+		return validatePodDisruptionBudget(o)
+	case *storagev1.StorageClass:
+		return validateStorageClass(o)
+	case *appsv1.ReplicaSet:
+		return validateReplicaSet(o)
+	case *appsv1.StatefulSet:
+		return validateStatefulSet(o)
+	case *appsv1.DaemonSet:
+		return validateDaemonSet(o)
+	case *nodev1.RuntimeClass:
+		return validateRuntimeClass(o)
+	}
+	return nil
 }
