@@ -52,12 +52,12 @@ bench:
 
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
 # against encoding/json (FuzzJSONScan, in internal/docread), the scheduler
-# configuration loader (FuzzLoadConfig) and the recording reader
-# (FuzzReadRecording), FUZZTIME each. A failing input is written to
+# configuration loader (FuzzLoadConfig, in scheduler/apis/config) and the
+# recording reader (FuzzReadRecording), FUZZTIME each. A failing input is written to
 # testdata/fuzz/<target>/ in the target's package, where every `go test`
 # replays it.
 FUZZTIME ?= 20s
-FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./snapshot:FuzzLoadConfig ./snapshot:FuzzReadRecording
+FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording
 fuzz:
 	@for t in $(FUZZ); do p=$${t%%:*}; f=$${t##*:}; echo "== $$f ($$p)"; \
 		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) $$p || exit 1; done

@@ -117,7 +117,7 @@ func mergePluginSet(def, custom configv1.PluginSet) configv1.PluginSet {
 }
 
 // pluginNames lists, sorted, the plugins enabled at the extension points
-// whose plugins get default args (pluginsNames in defaults.go).
+// whose plugins get default args (pluginsNames in upstream's v1 defaulting).
 func pluginNames(p *configv1.Plugins) []string {
 	if p == nil {
 		return nil
