@@ -51,15 +51,16 @@ bench:
 	cd e2e && $(GO) test -run='^$$' -bench=LiveSync -benchtime=1x -timeout 30m .
 
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
-# against encoding/json (FuzzJSONScan), the scheduler configuration loader
-# (FuzzLoadConfig) and the recording reader (FuzzReadRecording), FUZZTIME
-# each. A failing input is written to snapshot/testdata/fuzz/<target>/,
-# where every `go test` replays it.
+# against encoding/json (FuzzJSONScan, in internal/docread), the scheduler
+# configuration loader (FuzzLoadConfig, in scheduler/apis/config) and the
+# recording reader (FuzzReadRecording), FUZZTIME each. A failing input is written to
+# testdata/fuzz/<target>/ in the target's package, where every `go test`
+# replays it.
 FUZZTIME ?= 20s
-FUZZ    := FuzzLoad FuzzJSONScan FuzzLoadConfig FuzzReadRecording
+FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording
 fuzz:
-	@for f in $(FUZZ); do echo "== $$f"; \
-		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) ./snapshot || exit 1; done
+	@for t in $(FUZZ); do p=$${t%%:*}; f=$${t##*:}; echo "== $$f ($$p)"; \
+		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) $$p || exit 1; done
 
 clean:
 	rm -rf bin

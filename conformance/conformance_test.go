@@ -18,10 +18,10 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/conformance/upstream"
+	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
-	"github.com/schedtui/schedtui/snapshot/scenario"
 )
 
 var (

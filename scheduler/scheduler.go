@@ -13,6 +13,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/queue"
@@ -97,7 +98,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	s.profiles = map[string]*runtime.Framework{}
 	for i := range profiles {
 		p := profiles[i]
-		p.Plugins = runtime.MergePlugins(runtime.DefaultPlugins(), p.Plugins)
+		p.Plugins = config.MergePlugins(config.DefaultPlugins(), p.Plugins)
 		name := v1.DefaultSchedulerName
 		if p.SchedulerName != nil && *p.SchedulerName != "" {
 			name = *p.SchedulerName

@@ -7,6 +7,8 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 func pc(name string, value int32, def bool, policy v1.PreemptionPolicy) *schedulingv1.PriorityClass {
@@ -32,11 +34,11 @@ func TestResolvePriority(t *testing.T) {
 		{"named class", classes, "gold", "gold", 1000, v1.PreemptLowerPriority, ""},
 		{"no default class", classes[2:], "", "", 0, v1.PreemptLowerPriority, ""},
 		{"missing class", classes, "silver", "", 0, "", "no PriorityClass with name silver was found"},
-		{"built-in class", SystemPriorityClasses(), "system-node-critical", "system-node-critical", 2000001000, v1.PreemptLowerPriority, ""},
+		{"built-in class", apiserver.SystemPriorityClasses(), "system-node-critical", "system-node-critical", 2000001000, v1.PreemptLowerPriority, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			name, value, policy, err := ResolvePriority(tc.className, tc.classes)
+			name, value, policy, err := apiserver.ResolvePriority(tc.className, tc.classes)
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("err %v, want %q", err, tc.wantErr)
@@ -85,7 +87,7 @@ preemptionPolicy: Never
 	// built-ins exist exactly once
 	n := 0
 	for _, pc := range c.PriorityClasses {
-		if pc.Name == SystemNodeCritical || pc.Name == SystemClusterCritical {
+		if pc.Name == apiserver.SystemNodeCritical || pc.Name == apiserver.SystemClusterCritical {
 			n++
 			if pc.PreemptionPolicy == nil || pc.UID == "" {
 				t.Errorf("built-in %s not defaulted", pc.Name)
@@ -155,16 +157,16 @@ func TestMergeTolerations(t *testing.T) {
 	aAny := v1.Toleration{Key: "a", Operator: v1.TolerationOpExists}
 	nr300 := v1.Toleration{Key: "nr", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: &s300}
 	nr100 := v1.Toleration{Key: "nr", Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoExecute, TolerationSeconds: &s100}
-	if got := MergeTolerations([]v1.Toleration{a}, []v1.Toleration{aAny}); len(got) != 1 || got[0].Operator != v1.TolerationOpExists {
+	if got := apiserver.MergeTolerations([]v1.Toleration{a}, []v1.Toleration{aAny}); len(got) != 1 || got[0].Operator != v1.TolerationOpExists {
 		t.Errorf("a+aAny: %+v", got)
 	}
-	if got := MergeTolerations([]v1.Toleration{a, nr100}, []v1.Toleration{all}); len(got) != 1 {
+	if got := apiserver.MergeTolerations([]v1.Toleration{a, nr100}, []v1.Toleration{all}); len(got) != 1 {
 		t.Errorf("all covers everything: %+v", got)
 	}
-	if got := MergeTolerations([]v1.Toleration{nr100}, []v1.Toleration{nr300}); len(got) != 1 || *got[0].TolerationSeconds != 300 {
+	if got := apiserver.MergeTolerations([]v1.Toleration{nr100}, []v1.Toleration{nr300}); len(got) != 1 || *got[0].TolerationSeconds != 300 {
 		t.Errorf("longer toleration wins: %+v", got)
 	}
-	if got := MergeTolerations([]v1.Toleration{a, a}, nil); len(got) != 1 {
+	if got := apiserver.MergeTolerations([]v1.Toleration{a, a}, nil); len(got) != 1 {
 		t.Errorf("duplicates: %+v", got)
 	}
 }
@@ -217,7 +219,7 @@ spec: {resources: {requests: {storage: 1Gi}}}
 	if got["captured"] != nil {
 		t.Errorf("captured claim changed")
 	}
-	if DefaultStorageClass([]*storagev1.StorageClass{{}}) != nil {
+	if apiserver.DefaultStorageClass([]*storagev1.StorageClass{{}}) != nil {
 		t.Errorf("default without annotation")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 func q(t *testing.T, rl v1.ResourceList, name v1.ResourceName) string {
@@ -229,8 +231,8 @@ spec:
 	if len(p.Status.Conditions) != 1 || p.Status.Conditions[0].Reason != v1.PodReasonSchedulingGated {
 		t.Errorf("conditions %+v", p.Status.Conditions)
 	}
-	// Applying the merge again changes nothing.
-	mergeMatchLabelKeysIntoSpread(p)
+	// Preparing the pod again does not merge the keys again.
+	apiserver.PrepareForCreate(p)
 	if len(p.Spec.TopologySpreadConstraints[0].LabelSelector.MatchExpressions) != 1 {
 		t.Errorf("merge not idempotent")
 	}
@@ -369,16 +371,5 @@ spec: {}
 	d := c.CSIDrivers[0].Spec
 	if d.AttachRequired == nil || !*d.AttachRequired || d.StorageCapacity == nil || *d.StorageCapacity || len(d.VolumeLifecycleModes) != 1 {
 		t.Errorf("CSIDriver defaults: %+v", d)
-	}
-}
-
-func TestImageTag(t *testing.T) {
-	for image, want := range map[string]string{
-		"nginx": "latest", "nginx:1.2": "1.2", "nginx:latest": "latest", "reg:5000/nginx": "latest",
-		"reg:5000/nginx:v1": "v1", "nginx@sha256:ab": "", "nginx:1@sha256:ab": "1",
-	} {
-		if got := imageTag(image); got != want {
-			t.Errorf("%s: %q, want %q", image, got, want)
-		}
 	}
 }

@@ -1,14 +1,14 @@
 package snapshot
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 func fuzzSeeds(f *testing.F) {
@@ -27,6 +27,10 @@ func fuzzSeeds(f *testing.F) {
 		"apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: x}\nhandler: h\noverhead: {podFixed: {cpu: 1}}\nscheduling: {tolerations: [{operator: Exists}]}\n",
 		"a: .nan\n", "a: b: c\n", "{\"a\": 1,}", "{\"kind\": \"Pod\", \"metadata\": {\"generateName\": \"x-\"}}",
 		"apiVersion: v1\nkind: Pod\nmetadata: {generateName: \"" + string(make([]byte, 70)) + "\"}\n",
+		`{"KIND":"List","metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1"}},"items":[]}`,
+		`{"kind":"List","KIND":null,"metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1"}},"Metadata":{"annotations":{"schedtui.dev/context":"c"}}}`,
+		`{"\u212aind":"List","metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1","schedtui.dev/context":"c"}}}`,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1x"}}}],"bogus":1,"priority":1,"priority":2}}`,
 	}
 	// Recordings (schedtui record): bad times, types, kinds, a change
 	// after the end, a cut last line.
@@ -67,12 +71,18 @@ const recordingJSONSeed = `{"apiVersion":"v1","kind":"List","metadata":{"annotat
 
 // FuzzLoad checks that no input makes Load panic, and that its results
 // are consistent.
+//
+// For a document the fast JSON scanner takes, it also checks that what
+// listHeader answers from the scanned members is what it answers from the
+// whole document, and that decoding an object directly gives what the
+// serializer gives.
 func FuzzLoad(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkScannedDocument(t, data)
 		c, r, err := Load("fuzz.yaml", data)
 		if err != nil {
-			var pe *ParseError
+			var pe *docread.ParseError
 			if !errors.As(err, &pe) || c != nil {
 				t.Fatalf("error %T %v with cluster %v", err, err, c != nil)
 			}
@@ -102,137 +112,29 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-// FuzzLoadConfig does the same for scheduler configurations.
-func FuzzLoadConfig(f *testing.F) {
-	for _, s := range []string{
-		"", cfgHeader, cfgHeader + "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: RequestedToCapacityRatio}}\n",
-		cfgHeader + "profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args: {addedAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, preference: {matchExpressions: [{key: a, operator: Lt, values: [x]}]}}]}}\n",
-		cfgHeader + "profiles:\n- pluginConfig:\n  - name: VolumeBinding\n    args: {shape: []}\n  - {name: DynamicResources, args: {filterTimeout: -1s}}\n",
-		cfgHeader + "extenders: [{urlPrefix: x, prioritizeVerb: p, bindVerb: b, managedResources: [{name: cpu}]}, {bindVerb: c}]\n",
-	} {
-		f.Add([]byte(s))
+// checkScannedDocument is FuzzLoad's check of what the loader reads from
+// the members the fast JSON scanner recorded.
+func checkScannedDocument(t *testing.T, data []byte) {
+	members, ok := docread.ScanMembers(data, true)
+	if !ok {
+		return
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, r, err := LoadConfigData("fuzz.yaml", data)
-		if r == nil {
-			t.Fatal("nil report")
-		}
-		if err == nil && cfg == nil {
-			t.Fatal("nil configuration without an error")
-		}
-	})
-}
-
-// FuzzJSONScan checks the fast JSON scanner against encoding/json: a
-// stream it reads must be read the same by the encoding/json reader (same
-// documents, lines and item lines), a document it takes must be valid
-// JSON with the same header, and what listHeader and hasKey answer from
-// the scanned members must be what they answer from the whole document.
-func FuzzJSONScan(f *testing.F) {
-	fuzzSeeds(f)
-	for _, s := range []string{
-		`{"kind":"List","kind":"Pod","items":[{"a":1}],"items":null}`,
-		`{"KIND":"List","metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1"}},"items":[]}`,
-		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1x"}}}],"bogus":1,"priority":1,"priority":2}}`,
-		`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"status":{"capacity":{"cpu":"4"}},"spec":{"taints":[{"key":"k","effect":5}]}}`,
-		`{"kind":"List","KIND":null,"metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1"}},"Metadata":{"annotations":{"schedtui.dev/context":"c"}}}`,
-		`{"\u212aind":"List","metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1","schedtui.dev/context":"c"}}}`,
-		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a\u00e9","namespace":5,"generateName":null}}`,
-		`[{"a":"\ud800"}, 1, "x", null, {"items":[1,[2],{"3":4}]}]` + "\n{}{}",
-		`{"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}},{"kind":"List","items":[{"kind":"Node"}]},{"Kind":"x","kind":null,"metadata":null}, 3]}`,
-		`{"a":-0.5e+10,"b":[true,false,null],"c":"\t"}`, `{"a":01}`, `{"a":1.}`, `{"a":"\x"}`, `{"a" 1}`, `{,}`, `[1,]`,
-		`{"kind":"Pod","deep":` + strings.Repeat("[", maxScanDepth+1) + strings.Repeat("]", maxScanDepth+1) + `}`,
-	} {
-		f.Add([]byte(s))
+	hf, okf := listHeader(data)
+	var hs *Header
+	oks := false
+	if sub := listHeaderInput(data, members); sub != nil {
+		hs, oks = listHeader(sub)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if fast, ok := readJSONStreamFast("f.json", data); ok {
-			slow, err := readJSONStreamSlow("f.json", data)
-			if err != nil {
-				t.Fatalf("fast reader took what encoding/json rejects: %v", err)
-			}
-			if len(fast) != len(slow) {
-				t.Fatalf("%d documents, encoding/json reads %d", len(fast), len(slow))
-			}
-			for i := range fast {
-				a, b := fast[i], slow[i]
-				if a.Line != b.Line || !bytes.Equal(a.JSON, b.JSON) {
-					t.Fatalf("document %d: line %d %q, encoding/json: line %d %q", i, a.Line, a.JSON, b.Line, b.JSON)
-				}
-				for _, key := range []string{"items", "pods"} {
-					la, lb := a.KeyItemLines(key), b.KeyItemLines(key)
-					if len(la) != len(lb) || (len(la) > 0 && !reflect.DeepEqual(la, lb)) {
-						t.Fatalf("document %d: %s lines %v, encoding/json: %v", i, key, la, lb)
-					}
-				}
-			}
-		}
-		members, ok := scanMembers(data, true)
-		if !ok {
-			return
-		}
-		if !json.Valid(data) {
-			t.Fatalf("scanner took invalid JSON")
-		}
-		fast := headerFromMembers(data, members)
-		slow, err := readHeaderSlow(data)
-		if err != nil {
-			t.Fatalf("scanner took a document encoding/json does not: %v", err)
-		}
-		// The members the scan recorded for the items give their headers.
-		if len(fast.itemMembers) != len(fast.Items) && fast.itemMembers != nil {
-			t.Fatalf("%d items, members for %d", len(fast.Items), len(fast.itemMembers))
-		}
-		for i, mm := range fast.itemMembers {
-			if mm == nil || hasMember(mm, "items") {
-				continue
-			}
-			item := fast.Items[i]
-			a := headerFromMembers(item, mm)
-			b, err := readHeaderSlow(item)
-			a.members = nil
-			if err != nil || !reflect.DeepEqual(normItems(a), normItems(b)) {
-				t.Fatalf("item %d: header %+v, encoding/json: %+v %v", i, a, b, err)
-			}
-		}
-		fast.members, fast.itemOffs, fast.itemMembers = nil, nil, nil
-		if !reflect.DeepEqual(normItems(fast), normItems(slow)) {
-			t.Fatalf("header %+v, encoding/json: %+v", fast, slow)
-		}
-		hf, okf := listHeader(data)
-		var hs *Header
-		oks := false
-		if sub := listHeaderInput(data, members); sub != nil {
-			hs, oks = listHeader(sub)
-		}
-		if okf != oks || !reflect.DeepEqual(hf, hs) {
-			t.Fatalf("list header %v %+v, from the members: %v %+v", okf, hf, oks, hs)
-		}
-		// Decoding directly is what the serializer does.
-		if ki := supportedKinds[fast.Kind]; ki != nil && fast.APIVersion == ki.gv.String() && fast.typeMetaExact {
-			o1, w1, e1 := decodeObjectChecked(ki, data, true)
-			o2, w2, e2 := decodeObjectChecked(ki, data, false)
-			if !reflect.DeepEqual(o1, o2) || !reflect.DeepEqual(w1, w2) || !reflect.DeepEqual(e1, e2) {
-				t.Fatalf("direct decoding: %v %v %v; the serializer: %v %v %v", o1, w1, e1, o2, w2, e2)
-			}
-		}
-		h := header{members: members}
-		for _, key := range []string{"apiVersion", "kind", "items", "metadata"} {
-			if h.hasKey(data, key) != hasKey(data, key) {
-				t.Fatalf("hasKey(%q) disagrees", key)
-			}
-		}
-	})
-}
-
-// normItems makes a header's items comparable: the bytes, not the slices.
-func normItems(h header) header {
-	if h.Items != nil {
-		items := make([]json.RawMessage, len(h.Items))
-		for i, it := range h.Items {
-			items[i] = append(json.RawMessage{}, it...)
-		}
-		h.Items = items
+	if okf != oks || !reflect.DeepEqual(hf, hs) {
+		t.Fatalf("list header %v %+v, from the members: %v %+v", okf, hf, oks, hs)
 	}
-	return h
+	// Decoding directly is what the serializer does.
+	h := docread.HeaderFromMembers(data, members)
+	if ki := supportedKinds[h.Kind]; ki != nil && h.APIVersion == ki.gv.String() && h.TypeMetaExact {
+		o1, w1, e1 := decodeObjectChecked(ki, data, true)
+		o2, w2, e2 := decodeObjectChecked(ki, data, false)
+		if !reflect.DeepEqual(o1, o2) || !reflect.DeepEqual(w1, w2) || !reflect.DeepEqual(e1, e2) {
+			t.Fatalf("direct decoding: %v %v %v; the serializer: %v %v %v", o1, w1, e1, o2, w2, e2)
+		}
+	}
 }

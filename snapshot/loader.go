@@ -25,6 +25,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // LoadFile reads a snapshot: a file of YAML (one or more documents) or
@@ -36,7 +39,7 @@ import (
 // error (a *ParseError) means the snapshot could not be read or parsed at
 // all; problems with individual objects are in the Report, and those
 // objects are left out.
-func LoadFile(path string) (*Cluster, *Report, error) {
+func LoadFile(path string) (*Cluster, *docread.Report, error) {
 	o, err := Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -45,7 +48,7 @@ func LoadFile(path string) (*Cluster, *Report, error) {
 }
 
 // Load is LoadFile for data already in memory; name is used in problems.
-func Load(name string, data []byte) (*Cluster, *Report, error) {
+func Load(name string, data []byte) (*Cluster, *docread.Report, error) {
 	l := NewLoader()
 	if err := l.LoadData(name, data); err != nil {
 		return nil, nil, err
@@ -61,7 +64,7 @@ func Load(name string, data []byte) (*Cluster, *Report, error) {
 // classes, default storage classes) run in Finish.
 type Loader struct {
 	cluster *Cluster
-	report  *Report
+	report  *docread.Report
 
 	names     map[objKey]origin
 	uids      map[types.UID]string
@@ -111,7 +114,7 @@ const maxListDepth = 4
 func NewLoader() *Loader {
 	return &Loader{
 		cluster:    &Cluster{},
-		report:     &Report{},
+		report:     &docread.Report{},
 		names:      map[objKey]origin{},
 		uids:       map[types.UID]string{},
 		origins:    map[runtime.Object]origin{},
@@ -125,7 +128,7 @@ func NewLoader() *Loader {
 func (l *Loader) LoadFile(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return &ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	return l.LoadData(path, data)
 }
@@ -133,14 +136,14 @@ func (l *Loader) LoadFile(path string) error {
 // LoadData parses data (see LoadFile) and adds its objects. On error
 // nothing from data is added.
 func (l *Loader) LoadData(name string, data []byte) error {
-	if bytes.HasPrefix(data, gzipMagic) {
-		plain, err := gunzip(data)
+	if docread.IsGzip(data) {
+		plain, err := docread.Gunzip(data)
 		if err != nil {
-			return &ParseError{File: name, Msg: err.Error(), Err: err}
+			return &docread.ParseError{File: name, Msg: err.Error(), Err: err}
 		}
 		data = plain
 	}
-	docs, err := ReadDocuments(name, data)
+	docs, err := docread.ReadDocuments(name, data)
 	if err != nil {
 		return err
 	}
@@ -148,7 +151,7 @@ func (l *Loader) LoadData(name string, data []byte) error {
 		l.addHeader(name, line, h)
 	}
 	if len(docs) == 0 {
-		l.report.warnf(name, 0, "", "", "no objects found")
+		l.report.Warnf(name, 0, "", "", "no objects found")
 	}
 	for _, d := range docs {
 		l.AddDocument(d)
@@ -158,17 +161,18 @@ func (l *Loader) LoadData(name string, data []byte) error {
 
 // AddDocument decodes one document (an object or a List) and adds its
 // objects.
-func (l *Loader) AddDocument(d Document) {
+func (l *Loader) AddDocument(d docread.Document) {
 	for _, w := range d.Warnings {
-		l.report.warnf(d.File, w.Line, "", "", "%s", w.Message)
+		l.report.Warnf(d.File, w.Line, "", "", "%s", w.Message)
 	}
 	if d.Err != nil {
-		l.report.errorf(d.File, d.Line, "", "", "%v", d.Err)
+		l.report.Errorf(d.File, d.Line, "", "", "%v", d.Err)
 		return
 	}
-	members, ok := d.members, d.members != nil
+	members := d.Members()
+	ok := members != nil
 	if !ok {
-		members, ok = scanMembers(d.JSON, true)
+		members, ok = docread.ScanMembers(d.JSON, true)
 	}
 	if !ok {
 		// Not a JSON object the scanner takes: the encoding/json path
@@ -194,30 +198,26 @@ func (l *Loader) AddDocument(d Document) {
 			l.addHeader(d.File, d.Line, h)
 		}
 	}
-	h := headerFromMembers(d.JSON, members)
-	itemLines := func(*header) []int {
+	h := docread.HeaderFromMembers(d.JSON, members)
+	itemLines := func(*docread.ObjectHeader) []int {
 		if d.ItemLines == nil {
 			return nil
 		}
 		return d.ItemLines()
 	}
-	if d.src != nil {
+	if _, ok := d.LinesAt(nil); ok {
 		// Count lines from the document's own position instead.
-		itemLines = func(h *header) []int {
-			c := lineCounter{src: d.src, off: d.off, line: d.Line}
-			lines := make([]int, len(h.itemOffs))
-			for i, off := range h.itemOffs {
-				lines[i] = c.lineAt(d.off + off)
-			}
+		itemLines = func(h *docread.ObjectHeader) []int {
+			lines, _ := d.LinesAt(h.ItemOffs)
 			return lines
 		}
 	}
 	l.addParsed(d.File, d.Line, d.JSON, h, itemLines, 0)
 }
 
-func hasMember(members []jsonMember, key string) bool {
+func hasMember(members []docread.Member, key string) bool {
 	for _, m := range members {
-		if m.key == key {
+		if m.Key == key {
 			return true
 		}
 	}
@@ -229,19 +229,19 @@ func hasMember(members []jsonMember, key string) bool {
 // header. listHeader decodes with encoding/json into a struct with kind
 // and metadata, which matches keys case-insensitively and ignores the
 // others: only the members whose key may match are kept (not the items).
-func listHeaderInput(data []byte, members []jsonMember) []byte {
-	var kept []jsonMember
+func listHeaderInput(data []byte, members []docread.Member) []byte {
+	var kept []docread.Member
 	isList := false
 	for _, m := range members {
-		ascii := isASCII([]byte(m.key))
-		if ascii && !strings.EqualFold(m.key, "kind") && !strings.EqualFold(m.key, "metadata") {
+		ascii := docread.IsASCII([]byte(m.Key))
+		if ascii && !strings.EqualFold(m.Key, "kind") && !strings.EqualFold(m.Key, "metadata") {
 			continue
 		}
-		if v := data[m.value.start:m.value.end]; !ascii || strings.EqualFold(m.key, "kind") && string(v) != "null" {
+		if v := data[m.Value.Start:m.Value.End]; !ascii || strings.EqualFold(m.Key, "kind") && string(v) != "null" {
 			// The last value of a kind-like key decides whether this is a
 			// List (null leaves the value alone); non-ASCII keys may fold
 			// to "kind".
-			isList = !ascii || jsonStringValue(v) == "List"
+			isList = !ascii || docread.StringValue(v) == "List"
 		}
 		kept = append(kept, m)
 	}
@@ -254,10 +254,10 @@ func listHeaderInput(data []byte, members []jsonMember) []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(m.key)
+		k, _ := json.Marshal(m.Key)
 		b.Write(k)
 		b.WriteByte(':')
-		b.Write(data[m.value.start:m.value.end])
+		b.Write(data[m.Value.Start:m.Value.End])
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -266,31 +266,31 @@ func listHeaderInput(data []byte, members []jsonMember) []byte {
 // addDoc adds the objects of one document: an object or a List. itemLines,
 // if not nil, returns the lines of a List's items.
 func (l *Loader) addDoc(file string, line int, data []byte, itemLines func() []int, depth int) {
-	h, err := readHeader(data)
+	h, err := docread.ReadHeader(data)
 	if err != nil {
-		l.report.errorf(file, line, "", "", "%v", err)
+		l.report.Errorf(file, line, "", "", "%v", err)
 		return
 	}
-	var lines func(*header) []int
+	var lines func(*docread.ObjectHeader) []int
 	if itemLines != nil {
-		lines = func(*header) []int { return itemLines() }
+		lines = func(*docread.ObjectHeader) []int { return itemLines() }
 	}
 	l.addParsed(file, line, data, h, lines, depth)
 }
 
 // addParsed is addDoc once the header is read; itemLines, if not nil,
 // returns the lines of a List's items.
-func (l *Loader) addParsed(file string, line int, data []byte, h header, itemLines func(*header) []int, depth int) {
-	if !h.isList() {
+func (l *Loader) addParsed(file string, line int, data []byte, h docread.ObjectHeader, itemLines func(*docread.ObjectHeader) []int, depth int) {
+	if !h.IsList() {
 		l.addEncoded(file, line, data, h)
 		return
 	}
 	if depth >= maxListDepth {
-		l.report.errorf(file, line, h.Kind, "items", "Lists nested more than %d deep are not supported", maxListDepth)
+		l.report.Errorf(file, line, h.Kind, "items", "Lists nested more than %d deep are not supported", maxListDepth)
 		return
 	}
 	if h.ItemsInvalid {
-		l.report.errorf(file, line, h.Kind, "items", "must be an array of objects")
+		l.report.Errorf(file, line, h.Kind, "items", "must be an array of objects")
 		return
 	}
 	var lines []int
@@ -303,7 +303,7 @@ func (l *Loader) addParsed(file string, line int, data []byte, h header, itemLin
 	if h.Kind != "List" {
 		itemKind, itemAPIVersion = strings.TrimSuffix(h.Kind, "List"), h.APIVersion
 	}
-	l.addItems(file, line, lines, h.Items, h.itemMembers, itemAPIVersion, itemKind, depth+1)
+	l.addItems(file, line, lines, h.Items, h.ItemMembers, itemAPIVersion, itemKind, depth+1)
 }
 
 // parallelMinItems is the size from which a List's items are decoded by
@@ -315,7 +315,7 @@ const itemChunk = 32
 // itemWork is an item of a List read and decoded ahead of adding it.
 type itemWork struct {
 	data []byte
-	h    header
+	h    docread.ObjectHeader
 	err  error
 	dec  *decoded // nil when the item is not decoded ahead
 }
@@ -324,24 +324,24 @@ type itemWork struct {
 // filling in a typed List's apiVersion and kind, reading the header and
 // decoding an object of a supported kind. members, if not nil, are the
 // item's members as the List's scan recorded them (without arrays).
-func prepareItem(item []byte, members []jsonMember, apiVersion, kind string) itemWork {
+func prepareItem(item []byte, members []docread.Member, apiVersion, kind string) itemWork {
 	if kind != "" {
 		item = withTypeMeta(item, apiVersion, kind)
 	}
 	w := itemWork{data: item}
 	if members != nil && kind == "" && !hasMember(members, "items") {
-		w.h = headerFromMembers(item, members)
+		w.h = docread.HeaderFromMembers(item, members)
 	} else {
-		w.h, w.err = readHeader(item)
+		w.h, w.err = docread.ReadHeader(item)
 	}
-	if w.err != nil || w.h.isList() {
+	if w.err != nil || w.h.IsList() {
 		return w
 	}
 	ki := supportedKinds[w.h.Kind]
 	if ki == nil || w.h.APIVersion != ki.gv.String() {
 		return w
 	}
-	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.typeMetaExact)
+	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.TypeMetaExact)
 	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs}
 	return w
 }
@@ -350,8 +350,8 @@ func prepareItem(item []byte, members []jsonMember, apiVersion, kind string) ite
 func (l *Loader) addItem(file string, line int, w *itemWork, depth int) {
 	switch {
 	case w.err != nil:
-		l.report.errorf(file, line, "", "", "%v", w.err)
-	case w.h.isList():
+		l.report.Errorf(file, line, "", "", "%v", w.err)
+	case w.h.IsList():
 		l.addParsed(file, line, w.data, w.h, nil, depth)
 	default:
 		l.addDecoded(file, line, w.data, w.h, w.dec)
@@ -365,14 +365,14 @@ func (l *Loader) addItem(file string, line int, w *itemWork, depth int) {
 // loader, is done ahead by GOMAXPROCS goroutines; everything else happens
 // here, item after item, so that objects and problems come out exactly as
 // if each item had been read and decoded in turn.
-func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMessage, members [][]jsonMember, apiVersion, kind string, depth int) {
+func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMessage, members [][]docread.Member, apiVersion, kind string, depth int) {
 	lineOf := func(i int) int {
 		if lines != nil {
 			return lines[i]
 		}
 		return line
 	}
-	membersOf := func(i int) []jsonMember {
+	membersOf := func(i int) []docread.Member {
 		if len(members) == len(items) {
 			return members[i]
 		}
@@ -427,21 +427,21 @@ func describe(kind, namespace, name string) string {
 }
 
 // addEncoded decodes one object of a supported kind.
-func (l *Loader) addEncoded(file string, line int, data []byte, h header) {
+func (l *Loader) addEncoded(file string, line int, data []byte, h docread.ObjectHeader) {
 	l.addDecoded(file, line, data, h, nil)
 }
 
 // decoded is the outcome of decodeObject for an object decoded ahead.
 type decoded struct {
 	obj            runtime.Object
-	warnings, errs []fieldIssue
+	warnings, errs []docread.FieldIssue
 }
 
 // addDecoded is addEncoded; dec, when not nil, is what decoding data
 // gave.
-func (l *Loader) addDecoded(file string, line int, data []byte, h header, dec *decoded) {
+func (l *Loader) addDecoded(file string, line int, data []byte, h docread.ObjectHeader, dec *decoded) {
 	if h.Kind == "" {
-		l.report.errorf(file, line, "", "kind", "Required value: every object needs apiVersion and kind")
+		l.report.Errorf(file, line, "", "kind", "Required value: every object needs apiVersion and kind")
 		return
 	}
 	ki := supportedKinds[h.Kind]
@@ -468,21 +468,21 @@ func (l *Loader) addDecoded(file string, line int, data []byte, h header, dec *d
 		} else {
 			fe = field.NotSupported(p, h.APIVersion, []string{ki.gv.String()})
 		}
-		l.report.errorf(file, line, desc, fe.Field, "%s", fe.ErrorBody())
+		l.report.Errorf(file, line, desc, fe.Field, "%s", fe.ErrorBody())
 		return
 	}
 	var obj runtime.Object
-	var warnings, errs []fieldIssue
+	var warnings, errs []docread.FieldIssue
 	if dec != nil {
 		obj, warnings, errs = dec.obj, dec.warnings, dec.errs
 	} else {
-		obj, warnings, errs = decodeObjectChecked(ki, data, h.typeMetaExact)
+		obj, warnings, errs = decodeObjectChecked(ki, data, h.TypeMetaExact)
 	}
 	for _, w := range warnings {
-		l.report.warnf(file, line, desc, w.Field, "%s", w.Message)
+		l.report.Warnf(file, line, desc, w.Field, "%s", w.Message)
 	}
 	for _, e := range errs {
-		l.report.errorf(file, line, desc, e.Field, "%s", e.Message)
+		l.report.Errorf(file, line, desc, e.Field, "%s", e.Message)
 	}
 	if obj == nil {
 		return
@@ -534,7 +534,7 @@ func (l *Loader) noteUnknownKind(kind, apiVersion string, at origin) {
 func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
 	acc, err := meta.Accessor(obj)
 	if err != nil {
-		l.report.errorf(at.file, at.line, ki.kind, "metadata", "%v", err)
+		l.report.Errorf(at.file, at.line, ki.kind, "metadata", "%v", err)
 		return
 	}
 	// The API server takes the namespace from the request (kubectl: the
@@ -544,7 +544,7 @@ func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
 			acc.SetNamespace(metav1.NamespaceDefault)
 		}
 	} else if acc.GetNamespace() != "" {
-		l.report.warnf(at.file, at.line, describe(ki.kind, acc.GetNamespace(), acc.GetName()), "metadata.namespace",
+		l.report.Warnf(at.file, at.line, describe(ki.kind, acc.GetNamespace(), acc.GetName()), "metadata.namespace",
 			"%s is cluster-scoped; namespace %q ignored", ki.kind, acc.GetNamespace())
 		acc.SetNamespace("")
 	}
@@ -554,30 +554,30 @@ func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
 	}
 	desc := describe(ki.kind, acc.GetNamespace(), acc.GetName())
 
-	applyDefaults(obj)
-	if pod, ok := obj.(*v1.Pod); ok && !isStored(&pod.ObjectMeta) {
-		prepareForCreate(pod)
+	apiserver.Default(obj)
+	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
+		apiserver.PrepareForCreate(pod)
 	}
 
-	errs := validateObjectMeta(ki, acc)
-	errs = append(errs, validateKind(obj)...)
+	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
+	errs = append(errs, apiserver.Validate(obj)...)
 	if len(errs) > 0 {
-		for _, e := range issuesFromFieldErrors(errs) {
-			l.report.errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
+		for _, e := range docread.IssuesFromFieldErrors(errs) {
+			l.report.Errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
 		}
 		return
 	}
 	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault && l.defaultPC != nil {
 		err := apierrors.NewForbidden(schema.GroupResource{Group: schedulingv1.GroupName, Resource: "priorityclasses"}, pc.Name,
 			fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", l.defaultPC.Name))
-		l.report.errorf(at.file, at.line, desc, "globalDefault", "%s", err.Error())
+		l.report.Errorf(at.file, at.line, desc, "globalDefault", "%s", err.Error())
 		return
 	}
 
 	key := objKey{ki.kind, acc.GetNamespace(), acc.GetName()}
 	if prev, dup := l.names[key]; dup {
 		err := apierrors.NewAlreadyExists(schema.GroupResource{Group: ki.gv.Group, Resource: resourceName(ki.kind)}, acc.GetName())
-		l.report.errorf(at.file, at.line, desc, "metadata.name", "%s (first defined at %s)", err.Error(), prev)
+		l.report.Errorf(at.file, at.line, desc, "metadata.name", "%s (first defined at %s)", err.Error(), prev)
 		return
 	}
 	if acc.GetUID() == "" {
@@ -585,7 +585,7 @@ func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
 	}
 	if prev, dup := l.uids[acc.GetUID()]; dup {
 		fe := field.Duplicate(field.NewPath("metadata", "uid"), string(acc.GetUID()))
-		l.report.errorf(at.file, at.line, desc, fe.Field, "%s (already used by %s)", fe.ErrorBody(), prev)
+		l.report.Errorf(at.file, at.line, desc, fe.Field, "%s (already used by %s)", fe.ErrorBody(), prev)
 		return
 	}
 	l.names[key] = at
@@ -637,71 +637,6 @@ func (l *Loader) generateName(base string, at origin) string {
 	return base + string(suffix[:])
 }
 
-func applyDefaults(obj runtime.Object) {
-	switch o := obj.(type) {
-	case *v1.Pod:
-		defaultPod(o)
-	case *v1.Node:
-		defaultNode(o)
-	case *v1.Namespace:
-		defaultNamespace(o)
-	case *v1.PersistentVolume:
-		defaultPersistentVolume(o)
-	case *v1.PersistentVolumeClaim:
-		defaultPersistentVolumeClaim(o)
-	case *v1.Service:
-		defaultService(o)
-	case *v1.ReplicationController:
-		defaultReplicationController(o)
-	case *schedulingv1.PriorityClass:
-		defaultPriorityClass(o)
-	case *storagev1.StorageClass:
-		defaultStorageClass(o)
-	case *storagev1.CSIDriver:
-		defaultCSIDriver(o)
-	case *storagev1.VolumeAttachment:
-		defaultVolumeAttachment(o)
-	case *appsv1.ReplicaSet:
-		defaultReplicaSet(o)
-	case *appsv1.StatefulSet:
-		defaultStatefulSet(o)
-	case *appsv1.DaemonSet:
-		defaultDaemonSet(o)
-	}
-}
-
-func validateKind(obj runtime.Object) field.ErrorList {
-	switch o := obj.(type) {
-	case *v1.Pod:
-		return validatePod(o)
-	case *v1.Node:
-		return validateNode(o)
-	case *v1.PersistentVolume:
-		return validatePersistentVolume(o)
-	case *v1.PersistentVolumeClaim:
-		return validatePersistentVolumeClaim(o)
-	case *v1.Service:
-		return validateService(o)
-	case *v1.ReplicationController:
-		return validateReplicationController(o)
-	case *schedulingv1.PriorityClass:
-		return validatePriorityClass(o)
-	case *policyv1.PodDisruptionBudget:
-		return validatePodDisruptionBudget(o)
-	case *storagev1.StorageClass:
-		return validateStorageClass(o)
-	case *appsv1.ReplicaSet:
-		return validateReplicaSet(o)
-	case *appsv1.StatefulSet:
-		return validateStatefulSet(o)
-	case *appsv1.DaemonSet:
-		return validateDaemonSet(o)
-	case *nodev1.RuntimeClass:
-		return validateRuntimeClass(o)
-	}
-	return nil
-}
-
 func (l *Loader) store(obj runtime.Object) {
 	c := l.cluster
 	switch o := obj.(type) {
@@ -747,12 +682,12 @@ func (l *Loader) store(obj runtime.Object) {
 // Finish runs the steps that need every object (built-in priority classes,
 // pod admission, default storage classes), and returns the cluster and the
 // report. Call it once, after the last object was added.
-func (l *Loader) Finish() (*Cluster, *Report) {
+func (l *Loader) Finish() (*Cluster, *docread.Report) {
 	if l.finished {
 		return l.cluster, l.report
 	}
 	l.finished = true
-	for _, pc := range SystemPriorityClasses() {
+	for _, pc := range apiserver.SystemPriorityClasses() {
 		key := objKey{"PriorityClass", "", pc.Name}
 		if _, ok := l.names[key]; ok {
 			continue
@@ -775,9 +710,9 @@ func (l *Loader) Finish() (*Cluster, *Report) {
 		if u.count == 1 {
 			objects = "object"
 		}
-		l.report.warnf(u.at.file, u.at.line, "", "", "%s is not read by schedtui: %d %s skipped", what, u.count, objects)
+		l.report.Warnf(u.at.file, u.at.line, "", "", "%s is not read by schedtui: %d %s skipped", what, u.count, objects)
 	}
-	l.report.sort()
+	l.report.Sort()
 	return l.cluster, l.report
 }
 
@@ -791,7 +726,7 @@ func (l *Loader) checkNodeNames() {
 	for _, p := range l.cluster.Pods {
 		if p.Spec.NodeName != "" && !nodes[p.Spec.NodeName] {
 			at := l.origins[p]
-			l.report.warnf(at.file, at.line, describe("Pod", p.Namespace, p.Name), "spec.nodeName",
+			l.report.Warnf(at.file, at.line, describe("Pod", p.Namespace, p.Name), "spec.nodeName",
 				"bound to node %q, which is not in the snapshot", p.Spec.NodeName)
 		}
 	}

@@ -14,6 +14,9 @@ import (
 	"time"
 
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/apis/config"
 )
 
 // Format names the layout a snapshot was read from.
@@ -49,7 +52,7 @@ func (e EmbeddedConfig) String() string {
 // Opened is a snapshot read by Open.
 type Opened struct {
 	Cluster *Cluster
-	Report  *Report
+	Report  *docread.Report
 	Format  Format
 	// Config is the scheduler configuration the snapshot carries, parsed,
 	// defaulted and validated; nil when it carries none or it is invalid
@@ -93,7 +96,7 @@ func Open(path string) (*Opened, error) {
 		return nil, err
 	}
 	if u := l.unknownIdx[RecordedChangeKind]; u != nil && u.apiVersion == RecordingAPIVersion {
-		l.report.warnf(u.at.file, u.at.line, "", "", "%s documents are a recording's changes, but the file's header has no recording-started "+
+		l.report.Warnf(u.at.file, u.at.line, "", "", "%s documents are a recording's changes, but the file's header has no recording-started "+
 			"(a comment line \"# recording-started: TIME\" with \"# schedtui-snapshot: v1\" in YAML, the annotation %srecording-started on the List in JSON): "+
 			"it is read as a snapshot", RecordedChangeKind, annotationPrefix)
 	}
@@ -109,7 +112,7 @@ func Open(path string) (*Opened, error) {
 	if len(l.headers) > 0 {
 		o.Header = l.headers[0]
 	}
-	r.sort()
+	r.Sort()
 	return o, nil
 }
 
@@ -136,7 +139,7 @@ func IsSnapshotFileName(name string) bool {
 func (l *Loader) LoadPath(path string) (Format, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return "", &ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return "", &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	if !fi.IsDir() {
 		return FormatFile, l.LoadFile(path)
@@ -150,18 +153,18 @@ func (l *Loader) LoadPath(path string) (Format, error) {
 // loadFiles loads every file, reporting the ones that do not parse.
 func (l *Loader) loadFiles(dir string, files []string) error {
 	if len(files) == 0 {
-		return &ParseError{File: dir, Msg: "no snapshot files in the directory (looked for *.yaml, *.yml, *.json, optionally gzipped as *.gz)"}
+		return &docread.ParseError{File: dir, Msg: "no snapshot files in the directory (looked for *.yaml, *.yml, *.json, optionally gzipped as *.gz)"}
 	}
 	for _, f := range files {
 		if l.loadRecordingInDirectory(f) {
 			continue
 		}
 		if err := l.LoadFile(f); err != nil {
-			var pe *ParseError
+			var pe *docread.ParseError
 			if errors.As(err, &pe) {
-				l.report.errorf(pe.File, pe.Line, "", "", "%s; the file is skipped", pe.Msg)
+				l.report.Errorf(pe.File, pe.Line, "", "", "%s; the file is skipped", pe.Msg)
 			} else {
-				l.report.errorf(f, 0, "", "", "%v; the file is skipped", err)
+				l.report.Errorf(f, 0, "", "", "%v; the file is skipped", err)
 			}
 		}
 	}
@@ -177,7 +180,7 @@ func (l *Loader) loadDir(dir string) error {
 			if p == dir {
 				return err
 			}
-			l.report.errorf(p, 0, "", "", "cannot read: %v; skipped", err)
+			l.report.Errorf(p, 0, "", "", "cannot read: %v; skipped", err)
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -195,7 +198,7 @@ func (l *Loader) loadDir(dir string) error {
 		return nil
 	})
 	if err != nil {
-		return &ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
+		return &docread.ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
 	}
 	return l.loadFiles(dir, files)
 }
@@ -228,7 +231,7 @@ func (l *Loader) loadClusterInfoDump(dir, nodes string) error {
 	files := []string{nodes}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return &ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
+		return &docread.ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
 	}
 	var top []string
 	for _, e := range entries {
@@ -238,7 +241,7 @@ func (l *Loader) loadClusterInfoDump(dir, nodes string) error {
 		case e.IsDir():
 			nsFiles, err := os.ReadDir(p)
 			if err != nil {
-				l.report.errorf(p, 0, "", "", "cannot read: %v; skipped", err)
+				l.report.Errorf(p, 0, "", "", "cannot read: %v; skipped", err)
 				continue
 			}
 			for _, f := range nsFiles {
@@ -267,23 +270,23 @@ func (l *Loader) parseEmbeddedConfig() (*configv1.KubeSchedulerConfiguration, st
 	}
 	first := l.configs[0]
 	for _, other := range l.configs[1:] {
-		l.report.warnf(other.File, other.Line, "", "", "another scheduler configuration (%s); only the first one, at %s, is used", other.Where, first)
+		l.report.Warnf(other.File, other.Line, "", "", "another scheduler configuration (%s); only the first one, at %s, is used", other.Where, first)
 	}
-	cfg, r, err := LoadConfigData(first.File, first.Data)
+	cfg, r, err := config.LoadData(first.File, first.Data)
 	for _, p := range r.Problems {
 		if p.Line == 0 {
 			p.Line = first.Line
 		}
 		p.Object = strings.TrimSpace(first.Where + ": " + p.Object)
-		l.report.add(p)
+		l.report.Add(p)
 	}
 	if err != nil {
-		var pe *ParseError
+		var pe *docread.ParseError
 		msg := err.Error()
 		if errors.As(err, &pe) {
 			msg = pe.Msg
 		}
-		l.report.errorf(first.File, first.Line, first.Where, "", "%s; the embedded scheduler configuration is not used", msg)
+		l.report.Errorf(first.File, first.Line, first.Where, "", "%s; the embedded scheduler configuration is not used", msg)
 		return nil, ""
 	}
 	return cfg, first.String()

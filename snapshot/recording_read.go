@@ -30,6 +30,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
+
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // FormatRecording: a recording `schedtui record` wrote.
@@ -63,7 +66,7 @@ var (
 // recording-started, as a YAML comment or as an annotation of the JSON
 // List.
 func IsRecording(data []byte) bool {
-	if bytes.HasPrefix(data, gzipMagic) {
+	if docread.IsGzip(data) {
 		data = gunzipPrefixN(data, recordingPeek)
 	}
 	data = bytes.TrimPrefix(data, utf8BOM)
@@ -95,24 +98,6 @@ func gunzipPrefixN(data []byte, n int64) []byte {
 	return out
 }
 
-// gunzipLenient decompresses as much of data as it can: a recording cut
-// short (the recorder was killed) is readable up to its last flush. err
-// says why the rest is missing.
-func gunzipLenient(data []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, describeGzipError(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err == nil {
-		err = zr.Close()
-	}
-	if err != nil {
-		return out, describeGzipError(err)
-	}
-	return out, nil
-}
-
 // peekFile reads the beginning of a regular file (decompressed).
 func peekFile(path string) ([]byte, bool) {
 	fi, err := os.Stat(path)
@@ -136,7 +121,7 @@ func openRecordingFile(path string) (o *Opened, ok bool, err error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, true, &ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, true, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	o, err = ReadRecording(path, data)
 	if errors.Is(err, errNotRecording) {
@@ -155,7 +140,7 @@ func ReadRecording(name string, data []byte) (*Opened, error) {
 	l := NewLoader()
 	parts, err := l.loadRecording(name, data)
 	if errors.Is(err, errNotRecording) {
-		return nil, &ParseError{File: name, Msg: "not a recording: its header has no recording-started (schedtui record writes it)", Err: err}
+		return nil, &docread.ParseError{File: name, Msg: "not a recording: its header has no recording-started (schedtui record writes it)", Err: err}
 	}
 	if err != nil {
 		return nil, err
@@ -168,7 +153,7 @@ func ReadRecording(name string, data []byte) (*Opened, error) {
 	}
 	o.Header = parts.header
 	o.Changes, o.RecordedUntil = l.decodeChanges(name, parts, c)
-	r.sort()
+	r.Sort()
 	return o, nil
 }
 
@@ -190,15 +175,15 @@ func (l *Loader) loadRecordingInDirectory(path string) bool {
 		return false
 	}
 	if err != nil {
-		var pe *ParseError
+		var pe *docread.ParseError
 		if errors.As(err, &pe) {
-			l.report.errorf(pe.File, pe.Line, "", "", "%s; the file is skipped", pe.Msg)
+			l.report.Errorf(pe.File, pe.Line, "", "", "%s; the file is skipped", pe.Msg)
 		} else {
-			l.report.errorf(path, 0, "", "", "%v; the file is skipped", err)
+			l.report.Errorf(path, 0, "", "", "%v; the file is skipped", err)
 		}
 		return true
 	}
-	l.report.warnf(path, 0, "", "", "a recording: only its initial state is read as part of the directory, its %d change document(s) are not replayed (open the file itself to replay them)", len(parts.docs))
+	l.report.Warnf(path, 0, "", "", "a recording: only its initial state is read as part of the directory, its %d change document(s) are not replayed (open the file itself to replay them)", len(parts.docs))
 	return true
 }
 
@@ -224,10 +209,10 @@ type recordingParts struct {
 // change documents. errNotRecording: data has no recording header.
 func (l *Loader) loadRecording(name string, data []byte) (*recordingParts, error) {
 	parts := &recordingParts{}
-	if bytes.HasPrefix(data, gzipMagic) {
-		plain, err := gunzipLenient(data)
+	if docread.IsGzip(data) {
+		plain, err := docread.GunzipLenient(data)
 		if err != nil && len(plain) == 0 {
-			return nil, &ParseError{File: name, Msg: err.Error(), Err: err}
+			return nil, &docread.ParseError{File: name, Msg: err.Error(), Err: err}
 		}
 		data, parts.gzipErr = plain, err
 	}
@@ -246,7 +231,7 @@ func (l *Loader) loadJSONRecording(name string, data []byte, parts *recordingPar
 		if lerr := l.LoadData(name, data); lerr != nil {
 			return lerr
 		}
-		return &ParseError{File: name, Line: 1, Msg: "JSON syntax error in the initial state: " + err.Error(), Err: err}
+		return &docread.ParseError{File: name, Line: 1, Msg: "JSON syntax error in the initial state: " + err.Error(), Err: err}
 	}
 	h, ok := listHeader(first)
 	if !ok || !h.IsRecording() {
@@ -445,13 +430,13 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 			msg := fmt.Sprintf(format, args...)
 			if last && (d.yaml || d.err != nil) {
 				cut = true
-				l.report.warnf(name, d.line, desc, "", "%s: the recording was cut short here (the recorder was interrupted?); this last change is ignored", msg)
+				l.report.Warnf(name, d.line, desc, "", "%s: the recording was cut short here (the recorder was interrupted?); this last change is ignored", msg)
 				return
 			}
-			l.report.errorf(name, d.line, desc, "", "%s; the change is skipped", msg)
+			l.report.Errorf(name, d.line, desc, "", "%s; the change is skipped", msg)
 		}
 		if endLine > 0 {
-			l.report.errorf(name, d.line, "", "", "a document after the end of the recording (%s at line %d); it is ignored", RecordingEndKind, endLine)
+			l.report.Errorf(name, d.line, "", "", "a document after the end of the recording (%s at line %d); it is ignored", RecordingEndKind, endLine)
 			continue
 		}
 		if d.err != nil {
@@ -464,11 +449,11 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 			continue
 		}
 		for _, f := range fields {
-			l.report.warnf(name, d.line, "", f, "unknown field (ignored)")
+			l.report.Warnf(name, d.line, "", f, "unknown field (ignored)")
 		}
 		desc := ""
 		if len(env.Object) > 0 {
-			if h, err := readHeader(env.Object); err == nil && h.Kind != "" {
+			if h, err := docread.ReadHeader(env.Object); err == nil && h.Kind != "" {
 				ns := h.Namespace
 				if ki := supportedKinds[h.Kind]; ki != nil && ki.namespaced && ns == "" {
 					ns = metav1.NamespaceDefault
@@ -478,7 +463,7 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 		}
 		if env.APIVersion != RecordingAPIVersion || (env.Kind != RecordedChangeKind && env.Kind != RecordingEndKind) {
 			what := fmt.Sprintf("apiVersion %q, kind %q", env.APIVersion, env.Kind)
-			if h, err := readHeader(d.json); err == nil && h.Kind != "" && h.Name != "" {
+			if h, err := docread.ReadHeader(d.json); err == nil && h.Kind != "" && h.Name != "" {
 				desc = describe(h.Kind, h.Namespace, h.Name)
 			}
 			damaged(desc, "not a recording document (%s): after the initial state a recording holds %s and %s documents (apiVersion %s)",
@@ -512,11 +497,11 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 		typ := watch.EventType(env.Type)
 		switch {
 		case t.Before(parts.header.RecordingStarted):
-			l.report.warnf(name, d.line, desc, "time", "%s is before the recording started (%s): applied at the start",
+			l.report.Warnf(name, d.line, desc, "time", "%s is before the recording started (%s): applied at the start",
 				formatRecordingTime(t), formatRecordingTime(parts.header.RecordingStarted))
 			t = prev
 		case t.Before(prev):
-			l.report.warnf(name, d.line, desc, "time", "%s is before the previous change (%s): applied right after it, in file order",
+			l.report.Warnf(name, d.line, desc, "time", "%s is before the previous change (%s): applied right after it, in file order",
 				formatRecordingTime(t), formatRecordingTime(prev))
 			t = prev
 		}
@@ -529,13 +514,13 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 		out = append(out, RecordedChange{Time: t, Type: typ, Object: obj, File: name, Line: d.line})
 	}
 	if parts.gzipErr != nil {
-		l.report.warnf(name, 0, "", "", "%v: the recording is read up to where the data ends (the recorder was interrupted?)", parts.gzipErr)
+		l.report.Warnf(name, 0, "", "", "%v: the recording is read up to where the data ends (the recorder was interrupted?)", parts.gzipErr)
 	} else if endLine == 0 && !cut {
 		at := 0
 		if n := len(parts.docs); n > 0 {
 			at = parts.docs[n-1].line
 		}
-		l.report.warnf(name, at, "", "", "the recording has no end (%s): it was cut short (the recorder was interrupted?); its %d changes are replayed", RecordingEndKind, len(out))
+		l.report.Warnf(name, at, "", "", "the recording has no end (%s): it was cut short (the recorder was interrupted?); its %d changes are replayed", RecordingEndKind, len(out))
 	}
 	return out, until
 }
@@ -619,13 +604,13 @@ func containsString(list []string, s string) bool {
 // its spec is not validated nor admitted. An added object without a
 // creationTimestamp was created at the change's time.
 func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watch.EventType, at time.Time, st *admissionState) runtime.Object {
-	h, err := readHeader(data)
+	h, err := docread.ReadHeader(data)
 	if err != nil {
-		l.report.errorf(file, line, "", "object", "%v; the change is skipped", err)
+		l.report.Errorf(file, line, "", "object", "%v; the change is skipped", err)
 		return nil
 	}
 	if h.Kind == "" {
-		l.report.errorf(file, line, "", "object.kind", "Required value: the object needs apiVersion and kind; the change is skipped")
+		l.report.Errorf(file, line, "", "object.kind", "Required value: the object needs apiVersion and kind; the change is skipped")
 		return nil
 	}
 	ki := supportedKinds[h.Kind]
@@ -634,7 +619,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 		if h.APIVersion != "" {
 			what += " (apiVersion " + h.APIVersion + ")"
 		}
-		l.report.warnf(file, line, describe(h.Kind, h.Namespace, h.Name), "object.kind", "%s is not read by schedtui; the change is skipped", what)
+		l.report.Warnf(file, line, describe(h.Kind, h.Namespace, h.Name), "object.kind", "%s is not read by schedtui; the change is skipped", what)
 		return nil
 	}
 	ns := h.Namespace
@@ -650,22 +635,22 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 		if h.APIVersion == "" {
 			fe = field.Required(p, "")
 		}
-		l.report.errorf(file, line, desc, fe.Field, "%s; the change is skipped", fe.ErrorBody())
+		l.report.Errorf(file, line, desc, fe.Field, "%s; the change is skipped", fe.ErrorBody())
 		return nil
 	}
 	obj, warnings, errs := decodeObject(ki, data)
 	for _, w := range warnings {
-		l.report.warnf(file, line, desc, objectField(w.Field), "%s", w.Message)
+		l.report.Warnf(file, line, desc, objectField(w.Field), "%s", w.Message)
 	}
 	for _, e := range errs {
-		l.report.errorf(file, line, desc, objectField(e.Field), "%s; the change is skipped", e.Message)
+		l.report.Errorf(file, line, desc, objectField(e.Field), "%s; the change is skipped", e.Message)
 	}
 	if obj == nil {
 		return nil
 	}
 	acc, err := meta.Accessor(obj)
 	if err != nil {
-		l.report.errorf(file, line, desc, "object.metadata", "%v; the change is skipped", err)
+		l.report.Errorf(file, line, desc, "object.metadata", "%v; the change is skipped", err)
 		return nil
 	}
 	if ki.namespaced {
@@ -673,29 +658,29 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 			acc.SetNamespace(metav1.NamespaceDefault)
 		}
 	} else if acc.GetNamespace() != "" {
-		l.report.warnf(file, line, desc, "object.metadata.namespace", "%s is cluster-scoped; namespace %q ignored", ki.kind, acc.GetNamespace())
+		l.report.Warnf(file, line, desc, "object.metadata.namespace", "%s is cluster-scoped; namespace %q ignored", ki.kind, acc.GetNamespace())
 		acc.SetNamespace("")
 	}
 	if acc.GetName() == "" {
-		l.report.errorf(file, line, desc, "object.metadata.name", "Required value: a change names the object it is about; the change is skipped")
+		l.report.Errorf(file, line, desc, "object.metadata.name", "Required value: a change names the object it is about; the change is skipped")
 		return nil
 	}
-	applyDefaults(obj)
+	apiserver.Default(obj)
 	if typ != watch.Deleted {
-		if pod, ok := obj.(*v1.Pod); ok && !isStored(&pod.ObjectMeta) {
-			prepareForCreate(pod)
+		if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
+			apiserver.PrepareForCreate(pod)
 		}
 		if ts := acc.GetCreationTimestamp(); typ == watch.Added && ts.IsZero() {
 			acc.SetCreationTimestamp(metav1.NewTime(at))
 		}
 	}
-	errList := validateObjectMeta(ki, acc)
+	errList := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	if typ != watch.Deleted {
-		errList = append(errList, validateKind(obj)...)
+		errList = append(errList, apiserver.Validate(obj)...)
 	}
 	if len(errList) > 0 {
-		for _, e := range issuesFromFieldErrors(errList) {
-			l.report.errorf(file, line, desc, objectField(e.Field), "%s; the change is skipped", e.Message)
+		for _, e := range docread.IssuesFromFieldErrors(errList) {
+			l.report.Errorf(file, line, desc, objectField(e.Field), "%s; the change is skipped", e.Message)
 		}
 		return nil
 	}
@@ -714,13 +699,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 			return nil
 		}
 	case *v1.PersistentVolumeClaim:
-		if !isStored(&o.ObjectMeta) && o.Spec.StorageClassName == nil {
-			if _, beta := o.Annotations[betaStorageClassAnnotation]; !beta {
-				if def := DefaultStorageClass(st.storageClasses); def != nil {
-					o.Spec.StorageClassName = ptrTo(def.Name)
-				}
-			}
-		}
+		apiserver.AdmitPersistentVolumeClaim(o, apiserver.DefaultStorageClass(st.storageClasses))
 	}
 	return obj
 }

@@ -21,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 var recStart = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -423,7 +425,7 @@ func FuzzReadRecording(f *testing.F) {
 		_ = IsRecording(data)
 		o, err := ReadRecording("fuzz.json", data)
 		if err != nil {
-			var pe *ParseError
+			var pe *docread.ParseError
 			if !errors.As(err, &pe) || o != nil {
 				t.Fatalf("error %T %v with result %v", err, err, o != nil)
 			}

@@ -34,6 +34,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 func benchSize(env string, def int) int {
@@ -281,7 +283,7 @@ func (g *scaleGen) app(ns, name, kind string, i int) scaleApp {
 	}
 	switch {
 	case kind == "DaemonSet":
-		a.priorityClass, a.priority = "system-node-critical", SystemCriticalPriority+1000
+		a.priorityClass, a.priority = "system-node-critical", apiserver.SystemCriticalPriority+1000
 		a.cpu, a.mem, a.limits, a.ports = "100m", "128Mi", false, nil
 	case i%4 == 0:
 		a.priorityClass, a.priority = "high", 100000
@@ -727,3 +729,5 @@ func TestLoadParallelItems(t *testing.T) {
 		}
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -15,6 +15,8 @@ import (
 	"sort"
 
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 // simulatorKeys maps the export's array keys to the kind of their items, in
@@ -58,7 +60,7 @@ func simulatorExport(data []byte) (map[string]json.RawMessage, bool) {
 
 // addSimulatorExport loads the objects of an export and keeps its
 // scheduler configuration.
-func (l *Loader) addSimulatorExport(d Document, top map[string]json.RawMessage) {
+func (l *Loader) addSimulatorExport(d docread.Document, top map[string]json.RawMessage) {
 	l.sawSimulatorExport = true
 	known := map[string]bool{simulatorConfigKey: true}
 	for _, k := range simulatorKeys {
@@ -69,7 +71,7 @@ func (l *Loader) addSimulatorExport(d Document, top map[string]json.RawMessage) 
 		}
 		var items []json.RawMessage
 		if err := json.Unmarshal(raw, &items); err != nil {
-			l.report.errorf(d.File, d.Line, "", k.key, "must be an array of %s objects (kube-scheduler-simulator export)", k.kind)
+			l.report.Errorf(d.File, d.Line, "", k.key, "must be an array of %s objects (kube-scheduler-simulator export)", k.kind)
 			continue
 		}
 		var lines []int
@@ -95,7 +97,7 @@ func (l *Loader) addSimulatorExport(d Document, top map[string]json.RawMessage) 
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
-		l.report.warnf(d.File, d.Line, "", k, "key of the kube-scheduler-simulator export is not read by schedtui (ignored)")
+		l.report.Warnf(d.File, d.Line, "", k, "key of the kube-scheduler-simulator export is not read by schedtui (ignored)")
 	}
 	if raw, ok := top[simulatorConfigKey]; ok && !isJSONNull(raw) {
 		cfg := withTypeMeta(raw, configv1.SchemeGroupVersion.String(), "KubeSchedulerConfiguration")

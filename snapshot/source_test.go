@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 func gz(t testing.TB, s string) []byte {
@@ -21,7 +23,7 @@ func gz(t testing.TB, s string) []byte {
 	return b.Bytes()
 }
 
-func mustLoad(t *testing.T, name, data string) (*Cluster, *Report) {
+func mustLoad(t *testing.T, name, data string) (*Cluster, *docread.Report) {
 	t.Helper()
 	c, r, err := Load(name, []byte(data))
 	if err != nil {
@@ -47,7 +49,7 @@ func nodeNames(c *Cluster) []string {
 }
 
 // findProblem returns the first problem whose String() contains all parts.
-func findProblem(r *Report, parts ...string) *Problem {
+func findProblem(r *docread.Report, parts ...string) *docread.Problem {
 	for i := range r.Problems {
 		s := r.Problems[i].String()
 		ok := true
@@ -249,7 +251,7 @@ func TestParseErrors(t *testing.T) {
 			if c != nil {
 				t.Errorf("cluster returned with an error")
 			}
-			var pe *ParseError
+			var pe *docread.ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %T is not a *ParseError: %v", err, err)
 			}
@@ -282,26 +284,5 @@ func TestEmptyInputs(t *testing.T) {
 		if len(c.PriorityClasses) != 2 {
 			t.Errorf("%q: built-in priority classes missing", data)
 		}
-	}
-}
-
-func TestYAMLItemLines(t *testing.T) {
-	c := yamlChunk{text: []byte("apiVersion: v1\nkind: List\nmetadata: {}\nitems:\n# comment\n- a: 1\n  b:\n  - x\n- c: 2\n\n-   d: 3\nother: x\n"), firstLine: 10}
-	got := yamlSeqItemLines(c, "items")
-	want := []int{15, 18, 20}
-	if len(got) != len(want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("got %v, want %v", got, want)
-		}
-	}
-	indented := yamlChunk{text: []byte("items:\n  - a: 1\n  - b: 2\n"), firstLine: 1}
-	if got := yamlSeqItemLines(indented, "items"); len(got) != 2 || got[0] != 2 || got[1] != 3 {
-		t.Errorf("indented: %v", got)
-	}
-	if got := yamlSeqItemLines(yamlChunk{text: []byte("items: []\n"), firstLine: 1}, "items"); got != nil {
-		t.Errorf("flow: %v", got)
 	}
 }

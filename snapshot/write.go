@@ -152,37 +152,6 @@ func headerFromComment(data []byte) (h *Header, line int, ok bool) {
 	return &hh, line, true
 }
 
-// Objects returns every object of the cluster in the order Write writes
-// them: the kinds other objects refer to first, then nodes and pods, each
-// kind in the cluster's order.
-func (c *Cluster) Objects() []runtime.Object {
-	var out []runtime.Object
-	add := func(n int, get func(int) runtime.Object) {
-		for i := 0; i < n; i++ {
-			out = append(out, get(i))
-		}
-	}
-	add(len(c.Namespaces), func(i int) runtime.Object { return c.Namespaces[i] })
-	add(len(c.PriorityClasses), func(i int) runtime.Object { return c.PriorityClasses[i] })
-	add(len(c.RuntimeClasses), func(i int) runtime.Object { return c.RuntimeClasses[i] })
-	add(len(c.StorageClasses), func(i int) runtime.Object { return c.StorageClasses[i] })
-	add(len(c.CSIDrivers), func(i int) runtime.Object { return c.CSIDrivers[i] })
-	add(len(c.Nodes), func(i int) runtime.Object { return c.Nodes[i] })
-	add(len(c.CSINodes), func(i int) runtime.Object { return c.CSINodes[i] })
-	add(len(c.CSIStorageCapacities), func(i int) runtime.Object { return c.CSIStorageCapacities[i] })
-	add(len(c.PersistentVolumes), func(i int) runtime.Object { return c.PersistentVolumes[i] })
-	add(len(c.PersistentVolumeClaims), func(i int) runtime.Object { return c.PersistentVolumeClaims[i] })
-	add(len(c.VolumeAttachments), func(i int) runtime.Object { return c.VolumeAttachments[i] })
-	add(len(c.Services), func(i int) runtime.Object { return c.Services[i] })
-	add(len(c.ReplicationControllers), func(i int) runtime.Object { return c.ReplicationControllers[i] })
-	add(len(c.ReplicaSets), func(i int) runtime.Object { return c.ReplicaSets[i] })
-	add(len(c.StatefulSets), func(i int) runtime.Object { return c.StatefulSets[i] })
-	add(len(c.DaemonSets), func(i int) runtime.Object { return c.DaemonSets[i] })
-	add(len(c.PodDisruptionBudgets), func(i int) runtime.Object { return c.PodDisruptionBudgets[i] })
-	add(len(c.Pods), func(i int) runtime.Object { return c.Pods[i] })
-	return out
-}
-
 // OutputFormat is how WriteFile encodes, from the file's name.
 type OutputFormat struct {
 	// YAML or (false) JSON.

@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/snapshot/scenario"
 	"github.com/schedtui/schedtui/testdata"
 )
 

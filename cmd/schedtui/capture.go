@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -62,7 +63,7 @@ func outputAndConfig(f *sourceFlags, output string, stderr io.Writer) (snapshot.
 	if err != nil {
 		return format, nil, fmt.Errorf("--config: %w", err)
 	}
-	if _, r, err := snapshot.LoadConfigData(f.config, data); err != nil {
+	if _, r, err := config.LoadData(f.config, data); err != nil {
 		printReport(stderr, r)
 		return format, nil, err
 	}

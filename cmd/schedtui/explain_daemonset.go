@@ -13,6 +13,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 func isDaemonSetKind(kind string) bool {
@@ -56,13 +57,13 @@ func admitter(c *snapshot.Cluster) func(*v1.Pod) (*v1.Pod, error) {
 	for _, pc := range classes {
 		have[pc.Name] = true
 	}
-	for _, pc := range snapshot.SystemPriorityClasses() {
+	for _, pc := range apiserver.SystemPriorityClasses() {
 		if !have[pc.Name] {
 			classes = append(classes, pc)
 		}
 	}
 	return func(p *v1.Pod) (*v1.Pod, error) {
-		name, prio, policy, err := snapshot.ResolvePriority(p.Spec.PriorityClassName, classes)
+		name, prio, policy, err := apiserver.ResolvePriority(p.Spec.PriorityClassName, classes)
 		if err != nil {
 			return nil, err
 		}

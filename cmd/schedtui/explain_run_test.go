@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/snapshot/scenario"
 )
 
 // The target is 500 generated and 200 preemption-biased

@@ -11,6 +11,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
@@ -36,7 +38,7 @@ type source struct {
 	// name labels the source: "demo", the snapshot's path, the context.
 	name    string
 	cluster *snapshot.Cluster
-	report  *snapshot.Report
+	report  *docread.Report
 	cfg     *configv1.KubeSchedulerConfiguration
 	// live is set when the cluster was read from a live cluster and its
 	// informers still run (loadSource's watch); status receives its
@@ -203,7 +205,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	printReport(w, s.report)
 	switch {
 	case f.config != "":
-		cfg, cfgReport, err := snapshot.LoadConfig(f.config)
+		cfg, cfgReport, err := config.Load(f.config)
 		if err != nil {
 			s.stop()
 			return nil, err
@@ -235,7 +237,7 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 	return &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}, nil
 }
 
-func printReport(w io.Writer, r *snapshot.Report) {
+func printReport(w io.Writer, r *docread.Report) {
 	if r == nil {
 		return
 	}

@@ -10,11 +10,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/snapshot/scenario"
 	"github.com/schedtui/schedtui/testdata"
 )
 

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -69,7 +70,7 @@ type Source struct {
 	active    []*kind
 	informers map[*kind]cache.SharedIndexInformer
 	regs      map[*kind]cache.ResourceEventHandlerRegistration
-	skipped   []snapshot.Problem
+	skipped   []docread.Problem
 
 	q queue
 
@@ -135,7 +136,7 @@ func (s *Source) origin() string { return "context " + s.name }
 // kind the user may not list (403) or the server does not serve (404) is
 // left out with a warning in the Report, except Nodes and Pods, which are
 // required. The informers keep running for Watch until Stop.
-func (s *Source) Sync(ctx context.Context) (*snapshot.Cluster, *snapshot.Report, error) {
+func (s *Source) Sync(ctx context.Context) (*snapshot.Cluster, *docread.Report, error) {
 	v, err := s.client.Discovery().ServerVersion()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: cannot reach the API server: %w", s.origin(), err)
@@ -207,7 +208,7 @@ func (s *Source) probe(ctx context.Context) error {
 			return fmt.Errorf("%s: cannot list %s, which the scheduler needs: %s: %w", s.origin(), k.gvr.Resource, why, err)
 		}
 		msg := fmt.Sprintf("%s are left out: %s; plugins that read them see none", k.gvr.Resource, why)
-		s.skipped = append(s.skipped, snapshot.Problem{Severity: snapshot.Warning, File: s.origin(), Object: k.name, Message: msg})
+		s.skipped = append(s.skipped, docread.Problem{Severity: docread.Warning, File: s.origin(), Object: k.name, Message: msg})
 		s.report(func(st *Status) { st.Warning, st.Message = true, msg; st.Synced++ })
 	}
 	return nil
@@ -257,7 +258,7 @@ func (s *Source) waitForSync(ctx context.Context) error {
 
 // cluster loads the known objects into a snapshot.Cluster, in the API
 // server's list order (by namespace and name).
-func (s *Source) cluster() (*snapshot.Cluster, *snapshot.Report) {
+func (s *Source) cluster() (*snapshot.Cluster, *docread.Report) {
 	l := snapshot.NewLoader()
 	for _, k := range s.active {
 		objs := s.known[k]
@@ -271,7 +272,7 @@ func (s *Source) cluster() (*snapshot.Cluster, *snapshot.Report) {
 		}
 	}
 	c, r := l.Finish()
-	r.Problems = append(append([]snapshot.Problem(nil), s.skipped...), r.Problems...)
+	r.Problems = append(append([]docread.Problem(nil), s.skipped...), r.Problems...)
 	return c, r
 }
 

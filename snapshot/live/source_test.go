@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
@@ -93,7 +94,7 @@ func (l *statusLog) find(part string) bool {
 	return false
 }
 
-func syncFake(t *testing.T, c *fake.Clientset) (*Source, *snapshot.Cluster, *snapshot.Report, *statusLog) {
+func syncFake(t *testing.T, c *fake.Clientset) (*Source, *snapshot.Cluster, *docread.Report, *statusLog) {
 	t.Helper()
 	log := &statusLog{}
 	s := NewSource("fake", c, log.add)

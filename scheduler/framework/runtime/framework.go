@@ -80,8 +80,8 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 		args[pc.Name] = pc.Args.Object
 	}
 	needed := newOrderedSet()
-	for _, pair := range pluginSets(plugins, plugins) {
-		for _, p := range pair.dst.Enabled {
+	for _, set := range pluginSets(plugins) {
+		for _, p := range set.Enabled {
 			needed.insert(p.Name)
 		}
 	}

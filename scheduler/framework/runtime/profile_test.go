@@ -7,39 +7,6 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
-func pluginNames(ps []configv1.Plugin) []string {
-	var out []string
-	for _, p := range ps {
-		out = append(out, p.Name)
-	}
-	return out
-}
-
-func TestMergePlugins(t *testing.T) {
-	w := int32(5)
-	custom := &configv1.Plugins{MultiPoint: configv1.PluginSet{
-		Enabled:  []configv1.Plugin{{Name: "ImageLocality", Weight: &w}, {Name: "Custom"}},
-		Disabled: []configv1.Plugin{{Name: "NodePorts"}},
-	}}
-	got := MergePlugins(DefaultPlugins(), custom).MultiPoint
-	n := pluginNames(got.Enabled)
-	if n[len(n)-1] != "Custom" {
-		t.Errorf("custom plugins go last: %v", n)
-	}
-	for _, p := range got.Enabled {
-		if p.Name == "NodePorts" {
-			t.Error("disabled plugin kept")
-		}
-		if p.Name == "ImageLocality" && (p.Weight == nil || *p.Weight != 5) {
-			t.Error("re-enabled default must take the custom weight in place")
-		}
-	}
-	all := MergePlugins(DefaultPlugins(), &configv1.Plugins{Score: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}}})
-	if len(all.Score.Enabled) != 0 || len(all.Score.Disabled) != 1 {
-		t.Errorf("score disabled *: %+v", all.Score)
-	}
-}
-
 func TestExpandPointOrder(t *testing.T) {
 	multi := []configv1.Plugin{{Name: "A"}, {Name: "B"}, {Name: "C"}, {Name: "NotAFilter"}}
 	implements := func(n string) (bool, error) { return n != "NotAFilter", nil }

@@ -11,12 +11,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
@@ -70,7 +69,7 @@ func New(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
 	if added == nil {
 		return pl, nil
 	}
-	if err := validateAddedAffinity(added); err != nil {
+	if err := validation.ValidateNodeAffinityArgs(nil, &configv1.NodeAffinityArgs{AddedAffinity: added}).ToAggregate(); err != nil {
 		return nil, err
 	}
 	var err error
@@ -85,23 +84,6 @@ func New(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
 		}
 	}
 	return pl, nil
-}
-
-func validateAddedAffinity(a *v1.NodeAffinity) error {
-	var errs []error
-	if ns := a.RequiredDuringSchedulingIgnoredDuringExecution; ns != nil {
-		path := field.NewPath("addedAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
-		if _, err := nodeaffinity.NewNodeSelector(ns, field.WithPath(path)); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if terms := a.PreferredDuringSchedulingIgnoredDuringExecution; len(terms) != 0 {
-		path := field.NewPath("addedAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
-		if _, err := nodeaffinity.NewPreferredSchedulingTerms(terms, field.WithPath(path)); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return utilerrors.Flatten(utilerrors.NewAggregate(errs))
 }
 
 // Name returns the plugin's name.

@@ -2,24 +2,12 @@ package noderesources
 
 import (
 	"fmt"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	configv1 "k8s.io/kube-scheduler/config/v1"
-)
 
-// maxCustomPriorityScore is the top of a RequestedToCapacityRatio shape's
-// score axis; shape scores are scaled by MaxNodeScore/maxCustomPriorityScore.
-const maxCustomPriorityScore int64 = 10
-
-var supportedScoringStrategyTypes = sets.New(
-	string(configv1.LeastAllocated),
-	string(configv1.MostAllocated),
-	string(configv1.RequestedToCapacityRatio),
+	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
 )
 
 func defaultResourceSpec() []configv1.ResourceSpec {
@@ -44,7 +32,7 @@ func fitArgs(obj runtime.Object) (*configv1.NodeResourcesFitArgs, error) {
 		return nil, fmt.Errorf("want args to be of type NodeResourcesFitArgs, got %T", obj)
 	}
 	setDefaultsFitArgs(args)
-	if err := validateFitArgs(args); err != nil {
+	if err := validation.ValidateNodeResourcesFitArgs(nil, args).ToAggregate(); err != nil {
 		return nil, err
 	}
 	return args, nil
@@ -63,83 +51,6 @@ func setDefaultsFitArgs(args *configv1.NodeResourcesFitArgs) {
 			args.ScoringStrategy.Resources[i].Weight = 1
 		}
 	}
-}
-
-// validateFitArgs follows ValidateNodeResourcesFitArgs (same paths and
-// messages), so a bad config fails here as the real scheduler would fail.
-func validateFitArgs(args *configv1.NodeResourcesFitArgs) error {
-	var errs field.ErrorList
-	resPath := field.NewPath("ignoredResources")
-	for i, res := range args.IgnoredResources {
-		errs = append(errs, metav1validation.ValidateLabelName(res, resPath.Index(i))...)
-	}
-	groupPath := field.NewPath("ignoredResourceGroups")
-	for i, group := range args.IgnoredResourceGroups {
-		p := groupPath.Index(i)
-		if strings.Contains(group, "/") {
-			errs = append(errs, field.Invalid(p, group, "resource group name can't contain '/'"))
-		}
-		errs = append(errs, metav1validation.ValidateLabelName(group, p)...)
-	}
-	strategyPath := field.NewPath("scoringStrategy")
-	if s := args.ScoringStrategy; s != nil {
-		if !supportedScoringStrategyTypes.Has(string(s.Type)) {
-			errs = append(errs, field.NotSupported(strategyPath.Child("type"), s.Type, sets.List(supportedScoringStrategyTypes)))
-		}
-		errs = append(errs, validateResourceWeights(s.Resources, strategyPath.Child("resources"))...)
-		rtcrPath := strategyPath.Child("requestedToCapacityRatio")
-		if s.Type == configv1.RequestedToCapacityRatio {
-			if s.RequestedToCapacityRatio == nil {
-				errs = append(errs, field.Required(rtcrPath, "must be specified when type is RequestedToCapacityRatio"))
-			} else {
-				errs = append(errs, validateFunctionShape(s.RequestedToCapacityRatio.Shape, rtcrPath.Child("shape"))...)
-			}
-		} else if s.RequestedToCapacityRatio != nil {
-			errs = append(errs, field.Forbidden(rtcrPath, "must be nil when type is not RequestedToCapacityRatio"))
-		}
-	} else {
-		errs = append(errs, field.Required(strategyPath, "ScoringStrategy field is required"))
-	}
-	if len(errs) == 0 {
-		return nil
-	}
-	return errs.ToAggregate()
-}
-
-func validateResourceWeights(resources []configv1.ResourceSpec, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for i, r := range resources {
-		if r.Weight <= 0 || r.Weight > 100 {
-			msg := fmt.Sprintf("resource weight of %v not in valid range (0, 100]", r.Name)
-			errs = append(errs, field.Invalid(p.Index(i).Child("weight"), r.Weight, msg))
-		}
-	}
-	return errs
-}
-
-func validateFunctionShape(shape []configv1.UtilizationShapePoint, p *field.Path) field.ErrorList {
-	const minUtilization, maxUtil, minScore, maxScore = 0, 100, 0, int32(maxCustomPriorityScore)
-	if len(shape) == 0 {
-		return field.ErrorList{field.Required(p, "at least one point must be specified")}
-	}
-	var errs field.ErrorList
-	for i := 1; i < len(shape); i++ {
-		if shape[i-1].Utilization >= shape[i].Utilization {
-			errs = append(errs, field.Invalid(p.Index(i).Child("utilization"), shape[i].Utilization, "values must be sorted in increasing order"))
-			break
-		}
-	}
-	for i, pt := range shape {
-		if pt.Utilization < minUtilization || pt.Utilization > maxUtil {
-			msg := fmt.Sprintf("not in valid range [%d, %d]", minUtilization, maxUtil)
-			errs = append(errs, field.Invalid(p.Index(i).Child("utilization"), pt.Utilization, msg))
-		}
-		if pt.Score < minScore || pt.Score > maxScore {
-			msg := fmt.Sprintf("not in valid range [%d, %d]", minScore, maxScore)
-			errs = append(errs, field.Invalid(p.Index(i).Child("score"), pt.Score, msg))
-		}
-	}
-	return errs
 }
 
 // balancedAllocationArgs copies, defaults (SetDefaults_NodeResources-
@@ -163,21 +74,8 @@ func balancedAllocationArgs(obj runtime.Object) (*configv1.NodeResourcesBalanced
 			args.Resources[i].Weight = 1
 		}
 	}
-	var errs field.ErrorList
-	seen := sets.New[string]()
-	p := field.NewPath("resources")
-	for i, r := range args.Resources {
-		if seen.Has(r.Name) {
-			errs = append(errs, field.Duplicate(p.Index(i).Child("name"), r.Name))
-		} else {
-			seen.Insert(r.Name)
-		}
-		if r.Weight != 1 {
-			errs = append(errs, field.Invalid(p.Index(i).Child("weight"), r.Weight, "must be 1"))
-		}
-	}
-	if len(errs) != 0 {
-		return nil, errs.ToAggregate()
+	if err := validation.ValidateNodeResourcesBalancedAllocationArgs(nil, args).ToAggregate(); err != nil {
+		return nil, err
 	}
 	return args, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
@@ -101,7 +102,7 @@ func requestedToCapacityRatioScorer(resources []configv1.ResourceSpec, shape []c
 	for _, p := range shape {
 		points = append(points, shapePoint{
 			utilization: int64(p.Utilization),
-			score:       int64(p.Score) * (framework.MaxNodeScore / maxCustomPriorityScore),
+			score:       int64(p.Score) * (framework.MaxNodeScore / validation.MaxCustomPriorityScore),
 		})
 	}
 	raw := brokenLinearFunction(points)

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
@@ -67,7 +68,7 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := validateArgs(a); err != nil {
+	if err := validation.ValidatePodTopologySpreadArgs(nil, a).ToAggregate(); err != nil {
 		return nil, err
 	}
 	pl := &PodTopologySpread{handle: h, defaultConstraints: a.DefaultConstraints}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/component-helpers/storage/ephemeral"
 
+	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
@@ -57,7 +58,7 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	for _, p := range a.Shape {
 		shape = append(shape, shapePoint{
 			utilization: int64(p.Utilization),
-			score:       int64(p.Score) * (framework.MaxNodeScore / int64(maxCustomPriorityScore)),
+			score:       int64(p.Score) * (framework.MaxNodeScore / validation.MaxCustomPriorityScore),
 		})
 	}
 	return &VolumeBinding{objs: h.Objects(), binder: newBinder(h.Objects()), scorer: buildScorerFunction(shape)}, nil

@@ -1,4 +1,4 @@
-package snapshot
+package apiserver
 
 // Mutating/validating admission the API server applies to new pods and
 // claims, written from k8s.io/kubernetes v1.37.1:
@@ -76,44 +76,33 @@ func forbiddenPod(name string, err error) string {
 	return apierrors.NewForbidden(podsResource, name, err).Error()
 }
 
-func (l *Loader) admitPods() {
-	classes := l.cluster.PriorityClasses
-	runtimeClasses := map[string]*nodev1.RuntimeClass{}
-	for _, rc := range l.cluster.RuntimeClasses {
-		runtimeClasses[rc.Name] = rc
-	}
-	kept := l.cluster.Pods[:0]
-	for _, pod := range l.cluster.Pods {
-		if l.admitPod(pod, classes, runtimeClasses) {
-			kept = append(kept, pod)
-		}
-	}
-	for i := len(kept); i < len(l.cluster.Pods); i++ {
-		l.cluster.Pods[i] = nil
-	}
-	l.cluster.Pods = kept
+// AdmissionIssue is what admission says about one field of an object.
+type AdmissionIssue struct {
+	Field   string
+	Message string
 }
 
-// admitPod applies admission to one pod; false means it is rejected (and
-// reported).
-func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, runtimeClasses map[string]*nodev1.RuntimeClass) bool {
-	at := l.origins[pod]
-	desc := describe("Pod", pod.Namespace, pod.Name)
-	msgName := pod.Name
-	if l.generated[pod] {
-		msgName = ""
+// AdmitPod applies the admission plugins that touch scheduling (Priority,
+// DefaultTolerationSeconds, RuntimeClass) to one pod, in place. msgName is
+// the name rejections are worded with ("" for a generateName pod, whose
+// name is generated after admission). A stored pod (read back from an API
+// server) keeps its stored priority, with warnings where it disagrees with
+// the classes. rejection, when not nil, says why the API server would
+// refuse to create the pod.
+func AdmitPod(pod *v1.Pod, msgName string, classes []*schedulingv1.PriorityClass, runtimeClasses map[string]*nodev1.RuntimeClass) (warnings []AdmissionIssue, rejection *AdmissionIssue) {
+	reject := func(fieldPath string, err error) ([]AdmissionIssue, *AdmissionIssue) {
+		return warnings, &AdmissionIssue{Field: fieldPath, Message: forbiddenPod(msgName, err)}
 	}
-	reject := func(fieldPath string, err error) bool {
-		l.report.errorf(at.file, at.line, desc, fieldPath, "%s", forbiddenPod(msgName, err))
-		return false
+	warn := func(fieldPath, format string, args ...any) {
+		warnings = append(warnings, AdmissionIssue{Field: fieldPath, Message: fmt.Sprintf(format, args...)})
 	}
-	admitted := isStored(&pod.ObjectMeta) && pod.Spec.Priority != nil
+	admitted := IsStored(&pod.ObjectMeta) && pod.Spec.Priority != nil
 
 	// Priority.
 	name, priority, policy, err := ResolvePriority(pod.Spec.PriorityClassName, classes)
 	switch {
 	case err != nil && admitted:
-		l.report.warnf(at.file, at.line, desc, "spec.priorityClassName", "%s; keeping the stored priority %d",
+		warn("spec.priorityClassName", "%s; keeping the stored priority %d",
 			forbiddenPod(msgName, err), *pod.Spec.Priority)
 	case err != nil:
 		return reject("spec.priorityClassName", err)
@@ -123,7 +112,7 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 			if !admitted {
 				return reject("spec.priority", err)
 			}
-			l.report.warnf(at.file, at.line, desc, "spec.priority", "%s; keeping the stored priority", forbiddenPod(msgName, err))
+			warn("spec.priority", "%s; keeping the stored priority", forbiddenPod(msgName, err))
 		} else if !admitted {
 			pod.Spec.PriorityClassName = name
 			pod.Spec.Priority = ptrTo(priority)
@@ -134,14 +123,14 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 				if !admitted {
 					return reject("spec.preemptionPolicy", err)
 				}
-				l.report.warnf(at.file, at.line, desc, "spec.preemptionPolicy", "%s; keeping the stored policy", forbiddenPod(msgName, err))
+				warn("spec.preemptionPolicy", "%s; keeping the stored policy", forbiddenPod(msgName, err))
 			} else if pod.Spec.PreemptionPolicy == nil {
 				pod.Spec.PreemptionPolicy = ptrTo(*policy)
 			}
 		}
 	}
-	if isStored(&pod.ObjectMeta) {
-		return true
+	if IsStored(&pod.ObjectMeta) {
+		return warnings, nil
 	}
 
 	// DefaultTolerationSeconds.
@@ -184,7 +173,7 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 	if (rc == nil || rc.Overhead == nil) && pod.Spec.Overhead != nil {
 		return reject("spec.overhead", fmt.Errorf("pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"))
 	}
-	return true
+	return warnings, nil
 }
 
 func copyStringMapOrNil(m map[string]string) map[string]string {
@@ -295,18 +284,15 @@ func DefaultStorageClass(classes []*storagev1.StorageClass) *storagev1.StorageCl
 	return defaults[0]
 }
 
-func (l *Loader) admitPersistentVolumeClaims() {
-	def := DefaultStorageClass(l.cluster.StorageClasses)
-	if def == nil {
+// AdmitPersistentVolumeClaim applies DefaultStorageClass admission: a new
+// claim without a class, and without the beta class annotation, gets the
+// default class def (when there is one).
+func AdmitPersistentVolumeClaim(pvc *v1.PersistentVolumeClaim, def *storagev1.StorageClass) {
+	if def == nil || IsStored(&pvc.ObjectMeta) || pvc.Spec.StorageClassName != nil {
 		return
 	}
-	for _, pvc := range l.cluster.PersistentVolumeClaims {
-		if isStored(&pvc.ObjectMeta) || pvc.Spec.StorageClassName != nil {
-			continue
-		}
-		if _, ok := pvc.Annotations[betaStorageClassAnnotation]; ok {
-			continue
-		}
-		pvc.Spec.StorageClassName = ptrTo(def.Name)
+	if _, ok := pvc.Annotations[betaStorageClassAnnotation]; ok {
+		return
 	}
+	pvc.Spec.StorageClassName = ptrTo(def.Name)
 }

@@ -1,4 +1,4 @@
-package snapshot
+package apiserver
 
 // What the API server does to a pod when it is created, beyond decoding
 // defaults: pkg/registry/core/pod/strategy.go PrepareForCreate (pod-level
@@ -17,10 +17,12 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 )
 
-// isStored reports whether an object was read back from an API server.
-func isStored(m *metav1.ObjectMeta) bool { return m.ResourceVersion != "" }
+// IsStored reports whether an object was read back from an API server.
+func IsStored(m *metav1.ObjectMeta) bool { return m.ResourceVersion != "" }
 
-func prepareForCreate(pod *v1.Pod) {
+// PrepareForCreate applies the create-time mutations above to a new pod,
+// in place.
+func PrepareForCreate(pod *v1.Pod) {
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = v1.PodPending
 	}

@@ -1,4 +1,4 @@
-package snapshot
+package docread
 
 import (
 	"fmt"
@@ -87,7 +87,7 @@ type Report struct {
 	fileOrder map[string]int
 }
 
-func (r *Report) add(p Problem) {
+func (r *Report) Add(p Problem) {
 	if r.fileOrder == nil {
 		r.fileOrder = map[string]int{}
 	}
@@ -97,17 +97,17 @@ func (r *Report) add(p Problem) {
 	r.Problems = append(r.Problems, p)
 }
 
-func (r *Report) errorf(file string, line int, object, field, format string, args ...any) {
-	r.add(Problem{Severity: Error, File: file, Line: line, Object: object, Field: field, Message: fmt.Sprintf(format, args...)})
+func (r *Report) Errorf(file string, line int, object, field, format string, args ...any) {
+	r.Add(Problem{Severity: Error, File: file, Line: line, Object: object, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-func (r *Report) warnf(file string, line int, object, field, format string, args ...any) {
-	r.add(Problem{Severity: Warning, File: file, Line: line, Object: object, Field: field, Message: fmt.Sprintf(format, args...)})
+func (r *Report) Warnf(file string, line int, object, field, format string, args ...any) {
+	r.Add(Problem{Severity: Warning, File: file, Line: line, Object: object, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-// sort orders problems by file (in load order) and line, keeping the
+// Sort orders problems by file (in load order) and line, keeping the
 // order of problems on the same line.
-func (r *Report) sort() {
+func (r *Report) Sort() {
 	sort.SliceStable(r.Problems, func(i, j int) bool {
 		a, b := r.Problems[i], r.Problems[j]
 		if a.File != b.File {

@@ -1,4 +1,10 @@
-package snapshot
+// Package apiserver emulates what a kube-apiserver v1.37 does to the
+// objects schedtui reads before the scheduler sees them: defaulting (Default),
+// create-time mutations (PrepareForCreate), validation (ValidateObjectMeta,
+// Validate) and the admission plugins that touch scheduling (AdmitPod,
+// AdmitPersistentVolumeClaim). It knows nothing about files or clusters:
+// the snapshot loader calls it for every object.
+package apiserver
 
 // API-server defaulting, written from the behaviour of
 //   k8s.io/kubernetes v1.37.1 pkg/apis/core/v1/defaults.go (+ zz_generated.defaults.go),

@@ -1,4 +1,4 @@
-package snapshot
+package docread
 
 import (
 	"bytes"
@@ -6,25 +6,40 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// fieldIssue is a problem with one field of an object.
-type fieldIssue struct {
+// FieldIssue is a problem with one field of an object.
+type FieldIssue struct {
 	Field   string
 	Message string
 }
 
-// locateDecodeErrors finds the fields of a JSON document that cannot be
+var strictFieldRE = regexp.MustCompile(`^(unknown|duplicate) field "(.*)"$`)
+
+// StrictField parses a strict decoder's complaint about one field: what
+// is "unknown" or "duplicate"; ok is false for any other message.
+func StrictField(msg string) (what, field string, ok bool) {
+	m := strictFieldRE.FindStringSubmatch(msg)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// LocateDecodeErrors finds the fields of a JSON document that cannot be
 // decoded into a value of type t (bad quantities, wrong JSON types, bad
 // timestamps, ...). The Kubernetes decoder stops at the first such error
 // and, for errors raised by custom unmarshalers, does not say where it
 // was; this walks the generic JSON alongside the Go type and tries each
 // leaf on its own. At most max issues are returned.
-func locateDecodeErrors(data []byte, t reflect.Type, max int) []fieldIssue {
+func LocateDecodeErrors(data []byte, t reflect.Type, max int) []FieldIssue {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -38,7 +53,7 @@ func locateDecodeErrors(data []byte, t reflect.Type, max int) []fieldIssue {
 
 type locator struct {
 	max    int
-	issues []fieldIssue
+	issues []FieldIssue
 }
 
 var (
@@ -73,7 +88,7 @@ func (w *locator) walk(v any, t reflect.Type, path string) {
 			if !ok {
 				continue // unknown fields are reported by strict decoding
 			}
-			w.walk(m[k], f, joinField(path, k))
+			w.walk(m[k], f, JoinField(path, k))
 		}
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
@@ -111,7 +126,7 @@ func (w *locator) leaf(v any, t reflect.Type, path string) {
 	}
 	p := reflect.New(t)
 	if err := json.Unmarshal(b, p.Interface()); err != nil {
-		w.issues = append(w.issues, fieldIssue{Field: path, Message: cleanJSONError(err)})
+		w.issues = append(w.issues, FieldIssue{Field: path, Message: cleanJSONError(err)})
 	}
 }
 
@@ -132,19 +147,28 @@ func sortedKeys(m map[string]any) []string {
 	return keys
 }
 
-// joinField appends a struct field name to a path.
-func joinField(path, name string) string {
+// JoinField appends a struct field name to a path.
+func JoinField(path, name string) string {
 	if path == "" {
 		return name
 	}
 	return path + "." + name
 }
 
+// KeyPath appends a map key to a path the way problems render it:
+// "requests.cpu", "labels[app.kubernetes.io/name]".
+func KeyPath(p *field.Path, key string) *field.Path {
+	if isPlainKey(key) {
+		return p.Child(key)
+	}
+	return p.Key(key)
+}
+
 // joinKey appends a map key: as ".key" when it is a plain word
 // ("requests.cpu"), as "[key]" otherwise ("labels[app.kubernetes.io/name]").
 func joinKey(path, key string) string {
 	if isPlainKey(key) {
-		return joinField(path, key)
+		return JoinField(path, key)
 	}
 	return path + "[" + key + "]"
 }
@@ -207,4 +231,23 @@ func collectJSONFields(t reflect.Type, m map[string]reflect.Type, depth int) {
 			m[name] = f.Type
 		}
 	}
+}
+
+// CleanDecodeError is a decoder's error message without its "json: " prefix.
+func CleanDecodeError(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "json: ")
+	return msg
+}
+
+// IssuesFromFieldErrors converts apimachinery field errors.
+func IssuesFromFieldErrors(errs field.ErrorList) []FieldIssue {
+	out := make([]FieldIssue, 0, len(errs))
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		out = append(out, FieldIssue{Field: e.Field, Message: e.ErrorBody()})
+	}
+	return out
 }

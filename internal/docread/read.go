@@ -1,9 +1,13 @@
-package snapshot
-
-// This file turns the bytes of one file into Documents: it knows about
-// gzip, YAML streams and JSON streams, and nothing about Kubernetes kinds.
-// Other layouts (a directory, a tar archive, a live cluster dump) only have
-// to produce Documents and hand them to a Loader.
+// Package docread reads input files into documents and reports what it
+// finds about them: it turns the bytes of one file into Documents (gzip,
+// YAML streams, JSON streams, with a fast JSON scanner that hands out the
+// top-level members of an object), reads an object's header (apiVersion,
+// kind, name, List items), locates the fields a decoder rejects, and
+// collects Problems with their file and line in a Report. It knows nothing
+// about which Kubernetes kinds exist: other layouts (a directory, a tar
+// archive, a live cluster dump) only have to produce Documents and hand
+// them to a loader.
+package docread
 
 import (
 	"bytes"
@@ -49,9 +53,29 @@ type Document struct {
 	// are the document's top-level members (spans relative to JSON), and
 	// JSON is src[off:off+len(JSON)]; the loader counts the lines of List
 	// items from there instead of scanning the document again.
-	members []jsonMember
+	members []Member
 	src     []byte
 	off     int
+}
+
+// Members returns the document's top-level members as the fast scanner
+// recorded them (spans relative to JSON), or nil when it did not read the
+// document.
+func (d *Document) Members() []Member { return d.members }
+
+// LinesAt returns the lines of the given offsets of JSON, counted from the
+// document's own position in its file; ok is false when the document was
+// not read by the fast scanner (use ItemLines then).
+func (d *Document) LinesAt(offs []int) (lines []int, ok bool) {
+	if d.src == nil {
+		return nil, false
+	}
+	c := lineCounter{src: d.src, off: d.off, line: d.Line}
+	lines = make([]int, len(offs))
+	for i, off := range offs {
+		lines[i] = c.lineAt(d.off + off)
+	}
+	return lines, true
 }
 
 // DocumentWarning is a finding of the reader about a document.
@@ -62,15 +86,18 @@ type DocumentWarning struct {
 
 var gzipMagic = []byte{0x1f, 0x8b}
 
+// IsGzip reports whether data starts with gzip's magic bytes.
+func IsGzip(data []byte) bool { return bytes.HasPrefix(data, gzipMagic) }
+
 // ReadDocuments splits the content of one file into documents. data may be
 // gzip-compressed (detected by its magic bytes) and holds either a YAML
 // stream (documents separated by "---" lines) or JSON: one object, several
 // concatenated objects, or an array of objects. The returned error is a
 // *ParseError naming the file and, where known, the line.
 func ReadDocuments(name string, data []byte) ([]Document, error) {
-	if bytes.HasPrefix(data, gzipMagic) {
+	if IsGzip(data) {
 		var err error
-		data, err = gunzip(data)
+		data, err = Gunzip(data)
 		if err != nil {
 			return nil, &ParseError{File: name, Msg: err.Error(), Err: err}
 		}
@@ -82,7 +109,8 @@ func ReadDocuments(name string, data []byte) ([]Document, error) {
 	return readYAMLStream(name, data)
 }
 
-func gunzip(data []byte) ([]byte, error) {
+// Gunzip decompresses data, with an error that says how it is broken.
+func Gunzip(data []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, describeGzipError(err)
@@ -93,6 +121,25 @@ func gunzip(data []byte) ([]byte, error) {
 	}
 	if err := zr.Close(); err != nil {
 		return nil, describeGzipError(err)
+	}
+	return out, nil
+}
+
+// GunzipLenient decompresses as much of data as it can: a file cut short
+// (e.g. a recording whose recorder was killed) is readable up to its last
+// flush. err
+// says why the rest is missing.
+func GunzipLenient(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, describeGzipError(err)
+	}
+	out, err := io.ReadAll(zr)
+	if err == nil {
+		err = zr.Close()
+	}
+	if err != nil {
+		return out, describeGzipError(err)
 	}
 	return out, nil
 }
@@ -192,25 +239,25 @@ func readJSONStreamFast(name string, data []byte) ([]Document, bool) {
 		var end int
 		switch data[i] {
 		case '{':
-			members := []jsonMember{}
+			members := []Member{}
 			end = scanObject(data, i, 1, &members, true)
 			if end < 0 {
 				return nil, false
 			}
 			relativizeMembers(members, i)
-			docs = append(docs, fastJSONDocument(name, data, jsonSpan{i, end}, members, lines.lineAt(i), li))
+			docs = append(docs, fastJSONDocument(name, data, Span{i, end}, members, lines.lineAt(i), li))
 		case '[':
-			var elems []jsonSpan
+			var elems []Span
 			end = scanArray(data, i, 1, &elems, nil)
 			if end < 0 {
 				return nil, false
 			}
 			for _, e := range elems {
-				var members []jsonMember
-				if data[e.start] == '{' {
-					members, _ = scanMembers(data[e.start:e.end], true)
+				var members []Member
+				if data[e.Start] == '{' {
+					members, _ = ScanMembers(data[e.Start:e.End], true)
 				}
-				docs = append(docs, fastJSONDocument(name, data, e, members, lines.lineAt(e.start), li))
+				docs = append(docs, fastJSONDocument(name, data, e, members, lines.lineAt(e.Start), li))
 			}
 		default:
 			return nil, false
@@ -222,33 +269,33 @@ func readJSONStreamFast(name string, data []byte) ([]Document, bool) {
 
 // shiftMembers moves the spans of members (without array elements) by
 // delta.
-func shiftMembers(members []jsonMember, delta int) {
+func shiftMembers(members []Member, delta int) {
 	for i := range members {
-		members[i].value.start += delta
-		members[i].value.end += delta
+		members[i].Value.Start += delta
+		members[i].Value.End += delta
 	}
 }
 
 // fastJSONDocument is the document data[at.start:at.end]; members, if
 // not nil, are its members with spans relative to it.
-func fastJSONDocument(name string, data []byte, at jsonSpan, members []jsonMember, line int, li *lazyLineIndex) Document {
-	raw := data[at.start:at.end:at.end]
-	off := at.start
+func fastJSONDocument(name string, data []byte, at Span, members []Member, line int, li *lazyLineIndex) Document {
+	raw := data[at.Start:at.End:at.End]
+	off := at.Start
 	keyLines := func(key string) []int {
-		var m *jsonMember
+		var m *Member
 		for i := range members {
-			if members[i].key == key {
+			if members[i].Key == key {
 				m = &members[i] // the first one, as jsonKeyItemOffsets
 				break
 			}
 		}
-		if m == nil || m.elems == nil {
+		if m == nil || m.Elems == nil {
 			return nil
 		}
 		idx := li.get()
-		lines := make([]int, len(m.elems))
-		for i, e := range m.elems {
-			lines[i] = idx.line(off + e.start)
+		lines := make([]int, len(m.Elems))
+		for i, e := range m.Elems {
+			lines[i] = idx.line(off + e.Start)
 		}
 		return lines
 	}
@@ -673,341 +720,4 @@ func duplicateKeyWarnings(c yamlChunk, first int, msg string) []DocumentWarning 
 		out = append(out, DocumentWarning{Line: first, Message: strings.TrimSpace(strings.ReplaceAll(msg, "\n", " "))})
 	}
 	return out
-}
-
-// --- a fast JSON scanner -------------------------------------------------------
-//
-// Loading a large snapshot is mostly scanning JSON: finding the documents of
-// a file, the items of a List, and the apiVersion, kind and name of every
-// item. encoding/json's scanner is a byte-at-a-time state machine, and
-// decoding into map[string]json.RawMessage copies every value; the scanner
-// below does the same validation (it accepts exactly what encoding/json
-// accepts, up to a nesting depth) in one tight pass and hands out
-// sub-slices of its input. Anything it does not accept is left to the
-// encoding/json-based code, so error messages are unchanged.
-
-// maxScanDepth bounds the nesting the scanner follows; deeper documents
-// (encoding/json allows 10000) take the encoding/json path.
-const maxScanDepth = 512
-
-// jsonStrPlain marks the bytes that stand for themselves inside a JSON
-// string: everything but '"', '\\' and control characters.
-var jsonStrPlain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-var jsonHex = func() (t [256]bool) {
-	for _, c := range []byte("0123456789abcdefABCDEF") {
-		t[c] = true
-	}
-	return t
-}()
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
-
-func skipJSONSpace(data []byte, i int) int {
-	for i < len(data) && isJSONSpace(data[i]) {
-		i++
-	}
-	return i
-}
-
-// jsonSpan is a value of a JSON text: data[start:end].
-type jsonSpan struct{ start, end int }
-
-// jsonMember is one member of a JSON object: the key (unquoted) and the
-// span of its value. When the value is an array and the scan was asked to
-// record them, elems are the spans of its elements and elemMembers the
-// members of those that are objects (nil for the others), with spans
-// relative to the element.
-type jsonMember struct {
-	key         string
-	value       jsonSpan
-	elems       []jsonSpan
-	elemMembers [][]jsonMember
-}
-
-// scanString scans the string starting at data[i] ('"'). It returns the
-// index after the closing quote and whether the string has escapes, or -1.
-func scanString(data []byte, i int) (int, bool) {
-	i++
-	escaped := false
-	for {
-		for i < len(data) && jsonStrPlain[data[i]] {
-			i++
-		}
-		if i >= len(data) {
-			return -1, false
-		}
-		switch data[i] {
-		case '"':
-			return i + 1, escaped
-		case '\\':
-			escaped = true
-			if i+1 >= len(data) {
-				return -1, false
-			}
-			switch data[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(data) || !jsonHex[data[i+2]] || !jsonHex[data[i+3]] || !jsonHex[data[i+4]] || !jsonHex[data[i+5]] {
-					return -1, false
-				}
-				i += 6
-			default:
-				return -1, false
-			}
-		default: // a control character
-			return -1, false
-		}
-	}
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// scanNumber scans the number starting at data[i], or returns -1.
-func scanNumber(data []byte, i int) int {
-	if data[i] == '-' {
-		i++
-	}
-	switch {
-	case i >= len(data):
-		return -1
-	case data[i] == '0':
-		i++
-	case data[i] >= '1' && data[i] <= '9':
-		for i++; i < len(data) && isDigit(data[i]); i++ {
-		}
-	default:
-		return -1
-	}
-	if i < len(data) && data[i] == '.' {
-		i++
-		if i >= len(data) || !isDigit(data[i]) {
-			return -1
-		}
-		for i++; i < len(data) && isDigit(data[i]); i++ {
-		}
-	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		if i >= len(data) || !isDigit(data[i]) {
-			return -1
-		}
-		for i++; i < len(data) && isDigit(data[i]); i++ {
-		}
-	}
-	return i
-}
-
-// scanValue scans the JSON value starting at data[i] (not space) and
-// returns the index after it, or -1 if it is not valid JSON.
-func scanValue(data []byte, i, depth int) int {
-	if i >= len(data) {
-		return -1
-	}
-	switch c := data[i]; c {
-	case '{':
-		return scanObject(data, i, depth+1, nil, false)
-	case '[':
-		return scanArray(data, i, depth+1, nil, nil)
-	case '"':
-		end, _ := scanString(data, i)
-		return end
-	case 't':
-		return scanLiteral(data, i, "true")
-	case 'f':
-		return scanLiteral(data, i, "false")
-	case 'n':
-		return scanLiteral(data, i, "null")
-	default:
-		if c == '-' || isDigit(c) {
-			return scanNumber(data, i)
-		}
-		return -1
-	}
-}
-
-func scanLiteral(data []byte, i int, lit string) int {
-	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
-		return -1
-	}
-	return i + len(lit)
-}
-
-// scanArray scans the array starting at data[i] ('['); with elems non-nil
-// it appends the spans of the elements, and with members non-nil the
-// members of the elements that are objects (nil for the others).
-func scanArray(data []byte, i, depth int, elems *[]jsonSpan, members *[][]jsonMember) int {
-	if depth > maxScanDepth {
-		return -1
-	}
-	i = skipJSONSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return i + 1
-	}
-	for {
-		var end int
-		if members != nil && i < len(data) && data[i] == '{' {
-			mm := make([]jsonMember, 0, 5) // apiVersion, kind, metadata, spec, status
-			end = scanObject(data, i, depth+1, &mm, false)
-			*members = append(*members, mm)
-		} else {
-			end = scanValue(data, i, depth)
-			if members != nil {
-				*members = append(*members, nil)
-			}
-		}
-		if end < 0 {
-			return -1
-		}
-		if elems != nil {
-			*elems = append(*elems, jsonSpan{i, end})
-		}
-		i = skipJSONSpace(data, end)
-		if i >= len(data) {
-			return -1
-		}
-		switch data[i] {
-		case ',':
-			i = skipJSONSpace(data, i+1)
-		case ']':
-			return i + 1
-		default:
-			return -1
-		}
-	}
-}
-
-// scanObject scans the object starting at data[i] ('{'); with members
-// non-nil it appends its members, and with arrays also the elements of
-// the members' array values.
-func scanObject(data []byte, i, depth int, members *[]jsonMember, arrays bool) int {
-	if depth > maxScanDepth {
-		return -1
-	}
-	i = skipJSONSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return i + 1
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return -1
-		}
-		keyEnd, escaped := scanString(data, i)
-		if keyEnd < 0 {
-			return -1
-		}
-		keyStart := i
-		i = skipJSONSpace(data, keyEnd)
-		if i >= len(data) || data[i] != ':' {
-			return -1
-		}
-		i = skipJSONSpace(data, i+1)
-		var m jsonMember
-		var end int
-		if members != nil && arrays && i < len(data) && data[i] == '[' {
-			m.elems = []jsonSpan{}
-			end = scanArray(data, i, depth+1, &m.elems, &m.elemMembers)
-		} else {
-			end = scanValue(data, i, depth)
-		}
-		if end < 0 {
-			return -1
-		}
-		if members != nil {
-			m.key = jsonKey(data[keyStart:keyEnd], escaped)
-			m.value = jsonSpan{i, end}
-			*members = append(*members, m)
-		}
-		i = skipJSONSpace(data, end)
-		if i >= len(data) {
-			return -1
-		}
-		switch data[i] {
-		case ',':
-			i = skipJSONSpace(data, i+1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
-	}
-}
-
-// jsonKey returns the string a quoted key stands for.
-func jsonKey(quoted []byte, escaped bool) string {
-	if !escaped && isASCII(quoted) {
-		return string(quoted[1 : len(quoted)-1])
-	}
-	var s string
-	_ = json.Unmarshal(quoted, &s)
-	return s
-}
-
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// scanMembers validates data as one JSON object (surrounding space
-// allowed) and returns its members, with the elements of array values
-// (and their members) when arrays is set; ok is false when data is not a
-// valid JSON object.
-func scanMembers(data []byte, arrays bool) (members []jsonMember, ok bool) {
-	i := skipJSONSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return nil, false
-	}
-	members = []jsonMember{}
-	end := scanObject(data, i, 1, &members, arrays)
-	if end < 0 || skipJSONSpace(data, end) != len(data) {
-		return nil, false
-	}
-	relativizeMembers(members, 0)
-	return members, true
-}
-
-// relativizeMembers makes the spans of members (as the scanner records
-// them: relative to the scanned data) relative to base, and those of the
-// members of array elements relative to their element.
-func relativizeMembers(members []jsonMember, base int) {
-	for i := range members {
-		m := &members[i]
-		for j, em := range m.elemMembers {
-			shiftMembers(em, -m.elems[j].start)
-		}
-		m.value.start -= base
-		m.value.end -= base
-		for j := range m.elems {
-			m.elems[j].start -= base
-			m.elems[j].end -= base
-		}
-	}
-}
-
-// jsonStringValue returns the string a JSON value holds, as
-// json.Unmarshal into a string sets it: "" for anything but a string.
-func jsonStringValue(raw []byte) string {
-	if len(raw) < 2 || raw[0] != '"' {
-		return ""
-	}
-	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 && isASCII(body) {
-		return string(body)
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
 }

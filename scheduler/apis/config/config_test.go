@@ -1,4 +1,4 @@
-package snapshot
+package config
 
 import (
 	"reflect"
@@ -8,11 +8,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
 
-func loadConfig(t *testing.T, data string) (*configv1.KubeSchedulerConfiguration, *Report, error) {
+func loadConfig(t *testing.T, data string) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
 	t.Helper()
-	return LoadConfigData("sched.yaml", []byte(data))
+	return LoadData("sched.yaml", []byte(data))
 }
 
 func args[T any](t *testing.T, prof configv1.KubeSchedulerProfile, plugin string) T {
@@ -32,7 +36,7 @@ func args[T any](t *testing.T, prof configv1.KubeSchedulerProfile, plugin string
 }
 
 func TestDefaultConfig(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := Default()
 	if *cfg.Parallelism != 16 || *cfg.PercentageOfNodesToScore != 0 || *cfg.PodInitialBackoffSeconds != 1 || *cfg.PodMaxBackoffSeconds != 10 {
 		t.Errorf("top-level defaults: %+v", cfg)
 	}
@@ -45,11 +49,11 @@ func TestDefaultConfig(t *testing.T) {
 		t.Fatalf("profiles %+v", cfg.Profiles)
 	}
 	prof := cfg.Profiles[0]
-	var names []string
+	var enabled []string
 	for _, p := range prof.Plugins.MultiPoint.Enabled {
-		names = append(names, p.Name)
+		enabled = append(enabled, p.Name)
 	}
-	if got := strings.Join(names, ","); got != "SchedulingGates,PrioritySort,NodeName,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeDeclaredFeatures" {
+	if got := strings.Join(enabled, ","); got != "SchedulingGates,PrioritySort,NodeName,NodeUnschedulable,TaintToleration,NodeAffinity,NodePorts,NodeResourcesFit,VolumeRestrictions,NodeVolumeLimits,VolumeBinding,VolumeZone,PodTopologySpread,InterPodAffinity,DynamicResources,DefaultPreemption,NodeResourcesBalancedAllocation,ImageLocality,DefaultBinder,NodeDeclaredFeatures" {
 		t.Errorf("default plugins %s", got)
 	}
 	var cfgNames []string
@@ -59,39 +63,39 @@ func TestDefaultConfig(t *testing.T) {
 	if got := strings.Join(cfgNames, ","); got != "DefaultPreemption,DynamicResources,InterPodAffinity,NodeAffinity,NodeResourcesBalancedAllocation,NodeResourcesFit,PodTopologySpread,VolumeBinding" {
 		t.Errorf("plugin configs %s", got)
 	}
-	fit := args[*configv1.NodeResourcesFitArgs](t, prof, NodeResourcesFit)
+	fit := args[*configv1.NodeResourcesFitArgs](t, prof, names.NodeResourcesFit)
 	if fit.ScoringStrategy.Type != configv1.LeastAllocated || len(fit.ScoringStrategy.Resources) != 2 ||
 		fit.ScoringStrategy.Resources[0] != (configv1.ResourceSpec{Name: "cpu", Weight: 1}) ||
 		fit.ScoringStrategy.Resources[1] != (configv1.ResourceSpec{Name: "memory", Weight: 1}) {
 		t.Errorf("fit args %+v", fit.ScoringStrategy)
 	}
-	if p := args[*configv1.DefaultPreemptionArgs](t, prof, DefaultPreemption); *p.MinCandidateNodesPercentage != 10 || *p.MinCandidateNodesAbsolute != 100 {
+	if p := args[*configv1.DefaultPreemptionArgs](t, prof, names.DefaultPreemption); *p.MinCandidateNodesPercentage != 10 || *p.MinCandidateNodesAbsolute != 100 {
 		t.Errorf("preemption args %+v", p)
 	}
-	if a := args[*configv1.InterPodAffinityArgs](t, prof, InterPodAffinity); *a.HardPodAffinityWeight != 1 {
+	if a := args[*configv1.InterPodAffinityArgs](t, prof, names.InterPodAffinity); *a.HardPodAffinityWeight != 1 {
 		t.Errorf("IPA args")
 	}
-	if a := args[*configv1.PodTopologySpreadArgs](t, prof, PodTopologySpread); a.DefaultingType != configv1.SystemDefaulting || a.DefaultConstraints != nil {
+	if a := args[*configv1.PodTopologySpreadArgs](t, prof, names.PodTopologySpread); a.DefaultingType != configv1.SystemDefaulting || a.DefaultConstraints != nil {
 		t.Errorf("PTS args %+v", a)
 	}
-	vb := args[*configv1.VolumeBindingArgs](t, prof, VolumeBinding)
+	vb := args[*configv1.VolumeBindingArgs](t, prof, names.VolumeBinding)
 	if *vb.BindTimeoutSeconds != 600 || !reflect.DeepEqual(vb.Shape, []configv1.UtilizationShapePoint{{Utilization: 0, Score: 10}, {Utilization: 100, Score: 0}}) {
 		t.Errorf("VolumeBinding args %+v", vb)
 	}
-	ba := args[*configv1.NodeResourcesBalancedAllocationArgs](t, prof, NodeResourcesBalancedAllocation)
+	ba := args[*configv1.NodeResourcesBalancedAllocationArgs](t, prof, names.NodeResourcesBalancedAllocation)
 	if len(ba.Resources) != 2 || ba.Resources[0].Name != "cpu" || ba.Resources[1].Weight != 1 {
 		t.Errorf("BA args %+v", ba)
 	}
-	dra := args[*configv1.DynamicResourcesArgs](t, prof, DynamicResources)
+	dra := args[*configv1.DynamicResourcesArgs](t, prof, names.DynamicResources)
 	if dra.FilterTimeout.Duration != 10*time.Second || dra.BindingTimeout.Duration != 600*time.Second {
 		t.Errorf("DRA args %+v", dra)
 	}
-	if errs := ValidateConfig(cfg); len(errs) != 0 {
+	if errs := validation.ValidateKubeSchedulerConfiguration(cfg); len(errs) != 0 {
 		t.Errorf("default config invalid: %v", errs)
 	}
 	// Defaulting is idempotent.
 	again := cfg.DeepCopy()
-	SetConfigDefaults(again)
+	SetDefaults(again)
 	if !equality.Semantic.DeepEqual(cfg, again) {
 		t.Errorf("defaulting twice changed the configuration")
 	}
@@ -115,7 +119,7 @@ func TestArgsHelpers(t *testing.T) {
 	_ = DefaultPodTopologySpreadArgs()
 	_ = DefaultVolumeBindingArgs()
 	_ = DefaultDynamicResourcesArgs()
-	if DefaultPluginArgs(TaintToleration) != nil {
+	if DefaultPluginArgs(names.TaintToleration) != nil {
 		t.Errorf("TaintToleration has no args")
 	}
 	// Helpers return fresh objects.
@@ -159,21 +163,21 @@ profiles:
 		t.Fatalf("cfg %+v", cfg)
 	}
 	prof := cfg.Profiles[0]
-	fit := args[*configv1.NodeResourcesFitArgs](t, prof, NodeResourcesFit)
+	fit := args[*configv1.NodeResourcesFitArgs](t, prof, names.NodeResourcesFit)
 	if fit.ScoringStrategy.Type != configv1.MostAllocated || fit.ScoringStrategy.Resources[0].Weight != 1 || fit.ScoringStrategy.Resources[1].Weight != 3 {
 		t.Errorf("fit %+v", fit.ScoringStrategy)
 	}
-	pts := args[*configv1.PodTopologySpreadArgs](t, prof, PodTopologySpread)
+	pts := args[*configv1.PodTopologySpreadArgs](t, prof, names.PodTopologySpread)
 	if pts.DefaultingType != configv1.ListDefaulting || len(pts.DefaultConstraints) != 1 {
 		t.Errorf("pts %+v", pts)
 	}
-	dp := args[*configv1.DefaultPreemptionArgs](t, prof, DefaultPreemption)
+	dp := args[*configv1.DefaultPreemptionArgs](t, prof, names.DefaultPreemption)
 	if *dp.MinCandidateNodesAbsolute != 5 || *dp.MinCandidateNodesPercentage != 10 {
 		t.Errorf("preemption %+v", dp)
 	}
 	// The profile's ImageLocality weight replaces the default in place.
 	for _, p := range prof.Plugins.MultiPoint.Enabled {
-		if p.Name == ImageLocality && *p.Weight != 5 {
+		if p.Name == names.ImageLocality && *p.Weight != 5 {
 			t.Errorf("ImageLocality weight %d", *p.Weight)
 		}
 	}
@@ -182,12 +186,12 @@ profiles:
 	}
 	// Raw follows the typed, defaulted args.
 	for _, pc := range prof.PluginConfig {
-		if pc.Name == NodeResourcesFit && !strings.Contains(string(pc.Args.Raw), `"weight":1`) {
+		if pc.Name == names.NodeResourcesFit && !strings.Contains(string(pc.Args.Raw), `"weight":1`) {
 			t.Errorf("raw args not synced: %s", pc.Args.Raw)
 		}
 	}
 	// The second profile gets its own defaults.
-	if fit2 := args[*configv1.NodeResourcesFitArgs](t, cfg.Profiles[1], NodeResourcesFit); fit2.ScoringStrategy.Type != configv1.LeastAllocated {
+	if fit2 := args[*configv1.NodeResourcesFitArgs](t, cfg.Profiles[1], names.NodeResourcesFit); fit2.ScoringStrategy.Type != configv1.LeastAllocated {
 		t.Errorf("profile 2 fit %+v", fit2.ScoringStrategy)
 	}
 }
@@ -196,7 +200,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	cases := []struct {
 		name  string
 		data  string
-		parse bool     // a *ParseError, no configuration
+		parse bool     // a *docread.ParseError, no configuration
 		want  []string // problems
 	}{
 		{"not yaml", "a: [\n", true, nil},
@@ -271,7 +275,7 @@ func TestLoadConfigErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "sched.yaml") {
 				t.Errorf("error does not name the file: %v", err)
 			}
-			_, isParse := err.(*ParseError)
+			_, isParse := err.(*docread.ParseError)
 			if isParse != tc.parse {
 				t.Errorf("parse error %v, want %v: %v", isParse, tc.parse, err)
 			}
@@ -282,7 +286,7 @@ func TestLoadConfigErrors(t *testing.T) {
 				t.Errorf("no configuration returned for display")
 			}
 			for _, w := range tc.want {
-				if findProblem(r, w) == nil {
+				if !hasProblem(r, w) {
 					t.Errorf("missing %q in\n%s", w, r)
 				}
 			}
@@ -294,22 +298,65 @@ func TestLoadConfigErrors(t *testing.T) {
 }
 
 func TestLoadConfigFile(t *testing.T) {
-	if _, _, err := LoadConfig("/nonexistent/sched.yaml"); err == nil || !strings.Contains(err.Error(), "cannot read file") {
+	if _, _, err := Load("/nonexistent/sched.yaml"); err == nil || !strings.Contains(err.Error(), "cannot read file") {
 		t.Errorf("err = %v", err)
 	}
 }
 
 func TestMergePluginsIdempotent(t *testing.T) {
 	custom := &configv1.Plugins{
-		MultiPoint: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}, Enabled: []configv1.Plugin{{Name: PrioritySort}, {Name: DefaultBinder}}},
-		Filter:     configv1.PluginSet{Enabled: []configv1.Plugin{{Name: NodeName}}},
+		MultiPoint: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}, Enabled: []configv1.Plugin{{Name: names.PrioritySort}, {Name: names.DefaultBinder}}},
+		Filter:     configv1.PluginSet{Enabled: []configv1.Plugin{{Name: names.NodeName}}},
 	}
-	once := mergePlugins(DefaultPlugins(), custom.DeepCopy())
-	twice := mergePlugins(DefaultPlugins(), once.DeepCopy())
+	once := MergePlugins(DefaultPlugins(), custom.DeepCopy())
+	twice := MergePlugins(DefaultPlugins(), once.DeepCopy())
 	if len(once.MultiPoint.Enabled) != 2 || len(once.Filter.Enabled) != 1 {
 		t.Errorf("merge with * disabled: %+v", once.MultiPoint)
 	}
 	if !reflect.DeepEqual(once.MultiPoint.Enabled, twice.MultiPoint.Enabled) || !reflect.DeepEqual(once.Filter, twice.Filter) {
 		t.Errorf("merge not idempotent:\n%+v\n%+v", once, twice)
 	}
+}
+
+// hasProblem reports whether a problem of r renders with want in it.
+func hasProblem(r *docread.Report, want string) bool {
+	for _, p := range r.Problems {
+		if strings.Contains(p.String(), want) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestMergePlugins(t *testing.T) {
+	w := int32(5)
+	custom := &configv1.Plugins{MultiPoint: configv1.PluginSet{
+		Enabled:  []configv1.Plugin{{Name: "ImageLocality", Weight: &w}, {Name: "Custom"}},
+		Disabled: []configv1.Plugin{{Name: "NodePorts"}},
+	}}
+	got := MergePlugins(DefaultPlugins(), custom).MultiPoint
+	n := enabledNames(got.Enabled)
+	if n[len(n)-1] != "Custom" {
+		t.Errorf("custom plugins go last: %v", n)
+	}
+	for _, p := range got.Enabled {
+		if p.Name == "NodePorts" {
+			t.Error("disabled plugin kept")
+		}
+		if p.Name == "ImageLocality" && (p.Weight == nil || *p.Weight != 5) {
+			t.Error("re-enabled default must take the custom weight in place")
+		}
+	}
+	all := MergePlugins(DefaultPlugins(), &configv1.Plugins{Score: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}}})
+	if len(all.Score.Enabled) != 0 || len(all.Score.Disabled) != 1 {
+		t.Errorf("score disabled *: %+v", all.Score)
+	}
+}
+
+func enabledNames(ps []configv1.Plugin) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
 }

@@ -480,6 +480,16 @@ func newPod(ns, name string, labels map[string]string, ctrs ...v1.Container) *v1
 // defaultPodSpec applies SetDefaults_PodSpec, SetDefaults_Container and the
 // per-field defaults of the generated defaulters that matter for the objects
 // this package builds. It is shared by pods and pod templates.
+//
+// It is not snapshot/apiserver's defaulting because the two promise
+// different things: apiserver defaults only what scheduling reads, while a
+// scenario must be in the full stored form a real API server returns (the
+// conformance suite hands it to upstream's scheduler, and
+// TestLoaderAcceptsScenarios checks that the snapshot loader, which applies
+// apiserver's defaulting, changes nothing). So this also sets what apiserver
+// leaves alone: a hostPath volume's type, configMap and secret volumes'
+// defaultMode, an image volume's pull policy and an ephemeral claim
+// template's volumeMode.
 func defaultPodSpec(s *v1.PodSpec) {
 	if s.ServiceAccountName == "" {
 		s.ServiceAccountName = s.DeprecatedServiceAccount

@@ -1,4 +1,4 @@
-package snapshot
+package apiserver
 
 // API validation of the fields scheduling reads, with upstream's messages
 // (k8s.io/kubernetes v1.37.1 pkg/apis/core/validation, pkg/apis/apps/validation,
@@ -22,8 +22,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 // Scheduling constants (pkg/apis/scheduling/types.go).
@@ -38,17 +41,10 @@ const (
 
 var strictSelector = metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: false}
 
-// keyPath appends a map key to a path the way problems render it:
-// "requests.cpu", "labels[app.kubernetes.io/name]".
-func keyPath(p *field.Path, key string) *field.Path {
-	if isPlainKey(key) {
-		return p.Child(key)
-	}
-	return p.Key(key)
-}
-
-func validateObjectMeta(ki *kindInfo, obj metav1.Object) field.ErrorList {
-	return apimachineryvalidation.ValidateObjectMetaAccessor(obj, ki.namespaced, ki.nameFn, field.NewPath("metadata"))
+// ValidateObjectMeta validates an object's metadata as the API server
+// does for a kind that is namespaced or not, whose names nameFn checks.
+func ValidateObjectMeta(obj metav1.Object, namespaced bool, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
+	return apimachineryvalidation.ValidateObjectMetaAccessor(obj, namespaced, nameFn, field.NewPath("metadata"))
 }
 
 // --- resources ---------------------------------------------------------------
@@ -76,7 +72,7 @@ func validateQuantity(name v1.ResourceName, q resource.Quantity, p *field.Path) 
 func validateResourceList(rl v1.ResourceList, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, name := range sortedResourceNames(rl) {
-		errs = append(errs, validateQuantity(name, rl[name], keyPath(p, string(name)))...)
+		errs = append(errs, validateQuantity(name, rl[name], docread.KeyPath(p, string(name)))...)
 	}
 	return errs
 }
@@ -100,7 +96,7 @@ func validateResourceRequirements(r *v1.ResourceRequirements, p *field.Path) fie
 	limPath, reqPath := p.Child("limits"), p.Child("requests")
 	limCPUMem, reqCPUMem, hugePages := false, false, false
 	for _, name := range sortedResourceNames(r.Limits) {
-		errs = append(errs, validateQuantity(name, r.Limits[name], keyPath(limPath, string(name)))...)
+		errs = append(errs, validateQuantity(name, r.Limits[name], docread.KeyPath(limPath, string(name)))...)
 		if isHugePageResource(name) {
 			hugePages = true
 		}
@@ -110,7 +106,7 @@ func validateResourceRequirements(r *v1.ResourceRequirements, p *field.Path) fie
 	}
 	for _, name := range sortedResourceNames(r.Requests) {
 		q := r.Requests[name]
-		errs = append(errs, validateQuantity(name, q, keyPath(reqPath, string(name)))...)
+		errs = append(errs, validateQuantity(name, q, docread.KeyPath(reqPath, string(name)))...)
 		if lim, ok := r.Limits[name]; ok {
 			if q.Cmp(lim) != 0 && !isOvercommitAllowed(name) {
 				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, lim.String())))
@@ -671,4 +667,74 @@ func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
 	}
 	return errs
+}
+
+// Default applies the API server's defaulting to an object of a kind
+// schedtui reads, in place; other objects are left alone.
+func Default(obj runtime.Object) {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		defaultPod(o)
+	case *v1.Node:
+		defaultNode(o)
+	case *v1.Namespace:
+		defaultNamespace(o)
+	case *v1.PersistentVolume:
+		defaultPersistentVolume(o)
+	case *v1.PersistentVolumeClaim:
+		defaultPersistentVolumeClaim(o)
+	case *v1.Service:
+		defaultService(o)
+	case *v1.ReplicationController:
+		defaultReplicationController(o)
+	case *schedulingv1.PriorityClass:
+		defaultPriorityClass(o)
+	case *storagev1.StorageClass:
+		defaultStorageClass(o)
+	case *storagev1.CSIDriver:
+		defaultCSIDriver(o)
+	case *storagev1.VolumeAttachment:
+		defaultVolumeAttachment(o)
+	case *appsv1.ReplicaSet:
+		defaultReplicaSet(o)
+	case *appsv1.StatefulSet:
+		defaultStatefulSet(o)
+	case *appsv1.DaemonSet:
+		defaultDaemonSet(o)
+	}
+}
+
+// Validate validates an object of a kind schedtui reads as the API server
+// does on create (beyond its metadata: see ValidateObjectMeta); other
+// objects pass.
+func Validate(obj runtime.Object) field.ErrorList {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		return validatePod(o)
+	case *v1.Node:
+		return validateNode(o)
+	case *v1.PersistentVolume:
+		return validatePersistentVolume(o)
+	case *v1.PersistentVolumeClaim:
+		return validatePersistentVolumeClaim(o)
+	case *v1.Service:
+		return validateService(o)
+	case *v1.ReplicationController:
+		return validateReplicationController(o)
+	case *schedulingv1.PriorityClass:
+		return validatePriorityClass(o)
+	case *policyv1.PodDisruptionBudget:
+		return validatePodDisruptionBudget(o)
+	case *storagev1.StorageClass:
+		return validateStorageClass(o)
+	case *appsv1.ReplicaSet:
+		return validateReplicaSet(o)
+	case *appsv1.StatefulSet:
+		return validateStatefulSet(o)
+	case *appsv1.DaemonSet:
+		return validateDaemonSet(o)
+	case *nodev1.RuntimeClass:
+		return validateRuntimeClass(o)
+	}
+	return nil
 }

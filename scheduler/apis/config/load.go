@@ -1,0 +1,181 @@
+// Package config reads kube-scheduler configuration files: it decodes a
+// v1 KubeSchedulerConfiguration strictly (with every pluginConfig's typed
+// args), applies kube-scheduler's v1 defaulting (upstream's
+// pkg/scheduler/apis/config/v1: defaults and default plugins, with the
+// 1.37 default feature gates) and validates the result with package
+// validation, reporting each finding with its field.
+package config
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+)
+
+var (
+	configScheme  = runtime.NewScheme()
+	configDecoder *kjson.Serializer
+)
+
+func init() {
+	if err := configv1.AddToScheme(configScheme); err != nil {
+		panic(err) // static registration; cannot fail
+	}
+	configDecoder = kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, configScheme, configScheme, kjson.SerializerOptions{Strict: true})
+}
+
+const configObject = "KubeSchedulerConfiguration"
+
+// Load reads a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1,
+// YAML or JSON), decodes every pluginConfig's args into its typed struct,
+// applies kube-scheduler's v1 defaulting and validates the result.
+//
+// The error is non-nil when the file cannot be read or parsed, is not a v1
+// KubeSchedulerConfiguration, or is invalid (kube-scheduler would refuse
+// to start); the Report has one problem per finding. An invalid
+// configuration is still returned, defaulted, for display.
+func Load(path string) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &docread.Report{}, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+	}
+	return LoadData(path, data)
+}
+
+// LoadData is Load for data in memory; name is used in problems.
+func LoadData(name string, data []byte) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
+	r := &docread.Report{}
+	docs, err := docread.ReadDocuments(name, data)
+	if err != nil {
+		return nil, r, err
+	}
+	if len(docs) == 0 {
+		r.Warnf(name, 0, "", "", "empty configuration: using the defaults")
+		return Default(), r, nil
+	}
+	if len(docs) > 1 {
+		return nil, r, &docread.ParseError{File: name, Line: docs[1].Line, Msg: "a scheduler configuration file holds exactly one document"}
+	}
+	doc := docs[0]
+	if doc.Err != nil {
+		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: doc.Err.Error(), Err: doc.Err}
+	}
+	h, err := docread.ReadHeader(doc.JSON)
+	if err != nil {
+		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: err.Error(), Err: err}
+	}
+	if h.Kind != "KubeSchedulerConfiguration" || h.APIVersion != configv1.SchemeGroupVersion.String() {
+		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: fmt.Sprintf(
+			"not a %s KubeSchedulerConfiguration (apiVersion %q, kind %q)", configv1.SchemeGroupVersion, h.APIVersion, h.Kind)}
+	}
+
+	cfg := &configv1.KubeSchedulerConfiguration{}
+	out, _, err := configDecoder.Decode(doc.JSON, nil, cfg)
+	if err != nil && runtime.IsStrictDecodingError(err) && out != nil {
+		// kube-scheduler decodes its configuration strictly.
+		for _, w := range strictIssues(err) {
+			r.Errorf(name, 0, configObject, w.Field, "%s", w.Message)
+		}
+		err = nil
+	}
+	if err != nil {
+		issues := docread.LocateDecodeErrors(doc.JSON, reflect.TypeOf(cfg), 20)
+		if len(issues) == 0 {
+			issues = []docread.FieldIssue{{Message: docread.CleanDecodeError(err)}}
+		}
+		for _, is := range issues {
+			r.Errorf(name, 0, configObject, is.Field, "%s", is.Message)
+		}
+		first := docread.Problem{Field: issues[0].Field, Message: issues[0].Message}
+		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: "cannot decode KubeSchedulerConfiguration: " + first.String()}
+	}
+	decodePluginArgs(name, cfg, r)
+	SetDefaults(cfg)
+	for _, e := range validation.ValidateKubeSchedulerConfiguration(cfg) {
+		r.Errorf(name, 0, configObject, e.Field, "%s", e.ErrorBody())
+	}
+	if errs := r.Errors(); len(errs) > 0 {
+		return cfg, r, fmt.Errorf("%s: invalid KubeSchedulerConfiguration: %d error(s), the first: %s", name, len(errs), errs[0].String())
+	}
+	return cfg, r, nil
+}
+
+func strictIssues(err error) []docread.FieldIssue {
+	var out []docread.FieldIssue
+	se, ok := runtime.AsStrictDecodingError(err)
+	if !ok {
+		return nil
+	}
+	for _, e := range se.Errors() {
+		msg := e.Error()
+		if what, fld, ok := docread.StrictField(msg); ok {
+			out = append(out, docread.FieldIssue{Field: fld, Message: what + " field"})
+		} else {
+			out = append(out, docread.FieldIssue{Message: msg})
+		}
+	}
+	return out
+}
+
+// decodePluginArgs turns every pluginConfig's raw args into the typed
+// args of the plugin it names (as KubeSchedulerConfiguration.DecodeNestedObjects
+// does). Plugins without args keep them raw.
+func decodePluginArgs(name string, cfg *configv1.KubeSchedulerConfiguration, r *docread.Report) {
+	for i := range cfg.Profiles {
+		for j := range cfg.Profiles[i].PluginConfig {
+			pc := &cfg.Profiles[i].PluginConfig[j]
+			path := fmt.Sprintf("profiles[%d].pluginConfig[%d].args", i, j)
+			into := validation.NewPluginArgs(pc.Name)
+			if into == nil {
+				if validation.IsInTreePlugin(pc.Name) && !emptyRaw(pc.Args.Raw) {
+					r.Warnf(name, 0, configObject, path, "plugin %s takes no arguments; ignored", pc.Name)
+				}
+				continue
+			}
+			gvk := configv1.SchemeGroupVersion.WithKind(pc.Name + "Args")
+			var obj runtime.Object = into
+			if !emptyRaw(pc.Args.Raw) {
+				decoded, actual, err := configDecoder.Decode(pc.Args.Raw, &gvk, into)
+				if err != nil && runtime.IsStrictDecodingError(err) && decoded != nil {
+					for _, w := range strictIssues(err) {
+						r.Errorf(name, 0, configObject, docread.JoinField(path, w.Field), "%s", w.Message)
+					}
+					err = nil
+				}
+				if err != nil {
+					issues := docread.LocateDecodeErrors(pc.Args.Raw, reflect.TypeOf(into), 20)
+					if len(issues) == 0 {
+						issues = []docread.FieldIssue{{Message: fmt.Sprintf("decoding args for plugin %s: %s", pc.Name, docread.CleanDecodeError(err))}}
+					}
+					for _, is := range issues {
+						r.Errorf(name, 0, configObject, docread.JoinField(path, is.Field), "%s", is.Message)
+					}
+					continue
+				}
+				if actual == nil || actual.GroupKind() != gvk.GroupKind() {
+					got := "<unknown>"
+					if actual != nil {
+						got = actual.GroupKind().String()
+					}
+					r.Errorf(name, 0, configObject, path, "args for plugin %s were not of type %s, got %s", pc.Name, gvk.GroupKind(), got)
+					continue
+				}
+				obj = decoded
+			}
+			obj.GetObjectKind().SetGroupVersionKind(gvk)
+			pc.Args.Object = obj
+		}
+	}
+}
+
+func emptyRaw(raw []byte) bool {
+	s := string(raw)
+	return s == "" || s == "null" || s == "{}"
+}
