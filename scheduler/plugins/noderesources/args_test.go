@@ -10,7 +10,7 @@ import (
 )
 
 func TestFitArgsDefaults(t *testing.T) {
-	want := &configv1.ScoringStrategy{Type: configv1.LeastAllocated, Resources: defaultResourceSpec()}
+	want := &configv1.ScoringStrategy{Type: configv1.LeastAllocated, Resources: defaultResources}
 	var typedNil *configv1.NodeResourcesFitArgs
 	for name, obj := range map[string]*configv1.NodeResourcesFitArgs{"typed nil": typedNil, "empty": {}} {
 		args, err := fitArgs(obj)
@@ -32,7 +32,7 @@ func TestFitArgsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(args.ScoringStrategy.Resources, defaultResourceSpec()) || in.ScoringStrategy.Resources != nil {
+	if !reflect.DeepEqual(args.ScoringStrategy.Resources, defaultResources) || in.ScoringStrategy.Resources != nil {
 		t.Errorf("resources = %+v (input %+v)", args.ScoringStrategy.Resources, in.ScoringStrategy.Resources)
 	}
 	args, _ = fitArgs(&configv1.NodeResourcesFitArgs{ScoringStrategy: &configv1.ScoringStrategy{
@@ -100,7 +100,7 @@ func TestFitArgsValidation(t *testing.T) {
 
 func TestBalancedAllocationArgs(t *testing.T) {
 	args, err := balancedAllocationArgs(nil)
-	if err != nil || !reflect.DeepEqual(args.Resources, defaultResourceSpec()) {
+	if err != nil || !reflect.DeepEqual(args.Resources, defaultResources) {
 		t.Errorf("nil args: %+v, %v", args, err)
 	}
 	args, err = balancedAllocationArgs(&configv1.NodeResourcesBalancedAllocationArgs{Resources: []configv1.ResourceSpec{{Name: "cpu"}, {Name: string(v1.ResourceEphemeralStorage)}}})

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
 )
 
@@ -23,16 +24,7 @@ func bindingArgs(obj runtime.Object) (*configv1.VolumeBindingArgs, error) {
 	default:
 		return nil, fmt.Errorf("want args to be of type VolumeBindingArgs, got %T", obj)
 	}
-	if args.BindTimeoutSeconds == nil {
-		timeout := int64(600)
-		args.BindTimeoutSeconds = &timeout
-	}
-	if len(args.Shape) == 0 {
-		args.Shape = []configv1.UtilizationShapePoint{
-			{Utilization: 0, Score: validation.MaxCustomPriorityScore},
-			{Utilization: 100, Score: 0},
-		}
-	}
+	config.SetPluginArgsDefaults(args)
 	if err := validation.ValidateVolumeBindingArgs(nil, args).ToAggregate(); err != nil {
 		return nil, err
 	}
