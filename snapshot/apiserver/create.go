@@ -10,11 +10,11 @@ package apiserver
 // and re-applying create-time mutations could change it.
 
 import (
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
 // IsStored reports whether an object was read back from an API server.
@@ -115,17 +115,8 @@ func mergeMatchLabelKeysIntoSpread(pod *v1.Pod) {
 	}
 }
 
-func isHugePageResource(name v1.ResourceName) bool {
-	return strings.HasPrefix(string(name), v1.ResourceHugePagesPrefix)
-}
-
-func isNativeResource(name v1.ResourceName) bool {
-	s := string(name)
-	return !strings.Contains(s, "/") || strings.Contains(s, v1.ResourceDefaultNamespacePrefix)
-}
-
 func isOvercommitAllowed(name v1.ResourceName) bool {
-	return isNativeResource(name) && !isHugePageResource(name)
+	return framework.IsNativeResource(name) && !framework.IsHugePageResourceName(name)
 }
 
 // defaultPodLevelResources: with pod-level resources set, default the
@@ -146,7 +137,7 @@ func defaultPodLevelResources(pod *v1.Pod) {
 		lims = v1.ResourceList{}
 	}
 	for name, q := range resourcehelper.AggregateContainerLimits(ctrPod, resourcehelper.PodResourcesOptions{}) {
-		if !resourcehelper.IsSupportedPodLevelResource(name) || !isHugePageResource(name) {
+		if !resourcehelper.IsSupportedPodLevelResource(name) || !framework.IsHugePageResourceName(name) {
 			continue
 		}
 		if _, ok := r.Requests[name]; ok {

@@ -27,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
 // Scheduling constants (pkg/apis/scheduling/types.go).
@@ -49,13 +50,6 @@ func ValidateObjectMeta(obj metav1.Object, namespaced bool, nameFn apimachineryv
 
 // --- resources ---------------------------------------------------------------
 
-func isExtendedResourceName(name v1.ResourceName) bool {
-	if isNativeResource(name) || strings.HasPrefix(string(name), v1.DefaultResourceRequestsPrefix) {
-		return false
-	}
-	return len(validation.IsQualifiedName(v1.DefaultResourceRequestsPrefix+string(name))) == 0
-}
-
 // validateQuantity mirrors ValidateResourceQuantityValue for container and
 // node resources: non-negative, and whole numbers for extended resources.
 func validateQuantity(name v1.ResourceName, q resource.Quantity, p *field.Path) field.ErrorList {
@@ -63,7 +57,7 @@ func validateQuantity(name v1.ResourceName, q resource.Quantity, p *field.Path) 
 	if q.Cmp(resource.Quantity{}) < 0 {
 		errs = append(errs, field.Invalid(p, q.String(), apimachineryvalidation.IsNegativeErrorMsg))
 	}
-	if isExtendedResourceName(name) && q.MilliValue()%1000 != 0 {
+	if framework.IsExtendedResourceName(name) && q.MilliValue()%1000 != 0 {
 		errs = append(errs, field.Invalid(p, q, "must be an integer"))
 	}
 	return errs
@@ -97,7 +91,7 @@ func validateResourceRequirements(r *v1.ResourceRequirements, p *field.Path) fie
 	limCPUMem, reqCPUMem, hugePages := false, false, false
 	for _, name := range sortedResourceNames(r.Limits) {
 		errs = append(errs, validateQuantity(name, r.Limits[name], docread.KeyPath(limPath, string(name)))...)
-		if isHugePageResource(name) {
+		if framework.IsHugePageResourceName(name) {
 			hugePages = true
 		}
 		if name == v1.ResourceCPU || name == v1.ResourceMemory {
@@ -116,7 +110,7 @@ func validateResourceRequirements(r *v1.ResourceRequirements, p *field.Path) fie
 		} else if !isOvercommitAllowed(name) {
 			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
 		}
-		if isHugePageResource(name) {
+		if framework.IsHugePageResourceName(name) {
 			hugePages = true
 		}
 		if name == v1.ResourceCPU || name == v1.ResourceMemory {
