@@ -330,7 +330,7 @@ func interPodBlockers(in Input, node string) (blockers []blocker, unmet []string
 			}
 			for _, op := range other.Pods {
 				if t.Matches(op.Pod, in.nsLabels(op.Pod.Namespace)) {
-					blockers = append(blockers, blocker{op.Pod, other.Name(), fmt.Sprintf("its anti-affinity %s in %s=%s", t.Selector, t.TopologyKey, nodeLabels[t.TopologyKey])})
+					blockers = append(blockers, blocker{op.Pod, other.Name(), domain("matches this pod's anti-affinity "+t.Selector.String(), t.TopologyKey, nodeLabels, other)})
 				}
 			}
 		}
@@ -340,7 +340,7 @@ func interPodBlockers(in Input, node string) (blockers []blocker, unmet []string
 		for _, op := range other.PodsWithRequiredAntiAffinity {
 			for _, t := range op.RequiredAntiAffinityTerms {
 				if inDomain(other, t.TopologyKey) && t.Matches(in.Pod, own) {
-					blockers = append(blockers, blocker{op.Pod, other.Name(), fmt.Sprintf("whose anti-affinity %s selects this pod in %s=%s", t.Selector, t.TopologyKey, nodeLabels[t.TopologyKey])})
+					blockers = append(blockers, blocker{op.Pod, other.Name(), domain("its anti-affinity "+t.Selector.String()+" selects this pod", t.TopologyKey, nodeLabels, other)})
 					break
 				}
 			}
@@ -369,12 +369,21 @@ func interPodBlockers(in Input, node string) (blockers []blocker, unmet []string
 	return blockers, unmet
 }
 
+// domain says why: on the node itself for a per-node topology key, else
+// which domain the two nodes share.
+func domain(why, key string, nodeLabels map[string]string, other *framework.NodeInfo) string {
+	if other.Node().Labels[key] == other.Name() || key == v1.LabelHostname {
+		return why
+	}
+	return fmt.Sprintf("%s in %s=%s", why, key, nodeLabels[key])
+}
+
 func interPodDetail(in Input, g group) string {
 	var b byValue
 	for _, n := range g.nodes {
 		bl, unmet := interPodBlockers(in, n)
 		for _, x := range bl {
-			b.add(fmt.Sprintf("%s on %s, %s", podRef(x.pod), x.node, x.why), n)
+			b.add(fmt.Sprintf("%s on %s (%s)", podRef(x.pod), x.node, x.why), "")
 		}
 		for _, u := range unmet {
 			b.add("affinity unmet: "+u, n)
