@@ -435,7 +435,7 @@ func fixes(in Input, plugin string, st record.Status, node string) [][]change {
 			for _, p := range h[port] {
 				if !seen[key(p)] {
 					seen[key(p)] = true
-					alt = append(alt, removal(p, "holds "+port+" on "+node))
+					alt = append(alt, removal(p))
 				}
 			}
 		}
@@ -452,7 +452,7 @@ func fixes(in Input, plugin string, st record.Status, node string) [][]change {
 			ownAnti = ownAnti || strings.HasPrefix(b.why, "its ")
 			if !seen[key(b.pod)] {
 				seen[key(b.pod)] = true
-				alt = append(alt, removal(b.pod, "blocks "+node))
+				alt = append(alt, removal(b.pod))
 			}
 		}
 		var out [][]change
@@ -532,7 +532,7 @@ func fixes(in Input, plugin string, st record.Status, node string) [][]change {
 				}
 				for _, pc := range claims(p) {
 					if pc == c {
-						alt = append(alt, removal(p, "uses claim "+c))
+						alt = append(alt, removal(p))
 					}
 				}
 			}
@@ -545,8 +545,10 @@ func fixes(in Input, plugin string, st record.Status, node string) [][]change {
 	return nil
 }
 
-func removal(p *v1.Pod, why string) change {
-	return change{desc: fmt.Sprintf("remove pod %s (%s)", key(p), why), remove: p}
+// removal removes a bound pod; the same pod removed for several nodes or
+// plugins is one change.
+func removal(p *v1.Pod) change {
+	return change{desc: "remove pod " + key(p), remove: p}
 }
 
 // setRequest makes the pod's total request of res n: pod-level requests

@@ -220,6 +220,7 @@ func (b *byValue) add(desc, node string) {
 	}
 	if _, ok := b.nodes[desc]; !ok {
 		b.order = append(b.order, desc)
+		b.nodes[desc] = nil
 	}
 	if node != "" {
 		b.nodes[desc] = append(b.nodes[desc], node)

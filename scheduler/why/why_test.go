@@ -78,6 +78,22 @@ func pod(name, cpu, labels, nodeName, spec string) string {
 
 const header = "apiVersion: v1\nkind: List\nitems:\n"
 
+// stuck forks the last attempt of pod, which must be unschedulable, with
+// its full diagnosis.
+func stuck(t *testing.T, e *engine.Engine, pod string) Input {
+	t.Helper()
+	in := inputFor(t, e, pod)
+	if in.Attempt.Outcome != record.Unschedulable {
+		t.Fatalf("outcome %s on %q: %s", in.Attempt.Outcome, in.Attempt.Node, in.Attempt.Message)
+	}
+	d, err := in.Sched.Diagnose(in.Pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Diag = d
+	return in
+}
+
 // verify re-forks the attempt, applies the hint and checks the pod is
 // feasible on every node of fitsOn.
 func verify(t *testing.T, e *engine.Engine, in Input, h Hint) {
@@ -170,15 +186,7 @@ func TestHintRespectsOtherPlugins(t *testing.T) {
   status: {phase: Bound}
 ` + pod("big", "1000m", "", "", "    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n")
 	e := run(t, y)
-	in := inputFor(t, e, "default/big")
-	if in.Attempt.Outcome != record.Unschedulable {
-		t.Fatalf("outcome %s: %s", in.Attempt.Outcome, in.Attempt.Message)
-	}
-	d, err := in.Sched.Diagnose(in.Pod)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.Diag = d
+	in := stuck(t, e, "default/big")
 	verdict := strings.Join(Verdict(in), "\n")
 	t.Log(verdict)
 	for _, want := range []string{"claim default/data", "storage class local", "pv-1", "WaitForFirstConsumer"} {
