@@ -68,6 +68,8 @@ type Common struct {
 	Forks map[int]*forkResult
 	// Diags caches the full diagnosis per attempt.
 	Diags map[int]*diagResult
+	// Hints caches the proven hints per attempt (see why.go).
+	Hints map[int]*hintsResult
 	// Active is the view shown in the body.
 	Active viewID
 	// Bps are the breakpoints continue (c) stops at.

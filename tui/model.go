@@ -55,7 +55,7 @@ type Model struct {
 func New(o Options) *Model {
 	c := &Common{
 		St: NewStyles(true, o.NoColor), Keys: DefaultKeyMap(), Focus: -1, Active: viewAttempt,
-		Forks: map[int]*forkResult{}, Diags: map[int]*diagResult{},
+		Forks: map[int]*forkResult{}, Diags: map[int]*diagResult{}, Hints: map[int]*hintsResult{},
 	}
 	m := &Model{
 		c: c, s: newSession(o.Backend, o.Source, c), noColor: o.NoColor,

@@ -23,7 +23,7 @@ func TestGolden(t *testing.T) {
 		want  []string
 	}{
 		{name: "queues_start", w: 80, h: 24, want: []string{"Active (9)", "1 default/critical-api", "Gated (1)", "default/gated-job"}},
-		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Stuck: no node fits (4 nodes).", "3 × Insufficient cpu", "asks 3500m; most free on these nodes", "✗ Filter", "– PreScore"}},
+		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Stuck: no node fits (4 nodes).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on", "✗ Filter", "– PreScore"}},
 		{name: "pod_step_phases", w: 80, h: 24, keys: []string{"s", "s", "s", "2"}, want: []string{"✓ PreFilter", "… Filter          not yet stepped", "in progress", "@PreFilter", "Stepping through default/critical-api: at PreFilter"}},
 		{name: "filter_hidden_before_filter_phase", w: 80, h: 24, keys: []string{"s", "3"}, want: []string{"Filter has not run yet in this attempt"}},
 		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "node-a2  rejected node(s) had untolerat", "node-b2  rejected ·"}},

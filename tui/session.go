@@ -29,10 +29,12 @@ type session struct {
 
 	forkPending map[int]bool
 	diagPending map[int]bool
+	// hintsPending: attempts whose hints are being proven.
+	hintsPending map[int]bool
 }
 
 func newSession(b *Backend, src Source, c *Common) *session {
-	return &session{b: b, src: src, c: c, forkPending: map[int]bool{}, diagPending: map[int]bool{}}
+	return &session{b: b, src: src, c: c, forkPending: map[int]bool{}, diagPending: map[int]bool{}, hintsPending: map[int]bool{}}
 }
 
 // Init captures the engine's initial state and starts following the
@@ -59,6 +61,11 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 			s.status("replaying the cluster for this attempt failed: "+msg.f.err.Error(), true)
 		}
 		s.c.post(stateMsg{allViews})
+		if msg.f.err == nil && msg.attempt == s.c.Focus {
+			return s.hintsCmd(msg.attempt)
+		}
+	case hintsMsg:
+		s.onHints(msg)
 	case diagMsg:
 		delete(s.diagPending, msg.attempt)
 		s.c.Diags[msg.attempt] = msg.d
@@ -251,6 +258,11 @@ func (s *session) showWorld(w *world) {
 			delete(s.c.Diags, i)
 		}
 	}
+	for i, h := range s.c.Hints {
+		if i >= len(w.attempts) || w.attempts[i] != h.attempt {
+			delete(s.c.Hints, i)
+		}
+	}
 	s.c.World = w
 }
 
@@ -262,6 +274,9 @@ func (s *session) focus(i int) {
 // ensureFork computes the focused attempt's fork in the background.
 func (s *session) ensureFork() tea.Cmd {
 	i := s.c.Focus
+	if f := s.c.Forks[i]; f != nil && f.err == nil {
+		return s.hintsCmd(i)
+	}
 	if i < 0 || s.c.Forks[i] != nil || s.forkPending[i] {
 		return nil
 	}

@@ -58,7 +58,7 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 // while stepping by phase, where the stepping stands.
 func (v *attemptView) Refresh() {
 	a := v.c.focused()
-	v.verdict = whySummary(a, v.c.fork(), v.c.World)
+	v.verdict = whySummary(a, v.c)
 	if a != nil && !v.c.revealed(a.LastPhase()) {
 		// Stepping by phase: the verdict would give the ending away.
 		p := v.c.World.cursor.Phase
@@ -83,7 +83,7 @@ func (v *attemptView) View() string {
 	st := v.c.St
 	a := v.c.focused()
 	if a == nil {
-		return block(strings.Join(whySummary(nil, nil, nil), "\n"), v.w, v.h)
+		return block(strings.Join(whySummary(nil, nil), "\n"), v.w, v.h)
 	}
 	why := v.why
 	// Keep room for the timeline: at 80×24 the body is 19 lines.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 func newExplainCommand() *cobra.Command {
@@ -263,9 +264,9 @@ type explanation struct {
 	Queue   string        `json:"queue"`
 	History []historyJSON `json:"history"`
 	Verdict []string      `json:"verdict"`
-	// Hints are filled by the hint engine: proven changes that would let
-	// the pod schedule. It does not run yet, so Hints is always empty.
-	Hints []any `json:"hints"`
+	// Hints are proven changes that would let the pod schedule (see
+	// package why): each re-run to a fit on its fitsOn nodes.
+	Hints []why.Hint `json:"hints"`
 
 	attempt *engine.PodAttempt
 	history engine.PodHistory
@@ -306,7 +307,7 @@ const notAttempted = "NotAttempted"
 // explainHistory builds the answer for attempt n of a pod (0: its last).
 func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, error) {
 	x := explanation{Pod: h.Pod, Attempts: len(h.Attempts), Queue: string(h.Queue), History: []historyJSON{},
-		attemptAnswer: attemptAnswer{Victims: []string{}}, Hints: []any{}, history: h}
+		attemptAnswer: attemptAnswer{Victims: []string{}}, Hints: []why.Hint{}, history: h}
 	for _, pa := range h.Attempts {
 		events := pa.Events
 		if events == nil {
@@ -336,6 +337,30 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, 
 		x.attemptAnswer = answerOf(x.attempt.Attempt.JSON())
 	}
 	x.Verdict = verdictLines(x)
+	if x.attempt == nil {
+		return x, nil
+	}
+	in := why.Input{Attempt: x.attempt.Attempt}
+	if o := in.Attempt.Outcome; o == record.Unschedulable || o == record.Error {
+		// The verdict names objects and the hints are proven on the
+		// cluster as the attempt saw it.
+		var err error
+		if in.Sched, in.Pod, err = e.Fork(x.attempt.Index); err != nil {
+			return x, fmt.Errorf("replaying to attempt %d of %s: %w", x.attempt.N, h.Pod, err)
+		}
+		if in.Diag, err = in.Sched.Diagnose(in.Pod); err != nil {
+			return x, err
+		}
+	}
+	x.Verdict = append(x.Verdict, why.Verdict(in)...)
+	res, err := why.Hints(in, why.Options{})
+	if err != nil {
+		return x, err
+	}
+	if res.Note != "" {
+		x.Verdict = append(x.Verdict, res.Note)
+	}
+	x.Hints = append(x.Hints, res.Hints...)
 	return x, nil
 }
 
@@ -402,6 +427,9 @@ func printPodExplanation(w io.Writer, e *engine.Engine, x explanation, q explain
 	}
 	for _, l := range x.Verdict {
 		fmt.Fprintln(w, l)
+	}
+	for _, h := range x.Hints {
+		fmt.Fprintf(w, "Hint: %s → fits on %s (proven: re-run with the change)\n", h.Summary, strings.Join(h.FitsOn, ", "))
 	}
 	if a == nil {
 		if x.history.Queue != "" && x.history.Queue != engine.Gated && len(x.history.UnschedulablePlugins) > 0 {

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestExplainHintsJSON: explain -o json gives the hints of package why in
+// the agreed shape, {summary, objects, remove, fitsOn}, each changed object
+// whole with apiVersion and kind; the text explanation prints the same
+// hints.
+func TestExplainHintsJSON(t *testing.T) {
+	var x map[string]any
+	explainJSON(t, &x, "--demo", "default/critical-api", "--attempt", "1")
+	hints, _ := x["hints"].([]any)
+	if len(hints) == 0 {
+		t.Fatalf("no hints: %v", x["hints"])
+	}
+	text, _, err := runCmd(t, newExplainCommand, "--demo", "default/critical-api", "--attempt", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hints {
+		m := h.(map[string]any)
+		var keys []string
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if strings.Join(keys, ",") != "fitsOn,objects,remove,summary" {
+			t.Errorf("hint keys %v", keys)
+		}
+		objs, _ := m["objects"].([]any)
+		fits, _ := m["fitsOn"].([]any)
+		if _, ok := m["remove"].([]any); !ok || len(fits) == 0 || len(objs) == 0 {
+			t.Errorf("hint %v", m)
+			continue
+		}
+		o := objs[0].(map[string]any)
+		meta, _ := o["metadata"].(map[string]any)
+		if o["kind"] != "Pod" || o["apiVersion"] != "v1" || meta["name"] != "critical-api" || o["spec"] == nil {
+			t.Errorf("object %v", o)
+		}
+		if s := m["summary"].(string); !strings.Contains(text, "Hint: "+s+" → fits on ") {
+			t.Errorf("text explanation lacks hint %q:\n%s", s, text)
+		}
+	}
+}

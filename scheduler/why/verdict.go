@@ -1,0 +1,245 @@
+package why
+
+import (
+	"fmt"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// group is the nodes one Filter plugin rejected for one reason.
+type group struct {
+	plugin, reason string
+	nodes          []string
+}
+
+// groups groups an attempt's rejected nodes by plugin and reason, largest
+// first: the FitError message's grouping.
+func groups(a *record.Attempt) []group {
+	if a == nil || a.Nodes == nil {
+		return nil
+	}
+	idx := map[string]int{}
+	var out []group
+	add := func(n int32, st record.Status) {
+		reasons := st.Reasons
+		if len(reasons) == 0 {
+			reasons = []string{st.Code.String()}
+		}
+		for _, r := range reasons {
+			k := st.Plugin + "\x00" + r
+			i, ok := idx[k]
+			if !ok {
+				i = len(out)
+				idx[k] = i
+				out = append(out, group{plugin: st.Plugin, reason: r})
+			}
+			out[i].nodes = append(out[i].nodes, a.Nodes.Names[n])
+		}
+	}
+	seen := make([]bool, len(a.Nodes.Names))
+	for _, r := range a.Rejected {
+		seen[r.Node] = true
+		add(r.Node, a.Statuses[r.Status])
+	}
+	for _, f := range a.Feasible {
+		seen[f] = true
+	}
+	if a.AbsentStatus >= 0 {
+		for i := range seen {
+			if !seen[i] {
+				add(int32(i), a.Statuses[a.AbsentStatus])
+			}
+		}
+	}
+	// Largest first; equal sizes keep the order found.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && len(out[j].nodes) > len(out[j-1].nodes); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// Verdict says in a few lines why the attempt ended as it did: the
+// outcome, what preemption did, and for each group of rejected nodes
+// (plugin and reason, as the FitError groups them) the objects involved.
+func Verdict(in Input) (out []string) {
+	a := in.Attempt
+	if a == nil {
+		return []string{"No attempt yet. Press n to schedule the first pod in activeQ, s to step into it phase by phase."}
+	}
+	switch a.Outcome {
+	case record.Scheduled:
+		top := a.Top()
+		switch {
+		case len(a.Feasible) == 1:
+			out = append(out, fmt.Sprintf("Scheduled on %s: the only node that passed every Filter plugin (nothing to score).", a.Node))
+		case len(top) > 1:
+			var names []string
+			for _, t := range top {
+				names = append(names, a.Nodes.Names[t])
+			}
+			out = append(out, fmt.Sprintf("Scheduled on %s: %d feasible nodes, %s tied at the top score; the tie is broken at random upstream.", a.Node, len(a.Feasible), strings.Join(names, ", ")))
+		default:
+			out = append(out, fmt.Sprintf("Scheduled on %s: highest total score among %d feasible nodes (see Scores).", a.Node, len(a.Feasible)))
+		}
+		if a.NominatedFastPath {
+			out = append(out, "It was nominated there, so that node was tried first and fit.")
+		}
+		return out
+	case record.Skipped:
+		return []string{"Not attempted: " + a.Message}
+	}
+	out = append(out, fmt.Sprintf("Stuck: no node fits (%d nodes).", len(a.Nodes.Names)))
+	// Preemption's outcome comes first: at 80×24 only a few lines fit, and
+	// "it will run on X once Y is evicted" is the answer most want.
+	if p := a.Preemption; p != nil {
+		switch {
+		case !p.Eligible:
+			out = append(out, "Preemption: not attempted: "+p.Reason)
+		case p.Chosen >= 0 && p.Chosen < len(p.Candidates):
+			c := p.Candidates[p.Chosen]
+			out = append(out, fmt.Sprintf("Preemption: evicting %s on %s makes room; the pod is nominated there and fits once they are gone (see Preempt).", strings.Join(a.Victims, ", "), c.Node))
+		default:
+			out = append(out, "Preemption cannot help: no node where evicting lower-priority pods would make the pod fit.")
+		}
+	}
+	for _, g := range groups(a) {
+		plugin := g.plugin
+		if plugin == "" {
+			plugin = "none"
+		}
+		out = append(out, fmt.Sprintf("• %d × %s (%s): %s", len(g.nodes), g.reason, plugin, detail(in, g)))
+	}
+	for _, g := range alsoGroups(in) {
+		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection): %s", names(g.nodes), g.reason, g.plugin, detail(in, g)))
+	}
+	return out
+}
+
+// alsoGroups are the rejections the full diagnosis finds behind each
+// node's first failing plugin (upstream stops at the first): what would
+// still reject the node once the first is cleared. Empty without Diag.
+func alsoGroups(in Input) []group {
+	a, d := in.Attempt, in.Diag
+	if d == nil || len(d.Cells) == 0 || a.Nodes == nil {
+		return nil
+	}
+	first := map[string]string{}
+	for _, r := range a.Rejected {
+		first[a.Nodes.Names[r.Node]] = a.Statuses[r.Status].Plugin
+	}
+	idx := map[string]int{}
+	var out []group
+	for n, name := range d.Nodes.Names {
+		firstSeen := false
+		for p, plugin := range d.Plugins {
+			st := d.Cell(n, p)
+			if d.SkippedPlugins[p] || st.Code == record.CodeSuccess {
+				continue
+			}
+			if !firstSeen && (first[name] == plugin || first[name] == "") {
+				// The first rejection is already in the attempt's groups
+				// (or the node was not evaluated: say nothing new).
+				firstSeen = true
+				continue
+			}
+			firstSeen = true
+			for _, r := range st.Reasons {
+				k := plugin + "\x00" + r
+				i, ok := idx[k]
+				if !ok {
+					i = len(out)
+					idx[k] = i
+					out = append(out, group{plugin: plugin, reason: r})
+				}
+				out[i].nodes = append(out[i].nodes, name)
+			}
+		}
+	}
+	return out
+}
+
+// detail names the objects behind a group of rejected nodes.
+func detail(in Input, g group) string {
+	pod := in.Pod
+	if pod == nil || in.Sched == nil {
+		return "see Filter."
+	}
+	var s string
+	switch g.plugin {
+	case "NodeResourcesFit":
+		s = resourcesDetail(in, g)
+	case "TaintToleration":
+		s = taintsDetail(in, g)
+	case "NodeAffinity":
+		s = nodeAffinityDetail(in, g)
+	case "NodeUnschedulable":
+		s = "cordoned (spec.unschedulable): " + names(g.nodes) + "."
+	case "NodePorts":
+		s = portsDetail(in, g)
+	case "InterPodAffinity":
+		s = interPodDetail(in, g)
+	case "PodTopologySpread":
+		s = spreadDetail(in, g)
+	case "VolumeBinding", "VolumeZone", "VolumeRestrictions", "NodeVolumeLimits":
+		s = volumesDetail(in, g)
+	case "NodeDeclaredFeatures":
+		s = featuresDetail(in, g)
+	case "NodeName":
+		s = fmt.Sprintf("spec.nodeName is %q.", pod.Spec.NodeName)
+	}
+	if s == "" {
+		return "see Filter."
+	}
+	return s
+}
+
+// names lists up to four names, then how many more.
+func names(list []string) string {
+	const show = 4
+	if len(list) <= show {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:show], ", "), len(list)-show)
+}
+
+// byValue groups nodes under a description, in first-seen order, as
+// "desc (node, node); desc (node)".
+type byValue struct {
+	order []string
+	nodes map[string][]string
+}
+
+func (b *byValue) add(desc, node string) {
+	if b.nodes == nil {
+		b.nodes = map[string][]string{}
+	}
+	if _, ok := b.nodes[desc]; !ok {
+		b.order = append(b.order, desc)
+		b.nodes[desc] = nil
+	}
+	if node != "" {
+		b.nodes[desc] = append(b.nodes[desc], node)
+	}
+}
+
+func (b *byValue) String() string {
+	var parts []string
+	for i, d := range b.order {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(b.order)-i))
+			break
+		}
+		if ns := b.nodes[d]; len(ns) > 0 {
+			d += " (" + names(ns) + ")"
+		}
+		parts = append(parts, d)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func podRef(p *v1.Pod) string { return key(p) }

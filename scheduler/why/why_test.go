@@ -1,0 +1,223 @@
+package why
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot"
+)
+
+// run loads a snapshot, runs it to quiescence and returns the engine.
+func run(t testing.TB, yaml string) *engine.Engine {
+	t.Helper()
+	c, rep, err := snapshot.Load("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep != nil && len(rep.Problems) > 0 {
+		t.Fatalf("snapshot problems: %v", rep.Problems)
+	}
+	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), engine.Options{Registry: plugins.NewInTreeRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.RunToQuiescence()
+	return e
+}
+
+// inputFor forks the last attempt of pod.
+func inputFor(t testing.TB, e *engine.Engine, pod string) Input {
+	t.Helper()
+	for i := len(e.Attempts()) - 1; i >= 0; i-- {
+		a := e.Attempts()[i]
+		if a.Pod != pod {
+			continue
+		}
+		s, p, err := e.Fork(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Input{Attempt: a, Sched: s, Pod: p}
+	}
+	t.Fatalf("no attempt of %s", pod)
+	return Input{}
+}
+
+func node(name, cpu string, labels, spec, status string) string {
+	return fmt.Sprintf(`- apiVersion: v1
+  kind: Node
+  metadata:
+    name: %s
+    labels: {kubernetes.io/hostname: %s%s}
+  spec: {%s}
+  status:
+    allocatable: {cpu: '%s', memory: 8Gi, pods: '110'}
+    capacity: {cpu: '%s', memory: 8Gi, pods: '110'}
+    %s
+`, name, name, labels, spec, cpu, cpu, status)
+}
+
+func pod(name, cpu, labels, nodeName, spec string) string {
+	nn := ""
+	if nodeName != "" {
+		nn = "nodeName: " + nodeName + "\n    "
+	}
+	return fmt.Sprintf(`- apiVersion: v1
+  kind: Pod
+  metadata: {name: %s, namespace: default, uid: uid-%s, creationTimestamp: '2025-12-31T00:00:00Z', labels: {%s}}
+  spec:
+    %scontainers: [{name: c, image: x, resources: {requests: {cpu: '%s'}}}]
+%s`, name, name, labels, nn, cpu, spec)
+}
+
+const header = "apiVersion: v1\nkind: List\nitems:\n"
+
+// stuck forks the last attempt of pod, which must be unschedulable, with
+// its full diagnosis.
+func stuck(t *testing.T, e *engine.Engine, pod string) Input {
+	t.Helper()
+	in := inputFor(t, e, pod)
+	if in.Attempt.Outcome != record.Unschedulable {
+		t.Fatalf("outcome %s on %q: %s", in.Attempt.Outcome, in.Attempt.Node, in.Attempt.Message)
+	}
+	d, err := in.Sched.Diagnose(in.Pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Diag = d
+	return in
+}
+
+// verify re-forks the attempt, applies the hint and checks the pod is
+// feasible on every node of fitsOn.
+func verify(t *testing.T, e *engine.Engine, in Input, h Hint) {
+	t.Helper()
+	i := -1
+	for j, a := range e.Attempts() {
+		if a == in.Attempt {
+			i = j
+		}
+	}
+	s, p, err := e.Fork(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodes []*v1.Node
+	for _, ni := range s.Snapshot().List() {
+		nodes = append(nodes, ni.Node())
+	}
+	changedNodes := false
+	for _, o := range h.Objects {
+		switch o := o.(type) {
+		case *v1.Pod:
+			p = o
+			s.SetPendingPod(o)
+		case *v1.Node:
+			for k, n := range nodes {
+				if n.Name == o.Name {
+					nodes[k] = o
+					changedNodes = true
+				}
+			}
+		}
+	}
+	if changedNodes {
+		s.SetNodes(nodes)
+	}
+	for _, r := range h.Remove {
+		victim, err := s.Objects().Pod(r.Namespace, r.Name)
+		if err != nil {
+			t.Fatalf("hint %q removes %v: %v", h.Summary, r, err)
+		}
+		s.RemoveAssignedPod(victim)
+	}
+	for _, n := range h.FitsOn {
+		v, err := s.FilterOnNode(p, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.Fits() {
+			t.Errorf("hint %q: the pod does not fit on %s: %+v %+v", h.Summary, n, v.PreFilter, v.First)
+		}
+	}
+}
+
+// TestHintRespectsOtherPlugins is issue 9's case: the node with the most
+// free cpu is rejected by VolumeBinding too, so lowering the request to
+// its free cpu is no hint; lowering it to what a node the claim's PV
+// reaches has free is.
+func TestHintRespectsOtherPlugins(t *testing.T) {
+	y := header +
+		node("node-11", "4", "", "", "") + pod("busy-11", "3050m", "", "node-11", "") +
+		node("node-b", "4", "", "", "") + pod("busy-b", "3200m", "", "node-b", "") +
+		node("node-c", "4", "", "", "") + pod("busy-c", "3400m", "", "node-c", "") +
+		`- apiVersion: storage.k8s.io/v1
+  kind: StorageClass
+  metadata: {name: local}
+  provisioner: kubernetes.io/no-provisioner
+  volumeBindingMode: WaitForFirstConsumer
+- apiVersion: v1
+  kind: PersistentVolume
+  metadata: {name: pv-1}
+  spec:
+    capacity: {storage: 1Gi}
+    accessModes: [ReadWriteOnce]
+    storageClassName: local
+    claimRef: {namespace: default, name: data}
+    local: {path: /mnt/1}
+    nodeAffinity:
+      required:
+        nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [node-b, node-c]}]}]
+  status: {phase: Bound}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: data, namespace: default, annotations: {pv.kubernetes.io/bind-completed: 'yes'}}
+  spec:
+    accessModes: [ReadWriteOnce]
+    storageClassName: local
+    volumeName: pv-1
+    resources: {requests: {storage: 1Gi}}
+  status: {phase: Bound}
+` + pod("big", "1000m", "", "", "    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n")
+	e := run(t, y)
+	in := stuck(t, e, "default/big")
+	verdict := strings.Join(Verdict(in), "\n")
+	t.Log(verdict)
+	for _, want := range []string{"claim default/data", "storage class local", "pv-1", "WaitForFirstConsumer"} {
+		if !strings.Contains(verdict, want) {
+			t.Errorf("verdict does not name %q", want)
+		}
+	}
+	res, err := Hints(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(strings.Join(res.Lines(), "\n"))
+	if len(res.Hints) == 0 {
+		t.Fatal("no hint")
+	}
+	for _, h := range res.Hints {
+		if strings.Contains(h.Summary, "950m") {
+			t.Errorf("hint %q opens node-11, which VolumeBinding rejects", h.Summary)
+		}
+		for _, n := range h.FitsOn {
+			if n == "node-11" {
+				t.Errorf("hint %q claims node-11", h.Summary)
+			}
+		}
+		verify(t, e, in, h)
+	}
+	if res.Hints[0].Summary != "lower the pod's cpu request to 600m (from 1000m)" || strings.Join(res.Hints[0].FitsOn, ",") != "node-b,node-c" {
+		t.Errorf("best hint %q on %v", res.Hints[0].Summary, res.Hints[0].FitsOn)
+	}
+	// The fork is left as it was.
+	if v := strings.Join(Verdict(in), "\n"); v != verdict {
+		t.Errorf("verdict after hints differs:\n%s", v)
+	}
+}
