@@ -55,6 +55,7 @@ func capture(b *Backend) *world {
 		nominated:     map[string][]nominee{},
 		filterPlugins: map[string][]string{},
 		pods:          map[string]*v1.Pod{},
+		done:          b.Quiescent != nil && b.Quiescent(),
 	}
 	for i := range w.events {
 		if ev := &w.events[i]; ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
