@@ -16,3 +16,15 @@ func TestQuiescentStatus(t *testing.T) {
 	hs.keys("c") // no breakpoints: runs until nothing is left
 	hs.contains("engine quiescent")
 }
+
+// TestPreemptedEventNamesThePod: the victim's Preempted event names the
+// preemptor by namespace/name, not by UID.
+func TestPreemptedEventNamesThePod(t *testing.T) {
+	hs := newHarness(t, 160, 40)
+	hs.keys("n", "n", "7")
+	hs.contains("Preempted default/web-2 on node-b2: Preempted by pod default/critical-api on node node-b2")
+	uid := string(hs.m.c.World.pods["default/critical-api"].UID)
+	if uid == "" || strings.Contains(hs.screen(), uid) {
+		t.Errorf("the preemptor's UID %q shows:\n%s", uid, hs.screen())
+	}
+}

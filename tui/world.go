@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
@@ -57,10 +59,16 @@ func capture(b *Backend) *world {
 		pods:          map[string]*v1.Pod{},
 		done:          b.Quiescent != nil && b.Quiescent(),
 	}
+	uidPod := make(map[string]string, len(w.attempts))
+	for _, a := range w.attempts {
+		uidPod[a.PodUID] = a.Pod
+	}
 	for i := range w.events {
-		if ev := &w.events[i]; ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
+		ev := &w.events[i]
+		if ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
 			w.disagreements++
 		}
+		ev.Message = namePreemptor(ev, uidPod)
 	}
 	s := b.State()
 	for i, ni := range s.Snapshot().List() {
@@ -99,6 +107,28 @@ func capture(b *Backend) *world {
 		}
 	}
 	return w
+}
+
+// namePreemptor is the message of a victim's Preempted event with the
+// preemptor named by namespace/name: the event, as upstream's, names it by
+// UID ("Preempted by pod <UID> on node <node>"). Every preemptor made an
+// attempt, so uidPod (attempts' pod UIDs) knows it.
+func namePreemptor(ev *engine.Event, uidPod map[string]string) string {
+	const by = "by pod "
+	i := strings.Index(ev.Message, by)
+	if ev.Kind != engine.EventCluster || ev.Reason != "Preempted" || i < 0 {
+		return ev.Message
+	}
+	rest := ev.Message[i+len(by):]
+	uid, tail, _ := strings.Cut(rest, " ")
+	name, ok := uidPod[uid]
+	if !ok {
+		return ev.Message
+	}
+	if tail != "" {
+		tail = " " + tail
+	}
+	return ev.Message[:i+len(by)] + name + tail
 }
 
 func copyResource(r *framework.Resource) framework.Resource {
