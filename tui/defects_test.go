@@ -28,3 +28,16 @@ func TestPreemptedEventNamesThePod(t *testing.T) {
 		t.Errorf("the preemptor's UID %q shows:\n%s", uid, hs.screen())
 	}
 }
+
+// TestFullDiagnosisFollowsTheAttempt: with the full diagnosis on, a new
+// attempt gets its own diagnosis instead of waiting forever (n 3 f n).
+func TestFullDiagnosisFollowsTheAttempt(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	hs.keys("n", "3", "f")
+	hs.contains("full diagnosis: every plugin")
+	hs.keys("n")
+	if s := hs.screen(); strings.Contains(s, "computing the full diagnosis") {
+		t.Fatalf("n with the full diagnosis on: still computing:\n%s", s)
+	}
+	hs.contains("attempt 2/2", "full diagnosis: every plugin", "passes")
+}

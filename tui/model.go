@@ -76,19 +76,20 @@ func (m *Model) Init() tea.Cmd {
 
 // Update handles msg, then the messages its handling posted, in order.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmd := m.update(msg)
-	if len(m.c.outbox) == 0 {
+	cmds := []tea.Cmd{m.update(msg)}
+	for {
+		for len(m.c.outbox) > 0 {
+			next := m.c.outbox[0]
+			m.c.outbox = m.c.outbox[1:]
+			cmds = append(cmds, m.update(next))
+		}
+		// Refreshing the active view may post (a view asking for data it
+		// lacks, as the Filter view the full diagnosis of a new attempt).
 		m.current()
-		return m, cmd
+		if len(m.c.outbox) == 0 {
+			return m, tea.Batch(cmds...)
+		}
 	}
-	cmds := []tea.Cmd{cmd}
-	for len(m.c.outbox) > 0 {
-		next := m.c.outbox[0]
-		m.c.outbox = m.c.outbox[1:]
-		cmds = append(cmds, m.update(next))
-	}
-	m.current()
-	return m, tea.Batch(cmds...)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {

@@ -102,7 +102,12 @@ func (v *filterView) Refresh() {
 		return
 	}
 	if v.full {
-		if d := v.c.Diags[v.c.Focus]; d != nil && d.err == nil {
+		switch d := v.c.Diags[v.c.Focus]; {
+		case d == nil:
+			// A new attempt (n, u, another focus) with the full
+			// diagnosis on: ask for its own.
+			v.c.post(needDiagMsg{attempt: v.c.Focus})
+		case d.err == nil:
 			v.diag = d.d
 		}
 	}
@@ -317,9 +322,6 @@ func (v *filterView) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.FullDiag):
 			v.full = !v.full
 			v.Refresh()
-			if v.full && v.c.Diags[v.c.Focus] == nil {
-				return emit(needDiagMsg{attempt: v.c.Focus})
-			}
 		case key.Matches(msg, k.Sort):
 			v.sortBy = (v.sortBy + 1) % len(sortNames)
 			v.Refresh()
