@@ -41,3 +41,26 @@ func TestFullDiagnosisFollowsTheAttempt(t *testing.T) {
 	}
 	hs.contains("attempt 2/2", "full diagnosis: every plugin", "passes")
 }
+
+// TestTypeAhead: keys pressed while an engine operation runs apply in
+// order after it: n then 4 ends on the Scores view (n from the queues
+// opens the Pod view first).
+func TestTypeAhead(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	if hs.m.c.Active != viewQueues {
+		t.Fatalf("start on %s", viewTitles[hs.m.c.Active])
+	}
+	_, running := hs.m.Update(keyMsg("n")) // the engine runs n…
+	hs.keys("4", "j")                      // …while these arrive
+	hs.run(running)
+	if got := hs.m.c.Active; got != viewScores {
+		t.Errorf("n then 4 typed ahead: on %s, want Scores", viewTitles[got])
+	}
+	// Typed-ahead engine keys run in turn, each after the one before.
+	_, running = hs.m.Update(keyMsg("n"))
+	hs.keys("2", "n")
+	hs.run(running)
+	if got, n := hs.m.c.Active, len(hs.m.c.World.attempts); got != viewAttempt || n != 3 {
+		t.Errorf("n 2 n typed ahead: on %s with %d attempts, want Pod with 3", viewTitles[got], n)
+	}
+}

@@ -198,16 +198,20 @@ func (m *Model) keys() help.KeyMap {
 }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
-	if msg.String() == "ctrl+c" {
+	k := m.c.Keys
+	switch {
+	case msg.String() == "ctrl+c",
+		// q would quit after the running operation anyway.
+		m.top() == nil && !m.s.holding() && key.Matches(msg, k.Quit):
 		return tea.Quit
+	case m.s.hold(msg):
+		// Typed ahead: applied in order once the engine is free.
+		return nil
 	}
 	if d := m.top(); d != nil {
 		return d.Update(msg)
 	}
-	k := m.c.Keys
 	switch {
-	case key.Matches(msg, k.Quit):
-		return tea.Quit
 	case key.Matches(msg, k.Help):
 		m.c.post(openDialogMsg{newHelpDialog(m.c, m.current())})
 	case key.Matches(msg, k.Next):

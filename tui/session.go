@@ -22,7 +22,9 @@ type session struct {
 	// toAttempt: the running operation was started from the queue list;
 	// show the attempt it makes.
 	toAttempt bool
-	queued    []runMsg
+	// queued holds what arrived while an operation ran (keys and
+	// operations), applied in order once it is done.
+	queued []tea.Msg
 	// liveCapturing: a capture after live changes is running; liveStale:
 	// more changes arrived meanwhile.
 	liveCapturing, liveStale bool
@@ -141,12 +143,7 @@ func waitSource(ch <-chan SourceStatus) tea.Cmd {
 
 // engineCmd runs op on the engine in a Cmd and captures the state after.
 func (s *session) engineCmd(label string, op func() string) tea.Cmd {
-	if s.busy != "" {
-		// Keys typed ahead (s s s) run in order once the engine is free;
-		// a bound keeps a held key from queueing minutes of work.
-		if len(s.queued) < 32 {
-			s.queued = append(s.queued, runMsg{label, op})
-		}
+	if s.hold(runMsg{label, op}) {
 		return nil
 	}
 	s.busy = label
@@ -162,6 +159,25 @@ func (s *session) engineCmd(label string, op func() string) tea.Cmd {
 		return msg
 	}
 }
+
+// maxQueued bounds what is held while an operation runs: a held-down key
+// must not queue minutes of work.
+const maxQueued = 64
+
+// hold keeps msg (a key typed ahead, an operation) while an operation
+// runs, to apply it in order after it; it reports whether msg was held.
+func (s *session) hold(msg tea.Msg) bool {
+	if s.busy == "" {
+		return false
+	}
+	if len(s.queued) < maxQueued {
+		s.queued = append(s.queued, msg)
+	}
+	return true
+}
+
+// holding reports whether something waits for the running operation.
+func (s *session) holding() bool { return len(s.queued) > 0 }
 
 // The debugger's operations, bound to n, s, c and u.
 
@@ -229,12 +245,12 @@ func (s *session) onEngine(msg engineMsg) tea.Cmd {
 	if first && w.cursor.Attempt < 0 {
 		s.c.post(goToMsg{viewQueues, false})
 	}
-	if len(s.queued) > 0 {
-		// Posted after the view switches above: the next operation sees
-		// the view they leave.
-		s.c.post(s.queued[0])
-		s.queued = s.queued[1:]
-	}
+	// What was typed ahead, in order, after the view switches above: the
+	// keys act on the view the operation leaves. The first operation
+	// among them holds the rest again.
+	held := s.queued
+	s.queued = nil
+	s.c.post(held...)
 	return s.ensureFork()
 }
 
