@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // TestQuiescentStatus: once the engine has nothing left to do, the status
@@ -63,4 +65,29 @@ func TestTypeAhead(t *testing.T) {
 	if got, n := hs.m.c.Active, len(hs.m.c.World.attempts); got != viewAttempt || n != 3 {
 		t.Errorf("n 2 n typed ahead: on %s with %d attempts, want Pod with 3", viewTitles[got], n)
 	}
+}
+
+// TestSteppingHidesLaterPhases: stepped to Filter, no view shows what
+// PostFilter (preemption) or the attempt's end produced.
+func TestSteppingHidesLaterPhases(t *testing.T) {
+	hs := newHarness(t, 160, 40)
+	hs.keys("s", "s", "s", "s")
+	if c := hs.m.c.World.cursor; c.Phase != record.PhaseFilter {
+		t.Fatalf("cursor %+v, want at Filter", c)
+	}
+	for _, v := range []string{"3", "7"} {
+		hs.keys(v)
+		s := body(hs.screen())
+		for _, leak := range []string{"preemption", "nominated to", "Unschedulable (Schedule", "critical-api: Unschedulable"} {
+			if strings.Contains(s, leak) {
+				t.Errorf("view %s at the Filter phase shows %q:\n%s", v, leak, s)
+			}
+		}
+	}
+	hs.keys("3")
+	hs.contains("0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu.")
+	hs.keys("s") // PostFilter
+	hs.contains("preemption: found a potential placement")
+	hs.keys("7")
+	hs.contains("nominated to node-b2")
 }

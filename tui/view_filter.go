@@ -72,6 +72,10 @@ func (v *filterView) headerLines() []string {
 	}
 	var out []string
 	msg := a.Message
+	if pf := a.Phases[record.PhasePostFilter].Message; pf != "" && !v.c.revealed(record.PhasePostFilter) {
+		// Upstream appends PostFilter's message to the FitError's.
+		msg = strings.TrimSpace(strings.TrimSuffix(msg, pf))
+	}
 	if msg == "" && a.Outcome == record.Scheduled {
 		msg = fmt.Sprintf("Successfully assigned %s to %s", a.Pod, a.Node)
 	}
