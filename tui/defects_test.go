@@ -91,3 +91,20 @@ func TestSteppingHidesLaterPhases(t *testing.T) {
 	hs.keys("7")
 	hs.contains("nominated to node-b2")
 }
+
+// TestFilterColumnsResetOnToggle: at 80×24, toggling the columns (a)
+// after scrolling them starts the grid at its first column again, so
+// every rejected row shows its reason.
+func TestFilterColumnsResetOnToggle(t *testing.T) {
+	hs := newHarness(t, 80, 24)
+	hs.keys("n", "3", "a", "l", "l", "l", "l", "l", "l", "a")
+	fv := hs.m.views[viewFilter].(*filterView)
+	if fv.g.left != 0 {
+		t.Errorf("after a: column scroll %d, want 0", fv.g.left)
+	}
+	hs.contains("TaintToleration", "NodeResourcesFit", "node-a1  rejected ·                      Insufficient cpu")
+	hs.keys("a", "l", "a")
+	if fv.g.left != 0 {
+		t.Errorf("after a l a: column scroll %d, want 0", fv.g.left)
+	}
+}

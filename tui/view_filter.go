@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -100,6 +101,10 @@ func (v *filterView) Refresh() {
 	v.a = a
 	v.diag = nil
 	v.rows = v.rows[:0]
+	prev, prevCol := v.plugins, ""
+	if v.g.col >= 0 && v.g.col < len(prev) {
+		prevCol = prev[v.g.col]
+	}
 	v.plugins = nil
 	if a == nil || a.Nodes == nil {
 		v.g = grid{}
@@ -265,6 +270,11 @@ func (v *filterView) Refresh() {
 			title = "PreFilter"
 		}
 		v.g.cols = append(v.g.cols, gridCol{title: title, width: max(len(title), 22)})
+	}
+	if !slices.Equal(prev, v.plugins) {
+		// Other columns (a, f, another attempt): the scroll starts over,
+		// on the plugin selected before if it is still there.
+		v.g.left, v.g.col = 0, max(0, slices.Index(v.plugins, prevCol))
 	}
 	v.g.rows = len(v.order)
 	v.g.cell = v.cell
