@@ -126,14 +126,17 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case routed:
 		return m.fresh(msg.to).Update(msg.msg)
 	case openNodeMsg:
+		// The node is shown whatever the Nodes view's search.
+		m.c.post(searchMsg{view: viewNodes})
 		cmd := m.fresh(viewNodes).Update(selectNodeMsg{msg.node})
 		m.goTo(viewNodes, true)
 		return cmd
 	case openWhatIfMsg:
 		m.c.post(openDialogMsg{m.whatIf})
 	case searchMsg:
+		m.search.Update(msg)
 		m.status.Update(msg)
-		return m.current().Update(msg)
+		return m.fresh(msg.view).Update(msg)
 	case statusMsg, busyMsg:
 		return m.status.Update(msg)
 	case sourceMsg:
@@ -234,8 +237,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		switch {
 		case m.search.query() != "":
-			m.search.clear()
-			m.c.post(searchMsg{})
+			m.c.post(searchMsg{view: m.c.Active})
 		case m.teach:
 			m.teach = false
 			m.resize()
