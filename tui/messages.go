@@ -66,6 +66,8 @@ type (
 	stateMsg      struct{ view viewID }
 	openNodeMsg   struct{ node string }
 	openWhatIfMsg struct{}
+	// openSearchMsg opens the search prompt (from a view that filters).
+	openSearchMsg struct{}
 	// openDialogMsg pushes a dialog on the stack; closeDialogMsg pops the
 	// top one. Only the top dialog gets keys.
 	openDialogMsg  struct{ d dialog }

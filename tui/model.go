@@ -133,6 +133,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	case openWhatIfMsg:
 		m.c.post(openDialogMsg{m.whatIf})
+	case openSearchMsg:
+		m.c.post(openDialogMsg{m.search})
 	case searchMsg:
 		m.search.Update(msg)
 		m.status.Update(msg)
@@ -227,8 +229,6 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.s.rewind()
 	case key.Matches(msg, k.Breakpoints):
 		m.c.post(openDialogMsg{m.bps})
-	case key.Matches(msg, k.Search):
-		m.c.post(openDialogMsg{m.search})
 	case key.Matches(msg, k.Explain):
 		m.teach = !m.teach
 		m.resize()

@@ -318,5 +318,5 @@ func (v *attemptView) ShortHelp() []key.Binding {
 
 func (v *attemptView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation(), {k.WhatIf}}
+	return [][]key.Binding{k.vertical(k.WhatIf), k.global()}
 }

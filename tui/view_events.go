@@ -76,6 +76,7 @@ func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 		k := v.c.Keys
 		switch {
 		case navigate(k, msg, v.h, v.move):
+		case searchKey(v.c, msg):
 		case key.Matches(msg, k.Enter):
 			if e := v.selected(); e != nil && e.Attempt >= 0 {
 				return emit(focusAttemptMsg{attempt: e.Attempt, view: viewAttempt})
@@ -217,5 +218,5 @@ func (v *eventsView) ShortHelp() []key.Binding {
 
 func (v *eventsView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation()}
+	return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open attempt"), k.Search), k.global()}
 }

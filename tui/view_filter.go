@@ -333,6 +333,7 @@ func (v *filterView) Update(msg tea.Msg) tea.Cmd {
 		k := v.c.Keys
 		switch {
 		case navigate(k, msg, v.g.bodyRows(), v.g.move):
+		case searchKey(v.c, msg):
 		case key.Matches(msg, k.FullDiag):
 			v.full = !v.full
 			v.Refresh()
@@ -445,5 +446,5 @@ func (v *filterView) ShortHelp() []key.Binding {
 
 func (v *filterView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation(), {k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node")}}
+	return [][]key.Binding{k.grid(k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node"), k.Search), k.global()}
 }

@@ -61,7 +61,9 @@ func (v *nodesView) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 	case tea.KeyPressMsg:
-		navigate(v.c.Keys, msg, v.l.h, v.l.move)
+		if !searchKey(v.c, msg) {
+			navigate(v.c.Keys, msg, v.l.h, v.l.move)
+		}
 	case tea.MouseWheelMsg:
 		wheel(msg, v.l.move)
 	}
@@ -180,5 +182,5 @@ func (v *nodesView) ShortHelp() []key.Binding {
 
 func (v *nodesView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation()}
+	return [][]key.Binding{k.vertical(k.Search), k.global()}
 }

@@ -123,6 +123,7 @@ func (v *queuesView) Update(msg tea.Msg) tea.Cmd {
 		k := v.c.Keys
 		switch {
 		case navigate(k, msg, v.h, v.move):
+		case searchKey(v.c, msg):
 		case key.Matches(msg, k.Enter):
 			if p := v.selected(); p != nil {
 				return emit(openPodMsg{pod: p.Pod})
@@ -240,5 +241,5 @@ func (v *queuesView) ShortHelp() []key.Binding {
 
 func (v *queuesView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation(), {withHelp(k.Enter, "enter", "open / run to pod"), k.ToggleBP}}
+	return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open / run to pod"), k.ToggleBP, k.Search), k.global()}
 }
