@@ -43,7 +43,7 @@ func bigModel(nodes, plugins int) *Model {
 	}
 	w := &world{
 		attempts: []*record.Attempt{a}, cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
-		nodeIdx: map[string]int{}, nominated: map[string][]nominee{}, pods: map[string]*v1.Pod{},
+		cluster: cluster{nodeIdx: map[string]int{}, nominated: map[string][]nominee{}}, pods: map[string]*v1.Pod{},
 		filterPlugins: map[string][]string{"default-scheduler": filterPlugins},
 	}
 	for i, n := range names {

@@ -288,8 +288,8 @@ func (s *session) ensureFork() tea.Cmd {
 	s.forkPending[i] = true
 	b := s.b
 	return func() tea.Msg {
-		f := &forkResult{}
-		b.Locked(func() { f.sched, f.pod, f.err = b.Fork(i) })
+		var f *forkResult
+		b.Locked(func() { f = newFork(b, i) })
 		return forkMsg{attempt: i, f: f}
 	}
 }
@@ -306,9 +306,7 @@ func (s *session) diagCmd(i int) tea.Cmd {
 		msg := diagMsg{attempt: i, fork: have, d: &diagResult{}}
 		b.Locked(func() {
 			if msg.fork == nil || msg.fork.err != nil {
-				f := &forkResult{}
-				f.sched, f.pod, f.err = b.Fork(i)
-				msg.fork = f
+				msg.fork = newFork(b, i)
 			}
 			if msg.fork.err != nil {
 				msg.d.err = msg.fork.err
