@@ -1,9 +1,15 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -233,4 +239,46 @@ func TestNodesAsOfTheFocus(t *testing.T) {
 	hs.send(focusAttemptMsg{attempt: 1, view: viewNodes})
 	hs.send(openNodeMsg{node: "node-a1"})
 	hs.contains("default/frontend-1")
+}
+
+// TestManyTiedNodes: with 500 nodes tied at the top score, the Pod view's
+// verdict stays a few lines: the pod and the timeline stay near the top
+// whatever the terminal's height.
+func TestManyTiedNodes(t *testing.T) {
+	const n = 500
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("node-%03d", i)
+	}
+	a := &record.Attempt{
+		Seq: 1, Pod: "default/tied", Profile: "default-scheduler", Outcome: record.Scheduled, Chosen: 7,
+		Nodes: record.NewNodeList(names), AbsentStatus: -1, Scored: true, Node: names[7],
+	}
+	for i := range a.Phases {
+		a.Phases[i].Code = record.CodeSuccess
+	}
+	col := record.ScoreColumn{Plugin: "NodeResourcesFit", Weight: 1}
+	for i := 0; i < n; i++ {
+		a.Feasible = append(a.Feasible, int32(i))
+		col.AppendScore(50)
+	}
+	a.Scores = []record.ScoreColumn{col}
+	w := &world{
+		attempts: []*record.Attempt{a}, cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
+		cluster: cluster{nodeIdx: map[string]int{}, nominated: map[string][]nominee{}}, pods: map[string]*v1.Pod{},
+		filterPlugins: map[string][]string{},
+	}
+	m := New(Options{Backend: &Backend{Name: "tied"}, NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
+	m.Update(engineMsg{w: w})
+	lines := strings.Split(ansi.Strip(m.View().Content), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.Contains(l, "Attempt #1 ·") {
+			at = i
+		}
+	}
+	if at < 0 || at > 8 {
+		t.Errorf("the timeline starts on line %d, want within the first 8:\n%s", at, strings.Join(lines, "\n"))
+	}
 }
