@@ -1,15 +1,11 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	v1 "k8s.io/api/core/v1"
 
-	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -245,32 +241,8 @@ func TestNodesAsOfTheFocus(t *testing.T) {
 // verdict stays a few lines: the pod and the timeline stay near the top
 // whatever the terminal's height.
 func TestManyTiedNodes(t *testing.T) {
-	const n = 500
-	names := make([]string, n)
-	for i := range names {
-		names[i] = fmt.Sprintf("node-%03d", i)
-	}
-	a := &record.Attempt{
-		Seq: 1, Pod: "default/tied", Profile: "default-scheduler", Outcome: record.Scheduled, Chosen: 7,
-		Nodes: record.NewNodeList(names), AbsentStatus: -1, Scored: true, Node: names[7],
-	}
-	for i := range a.Phases {
-		a.Phases[i].Code = record.CodeSuccess
-	}
-	col := record.ScoreColumn{Plugin: "NodeResourcesFit", Weight: 1}
-	for i := 0; i < n; i++ {
-		a.Feasible = append(a.Feasible, int32(i))
-		col.AppendScore(50)
-	}
-	a.Scores = []record.ScoreColumn{col}
-	w := &world{
-		attempts: []*record.Attempt{a}, cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
-		cluster: cluster{nodeIdx: map[string]int{}, nominated: map[string][]nominee{}}, pods: map[string]*v1.Pod{},
-		filterPlugins: map[string][]string{},
-	}
-	m := New(Options{Backend: &Backend{Name: "tied"}, NoColor: true})
-	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
-	m.Update(engineMsg{w: w})
+	a := syntheticAttempt("default/tied", 500, func(int, int) int64 { return 50 }, 1)
+	m := syntheticModel(a, nil, 160, 60)
 	lines := strings.Split(ansi.Strip(m.View().Content), "\n")
 	at := -1
 	for i, l := range lines {
