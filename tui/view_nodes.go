@@ -89,6 +89,9 @@ func (v *nodesView) View() string {
 	case v.c.World == nil:
 		return block("loading…", v.w, v.h)
 	case v.cl == nil:
+		if f := v.c.Forks[v.c.Focus]; f != nil && f.err != nil {
+			return block(fmt.Sprintf("Replaying the cluster as attempt %d saw it failed: %v", v.c.Focus+1, f.err), v.w, v.h)
+		}
 		return block(fmt.Sprintf("Replaying the cluster as attempt %d saw it…", v.c.Focus+1), v.w, v.h)
 	}
 	lw := v.listWidth()
