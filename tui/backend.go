@@ -28,6 +28,9 @@ type Backend struct {
 	Fork func(i int) (*scheduler.Scheduler, *v1.Pod, error)
 	// Pod returns the current object of a pod ("namespace/name") or nil.
 	Pod func(key string) *v1.Pod
+	// Quiescent reports whether the engine has nothing left to do (nil:
+	// never says so).
+	Quiescent func() bool
 
 	// mu serialises everything that runs scheduler code: the engine, forks
 	// and diagnoses share process-wide counters (NodeInfo generations) and
@@ -72,7 +75,7 @@ func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay
 			}
 		}
 	}
-	return &Backend{API: e, Name: name, State: e.Scheduler, Fork: e.Fork, Pod: e.Pod}, nil
+	return &Backend{API: e, Name: name, State: e.Scheduler, Fork: e.Fork, Pod: e.Pod, Quiescent: e.Quiescent}, nil
 }
 
 // SourceStatus is a live source's state for the status line: connection,

@@ -141,19 +141,22 @@ func outcomeStyled(st *Styles, a *record.Attempt, c *Common) string {
 // (or the running one), the search filter and the live source's state;
 // then the keys of what has them (the active view or the top dialog).
 type statusBar struct {
-	c         *Common
-	w         int
-	text      string
-	isErr     bool
+	c     *Common
+	w     int
+	text  string
+	isErr bool
+	// attempt is the attempt the note is about (-1: none): it shows on
+	// the views of that attempt only.
+	attempt   int
 	busy      string
-	query     string
+	queries   [numViews]string // each view's search
 	src       *SourceStatus
 	help      help.Model
 	helpTheme *Styles
 }
 
 func newStatusBar(c *Common, notice string) *statusBar {
-	return &statusBar{c: c, text: notice, help: help.New()}
+	return &statusBar{c: c, text: notice, attempt: -1, help: help.New()}
 }
 
 func (s *statusBar) Init() tea.Cmd             { return nil }
@@ -164,11 +167,11 @@ func (s *statusBar) FullHelp() [][]key.Binding { return nil }
 func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case statusMsg:
-		s.text, s.isErr = msg.text, msg.err
+		s.text, s.isErr, s.attempt = msg.text, msg.err, msg.attempt
 	case busyMsg:
 		s.busy = msg.label
 	case searchMsg:
-		s.query = msg.q
+		s.queries[msg.view] = msg.q
 	case sourceMsg:
 		if len(msg.batch) > 0 {
 			last := msg.batch[len(msg.batch)-1]
@@ -181,15 +184,20 @@ func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 // View is the status line.
 func (s *statusBar) View() string {
 	st := s.c.St
-	left := s.text
-	style := st.Status
-	if s.busy != "" {
+	left, style := "", st.Status
+	switch {
+	case s.busy != "":
 		left = s.busy + "…"
-	} else if s.isErr {
-		style = st.StatusErr
+	case s.attempt >= 0 && (s.attempt != s.c.Focus || !attemptViews[s.c.Active]):
+		// A note about an attempt (breakpoint hit, attempt #n) applies to
+		// the views of that attempt only.
+	case s.isErr:
+		left, style = s.text, st.StatusErr
+	default:
+		left = s.text
 	}
-	if s.query != "" {
-		left = "filter: " + s.query + " (esc clears) · " + left
+	if q := s.queries[s.c.Active]; q != "" {
+		left = "filter: " + q + " (esc clears) · " + left
 	}
 	right := ""
 	if src := s.src; src != nil {
@@ -217,6 +225,10 @@ func (s *statusBar) View() string {
 	rw := len([]rune(right))
 	return style.Render(fit(left, max(0, s.w-rw-1))) + " " + st.Dim.Render(right)
 }
+
+// attemptViews show the focused attempt (the Queues, Nodes and Events
+// views show the engine's state, the What-if view an edited pod).
+var attemptViews = [numViews]bool{viewAttempt: true, viewFilter: true, viewScores: true, viewPreempt: true}
 
 // keysView is the key line for km.
 func (s *statusBar) keysView(km help.KeyMap) string {

@@ -110,6 +110,22 @@ func (c *Common) fork() *forkResult {
 	return nil
 }
 
+// cluster is the nodes as of the focused attempt: the engine's when the
+// focus is the cursor's attempt, fully revealed; else as the attempt saw
+// them (its fork: before its own decision), nil while that is computed.
+func (c *Common) cluster() *cluster {
+	if c.World == nil {
+		return nil
+	}
+	if a := c.focused(); a == nil || c.Focus == c.World.cursor.Attempt && c.revealed(a.LastPhase()) {
+		return &c.World.cluster
+	}
+	if f := c.fork(); f != nil {
+		return &f.cluster
+	}
+	return nil
+}
+
 // pod is the focused attempt's pod as it was then (from the fork) or now.
 func (c *Common) pod() *v1.Pod {
 	if f := c.fork(); f != nil && f.pod != nil {

@@ -52,7 +52,7 @@ func (d *breakpointsDialog) Update(msg tea.Msg) tea.Cmd {
 		if v := d.in[0].Value(); v != "" {
 			bp, err := parseBreakpoint(v)
 			if err != nil {
-				d.c.post(statusMsg{err.Error(), true})
+				d.c.post(errorStatus(err.Error()))
 				return nil
 			}
 			d.c.post(toggleBreakpointMsg{bp})

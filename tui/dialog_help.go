@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 )
 
 // helpDialog lists the keys of what is under it: the active view (with
@@ -31,7 +32,7 @@ func (d *helpDialog) Open() tea.Cmd { return nil }
 func (d *helpDialog) Title() string { return "help" }
 func (d *helpDialog) Inline() bool  { return false }
 
-func (d *helpDialog) SetSize(w, _ int) { d.w = w; d.help.SetWidth(w) }
+func (d *helpDialog) SetSize(w, _ int) { d.w = w }
 
 // The help's own keys are those of its subject: the key line under it
 // stays the subject's.
@@ -45,6 +46,31 @@ func (d *helpDialog) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// groups renders the subject's key groups side by side while they fit
+// the width, then on further rows (help.Model, given a width, drops the
+// groups that do not fit: it is given none).
+func (d *helpDialog) groups() []string {
+	var out, row []string
+	used := 0
+	for _, g := range d.subject.FullHelp() {
+		col := d.help.FullHelpView([][]key.Binding{g})
+		w := lipgloss.Width(col)
+		if len(row) > 0 && used+4+w > d.w {
+			out = append(out, strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, row...), "\n")...)
+			out = append(out, "")
+			row, used = nil, 0
+		}
+		if len(row) > 0 {
+			row, used = append(row, "    "), used+4
+		}
+		row, used = append(row, col), used+w
+	}
+	if len(row) > 0 {
+		out = append(out, strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, row...), "\n")...)
+	}
+	return out
+}
+
 func (d *helpDialog) View() string {
 	st := d.c.St
 	d.help.Styles = st.Help
@@ -53,7 +79,7 @@ func (d *helpDialog) View() string {
 		title = "schedtui — keys of the " + d.title + " (any key closes)"
 	}
 	out := []string{st.Title.Render(title), ""}
-	out = append(out, strings.Split(d.help.FullHelpView(d.subject.FullHelp()), "\n")...)
+	out = append(out, d.groups()...)
 	if d.title == "" {
 		out = append(out, "",
 			"n runs the next attempt; s steps into it one phase at a time (views hide phases not yet reached).",

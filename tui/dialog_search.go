@@ -9,11 +9,12 @@ import (
 
 // searchDialog is the `/` prompt on the status line. Each key sends the
 // text to the active view (searchMsg); enter keeps the filter, esc clears
-// it.
+// it. Each view has its own search: the prompt opens on the active one's.
 type searchDialog struct {
 	c *Common
 	inputs
-	w int
+	w      int
+	byView [numViews]string
 }
 
 func newSearchDialog(c *Common) *searchDialog {
@@ -27,16 +28,20 @@ func (d *searchDialog) SetSize(w, _ int) { d.w = w; d.setWidth(max(10, w-10)) }
 
 func (d *searchDialog) Open() tea.Cmd {
 	d.restyle()
+	d.in[0].SetValue(d.byView[d.c.Active])
+	d.in[0].CursorEnd()
 	return d.in[0].Focus()
 }
 
-// query is the search text, kept when the prompt closes with enter.
-func (d *searchDialog) query() string { return d.in[0].Value() }
-
-// clear drops the search text; the caller tells the view.
-func (d *searchDialog) clear() { d.in[0].SetValue("") }
+// query is the active view's search text, kept when the prompt closes
+// with enter.
+func (d *searchDialog) query() string { return d.byView[d.c.Active] }
 
 func (d *searchDialog) Update(msg tea.Msg) tea.Cmd {
+	if sm, ok := msg.(searchMsg); ok {
+		d.byView[sm.view] = sm.q
+		return nil
+	}
 	kmsg, ok := dialogKey(d.c, d, msg)
 	if !ok {
 		return nil
@@ -49,12 +54,12 @@ func (d *searchDialog) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case key.Matches(kmsg, k.SearchClear):
 		d.in[0].Blur()
-		d.clear()
-		d.c.post(searchMsg{}, closeDialogMsg{})
+		d.in[0].SetValue("")
+		d.c.post(searchMsg{view: d.c.Active}, closeDialogMsg{})
 		return nil
 	}
 	cmd := d.update(0, kmsg)
-	d.c.post(searchMsg{d.query()})
+	d.c.post(searchMsg{d.c.Active, d.in[0].Value()})
 	return cmd
 }
 

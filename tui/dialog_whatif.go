@@ -32,7 +32,7 @@ func (d *whatIfDialog) SetSize(w, _ int) { d.setWidth(max(10, w-20)) }
 func (d *whatIfDialog) Open() tea.Cmd {
 	p := d.c.pod()
 	if d.c.focused() == nil || p == nil {
-		d.c.post(statusMsg{"no attempt to re-run", true}, closeDialogMsg{})
+		d.c.post(errorStatus("no attempt to re-run"), closeDialogMsg{})
 		return nil
 	}
 	d.restyle()
@@ -71,7 +71,7 @@ func (d *whatIfDialog) Update(msg tea.Msg) tea.Cmd {
 		if p := d.c.pod(); p != nil && d.c.focused() != nil {
 			if _, err := applyEdit(p, e); err != nil {
 				// The form stays open to fix the edit.
-				d.c.post(statusMsg{"what-if: " + err.Error(), true})
+				d.c.post(errorStatus("what-if: " + err.Error()))
 				return nil
 			}
 		}

@@ -13,6 +13,18 @@ type forkResult struct {
 	sched *scheduler.Scheduler
 	pod   *v1.Pod
 	err   error
+	// cluster is sched's nodes, read when the fork was made.
+	cluster
+}
+
+// newFork replays the cluster for attempt i. It must run under the
+// backend lock.
+func newFork(b *Backend, i int) *forkResult {
+	f := &forkResult{}
+	if f.sched, f.pod, f.err = b.Fork(i); f.err == nil {
+		f.cluster = captureCluster(f.sched)
+	}
+	return f
 }
 
 // nodeInfo returns a node's NodeInfo in the fork.

@@ -71,11 +71,17 @@ func DefaultKeyMap() *KeyMap {
 	}
 }
 
-// global lists the bindings every view shares, for the help.
+// global lists the bindings the root handles in every view, for the
+// help; each view's FullHelp lists them after its own.
 func (k *KeyMap) global() []key.Binding {
-	return []key.Binding{k.Next, k.Step, k.Continue, k.Breakpoints, k.Rewind, k.Search, k.Explain, k.Help, k.Quit}
+	return []key.Binding{k.Next, k.Step, k.Continue, k.Breakpoints, k.Rewind, k.Explain, k.Help, k.Quit, k.NextView, k.PrevView, k.Views, k.Back}
 }
 
-func (k *KeyMap) navigation() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.Top, k.Bottom, k.PageUp, k.PageDown, k.Enter, k.Back, k.NextView, k.PrevView, k.Views}
+// vertical is the navigation of a list; grid adds the column moves.
+func (k *KeyMap) vertical(more ...key.Binding) []key.Binding {
+	return append(more, k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown)
+}
+
+func (k *KeyMap) grid(more ...key.Binding) []key.Binding {
+	return k.vertical(append(more, k.Left, k.Right)...)
 }

@@ -29,6 +29,16 @@ func (l *list) clamp() {
 
 func (l *list) set(n int) { l.n = n; l.clamp() }
 
+// searchKey opens the search prompt on /, for the views that filter; it
+// reports whether msg was that key.
+func searchKey(c *Common, msg tea.KeyPressMsg) bool {
+	if !key.Matches(msg, c.Keys.Search) {
+		return false
+	}
+	c.post(openSearchMsg{})
+	return true
+}
+
 // move handles the navigation keys shared by every list and grid; dc is
 // the horizontal move for grids. It reports whether the key was one.
 func navigate(k *KeyMap, msg tea.KeyPressMsg, h int, move func(dr, dc int)) bool {

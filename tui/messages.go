@@ -13,7 +13,7 @@ type (
 	// To the session: the engine's results and requests to drive it.
 	engineMsg struct {
 		w    *world
-		note string
+		note note
 		err  error
 	}
 	forkMsg struct {
@@ -34,7 +34,13 @@ type (
 	// runMsg runs op on the engine, after the running one if any.
 	runMsg struct {
 		label string
-		op    func() string
+		op    func() note
+	}
+	// note is what an operation tells the status line; about the
+	// attempt at the cursor, or about the engine (stopped, rewound).
+	note struct {
+		text    string
+		attempt bool
 	}
 	needDiagMsg     struct{ attempt int }
 	openPodMsg      struct{ pod string }
@@ -60,6 +66,8 @@ type (
 	stateMsg      struct{ view viewID }
 	openNodeMsg   struct{ node string }
 	openWhatIfMsg struct{}
+	// openSearchMsg opens the search prompt (from a view that filters).
+	openSearchMsg struct{}
 	// openDialogMsg pushes a dialog on the stack; closeDialogMsg pops the
 	// top one. Only the top dialog gets keys.
 	openDialogMsg  struct{ d dialog }
@@ -69,15 +77,24 @@ type (
 	statusMsg struct {
 		text string
 		err  bool
+		// attempt is the attempt the note is about, -1 for none.
+		attempt int
 	}
 	busyMsg struct{ label string }
 
-	// To views (searchMsg to the status bar too).
-	searchMsg        struct{ q string }
+	// To views (searchMsg to the status bar and the search prompt too):
+	// the search of one view; each view keeps its own.
+	searchMsg struct {
+		view viewID
+		q    string
+	}
 	selectNodeMsg    struct{ node string }
 	whatIfStartedMsg struct{}
 	whatIfMsg        struct{ res *whatIfResult }
 )
+
+// errorStatus is an error for the status line, about no attempt.
+func errorStatus(text string) statusMsg { return statusMsg{text: text, err: true, attempt: -1} }
 
 // allViews in a stateMsg means every view.
 const allViews = numViews

@@ -76,19 +76,20 @@ func (m *Model) Init() tea.Cmd {
 
 // Update handles msg, then the messages its handling posted, in order.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmd := m.update(msg)
-	if len(m.c.outbox) == 0 {
+	cmds := []tea.Cmd{m.update(msg)}
+	for {
+		for len(m.c.outbox) > 0 {
+			next := m.c.outbox[0]
+			m.c.outbox = m.c.outbox[1:]
+			cmds = append(cmds, m.update(next))
+		}
+		// Refreshing the active view may post (a view asking for data it
+		// lacks, as the Filter view the full diagnosis of a new attempt).
 		m.current()
-		return m, cmd
+		if len(m.c.outbox) == 0 {
+			return m, tea.Batch(cmds...)
+		}
 	}
-	cmds := []tea.Cmd{cmd}
-	for len(m.c.outbox) > 0 {
-		next := m.c.outbox[0]
-		m.c.outbox = m.c.outbox[1:]
-		cmds = append(cmds, m.update(next))
-	}
-	m.current()
-	return m, tea.Batch(cmds...)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -125,14 +126,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case routed:
 		return m.fresh(msg.to).Update(msg.msg)
 	case openNodeMsg:
+		// The node is shown whatever the Nodes view's search.
+		m.c.post(searchMsg{view: viewNodes})
 		cmd := m.fresh(viewNodes).Update(selectNodeMsg{msg.node})
 		m.goTo(viewNodes, true)
 		return cmd
 	case openWhatIfMsg:
 		m.c.post(openDialogMsg{m.whatIf})
+	case openSearchMsg:
+		m.c.post(openDialogMsg{m.search})
 	case searchMsg:
+		m.search.Update(msg)
 		m.status.Update(msg)
-		return m.current().Update(msg)
+		return m.fresh(msg.view).Update(msg)
 	case statusMsg, busyMsg:
 		return m.status.Update(msg)
 	case sourceMsg:
@@ -197,16 +203,20 @@ func (m *Model) keys() help.KeyMap {
 }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
-	if msg.String() == "ctrl+c" {
+	k := m.c.Keys
+	switch {
+	case msg.String() == "ctrl+c",
+		// q would quit after the running operation anyway.
+		m.top() == nil && !m.s.holding() && key.Matches(msg, k.Quit):
 		return tea.Quit
+	case m.s.hold(msg):
+		// Typed ahead: applied in order once the engine is free.
+		return nil
 	}
 	if d := m.top(); d != nil {
 		return d.Update(msg)
 	}
-	k := m.c.Keys
 	switch {
-	case key.Matches(msg, k.Quit):
-		return tea.Quit
 	case key.Matches(msg, k.Help):
 		m.c.post(openDialogMsg{newHelpDialog(m.c, m.current())})
 	case key.Matches(msg, k.Next):
@@ -219,8 +229,6 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.s.rewind()
 	case key.Matches(msg, k.Breakpoints):
 		m.c.post(openDialogMsg{m.bps})
-	case key.Matches(msg, k.Search):
-		m.c.post(openDialogMsg{m.search})
 	case key.Matches(msg, k.Explain):
 		m.teach = !m.teach
 		m.resize()
@@ -229,8 +237,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Back):
 		switch {
 		case m.search.query() != "":
-			m.search.clear()
-			m.c.post(searchMsg{})
+			m.c.post(searchMsg{view: m.c.Active})
 		case m.teach:
 			m.teach = false
 			m.resize()

@@ -22,7 +22,9 @@ type session struct {
 	// toAttempt: the running operation was started from the queue list;
 	// show the attempt it makes.
 	toAttempt bool
-	queued    []runMsg
+	// queued holds what arrived while an operation ran (keys and
+	// operations), applied in order once it is done.
+	queued []tea.Msg
 	// liveCapturing: a capture after live changes is running; liveStale:
 	// more changes arrived meanwhile.
 	liveCapturing, liveStale bool
@@ -40,7 +42,7 @@ func newSession(b *Backend, src Source, c *Common) *session {
 // Init captures the engine's initial state and starts following the
 // live source.
 func (s *session) Init() tea.Cmd {
-	cmd := s.engineCmd("loading", func() string { return "" })
+	cmd := s.engineCmd("loading", func() note { return note{} })
 	if s.src != nil {
 		return tea.Batch(cmd, waitSource(s.src.Updates()))
 	}
@@ -119,7 +121,7 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (s *session) status(text string, isErr bool) { s.c.post(statusMsg{text, isErr}) }
+func (s *session) status(text string, isErr bool) { s.c.post(statusMsg{text, isErr, -1}) }
 
 // waitSource delivers what a live source sent within one frame as one
 // message, then is re-issued: watch events arrive in bursts and a frame
@@ -147,13 +149,8 @@ func waitSource(ch <-chan SourceStatus) tea.Cmd {
 }
 
 // engineCmd runs op on the engine in a Cmd and captures the state after.
-func (s *session) engineCmd(label string, op func() string) tea.Cmd {
-	if s.busy != "" {
-		// Keys typed ahead (s s s) run in order once the engine is free;
-		// a bound keeps a held key from queueing minutes of work.
-		if len(s.queued) < 32 {
-			s.queued = append(s.queued, runMsg{label, op})
-		}
+func (s *session) engineCmd(label string, op func() note) tea.Cmd {
+	if s.hold(runMsg{label, op}) {
 		return nil
 	}
 	s.busy = label
@@ -170,47 +167,66 @@ func (s *session) engineCmd(label string, op func() string) tea.Cmd {
 	}
 }
 
+// maxQueued bounds what is held while an operation runs: a held-down key
+// must not queue minutes of work.
+const maxQueued = 64
+
+// hold keeps msg (a key typed ahead, an operation) while an operation
+// runs, to apply it in order after it; it reports whether msg was held.
+func (s *session) hold(msg tea.Msg) bool {
+	if s.busy == "" {
+		return false
+	}
+	if len(s.queued) < maxQueued {
+		s.queued = append(s.queued, msg)
+	}
+	return true
+}
+
+// holding reports whether something waits for the running operation.
+func (s *session) holding() bool { return len(s.queued) > 0 }
+
 // The debugger's operations, bound to n, s, c and u.
 
 func (s *session) next() tea.Cmd {
-	return s.engineCmd("stepping", func() string {
+	return s.engineCmd("stepping", func() note {
 		if a, ok := s.b.Step(); ok {
-			return fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome)
+			return note{fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome), true}
 		}
-		return "nothing left to schedule"
+		return note{text: "nothing left to schedule"}
 	})
 }
 
 func (s *session) stepPhase() tea.Cmd {
-	return s.engineCmd("stepping", func() string {
+	return s.engineCmd("stepping", func() note {
 		c := s.b.StepPhase()
 		if c.Attempt < 0 {
-			return "nothing left to schedule"
+			return note{text: "nothing left to schedule"}
 		}
-		return "phase " + c.Phase.String()
+		return note{"phase " + c.Phase.String(), true}
 	})
 }
 
 func (s *session) continueToBreakpoint() tea.Cmd {
 	bps := append([]engine.Breakpoint(nil), s.c.Bps...)
-	return s.engineCmd("continuing", func() string {
+	return s.engineCmd("continuing", func() note {
 		i := s.b.Continue(bps)
 		if i < 0 {
 			if len(bps) == 0 {
-				return "no breakpoints set (b): ran until nothing was left to schedule"
+				return note{text: "no breakpoints set (b): ran until nothing was left to schedule"}
 			}
-			return "no breakpoint hit: nothing left to schedule"
+			return note{text: "no breakpoint hit: nothing left to schedule"}
 		}
-		return "breakpoint hit: " + bpString(bps[i])
+		return note{"breakpoint hit: " + bpString(bps[i]), true}
 	})
 }
 
 func (s *session) rewind() tea.Cmd {
-	return s.engineCmd("rewinding", func() string {
+	return s.engineCmd("rewinding", func() note {
 		if err := s.b.Rewind(1); err != nil {
-			return "rewind: " + err.Error()
+			return note{text: "rewind: " + err.Error()}
 		}
-		return "rewound one attempt"
+		return note{text: "rewound one attempt"}
 	})
 }
 
@@ -220,9 +236,6 @@ func (s *session) onEngine(msg engineMsg) tea.Cmd {
 	if msg.err != nil {
 		s.status(msg.err.Error(), true)
 		return nil
-	}
-	if msg.note != "" {
-		s.status(msg.note, false)
 	}
 	w := msg.w
 	first := s.c.World == nil
@@ -236,12 +249,19 @@ func (s *session) onEngine(msg engineMsg) tea.Cmd {
 	if first && w.cursor.Attempt < 0 {
 		s.c.post(goToMsg{viewQueues, false})
 	}
-	if len(s.queued) > 0 {
-		// Posted after the view switches above: the next operation sees
-		// the view they leave.
-		s.c.post(s.queued[0])
-		s.queued = s.queued[1:]
+	if n := msg.note; n.text != "" {
+		about := -1
+		if n.attempt {
+			about = w.cursor.Attempt
+		}
+		s.c.post(statusMsg{n.text, false, about})
 	}
+	// What was typed ahead, in order, after the view switches above: the
+	// keys act on the view the operation leaves. The first operation
+	// among them holds the rest again.
+	held := s.queued
+	s.queued = nil
+	s.c.post(held...)
 	return s.ensureFork()
 }
 
@@ -283,8 +303,8 @@ func (s *session) ensureFork() tea.Cmd {
 	s.forkPending[i] = true
 	b := s.b
 	return func() tea.Msg {
-		f := &forkResult{}
-		b.Locked(func() { f.sched, f.pod, f.err = b.Fork(i) })
+		var f *forkResult
+		b.Locked(func() { f = newFork(b, i) })
 		return forkMsg{attempt: i, f: f}
 	}
 }
@@ -301,9 +321,7 @@ func (s *session) diagCmd(i int) tea.Cmd {
 		msg := diagMsg{attempt: i, fork: have, d: &diagResult{}}
 		b.Locked(func() {
 			if msg.fork == nil || msg.fork.err != nil {
-				f := &forkResult{}
-				f.sched, f.pod, f.err = b.Fork(i)
-				msg.fork = f
+				msg.fork = newFork(b, i)
 			}
 			if msg.fork.err != nil {
 				msg.d.err = msg.fork.err
@@ -351,11 +369,11 @@ func (s *session) openPod(pod string) tea.Cmd {
 		return nil
 	}
 	bp := []engine.Breakpoint{{PodPattern: pod}}
-	s.c.post(goToMsg{viewAttempt, true}, runMsg{"running to " + pod, func() string {
+	s.c.post(goToMsg{viewAttempt, true}, runMsg{"running to " + pod, func() note {
 		if s.b.Continue(bp) < 0 {
-			return "the engine went quiet before " + pod + " was attempted"
+			return note{text: "the engine went quiet before " + pod + " was attempted"}
 		}
-		return "stopped at " + pod
+		return note{"stopped at " + pod, true}
 	}})
 	return nil
 }

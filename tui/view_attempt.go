@@ -67,10 +67,20 @@ func (v *attemptView) Refresh() {
 	v.wrapWhy()
 }
 
+// whyLines caps each verdict paragraph: a list of hundreds of nodes (a
+// tie at the top score) must not push the pod and the timeline down.
+const whyLines = 3
+
 func (v *attemptView) wrapWhy() {
 	v.why = v.why[:0]
 	for _, l := range v.verdict {
-		v.why = append(v.why, wrap(l, v.w)...)
+		ls := wrap(l, v.w)
+		if len(ls) > whyLines {
+			// The start and the end of the sentence (the Scores view marks
+			// each tied node with =).
+			ls = append(ls[:whyLines-1:whyLines-1], fit("… "+ls[len(ls)-1], v.w))
+		}
+		v.why = append(v.why, ls...)
 	}
 }
 
@@ -318,5 +328,5 @@ func (v *attemptView) ShortHelp() []key.Binding {
 
 func (v *attemptView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation(), {k.WhatIf}}
+	return [][]key.Binding{k.vertical(k.WhatIf), k.global()}
 }

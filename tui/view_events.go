@@ -32,7 +32,7 @@ func (v *eventsView) Refresh() {
 		v.l.set(0)
 		return
 	}
-	for i := range v.c.World.events {
+	for i := range v.c.World.events[:v.shown()] {
 		if v.filter.match(eventText(&v.c.World.events[i])) {
 			v.order = append(v.order, i)
 		}
@@ -42,6 +42,24 @@ func (v *eventsView) Refresh() {
 		v.l.cursor = len(v.order) - 1
 		v.l.clamp()
 	}
+}
+
+// shown is how many events may show: while the cursor's attempt is
+// stepped by phase, its end (outcome, queue move, preemption, evictions)
+// stays hidden until stepped to, with what came after it.
+func (v *eventsView) shown() int {
+	w := v.c.World
+	evs := w.events
+	c := w.cursor
+	if c.Attempt < 0 || c.Attempt >= len(w.attempts) || c.Phase >= w.attempts[c.Attempt].LastPhase() {
+		return len(evs)
+	}
+	for i := range evs {
+		if evs[i].Kind == engine.EventAttempt && evs[i].Attempt == c.Attempt {
+			return i
+		}
+	}
+	return len(evs)
 }
 
 func (v *eventsView) move(dr, dc int) {
@@ -58,6 +76,7 @@ func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 		k := v.c.Keys
 		switch {
 		case navigate(k, msg, v.h, v.move):
+		case searchKey(v.c, msg):
 		case key.Matches(msg, k.Enter):
 			if e := v.selected(); e != nil && e.Attempt >= 0 {
 				return emit(focusAttemptMsg{attempt: e.Attempt, view: viewAttempt})
@@ -199,5 +218,5 @@ func (v *eventsView) ShortHelp() []key.Binding {
 
 func (v *eventsView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation()}
+	return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open attempt"), k.Search), k.global()}
 }

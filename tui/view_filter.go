@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -72,6 +73,10 @@ func (v *filterView) headerLines() []string {
 	}
 	var out []string
 	msg := a.Message
+	if pf := a.Phases[record.PhasePostFilter].Message; pf != "" && !v.c.revealed(record.PhasePostFilter) {
+		// Upstream appends PostFilter's message to the FitError's.
+		msg = strings.TrimSpace(strings.TrimSuffix(msg, pf))
+	}
 	if msg == "" && a.Outcome == record.Scheduled {
 		msg = fmt.Sprintf("Successfully assigned %s to %s", a.Pod, a.Node)
 	}
@@ -96,13 +101,22 @@ func (v *filterView) Refresh() {
 	v.a = a
 	v.diag = nil
 	v.rows = v.rows[:0]
+	prev, prevCol := v.plugins, ""
+	if v.g.col >= 0 && v.g.col < len(prev) {
+		prevCol = prev[v.g.col]
+	}
 	v.plugins = nil
 	if a == nil || a.Nodes == nil {
 		v.g = grid{}
 		return
 	}
 	if v.full {
-		if d := v.c.Diags[v.c.Focus]; d != nil && d.err == nil {
+		switch d := v.c.Diags[v.c.Focus]; {
+		case d == nil:
+			// A new attempt (n, u, another focus) with the full
+			// diagnosis on: ask for its own.
+			v.c.post(needDiagMsg{attempt: v.c.Focus})
+		case d.err == nil:
 			v.diag = d.d
 		}
 	}
@@ -257,6 +271,11 @@ func (v *filterView) Refresh() {
 		}
 		v.g.cols = append(v.g.cols, gridCol{title: title, width: max(len(title), 22)})
 	}
+	if !slices.Equal(prev, v.plugins) {
+		// Other columns (a, f, another attempt): the scroll starts over,
+		// on the plugin selected before if it is still there.
+		v.g.left, v.g.col = 0, max(0, slices.Index(v.plugins, prevCol))
+	}
 	v.g.rows = len(v.order)
 	v.g.cell = v.cell
 	v.g.setSize(v.w, v.gridHeight())
@@ -314,12 +333,10 @@ func (v *filterView) Update(msg tea.Msg) tea.Cmd {
 		k := v.c.Keys
 		switch {
 		case navigate(k, msg, v.g.bodyRows(), v.g.move):
+		case searchKey(v.c, msg):
 		case key.Matches(msg, k.FullDiag):
 			v.full = !v.full
 			v.Refresh()
-			if v.full && v.c.Diags[v.c.Focus] == nil {
-				return emit(needDiagMsg{attempt: v.c.Focus})
-			}
 		case key.Matches(msg, k.Sort):
 			v.sortBy = (v.sortBy + 1) % len(sortNames)
 			v.Refresh()
@@ -429,5 +446,5 @@ func (v *filterView) ShortHelp() []key.Binding {
 
 func (v *filterView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation(), {k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node")}}
+	return [][]key.Binding{k.grid(k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node"), k.Search), k.global()}
 }

@@ -11,12 +11,14 @@ import (
 
 // nodesView lists the nodes (with their nominations) and details the
 // selected one: allocatable vs requested as bars, taints, labels, pods.
+// It shows the cluster as of the focused attempt (Common.cluster).
 type nodesView struct {
 	c      *Common
 	w, h   int
 	l      list
 	order  []int
 	filter matcher
+	cl     *cluster // nil while the focused attempt's fork is computed
 }
 
 func newNodesView(c *Common) *nodesView { return &nodesView{c: c} }
@@ -26,11 +28,12 @@ func (v *nodesView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = h - 1; v.l.clam
 
 func (v *nodesView) Refresh() {
 	v.order = v.order[:0]
-	if v.c.World == nil {
+	v.cl = v.c.cluster()
+	if v.cl == nil {
 		v.l.set(0)
 		return
 	}
-	for i, n := range v.c.World.nodes {
+	for i, n := range v.cl.nodes {
 		if v.filter.match(n.node.Name) {
 			v.order = append(v.order, i)
 		}
@@ -39,10 +42,10 @@ func (v *nodesView) Refresh() {
 }
 
 func (v *nodesView) selected() *nodeView {
-	if v.c.World == nil || v.l.cursor >= len(v.order) {
+	if v.cl == nil || v.l.cursor >= len(v.order) {
 		return nil
 	}
-	return &v.c.World.nodes[v.order[v.l.cursor]]
+	return &v.cl.nodes[v.order[v.l.cursor]]
 }
 
 func (v *nodesView) Update(msg tea.Msg) tea.Cmd {
@@ -55,13 +58,15 @@ func (v *nodesView) Update(msg tea.Msg) tea.Cmd {
 		v.filter = matcher{}
 		v.Refresh()
 		for i, n := range v.order {
-			if v.c.World.nodes[n].node.Name == msg.node {
+			if v.cl.nodes[n].node.Name == msg.node {
 				v.l.cursor = i
 				v.l.clamp()
 			}
 		}
 	case tea.KeyPressMsg:
-		navigate(v.c.Keys, msg, v.l.h, v.l.move)
+		if !searchKey(v.c, msg) {
+			navigate(v.c.Keys, msg, v.l.h, v.l.move)
+		}
 	case tea.MouseWheelMsg:
 		wheel(msg, v.l.move)
 	}
@@ -80,14 +85,20 @@ func (v *nodesView) Click(x, y int) tea.Cmd {
 
 func (v *nodesView) View() string {
 	st := v.c.St
-	if v.c.World == nil {
+	switch {
+	case v.c.World == nil:
 		return block("loading…", v.w, v.h)
+	case v.cl == nil:
+		if f := v.c.Forks[v.c.Focus]; f != nil && f.err != nil {
+			return block(fmt.Sprintf("Replaying the cluster as attempt %d saw it failed: %v", v.c.Focus+1, f.err), v.w, v.h)
+		}
+		return block(fmt.Sprintf("Replaying the cluster as attempt %d saw it…", v.c.Focus+1), v.w, v.h)
 	}
 	lw := v.listWidth()
 	left := []string{st.HeadingE.wrap(fit(fmt.Sprintf("%-18s %4s %4s", "NODE", "PODS", "NOM"), lw))}
 	for i := v.l.top; i < v.l.top+v.l.h && i < len(v.order); i++ {
-		n := &v.c.World.nodes[v.order[i]]
-		s := fit(fmt.Sprintf("%-18s %4d %4d", n.node.Name, len(n.pods), len(v.c.World.nominated[n.node.Name])), lw)
+		n := &v.cl.nodes[v.order[i]]
+		s := fit(fmt.Sprintf("%-18s %4d %4d", n.node.Name, len(n.pods), len(v.cl.nominated[n.node.Name])), lw)
 		if i == v.l.cursor {
 			s = st.Sel.wrap(s)
 		}
@@ -118,7 +129,11 @@ func (v *nodesView) detail(w int) []string {
 	if n == nil {
 		return []string{"no node"}
 	}
-	out := []string{st.Title.Render(n.node.Name)}
+	title := n.node.Name
+	if v.cl != &v.c.World.cluster {
+		title += fmt.Sprintf(" · as attempt %d saw it (before its decision)", v.c.Focus+1)
+	}
+	out := []string{st.Title.Render(fit(title, w))}
 	bw := max(10, w-40)
 	res := func(name string, used, alloc int64) {
 		out = append(out, fmt.Sprintf("%-8s %s %s / %s", name, bar(used, alloc, bw), qty(name, used), qty(name, alloc)))
@@ -146,7 +161,7 @@ func (v *nodesView) detail(w int) []string {
 			out = append(out, l)
 		}
 	}
-	if noms := v.c.World.nominated[n.node.Name]; len(noms) > 0 {
+	if noms := v.cl.nominated[n.node.Name]; len(noms) > 0 {
 		var s []string
 		for _, nm := range noms {
 			s = append(s, fmt.Sprintf("%s (%d)", nm.pod, nm.priority))
@@ -180,5 +195,5 @@ func (v *nodesView) ShortHelp() []key.Binding {
 
 func (v *nodesView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation()}
+	return [][]key.Binding{k.vertical(k.Search), k.global()}
 }

@@ -179,5 +179,5 @@ func (v *preemptView) ShortHelp() []key.Binding {
 
 func (v *preemptView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation()}
+	return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open node")), k.global()}
 }

@@ -35,6 +35,10 @@ func (v *queuesView) Init() tea.Cmd { return nil }
 func (v *queuesView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
 
 func (v *queuesView) Refresh() {
+	sel := ""
+	if p := v.selected(); p != nil {
+		sel = p.Pod
+	}
 	v.rows = v.rows[:0]
 	w := v.c.World
 	if w == nil {
@@ -61,9 +65,18 @@ func (v *queuesView) Refresh() {
 	add(engine.Unschedulable, "wait for a cluster event one of their rejecting plugins cares about", q.Unschedulable)
 	add(engine.Gated, "held back by PreEnqueue (scheduling gates); never attempted", q.Gated)
 	v.l.set(len(v.rows))
-	if v.l.cursor < len(v.rows) && v.rows[v.l.cursor].pod == nil {
+	// The selection stays on its pod; when the search hides it, it
+	// moves to the first pod shown, so that enter acts on a visible row.
+	v.l.cursor = -1
+	for i, r := range v.rows {
+		if r.pod != nil && r.pod.Pod == sel {
+			v.l.cursor = i
+		}
+	}
+	if v.l.cursor < 0 {
 		v.step(1)
 	}
+	v.l.clamp()
 }
 
 // step moves to the next pod row in direction d.
@@ -110,6 +123,7 @@ func (v *queuesView) Update(msg tea.Msg) tea.Cmd {
 		k := v.c.Keys
 		switch {
 		case navigate(k, msg, v.h, v.move):
+		case searchKey(v.c, msg):
 		case key.Matches(msg, k.Enter):
 			if p := v.selected(); p != nil {
 				return emit(openPodMsg{pod: p.Pod})
@@ -227,5 +241,5 @@ func (v *queuesView) ShortHelp() []key.Binding {
 
 func (v *queuesView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation(), {withHelp(k.Enter, "enter", "open / run to pod"), k.ToggleBP}}
+	return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open / run to pod"), k.ToggleBP, k.Search), k.global()}
 }

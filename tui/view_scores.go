@@ -202,6 +202,7 @@ func (v *scoresView) Update(msg tea.Msg) tea.Cmd {
 		k := v.c.Keys
 		switch {
 		case navigate(k, msg, v.g.bodyRows(), v.g.move):
+		case searchKey(v.c, msg):
 		case key.Matches(msg, k.Mode):
 			v.mode = (v.mode + 1) % len(modeNames)
 		case key.Matches(msg, k.Sort):
@@ -306,5 +307,5 @@ func (v *scoresView) ShortHelp() []key.Binding {
 
 func (v *scoresView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation(), {k.Mode, k.Sort, withHelp(k.Enter, "enter", "open node")}}
+	return [][]key.Binding{k.grid(k.Mode, k.Sort, withHelp(k.Enter, "enter", "open node"), k.Search), k.global()}
 }

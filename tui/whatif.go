@@ -358,5 +358,5 @@ func (v *whatIfView) ShortHelp() []key.Binding {
 
 func (v *whatIfView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.global(), k.navigation(), {k.WhatIf, k.AllCols}}
+	return [][]key.Binding{k.vertical(k.WhatIf, withHelp(k.AllCols, "a", "all / changed")), k.global()}
 }

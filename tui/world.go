@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"strings"
+
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -16,10 +19,8 @@ type world struct {
 	cursor   engine.Cursor
 	queue    engine.QueueSnapshot
 	events   []engine.Event
-	nodes    []nodeView
-	nodeIdx  map[string]int
-	// nominated lists, per node, the pods nominated to it.
-	nominated map[string][]nominee
+	// cluster is the nodes at the cursor.
+	cluster
 	// filterPlugins is each profile's Filter plugins, in run order.
 	filterPlugins map[string][]string
 	// pods holds the objects of attempted and queued pods.
@@ -29,6 +30,15 @@ type world struct {
 	disagreements int
 	// done: the engine has nothing left to do.
 	done bool
+}
+
+// cluster is the nodes as the Nodes view shows them: at the engine's
+// cursor (world) or as an attempt saw them (forkResult).
+type cluster struct {
+	nodes   []nodeView
+	nodeIdx map[string]int
+	// nominated lists, per node, the pods nominated to it.
+	nominated map[string][]nominee
 }
 
 type nodeView struct {
@@ -51,32 +61,23 @@ func capture(b *Backend) *world {
 		cursor:        b.Cursor(),
 		queue:         b.Queue(),
 		events:        append([]engine.Event(nil), b.Timeline()...),
-		nodeIdx:       map[string]int{},
-		nominated:     map[string][]nominee{},
 		filterPlugins: map[string][]string{},
 		pods:          map[string]*v1.Pod{},
+		done:          b.Quiescent != nil && b.Quiescent(),
+	}
+	uidPod := make(map[string]string, len(w.attempts))
+	for _, a := range w.attempts {
+		uidPod[a.PodUID] = a.Pod
 	}
 	for i := range w.events {
-		if ev := &w.events[i]; ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
+		ev := &w.events[i]
+		if ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
 			w.disagreements++
 		}
+		ev.Message = namePreemptor(ev, uidPod)
 	}
 	s := b.State()
-	for i, ni := range s.Snapshot().List() {
-		nv := nodeView{node: ni.Node(), allocatable: copyResource(ni.Allocatable), requested: copyResource(ni.Requested)}
-		nv.pods = make([]*v1.Pod, len(ni.Pods))
-		for j, pi := range ni.Pods {
-			nv.pods[j] = pi.Pod
-		}
-		w.nodes = append(w.nodes, nv)
-		w.nodeIdx[ni.Name()] = i
-	}
-	nom := s.Nominator()
-	for _, n := range nom.Nodes() {
-		for _, pi := range nom.NominatedPodsForNode(n) {
-			w.nominated[n] = append(w.nominated[n], nominee{pod: pi.Pod.Namespace + "/" + pi.Pod.Name, priority: corev1helpers.PodPriority(pi.Pod)})
-		}
-	}
+	w.cluster = captureCluster(s)
 	addPod := func(key string) {
 		if _, ok := w.pods[key]; !ok {
 			if p := b.Pod(key); p != nil {
@@ -98,6 +99,50 @@ func capture(b *Backend) *world {
 		}
 	}
 	return w
+}
+
+// captureCluster reads a scheduler's nodes and nominations. It must run
+// under the backend lock.
+func captureCluster(s *scheduler.Scheduler) cluster {
+	c := cluster{nodeIdx: map[string]int{}, nominated: map[string][]nominee{}}
+	for i, ni := range s.Snapshot().List() {
+		nv := nodeView{node: ni.Node(), allocatable: copyResource(ni.Allocatable), requested: copyResource(ni.Requested)}
+		nv.pods = make([]*v1.Pod, len(ni.Pods))
+		for j, pi := range ni.Pods {
+			nv.pods[j] = pi.Pod
+		}
+		c.nodes = append(c.nodes, nv)
+		c.nodeIdx[ni.Name()] = i
+	}
+	nom := s.Nominator()
+	for _, n := range nom.Nodes() {
+		for _, pi := range nom.NominatedPodsForNode(n) {
+			c.nominated[n] = append(c.nominated[n], nominee{pod: pi.Pod.Namespace + "/" + pi.Pod.Name, priority: corev1helpers.PodPriority(pi.Pod)})
+		}
+	}
+	return c
+}
+
+// namePreemptor is the message of a victim's Preempted event with the
+// preemptor named by namespace/name: the event, as upstream's, names it by
+// UID ("Preempted by pod <UID> on node <node>"). Every preemptor made an
+// attempt, so uidPod (attempts' pod UIDs) knows it.
+func namePreemptor(ev *engine.Event, uidPod map[string]string) string {
+	const by = "by pod "
+	i := strings.Index(ev.Message, by)
+	if ev.Kind != engine.EventCluster || ev.Reason != "Preempted" || i < 0 {
+		return ev.Message
+	}
+	rest := ev.Message[i+len(by):]
+	uid, tail, _ := strings.Cut(rest, " ")
+	name, ok := uidPod[uid]
+	if !ok {
+		return ev.Message
+	}
+	if tail != "" {
+		tail = " " + tail
+	}
+	return ev.Message[:i+len(by)] + name + tail
 }
 
 func copyResource(r *framework.Resource) framework.Resource {

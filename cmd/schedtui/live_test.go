@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("KUBERNETES_SERVICE_PORT")
 	code := m.Run()
 	os.RemoveAll(dir)
+	if tuiBin != "" {
+		os.RemoveAll(filepath.Dir(tuiBin))
+	}
 	os.Exit(code)
 }
 

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -77,22 +78,58 @@ func (s *tmuxSession) waitFor(want ...string) string {
 
 func (s *tmuxSession) keys(k ...string) { s.cmd(append([]string{"send-keys", "-t", s.name}, k...)...) }
 
-// TestTUIEndToEnd builds the binary, opens it on the demo in tmux at 80×24,
-// steps to the preemption and checks what the screen shows.
-func TestTUIEndToEnd(t *testing.T) {
+// The binary the terminal tests run, built once.
+var (
+	tuiBinOnce sync.Once
+	tuiBin     string
+	tuiBinErr  error
+)
+
+// startDemo builds the binary (once) and opens it on the demo in a tmux
+// session of w×h named after the test, killed at the end.
+func startDemo(t *testing.T, w, h int) *tmuxSession {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("short")
 	}
 	tmux := findTmux(t)
-	bin := filepath.Join(t.TempDir(), "schedtui")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	tuiBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "schedtui-e2e")
+		if err != nil {
+			tuiBinErr = err
+			return
+		}
+		tuiBin = filepath.Join(dir, "schedtui")
+		if out, err := exec.Command("go", "build", "-o", tuiBin, ".").CombinedOutput(); err != nil {
+			tuiBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if tuiBinErr != nil {
+		t.Fatal(tuiBinErr)
 	}
-	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("schedtui-e2e-%d", os.Getpid())}
-	s.cmd("new-session", "-d", "-s", s.name, "-x", "80", "-y", "24", "-e", "TERM=xterm-256color", bin, "--demo")
+	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("schedtui-%s-%d", t.Name(), os.Getpid())}
+	s.cmd("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-e", "TERM=xterm-256color", tuiBin, "--demo")
 	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", s.name).Run() })
-
 	s.waitFor("Active (9)", "default/critical-api")
+	return s
+}
+
+// TestTUITypeAhead: keys sent together, the second while the engine runs
+// the first, apply in order: n then 4 ends on the Scores view, not on the
+// Pod view n opens from the queues.
+func TestTUITypeAhead(t *testing.T) {
+	s := startDemo(t, 80, 24)
+	s.keys("n", "4")
+	s.waitFor("attempt 1/1", "Nothing was scored: no node passed Filter")
+	s.keys("2", "n", "4", "j")
+	s.waitFor("attempt 2/2", "default/frontend-1 · 2 feasible")
+}
+
+// TestTUIEndToEnd builds the binary, opens it on the demo in tmux at 80×24,
+// steps to the preemption and checks what the screen shows.
+func TestTUIEndToEnd(t *testing.T) {
+	s := startDemo(t, 80, 24)
+	tmux := s.tmux
 	// Step into the first attempt phase by phase, then open Preempt.
 	s.keys("s")
 	s.waitFor("@PreEnqueue")
