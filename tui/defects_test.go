@@ -254,3 +254,21 @@ func TestManyTiedNodes(t *testing.T) {
 		t.Errorf("the timeline starts on line %d, want within the first 8:\n%s", at, strings.Join(lines, "\n"))
 	}
 }
+
+// TestSteppingHidesTheQueueAfter: stepped to the Filter phase of
+// critical-api's attempt (it ends Unschedulable), neither the Queues view
+// nor the header's counts show it among the unschedulable pods: they show
+// the queue as the attempt popped it, until its last phase is revealed.
+func TestSteppingHidesTheQueueAfter(t *testing.T) {
+	hs := newHarness(t, 160, 40)
+	hs.keys("s", "s", "s", "s", "1")
+	if c := hs.m.c.World.cursor; c.Phase != record.PhaseFilter {
+		t.Fatalf("cursor %+v, want at Filter", c)
+	}
+	hs.contains("active 8 · unsched 0 · gated 1", "Unschedulable (0)")
+	if s := body(hs.screen()); strings.Contains(s, "critical-api") {
+		t.Errorf("at the Filter phase the Queues view lists critical-api (in flight):\n%s", s)
+	}
+	hs.keys("s", "1") // PostFilter, its last phase
+	hs.contains("active 8 · unsched 1 · gated 1", "Unschedulable (1)", "default/critical-api")
+}

@@ -61,7 +61,10 @@ func (e *Engine) StepPhase() Cursor {
 			}
 		}
 	}
-	if _, ok := e.Step(); !ok {
+	e.popped.arm()
+	_, ok := e.Step()
+	e.popped.disarm()
+	if !ok {
 		return e.cursor
 	}
 	e.cursor.Phase = record.PhasePreEnqueue
