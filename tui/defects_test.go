@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -271,4 +272,51 @@ func TestSteppingHidesTheQueueAfter(t *testing.T) {
 	}
 	hs.keys("s", "1") // PostFilter, its last phase
 	hs.contains("active 8 · unsched 1 · gated 1", "Unschedulable (1)", "default/critical-api")
+}
+
+// TestMouseTypeAhead: clicks and wheel turns arriving while an engine
+// operation runs apply in order after it, as keys do: the same as when
+// they arrive after it.
+func TestMouseTypeAhead(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		mouse func(hs *harness) tea.Msg
+	}{
+		// n from the Queues view opens the Pod view; the click then opens
+		// the Scores tab.
+		{"click on a tab", nil, func(hs *harness) tea.Msg {
+			_, spans := hs.m.header.tabs()
+			return tea.MouseClickMsg{X: spans[viewScores][0] + 1, Y: 1, Button: tea.MouseLeft}
+		}},
+		// The Events view follows the newest event; the wheel then moves
+		// up from there.
+		{"wheel on the events", []string{"n", "7"}, func(*harness) tea.Msg {
+			return tea.MouseWheelMsg{X: 1, Y: 5, Button: tea.MouseWheelUp}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after, ahead := newHarness(t, 100, 30), newHarness(t, 100, 30)
+			after.keys(tc.setup...)
+			after.keys("n")
+			after.send(tc.mouse(after))
+			ahead.keys(tc.setup...)
+			_, running := ahead.m.Update(keyMsg("n")) // the engine runs n…
+			ahead.send(tc.mouse(ahead))               // …while the mouse acts
+			ahead.run(running)
+			if got, want := ahead.m.c.Active, after.m.c.Active; got != want {
+				t.Errorf("mouse during n: on %s, want %s", viewTitles[got], viewTitles[want])
+			}
+			if got, want := ahead.screen(), after.screen(); got != want {
+				t.Errorf("mouse during n: screen\n%s\nwant\n%s", got, want)
+			}
+			// The selection (not visible without colour) as the teaching
+			// pane tells it.
+			gotT, got := ahead.m.current().Explain()
+			wantT, want := after.m.current().Explain()
+			if gotT != wantT || strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("mouse during n: selection %q %q, want %q %q", gotT, got, wantT, want)
+			}
+		})
+	}
 }

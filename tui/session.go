@@ -22,8 +22,8 @@ type session struct {
 	// toAttempt: the running operation was started from the queue list;
 	// show the attempt it makes.
 	toAttempt bool
-	// queued holds what arrived while an operation ran (keys and
-	// operations), applied in order once it is done.
+	// queued holds what arrived while an operation ran (keys, clicks,
+	// wheel turns and operations), applied in order once it is done.
 	queued []tea.Msg
 	// liveCapturing: a capture after live changes is running; liveStale:
 	// more changes arrived meanwhile.
@@ -171,8 +171,9 @@ func (s *session) engineCmd(label string, op func() note) tea.Cmd {
 // must not queue minutes of work.
 const maxQueued = 64
 
-// hold keeps msg (a key typed ahead, an operation) while an operation
-// runs, to apply it in order after it; it reports whether msg was held.
+// hold keeps msg (a key typed ahead, a click or wheel turn, an operation)
+// while an operation runs, to apply it in order after it; it reports
+// whether msg was held.
 func (s *session) hold(msg tea.Msg) bool {
 	if s.busy == "" {
 		return false
