@@ -62,8 +62,8 @@ func (e *Engine) StepPhase() Cursor {
 		}
 	}
 	e.popped.arm()
-	_, ok := e.Step()
-	e.popped.disarm()
+	a, ok := e.Step()
+	e.popped.made(a)
 	if !ok {
 		return e.cursor
 	}
