@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -253,4 +254,123 @@ func TestManyTiedNodes(t *testing.T) {
 	if at < 0 || at > 8 {
 		t.Errorf("the timeline starts on line %d, want within the first 8:\n%s", at, strings.Join(lines, "\n"))
 	}
+}
+
+// TestSteppingHidesTheQueueAfter: stepped to the Filter phase of
+// critical-api's attempt (it ends Unschedulable), neither the Queues view
+// nor the header's counts show it among the unschedulable pods: they show
+// the queue as the attempt popped it, until its last phase is revealed.
+func TestSteppingHidesTheQueueAfter(t *testing.T) {
+	hs := newHarness(t, 160, 40)
+	hs.keys("s", "s", "s", "s", "1")
+	if c := hs.m.c.World.cursor; c.Phase != record.PhaseFilter {
+		t.Fatalf("cursor %+v, want at Filter", c)
+	}
+	hs.contains("active 8 · unsched 0 · gated 1", "Unschedulable (0)")
+	if s := body(hs.screen()); strings.Contains(s, "critical-api") {
+		t.Errorf("at the Filter phase the Queues view lists critical-api (in flight):\n%s", s)
+	}
+	hs.keys("s", "1") // PostFilter, its last phase
+	hs.contains("active 8 · unsched 1 · gated 1", "Unschedulable (1)", "default/critical-api")
+}
+
+// TestMouseTypeAhead: clicks and wheel turns arriving while an engine
+// operation runs apply in order after it, as keys do: the same as when
+// they arrive after it.
+func TestMouseTypeAhead(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		mouse func(hs *harness) tea.Msg
+	}{
+		// n from the Queues view opens the Pod view; the click then opens
+		// the Scores tab.
+		{"click on a tab", nil, func(hs *harness) tea.Msg {
+			_, spans := hs.m.header.tabs()
+			return tea.MouseClickMsg{X: spans[viewScores][0] + 1, Y: 1, Button: tea.MouseLeft}
+		}},
+		// The Events view follows the newest event; the wheel then moves
+		// up from there.
+		{"wheel on the events", []string{"n", "7"}, func(*harness) tea.Msg {
+			return tea.MouseWheelMsg{X: 1, Y: 5, Button: tea.MouseWheelUp}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after, ahead := newHarness(t, 100, 30), newHarness(t, 100, 30)
+			after.keys(tc.setup...)
+			after.keys("n")
+			after.send(tc.mouse(after))
+			ahead.keys(tc.setup...)
+			_, running := ahead.m.Update(keyMsg("n")) // the engine runs n…
+			ahead.send(tc.mouse(ahead))               // …while the mouse acts
+			ahead.run(running)
+			if got, want := ahead.m.c.Active, after.m.c.Active; got != want {
+				t.Errorf("mouse during n: on %s, want %s", viewTitles[got], viewTitles[want])
+			}
+			if got, want := ahead.screen(), after.screen(); got != want {
+				t.Errorf("mouse during n: screen\n%s\nwant\n%s", got, want)
+			}
+			// The selection (not visible without colour) as the teaching
+			// pane tells it.
+			gotT, got := ahead.m.current().Explain()
+			wantT, want := after.m.current().Explain()
+			if gotT != wantT || strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("mouse during n: selection %q %q, want %q %q", gotT, got, wantT, want)
+			}
+		})
+	}
+}
+
+// TestStaleResultsAfterRewind: a replayed cluster, full diagnosis or
+// hints of an attempt that finishes after u (rewind) is not kept for
+// the attempt that replaces it: stepping again shows the new attempt's
+// own results, not the stale ones (an error: the rewound engine had no
+// such attempt).
+func TestStaleResultsAfterRewind(t *testing.T) {
+	t.Run("fork and hints", func(t *testing.T) {
+		hs := newHarness(t, 120, 30)
+		_, run := hs.m.Update(keyMsg("n")) // attempt #1 (critical-api, hintable)
+		_, late := hs.m.Update(run())      // its fork starts…
+		hs.keys("u")                       // …the engine rewinds…
+		hs.run(late)                       // …and then it finishes
+		hs.keys("n")
+		if f := hs.m.c.Forks[0]; f == nil || f.err != nil {
+			t.Fatalf("attempt #1 after u n: fork %+v, want its own", f)
+		}
+		if h := hs.m.c.Hints[0]; h == nil || h.attempt != hs.m.c.World.attempts[0] || h.err != nil {
+			t.Errorf("attempt #1 after u n: hints %+v, want its own", h)
+		}
+		hs.contains("attempt 1/1")
+		if s := hs.screen(); strings.Contains(s, "failed") || strings.Contains(s, "proving candidate changes") {
+			t.Errorf("attempt #1 after u n:\n%s", s)
+		}
+	})
+	t.Run("hints, after the new attempt", func(t *testing.T) {
+		hs := newHarness(t, 120, 30)
+		_, run := hs.m.Update(keyMsg("n"))
+		_, fork := hs.m.Update(run())
+		_, late := hs.m.Update(fork()) // the fork is in: the hints start…
+		hs.keys("u", "n")              // …the attempt is undone and made anew…
+		hs.run(late)                   // …and then they finish
+		if h := hs.m.c.Hints[0]; h == nil || h.attempt != hs.m.c.World.attempts[0] || h.err != nil {
+			t.Errorf("attempt #1 after u n: hints %+v, want its own", h)
+		}
+		hs.contains("(proven)")
+	})
+	t.Run("full diagnosis", func(t *testing.T) {
+		hs := newHarness(t, 120, 30)
+		hs.keys("n", "3", "f")
+		_, run := hs.m.Update(keyMsg("n")) // attempt #2, full diagnosis on
+		_, late := hs.m.Update(run())      // its fork and diagnosis start…
+		hs.keys("u")
+		hs.run(late)
+		hs.keys("n")
+		if d := hs.m.c.Diags[1]; d == nil || d.err != nil {
+			t.Fatalf("attempt #2 after u n: diagnosis %+v, want its own", d)
+		}
+		hs.contains("attempt 2/2", "full diagnosis: every plugin")
+		if s := hs.screen(); strings.Contains(s, "failed") || strings.Contains(s, "no attempt") {
+			t.Errorf("attempt #2 after u n:\n%s", s)
+		}
+	})
 }

@@ -16,14 +16,16 @@ type (
 		note note
 		err  error
 	}
+	// forkMsg and diagMsg: f and d are nil when a rewind replaced the
+	// attempt before they were computed.
 	forkMsg struct {
-		attempt int
-		f       *forkResult
+		ref attemptRef
+		f   *forkResult
 	}
 	diagMsg struct {
-		attempt int
-		fork    *forkResult
-		d       *diagResult
+		ref  attemptRef
+		fork *forkResult
+		d    *diagResult
 	}
 	sourceMsg struct {
 		batch  []SourceStatus

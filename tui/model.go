@@ -101,12 +101,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.c.St = NewStyles(msg.IsDark(), m.noColor)
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
-	case tea.MouseClickMsg:
-		return m.onClick(msg.Mouse())
-	case tea.MouseWheelMsg:
-		if m.body() == nil {
-			return m.current().Update(msg)
-		}
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		return m.onMouse(msg.(tea.MouseMsg))
 	case openDialogMsg:
 		msg.d.SetSize(m.w, m.h-4)
 		m.dialogs = append(m.dialogs, msg.d)
@@ -251,8 +247,20 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// onMouse handles a click or a wheel turn; while an operation runs it is
+// held, as keys are, and applied in order after it.
+func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
+	if m.s.hold(msg) || m.body() != nil {
+		return nil
+	}
+	if _, ok := msg.(tea.MouseWheelMsg); ok {
+		return m.current().Update(msg)
+	}
+	return m.onClick(msg.Mouse())
+}
+
 func (m *Model) onClick(mouse tea.Mouse) tea.Cmd {
-	if m.body() != nil || mouse.Button != tea.MouseLeft {
+	if mouse.Button != tea.MouseLeft {
 		return nil
 	}
 	switch {

@@ -22,21 +22,19 @@ type session struct {
 	// toAttempt: the running operation was started from the queue list;
 	// show the attempt it makes.
 	toAttempt bool
-	// queued holds what arrived while an operation ran (keys and
-	// operations), applied in order once it is done.
+	// queued holds what arrived while an operation ran (keys, clicks,
+	// wheel turns and operations), applied in order once it is done.
 	queued []tea.Msg
 	// liveCapturing: a capture after live changes is running; liveStale:
 	// more changes arrived meanwhile.
 	liveCapturing, liveStale bool
 
-	forkPending map[int]bool
-	diagPending map[int]bool
-	// hintsPending: attempts whose hints are being proven.
-	hintsPending map[int]bool
+	// The attempts whose fork, diagnosis and hints are being computed.
+	forkPending, diagPending, hintsPending map[attemptRef]bool
 }
 
 func newSession(b *Backend, src Source, c *Common) *session {
-	return &session{b: b, src: src, c: c, forkPending: map[int]bool{}, diagPending: map[int]bool{}, hintsPending: map[int]bool{}}
+	return &session{b: b, src: src, c: c, forkPending: map[attemptRef]bool{}, diagPending: map[attemptRef]bool{}, hintsPending: map[attemptRef]bool{}}
 }
 
 // Init captures the engine's initial state and starts following the
@@ -57,23 +55,31 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 	case runMsg:
 		return s.engineCmd(msg.label, msg.op)
 	case forkMsg:
-		delete(s.forkPending, msg.attempt)
-		s.c.Forks[msg.attempt] = msg.f
-		if msg.f.err != nil && msg.attempt == s.c.Focus {
+		delete(s.forkPending, msg.ref)
+		if msg.f == nil || !s.shows(msg.ref) {
+			return nil
+		}
+		i := msg.ref.i
+		s.c.Forks[i] = msg.f
+		if msg.f.err != nil && i == s.c.Focus {
 			s.status("replaying the cluster for this attempt failed: "+msg.f.err.Error(), true)
 		}
 		s.c.post(stateMsg{allViews})
-		if msg.f.err == nil && msg.attempt == s.c.Focus {
-			return s.hintsCmd(msg.attempt)
+		if msg.f.err == nil && i == s.c.Focus {
+			return s.hintsCmd(i)
 		}
 	case hintsMsg:
 		s.onHints(msg)
 	case diagMsg:
-		delete(s.diagPending, msg.attempt)
-		s.c.Diags[msg.attempt] = msg.d
+		delete(s.diagPending, msg.ref)
+		if msg.d == nil || !s.shows(msg.ref) {
+			return nil
+		}
+		i := msg.ref.i
+		s.c.Diags[i] = msg.d
 		changed := viewFilter
-		if s.c.Forks[msg.attempt] == nil {
-			s.c.Forks[msg.attempt] = msg.fork
+		if s.c.Forks[i] == nil {
+			s.c.Forks[i] = msg.fork
 			changed = allViews
 		}
 		s.c.post(stateMsg{changed})
@@ -123,6 +129,13 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 
 func (s *session) status(text string, isErr bool) { s.c.post(statusMsg{text, isErr, -1}) }
 
+// ref names the shown world's attempt i for an async result.
+func (s *session) ref(i int) attemptRef { return refTo(s.c.World, i) }
+
+// shows reports whether the shown world still has r's attempt: a result
+// for an attempt a rewind replaced is dropped.
+func (s *session) shows(r attemptRef) bool { return s.c.World != nil && r.in(s.c.World.attempts) }
+
 // waitSource delivers what a live source sent within one frame as one
 // message, then is re-issued: watch events arrive in bursts and a frame
 // per event would swamp the renderer.
@@ -171,8 +184,9 @@ func (s *session) engineCmd(label string, op func() note) tea.Cmd {
 // must not queue minutes of work.
 const maxQueued = 64
 
-// hold keeps msg (a key typed ahead, an operation) while an operation
-// runs, to apply it in order after it; it reports whether msg was held.
+// hold keeps msg (a key typed ahead, a click or wheel turn, an operation)
+// while an operation runs, to apply it in order after it; it reports
+// whether msg was held.
 func (s *session) hold(msg tea.Msg) bool {
 	if s.busy == "" {
 		return false
@@ -266,20 +280,20 @@ func (s *session) onEngine(msg engineMsg) tea.Cmd {
 }
 
 // showWorld replaces the state the views read, dropping the caches of
-// attempts it no longer has (a rewind).
+// attempts it no longer has (a rewind replaced them).
 func (s *session) showWorld(w *world) {
-	for i := range s.c.Forks {
-		if i >= len(w.attempts) {
+	for i, f := range s.c.Forks {
+		if !(attemptRef{i, f.attempt}).in(w.attempts) {
 			delete(s.c.Forks, i)
 		}
 	}
-	for i := range s.c.Diags {
-		if i >= len(w.attempts) {
+	for i, d := range s.c.Diags {
+		if !(attemptRef{i, d.attempt}).in(w.attempts) {
 			delete(s.c.Diags, i)
 		}
 	}
 	for i, h := range s.c.Hints {
-		if i >= len(w.attempts) || w.attempts[i] != h.attempt {
+		if !(attemptRef{i, h.attempt}).in(w.attempts) {
 			delete(s.c.Hints, i)
 		}
 	}
@@ -297,31 +311,37 @@ func (s *session) ensureFork() tea.Cmd {
 	if f := s.c.Forks[i]; f != nil && f.err == nil {
 		return s.hintsCmd(i)
 	}
-	if i < 0 || s.c.Forks[i] != nil || s.forkPending[i] {
+	r := s.ref(i)
+	if r.a == nil || s.c.Forks[i] != nil || s.forkPending[r] {
 		return nil
 	}
-	s.forkPending[i] = true
+	s.forkPending[r] = true
 	b := s.b
 	return func() tea.Msg {
 		var f *forkResult
-		b.Locked(func() { f = newFork(b, i) })
-		return forkMsg{attempt: i, f: f}
+		b.Locked(func() { f = newFork(b, r) })
+		return forkMsg{ref: r, f: f}
 	}
 }
 
 // diagCmd runs the full diagnosis of attempt i on its fork.
 func (s *session) diagCmd(i int) tea.Cmd {
-	if s.diagPending[i] || s.c.Diags[i] != nil {
+	r := s.ref(i)
+	if r.a == nil || s.diagPending[r] || s.c.Diags[i] != nil {
 		return nil
 	}
-	s.diagPending[i] = true
+	s.diagPending[r] = true
 	b := s.b
 	have := s.c.Forks[i]
 	return func() tea.Msg {
-		msg := diagMsg{attempt: i, fork: have, d: &diagResult{}}
+		msg := diagMsg{ref: r, fork: have}
 		b.Locked(func() {
+			if !r.in(b.Attempts()) {
+				return
+			}
+			msg.d = &diagResult{attempt: r.a}
 			if msg.fork == nil || msg.fork.err != nil {
-				msg.fork = newFork(b, i)
+				msg.fork = newFork(b, r)
 			}
 			if msg.fork.err != nil {
 				msg.d.err = msg.fork.err

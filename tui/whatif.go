@@ -218,6 +218,10 @@ func runWhatIf(b *Backend, i int, orig *record.Attempt, e whatIfEdit) tea.Cmd {
 	return func() tea.Msg {
 		res := &whatIfResult{attempt: i, pod: orig.Pod, edit: e, orig: orig}
 		b.Locked(func() {
+			if !(attemptRef{i, orig}).in(b.Attempts()) {
+				res.err = errReplaced
+				return
+			}
 			sched, pod, err := b.Fork(i)
 			if err != nil {
 				res.err = err

@@ -21,10 +21,11 @@ type hintsResult struct {
 	err     error
 }
 
-// hintsMsg delivers an attempt's hints to the session.
+// hintsMsg delivers an attempt's hints to the session; h is nil when a
+// rewind replaced the attempt before they were proven.
 type hintsMsg struct {
-	attempt int
-	h       *hintsResult
+	ref attemptRef
+	h   *hintsResult
 }
 
 // whySummary says in a few lines why the attempt ended as it did and what
@@ -70,15 +71,15 @@ func hintable(a *record.Attempt) bool {
 // hintsCmd computes attempt i's hints on a fork of its own (proving
 // changes the fork; the shared one stays as the views read it).
 func (s *session) hintsCmd(i int) tea.Cmd {
-	w := s.c.World
-	if w == nil || i < 0 || i >= len(w.attempts) || !hintable(w.attempts[i]) || s.hintsPending[i] {
+	r := s.ref(i)
+	a := r.a
+	if !hintable(a) || s.hintsPending[r] {
 		return nil
 	}
-	a := w.attempts[i]
 	if h := s.c.Hints[i]; h != nil && h.attempt == a {
 		return nil
 	}
-	s.hintsPending[i] = true
+	s.hintsPending[r] = true
 	b := s.b
 	var diag *record.FullDiagnosis
 	if d := s.c.Diags[i]; d != nil && d.err == nil {
@@ -87,6 +88,10 @@ func (s *session) hintsCmd(i int) tea.Cmd {
 	return func() tea.Msg {
 		h := &hintsResult{attempt: a, diag: diag}
 		b.Locked(func() {
+			if !r.in(b.Attempts()) {
+				h = nil
+				return
+			}
 			sched, pod, err := b.Fork(i)
 			if err != nil {
 				h.err = err
@@ -100,13 +105,17 @@ func (s *session) hintsCmd(i int) tea.Cmd {
 			}
 			h.res, h.err = why.Hints(why.Input{Attempt: a, Sched: sched, Pod: pod, Diag: h.diag}, why.Options{})
 		})
-		return hintsMsg{attempt: i, h: h}
+		return hintsMsg{ref: r, h: h}
 	}
 }
 
-// onHints stores an attempt's hints and redraws.
+// onHints stores an attempt's hints and redraws, unless a rewind replaced
+// the attempt.
 func (s *session) onHints(msg hintsMsg) {
-	delete(s.hintsPending, msg.attempt)
-	s.c.Hints[msg.attempt] = msg.h
+	delete(s.hintsPending, msg.ref)
+	if msg.h == nil || !s.shows(msg.ref) {
+		return
+	}
+	s.c.Hints[msg.ref.i] = msg.h
 	s.c.post(stateMsg{allViews})
 }

@@ -17,8 +17,11 @@ import (
 type world struct {
 	attempts []*record.Attempt
 	cursor   engine.Cursor
-	queue    engine.QueueSnapshot
-	events   []engine.Event
+	// queue is the queue the views may show: while the cursor's attempt
+	// is stepped by phase, as that attempt popped its pod (its end, and
+	// what followed, not revealed yet).
+	queue  engine.QueueSnapshot
+	events []engine.Event
 	// cluster is the nodes at the cursor.
 	cluster
 	// filterPlugins is each profile's Filter plugins, in run order.
@@ -59,7 +62,7 @@ func capture(b *Backend) *world {
 	w := &world{
 		attempts:      append([]*record.Attempt(nil), b.Attempts()...),
 		cursor:        b.Cursor(),
-		queue:         b.Queue(),
+		queue:         shownQueue(b),
 		events:        append([]engine.Event(nil), b.Timeline()...),
 		filterPlugins: map[string][]string{},
 		pods:          map[string]*v1.Pod{},
@@ -99,6 +102,15 @@ func capture(b *Backend) *world {
 		}
 	}
 	return w
+}
+
+// shownQueue is the queue before the attempt being stepped by phase, or
+// else the engine's. It must run under the backend lock.
+func shownQueue(b *Backend) engine.QueueSnapshot {
+	if q, ok := b.QueueAtPop(); ok {
+		return q
+	}
+	return b.Queue()
 }
 
 // captureCluster reads a scheduler's nodes and nominations. It must run

@@ -151,6 +151,10 @@ type API interface {
 	RunUntil(d time.Duration)
 	Now() time.Time
 	Queue() QueueSnapshot
+	// QueueAtPop is the queue as the cursor's attempt popped its pod,
+	// while that attempt is stepped by phase and not fully revealed (ok
+	// false otherwise: Queue is the queue to show).
+	QueueAtPop() (q QueueSnapshot, ok bool)
 	Timeline() []Event
 	Attempts() []*record.Attempt
 	Cursor() Cursor

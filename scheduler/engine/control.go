@@ -61,7 +61,10 @@ func (e *Engine) StepPhase() Cursor {
 			}
 		}
 	}
-	if _, ok := e.Step(); !ok {
+	e.popped.arm()
+	a, ok := e.Step()
+	e.popped.made(a)
+	if !ok {
 		return e.cursor
 	}
 	e.cursor.Phase = record.PhasePreEnqueue

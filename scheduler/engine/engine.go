@@ -85,6 +85,9 @@ type Engine struct {
 	attempts []*record.Attempt
 	timeline []Event
 	cursor   Cursor
+	// popped is the queue as the attempt stepped by phase popped it
+	// (stepqueue.go).
+	popped poppedQueue
 
 	// decision and volumeWrites are collected while a pod is in flight
 	// and acted on once its attempt is handled.
@@ -273,6 +276,9 @@ func (e *Engine) bump() { e.gen++ }
 // onMove turns queue moves into timeline events and notes PreEnqueue
 // evaluations for quiescence.
 func (e *Engine) onMove(m queue.Move) {
+	if m.To == queue.InFlight {
+		e.popped.onPop(e)
+	}
 	if m.To == queue.Gated {
 		e.lastGen[m.Pod.UID] = e.gen
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -699,5 +700,59 @@ func TestTerminalPods(t *testing.T) {
 	ghost.Name = "ghost"
 	if err := e.Apply(ClusterChange{Kind: PodAdd, Pod: ghost}); err != nil || e.Pod("default/ghost") != nil {
 		t.Errorf("a terminal pod was added: %v", err)
+	}
+}
+
+// TestQueueAtPop: while StepPhase reveals an attempt, QueueAtPop is the
+// queue as the attempt popped its pod (the pod in flight, not yet
+// requeued as unschedulable); once its last phase is revealed, and after
+// n or a rewind, there is none.
+func TestQueueAtPop(t *testing.T) {
+	e := demo(t, Options{Seed: 1})
+	if _, ok := e.QueueAtPop(); ok {
+		t.Fatal("before any attempt: a queue at pop")
+	}
+	c := e.StepPhase()
+	a := e.Attempts()[c.Attempt]
+	if a.Pod != "default/critical-api" || a.Outcome != record.Unschedulable {
+		t.Fatalf("first attempt %s %s, want critical-api Unschedulable", a.Pod, a.Outcome)
+	}
+	names := func(l []QueuedPod) (out []string) {
+		for _, p := range l {
+			out = append(out, p.Pod)
+		}
+		return out
+	}
+	for c.Phase < a.LastPhase() {
+		q, ok := e.QueueAtPop()
+		if !ok {
+			t.Fatalf("at %s: no queue at pop", c.Phase)
+		}
+		if len(q.Unschedulable) != 0 || len(q.ActiveQ) != 8 || slices.Index(names(q.ActiveQ), a.Pod) >= 0 {
+			t.Fatalf("at %s: active %v, unschedulable %v; want 8 active without %s, none unschedulable",
+				c.Phase, names(q.ActiveQ), names(q.Unschedulable), a.Pod)
+		}
+		c = e.StepPhase()
+	}
+	if _, ok := e.QueueAtPop(); ok {
+		t.Errorf("at the last phase (%s): still a queue at pop", c.Phase)
+	}
+	if got := names(e.Queue().Unschedulable); slices.Index(got, a.Pod) < 0 {
+		t.Errorf("after the attempt: unschedulable %v, want %s", got, a.Pod)
+	}
+	e.StepPhase() // the next attempt, at PreEnqueue
+	if _, ok := e.QueueAtPop(); !ok {
+		t.Fatal("second attempt at PreEnqueue: no queue at pop")
+	}
+	if err := e.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.QueueAtPop(); ok {
+		t.Error("after a rewind: a queue at pop")
+	}
+	e.StepPhase()
+	e.Step()
+	if _, ok := e.QueueAtPop(); ok {
+		t.Error("after n: a queue at pop")
 	}
 }
