@@ -28,6 +28,10 @@ type session struct {
 	// liveCapturing: a capture after live changes is running; liveStale:
 	// more changes arrived meanwhile.
 	liveCapturing, liveStale bool
+	// tick schedules the next tickMsg of a live session (clock.go);
+	// ticking: a tick's advance is running.
+	tick    func() tea.Cmd
+	ticking bool
 
 	forkPending map[int]bool
 	diagPending map[int]bool
@@ -36,13 +40,14 @@ type session struct {
 }
 
 func newSession(b *Backend, src Source, c *Common) *session {
-	return &session{b: b, src: src, c: c, forkPending: map[int]bool{}, diagPending: map[int]bool{}, hintsPending: map[int]bool{}}
+	return &session{b: b, src: src, c: c, forkPending: map[int]bool{}, diagPending: map[int]bool{}, hintsPending: map[int]bool{},
+		tick: everySecond}
 }
 
 // Init captures the engine's initial state and starts following the
 // live source.
 func (s *session) Init() tea.Cmd {
-	cmd := s.engineCmd("loading", func() note { return note{} })
+	cmd := tea.Batch(s.engineCmd("loading", func() note { return note{} }), s.startTicking())
 	if s.src != nil {
 		return tea.Batch(cmd, waitSource(s.src.Updates()))
 	}
@@ -107,9 +112,13 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 			return redraw
 		}
 		return tea.Batch(redraw, waitSource(s.src.Updates()))
+	case tickMsg:
+		return s.onTick()
+	case clockMsg:
+		s.onClock(msg)
 	case liveMsg:
 		s.liveCapturing = false
-		if s.busy == "" && msg.w != nil {
+		if s.busy == "" && msg.w != nil && msg.w.newer(s.c.World) {
 			s.showWorld(msg.w)
 			s.c.post(stateMsg{allViews})
 		}
