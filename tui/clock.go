@@ -91,3 +91,12 @@ func (s *session) onClock(msg clockMsg) {
 	w.queue.Now = msg.now
 	s.c.World = &w
 }
+
+// nothingToSchedule is the note of a step that found nothing poppable: in
+// virtual time nothing will ever be; in real time nothing is yet.
+func (s *session) nothingToSchedule() string {
+	if s.b.Clock != nil {
+		return "nothing to schedule now: waiting pods move on cluster events, when a backoff or a victim's grace period ends, or at the 5-minute flush"
+	}
+	return "nothing left to schedule"
+}

@@ -202,7 +202,7 @@ func (s *session) next() tea.Cmd {
 		if a, ok := s.b.Step(); ok {
 			return note{fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome), true}
 		}
-		return note{text: "nothing left to schedule"}
+		return note{text: s.nothingToSchedule()}
 	})
 }
 
@@ -210,7 +210,7 @@ func (s *session) stepPhase() tea.Cmd {
 	return s.engineCmd("stepping", func() note {
 		c := s.b.StepPhase()
 		if c.Attempt < 0 {
-			return note{text: "nothing left to schedule"}
+			return note{text: s.nothingToSchedule()}
 		}
 		return note{"phase " + c.Phase.String(), true}
 	})
