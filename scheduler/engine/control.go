@@ -15,9 +15,14 @@ import (
 // flush, a victim's termination, a scheduled change). ok is false when the
 // engine is quiescent (see quiescent). In real time it first advances to
 // the Clock's now and never jumps past it: ok is then false also when
-// nothing is poppable yet.
+// nothing is poppable yet, and what the attempt set off at once (a
+// preemption's API calls) runs before Step returns.
 func (e *Engine) Step() (*record.Attempt, bool) {
-	return e.stepOp(e.stepLimit(), true)
+	a, ok := e.stepOp(e.stepLimit(), true)
+	if ok {
+		e.Tick()
+	}
+	return a, ok
 }
 
 func (e *Engine) stepOp(limit time.Time, strict bool) (*record.Attempt, bool) {
