@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,4 +115,39 @@ func TestTUILive(t *testing.T) {
 	for _, w := range s.Writes(readerUser) {
 		t.Errorf("schedtui wrote to the cluster: %s %s", w.Verb, w.RequestURI)
 	}
+}
+
+// TestTUILiveRealTime: on a live cluster the engine follows the wall
+// clock: a pending pod's age counts up on screen without a key press, and
+// n still schedules.
+func TestTUILiveRealTime(t *testing.T) {
+	s := startAPIServer(t)
+	createNode(t, s.admin, node("node-1", "zone-a", "2", "4Gi"))
+	_, err := s.admin.CoreV1().Pods("default").Create(context.Background(), pod("default", "waiting", "100m", "64Mi"), metav1.CreateOptions{})
+	must(t, err)
+	tm := startTmux(t, 160, 40, "--kubeconfig", s.Kubeconfig(readerUser))
+	tm.waitFor(60*time.Second, "default/waiting", "live")
+	tm.keys("1")
+	ageOf := regexp.MustCompile(`default/waiting +prio 0 +age (\d+)s`)
+	first := -1
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		screen := tm.capture()
+		if m := ageOf.FindStringSubmatch(screen); m != nil {
+			age, _ := strconv.Atoi(m[1])
+			if first < 0 {
+				first = age
+			}
+			if age >= first+3 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the age did not count up from %ds in 30s:\n%s", first, screen)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	tm.keys("n")
+	tm.waitFor(30*time.Second, "default/waiting Scheduled → node-1")
+	tm.keys("q")
 }

@@ -31,6 +31,17 @@ type Backend struct {
 	// Quiescent reports whether the engine has nothing left to do (nil:
 	// never says so).
 	Quiescent func() bool
+	// Clock is set for a live cluster: the engine runs in real time and
+	// the session ticks every second (Tick, then a redraw of the ages).
+	// Snapshots and recordings run in virtual time: nil.
+	Clock engine.Clock
+	// Tick advances the engine to the Clock's now and reports whether
+	// anything besides the clock changed (nil without a Clock).
+	Tick func() bool
+
+	// captures counts captures (under mu): a world captured earlier never
+	// replaces one captured later.
+	captures uint64
 
 	// mu serialises everything that runs scheduler code: the engine, forks
 	// and diagnoses share process-wide counters (NodeInfo generations) and
@@ -58,7 +69,22 @@ type Replay struct {
 // NewBackend builds the queue engine over a loaded cluster, with the
 // changes of a recording when one is given.
 func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay ...Replay) (*Backend, error) {
-	eo := engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed}
+	return newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed}, replay)
+}
+
+// NewLiveBackend builds the queue engine over a live cluster's state in
+// real time: it starts at clock's now and follows it (engine.Options.Clock).
+func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, clock engine.Clock) (*Backend, error) {
+	b, err := newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Clock: clock}, nil)
+	if err != nil {
+		return nil, err
+	}
+	e := b.API.(*engine.Engine)
+	b.Clock, b.Tick = clock, e.Tick
+	return b, nil
+}
+
+func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Replay) (*Backend, error) {
 	for _, r := range replay {
 		if !r.Start.IsZero() {
 			eo.Start = r.Start

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -74,6 +76,10 @@ type Common struct {
 	Active viewID
 	// Bps are the breakpoints continue (c) stops at.
 	Bps []engine.Breakpoint
+	// Loc is where times show: UTC in virtual time (a snapshot's clock
+	// means nothing locally), local on a live cluster, whose times are the
+	// wall clock's.
+	Loc *time.Location
 
 	outbox []tea.Msg
 }

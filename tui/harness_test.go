@@ -70,7 +70,7 @@ func (hs *harness) run(cmd tea.Cmd) {
 	case tea.QuitMsg:
 		hs.quit = true
 	case engineMsg, forkMsg, diagMsg, routed, needDiagMsg, openPodMsg, openNodeMsg,
-		focusAttemptMsg, toggleBreakpointMsg, openWhatIfMsg, whatIfMsg, sourceMsg, liveMsg, hintsMsg:
+		focusAttemptMsg, toggleBreakpointMsg, openWhatIfMsg, whatIfMsg, sourceMsg, liveMsg, hintsMsg, clockMsg:
 		hs.send(msg)
 	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -56,6 +57,10 @@ func New(o Options) *Model {
 	c := &Common{
 		St: NewStyles(true, o.NoColor), Keys: DefaultKeyMap(), Focus: -1, Active: viewAttempt,
 		Forks: map[int]*forkResult{}, Diags: map[int]*diagResult{}, Hints: map[int]*hintsResult{},
+		Loc: time.UTC,
+	}
+	if o.Backend != nil && o.Backend.Clock != nil {
+		c.Loc = time.Local
 	}
 	m := &Model{
 		c: c, s: newSession(o.Backend, o.Source, c), noColor: o.NoColor,

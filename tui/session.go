@@ -28,19 +28,24 @@ type session struct {
 	// liveCapturing: a capture after live changes is running; liveStale:
 	// more changes arrived meanwhile.
 	liveCapturing, liveStale bool
+	// tick schedules the next tickMsg of a live session (clock.go);
+	// ticking: a tick's advance is running.
+	tick    func() tea.Cmd
+	ticking bool
 
 	// The attempts whose fork, diagnosis and hints are being computed.
 	forkPending, diagPending, hintsPending map[attemptRef]bool
 }
 
 func newSession(b *Backend, src Source, c *Common) *session {
-	return &session{b: b, src: src, c: c, forkPending: map[attemptRef]bool{}, diagPending: map[attemptRef]bool{}, hintsPending: map[attemptRef]bool{}}
+	return &session{b: b, src: src, c: c, forkPending: map[attemptRef]bool{}, diagPending: map[attemptRef]bool{}, hintsPending: map[attemptRef]bool{},
+		tick: everySecond}
 }
 
 // Init captures the engine's initial state and starts following the
 // live source.
 func (s *session) Init() tea.Cmd {
-	cmd := s.engineCmd("loading", func() note { return note{} })
+	cmd := tea.Batch(s.engineCmd("loading", func() note { return note{} }), s.startTicking())
 	if s.src != nil {
 		return tea.Batch(cmd, waitSource(s.src.Updates()))
 	}
@@ -113,9 +118,13 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 			return redraw
 		}
 		return tea.Batch(redraw, waitSource(s.src.Updates()))
+	case tickMsg:
+		return s.onTick()
+	case clockMsg:
+		s.onClock(msg)
 	case liveMsg:
 		s.liveCapturing = false
-		if s.busy == "" && msg.w != nil {
+		if s.busy == "" && msg.w != nil && msg.w.newer(s.c.World) {
 			s.showWorld(msg.w)
 			s.c.post(stateMsg{allViews})
 		}
@@ -207,7 +216,7 @@ func (s *session) next() tea.Cmd {
 		if a, ok := s.b.Step(); ok {
 			return note{fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome), true}
 		}
-		return note{text: "nothing left to schedule"}
+		return note{text: s.nothingToSchedule()}
 	})
 }
 
@@ -215,7 +224,7 @@ func (s *session) stepPhase() tea.Cmd {
 	return s.engineCmd("stepping", func() note {
 		c := s.b.StepPhase()
 		if c.Attempt < 0 {
-			return note{text: "nothing left to schedule"}
+			return note{text: s.nothingToSchedule()}
 		}
 		return note{"phase " + c.Phase.String(), true}
 	})

@@ -163,7 +163,7 @@ func (v *eventsView) View() string {
 			b.WriteByte('\n')
 		}
 		e := &v.c.World.events[v.order[i]]
-		s := fit(fmt.Sprintf("%4d %s %s", e.Seq, e.Time.UTC().Format("15:04:05"), eventText(e)), v.w)
+		s := fit(fmt.Sprintf("%4d %s %s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), eventText(e)), v.w)
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)

@@ -33,7 +33,12 @@ type world struct {
 	disagreements int
 	// done: the engine has nothing left to do.
 	done bool
+	// seq orders captures (Backend.captures).
+	seq uint64
 }
+
+// newer reports whether w was captured after cur (or there is no cur).
+func (w *world) newer(cur *world) bool { return cur == nil || w.seq > cur.seq }
 
 // cluster is the nodes as the Nodes view shows them: at the engine's
 // cursor (world) or as an attempt saw them (forkResult).
@@ -68,6 +73,8 @@ func capture(b *Backend) *world {
 		pods:          map[string]*v1.Pod{},
 		done:          b.Quiescent != nil && b.Quiescent(),
 	}
+	b.captures++
+	w.seq = b.captures
 	uidPod := make(map[string]string, len(w.attempts))
 	for _, a := range w.attempts {
 		uidPod[a.PodUID] = a.Pod

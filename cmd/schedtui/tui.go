@@ -16,8 +16,9 @@ import (
 // openTUI loads the cluster and runs the interactive debugger. On a live
 // cluster the informers keep running: their changes (every kind) are
 // applied to the engine (under the backend's lock) and their status goes
-// to the status line through tui.Options.Source. A recording's changes are
-// replayed in virtual time from the recording's start.
+// to the status line through tui.Options.Source, and the engine runs in
+// real time (tui.NewLiveBackend). A recording's changes are replayed in
+// virtual time from the recording's start.
 func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -29,8 +30,14 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		return err
 	}
 	defer src.stop()
-	b, err := tui.NewBackend(src.name, src.cluster, scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed},
-		src.replay.forTUI(errw)...)
+	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed}
+	var b *tui.Backend
+	if src.live != nil {
+		// The live source stamps changes with the wall clock too.
+		b, err = tui.NewLiveBackend(src.name, src.cluster, sopts, liveClock)
+	} else {
+		b, err = tui.NewBackend(src.name, src.cluster, sopts, src.replay.forTUI(errw)...)
+	}
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
@@ -83,6 +90,9 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 // liveApplied observes every live change applied to the TUI's engine
 // (tests).
 var liveApplied = func(engine.ClusterChange, error) {}
+
+// liveClock is the clock a live session's engine follows.
+var liveClock engine.Clock = engine.WallClock{}
 
 // tuiSource adapts a live source's status to tui.Source. Sending never
 // blocks the watch: when the TUI lags, the oldest pending status is

@@ -70,13 +70,14 @@ func (c ClusterChange) validate() error {
 }
 
 // Apply feeds a cluster change to the engine: at once, or at c.At in
-// virtual time. Changes are part of the run: Rewind replays those made
+// virtual time (in real time, c.At later than now first advances the
+// clock to it: the change arrived then). Changes are part of the run: Rewind replays those made
 // before the point it returns to and forgets the later ones.
 func (e *Engine) Apply(c ClusterChange) error {
 	if err := c.validate(); err != nil {
 		return err
 	}
-	if !c.At.After(e.now) {
+	if !c.At.After(e.now) || e.applyAt(c) {
 		if err := e.applyNow(c); err != nil {
 			return err
 		}
@@ -159,6 +160,10 @@ func (e *Engine) applyNow(c ClusterChange) error {
 			if terminal(c.Pod) {
 				return nil
 			}
+			if e.evictedHere(c.Pod.UID) {
+				e.clusterEvent(c, AlreadyEvicted)
+				return nil
+			}
 			return fmt.Errorf("pod %s does not exist", key(c.Pod))
 		}
 		if terminal(c.Pod) {
@@ -175,6 +180,10 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		old := e.Pod(key(c.Pod))
 		if old == nil {
 			if terminal(c.Pod) {
+				return nil
+			}
+			if e.evictedHere(c.Pod.UID) {
+				e.clusterEvent(c, AlreadyEvicted)
 				return nil
 			}
 			return fmt.Errorf("pod %s does not exist", key(c.Pod))

@@ -13,9 +13,16 @@ import (
 // Step makes one scheduling attempt. When nothing is poppable it first
 // jumps virtual time to the next due event (a backoff window, a leftover
 // flush, a victim's termination, a scheduled change). ok is false when the
-// engine is quiescent (see quiescent).
+// engine is quiescent (see quiescent). In real time it first advances to
+// the Clock's now and never jumps past it: ok is then false also when
+// nothing is poppable yet, and what the attempt set off at once (a
+// preemption's API calls) runs before Step returns.
 func (e *Engine) Step() (*record.Attempt, bool) {
-	return e.stepOp(time.Time{}, true)
+	a, ok := e.stepOp(e.stepLimit(), true)
+	if ok {
+		e.Tick()
+	}
+	return a, ok
 }
 
 func (e *Engine) stepOp(limit time.Time, strict bool) (*record.Attempt, bool) {
@@ -109,9 +116,10 @@ func (e *Engine) Continue(bps []Breakpoint) int {
 // RunUntil runs for virtual time d from the start: attempts and flushes
 // keep happening after quiescence (the 5-minute leftover flush retries the
 // remaining pods), and the clock ends at start+d. It returns early only
-// when nothing at all is left to happen (no pending pod, no timer).
+// when nothing at all is left to happen (no pending pod, no timer). In
+// real time it stops at the Clock's now if that comes first.
 func (e *Engine) RunUntil(d time.Duration) {
-	deadline := e.start.Add(d)
+	deadline := e.realTimeDeadline(e.start.Add(d))
 	for e.now.Before(deadline) || e.q.Poppable() && !e.now.After(deadline) {
 		if _, ok := e.stepOp(deadline, false); !ok {
 			break

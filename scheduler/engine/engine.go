@@ -28,8 +28,14 @@ type Options struct {
 	Registry runtime.Registry
 	// Seed seeds the random source (preemption's candidate offset).
 	Seed uint64
-	// Start is virtual time zero; zero means scheduler.Epoch.
+	// Start is virtual time zero; zero means scheduler.Epoch, or the
+	// Clock's now in real time.
 	Start time.Time
+	// Clock, when set, runs the engine in real time (a live cluster; see
+	// realtime.go): AdvanceTo and Tick move the clock, Step never jumps
+	// past the Clock's now, and a change applies at its At. Nil is virtual
+	// time (snapshots, recordings): Step jumps to the next due event.
+	Clock Clock
 	// AttemptDuration is the virtual time one scheduling attempt takes.
 	// Zero (the default) makes attempts instantaneous: time only moves when
 	// the engine is idle and jumps to the next due event.
@@ -81,6 +87,9 @@ type Engine struct {
 	// last attempted or evaluated by PreEnqueue (see quiescent).
 	gen     uint64
 	lastGen map[types.UID]uint64
+	// evicted: the victims removed at the end of their grace period, in
+	// real time only (see evictedHere).
+	evicted map[types.UID]struct{}
 
 	attempts []*record.Attempt
 	timeline []Event
@@ -122,6 +131,9 @@ var _ API = (*Engine)(nil)
 func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine, error) {
 	if opts.Start.IsZero() {
 		opts.Start = scheduler.Epoch
+		if opts.Clock != nil {
+			opts.Start = opts.Clock.Now()
+		}
 	}
 	if opts.CheckpointInterval <= 0 {
 		opts.CheckpointInterval = 256

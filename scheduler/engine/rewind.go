@@ -36,6 +36,9 @@ const (
 	opStep opKind = iota
 	opApply
 	opAdvance
+	// opTick is AdvanceTo (real time): the clock moved to until, firing
+	// what was due.
+	opTick
 )
 
 type op struct {
@@ -77,6 +80,7 @@ type checkpoint struct {
 	nodeOrder                                []*v1.Node
 	gen                                      uint64
 	lastGen                                  map[types.UID]uint64
+	evicted                                  []types.UID
 	cursor                                   Cursor
 }
 
@@ -114,6 +118,9 @@ func (e *Engine) checkpoint() error {
 	}
 	for k, v := range e.lastGen {
 		c.lastGen[k] = v
+	}
+	for uid := range e.evicted {
+		c.evicted = append(c.evicted, uid)
 	}
 	e.checkpoints = append(e.checkpoints, c)
 	if len(e.checkpoints) > e.opts.MaxCheckpoints {
@@ -154,6 +161,10 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.gen = c.gen
 	for k, v := range c.lastGen {
 		e.lastGen[k] = v
+	}
+	e.evicted = nil
+	for _, uid := range c.evicted {
+		e.noteEvicted(uid)
 	}
 	for _, t := range e.timers {
 		if t.kind == timerActuate {
@@ -200,6 +211,10 @@ func (e *Engine) replay(from, to int) {
 		case opAdvance:
 			if e.now.Before(o.until) {
 				e.now = o.until
+			}
+		case opTick:
+			if !e.now.After(o.until) {
+				e.advance(o.until)
 			}
 		}
 	}

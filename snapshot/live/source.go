@@ -95,9 +95,14 @@ func NewSource(name string, client kubernetes.Interface, onStatus func(Status)) 
 		stop: make(chan struct{}), regs: map[*kind]cache.ResourceEventHandlerRegistration{},
 		informers: map[*kind]cache.SharedIndexInformer{},
 		lastErr:   map[string]error{}, known: map[*kind]map[string]runtime.Object{},
-		q: queue{signal: make(chan struct{}, 1)},
+		q: queue{signal: make(chan struct{}, 1), now: engine.WallClock{}.Now},
 	}
 }
+
+// SetClock sets the clock that stamps each change with the time it
+// arrived (ClusterChange.At; the wall clock by default). Call it before
+// Sync.
+func (s *Source) SetClock(c engine.Clock) { s.q.now = c.Now }
 
 // Name is the source's label (the kubeconfig context).
 func (s *Source) Name() string { return s.name }
@@ -369,7 +374,9 @@ func (s *Source) deliver(ev event, apply func(engine.ClusterChange) error) {
 // change converts an informer event into the engine's change, for every
 // kind the source watches: an add when the source knew no such object, a
 // delete (of the object's last known state when the informer only knows
-// the key), else an update. The object is a copy: the engine keeps it.
+// the key), else an update, at the time the informer handed it over (At:
+// a real-time engine applies it then). The object is a copy: the engine
+// keeps it.
 func change(ev event, old runtime.Object) (engine.ClusterChange, bool) {
 	typ, obj := watch.Modified, ev.obj
 	switch {
@@ -388,6 +395,7 @@ func change(ev event, old runtime.Object) (engine.ClusterChange, bool) {
 	if err != nil {
 		return engine.ClusterChange{}, false
 	}
+	c.At = ev.at
 	return c, true
 }
 
@@ -457,6 +465,8 @@ type event struct {
 	key     string
 	obj     runtime.Object // nil for a delete whose final state is unknown
 	deleted bool
+	// at is when the handler received it.
+	at time.Time
 }
 
 // queue collects informer notifications in arrival order; the handlers
@@ -465,9 +475,12 @@ type queue struct {
 	mu     sync.Mutex
 	items  []event
 	signal chan struct{}
+	// now stamps each event as it arrives.
+	now func() time.Time
 }
 
 func (q *queue) push(ev event) {
+	ev.at = q.now()
 	q.mu.Lock()
 	q.items = append(q.items, ev)
 	q.mu.Unlock()

@@ -96,8 +96,18 @@ func (l *statusLog) find(part string) bool {
 
 func syncFake(t *testing.T, c *fake.Clientset) (*Source, *snapshot.Cluster, *docread.Report, *statusLog) {
 	t.Helper()
+	return syncFakeWith(t, c, nil)
+}
+
+// syncFakeWith syncs a source whose changes clk stamps (nil: the wall
+// clock).
+func syncFakeWith(t *testing.T, c *fake.Clientset, clk engine.Clock) (*Source, *snapshot.Cluster, *docread.Report, *statusLog) {
+	t.Helper()
 	log := &statusLog{}
 	s := NewSource("fake", c, log.add)
+	if clk != nil {
+		s.SetClock(clk)
+	}
 	t.Cleanup(s.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -359,16 +369,39 @@ func TestWatch(t *testing.T) {
 	}
 }
 
-// TestWatchIntoEngine feeds a live source into the engine: a pod created
-// in the cluster reaches the queue and gets scheduled.
+// lockedClock is a clock the test sets while informers read it.
+type lockedClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *lockedClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *lockedClock) set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+// TestWatchIntoEngine feeds a live source into a real-time engine: a pod
+// created in the cluster reaches the queue at the time it arrived and
+// gets scheduled.
 func TestWatchIntoEngine(t *testing.T) {
 	ctx := context.Background()
 	c := fake.NewClientset(node("n1", "2"))
-	s, cl, _, _ := syncFake(t, c)
-	e, err := engine.New(cl.Nodes, cl.Pods, cl.SchedulerObjects(), engine.Options{Registry: plugins.NewInTreeRegistry()})
+	start := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	clk := &lockedClock{t: start}
+	s, cl, _, _ := syncFakeWith(t, c, clk)
+	e, err := engine.New(cl.Nodes, cl.Pods, cl.SchedulerObjects(), engine.Options{Registry: plugins.NewInTreeRegistry(), Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
+	arrived := start.Add(7 * time.Second)
+	clk.set(arrived)
 	var mu sync.Mutex
 	rec := &recorder{apply: func(ch engine.ClusterChange) error {
 		mu.Lock()
@@ -387,6 +420,9 @@ func TestWatchIntoEngine(t *testing.T) {
 	mu.Unlock()
 	if !ok || a.Pod != "default/web" || a.Node != "n1" {
 		t.Fatalf("attempt %v (ok %v), want default/web scheduled on n1", a, ok)
+	}
+	if ev := e.Timeline()[0]; ev.Reason != string(engine.PodAdd) || !ev.Time.Equal(arrived) || !a.Time.Equal(arrived) {
+		t.Errorf("the pod arrived at %v and was attempted at %v, want at %v", ev.Time, a.Time, arrived)
 	}
 	// Other kinds reach the engine's object store too.
 	if _, err := c.CoreV1().Services("default").Create(ctx, &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}}, metav1.CreateOptions{}); err != nil {
