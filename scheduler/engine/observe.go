@@ -60,6 +60,12 @@ type ObservationJSON struct {
 	// Verdict is agree, tie or disagree; Message says why.
 	Verdict string `json:"verdict"`
 	Message string `json:"message"`
+	// JudgedOn is the state schedtui's attempt was judged on, in shadow
+	// mode: the pods bound, and those in flight counted on their node.
+	JudgedOn *JudgedOn `json:"judgedOn,omitempty"`
+	// Uncertain says why that state may not be the one the cluster's
+	// scheduler had (shadow mode); absent when it is not in doubt.
+	Uncertain string `json:"uncertain,omitempty"`
 }
 
 // observeUpdate looks at a pod update for a decision of the cluster's
