@@ -53,6 +53,10 @@ type Replay struct {
 	Start      time.Time
 	Changes    []engine.ClusterChange
 	NotApplied func(engine.ClusterChange, error)
+	// Shadow runs the engine in shadow mode (engine.Options.Shadow): it
+	// follows the cluster and judges its scheduler's decisions. A Replay
+	// without changes sets it for a live cluster.
+	Shadow bool
 }
 
 // NewBackend builds the queue engine over a loaded cluster, with the
@@ -63,6 +67,7 @@ func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay
 		if !r.Start.IsZero() {
 			eo.Start = r.Start
 		}
+		eo.Shadow = eo.Shadow || r.Shadow
 	}
 	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), eo)
 	if err != nil {

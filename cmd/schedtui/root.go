@@ -19,6 +19,10 @@ type sourceFlags struct {
 	context    string
 	demo       bool
 	bind       bool
+	// simulate: on a recording (or a live cluster in the debugger),
+	// schedtui schedules every pod itself instead of shadowing the
+	// cluster's scheduler.
+	simulate bool
 	// recordOnly: the scheduler configuration a snapshot carries is only
 	// recorded (schedtui snapshot), so loading says nothing about using it.
 	recordOnly bool
@@ -37,6 +41,13 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 func (f *sourceFlags) registerBind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.bind, "bind", false, "act as the scheduler of the live cluster for pods whose schedulerName names one of schedtui's profiles: "+
 		"bind them for real (POST pods/NAME/binding, nothing else is ever written; needs RBAC create on pods/binding)")
+}
+
+// registerSimulate adds --simulate, for the commands that replay a
+// recording or follow a live cluster (the debugger, run, explain).
+func (f *sourceFlags) registerSimulate(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.simulate, "simulate", false, "on a recording (or a live cluster in the debugger): schedtui schedules every pod itself, "+
+		"from the first state on, instead of judging the decisions of the cluster's scheduler (shadow mode)")
 }
 
 // registerLive adds the flags that select a live cluster.
@@ -101,6 +112,7 @@ of its profiles' schedulerNames: each step binds a pod in the cluster.
 	// Local, not persistent: run and explain register the same names.
 	src.register(root)
 	src.registerBind(root)
+	src.registerSimulate(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
