@@ -112,6 +112,9 @@ type Event struct {
 	// Uncertain says why the reconstruction of that state may differ
 	// from what the cluster's scheduler had ("" when it does not).
 	Uncertain string `json:",omitempty"`
+	// ClusterMessage is the message of the cluster's scheduler for an
+	// observation of an unschedulable decision.
+	ClusterMessage string `json:",omitempty"`
 }
 
 // Breakpoint stops Continue. A zero field matches nothing; a breakpoint

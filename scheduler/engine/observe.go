@@ -123,7 +123,7 @@ func (e *Engine) newUnschedulable(p *v1.Pod) (string, bool) {
 // against its scheduler's unschedulable message.
 func (e *Engine) observe(p *v1.Pod, i int, a *record.Attempt, actual, unschedulable string) {
 	v, why := judge(a, actual, unschedulable)
-	e.event(Event{Kind: EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i})
+	e.event(Event{Kind: EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i, ClusterMessage: unschedulable})
 }
 
 // judge compares a prediction with the cluster's decision.

@@ -326,7 +326,7 @@ func (e *Engine) recentBindings(uid types.UID) []*v1.Pod {
 func (e *Engine) observeJudgement(j *judgement) {
 	idx := e.recordAttempt(j.res)
 	e.event(Event{Kind: EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
-		Message: j.why, Attempt: idx, Judged: &j.res.judged, Uncertain: joinNotes(j.uncertain, j.res.notes)})
+		Message: j.why, Attempt: idx, Judged: &j.res.judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
 	s := e.shadow
 	kept := s.recent[:0]
 	for _, r := range s.recent {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -103,8 +104,22 @@ func TestShadowOutOfOrderBindings(t *testing.T) {
 		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
 		at(e, 20*time.Second, PodUpdate, bindTo(e, "default/a", "big")))
 	e.RunToQuiescence()
-	if o := verdicts(e)["default/b"]; o.Reason != string(Disagree) || o.Uncertain != "" {
+	o = verdicts(e)["default/b"]
+	if o.Reason != string(Disagree) || o.Uncertain != "" {
 		t.Errorf("b, bound 10s apart: %+v", o)
+	}
+	// The two sides: small passes Filter, and scores below big.
+	rows := Compare(o, e.Attempts()[o.Attempt])
+	var text []string
+	for _, r := range rows {
+		text = append(text, fmt.Sprintf("%s|%s|%s|%v", r.What, r.Cluster, r.Schedtui, r.Differs))
+	}
+	got := strings.Join(text, "\n")
+	for _, want := range []string{"node|small|big|true", "Filter on small|passes (the cluster bound it there)|passes|false", "score|small|big|false",
+		"  NodeResourcesFit (×1)|", "  total|"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, got)
+		}
 	}
 }
 
