@@ -84,10 +84,14 @@ func newRootCommandAs(name string, stdout, stderr io.Writer) *cobra.Command {
 		Long: `schedtui with no command opens the interactive debugger. Press ? inside for
 the keys. On a live cluster, changes (pods added, bound, deleted; nodes added,
 updated, deleted; volumes, classes, workloads) reach the debugger as they
-happen, and when the cluster's own scheduler binds a pod (or reports it
-unschedulable) schedtui puts its own prediction next to it: agree, tie or
-disagree, in the Events view. With --bind schedtui is the scheduler for pods
-of its profiles' schedulerNames: each step binds a pod in the cluster.
+happen. Shadow mode (the default there and on a recording): the cluster's
+scheduler decides, schedtui schedules nothing itself, and each time the
+cluster binds a pod (or reports it unschedulable) schedtui makes its own
+attempt for it on the state the cluster's scheduler had and judges it: agree,
+tie or disagree, in the Events view (enter: side by side) and on the status
+line. --simulate makes schedtui schedule every pod itself instead. With --bind
+schedtui is the scheduler for pods of its profiles' schedulerNames: each step
+binds a pod in the cluster.
 
 ` + sourceHelp,
 		Args:          cobra.NoArgs,

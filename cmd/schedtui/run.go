@@ -31,7 +31,12 @@ With --until it runs for that much virtual time (flush retries included).
 
 On a recording (schedtui record) the run starts when the recording started and
 replays its changes at the times they happened (pods arriving, nodes added or
-cordoned, pods deleted...); --until counts from the recording's start.
+cordoned, pods deleted...); --until counts from the recording's start. The
+replay is in shadow mode: the recorded cluster's scheduler decides, and each
+of its decisions (a binding, or an Unschedulable condition) gets schedtui's
+attempt on the state it had and an observed line (agree, tie or disagree, what
+it was judged on). --simulate instead lets schedtui schedule every pod itself
+from the recording's first state, applying the recorded changes at their times.
 
 The whole cluster is always scheduled; -n NAMESPACE only prints the lines
 about pods of that namespace (a preemption or eviction when the preemptor or a
