@@ -72,6 +72,11 @@ const ShadowWindow = time.Second
 // decision.
 const maxShadowAlternatives = 4
 
+// maxRecent bounds the decisions kept for ShadowWindow: a burst of
+// bindings within one second (or a clock that does not move) must not make
+// every binding re-judge every earlier one.
+const maxRecent = 32
+
 // JudgedOn is the state a shadow-mode observation was judged on: Bound
 // pods on nodes, and the pods in flight (assumed by the cluster's
 // scheduler, not bound yet) counted on their node, "ns/pod→node".
@@ -123,6 +128,9 @@ type forkCapture struct {
 	sched *scheduler.Scheduler
 	pod   *v1.Pod
 }
+
+// Shadowing reports whether the engine runs in shadow mode.
+func (e *Engine) Shadowing() bool { return e.opts.Shadow }
 
 func newShadowState() *shadowState { return &shadowState{inflight: map[types.UID]inflight{}} }
 
@@ -333,6 +341,9 @@ func (e *Engine) observeJudgement(j *judgement) {
 		if e.now.Sub(r.at) <= ShadowWindow {
 			kept = append(kept, r)
 		}
+	}
+	if len(kept) >= maxRecent {
+		kept = append(kept[:0], kept[len(kept)-maxRecent+1:]...)
 	}
 	s.recent = append(kept, recentDecision{at: e.now, pod: key(j.pod), uid: j.pod.UID, d: j.d, judged: j.pod, ev: len(e.timeline) - 1})
 }
