@@ -286,7 +286,12 @@ func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	}
 	f := &Engine{opts: e.opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
 		start: e.start, log: e.log[:k:k], ckptInterval: e.ckptInterval,
-		attempts: e.attempts[:c.attempts:c.attempts], timeline: append([]Event(nil), e.timeline[:c.timeline]...)}
+		attempts: e.attempts[:c.attempts:c.attempts], timeline: e.timeline[:c.timeline:c.timeline]}
+	if e.opts.Shadow {
+		// Restoring puts the checkpoint's recent observations back into
+		// the timeline: the fork's, not the engine's.
+		f.timeline = append([]Event(nil), f.timeline...)
+	}
 	if err := f.restore(c); err != nil {
 		return nil, nil, err
 	}
