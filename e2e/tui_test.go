@@ -91,9 +91,9 @@ func TestTUILive(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "huge"},
 		Target:     v1.ObjectReference{Kind: "Node", Name: "node-b2"},
 	}, metav1.CreateOptions{}))
-	tm.waitFor(30*time.Second, "1 disagreement(s) with the cluster")
+	tm.waitFor(30*time.Second, "vs the cluster: 0 agree · 0 tie · 1 disagree")
 	tm.keys("7")
-	tm.waitFor(10*time.Second, "batch/huge: the cluster bound it to node-b2; schedtui: no node (disagree)")
+	tm.waitFor(10*time.Second, "batch/huge: the cluster bound it to node-b2; schedtui: no node (disagree")
 
 	s.Stop()
 	tm.waitFor(60*time.Second, "disconnected: lost the API server")

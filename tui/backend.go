@@ -64,6 +64,10 @@ type Replay struct {
 	Start      time.Time
 	Changes    []engine.ClusterChange
 	NotApplied func(engine.ClusterChange, error)
+	// Shadow runs the engine in shadow mode (engine.Options.Shadow): it
+	// follows the cluster and judges its scheduler's decisions. A Replay
+	// without changes sets it for a live cluster.
+	Shadow bool
 }
 
 // NewBackend builds the queue engine over a loaded cluster, with the
@@ -74,8 +78,8 @@ func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay
 
 // NewLiveBackend builds the queue engine over a live cluster's state in
 // real time: it starts at clock's now and follows it (engine.Options.Clock).
-func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, clock engine.Clock) (*Backend, error) {
-	b, err := newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Clock: clock}, nil)
+func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, clock engine.Clock, replay ...Replay) (*Backend, error) {
+	b, err := newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Clock: clock}, replay)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +93,7 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 		if !r.Start.IsZero() {
 			eo.Start = r.Start
 		}
+		eo.Shadow = eo.Shadow || r.Shadow
 	}
 	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), eo)
 	if err != nil {

@@ -212,15 +212,22 @@ func (s *statusBar) View() string {
 			right = fmt.Sprintf("syncing %d/%d", src.Synced, src.Total)
 		default:
 			right = "live"
-			if w := s.c.World; w != nil && w.disagreements > 0 {
-				right += fmt.Sprintf(" · %d disagreement(s) with the cluster (events: 7)", w.disagreements)
+			if w := s.c.World; w != nil && w.observed.String() != "" {
+				right += " · " + w.observed.String()
 			}
 			if src.LastEvent != "" {
 				right += " · " + src.LastEvent
 			}
 		}
-	} else if w := s.c.World; w != nil && w.done {
-		right = "engine quiescent"
+	} else if w := s.c.World; w != nil {
+		var parts []string
+		if o := w.observed.String(); o != "" {
+			parts = append(parts, o)
+		}
+		if w.done {
+			parts = append(parts, "engine quiescent")
+		}
+		right = strings.Join(parts, " · ")
 	}
 	rw := len([]rune(right))
 	return style.Render(fit(left, max(0, s.w-rw-1))) + " " + st.Dim.Render(right)

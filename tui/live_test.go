@@ -48,7 +48,7 @@ func TestLiveRedraw(t *testing.T) {
 	src.ch <- SourceStatus{Connected: true, LastEvent: "PodUpdate default/analytics on node-a1"}
 	close(src.ch)
 	hs.run(waitSource(src.ch))
-	hs.contains("default/live-arrival", "1 disagreement(s) with the cluster")
+	hs.contains("default/live-arrival", "vs the cluster: 0 agree · 0 tie · 1 disagree")
 	hs.keys("7")
 	hs.contains("default/analytics: the cluster bound it to node-a1; schedtui: no node (disagree)")
 }

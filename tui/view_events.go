@@ -78,7 +78,11 @@ func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 		case navigate(k, msg, v.h, v.move):
 		case searchKey(v.c, msg):
 		case key.Matches(msg, k.Enter):
-			if e := v.selected(); e != nil && e.Attempt >= 0 {
+			if e := v.selected(); e != nil && e.Kind == engine.EventObserved && e.Reason != string(engine.Agree) && e.Attempt >= 0 {
+				// A disagreement (or tie) opens side by side, on its attempt.
+				v.c.post(openDialogMsg{newObservedDialog(v.c, *e)})
+				return emit(focusAttemptMsg{attempt: e.Attempt, view: viewEvents})
+			} else if e != nil && e.Attempt >= 0 {
 				return emit(focusAttemptMsg{attempt: e.Attempt, view: viewAttempt})
 			} else if e != nil && e.Pod != "" {
 				return emit(openPodMsg{pod: e.Pod})
@@ -144,10 +148,14 @@ func eventText(e *engine.Event) string {
 		if predicted == "" {
 			predicted = "no node"
 		}
-		if e.Node == "" {
-			return fmt.Sprintf("%-10s %s: the cluster's scheduler finds no node; schedtui: %s (%s)", e.Kind, e.Pod, predicted, e.Reason)
+		verdict := e.Reason
+		if e.Uncertain != "" {
+			verdict += ", uncertain"
 		}
-		return fmt.Sprintf("%-10s %s: the cluster bound it to %s; schedtui: %s (%s)", e.Kind, e.Pod, e.Node, predicted, e.Reason)
+		if e.Node == "" {
+			return fmt.Sprintf("%-10s %s: the cluster's scheduler finds no node; schedtui: %s (%s)", e.Kind, e.Pod, predicted, verdict)
+		}
+		return fmt.Sprintf("%-10s %s: the cluster bound it to %s; schedtui: %s (%s)", e.Kind, e.Pod, e.Node, predicted, verdict)
 	}
 	return fmt.Sprintf("%-10s %s %s %s", e.Kind, e.Pod, e.Node, e.Message)
 }
@@ -201,8 +209,17 @@ func (v *eventsView) Explain() (string, []string) {
 		out = append(out, "", "enter opens this attempt in every view.")
 	case engine.EventObserved:
 		out = append(out, "", "The cluster's own scheduler decided about this pod. schedtui puts its prediction next to it: "+
-			"agree (same node), tie (another node tied at the top score: kube-scheduler picks among those at random) or disagree.")
-		if e.Attempt >= 0 {
+			"agree (same node, or the same unschedulable message), tie (another node tied at the top score: kube-scheduler picks among those at random) or disagree.")
+		if e.Judged != nil {
+			out = append(out, "", fmt.Sprintf("Shadow mode judged it on the cluster as its scheduler had it: %d pod(s) bound; in flight (assumed, not bound yet): %s.",
+				e.Judged.Bound, orNone(strings.Join(e.Judged.InFlight, ", "))))
+		}
+		if e.Uncertain != "" {
+			out = append(out, "", "Uncertain: "+e.Uncertain)
+		}
+		if e.Attempt >= 0 && e.Reason != string(engine.Agree) {
+			out = append(out, "", "enter opens it side by side: the cluster's choice against schedtui's verdict, plugin by plugin.")
+		} else if e.Attempt >= 0 {
 			out = append(out, "", "enter opens the attempt that made the prediction.")
 		} else {
 			out = append(out, "", "schedtui had not tried the pod yet: the prediction was made against the cluster as it was just before the binding.")

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -28,9 +29,9 @@ type world struct {
 	filterPlugins map[string][]string
 	// pods holds the objects of attempted and queued pods.
 	pods map[string]*v1.Pod
-	// disagreements counts the observations where the cluster's scheduler
-	// decided otherwise than schedtui.
-	disagreements int
+	// observed counts the observations of the cluster's scheduler by
+	// verdict: agree, tie, disagree.
+	observed observedCounts
 	// done: the engine has nothing left to do.
 	done bool
 	// seq orders captures (Backend.captures).
@@ -81,8 +82,8 @@ func capture(b *Backend) *world {
 	}
 	for i := range w.events {
 		ev := &w.events[i]
-		if ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
-			w.disagreements++
+		if ev.Kind == engine.EventObserved {
+			w.observed.add(ev.Reason)
 		}
 		ev.Message = namePreemptor(ev, uidPod)
 	}
@@ -176,4 +177,26 @@ func copyResource(r *framework.Resource) framework.Resource {
 		}
 	}
 	return c
+}
+
+// observedCounts counts observations by verdict.
+type observedCounts struct{ agree, tie, disagree int }
+
+func (o *observedCounts) add(verdict string) {
+	switch engine.Verdict(verdict) {
+	case engine.Agree:
+		o.agree++
+	case engine.Tie:
+		o.tie++
+	case engine.Disagree:
+		o.disagree++
+	}
+}
+
+// String is the status line's summary, "" before any observation.
+func (o observedCounts) String() string {
+	if o == (observedCounts{}) {
+		return ""
+	}
+	return fmt.Sprintf("vs the cluster: %d agree · %d tie · %d disagree (events: 7)", o.agree, o.tie, o.disagree)
 }

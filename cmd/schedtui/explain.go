@@ -79,6 +79,7 @@ now), history, verdict and hints.`,
 		},
 	}
 	src.register(cmd)
+	src.registerSimulate(cmd)
 	ns.register(cmd, "namespace of a pod named without one; without a pod, explain every pod of it")
 	cmd.Flags().BoolVar(&all, "all", false, "run every Filter plugin on every node (full diagnosis)")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, wide, json or yaml")

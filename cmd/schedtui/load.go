@@ -198,7 +198,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.name, s.cluster, s.report = f.snapshot, o.Cluster, o.Report
 		embedded, embeddedFrom = o.Config, o.ConfigSource
 		s.header, s.cfgData, s.cfgFrom = o.Header, o.ConfigData, o.ConfigSource
-		if s.replay = replayOf(o, w, f.recordOnly); f.recordOnly && o.Header.IsRecording() {
+		if s.replay = replayOf(o, w, f.recordOnly, f.simulate); f.recordOnly && o.Header.IsRecording() {
 			s.header = recordingAsSnapshot(o, w)
 		}
 	}

@@ -18,16 +18,19 @@ type replay struct {
 	changes      []engine.ClusterChange
 	// where locates each change in the file, for messages.
 	where []string
+	// simulate: schedtui schedules every pod itself (--simulate) rather
+	// than judging the recorded decisions (shadow mode).
+	simulate bool
 }
 
 // replayOf converts the changes of an opened recording; nil for a
 // snapshot, or when the source is only converted (schedtui snapshot).
 // Changes the engine cannot take are reported to w.
-func replayOf(o *snapshot.Opened, w io.Writer, convertOnly bool) *replay {
+func replayOf(o *snapshot.Opened, w io.Writer, convertOnly, simulate bool) *replay {
 	if o == nil || !o.Header.IsRecording() || convertOnly {
 		return nil
 	}
-	r := &replay{start: o.Header.RecordingStarted, until: o.RecordedUntil}
+	r := &replay{start: o.Header.RecordingStarted, until: o.RecordedUntil, simulate: simulate}
 	for _, rc := range o.Changes {
 		where := fmt.Sprintf("%s:%d", rc.File, rc.Line)
 		c, err := engine.ChangeFor(rc.Type, rc.Object)
@@ -45,8 +48,25 @@ func replayOf(o *snapshot.Opened, w io.Writer, convertOnly bool) *replay {
 	}
 	fmt.Fprintf(w, "a recording: %d changes from %s (%s); run, explain and the debugger replay them in virtual time\n",
 		len(r.changes), r.start.Format(time.RFC3339), end)
+	fmt.Fprintln(w, r.modeLine())
 	return r
 }
+
+// Mode lines: what a replay (or a live cluster) does with the pods.
+const (
+	shadowLine   = "shadow mode: the cluster's scheduler decides; schedtui judges each of its decisions on the state it had (--simulate: schedtui schedules every pod itself)"
+	simulateLine = "simulating: schedtui schedules every pod itself"
+)
+
+func (r *replay) modeLine() string {
+	if r.simulate {
+		return simulateLine
+	}
+	return shadowLine
+}
+
+// shadowing reports whether the replay runs in shadow mode.
+func (r *replay) shadowing() bool { return r != nil && !r.simulate }
 
 // recordingAsSnapshot is the header of a recording converted to a
 // snapshot (schedtui snapshot --snapshot REC): its initial state only.
@@ -90,7 +110,7 @@ func (r *replay) forTUI(w io.Writer) []tui.Replay {
 	if r == nil {
 		return nil
 	}
-	tr := tui.Replay{Start: r.start, Changes: r.changes}
+	tr := tui.Replay{Start: r.start, Changes: r.changes, Shadow: r.shadowing()}
 	tr.NotApplied = func(c engine.ClusterChange, err error) {
 		_, obj := c.WatchEvent()
 		for i, rc := range r.changes {
@@ -110,7 +130,10 @@ func (r *replay) notice() string {
 	if len(r.changes) > 0 {
 		d = " over " + r.changes[len(r.changes)-1].At.Sub(r.start).String()
 	}
-	return fmt.Sprintf("replaying a recording: %d changes%s · n: next attempt · ?: help", len(r.changes), d)
+	if r.simulate {
+		return fmt.Sprintf("simulating a recording: schedtui schedules every pod itself; %d changes%s · n: next attempt · ?: help", len(r.changes), d)
+	}
+	return fmt.Sprintf("shadowing a recording: %d changes%s · n: next decision of the cluster's scheduler, judged · ?: help", len(r.changes), d)
 }
 
 // printCluster prints a cluster change line of `run -o text`.

@@ -155,11 +155,11 @@ func TestRecordRoundTrip(t *testing.T) {
 
 			// The replay: live-pod goes first, arrived to big when it
 			// arrives.
-			out, errOut, err := runCmd(t, newRunCommand, "--snapshot", rec, "-o", "json")
+			out, errOut, err := runCmd(t, newRunCommand, "--snapshot", rec, "-o", "json", "--simulate")
 			if err != nil {
 				t.Fatalf("%v\n%s", err, errOut)
 			}
-			if !strings.Contains(errOut, "a recording: 4 changes from") {
+			if !strings.Contains(errOut, "a recording: 4 changes from") || !strings.Contains(errOut, simulateLine) {
 				t.Errorf("stderr:\n%s", errOut)
 			}
 			var scheduled []string
@@ -241,11 +241,12 @@ func TestRecordRefuses(t *testing.T) {
 	}
 }
 
-// TestReplayStuckPod replays the recording in testdata: the pod fails at
+// TestReplayStuckPodSimulate replays the recording in testdata with
+// --simulate (schedtui schedules every pod itself): the pod fails at
 // the start (and on every flush retry), node-b joins 40 minutes later and
 // the pod binds there at that virtual time.
-func TestReplayStuckPod(t *testing.T) {
-	out, errOut, err := runCmd(t, newRunCommand, "--snapshot", stuckPodRecording)
+func TestReplayStuckPodSimulate(t *testing.T) {
+	out, errOut, err := runCmd(t, newRunCommand, "--snapshot", stuckPodRecording, "--simulate")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -287,14 +288,14 @@ func TestReplayStuckPod(t *testing.T) {
 
 	// explain follows the same replay: the pod's last attempt is the
 	// binding when node-b joins, and --until stops where run would.
-	checkCmd(t, newExplainCommand, []string{"--snapshot", stuckPodRecording, "batch/report"}, cmdWant{stdout: []string{
+	checkCmd(t, newExplainCommand, []string{"--snapshot", stuckPodRecording, "--simulate", "batch/report"}, cmdWant{stdout: []string{
 		"9  +40m0s   NodeAdd", "Attempt 9 of 9, at +40m0s:", "Node:       node-b"}})
-	checkCmd(t, newExplainCommand, []string{"--snapshot", stuckPodRecording, "batch/report", "--until", "30m"}, cmdWant{stdout: []string{
+	checkCmd(t, newExplainCommand, []string{"--snapshot", stuckPodRecording, "--simulate", "batch/report", "--until", "30m"}, cmdWant{stdout: []string{
 		"Outcome:    Unschedulable", "Now:        in Unschedulable"}})
-	compareExplainRun(t, "stuck pod recording", "--snapshot", stuckPodRecording)
+	compareExplainRun(t, "stuck pod recording", "--snapshot", stuckPodRecording, "--simulate")
 
 	// JSON: the cluster lines, and the binding at 09:40.
-	out, _, err = runCmd(t, newRunCommand, "--snapshot", stuckPodRecording, "-o", "json")
+	out, _, err = runCmd(t, newRunCommand, "--snapshot", stuckPodRecording, "-o", "json", "--simulate")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +333,7 @@ func TestReplayStuckPod(t *testing.T) {
 	}
 
 	// --until counts from the recording's start.
-	out, _, err = runCmd(t, newRunCommand, "--snapshot", stuckPodRecording, "--until", "30m")
+	out, _, err = runCmd(t, newRunCommand, "--snapshot", stuckPodRecording, "--until", "30m", "--simulate")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,6 +341,47 @@ func TestReplayStuckPod(t *testing.T) {
 		!strings.Contains(out, "pending  batch/report") {
 		t.Errorf("--until 30m:\n%s", out)
 	}
+}
+
+// TestReplayStuckPodShadow replays the recording in testdata in shadow
+// mode, the default: schedtui schedules nothing itself; each binding of
+// the cluster's scheduler gets schedtui's attempt on the state it had and
+// an observation, all agreeing; explain explains that attempt.
+func TestReplayStuckPodShadow(t *testing.T) {
+	out, errOut, err := runCmd(t, newRunCommand, "--snapshot", stuckPodRecording)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if !strings.Contains(errOut, shadowLine) {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	want := `+10m0s     cluster: PodAdd Pod default/web-2
++10m0.4s   cluster: PodUpdate Pod default/web-2 on node-a
++10m0.4s default/web-2                            Scheduled     node-a
++10m0.4s   observed: default/web-2: the cluster → node-a, schedtui → node-a: agree (schedtui chose node-a too) · judged on 1 bound pod(s)
++25m0s     cluster: NodeUpdate Node node-a
++40m0s     cluster: NodeAdd Node node-b
++40m0.3s   cluster: PodUpdate Pod batch/report on node-b
++40m0.3s batch/report                             Scheduled     node-b
++40m0.3s   observed: batch/report: the cluster → node-b, schedtui → node-b: agree (schedtui chose node-b too) · judged on 2 bound pod(s)
++45m0s     cluster: PodDelete Pod default/web-1
+`
+	if out != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out, want)
+	}
+	out, _, err = runCmd(t, newRunCommand, "--snapshot", stuckPodRecording, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, `{"kind":"observed","time":"2026-03-02T09:40:00.3Z","pod":"batch/report","node":"node-b","predicted":"node-b","verdict":"agree","message":"schedtui chose node-b too","judgedOn":{"bound":2,"inFlight":[]}}`) {
+		t.Errorf("no observation of report's binding:\n%s", out)
+	}
+	if strings.Contains(out, `"verdict":"disagree"`) || strings.Contains(out, `"kind":"queue"`) && strings.Contains(out, `"to":"InFlight"`) {
+		t.Errorf("a disagreement, or schedtui popped a pod:\n%s", out)
+	}
+	checkCmd(t, newExplainCommand, []string{"--snapshot", stuckPodRecording, "batch/report"}, cmdWant{stdout: []string{
+		"Attempt 1 of 1, at +40m0.3s:", "Node:       node-b"}})
+	compareExplainRun(t, "stuck pod recording, shadow", "--snapshot", stuckPodRecording)
 }
 
 // TestReplayCutShort: a recording whose recorder was killed mid-line
@@ -373,7 +415,7 @@ func TestReplayCutShort(t *testing.T) {
 		!strings.Contains(errOut, "a recording: 5 changes") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
-	if !strings.Contains(out, "+40m0s   batch/report                             Scheduled     node-b") || strings.Contains(out, "PodDelete") {
+	if !strings.Contains(out, "+40m0.3s batch/report                             Scheduled     node-b") || strings.Contains(out, "PodDelete") {
 		t.Errorf("output:\n%s", out)
 	}
 }
@@ -385,7 +427,7 @@ func TestReplayBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := replayOf(o, &errOut, false)
+	r := replayOf(o, &errOut, false, true)
 	b, err := tui.NewBackend("rec", o.Cluster, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1}, r.forTUI(&errOut)...)
 	if err != nil {
 		t.Fatal(err)
@@ -404,7 +446,7 @@ func TestReplayBackend(t *testing.T) {
 	if last == nil || last.Pod != "batch/report" || last.Node != "node-b" || !last.Time.Equal(o.Header.RecordingStarted.Add(40*time.Minute)) {
 		t.Errorf("last attempt %+v", last)
 	}
-	if n := r.notice(); !strings.Contains(n, "replaying a recording: 6 changes over 45m0s") {
+	if n := r.notice(); !strings.Contains(n, "simulating a recording: schedtui schedules every pod itself; 6 changes over 45m0s") {
 		t.Errorf("notice %q", n)
 	}
 	// A change the engine refuses at the start is reported.

@@ -19,6 +19,10 @@ type sourceFlags struct {
 	context    string
 	demo       bool
 	bind       bool
+	// simulate: on a recording (or a live cluster in the debugger),
+	// schedtui schedules every pod itself instead of shadowing the
+	// cluster's scheduler.
+	simulate bool
 	// recordOnly: the scheduler configuration a snapshot carries is only
 	// recorded (schedtui snapshot), so loading says nothing about using it.
 	recordOnly bool
@@ -37,6 +41,13 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 func (f *sourceFlags) registerBind(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.bind, "bind", false, "act as the scheduler of the live cluster for pods whose schedulerName names one of schedtui's profiles: "+
 		"bind them for real (POST pods/NAME/binding, nothing else is ever written; needs RBAC create on pods/binding)")
+}
+
+// registerSimulate adds --simulate, for the commands that replay a
+// recording or follow a live cluster (the debugger, run, explain).
+func (f *sourceFlags) registerSimulate(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.simulate, "simulate", false, "on a recording (or a live cluster in the debugger): schedtui schedules every pod itself, "+
+		"from the first state on, instead of judging the decisions of the cluster's scheduler (shadow mode)")
 }
 
 // registerLive adds the flags that select a live cluster.
@@ -73,10 +84,14 @@ func newRootCommandAs(name string, stdout, stderr io.Writer) *cobra.Command {
 		Long: `schedtui with no command opens the interactive debugger. Press ? inside for
 the keys. On a live cluster, changes (pods added, bound, deleted; nodes added,
 updated, deleted; volumes, classes, workloads) reach the debugger as they
-happen, and when the cluster's own scheduler binds a pod (or reports it
-unschedulable) schedtui puts its own prediction next to it: agree, tie or
-disagree, in the Events view. With --bind schedtui is the scheduler for pods
-of its profiles' schedulerNames: each step binds a pod in the cluster.
+happen. Shadow mode (the default there and on a recording): the cluster's
+scheduler decides, schedtui schedules nothing itself, and each time the
+cluster binds a pod (or reports it unschedulable) schedtui makes its own
+attempt for it on the state the cluster's scheduler had and judges it: agree,
+tie or disagree, in the Events view (enter: side by side) and on the status
+line. --simulate makes schedtui schedule every pod itself instead. With --bind
+schedtui is the scheduler for pods of its profiles' schedulerNames: each step
+binds a pod in the cluster.
 
 ` + sourceHelp,
 		Args:          cobra.NoArgs,
@@ -101,6 +116,7 @@ of its profiles' schedulerNames: each step binds a pod in the cluster.
 	// Local, not persistent: run and explain register the same names.
 	src.register(root)
 	src.registerBind(root)
+	src.registerSimulate(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())

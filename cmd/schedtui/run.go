@@ -31,7 +31,12 @@ With --until it runs for that much virtual time (flush retries included).
 
 On a recording (schedtui record) the run starts when the recording started and
 replays its changes at the times they happened (pods arriving, nodes added or
-cordoned, pods deleted...); --until counts from the recording's start.
+cordoned, pods deleted...); --until counts from the recording's start. The
+replay is in shadow mode: the recorded cluster's scheduler decides, and each
+of its decisions (a binding, or an Unschedulable condition) gets schedtui's
+attempt on the state it had and an observed line (agree, tie or disagree, what
+it was judged on). --simulate instead lets schedtui schedule every pod itself
+from the recording's first state, applying the recorded changes at their times.
 
 The whole cluster is always scheduled; -n NAMESPACE only prints the lines
 about pods of that namespace (a preemption or eviction when the preemptor or a
@@ -77,6 +82,7 @@ is documented in the README).`,
 	}
 	src.register(cmd)
 	src.registerBind(cmd)
+	src.registerSimulate(cmd)
 	ns.register(cmd, "print only the lines about pods of this namespace")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, wide or json")
 	cmd.Flags().DurationVar(&until, "until", 0, "run for this much virtual time (e.g. 10m) instead of until quiescent")
@@ -122,6 +128,7 @@ func eventInNamespace(ev engine.Event, ns string) bool {
 func (s *session) engine() (*engine.Engine, error) {
 	e, err := engine.New(s.cluster.Nodes, s.cluster.Pods, s.cluster.SchedulerObjects(), engine.Options{
 		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: s.replay.startTime(),
+		Shadow: s.replay.shadowing(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)
@@ -186,7 +193,7 @@ func printText(w io.Writer, e *engine.Engine, keep func(engine.Event) bool, wide
 			if actual == "" {
 				actual = "unschedulable"
 			}
-			fmt.Fprintf(w, "%-8s   observed: %s: the cluster → %s, schedtui → %s: %s (%s)\n", at, ev.Pod, actual, predicted, ev.Reason, ev.Message)
+			fmt.Fprintf(w, "%-8s   observed: %s: the cluster → %s, schedtui → %s: %s (%s)%s\n", at, ev.Pod, actual, predicted, ev.Reason, ev.Message, judgedText(ev))
 		}
 	}
 	q := e.Queue()
@@ -221,4 +228,21 @@ func printAttempt(w io.Writer, at string, a *record.Attempt, wide bool) error {
 	}
 	_, err := fmt.Fprintln(w, line)
 	return err
+}
+
+// judgedText says what a shadow-mode observation was judged on, and why
+// that may not be the state the cluster's scheduler had.
+func judgedText(ev engine.Event) string {
+	j := ev.Judged
+	if j == nil {
+		return ""
+	}
+	s := fmt.Sprintf(" · judged on %d bound pod(s)", j.Bound)
+	if len(j.InFlight) > 0 {
+		s += ", in flight: " + strings.Join(j.InFlight, ", ")
+	}
+	if ev.Uncertain != "" {
+		s += " · uncertain: " + ev.Uncertain
+	}
+	return s
 }

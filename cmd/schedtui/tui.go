@@ -30,13 +30,21 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		return err
 	}
 	defer src.stop()
+	replays := src.replay.forTUI(errw)
+	if src.live != nil && src.bind == nil && !f.simulate {
+		// Shadow mode: the cluster's scheduler decides, schedtui judges.
+		replays = append(replays, tui.Replay{Shadow: true})
+		fmt.Fprintln(errw, shadowLine)
+	} else if src.live != nil && f.simulate {
+		fmt.Fprintln(errw, simulateLine)
+	}
 	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed}
 	var b *tui.Backend
 	if src.live != nil {
 		// The live source stamps changes with the wall clock too.
-		b, err = tui.NewLiveBackend(src.name, src.cluster, sopts, liveClock)
+		b, err = tui.NewLiveBackend(src.name, src.cluster, sopts, liveClock, replays...)
 	} else {
-		b, err = tui.NewBackend(src.name, src.cluster, sopts, src.replay.forTUI(errw)...)
+		b, err = tui.NewBackend(src.name, src.cluster, sopts, replays...)
 	}
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
@@ -46,6 +54,14 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", n)
 	} else if src.replay != nil {
 		notice = src.replay.notice()
+	}
+	if src.live != nil && src.bind == nil && !f.simulate {
+		notice = "shadow mode: the cluster's scheduler decides, schedtui judges each decision (events: 7) · ?: help"
+		b.Name += " · shadow"
+	} else if src.replay.shadowing() {
+		b.Name += " · shadow"
+	} else if src.replay != nil {
+		b.Name += " · simulating"
 	}
 	opts := tui.Options{Backend: b, Notice: notice}
 	if src.live != nil {

@@ -106,6 +106,15 @@ type Event struct {
 	// as Reason) is about: "Node name", "Pod namespace/name",
 	// "PersistentVolumeClaim namespace/name".
 	Object string `json:",omitempty"`
+	// Judged is the state a shadow-mode observation was judged on (see
+	// shadow.go); nil otherwise.
+	Judged *JudgedOn `json:",omitempty"`
+	// Uncertain says why the reconstruction of that state may differ
+	// from what the cluster's scheduler had ("" when it does not).
+	Uncertain string `json:",omitempty"`
+	// ClusterMessage is the message of the cluster's scheduler for an
+	// observation of an unschedulable decision.
+	ClusterMessage string `json:",omitempty"`
 }
 
 // Breakpoint stops Continue. A zero field matches nothing; a breakpoint

@@ -69,6 +69,9 @@ func (e *Engine) SetBind(f BindFunc) error {
 	if len(e.attempts) > 0 {
 		return errors.New("--bind must be set before the first attempt")
 	}
+	if e.opts.Shadow {
+		return errors.New("--bind makes schedtui the scheduler: not in shadow mode")
+	}
 	e.opts.Bind = f
 	e.installBinder(e.sched)
 	return nil

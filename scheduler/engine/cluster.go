@@ -153,6 +153,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		e.sched.SetPendingPod(c.Pod)
 		if e.responsible(c.Pod) {
 			e.q.Add(c.Pod)
+			e.shadowAdded(c.Pod)
 		}
 	case PodUpdate:
 		old := e.Pod(key(c.Pod))
@@ -169,6 +170,10 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		if terminal(c.Pod) {
 			// Leaving the informer's field selector is a delete.
 			return e.applyNow(ClusterChange{Kind: PodDelete, Pod: old})
+		}
+		if e.opts.Shadow {
+			e.shadowUpdate(c, old)
+			return nil
 		}
 		if e.observeUpdate(old, c.Pod) {
 			return nil

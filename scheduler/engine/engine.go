@@ -58,6 +58,13 @@ type Options struct {
 	// decided but not carried out (see NotCarriedOut): schedtui never
 	// deletes pods.
 	Bind BindFunc
+	// Shadow follows the cluster instead of scheduling (shadow.go): the
+	// recorded or live changes are the truth, the engine never pops a pod,
+	// and every decision of the cluster's scheduler (a binding, or
+	// PodScheduled=False/Unschedulable) is judged by an attempt of
+	// schedtui's made on the state the cluster's scheduler had, without
+	// effects. Not with Bind.
+	Shadow bool
 }
 
 // Engine drives a Scheduler and its queue through virtual time. It is not
@@ -117,9 +124,11 @@ type Engine struct {
 	attemptIndexed    int
 	lastIndexed       *record.Attempt
 	seenUnschedulable map[types.UID]string
-	log               []op
-	checkpoints       []*checkpoint
-	ckptInterval      int
+	// shadow is shadow mode's bookkeeping (shadow.go).
+	shadow       *shadowState
+	log          []op
+	checkpoints  []*checkpoint
+	ckptInterval int
 }
 
 var _ API = (*Engine)(nil)
@@ -141,7 +150,13 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	if opts.MaxCheckpoints < 2 {
 		opts.MaxCheckpoints = 32
 	}
+	if opts.Shadow && opts.Bind != nil {
+		return nil, errors.New("shadow mode follows the cluster's scheduler: it cannot bind")
+	}
 	e := &Engine{opts: opts, nodes0: nodes, pods0: pods, objs0: objects, ckptInterval: opts.CheckpointInterval}
+	if opts.Shadow {
+		e.shadow = newShadowState()
+	}
 	e.profile = profileOrder(opts.Config)
 	if err := e.build(true); err != nil {
 		return nil, err
@@ -155,6 +170,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	for _, p := range bySchedulingOrder(pods) {
 		if p.Spec.NodeName == "" && !terminal(p) && e.responsible(p) {
 			e.q.Add(p)
+			e.shadowAdded(p)
 		}
 	}
 	if err := e.checkpoint(); err != nil {
@@ -344,6 +360,9 @@ const maxIdleJumps = 1 << 20
 // popped pod is returned without scheduling it (Fork). It returns
 // errQuiescent when there is nothing left to do (or nothing before limit).
 func (e *Engine) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
+	if e.opts.Shadow {
+		return e.shadowStep(limit)
+	}
 	for jumps := 0; ; jumps++ {
 		e.settle()
 		if e.q.Poppable() {
@@ -621,6 +640,9 @@ func (e *Engine) ceilLeftoverTick(t time.Time) time.Time {
 // settled whatever changed: only an update of the pod itself can ungate
 // them.
 func (e *Engine) quiescent() bool {
+	if e.opts.Shadow {
+		return e.timers.Len() == 0
+	}
 	if e.q.Poppable() || e.timers.Len() > 0 {
 		return false
 	}

@@ -60,6 +60,12 @@ type ObservationJSON struct {
 	// Verdict is agree, tie or disagree; Message says why.
 	Verdict string `json:"verdict"`
 	Message string `json:"message"`
+	// JudgedOn is the state schedtui's attempt was judged on, in shadow
+	// mode: the pods bound, and those in flight counted on their node.
+	JudgedOn *JudgedOn `json:"judgedOn,omitempty"`
+	// Uncertain says why that state may not be the one the cluster's
+	// scheduler had (shadow mode); absent when it is not in doubt.
+	Uncertain string `json:"uncertain,omitempty"`
 }
 
 // observeUpdate looks at a pod update for a decision of the cluster's
@@ -117,7 +123,7 @@ func (e *Engine) newUnschedulable(p *v1.Pod) (string, bool) {
 // against its scheduler's unschedulable message.
 func (e *Engine) observe(p *v1.Pod, i int, a *record.Attempt, actual, unschedulable string) {
 	v, why := judge(a, actual, unschedulable)
-	e.event(Event{Kind: EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i})
+	e.event(Event{Kind: EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i, ClusterMessage: unschedulable})
 }
 
 // judge compares a prediction with the cluster's decision.

@@ -82,6 +82,7 @@ type checkpoint struct {
 	lastGen                                  map[types.UID]uint64
 	evicted                                  []types.UID
 	cursor                                   Cursor
+	shadow                                   *shadowState
 }
 
 func (e *Engine) lastCheckpointAttempts() int {
@@ -122,6 +123,7 @@ func (e *Engine) checkpoint() error {
 	for uid := range e.evicted {
 		c.evicted = append(c.evicted, uid)
 	}
+	c.shadow = e.shadow.clone(e.timeline)
 	e.checkpoints = append(e.checkpoints, c)
 	if len(e.checkpoints) > e.opts.MaxCheckpoints {
 		// Keep the first and every other one after it.
@@ -179,6 +181,7 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.timeline = e.timeline[:c.timeline:c.timeline]
 	e.cursor = c.cursor
 	e.decision, e.volumeWrites = nil, nil
+	e.shadow = c.shadow.restore(e.timeline)
 	return nil
 }
 
@@ -196,26 +199,30 @@ func (e *Engine) replay(from, to int) {
 	e.replaying = true
 	defer func() { e.replaying = false }()
 	for i := from; i < to; i++ {
-		o := e.log[i]
-		switch o.kind {
-		case opStep:
-			if a, _, err := e.step(o.limit, o.strict, false); err == nil && a != nil {
-				e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: a.LastPhase()}
-			}
-		case opApply:
-			if !o.change.At.After(e.now) {
-				_ = e.applyNow(o.change)
-			} else {
-				e.addTimer(&timer{at: o.change.At, kind: timerApply, change: o.change})
-			}
-		case opAdvance:
-			if e.now.Before(o.until) {
-				e.now = o.until
-			}
-		case opTick:
-			if !e.now.After(o.until) {
-				e.advance(o.until)
-			}
+		e.runOp(e.log[i])
+	}
+}
+
+// runOp re-executes one logged op.
+func (e *Engine) runOp(o op) {
+	switch o.kind {
+	case opStep:
+		if a, _, err := e.step(o.limit, o.strict, false); err == nil && a != nil {
+			e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: a.LastPhase()}
+		}
+	case opApply:
+		if !o.change.At.After(e.now) {
+			_ = e.applyNow(o.change)
+		} else {
+			e.addTimer(&timer{at: o.change.At, kind: timerApply, change: o.change})
+		}
+	case opAdvance:
+		if e.now.Before(o.until) {
+			e.now = o.until
+		}
+	case opTick:
+		if !e.now.After(o.until) {
+			e.advance(o.until)
 		}
 	}
 }
@@ -295,10 +302,18 @@ func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	f := &Engine{opts: e.opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
 		start: e.start, log: e.log[:k:k], ckptInterval: e.ckptInterval,
 		attempts: e.attempts[:c.attempts:c.attempts], timeline: e.timeline[:c.timeline:c.timeline]}
+	if e.opts.Shadow {
+		// Restoring puts the checkpoint's recent observations back into
+		// the timeline: the fork's, not the engine's.
+		f.timeline = append([]Event(nil), f.timeline...)
+	}
 	if err := f.restore(c); err != nil {
 		return nil, nil, err
 	}
 	f.replay(c.ops, k)
+	if e.opts.Shadow {
+		return f.shadowFork(i, k, e.log[k])
+	}
 	o := e.log[k]
 	f.replaying = true
 	_, pi, err := f.step(o.limit, o.strict, true)

@@ -1,0 +1,579 @@
+package engine
+
+// Shadow mode (Options.Shadow): the cluster is the truth. Its changes
+// (bindings, deletions, evictions, nominations, ...) are applied to the
+// engine's state as they arrive; the engine never pops a pod, so schedtui
+// neither places nor preempts anything. For every decision of the
+// cluster's scheduler about a pod schedtui is responsible for, a binding or
+// a PodScheduled=False condition with reason Unschedulable, schedtui makes
+// its own attempt for that pod on the state the cluster's scheduler had,
+// with Scheduler.Evaluate (the algorithm and PostFilter, nothing carried
+// out), and records it next to the decision: agree, tie or disagree.
+//
+// The state at a decision is reconstructed from what the API delivered
+// before it:
+//
+//   - every binding, deletion, node and object change delivered before the
+//     decision, and every nomination (the nominator holds pods with a
+//     status nomination, as upstream's does);
+//   - pods in flight: the cluster's scheduler (1.37) sets nominatedNodeName
+//     before PreBind (or a Permit wait) for a pod it has already assumed.
+//     A pending pod counts as assumed on its nominated node, as upstream's
+//     cache counts assumed pods (on the node, for Filter and Score alike,
+//     and out of the nominator), when the update that set the nomination
+//     did not change its PodScheduled condition (preemption writes the
+//     nomination together with the Unschedulable condition; the PreBind
+//     nomination is a patch of nominatedNodeName alone; a pod first seen
+//     nominated counts when it has no PodScheduled=False condition), and
+//     when it fits the node's free resources (cpu, memory, ephemeral
+//     storage, extended resources, pod count) in the state so far: a
+//     nomination to a node without room is a preemptor's, waiting for its
+//     victims, and stays an ordinary nomination (noted on the observation);
+//   - the pod judged is taken as it was before the decision, with the
+//     nomination it had before its own PreBind nomination.
+//
+// The reconstruction cannot see the pods the cluster's scheduler assumed
+// without a nomination: its binding cycles run concurrently and bindings
+// commit out of attempt order. Two rules make up for it, both on arrival
+// times only, so that a replay gives the verdicts the live run gave:
+//
+//   - backward: a disagreement is judged again without the bindings of
+//     other pods that arrived within ShadowWindow before the decision (the
+//     most recent first, up to maxShadowAlternatives): the cluster's
+//     scheduler may have attempted the pod before it assumed them;
+//   - forward: when a binding arrives within ShadowWindow after a
+//     decision judged a disagreement, that decision is judged again with
+//     the new binding counted (the pod itself taken off its node again):
+//     the cluster's scheduler may have assumed that pod before it.
+//
+// A verdict that holds only on such an alternative, or a disagreement
+// with such bindings around, is flagged Uncertain with the reason.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// ShadowWindow is how close in arrival time two bindings must be for
+// their order to be doubted (bindings of pods attempted in one order may
+// commit in the other).
+const ShadowWindow = time.Second
+
+// maxShadowAlternatives bounds the backward alternatives tried for one
+// decision.
+const maxShadowAlternatives = 4
+
+// maxRecent bounds the decisions kept for ShadowWindow: a burst of
+// bindings within one second (or a clock that does not move) must not make
+// every binding re-judge every earlier one.
+const maxRecent = 32
+
+// JudgedOn is the state a shadow-mode observation was judged on: Bound
+// pods on nodes, and the pods in flight (assumed by the cluster's
+// scheduler, not bound yet) counted on their node, "ns/pod→node".
+type JudgedOn struct {
+	Bound    int      `json:"bound"`
+	InFlight []string `json:"inFlight"`
+}
+
+// shadowState is shadow mode's bookkeeping; it is part of checkpoints.
+type shadowState struct {
+	// inflight holds the pods nominated for PreBind, by UID.
+	inflight map[types.UID]inflight
+	seq      uint64
+	// recent holds the decisions judged within ShadowWindow of the last
+	// one, oldest first.
+	recent []recentDecision
+	// capture is set in a fork replaying to an attempt (shadowFork).
+	capture *forkCapture
+}
+
+type inflight struct {
+	pod    string // namespace/name
+	node   string
+	before string // the nomination before it
+	seq    uint64 // order of arrival
+}
+
+// decision is what the cluster's scheduler decided: a binding to node, or
+// "" and the unschedulable message.
+type decision struct {
+	node, msg string
+}
+
+type recentDecision struct {
+	at  time.Time
+	pod string
+	uid types.UID
+	d   decision
+	// judged is the pod as judged (before the decision).
+	judged *v1.Pod
+	// ev indexes the observation in the timeline; event is its content
+	// when the checkpoint was taken (restore puts it back).
+	ev    int
+	event Event
+}
+
+type forkCapture struct {
+	want  int
+	sched *scheduler.Scheduler
+	pod   *v1.Pod
+}
+
+// Shadowing reports whether the engine runs in shadow mode.
+func (e *Engine) Shadowing() bool { return e.opts.Shadow }
+
+func newShadowState() *shadowState { return &shadowState{inflight: map[types.UID]inflight{}} }
+
+// clone copies the state for a checkpoint, with the recent observations
+// as they stand in the timeline.
+func (s *shadowState) clone(timeline []Event) *shadowState {
+	if s == nil {
+		return nil
+	}
+	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq}
+	for k, v := range s.inflight {
+		c.inflight[k] = v
+	}
+	for _, r := range s.recent {
+		if r.ev < len(timeline) {
+			r.event = timeline[r.ev]
+		}
+		c.recent = append(c.recent, r)
+	}
+	return c
+}
+
+// restore returns a fresh copy of a checkpoint's state and puts the
+// recent observations back as they were (a later revision is undone).
+func (s *shadowState) restore(timeline []Event) *shadowState {
+	if s == nil {
+		return nil
+	}
+	for _, r := range s.recent {
+		if r.ev < len(timeline) {
+			timeline[r.ev] = r.event
+		}
+	}
+	return s.clone(timeline)
+}
+
+// shadowAdded notes a pending pod arriving with a nomination.
+func (e *Engine) shadowAdded(p *v1.Pod) {
+	s := e.shadow
+	if s == nil || p.Spec.NodeName != "" || p.Status.NominatedNodeName == "" {
+		return
+	}
+	if c := scheduledCondition(p); c != nil && c.Status == v1.ConditionFalse {
+		return
+	}
+	s.seq++
+	s.inflight[p.UID] = inflight{pod: key(p), node: p.Status.NominatedNodeName, seq: s.seq}
+}
+
+// track updates the in-flight pods after a pod update.
+func (s *shadowState) track(old, cur *v1.Pod) {
+	switch {
+	case cur.Spec.NodeName != "" || cur.Status.NominatedNodeName == "":
+		delete(s.inflight, cur.UID)
+	case cur.Status.NominatedNodeName == old.Status.NominatedNodeName:
+	case sameCondition(scheduledCondition(old), scheduledCondition(cur)):
+		before := old.Status.NominatedNodeName
+		if f, ok := s.inflight[cur.UID]; ok {
+			before = f.before
+		}
+		s.seq++
+		s.inflight[cur.UID] = inflight{pod: key(cur), node: cur.Status.NominatedNodeName, before: before, seq: s.seq}
+	default:
+		delete(s.inflight, cur.UID)
+	}
+}
+
+func scheduledCondition(p *v1.Pod) *v1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == v1.PodScheduled {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func sameCondition(a, b *v1.PodCondition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Status == b.Status && a.Reason == b.Reason && a.Message == b.Message
+}
+
+// unschedulableDecision returns the message of cur's PodScheduled=False
+// Unschedulable condition when the update set or changed it.
+func unschedulableDecision(old, cur *v1.Pod) (string, bool) {
+	c := scheduledCondition(cur)
+	if c == nil || c.Status != v1.ConditionFalse || c.Reason != v1.PodReasonUnschedulable {
+		return "", false
+	}
+	if sameCondition(scheduledCondition(old), c) {
+		return "", false
+	}
+	return c.Message, true
+}
+
+// judgement is a decision judged, before it is on the timeline.
+type judgement struct {
+	d         decision
+	pod       *v1.Pod
+	res       evalResult
+	verdict   Verdict
+	why       string
+	uncertain string
+}
+
+// shadowUpdate applies a pod update in shadow mode: a decision of the
+// cluster's scheduler is judged on the state before it, then the update
+// is applied as the event handlers apply it, then the attempt and the
+// observation go on the timeline, and earlier decisions the binding may
+// have preceded in the cluster's scheduler are judged again.
+func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
+	cur := c.Pod
+	var j *judgement
+	if e.responsible(old) && old.Spec.NodeName == "" && old.UID == cur.UID {
+		if cur.Spec.NodeName != "" {
+			j = e.judgeDecision(old, decision{node: cur.Spec.NodeName})
+		} else if msg, ok := unschedulableDecision(old, cur); ok {
+			j = e.judgeDecision(old, decision{msg: msg})
+		}
+	}
+	e.bump()
+	e.clusterEvent(c, "")
+	e.updatePod(old, cur)
+	if e.responsible(old) {
+		e.shadow.track(old, cur)
+	}
+	if j == nil {
+		return
+	}
+	e.observeJudgement(j)
+	if j.d.node != "" {
+		e.reviseRecent(cur)
+	}
+}
+
+// judgedPod is the pod as the cluster's scheduler attempted it: before
+// its own PreBind nomination.
+func (e *Engine) judgedPod(p *v1.Pod) *v1.Pod {
+	f, ok := e.shadow.inflight[p.UID]
+	if !ok || f.node != p.Status.NominatedNodeName {
+		return p
+	}
+	out := p.DeepCopy()
+	out.Status.NominatedNodeName = f.before
+	return out
+}
+
+// judgeDecision evaluates the pod's attempt for decision d on the state before
+// it, with the backward alternatives when it disagrees.
+func (e *Engine) judgeDecision(old *v1.Pod, d decision) *judgement {
+	pod := e.judgedPod(old)
+	j := &judgement{d: d, pod: pod, res: e.evaluate(pod, nil)}
+	j.verdict, j.why = shadowVerdict(j.res.a, d)
+	if j.verdict != Disagree {
+		return j
+	}
+	recent := e.recentBindings(pod.UID)
+	for k := 1; k <= len(recent) && k <= maxShadowAlternatives; k++ {
+		drop := recent[len(recent)-k:]
+		alt := e.evaluate(pod, drop)
+		if v, why := shadowVerdict(alt.a, d); v != Disagree {
+			j.res, j.verdict, j.why = alt, v, why
+			j.uncertain = fmt.Sprintf("%s only if the cluster's scheduler attempted the pod before it assumed %s (bound within %s before): judged without them",
+				v, podList(drop), ShadowWindow)
+			return j
+		}
+	}
+	if len(recent) > 0 {
+		j.uncertain = fmt.Sprintf("%s bound within %s before: the cluster's scheduler may have attempted the pod before them (without them it disagrees too)",
+			podList(recent), ShadowWindow)
+	}
+	return j
+}
+
+func podList(pods []*v1.Pod) string {
+	names := make([]string, len(pods))
+	for i, p := range pods {
+		names[i] = key(p)
+	}
+	return strings.Join(names, ", ")
+}
+
+// recentBindings are the other pods whose binding arrived within
+// ShadowWindow before now and which are still bound there, oldest first.
+func (e *Engine) recentBindings(uid types.UID) []*v1.Pod {
+	var out []*v1.Pod
+	for _, r := range e.shadow.recent {
+		if r.d.node == "" || r.uid == uid || e.now.Sub(r.at) > ShadowWindow {
+			continue
+		}
+		if p := e.Pod(r.pod); p != nil && p.UID == r.uid && p.Spec.NodeName == r.d.node {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// observeJudgement puts a judged decision on the timeline: the attempt,
+// then the observation, and remembers it for ShadowWindow.
+func (e *Engine) observeJudgement(j *judgement) {
+	idx := e.recordAttempt(j.res)
+	e.event(Event{Kind: EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
+		Message: j.why, Attempt: idx, Judged: &j.res.judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
+	s := e.shadow
+	kept := s.recent[:0]
+	for _, r := range s.recent {
+		if e.now.Sub(r.at) <= ShadowWindow {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) >= maxRecent {
+		kept = append(kept[:0], kept[len(kept)-maxRecent+1:]...)
+	}
+	s.recent = append(kept, recentDecision{at: e.now, pod: key(j.pod), uid: j.pod.UID, d: j.d, judged: j.pod, ev: len(e.timeline) - 1})
+}
+
+func joinNotes(first string, notes []string) string {
+	all := append([]string(nil), notes...)
+	if first != "" {
+		all = append([]string{first}, all...)
+	}
+	return strings.Join(all, "; ")
+}
+
+// reviseRecent judges again the recent disagreements the binding of cur
+// may have preceded in the cluster's scheduler, counting cur on its node;
+// a verdict that turns replaces the observation, flagged uncertain.
+func (e *Engine) reviseRecent(cur *v1.Pod) {
+	s := e.shadow
+	for i := range s.recent {
+		r := &s.recent[i]
+		if r.uid == cur.UID || e.timeline[r.ev].Reason != string(Disagree) || e.now.Sub(r.at) > ShadowWindow {
+			continue
+		}
+		p := e.Pod(r.pod)
+		if p == nil || p.UID != r.uid || p.Spec.NodeName != r.d.node {
+			continue
+		}
+		var drop []*v1.Pod
+		if r.d.node != "" {
+			drop = []*v1.Pod{p}
+		}
+		res := e.evaluate(r.judged, drop)
+		v, why := shadowVerdict(res.a, r.d)
+		if v == Disagree {
+			continue
+		}
+		idx := e.recordAttempt(res)
+		judged := res.judged
+		judged.Bound--
+		judged.InFlight = append(judged.InFlight, key(cur)+"→"+cur.Spec.NodeName)
+		ev := e.timeline[r.ev]
+		ev.Attempt, ev.Predicted, ev.Reason, ev.Message, ev.Judged = idx, res.a.Node, string(v), why, &judged
+		ev.Uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler assumed %s (bound %s later) before it attempted the pod: judged again with it",
+			v, key(cur), e.now.Sub(r.at)), res.notes)
+		e.timeline[r.ev] = ev
+	}
+}
+
+// evalResult is one evaluation: the attempt, the state it was judged on,
+// notes on the reconstruction, and, in a fork, the state itself.
+type evalResult struct {
+	a      *record.Attempt
+	pod    *v1.Pod
+	judged JudgedOn
+	notes  []string
+	fork   *scheduler.Scheduler
+}
+
+// evaluate runs Scheduler.Evaluate for pod on the engine's state with the
+// pods in flight assumed on their nodes and the pods of drop taken off
+// theirs, and undoes both.
+func (e *Engine) evaluate(pod *v1.Pod, drop []*v1.Pod) evalResult {
+	var res evalResult
+	snap := e.sched.Snapshot()
+	var undo []func()
+	defer func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}()
+	for _, p := range drop {
+		if snap.RemovePod(p) == nil {
+			undo = append(undo, func() { _ = snap.AddPod(p) })
+		}
+	}
+	for _, ni := range snap.List() {
+		res.judged.Bound += len(ni.Pods)
+	}
+	res.judged.InFlight = []string{}
+	nom := e.sched.Nominator()
+	for _, f := range e.inflightPods(pod.UID) {
+		q := e.Pod(f.pod)
+		ni, err := snap.Get(f.node)
+		if err != nil {
+			continue
+		}
+		if !hasRoom(ni, q) {
+			res.notes = append(res.notes, fmt.Sprintf("%s is nominated to %s without a PodScheduled change (PreBind?), but %s has no room for it: counted as an ordinary nomination",
+				f.pod, f.node, f.node))
+			continue
+		}
+		assumed := q.DeepCopy()
+		assumed.Spec.NodeName = f.node
+		if snap.AddPod(assumed) != nil {
+			continue
+		}
+		wasNominated := nom.NominatedNode(q.UID)
+		nom.Delete(q.UID)
+		undo = append(undo, func() {
+			_ = snap.RemovePod(assumed)
+			if wasNominated != "" {
+				nom.Add(framework.NewPodInfo(q), wasNominated)
+			}
+		})
+		res.judged.InFlight = append(res.judged.InFlight, f.pod+"→"+f.node)
+	}
+	res.a, res.pod = e.sched.Evaluate(pod), pod
+	if c := e.shadow.capture; c != nil && c.sched == nil {
+		res.fork = e.cloneScheduler()
+	}
+	return res
+}
+
+// inflightPods are the pods nominated for PreBind that are still pending
+// with that nomination, but the pod uid, in arrival order.
+func (e *Engine) inflightPods(uid types.UID) []inflight {
+	var out []inflight
+	for u, f := range e.shadow.inflight {
+		if u == uid {
+			continue
+		}
+		if p := e.Pod(f.pod); p != nil && p.UID == u && p.Spec.NodeName == "" && p.Status.NominatedNodeName == f.node {
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out
+}
+
+// hasRoom reports whether pod fits ni's free resources: NodeResourcesFit's
+// check of cpu, memory, ephemeral storage, extended resources and the pod
+// count.
+func hasRoom(ni *framework.NodeInfo, pod *v1.Pod) bool {
+	if len(ni.Pods)+1 > ni.Allocatable.AllowedPodNumber {
+		return false
+	}
+	req := framework.NewPodInfo(pod).CalculateResource().Resource
+	free := func(alloc, used, want int64) bool { return want == 0 || want <= alloc-used }
+	if !free(ni.Allocatable.MilliCPU, ni.Requested.MilliCPU, req.MilliCPU) ||
+		!free(ni.Allocatable.Memory, ni.Requested.Memory, req.Memory) ||
+		!free(ni.Allocatable.EphemeralStorage, ni.Requested.EphemeralStorage, req.EphemeralStorage) {
+		return false
+	}
+	for name, q := range req.ScalarResources {
+		if !free(ni.Allocatable.ScalarResources[name], ni.Requested.ScalarResources[name], q) {
+			return false
+		}
+	}
+	return true
+}
+
+// recordAttempt puts an evaluation's attempt on the timeline.
+func (e *Engine) recordAttempt(res evalResult) int {
+	a := res.a
+	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}
+	e.attempts = append(e.attempts, a)
+	idx := len(e.attempts) - 1
+	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
+	if c := e.shadow.capture; c != nil && c.want == idx && res.fork != nil {
+		c.sched, c.pod = res.fork, res.pod
+	}
+	return idx
+}
+
+// shadowVerdict compares schedtui's attempt with the decision. An
+// unschedulable decision agrees only when schedtui finds no node either
+// and its message is the condition's, character for character.
+func shadowVerdict(a *record.Attempt, d decision) (Verdict, string) {
+	if d.node != "" {
+		return judge(a, d.node, "")
+	}
+	switch {
+	case a.Outcome == record.Scheduled:
+		return Disagree, fmt.Sprintf("schedtui places the pod on %s; the cluster's scheduler says: %s", a.Node, d.msg)
+	case a.Message == d.msg:
+		return Agree, "the same message: " + d.msg
+	default:
+		return Disagree, fmt.Sprintf("the messages differ: the cluster's scheduler says %q; schedtui says %q", d.msg, a.Message)
+	}
+}
+
+// shadowStep is Step in shadow mode: it applies the changes due, one at a
+// time, jumping virtual time from one to the next, until one of them
+// makes an attempt (a decision of the cluster's scheduler judged); it
+// returns errQuiescent when no change is left (before limit).
+func (e *Engine) shadowStep(limit time.Time) (*record.Attempt, *framework.QueuedPodInfo, error) {
+	n := len(e.attempts)
+	for {
+		for {
+			t := e.timers.peek()
+			if t == nil || t.at.After(e.now) {
+				break
+			}
+			e.timers.pop()
+			e.fire(t)
+			if len(e.attempts) > n {
+				return e.attempts[len(e.attempts)-1], nil, nil
+			}
+		}
+		t := e.timers.peek()
+		if t == nil || !limit.IsZero() && t.at.After(limit) {
+			return nil, nil, errQuiescent
+		}
+		e.now = t.at
+	}
+}
+
+// cloneScheduler is a separate scheduler holding the engine's state.
+func (e *Engine) cloneScheduler() *scheduler.Scheduler {
+	st, err := e.sched.CaptureState(nil)
+	if err != nil {
+		return nil
+	}
+	now := e.now
+	s, err := scheduler.New(nil, nil, nil, scheduler.Options{Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed,
+		Clock: func() time.Time { return now }})
+	if err != nil || s.RestoreState(st) != nil {
+		return nil
+	}
+	return s
+}
+
+// shadowFork is Fork's end in shadow mode: the fork runs op o, which made
+// attempt i, and keeps the state that attempt was evaluated on.
+func (e *Engine) shadowFork(i, k int, o op) (*scheduler.Scheduler, *v1.Pod, error) {
+	c := &forkCapture{want: i}
+	e.shadow.capture = c
+	e.replaying = true
+	e.runOp(o)
+	if c.sched == nil || i >= len(e.attempts) {
+		return nil, nil, fmt.Errorf("replaying to attempt %d (op %d): the attempt was not made again", i, k)
+	}
+	return c.sched, c.pod, nil
+}

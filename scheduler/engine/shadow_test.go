@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+)
+
+// at is a change of the cluster arriving d after the engine's start.
+func at(e *Engine, d time.Duration, kind ChangeKind, p *v1.Pod) ClusterChange {
+	return ClusterChange{Kind: kind, Pod: p, At: e.Start().Add(d)}
+}
+
+func nominate(e *Engine, pod, node string) *v1.Pod {
+	p := e.Pod(pod).DeepCopy()
+	p.Status.NominatedNodeName = node
+	p.ResourceVersion += "n"
+	return p
+}
+
+func applyAll(t *testing.T, e *Engine, cs ...ClusterChange) {
+	t.Helper()
+	for _, c := range cs {
+		if err := e.Apply(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func observationLines(t *testing.T, e *Engine) []string {
+	t.Helper()
+	var out []string
+	for _, o := range e.Observations() {
+		j, _ := EventJSON(o)
+		b, err := json.Marshal(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(b))
+	}
+	return out
+}
+
+func verdicts(e *Engine) map[string]Event {
+	out := map[string]Event{}
+	for _, o := range e.Observations() {
+		out[o.Pod] = o
+	}
+	return out
+}
+
+// Two nodes of unequal size: LeastAllocated puts the first 3-cpu pod on
+// big, the second on small.
+var shadowCluster = listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6", "") +
+	podYAML("a", "3", 0, "") + podYAML("b", "3", 0, "")
+
+func TestShadowNeverSchedules(t *testing.T) {
+	e := load(t, shadowCluster, Options{Shadow: true})
+	if n := e.RunToQuiescence(); n != 0 {
+		t.Fatalf("shadow mode made %d attempts of its own", n)
+	}
+	if len(e.Queue().ActiveQ) != 2 {
+		t.Errorf("the pending pods are not listed: %+v", e.Queue())
+	}
+	if _, err := New(nil, nil, nil, Options{Shadow: true, Bind: func(context.Context, *v1.Pod, string) error { return nil }}); err == nil {
+		t.Error("shadow mode with --bind accepted")
+	}
+}
+
+// TestShadowOutOfOrderBindings: the cluster's scheduler attempted a then
+// b, but b's binding arrived first. b is judged without a (a disagreement
+// at first), a without b; when a's binding arrives, b is judged again with
+// a counted, and agrees, flagged uncertain.
+func TestShadowOutOfOrderBindings(t *testing.T) {
+	e := load(t, shadowCluster, Options{Shadow: true})
+	applyAll(t, e,
+		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
+		at(e, 10*time.Second+300*time.Millisecond, PodUpdate, bindTo(e, "default/a", "big")))
+	if n := e.RunToQuiescence(); n != 2 {
+		t.Fatalf("%d attempts, want one per decision (2)", n)
+	}
+	v := verdicts(e)
+	if o := v["default/a"]; o.Reason != string(Agree) || o.Node != "big" || o.Uncertain != "" || o.Judged == nil || o.Judged.Bound != 1 {
+		t.Errorf("a: %+v", o)
+	}
+	o := v["default/b"]
+	if o.Reason != string(Agree) || o.Predicted != "small" || !strings.Contains(o.Uncertain, "default/a") {
+		t.Errorf("b: %+v", o)
+	}
+	if o.Judged == nil || len(o.Judged.InFlight) != 1 || o.Judged.InFlight[0] != "default/a→big" {
+		t.Errorf("b judged on %+v", o.Judged)
+	}
+	if a := e.Attempts()[o.Attempt]; a.Pod != "default/b" || a.Node != "small" {
+		t.Errorf("b's observation names attempt %+v", a)
+	}
+	// More than ShadowWindow apart, the order is not doubted.
+	e = load(t, shadowCluster, Options{Shadow: true})
+	applyAll(t, e,
+		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
+		at(e, 20*time.Second, PodUpdate, bindTo(e, "default/a", "big")))
+	e.RunToQuiescence()
+	o = verdicts(e)["default/b"]
+	if o.Reason != string(Disagree) || o.Uncertain != "" {
+		t.Errorf("b, bound 10s apart: %+v", o)
+	}
+	// The two sides: small passes Filter, and scores below big.
+	rows := Compare(o, e.Attempts()[o.Attempt])
+	var text []string
+	for _, r := range rows {
+		text = append(text, fmt.Sprintf("%s|%s|%s|%v", r.What, r.Cluster, r.Schedtui, r.Differs))
+	}
+	got := strings.Join(text, "\n")
+	for _, want := range []string{"node|small|big|true", "Filter on small|passes (the cluster bound it there)|passes|false", "score|small|big|false",
+		"  NodeResourcesFit (×1)|", "  total|"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("comparison lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestShadowPreBindNomination: a pod the cluster's scheduler assumed shows
+// only as nominatedNodeName while it is in PreBind; it counts on its node
+// (Score too), where an ordinary nomination would count in Filter only.
+func TestShadowPreBindNomination(t *testing.T) {
+	e := load(t, shadowCluster, Options{Shadow: true})
+	applyAll(t, e,
+		at(e, 10*time.Second, PodUpdate, nominate(e, "default/a", "big")),
+		at(e, 15*time.Second, PodUpdate, bindTo(e, "default/b", "small")))
+	e.RunToQuiescence()
+	o := verdicts(e)["default/b"]
+	if o.Reason != string(Agree) || o.Uncertain != "" || o.Judged == nil || strings.Join(o.Judged.InFlight, ",") != "default/a→big" {
+		t.Errorf("b: %+v %+v", o, o.Judged)
+	}
+	// a's nomination came with its Unschedulable condition: a preemptor's,
+	// an ordinary nomination.
+	e = load(t, shadowCluster, Options{Shadow: true})
+	pre := nominate(e, "default/a", "big")
+	pre.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: "m"}}
+	applyAll(t, e, at(e, 10*time.Second, PodUpdate, pre), at(e, 15*time.Second, PodUpdate, bindTo(e, "default/b", "small")))
+	e.RunToQuiescence()
+	if o := verdicts(e)["default/b"]; o.Judged == nil || len(o.Judged.InFlight) != 0 {
+		t.Errorf("a preemptor's nomination counted as in flight: %+v", o.Judged)
+	}
+}
+
+// preemptionShadow: a low-priority pod fills the only node; a
+// high-priority one can only preempt it.
+var preemptionShadow = listHeader + nodeYAML("n1", "4", "") +
+	podYAML("low", "4", 0, "    nodeName: n1\n") + podYAML("high", "4", 100, "")
+
+func TestShadowPreemptionNotCarriedOut(t *testing.T) {
+	// What schedtui's scheduler says about high, scheduling itself.
+	sim := load(t, preemptionShadow, Options{})
+	a, ok := sim.Step()
+	if !ok || len(a.Victims) != 1 {
+		t.Fatalf("the simulation does not preempt: %+v", a)
+	}
+	msg := a.Message
+
+	e := load(t, preemptionShadow, Options{Shadow: true})
+	applyAll(t, e, at(e, time.Second, PodUpdate, unschedulableUpdate(e, "default/high", msg)))
+	e.RunToQuiescence()
+	o := verdicts(e)["default/high"]
+	if o.Reason != string(Agree) || o.Node != "" {
+		t.Errorf("high: %+v", o)
+	}
+	att := e.Attempts()[o.Attempt]
+	if att.Message != msg || len(att.Victims) != 1 {
+		t.Errorf("the shadow attempt: %q victims %v", att.Message, att.Victims)
+	}
+	if p := e.Pod("default/low"); p == nil || p.DeletionTimestamp != nil || p.Spec.NodeName != "n1" {
+		t.Errorf("schedtui's preemption was carried out: %+v", p)
+	}
+	for _, ev := range e.Timeline() {
+		if ev.Kind == EventPreemption || ev.Kind == EventEviction || ev.Reason == "Preempted" {
+			t.Errorf("shadow mode preempted: %+v", ev)
+		}
+	}
+
+	// Another message is a disagreement showing both.
+	e = load(t, preemptionShadow, Options{Shadow: true})
+	applyAll(t, e, at(e, time.Second, PodUpdate, unschedulableUpdate(e, "default/high", "0/1 nodes are available: 1 Insufficient cpu.")))
+	e.RunToQuiescence()
+	o = verdicts(e)["default/high"]
+	if o.Reason != string(Disagree) || !strings.Contains(o.Message, "0/1 nodes are available: 1 Insufficient cpu.") || !strings.Contains(o.Message, msg) {
+		t.Errorf("a different message: %+v", o)
+	}
+}
+
+// TestShadowLiveEqualsReplay: the same changes, applied as they arrive
+// (live) or scheduled at their recorded times (a recording), give the
+// same observations.
+func TestShadowLiveEqualsReplay(t *testing.T) {
+	changes := func(e *Engine) []ClusterChange {
+		return []ClusterChange{
+			at(e, 5*time.Second, PodUpdate, nominate(e, "default/a", "big")),
+			at(e, 5*time.Second+200*time.Millisecond, PodUpdate, bindTo(e, "default/b", "small")),
+			at(e, 5*time.Second+400*time.Millisecond, PodUpdate, bindTo(e, "default/a", "big")),
+		}
+	}
+	rec := load(t, shadowCluster, Options{Shadow: true})
+	applyAll(t, rec, changes(rec)...)
+	rec.RunToQuiescence()
+
+	live := load(t, shadowCluster, Options{Shadow: true})
+	for _, c := range changes(live) {
+		live.RunUntil(c.At.Sub(live.Start()))
+		c.At = time.Time{}
+		applyAll(t, live, c)
+	}
+	got, want := observationLines(t, live), observationLines(t, rec)
+	if len(want) != 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("live:\n%s\nreplay:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestShadowForkAndRewind: a shadow attempt forks to the state it was
+// judged on, and a rewind replays the same verdicts.
+func TestShadowForkAndRewind(t *testing.T) {
+	e := load(t, shadowCluster, Options{Shadow: true, CheckpointInterval: 1})
+	applyAll(t, e,
+		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
+		at(e, 10*time.Second+300*time.Millisecond, PodUpdate, bindTo(e, "default/a", "big")))
+	e.RunToQuiescence()
+	before := timelineJSON(t, e)
+	o := verdicts(e)["default/b"]
+	s, pod, err := e.Fork(o.Attempt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pod.Name != "b" || pod.Spec.NodeName != "" {
+		t.Fatalf("fork pod %+v", pod)
+	}
+	if a := s.Evaluate(pod); a.Node != "small" {
+		t.Errorf("on the fork b goes to %q", a.Node)
+	}
+	if err := e.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	e.RunToQuiescence()
+	if after := timelineJSON(t, e); after != before {
+		t.Errorf("rewind and replay differ:\n%s\n---\n%s", before, after)
+	}
+}
