@@ -119,13 +119,14 @@ func TestTUILive(t *testing.T) {
 
 // TestTUILiveRealTime: on a live cluster the engine follows the wall
 // clock: a pending pod's age counts up on screen without a key press, and
-// n still schedules.
+// with --simulate (schedtui schedules itself rather than shadowing the
+// cluster's scheduler) n still schedules.
 func TestTUILiveRealTime(t *testing.T) {
 	s := startAPIServer(t)
 	createNode(t, s.admin, node("node-1", "zone-a", "2", "4Gi"))
 	_, err := s.admin.CoreV1().Pods("default").Create(context.Background(), pod("default", "waiting", "100m", "64Mi"), metav1.CreateOptions{})
 	must(t, err)
-	tm := startTmux(t, 160, 40, "--kubeconfig", s.Kubeconfig(readerUser))
+	tm := startTmux(t, 160, 40, "--simulate", "--kubeconfig", s.Kubeconfig(readerUser))
 	tm.waitFor(60*time.Second, "default/waiting", "live")
 	tm.keys("1")
 	ageOf := regexp.MustCompile(`default/waiting +prio 0 +age (\d+)s`)
