@@ -62,7 +62,9 @@ type loaded struct {
 func loadScenario(t *testing.T, s *apiServer, sc *scenario.Scenario) *loaded {
 	t.Helper()
 	ctx := context.Background()
-	dyn := dynamic.NewForConfigOrDie(s.RESTConfig(adminUser))
+	cfg := s.RESTConfig(adminUser)
+	cfg.QPS, cfg.Burst = 5000, 10000
+	dyn := dynamic.NewForConfigOrDie(cfg)
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(s.admin.Discovery()))
 	l := &loaded{stuck: map[string]bool{}}
 	// PVCs before PVs, so that a PV's claimRef can name its claim's UID.
