@@ -457,12 +457,12 @@ func (d decision) String() string {
 
 var (
 	observedRow      = regexp.MustCompile(`observed\s+(\S+): .*\((agree|tie|disagree)\)\s*$`)
-	disagreementsRow = regexp.MustCompile(`(\d+) disagreement\(s\) with the cluster`)
+	statusCounts     = regexp.MustCompile(`vs the cluster: (\d+) agree · (\d+) tie · (\d+) disagree`)
 )
 
 // liveObservations waits (bounded) until the TUI's Events view, filtered
 // to the observations, lists want of them, and counts their verdicts. The
-// status line must count the disagreements the view lists. The rows of
+// status line must count the verdicts the view lists. The rows of
 // the disagreements are returned too.
 func liveObservations(t *testing.T, tm *tmuxSession, want int) (verdicts, []string) {
 	t.Helper()
@@ -492,12 +492,14 @@ func liveObservations(t *testing.T, tm *tmuxSession, want int) (verdicts, []stri
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	status := 0
-	if m := disagreementsRow.FindStringSubmatch(screen); m != nil {
-		status, _ = strconv.Atoi(m[1])
+	status := verdicts{}
+	if m := statusCounts.FindStringSubmatch(screen); m != nil {
+		for i, v := range []string{"agree", "tie", "disagree"} {
+			status[v], _ = strconv.Atoi(m[i+1])
+		}
 	}
-	if status != counts["disagree"] {
-		t.Errorf("the status line counts %d disagreement(s); the Events view lists %d:\n%s", status, counts["disagree"], screen)
+	if status.String() != counts.String() {
+		t.Errorf("the status line counts %s; the Events view lists %s:\n%s", status, counts, screen)
 	}
 	return counts, disagree
 }
