@@ -139,6 +139,8 @@ func eventText(e *engine.Event) string {
 			s += ": " + e.Message
 		}
 		return s
+	case eventForecast:
+		return forecastEventText(e)
 	case engine.EventObserved:
 		predicted := e.Predicted
 		if predicted == "" {
@@ -163,7 +165,11 @@ func (v *eventsView) View() string {
 			b.WriteByte('\n')
 		}
 		e := &v.c.World.events[v.order[i]]
-		s := fit(fmt.Sprintf("%4d %s %s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), eventText(e)), v.w)
+		text := eventText(e)
+		if v.c.World.forecastEvent(e) && e.Kind != eventForecast {
+			text = "[forecast] " + text
+		}
+		s := fit(fmt.Sprintf("%4d %s %s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), text), v.w)
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)
@@ -171,6 +177,10 @@ func (v *eventsView) View() string {
 			s = st.WarnE.wrap(s)
 		case e.Kind == engine.EventObserved && e.Reason == string(engine.Disagree):
 			s = st.BadE.wrap(s)
+		case e.Kind == eventForecast && e.Reason == string(engine.ForecastMiss):
+			s = st.BadE.wrap(s)
+		case e.Kind == eventForecast && e.Reason == string(engine.ForecastHit):
+			s = st.GoodE.wrap(s)
 		case e.Kind == engine.EventObserved && e.Reason == string(engine.Agree):
 			s = st.GoodE.wrap(s)
 		case e.Kind == engine.EventAttempt && e.Reason == "Scheduled":

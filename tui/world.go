@@ -31,6 +31,8 @@ type world struct {
 	// disagreements counts the observations where the cluster's scheduler
 	// decided otherwise than schedtui.
 	disagreements int
+	// forecast is the forecast shown (forecast.go), or nil.
+	forecast *forecastInfo
 	// done: the engine has nothing left to do.
 	done bool
 	// seq orders captures (Backend.captures).
@@ -86,6 +88,7 @@ func capture(b *Backend) *world {
 		}
 		ev.Message = namePreemptor(ev, uidPod)
 	}
+	captureForecast(b, w)
 	s := b.State()
 	w.cluster = captureCluster(s)
 	addPod := func(key string) {
