@@ -209,6 +209,8 @@ func (v *eventsView) Explain() (string, []string) {
 		out = append(out, "", "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for.")
 	case engine.EventAttempt:
 		out = append(out, "", "enter opens this attempt in every view.")
+	case eventForecast:
+		out = append(out, "", forecastExplain)
 	case engine.EventObserved:
 		out = append(out, "", "The cluster's own scheduler decided about this pod. schedtui puts its prediction next to it: "+
 			"agree (same node), tie (another node tied at the top score: kube-scheduler picks among those at random) or disagree.")
