@@ -39,6 +39,18 @@ func TestLiveForecast(t *testing.T) {
 		}
 	})
 
+	// The clock ticks on the live engine; the forecast's time stays.
+	w := hs.m.c.World
+	hs.tick(clk, 2500*time.Millisecond)
+	if cur := hs.m.c.World; cur.forecast == nil || !cur.queue.Now.Equal(w.queue.Now) {
+		t.Errorf("after a tick: forecast %v, now %v (was %v)", cur.forecast, cur.queue.Now, w.queue.Now)
+	}
+	b.Locked(func() {
+		if !mirror.Now().Equal(clk.Now()) {
+			t.Errorf("the live engine is at %v after the tick, want %v", mirror.Now(), clk.Now())
+		}
+	})
+
 	// A node joins the cluster while the forecast is shown.
 	clk.set(3 * time.Second)
 	b.Locked(func() {
