@@ -127,3 +127,22 @@ func TestLiveForecastNothingToDo(t *testing.T) {
 		t.Errorf("a forecast without attempts:\n%s", s)
 	}
 }
+
+// TestLiveForecastStepPhase: s and c forecast too; the live engine makes
+// no attempt.
+func TestLiveForecastStepPhase(t *testing.T) {
+	clk := &testClock{t: scheduler.Epoch}
+	hs, b, _ := liveHarness(t, clk)
+	mirror := b.API.(*engine.Engine)
+	hs.keys("s")
+	hs.contains("[forecast]", "forecast: phase PreEnqueue")
+	// In virtual time from the fork: small, then big again at the
+	// 5-minute flush.
+	hs.keys("c")
+	hs.contains("[forecast]", "forecast attempt 3/3", "ran until nothing was left to schedule")
+	b.Locked(func() {
+		if n := len(mirror.Attempts()); n != 0 {
+			t.Errorf("the live engine made %d attempts", n)
+		}
+	})
+}
