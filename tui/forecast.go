@@ -132,28 +132,46 @@ const eventForecast engine.EventKind = "forecast"
 // forecastInfo is the forecast shown, as captured with the world.
 type forecastInfo struct {
 	at time.Time
-	// base and baseEvents: the attempts and events before the forecast.
-	base, baseEvents int
+	// base and baseEvents: the attempts and events before the forecast;
+	// the world's events from liveFrom on are the live cluster's since
+	// then, with the judgments.
+	base, baseEvents, liveFrom int
 	// changes arrived into the mirror since the fork.
 	changes   int
 	judgments map[int]engine.Judgment
 	counts    map[engine.ForecastVerdict]int
 }
 
-// captureForecast reads the forecast shown into w and appends its
-// judgments to w's events. Under the lock.
+// captureForecast reads the forecast shown into w, and appends to w's
+// events the live cluster's since the fork, each judgment right after the
+// observation it comes from. Under the lock.
 func captureForecast(b *Backend, w *world) {
 	f := b.inForecast()
 	if f == nil {
 		return
 	}
-	fi := &forecastInfo{at: f.At(), base: f.Base(), baseEvents: f.BaseEvents(), changes: f.ChangesSince(),
+	fi := &forecastInfo{at: f.At(), base: f.Base(), baseEvents: f.BaseEvents(), liveFrom: len(w.events), changes: f.ChangesSince(),
 		judgments: map[int]engine.Judgment{}, counts: map[engine.ForecastVerdict]int{}}
+	byPod := map[string][]engine.Judgment{}
 	for _, j := range f.Judgments() {
 		fi.judgments[j.Attempt] = j
 		fi.counts[j.Verdict]++
-		w.events = append(w.events, engine.Event{Seq: len(w.events) + 1, Time: j.Time, Kind: eventForecast, Pod: j.Pod,
-			Attempt: j.Attempt, Node: j.Node, Predicted: j.Predicted, Reason: string(j.Verdict), Message: j.Message})
+		byPod[j.Pod] = append(byPod[j.Pod], j)
+	}
+	for _, ev := range f.LiveSince() {
+		ev.Seq = len(w.events) + 1
+		w.events = append(w.events, ev)
+		if ev.Kind == engine.EventObserved && ev.Reason == string(engine.Disagree) {
+			w.disagreements++
+		}
+		if ev.Kind != engine.EventObserved {
+			continue
+		}
+		for _, j := range byPod[ev.Pod] {
+			w.events = append(w.events, engine.Event{Seq: len(w.events) + 1, Time: j.Time, Kind: eventForecast, Pod: j.Pod,
+				Attempt: j.Attempt, Node: j.Node, Predicted: j.Predicted, Reason: string(j.Verdict), Message: j.Message})
+		}
+		delete(byPod, ev.Pod)
 	}
 	w.forecast = fi
 }
@@ -164,10 +182,16 @@ func (w *world) forecastAttempt(i int) bool {
 	return w != nil && w.forecast != nil && i >= w.forecast.base
 }
 
-// forecastEvent reports whether e is the forecast's (an event of its
-// attempts, or a judgment).
-func (w *world) forecastEvent(e *engine.Event) bool {
-	return w != nil && w.forecast != nil && e.Seq > w.forecast.baseEvents
+// eventMark marks, while a forecast is shown, the events of its attempts
+// ("[forecast] ") and the live cluster's since the fork ("[live] ").
+func (w *world) eventMark(e *engine.Event) string {
+	switch {
+	case w == nil || w.forecast == nil || e.Seq <= w.forecast.baseEvents || e.Kind == eventForecast:
+		return ""
+	case e.Seq > w.forecast.liveFrom:
+		return "[live] "
+	}
+	return "[forecast] "
 }
 
 // forecastBadge marks the header while a forecast is shown.

@@ -85,15 +85,25 @@ func TestLiveForecast(t *testing.T) {
 	hs.contains("2 change(s) since · 1 hit · 0 tie · 0 miss")
 	hs.keys("7")
 	hs.contains("[forecast] attempt    #2 default/small: Scheduled on n1",
+		"00:00:03 [live] cluster    NodeAdd Node n2",
+		// The live engine's own prediction, at the binding, saw n2.
+		"00:00:04 [live] observed   default/small: the cluster bound it to n1; schedtui: n2 (disagree)",
 		"00:00:04 forecast   default/small: the cluster bound it to n1; forecast: n1 (hit)")
 	hs.keys("2")
 	hs.contains("Forecast on the cluster as it was at 00:00:02 (2 change(s) since)", "Judged: hit")
 
 	// u steps back within the forecast, then drops it.
+	// (The status line's right side is long here: read the note itself.)
 	hs.keys("u")
-	hs.contains("forecast: rewound one attempt", "forecast attempt 1/1")
+	hs.contains("forecast attempt 1/1")
+	if got := hs.m.status.text; got != "forecast: rewound one attempt" {
+		t.Errorf("status after u: %q", got)
+	}
 	hs.keys("u")
-	hs.contains("back to the live cluster", "no attempt yet")
+	hs.contains("no attempt yet")
+	if got := hs.m.status.text; !strings.Contains(got, "back to the live cluster") {
+		t.Errorf("status after the second u: %q", got)
+	}
 	if s := hs.screen(); strings.Contains(s, "[forecast]") || strings.Contains(s, "forecast from") {
 		t.Errorf("still marked as a forecast:\n%s", s)
 	}

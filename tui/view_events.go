@@ -165,11 +165,7 @@ func (v *eventsView) View() string {
 			b.WriteByte('\n')
 		}
 		e := &v.c.World.events[v.order[i]]
-		text := eventText(e)
-		if v.c.World.forecastEvent(e) && e.Kind != eventForecast {
-			text = "[forecast] " + text
-		}
-		s := fit(fmt.Sprintf("%4d %s %s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), text), v.w)
+		s := fit(fmt.Sprintf("%4d %s %s%s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), v.c.World.eventMark(e), eventText(e)), v.w)
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)

@@ -126,11 +126,15 @@ func (f *Forecast) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	return f.Engine.Fork(i)
 }
 
+// LiveSince is the mirror's timeline since the forecast forked from it
+// (shared: do not modify).
+func (f *Forecast) LiveSince() []Event { return f.mirror.timeline[f.mirrorEvents:] }
+
 // ChangesSince is the number of cluster changes the mirror applied since
 // the forecast forked from it.
 func (f *Forecast) ChangesSince() int {
 	n := 0
-	for _, ev := range f.mirror.timeline[f.mirrorEvents:] {
+	for _, ev := range f.LiveSince() {
 		if ev.Kind == EventCluster && ev.Object != "" {
 			n++
 		}
@@ -143,7 +147,7 @@ func (f *Forecast) ChangesSince() int {
 // order.
 func (f *Forecast) Judgments() []Judgment {
 	decided := map[string]Event{}
-	for _, ev := range f.mirror.timeline[f.mirrorEvents:] {
+	for _, ev := range f.LiveSince() {
 		if ev.Kind != EventObserved {
 			continue
 		}
