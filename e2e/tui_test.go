@@ -120,7 +120,7 @@ func TestTUILive(t *testing.T) {
 // TestTUILiveRealTime: on a live cluster the engine follows the wall
 // clock: a pending pod's age counts up on screen without a key press, and
 // with --simulate (schedtui schedules itself rather than shadowing the
-// cluster's scheduler) n still schedules.
+// cluster's scheduler) n forecasts where the pod goes.
 func TestTUILiveRealTime(t *testing.T) {
 	s := startAPIServer(t)
 	createNode(t, s.admin, node("node-1", "zone-a", "2", "4Gi"))
@@ -149,6 +149,6 @@ func TestTUILiveRealTime(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	tm.keys("n")
-	tm.waitFor(30*time.Second, "default/waiting Scheduled → node-1")
+	tm.waitFor(30*time.Second, "[forecast]", "default/waiting Scheduled → node-1")
 	tm.keys("q")
 }

@@ -39,6 +39,10 @@ type Backend struct {
 	// anything besides the clock changed (nil without a Clock).
 	Tick func() bool
 
+	// fc is a live backend's mirror and forecast (forecast.go); nil for
+	// snapshots and recordings.
+	fc *forecaster
+
 	// captures counts captures (under mu): a world captured earlier never
 	// replaces one captured later.
 	captures uint64
@@ -85,6 +89,7 @@ func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, cl
 	}
 	e := b.API.(*engine.Engine)
 	b.Clock, b.Tick = clock, e.Tick
+	b.fc = &forecaster{mirror: e}
 	return b, nil
 }
 
@@ -106,7 +111,9 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 			}
 		}
 	}
-	return &Backend{API: e, Name: name, State: e.Scheduler, Fork: e.Fork, Pod: e.Pod, Quiescent: e.Quiescent}, nil
+	b := &Backend{Name: name}
+	b.use(e)
+	return b, nil
 }
 
 // SourceStatus is a live source's state for the status line: connection,

@@ -101,10 +101,10 @@ func (h *header) title() string {
 	if h.src != nil {
 		src = h.src.Name()
 	}
-	s := st.HeaderKey.Render("schedtui") + " " + st.Dim.Render(src)
+	s := st.HeaderKey.Render("schedtui") + " " + st.Dim.Render(src) + forecastBadge(c)
 	if w := c.World; w != nil {
 		if a := c.focused(); a != nil {
-			where := fmt.Sprintf("attempt %d/%d", c.Focus+1, len(w.attempts))
+			where := forecastPrefix(c) + fmt.Sprintf("attempt %d/%d", c.Focus+1, len(w.attempts))
 			if c.Focus != w.cursor.Attempt {
 				where += fmt.Sprintf(" (cursor at %d)", w.cursor.Attempt+1)
 			}
@@ -229,6 +229,7 @@ func (s *statusBar) View() string {
 		}
 		right = strings.Join(parts, " · ")
 	}
+	right = forecastStatus(s.c, right)
 	rw := len([]rune(right))
 	return style.Render(fit(left, max(0, s.w-rw-1))) + " " + st.Dim.Render(right)
 }

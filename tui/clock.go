@@ -95,6 +95,9 @@ func (s *session) onClock(msg clockMsg) {
 // nothingToSchedule is the note of a step that found nothing poppable: in
 // virtual time nothing will ever be; in real time nothing is yet.
 func (s *session) nothingToSchedule() string {
+	if s.b.inForecast() != nil {
+		return "nothing left to schedule (u steps back, and from the forecast's first attempt returns to the live cluster)"
+	}
 	if s.b.Clock != nil {
 		return "nothing to schedule now: waiting pods move on cluster events, when a backoff or a victim's grace period ends, or at the 5-minute flush"
 	}

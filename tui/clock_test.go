@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -72,14 +73,27 @@ func liveHarness(t *testing.T, clk *testClock) (*harness, *Backend, *int) {
 	return hs, b, &ticks
 }
 
+// bindInMemory makes a live session bind (--bind) with a binder that
+// always succeeds: n then schedules on the live engine itself instead of
+// a forecast.
+func bindInMemory(t *testing.T, b *Backend) {
+	t.Helper()
+	b.Locked(func() {
+		if err := b.API.(*engine.Engine).SetBind(func(context.Context, *v1.Pod, string) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 // TestLiveAgesCount: in a live session the engine follows the clock:
 // each tick moves it, the ages in the Queues view count up and the
 // backoff left counts down without a key press, the backoff's end moves
 // the pod to activeQ, and the Events view shows the times things
-// happened.
+// happened. (With --bind, so that n attempts on the live engine.)
 func TestLiveAgesCount(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, ticks := liveHarness(t, clk)
+	bindInMemory(t, b)
 	if *ticks != 1 {
 		t.Fatalf("a live session asked for %d ticks at start, want 1", *ticks)
 	}
@@ -123,7 +137,8 @@ func TestLiveAgesCount(t *testing.T) {
 // capture the engine again, and with nothing queued changes nothing shown.
 func TestLiveIdleTickIsCheap(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
-	hs, _, _ := liveHarness(t, clk)
+	hs, b, _ := liveHarness(t, clk)
+	bindInMemory(t, b)
 	hs.keys("n", "n", "n")
 	// In real time nothing poppable is not the end.
 	hs.contains("nothing to schedule now")

@@ -212,7 +212,7 @@ func (s *session) holding() bool { return len(s.queued) > 0 }
 // The debugger's operations, bound to n, s, c and u.
 
 func (s *session) next() tea.Cmd {
-	return s.engineCmd("stepping", func() note {
+	return s.engineCmd("stepping", s.forecast(func() note {
 		if a, ok := s.b.Step(); ok {
 			return note{fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome), true}
 		}
@@ -220,22 +220,22 @@ func (s *session) next() tea.Cmd {
 			return note{text: "shadow mode: no decision of the cluster's scheduler left to judge (they are judged as they arrive)"}
 		}
 		return note{text: s.nothingToSchedule()}
-	})
+	}))
 }
 
 func (s *session) stepPhase() tea.Cmd {
-	return s.engineCmd("stepping", func() note {
+	return s.engineCmd("stepping", s.forecast(func() note {
 		c := s.b.StepPhase()
 		if c.Attempt < 0 {
 			return note{text: s.nothingToSchedule()}
 		}
 		return note{"phase " + c.Phase.String(), true}
-	})
+	}))
 }
 
 func (s *session) continueToBreakpoint() tea.Cmd {
 	bps := append([]engine.Breakpoint(nil), s.c.Bps...)
-	return s.engineCmd("continuing", func() note {
+	return s.engineCmd("continuing", s.forecast(func() note {
 		i := s.b.Continue(bps)
 		if i < 0 {
 			if len(bps) == 0 {
@@ -244,16 +244,16 @@ func (s *session) continueToBreakpoint() tea.Cmd {
 			return note{text: "no breakpoint hit: nothing left to schedule"}
 		}
 		return note{"breakpoint hit: " + bpString(bps[i]), true}
-	})
+	}))
 }
 
 func (s *session) rewind() tea.Cmd {
-	return s.engineCmd("rewinding", func() note {
+	return s.engineCmd("rewinding", s.rewindForecast(func() note {
 		if err := s.b.Rewind(1); err != nil {
 			return note{text: "rewind: " + err.Error()}
 		}
 		return note{text: "rewound one attempt"}
-	})
+	}))
 }
 
 func (s *session) onEngine(msg engineMsg) tea.Cmd {
@@ -401,12 +401,12 @@ func (s *session) openPod(pod string) tea.Cmd {
 		return nil
 	}
 	bp := []engine.Breakpoint{{PodPattern: pod}}
-	s.c.post(goToMsg{viewAttempt, true}, runMsg{"running to " + pod, func() note {
+	s.c.post(goToMsg{viewAttempt, true}, runMsg{"running to " + pod, s.forecast(func() note {
 		if s.b.Continue(bp) < 0 {
 			return note{text: "the engine went quiet before " + pod + " was attempted"}
 		}
 		return note{"stopped at " + pod, true}
-	}})
+	})})
 	return nil
 }
 

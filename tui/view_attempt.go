@@ -58,7 +58,7 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 // while stepping by phase, where the stepping stands.
 func (v *attemptView) Refresh() {
 	a := v.c.focused()
-	v.verdict = whySummary(a, v.c)
+	v.verdict = append(forecastLine(v.c, v.c.Focus), whySummary(a, v.c)...)
 	if a != nil && !v.c.revealed(a.LastPhase()) {
 		// Stepping by phase: the verdict would give the ending away.
 		p := v.c.World.cursor.Phase

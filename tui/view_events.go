@@ -143,6 +143,8 @@ func eventText(e *engine.Event) string {
 			s += ": " + e.Message
 		}
 		return s
+	case eventForecast:
+		return forecastEventText(e)
 	case engine.EventObserved:
 		predicted := e.Predicted
 		if predicted == "" {
@@ -171,7 +173,7 @@ func (v *eventsView) View() string {
 			b.WriteByte('\n')
 		}
 		e := &v.c.World.events[v.order[i]]
-		s := fit(fmt.Sprintf("%4d %s %s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), eventText(e)), v.w)
+		s := fit(fmt.Sprintf("%4d %s %s%s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), v.c.World.eventMark(e), eventText(e)), v.w)
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)
@@ -179,6 +181,10 @@ func (v *eventsView) View() string {
 			s = st.WarnE.wrap(s)
 		case e.Kind == engine.EventObserved && e.Reason == string(engine.Disagree):
 			s = st.BadE.wrap(s)
+		case e.Kind == eventForecast && e.Reason == string(engine.ForecastMiss):
+			s = st.BadE.wrap(s)
+		case e.Kind == eventForecast && e.Reason == string(engine.ForecastHit):
+			s = st.GoodE.wrap(s)
 		case e.Kind == engine.EventObserved && e.Reason == string(engine.Agree):
 			s = st.GoodE.wrap(s)
 		case e.Kind == engine.EventAttempt && e.Reason == "Scheduled":
@@ -207,6 +213,8 @@ func (v *eventsView) Explain() (string, []string) {
 		out = append(out, "", "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for.")
 	case engine.EventAttempt:
 		out = append(out, "", "enter opens this attempt in every view.")
+	case eventForecast:
+		out = append(out, "", forecastExplain)
 	case engine.EventObserved:
 		out = append(out, "", "The cluster's own scheduler decided about this pod. schedtui puts its prediction next to it: "+
 			"agree (same node, or the same unschedulable message), tie (another node tied at the top score: kube-scheduler picks among those at random) or disagree.")

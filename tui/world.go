@@ -32,6 +32,8 @@ type world struct {
 	// observed counts the observations of the cluster's scheduler by
 	// verdict: agree, tie, disagree.
 	observed observedCounts
+	// forecast is the forecast shown (forecast.go), or nil.
+	forecast *forecastInfo
 	// done: the engine has nothing left to do.
 	done bool
 	// seq orders captures (Backend.captures).
@@ -87,6 +89,7 @@ func capture(b *Backend) *world {
 		}
 		ev.Message = namePreemptor(ev, uidPod)
 	}
+	captureForecast(b, w)
 	s := b.State()
 	w.cluster = captureCluster(s)
 	addPod := func(key string) {

@@ -77,6 +77,9 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 			opts.Notice = notice
 			b.Name += " · --bind: binds for real"
 		}
+		if src.bind == nil && src.problems() == 0 {
+			opts.Notice = "live: n forecasts the next attempt on a copy of the cluster (u returns) · ?: help"
+		}
 		ts := newTUISource(src.name)
 		src.status.set(ts.send)
 		wctx, cancel := context.WithCancel(ctx)

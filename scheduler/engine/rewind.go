@@ -93,17 +93,40 @@ func (e *Engine) lastCheckpointAttempts() int {
 }
 
 func (e *Engine) checkpoint() error {
+	c, err := e.capture()
+	if err != nil {
+		return err
+	}
+	e.checkpoints = append(e.checkpoints, c)
+	if len(e.checkpoints) > e.opts.MaxCheckpoints {
+		// Keep the first and every other one after it.
+		kept := e.checkpoints[:1]
+		for i := 2; i < len(e.checkpoints); i += 2 {
+			kept = append(kept, e.checkpoints[i])
+		}
+		if last := e.checkpoints[len(e.checkpoints)-1]; kept[len(kept)-1] != last {
+			kept = append(kept, last)
+		}
+		e.checkpoints = kept
+		e.ckptInterval *= 2
+	}
+	return nil
+}
+
+// capture is the engine's state now, as a checkpoint; the engine is only
+// read (Forecast forks from one it does not keep).
+func (e *Engine) capture() (*checkpoint, error) {
 	var prev *scheduler.State
 	if n := len(e.checkpoints); n > 0 {
 		prev = e.checkpoints[n-1].sched
 	}
 	ss, err := e.sched.CaptureState(prev)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	qs, err := e.q.Export()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c := &checkpoint{
 		ops: len(e.log), attempts: len(e.attempts), timeline: len(e.timeline), sched: ss, queue: qs,
@@ -124,20 +147,7 @@ func (e *Engine) checkpoint() error {
 		c.evicted = append(c.evicted, uid)
 	}
 	c.shadow = e.shadow.clone(e.timeline)
-	e.checkpoints = append(e.checkpoints, c)
-	if len(e.checkpoints) > e.opts.MaxCheckpoints {
-		// Keep the first and every other one after it.
-		kept := e.checkpoints[:1]
-		for i := 2; i < len(e.checkpoints); i += 2 {
-			kept = append(kept, e.checkpoints[i])
-		}
-		if last := e.checkpoints[len(e.checkpoints)-1]; kept[len(kept)-1] != last {
-			kept = append(kept, last)
-		}
-		e.checkpoints = kept
-		e.ckptInterval *= 2
-	}
-	return nil
+	return c, nil
 }
 
 // restore rebuilds the engine at checkpoint c.
