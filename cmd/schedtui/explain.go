@@ -316,15 +316,9 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, 
 		x.History = append(x.History, historyJSON{Attempt: pa.N, Time: engine.FormatTime(pa.Time), Events: events,
 			attemptAnswer: answerOf(pa.Attempt.JSON())})
 	}
-	switch {
-	case n > len(h.Attempts) && len(h.Attempts) == 0:
-		return x, fmt.Errorf("pod %q was never attempted (%s): there is no attempt %d", h.Pod, waiting(h), n)
-	case n > len(h.Attempts):
-		return x, fmt.Errorf("pod %q has %d attempt(s) in this run: --attempt %d is beyond its last", h.Pod, len(h.Attempts), n)
-	case n == 0:
-		x.attempt = h.Last()
-	default:
-		x.attempt = &h.Attempts[n-1]
+	var err error
+	if x.attempt, err = attemptOf(h, n, "--attempt "); err != nil {
+		return x, err
 	}
 	if x.attempt == nil {
 		x.Outcome = notAttempted
@@ -344,7 +338,6 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, 
 	if o := in.Attempt.Outcome; o == record.Unschedulable || o == record.Error {
 		// The verdict names objects and the hints are proven on the
 		// cluster as the attempt saw it.
-		var err error
 		if in.Sched, in.Pod, err = e.Fork(x.attempt.Index); err != nil {
 			return x, fmt.Errorf("replaying to attempt %d of %s: %w", x.attempt.N, h.Pod, err)
 		}
@@ -362,6 +355,20 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, 
 	}
 	x.Hints = append(x.Hints, res.Hints...)
 	return x, nil
+}
+
+// attemptOf is attempt n of a pod (from 1; 0: its last, nil when it has
+// none); flag names the option that asked for n in the error.
+func attemptOf(h engine.PodHistory, n int, flag string) (*engine.PodAttempt, error) {
+	switch {
+	case n > len(h.Attempts) && len(h.Attempts) == 0:
+		return nil, fmt.Errorf("pod %q was never attempted (%s): there is no attempt %d", h.Pod, waiting(h), n)
+	case n > len(h.Attempts):
+		return nil, fmt.Errorf("pod %q has %d attempt(s) in this run: %s%d is beyond its last", h.Pod, len(h.Attempts), flag, n)
+	case n == 0:
+		return h.Last(), nil
+	}
+	return &h.Attempts[n-1], nil
 }
 
 // waiting says where a pod never attempted waits.

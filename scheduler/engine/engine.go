@@ -52,6 +52,10 @@ type Options struct {
 	// decided but not carried out (see NotCarriedOut): schedtui never
 	// deletes pods.
 	Bind BindFunc
+	// Resume restarts the scheduler where a state written at an attempt
+	// (AttemptState) left it: that attempt's pod popped first, the node
+	// scan's start and the random source as they were. Nil for none.
+	Resume *Resume
 }
 
 // Engine drives a Scheduler and its queue through virtual time. It is not
@@ -129,6 +133,9 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	e := &Engine{opts: opts, nodes0: nodes, pods0: pods, objs0: objects, ckptInterval: opts.CheckpointInterval}
 	e.profile = profileOrder(opts.Config)
 	if err := e.build(true); err != nil {
+		return nil, err
+	}
+	if err := e.resume(); err != nil {
 		return nil, err
 	}
 	e.start, e.now = opts.Start, opts.Start
@@ -340,7 +347,7 @@ func (e *Engine) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*re
 		}
 		e.now = t
 	}
-	pi, _ := e.q.Pop()
+	pi := e.pop()
 	if stopBeforeAttempt {
 		return nil, pi, nil
 	}

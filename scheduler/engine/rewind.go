@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -269,6 +270,23 @@ func (e *Engine) Rewind(n int) error {
 // i saw it, and the pod as attempt i popped it. The engine is untouched;
 // the fork may be scheduled on freely (what-if edits).
 func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
+	f, pi, err := e.forkAt(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The fork is handed out on its own: detach the engine's hooks.
+	s := f.sched
+	s.SetPreemptionActuator(nil)
+	s.SetBindObserver(nil)
+	s.SetCacheErrorReporter(nil)
+	s.Nominator().SetResolver(nil)
+	detachBinder(s)
+	return s, pi.Pod, nil
+}
+
+// forkAt is a separate engine replayed to the start of attempt i, its pod
+// popped (in flight) and not yet scheduled.
+func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
 	if i < 0 || i >= len(e.attempts) {
 		return nil, nil, fmt.Errorf("no attempt %d (have %d)", i, len(e.attempts))
 	}
@@ -290,12 +308,5 @@ func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	if err != nil || pi == nil {
 		return nil, nil, fmt.Errorf("replaying to attempt %d: nothing to pop", i)
 	}
-	// The fork is handed out on its own: detach the engine's hooks.
-	s := f.sched
-	s.SetPreemptionActuator(nil)
-	s.SetBindObserver(nil)
-	s.SetCacheErrorReporter(nil)
-	s.Nominator().SetResolver(nil)
-	detachBinder(s)
-	return s, pi.Pod, nil
+	return f, pi, nil
 }
