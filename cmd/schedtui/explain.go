@@ -194,7 +194,7 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 	}
 	var xs []explanation
 	for _, h := range targets {
-		x, err := explainHistory(e, h, q.attempt)
+		x, err := explainHistory(e, h, q.attempt, q.refs())
 		if err != nil {
 			return err
 		}
@@ -304,8 +304,17 @@ type explanationList struct {
 // notAttempted is the outcome of a pod the run never attempted.
 const notAttempted = "NotAttempted"
 
+// refs point the verdict to the sections the text output prints below
+// it; -o json|yaml's verdict stands alone.
+func (q explainQuery) refs() why.Refs {
+	if q.output == "json" || q.output == "yaml" {
+		return why.Refs{}
+	}
+	return why.Refs{Filter: "Filter below", Scores: "Scores below", Preemption: "Preemption below"}
+}
+
 // explainHistory builds the answer for attempt n of a pod (0: its last).
-func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, error) {
+func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs) (explanation, error) {
 	x := explanation{Pod: h.Pod, Attempts: len(h.Attempts), Queue: string(h.Queue), History: []historyJSON{},
 		attemptAnswer: attemptAnswer{Victims: []string{}}, Hints: []why.Hint{}, history: h}
 	for _, pa := range h.Attempts {
@@ -334,7 +343,7 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, 
 	if x.attempt == nil {
 		return x, nil
 	}
-	in := why.Input{Attempt: x.attempt.Attempt}
+	in := why.Input{Attempt: x.attempt.Attempt, Refs: refs}
 	if o := in.Attempt.Outcome; o == record.Unschedulable || o == record.Error {
 		// The verdict names objects and the hints are proven on the
 		// cluster as the attempt saw it.
@@ -436,7 +445,7 @@ func printPodExplanation(w io.Writer, e *engine.Engine, x explanation, q explain
 		fmt.Fprintln(w, l)
 	}
 	for _, h := range x.Hints {
-		fmt.Fprintf(w, "Hint: %s → fits on %s (proven: re-run with the change)\n", h.Summary, strings.Join(h.FitsOn, ", "))
+		fmt.Fprintf(w, "Hint: %s → fits on %s (proven: re-run with the change)\n", h.Summary, why.Names(h.FitsOn))
 	}
 	if a == nil {
 		if x.history.Queue != "" && x.history.Queue != engine.Gated && len(x.history.UnschedulablePlugins) > 0 {
