@@ -1,9 +1,6 @@
 package scheduler
 
 import (
-	"fmt"
-	"math/rand/v2"
-
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -72,12 +69,5 @@ func (s *Scheduler) RestoreState(st *State) error {
 	s.nodeList = st.nodeList
 	s.nextStartNodeIndex = st.nextStart
 	s.seq = st.seq
-	if st.pcg != nil {
-		p := &rand.PCG{}
-		if err := p.UnmarshalBinary(st.pcg); err != nil {
-			return fmt.Errorf("restoring the random source: %w", err)
-		}
-		s.UsePCG(p)
-	}
-	return nil
+	return s.usePCGState(st.pcg)
 }

@@ -12,12 +12,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	nodev1 "k8s.io/api/node/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -637,47 +633,7 @@ func (l *Loader) generateName(base string, at origin) string {
 	return base + string(suffix[:])
 }
 
-func (l *Loader) store(obj runtime.Object) {
-	c := l.cluster
-	switch o := obj.(type) {
-	case *v1.Node:
-		c.Nodes = append(c.Nodes, o)
-	case *v1.Pod:
-		c.Pods = append(c.Pods, o)
-	case *schedulingv1.PriorityClass:
-		c.PriorityClasses = append(c.PriorityClasses, o)
-	case *policyv1.PodDisruptionBudget:
-		c.PodDisruptionBudgets = append(c.PodDisruptionBudgets, o)
-	case *v1.Namespace:
-		c.Namespaces = append(c.Namespaces, o)
-	case *v1.PersistentVolume:
-		c.PersistentVolumes = append(c.PersistentVolumes, o)
-	case *v1.PersistentVolumeClaim:
-		c.PersistentVolumeClaims = append(c.PersistentVolumeClaims, o)
-	case *storagev1.StorageClass:
-		c.StorageClasses = append(c.StorageClasses, o)
-	case *storagev1.CSINode:
-		c.CSINodes = append(c.CSINodes, o)
-	case *storagev1.CSIDriver:
-		c.CSIDrivers = append(c.CSIDrivers, o)
-	case *storagev1.CSIStorageCapacity:
-		c.CSIStorageCapacities = append(c.CSIStorageCapacities, o)
-	case *storagev1.VolumeAttachment:
-		c.VolumeAttachments = append(c.VolumeAttachments, o)
-	case *v1.Service:
-		c.Services = append(c.Services, o)
-	case *appsv1.ReplicaSet:
-		c.ReplicaSets = append(c.ReplicaSets, o)
-	case *appsv1.StatefulSet:
-		c.StatefulSets = append(c.StatefulSets, o)
-	case *v1.ReplicationController:
-		c.ReplicationControllers = append(c.ReplicationControllers, o)
-	case *appsv1.DaemonSet:
-		c.DaemonSets = append(c.DaemonSets, o)
-	case *nodev1.RuntimeClass:
-		c.RuntimeClasses = append(c.RuntimeClasses, o)
-	}
-}
+func (l *Loader) store(obj runtime.Object) { l.cluster.add(obj) }
 
 // Finish runs the steps that need every object (built-in priority classes,
 // pod admission, default storage classes), and returns the cluster and the

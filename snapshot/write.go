@@ -44,6 +44,17 @@ type Header struct {
 	// recording.go): when the initial state was listed, the start of the
 	// replay's virtual time. Zero for a snapshot.
 	RecordingStarted time.Time `json:"recording-started,omitzero"`
+	// At is the attempt a state was written at (schedtui snapshot --at):
+	// "namespace/name#N", the pod's Nth attempt; CapturedAt is then the
+	// attempt's virtual time. AttemptFirst is the pod a run over the
+	// state pops first (the queue's order is not in the cluster), and
+	// NextStartNodeIndex and RandomState (base64) the scheduler's state
+	// between attempts that breaks ties (see engine.Resume). All empty
+	// for a capture.
+	At                 string `json:"at,omitempty"`
+	AttemptFirst       string `json:"attempt-first,omitempty"`
+	NextStartNodeIndex string `json:"next-start-node-index,omitempty"`
+	RandomState        string `json:"random-state,omitempty"`
 }
 
 // IsRecording reports whether the header is a recording's.

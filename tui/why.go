@@ -28,13 +28,16 @@ type hintsMsg struct {
 	h   *hintsResult
 }
 
+// viewRefs point the verdict to the views that show the details.
+var viewRefs = why.Refs{Filter: "Filter", Scores: "Scores", Preemption: "Preempt"}
+
 // whySummary says in a few lines why the attempt ended as it did and what
 // would change it: the part a newcomer reads first.
 func whySummary(a *record.Attempt, c *Common) []string {
 	if a == nil || c == nil {
 		return why.Verdict(why.Input{})
 	}
-	in := why.Input{Attempt: a}
+	in := why.Input{Attempt: a, Refs: viewRefs}
 	if f := c.fork(); f != nil {
 		in.Sched, in.Pod = f.sched, f.pod
 	}

@@ -16,7 +16,8 @@ import (
 
 func newSnapshotCommand() *cobra.Command {
 	var f sourceFlags
-	var output string
+	var output, at string
+	var until time.Duration
 	cmd := &cobra.Command{
 		Use:   "snapshot -o FILE",
 		Short: "Capture a live cluster (read-only) into a snapshot file",
@@ -31,9 +32,26 @@ and, with --config, the scheduler configuration file's content, which
 never read. Progress goes to stderr.
 
 With --snapshot it converts a snapshot in any layout --snapshot reads (a
-directory, a cluster-info dump, a simulator export) into one List instead.`,
+directory, a cluster-info dump, a simulator export) into one List instead.
+
+With --at NAMESPACE/POD[#N] it runs the source as run does (any source: a
+snapshot, a recording, the demo, a live cluster; --until as run's) and writes
+the cluster exactly as the scheduler saw it at the start of the pod's last
+attempt (#N: its Nth, from 1, as explain --attempt N): pods bound by then,
+victims still terminating, nominations, volume bindings, every other object.
+run over the file attempts that pod first (its header says so) and gives the
+same outcome, node, message, nomination and victims.`,
+		Example: `  schedtui snapshot -o cluster.yaml
+  schedtui snapshot --snapshot dump/ -o cluster.json.gz
+  schedtui snapshot --demo --at default/web-3#1 -o web-3.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if at != "" {
+				return captureAt(cmd.Context(), &f, at, until, output, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
+			if cmd.Flags().Changed("until") || cmd.Flags().Changed("seed") || f.demo {
+				return fmt.Errorf("--until, --seed and --demo are for --at: without it snapshot captures a live cluster or converts --snapshot")
+			}
 			return capture(cmd.Context(), &f, output, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -41,6 +59,10 @@ directory, a cluster-info dump, a simulator export) into one List instead.`,
 	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "convert this snapshot instead of capturing a live cluster")
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record in the snapshot (it must be valid)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml or .json, optionally followed by .gz; - for YAML on stdout")
+	cmd.Flags().StringVar(&at, "at", "", "write the cluster as the scheduler saw it at the start of this pod's attempt: NAMESPACE/POD (its last) or NAMESPACE/POD#N")
+	cmd.Flags().DurationVar(&until, "until", 0, "with --at: run for this much virtual time instead of until quiescent, as run does")
+	cmd.Flags().BoolVar(&f.demo, "demo", false, "with --at: the embedded demo")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "with --at: seed of the random source, as run's")
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }
@@ -111,19 +133,21 @@ func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr 
 		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
 	}
 	c := src.cluster
-	var n int
-	if output == "-" {
-		n, err = snapshot.Write(stdout, c, h, format)
-	} else {
-		n, err = snapshot.WriteFile(output, c, h)
-	}
+	n, where, err := writeCluster(output, stdout, c, h, format)
 	if err != nil {
 		return err
 	}
-	where := output
-	if output == "-" {
-		where = "stdout"
-	}
 	fmt.Fprintf(stderr, "wrote %d objects (%d nodes, %d pods) to %s\n", n, len(c.Nodes), len(c.Pods), where)
 	return nil
+}
+
+// writeCluster writes c to output (- for stdout, in format) and says
+// where it went.
+func writeCluster(output string, stdout io.Writer, c *snapshot.Cluster, h snapshot.Header, format snapshot.OutputFormat) (n int, where string, err error) {
+	if output == "-" {
+		n, err = snapshot.Write(stdout, c, h, format)
+		return n, "stdout", err
+	}
+	n, err = snapshot.WriteFile(output, c, h)
+	return n, output, err
 }

@@ -195,7 +195,7 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 	}
 	var xs []explanation
 	for _, h := range targets {
-		x, err := explainHistory(e, h, q.attempt)
+		x, err := explainHistory(e, h, q.attempt, q.refs())
 		if err != nil {
 			return err
 		}
@@ -305,8 +305,17 @@ type explanationList struct {
 // notAttempted is the outcome of a pod the run never attempted.
 const notAttempted = "NotAttempted"
 
+// refs point the verdict to the sections the text output prints below
+// it; -o json|yaml's verdict stands alone.
+func (q explainQuery) refs() why.Refs {
+	if q.output == "json" || q.output == "yaml" {
+		return why.Refs{}
+	}
+	return why.Refs{Filter: "Filter below", Scores: "Scores below", Preemption: "Preemption below"}
+}
+
 // explainHistory builds the answer for attempt n of a pod (0: its last).
-func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, error) {
+func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs) (explanation, error) {
 	x := explanation{Pod: h.Pod, Attempts: len(h.Attempts), Queue: string(h.Queue), History: []historyJSON{},
 		attemptAnswer: attemptAnswer{Victims: []string{}}, Hints: []why.Hint{}, history: h}
 	for _, pa := range h.Attempts {
@@ -317,15 +326,9 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, 
 		x.History = append(x.History, historyJSON{Attempt: pa.N, Time: engine.FormatTime(pa.Time), Events: events,
 			attemptAnswer: answerOf(pa.Attempt.JSON())})
 	}
-	switch {
-	case n > len(h.Attempts) && len(h.Attempts) == 0:
-		return x, fmt.Errorf("pod %q was never attempted (%s): there is no attempt %d", h.Pod, waiting(h), n)
-	case n > len(h.Attempts):
-		return x, fmt.Errorf("pod %q has %d attempt(s) in this run: --attempt %d is beyond its last", h.Pod, len(h.Attempts), n)
-	case n == 0:
-		x.attempt = h.Last()
-	default:
-		x.attempt = &h.Attempts[n-1]
+	var err error
+	if x.attempt, err = attemptOf(h, n, "--attempt "); err != nil {
+		return x, err
 	}
 	if x.attempt == nil {
 		x.Outcome = notAttempted
@@ -341,11 +344,10 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, 
 	if x.attempt == nil {
 		return x, nil
 	}
-	in := why.Input{Attempt: x.attempt.Attempt}
+	in := why.Input{Attempt: x.attempt.Attempt, Refs: refs}
 	if o := in.Attempt.Outcome; o == record.Unschedulable || o == record.Error {
 		// The verdict names objects and the hints are proven on the
 		// cluster as the attempt saw it.
-		var err error
 		if in.Sched, in.Pod, err = e.Fork(x.attempt.Index); err != nil {
 			return x, fmt.Errorf("replaying to attempt %d of %s: %w", x.attempt.N, h.Pod, err)
 		}
@@ -363,6 +365,20 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int) (explanation, 
 	}
 	x.Hints = append(x.Hints, res.Hints...)
 	return x, nil
+}
+
+// attemptOf is attempt n of a pod (from 1; 0: its last, nil when it has
+// none); flag names the option that asked for n in the error.
+func attemptOf(h engine.PodHistory, n int, flag string) (*engine.PodAttempt, error) {
+	switch {
+	case n > len(h.Attempts) && len(h.Attempts) == 0:
+		return nil, fmt.Errorf("pod %q was never attempted (%s): there is no attempt %d", h.Pod, waiting(h), n)
+	case n > len(h.Attempts):
+		return nil, fmt.Errorf("pod %q has %d attempt(s) in this run: %s%d is beyond its last", h.Pod, len(h.Attempts), flag, n)
+	case n == 0:
+		return h.Last(), nil
+	}
+	return &h.Attempts[n-1], nil
 }
 
 // waiting says where a pod never attempted waits.
@@ -430,7 +446,7 @@ func printPodExplanation(w io.Writer, e *engine.Engine, x explanation, q explain
 		fmt.Fprintln(w, l)
 	}
 	for _, h := range x.Hints {
-		fmt.Fprintf(w, "Hint: %s → fits on %s (proven: re-run with the change)\n", h.Summary, strings.Join(h.FitsOn, ", "))
+		fmt.Fprintf(w, "Hint: %s → fits on %s (proven: re-run with the change)\n", h.Summary, why.Names(h.FitsOn))
 	}
 	if a == nil {
 		if x.history.Queue != "" && x.history.Queue != engine.Gated && len(x.history.UnschedulablePlugins) > 0 {

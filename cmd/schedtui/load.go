@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -30,6 +31,10 @@ type session struct {
 	// hears of those the engine refuses.
 	replay *replay
 	stderr io.Writer
+	// resume restarts the run where a state written by snapshot --at
+	// left it (its header), at start; nil otherwise.
+	resume *engine.Resume
+	start  time.Time
 }
 
 // source is the cluster state and scheduler configuration a command works
@@ -234,7 +239,21 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}, nil
+	return src.session(f, w)
+}
+
+// session is the source ready to schedule: a state written by snapshot
+// --at restarts at its attempt (resumeOf).
+func (src *source) session(f *sourceFlags, w io.Writer) (*session, error) {
+	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}
+	var err error
+	if s.resume, err = resumeOf(src.header); err != nil {
+		return nil, fmt.Errorf("%s: %w", src.name, err)
+	}
+	if s.resume != nil {
+		s.start = src.header.CapturedAt
+	}
+	return s, nil
 }
 
 func printReport(w io.Writer, r *docread.Report) {

@@ -126,8 +126,12 @@ func eventInNamespace(ev engine.Event, ns string) bool {
 
 // engine builds the queue engine over the loaded cluster.
 func (s *session) engine() (*engine.Engine, error) {
+	start := s.replay.startTime()
+	if s.resume != nil {
+		start = s.start
+	}
 	e, err := engine.New(s.cluster.Nodes, s.cluster.Pods, s.cluster.SchedulerObjects(), engine.Options{
-		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: s.replay.startTime(),
+		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
 		Shadow: s.replay.shadowing(),
 	})
 	if err != nil {

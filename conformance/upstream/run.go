@@ -53,7 +53,7 @@ func Run(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerCo
 		}
 	}()
 
-	h, err := start(ctx, c, cfg, pending)
+	h, err := start(ctx, c, cfg, pending, true)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,11 @@ type preemptionHooks struct {
 	victims  *victimRecorder
 }
 
-func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, pending []*v1.Pod) (_ *harness, err error) {
+// start builds the scheduler over the cluster. With ordered, nodes and
+// pods are created one by one after the informers watch (see below);
+// otherwise the informers list them at once, in no particular order,
+// which is enough where order does not matter (Feasible) and much faster.
+func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, pending []*v1.Pod, ordered bool) (_ *harness, err error) {
 	if _, lerr := logr.FromContext(parent); lerr != nil {
 		// Upstream logs through the context's logger; stay quiet unless the
 		// caller asked for logs.
@@ -132,6 +136,15 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 	nodes, pods, others, err := clusterObjects(c, pending)
 	if err != nil {
 		return nil, err
+	}
+	if !ordered {
+		for _, n := range nodes {
+			others = append(others, n)
+		}
+		for _, p := range pods {
+			others = append(others, p)
+		}
+		nodes, pods = nil, nil
 	}
 	if h.api, err = newFakeAPI(others); err != nil {
 		return nil, err
@@ -153,6 +166,9 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 	h.hookProfiles()
 
 	h.factory.Start(ctx.Done())
+	if err := h.fastSync(); err != nil {
+		return nil, err
+	}
 	for typ, ok := range h.factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return nil, fmt.Errorf("upstream: informer for %v did not sync", typ)
@@ -211,6 +227,24 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 		return nil, err
 	}
 	return h, nil
+}
+
+// fastSync waits for the informers and the scheduler's handlers to sync
+// with poll's short sleeps: upstream's own waits check every 100 ms,
+// which would dominate a harness that is started for one question. Each
+// check is one immediate condition call of those waits, made with a
+// cancelled context so that they never sleep.
+func (h *harness) fastSync() error {
+	done, cancel := context.WithCancel(h.ctx)
+	cancel()
+	return h.poll("the informers and event handlers to sync", func() bool {
+		for _, ok := range h.factory.WaitForCacheSync(done.Done()) {
+			if !ok {
+				return false
+			}
+		}
+		return h.sched.WaitForHandlersSync(done) == nil
+	})
 }
 
 func (h *harness) stop() {

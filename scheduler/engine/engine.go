@@ -65,6 +65,10 @@ type Options struct {
 	// schedtui's made on the state the cluster's scheduler had, without
 	// effects. Not with Bind.
 	Shadow bool
+	// Resume restarts the scheduler where a state written at an attempt
+	// (AttemptState) left it: that attempt's pod popped first, the node
+	// scan's start and the random source as they were. Nil for none.
+	Resume *Resume
 }
 
 // Engine drives a Scheduler and its queue through virtual time. It is not
@@ -159,6 +163,9 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	}
 	e.profile = profileOrder(opts.Config)
 	if err := e.build(true); err != nil {
+		return nil, err
+	}
+	if err := e.resume(); err != nil {
 		return nil, err
 	}
 	e.start, e.now = opts.Start, opts.Start
@@ -377,7 +384,7 @@ func (e *Engine) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*re
 		}
 		e.now = t
 	}
-	pi, _ := e.q.Pop()
+	pi := e.pop()
 	if stopBeforeAttempt {
 		return nil, pi, nil
 	}

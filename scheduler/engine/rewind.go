@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -301,13 +302,58 @@ func (e *Engine) Rewind(n int) error {
 // i saw it, and the pod as attempt i popped it. The engine is untouched;
 // the fork may be scheduled on freely (what-if edits).
 func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
+	if e.opts.Shadow {
+		f, k, err := e.replayedTo(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f.shadowFork(i, k, e.log[k])
+	}
+	f, pi, err := e.forkAt(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The fork is handed out on its own: detach the engine's hooks.
+	s := f.sched
+	s.SetPreemptionActuator(nil)
+	s.SetBindObserver(nil)
+	s.SetCacheErrorReporter(nil)
+	s.Nominator().SetResolver(nil)
+	detachBinder(s)
+	return s, pi.Pod, nil
+}
+
+// forkAt is a separate engine replayed to the start of attempt i, its pod
+// popped (in flight) and not yet scheduled. In shadow mode an attempt is
+// not a pop of the engine's queue but a judgment of the cluster's decision,
+// so there is no such engine.
+func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
+	if e.opts.Shadow {
+		return nil, nil, fmt.Errorf("attempt %d judged a decision of the cluster's scheduler (shadow mode): no queue state to resume from; use --simulate", i)
+	}
+	f, k, err := e.replayedTo(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := e.log[k]
+	f.replaying = true
+	_, pi, err := f.step(o.limit, o.strict, true)
+	if err != nil || pi == nil {
+		return nil, nil, fmt.Errorf("replaying to attempt %d: nothing to pop", i)
+	}
+	return f, pi, nil
+}
+
+// replayedTo is a separate engine replayed up to the op that made attempt
+// i (index k in the log), that op not yet run.
+func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 	if i < 0 || i >= len(e.attempts) {
-		return nil, nil, fmt.Errorf("no attempt %d (have %d)", i, len(e.attempts))
+		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, len(e.attempts))
 	}
 	k := e.opsBefore(i)
 	c := e.checkpointAtOrBefore(k)
 	if c == nil {
-		return nil, nil, fmt.Errorf("no checkpoint before attempt %d", i)
+		return nil, 0, fmt.Errorf("no checkpoint before attempt %d", i)
 	}
 	f := &Engine{opts: e.opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
 		start: e.start, log: e.log[:k:k], ckptInterval: e.ckptInterval,
@@ -318,24 +364,8 @@ func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 		f.timeline = append([]Event(nil), f.timeline...)
 	}
 	if err := f.restore(c); err != nil {
-		return nil, nil, err
+		return nil, 0, err
 	}
 	f.replay(c.ops, k)
-	if e.opts.Shadow {
-		return f.shadowFork(i, k, e.log[k])
-	}
-	o := e.log[k]
-	f.replaying = true
-	_, pi, err := f.step(o.limit, o.strict, true)
-	if err != nil || pi == nil {
-		return nil, nil, fmt.Errorf("replaying to attempt %d: nothing to pop", i)
-	}
-	// The fork is handed out on its own: detach the engine's hooks.
-	s := f.sched
-	s.SetPreemptionActuator(nil)
-	s.SetBindObserver(nil)
-	s.SetCacheErrorReporter(nil)
-	s.Nominator().SetResolver(nil)
-	detachBinder(s)
-	return s, pi.Pod, nil
+	return f, k, nil
 }

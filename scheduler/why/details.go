@@ -621,7 +621,10 @@ func volumesDetail(in Input, g group) string {
 		}
 	}
 	if len(parts) == 0 {
-		return "the pod has no claim (in-tree volumes; see Filter)."
+		if in.Refs.Filter == "" {
+			return "the pod has no claim (in-tree volumes)."
+		}
+		return "the pod has no claim (in-tree volumes; see " + in.Refs.Filter + ")."
 	}
 	return strings.Join(parts, "; ") + "."
 }

@@ -449,7 +449,9 @@ func fixes(in Input, plugin string, st record.Status, node string) [][]change {
 		seen := map[string]bool{}
 		ownAnti := false
 		for _, b := range blockers {
-			ownAnti = ownAnti || strings.HasPrefix(b.why, "its ")
+			// "its anti-affinity ... selects this pod" is the other pod's
+			// term: dropping the pod's own terms does not clear it.
+			ownAnti = ownAnti || strings.HasPrefix(b.why, "matches this pod's anti-affinity")
 			if !seen[key(b.pod)] {
 				seen[key(b.pod)] = true
 				alt = append(alt, removal(b.pod))

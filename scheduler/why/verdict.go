@@ -78,13 +78,14 @@ func Verdict(in Input) (out []string) {
 		case len(a.Feasible) == 1:
 			out = append(out, fmt.Sprintf("Scheduled on %s: the only node that passed every Filter plugin (nothing to score).", a.Node))
 		case len(top) > 1:
-			var names []string
+			var tied []string
 			for _, t := range top {
-				names = append(names, a.Nodes.Names[t])
+				tied = append(tied, a.Nodes.Names[t])
 			}
-			out = append(out, fmt.Sprintf("Scheduled on %s: %d feasible nodes, %s tied at the top score; the tie is broken at random upstream.", a.Node, len(a.Feasible), strings.Join(names, ", ")))
+			out = append(out, fmt.Sprintf("Scheduled on %s: %d feasible nodes, %d tied at the top score (%s); the tie is broken at random upstream.",
+				a.Node, len(a.Feasible), len(tied), names(tied)))
 		default:
-			out = append(out, fmt.Sprintf("Scheduled on %s: highest total score among %d feasible nodes (see Scores).", a.Node, len(a.Feasible)))
+			out = append(out, fmt.Sprintf("Scheduled on %s: highest total score among %d feasible nodes%s.", a.Node, len(a.Feasible), see(in.Refs.Scores)))
 		}
 		if a.NominatedFastPath {
 			out = append(out, "It was nominated there, so that node was tried first and fit.")
@@ -102,7 +103,8 @@ func Verdict(in Input) (out []string) {
 			out = append(out, "Preemption: not attempted: "+p.Reason)
 		case p.Chosen >= 0 && p.Chosen < len(p.Candidates):
 			c := p.Candidates[p.Chosen]
-			out = append(out, fmt.Sprintf("Preemption: evicting %s on %s makes room; the pod is nominated there and fits once they are gone (see Preempt).", strings.Join(a.Victims, ", "), c.Node))
+			out = append(out, fmt.Sprintf("Preemption: evicting %s on %s makes room; the pod is nominated there and fits once they are gone%s.",
+				names(a.Victims), c.Node, see(in.Refs.Preemption)))
 		default:
 			out = append(out, "Preemption cannot help: no node where evicting lower-priority pods would make the pod fit.")
 		}
@@ -112,10 +114,10 @@ func Verdict(in Input) (out []string) {
 		if plugin == "" {
 			plugin = "none"
 		}
-		out = append(out, fmt.Sprintf("• %d × %s (%s): %s", len(g.nodes), g.reason, plugin, detail(in, g)))
+		out = append(out, fmt.Sprintf("• %d × %s (%s)%s", len(g.nodes), g.reason, plugin, detail(in, g)))
 	}
 	for _, g := range alsoGroups(in) {
-		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection): %s", names(g.nodes), g.reason, g.plugin, detail(in, g)))
+		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection)%s", names(g.nodes), g.reason, g.plugin, detail(in, g)))
 	}
 	return out
 }
@@ -163,11 +165,12 @@ func alsoGroups(in Input) []group {
 	return out
 }
 
-// detail names the objects behind a group of rejected nodes.
+// detail names the objects behind a group of rejected nodes, as ": ..."
+// to follow the group; "." when there is nothing to name.
 func detail(in Input, g group) string {
 	pod := in.Pod
 	if pod == nil || in.Sched == nil {
-		return "see Filter."
+		return seeFilter(in)
 	}
 	var s string
 	switch g.plugin {
@@ -193,12 +196,24 @@ func detail(in Input, g group) string {
 		s = fmt.Sprintf("spec.nodeName is %q.", pod.Spec.NodeName)
 	}
 	if s == "" {
-		return "see Filter."
+		return seeFilter(in)
 	}
-	return s
+	return ": " + s
 }
 
-// names lists up to four names, then how many more.
+// seeFilter ends a group line that names nothing: ": see Filter." where
+// the caller shows the Filter table, else ".".
+func seeFilter(in Input) string {
+	if in.Refs.Filter == "" {
+		return "."
+	}
+	return ": see " + in.Refs.Filter + "."
+}
+
+// Names lists up to four names, then how many more (kubectl's way with
+// long lists): a line stays short whatever the cluster's size.
+func Names(list []string) string { return names(list) }
+
 func names(list []string) string {
 	const show = 4
 	if len(list) <= show {

@@ -1,6 +1,7 @@
 package why
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,51 @@ func TestVerdictNamesObjects(t *testing.T) {
 			}
 			t.Log(v + "\n" + strings.Join(res.Lines(), "\n"))
 		})
+	}
+}
+
+// TestVerdictCapsLongLists: 500 nodes tied at the top score, and a
+// preemption with many victims, give short lines (the first names, then
+// how many more), not one name per node.
+func TestVerdictCapsLongLists(t *testing.T) {
+	var y strings.Builder
+	for i := 0; i < 500; i++ {
+		y.WriteString(node(fmt.Sprintf("node-%03d", i), "4", "", "", ""))
+	}
+	y.WriteString(pod("p", "100m", "", "", ""))
+	e := run(t, y.String())
+	in := inputFor(t, e, "default/p")
+	if top := in.Attempt.Top(); len(top) < 100 {
+		t.Fatalf("%d nodes tied at the top, want at least 100", len(top))
+	}
+	lines := Verdict(in)
+	if len(lines) != 1 || len(lines[0]) > 200 || !strings.Contains(lines[0], "tied at the top score") || !strings.Contains(lines[0], " more)") {
+		t.Errorf("verdict %q", lines)
+	}
+}
+
+// TestVerdictRefs: the pointers to the details name the caller's views
+// or sections, and are left out when it names none.
+func TestVerdictRefs(t *testing.T) {
+	y := node("node-a", "4", "", "", "") + node("node-b", "2", "", "", "") + pod("p", "100m", "", "", "")
+	in := inputFor(t, run(t, y), "default/p")
+	if got := Verdict(in)[0]; strings.Contains(got, "see") || !strings.HasSuffix(got, "feasible nodes.") {
+		t.Errorf("without refs: %q", got)
+	}
+	in.Refs = Refs{Scores: "Scores below"}
+	if got := Verdict(in)[0]; !strings.HasSuffix(got, "feasible nodes (see Scores below).") {
+		t.Errorf("with refs: %q", got)
+	}
+	stuckIn := stuck(t, run(t, node("node-a", "1", "", "", "")+pod("p", "2", "", "", "")), "default/p")
+	stuckIn.Sched = nil
+	for _, r := range []struct {
+		refs Refs
+		want string
+	}{{Refs{}, "(NodeResourcesFit)."}, {Refs{Filter: "Filter"}, "(NodeResourcesFit): see Filter."}} {
+		stuckIn.Refs = r.refs
+		lines := Verdict(stuckIn)
+		if last := lines[len(lines)-1]; !strings.HasSuffix(last, r.want) {
+			t.Errorf("refs %+v: %q, want the suffix %q", r.refs, last, r.want)
+		}
 	}
 }

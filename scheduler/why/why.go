@@ -35,6 +35,25 @@ type Input struct {
 	// Diag is the attempt's full diagnosis (Sched.Diagnose(Pod)); Hints
 	// computes it when nil.
 	Diag *record.FullDiagnosis
+	// Refs name where the caller shows the attempt's details, for the
+	// verdict's pointers to them.
+	Refs Refs
+}
+
+// Refs name where the caller shows an attempt's details: the debugger's
+// views ("Preempt"), explain's sections ("Preemption below"). The verdict
+// points to them ("(see Scores)"); an empty name leaves the pointer out
+// (explain -o json, whose verdict stands alone).
+type Refs struct {
+	Filter, Scores, Preemption string
+}
+
+// see is " (see where)", or "" when where is empty.
+func see(where string) string {
+	if where == "" {
+		return ""
+	}
+	return " (see " + where + ")"
 }
 
 func (in Input) nodeInfo(name string) *framework.NodeInfo {

@@ -221,3 +221,25 @@ func TestHintRespectsOtherPlugins(t *testing.T) {
 		t.Errorf("verdict after hints differs:\n%s", v)
 	}
 }
+
+// TestHintsOthersAntiAffinity: two pods whose own anti-affinity selects
+// the pod block it; the pod has no anti-affinity of its own, so dropping
+// it is no hint (offering it dereferenced the pod's nil affinity: found
+// by conformance's TestHintsHoldUpstream), removing the blockers is.
+func TestHintsOthersAntiAffinity(t *testing.T) {
+	anti := "    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: api}}}]}}\n"
+	y := node("node-a", "4", "", "", "") + pod("db-0", "100m", "app: db", "node-a", anti) + pod("db-1", "100m", "app: db", "node-a", anti) +
+		pod("p", "100m", "app: api", "", "")
+	e := run(t, y)
+	in := stuck(t, e, "default/p")
+	res, err := Hints(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hints) == 0 || !strings.Contains(res.Hints[0].Summary, "remove pod default/db-0") {
+		t.Fatalf("hints %+v, note %q", res.Hints, res.Note)
+	}
+	for _, h := range res.Hints {
+		verify(t, e, in, h)
+	}
+}

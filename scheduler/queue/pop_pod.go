@@ -1,0 +1,25 @@
+package queue
+
+import "github.com/schedtui/schedtui/scheduler/framework"
+
+// PopPod pops the pod namespace/name out of activeQ as Pop would pop it
+// (in flight, attempts counted, a plain pop on the timeline) whatever its
+// place in the order; ok is false when the pod does not wait in activeQ.
+// A state written at one attempt (schedtui snapshot --at) restarts with
+// that attempt's pod popped first: upstream's queue had popped it there,
+// and the written cluster alone cannot say so (its pods waiting in backoff
+// or the unschedulable pool join a fresh queue's activeQ and may sort
+// ahead of it).
+func (q *PriorityQueue) PopPod(namespace, name string) (*framework.QueuedPodInfo, bool) {
+	e, ok := q.pods[namespace+"/"+name]
+	if !ok || e.where != inActive {
+		return nil, false
+	}
+	q.detach(e)
+	if !q.activeQ.startInFlight(e.Pod) {
+		return nil, false
+	}
+	e.Attempts++
+	q.emit(e, Active, InFlight, PopLabel)
+	return e.QueuedPodInfo, true
+}
