@@ -7,7 +7,7 @@ PKGS    := ./...
 # (e2e). They share the Go build cache, so only the first run is slow.
 NESTED  := conformance e2e
 
-.PHONY: all build run tmux test test-main test-nested vet fmt-check bench fuzz clean
+.PHONY: all build run tmux test test-main test-nested vet fmt-check bench fuzz clean $(addprefix test-nested-,$(NESTED))
 
 all: build
 
@@ -35,8 +35,14 @@ vet:
 test-main:
 	$(GO) test -count=1 $(PKGS)
 
+# The two nested suites run side by side: the differential suite keeps the
+# cores busy while the end-to-end suite mostly waits on its API server,
+# scheduler and tmux. Each one's output is printed whole when it ends.
 test-nested:
-	@for m in $(NESTED); do echo "== $$m"; (cd $$m && $(GO) test -count=1 -timeout 40m ./...) || exit 1; done
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(addprefix test-nested-,$(NESTED))
+
+$(addprefix test-nested-,$(NESTED)): test-nested-%:
+	@echo "== $*"; cd $* && $(GO) test -count=1 -timeout 40m ./...
 
 # Includes the TUI's key-press benchmark at 5000 nodes × 10 plugins
 # (BenchmarkKeyPress in ./tui; the frame budget is 16ms/op) and the
