@@ -15,6 +15,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // The teaching pane: for a cell the user may wonder about, which rule of
@@ -339,24 +340,13 @@ func explainNodeAffinity(pod *v1.Pod, node *v1.Node) []string {
 		ok, _ := nodeaffinity.NewLazyErrorNodeSelector(a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution).Match(node)
 		out = append(out, fmt.Sprintf("required node affinity (any term must match): %s", map[bool]string{true: "✓ matches", false: "✗ no term matches"}[ok]))
 		for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-			out = append(out, "  term: "+describeNodeTerm(t))
+			out = append(out, "  term: "+why.NodeSelectorTermString(t))
 		}
 	}
 	if len(out) == 0 {
 		out = append(out, "The pod has no nodeSelector and no required node affinity.")
 	}
 	return out
-}
-
-func describeNodeTerm(t v1.NodeSelectorTerm) string {
-	var parts []string
-	for _, e := range t.MatchExpressions {
-		parts = append(parts, fmt.Sprintf("%s %s %v", e.Key, e.Operator, e.Values))
-	}
-	for _, e := range t.MatchFields {
-		parts = append(parts, fmt.Sprintf("field %s %s %v", e.Key, e.Operator, e.Values))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func explainInterPod(pod *v1.Pod, ni *framework.NodeInfo) []string {

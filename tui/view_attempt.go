@@ -11,6 +11,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // attemptView is the pod of the focused attempt and its phase timeline,
@@ -233,7 +234,7 @@ func affinitySummary(p *v1.Pod) string {
 	if na := a.NodeAffinity; na != nil {
 		if r := na.RequiredDuringSchedulingIgnoredDuringExecution; r != nil {
 			for _, t := range r.NodeSelectorTerms {
-				s = append(s, "node: "+describeNodeTerm(t))
+				s = append(s, "node: "+why.NodeSelectorTermString(t))
 			}
 		}
 		if n := len(na.PreferredDuringSchedulingIgnoredDuringExecution); n > 0 {

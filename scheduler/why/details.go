@@ -180,7 +180,9 @@ func selectorString(m map[string]string) string {
 	return strings.Join(kv, ",")
 }
 
-func termString(t v1.NodeSelectorTerm) string {
+// NodeSelectorTermString is a required node-affinity term as the verdict,
+// the Pod view and the teaching pane print it.
+func NodeSelectorTermString(t v1.NodeSelectorTerm) string {
 	var parts []string
 	for _, e := range t.MatchExpressions {
 		parts = append(parts, fmt.Sprintf("%s %s %v", e.Key, e.Operator, e.Values))
@@ -228,7 +230,7 @@ func nodeAffinityDetail(in Input, g group) string {
 		var terms []string
 		if a := in.Pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
 			for _, t := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
-				terms = append(terms, "{"+termString(t)+"}")
+				terms = append(terms, "{"+NodeSelectorTermString(t)+"}")
 			}
 		}
 		parts = append(parts, fmt.Sprintf("required node affinity %s matches none of %s", strings.Join(terms, " or "), names(aff.nodes[""])))
@@ -560,7 +562,7 @@ func describeClaim(in Input, ref string) string {
 	if na := pv.Spec.NodeAffinity; na != nil && na.Required != nil {
 		var terms []string
 		for _, t := range na.Required.NodeSelectorTerms {
-			terms = append(terms, termString(t))
+			terms = append(terms, NodeSelectorTermString(t))
 		}
 		where = append(where, "node affinity "+strings.Join(terms, " or "))
 	}
