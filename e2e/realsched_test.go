@@ -456,8 +456,8 @@ func (d decision) String() string {
 }
 
 var (
-	observedRow      = regexp.MustCompile(`observed\s+(\S+): .*\((agree|tie|disagree)\)\s*$`)
-	statusCounts     = regexp.MustCompile(`vs the cluster: (\d+) agree · (\d+) tie · (\d+) disagree`)
+	observedRow  = regexp.MustCompile(`observed\s+(\S+): .*\((agree|tie|disagree)\)\s*$`)
+	statusCounts = regexp.MustCompile(`vs the cluster: (\d+) agree · (\d+) tie · (\d+) disagree`)
 )
 
 // liveObservations waits (bounded) until the TUI's Events view, filtered
