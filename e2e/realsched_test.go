@@ -106,6 +106,14 @@ func runRealScheduler(t *testing.T, seed int64) {
 	settled := time.Since(began)
 	real := decisions.list()
 	rec.stop(t)
+	if dir := os.Getenv("SCHEDTUI_E2E_KEEP"); dir != "" {
+		// Keep the recording to inspect the replay after the test.
+		b, err := os.ReadFile(rec.path)
+		must(t, err)
+		kept := filepath.Join(dir, fmt.Sprintf("recording-%d.json", seed))
+		must(t, os.WriteFile(kept, b, 0o644))
+		t.Logf("recording kept at %s", kept)
+	}
 
 	// The replay: every real decision is an observed line.
 	out := schedtui(t, "run", "--snapshot", rec.path, "-o", "json")
@@ -456,8 +464,10 @@ func (d decision) String() string {
 }
 
 var (
-	observedRow      = regexp.MustCompile(`observed\s+(\S+): .*\((agree|tie|disagree)\)\s*$`)
-	statusCounts     = regexp.MustCompile(`vs the cluster: (\d+) agree · (\d+) tie · (\d+) disagree`)
+	// observedRow is an observation of the Events view; a verdict shadow
+	// mode is unsure of reads "(disagree, uncertain)".
+	observedRow  = regexp.MustCompile(`observed\s+(\S+): .*\((agree|tie|disagree)(?:, uncertain)?\)\s*$`)
+	statusCounts = regexp.MustCompile(`vs the cluster: (\d+) agree · (\d+) tie · (\d+) disagree`)
 )
 
 // liveObservations waits (bounded) until the TUI's Events view, filtered
