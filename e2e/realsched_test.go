@@ -106,6 +106,14 @@ func runRealScheduler(t *testing.T, seed int64) {
 	settled := time.Since(began)
 	real := decisions.list()
 	rec.stop(t)
+	if dir := os.Getenv("SCHEDTUI_E2E_KEEP"); dir != "" {
+		// Keep the recording to inspect the replay after the test.
+		b, err := os.ReadFile(rec.path)
+		must(t, err)
+		kept := filepath.Join(dir, fmt.Sprintf("recording-%d.json", seed))
+		must(t, os.WriteFile(kept, b, 0o644))
+		t.Logf("recording kept at %s", kept)
+	}
 
 	// The replay: every real decision is an observed line.
 	out := schedtui(t, "run", "--snapshot", rec.path, "-o", "json")
@@ -371,6 +379,9 @@ func (r *recorder) stop(t *testing.T) {
 // runLine is a line of `schedtui run -o json`, the fields the test reads.
 type runLine struct {
 	Kind, Pod, Node, Predicted, Verdict, Message, Outcome string
+	// Attempt numbers, on an observed line, the attempt line (from 1)
+	// that made the verdict.
+	Attempt int
 }
 
 func parseRunJSON(t *testing.T, out string) []runLine {
@@ -397,7 +408,7 @@ func (v verdicts) String() string {
 // same pod and node (for an unschedulable pod, one quoting the cluster's
 // message), reports a decision without one (see report), fails for an
 // observation without a verdict, and counts the verdicts. For an unschedulable pod, schedtui's
-// own message (its last attempt before the observation) must be the
+// own message (the attempt line the observation names) must be the
 // cluster's: reported (see report).
 func matchDecisions(t *testing.T, where string, real []decision, lines []runLine) verdicts {
 	t.Helper()
@@ -430,14 +441,11 @@ func matchDecisions(t *testing.T, where string, real []decision, lines []runLine
 			continue
 		}
 		mine := ""
-		for i := found - 1; i >= 0; i-- {
-			if lines[i].Kind == "attempt" && lines[i].Pod == d.pod {
-				mine = lines[i].Message
-				break
-			}
+		if a := attemptLine(lines, o.Attempt); a != nil && a.Pod == d.pod {
+			mine = a.Message
 		}
 		if mine != d.message {
-			report(t, "%s: %s: the cluster says %q; schedtui's last attempt says %q", where, d.pod, d.message, mine)
+			report(t, "%s: %s: the cluster says %q; schedtui's attempt (line %d) says %q", where, d.pod, d.message, o.Attempt, mine)
 		}
 	}
 	for i, o := range lines {
@@ -448,6 +456,18 @@ func matchDecisions(t *testing.T, where string, real []decision, lines []runLine
 	return counts
 }
 
+// attemptLine is the n-th attempt line (from 1), or nil.
+func attemptLine(lines []runLine, n int) *runLine {
+	for i := range lines {
+		if lines[i].Kind == "attempt" {
+			if n--; n == 0 {
+				return &lines[i]
+			}
+		}
+	}
+	return nil
+}
+
 func (d decision) String() string {
 	if d.node != "" {
 		return d.pod + " bound to " + d.node
@@ -456,7 +476,9 @@ func (d decision) String() string {
 }
 
 var (
-	observedRow  = regexp.MustCompile(`observed\s+(\S+): .*\((agree|tie|disagree)\)\s*$`)
+	// observedRow is an observation of the Events view; a verdict shadow
+	// mode is unsure of reads "(disagree, uncertain)".
+	observedRow  = regexp.MustCompile(`observed\s+(\S+): .*\((agree|tie|disagree)(?:, uncertain)?\)\s*$`)
 	statusCounts = regexp.MustCompile(`vs the cluster: (\d+) agree · (\d+) tie · (\d+) disagree`)
 )
 

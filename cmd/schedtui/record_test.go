@@ -325,7 +325,7 @@ func TestReplayStuckPodSimulate(t *testing.T) {
 	if strings.Join(cluster, "\n") != strings.Join(want, "\n") {
 		t.Errorf("cluster lines\n%s\nwant\n%s", strings.Join(cluster, "\n"), strings.Join(want, "\n"))
 	}
-	if !strings.Contains(out, `{"kind":"observed","time":"2026-03-02T09:40:00.3Z","pod":"batch/report","node":"node-b","predicted":"node-b","verdict":"agree","message":"schedtui chose node-b too"}`) {
+	if !strings.Contains(out, `{"kind":"observed","time":"2026-03-02T09:40:00.3Z","pod":"batch/report","node":"node-b","predicted":"node-b","verdict":"agree","message":"schedtui chose node-b too","attempt":10}`) {
 		t.Errorf("no observation of report's binding:\n%s", out)
 	}
 	if !strings.Contains(out, `{"kind":"queue","time":"2026-03-02T09:40:00Z","pod":"batch/report","from":"Unschedulable","to":"Active","event":"NodeAdd","message":""}`) {
@@ -373,7 +373,7 @@ func TestReplayStuckPodShadow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, `{"kind":"observed","time":"2026-03-02T09:40:00.3Z","pod":"batch/report","node":"node-b","predicted":"node-b","verdict":"agree","message":"schedtui chose node-b too","judgedOn":{"bound":2,"inFlight":[]}}`) {
+	if !strings.Contains(out, `{"kind":"observed","time":"2026-03-02T09:40:00.3Z","pod":"batch/report","node":"node-b","predicted":"node-b","verdict":"agree","message":"schedtui chose node-b too","judgedOn":{"bound":2,"inFlight":[]},"attempt":2}`) {
 		t.Errorf("no observation of report's binding:\n%s", out)
 	}
 	if strings.Contains(out, `"verdict":"disagree"`) || strings.Contains(out, `"kind":"queue"`) && strings.Contains(out, `"to":"InFlight"`) {

@@ -107,6 +107,7 @@ func TestShadowRecording(t *testing.T) {
 	}
 	verdicts := map[string]map[string]any{}
 	attempts := 0
+	var attemptLines []map[string]any
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
@@ -117,6 +118,7 @@ func TestShadowRecording(t *testing.T) {
 			verdicts[m["pod"].(string)] = m
 		case "attempt":
 			attempts++
+			attemptLines = append(attemptLines, m)
 		case "preemption", "eviction":
 			t.Errorf("shadow mode preempts: %s", l)
 		}
@@ -127,6 +129,18 @@ func TestShadowRecording(t *testing.T) {
 	for pod, m := range verdicts {
 		if m["verdict"] != "agree" {
 			t.Errorf("%s: %v", pod, m)
+		}
+	}
+	// Each observation names the attempt line that made its verdict: e's,
+	// judged again once d's binding arrived, a line after it.
+	for pod, m := range verdicts {
+		n, _ := m["attempt"].(float64)
+		if n < 1 || int(n) > len(attemptLines) {
+			t.Errorf("%s: attempt %v of %d", pod, m["attempt"], len(attemptLines))
+			continue
+		}
+		if a := attemptLines[int(n)-1]; a["pod"] != pod || a["node"] != m["predicted"] {
+			t.Errorf("%s (predicted %v) names attempt line %d: %v", pod, m["predicted"], int(n), a)
 		}
 	}
 	if m := verdicts["default/b"]; m["judgedOn"].(map[string]any)["inFlight"].([]any)[0] != "default/a→big" {

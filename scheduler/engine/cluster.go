@@ -198,6 +198,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		// deletion carries only the name.
 		e.clusterEvent(ClusterChange{Kind: c.Kind, Pod: old}, "")
 		if old.Spec.NodeName != "" {
+			e.shadowDeleted(old)
 			e.sched.RemoveAssignedPod(old)
 			e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, nil)
 			return nil

@@ -90,7 +90,7 @@ func EventJSON(ev Event) (any, bool) {
 		return EvictionJSON{Kind: "eviction", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Preemptor: ev.Preemptor}, true
 	case EventObserved:
 		return ObservationJSON{Kind: "observed", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Predicted: ev.Predicted,
-			Verdict: ev.Reason, Message: ev.Message, JudgedOn: ev.Judged, Uncertain: ev.Uncertain}, true
+			Verdict: ev.Reason, Message: ev.Message, JudgedOn: ev.Judged, Uncertain: ev.Uncertain, Attempt: ev.Attempt + 1}, true
 	case EventCluster:
 		if !isChange(ev.Reason) {
 			return nil, false

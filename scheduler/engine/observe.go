@@ -66,6 +66,11 @@ type ObservationJSON struct {
 	// Uncertain says why that state may not be the one the cluster's
 	// scheduler had (shadow mode); absent when it is not in doubt.
 	Uncertain string `json:"uncertain,omitempty"`
+	// Attempt numbers the attempt line the verdict was made by, counting
+	// the run's attempt lines from 1; absent when none (0). In shadow mode
+	// it is the attempt line right before the observation, or a later one
+	// when a later change made schedtui judge the decision again.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // observeUpdate looks at a pod update for a decision of the cluster's

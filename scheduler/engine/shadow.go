@@ -37,14 +37,19 @@ package engine
 // commit out of attempt order. Two rules make up for it, both on arrival
 // times only, so that a replay gives the verdicts the live run gave:
 //
-//   - backward: a disagreement is judged again without the bindings of
-//     other pods that arrived within ShadowWindow before the decision (the
-//     most recent first, up to maxShadowAlternatives): the cluster's
-//     scheduler may have attempted the pod before it assumed them;
-//   - forward: when a binding arrives within ShadowWindow after a
-//     decision judged a disagreement, that decision is judged again with
-//     the new binding counted (the pod itself taken off its node again):
-//     the cluster's scheduler may have assumed that pod before it.
+//   - backward: a disagreement is judged again with the changes of other
+//     pods that arrived within ShadowWindow before the decision undone,
+//     the most recent first, up to maxShadowAlternatives: bindings (the
+//     cluster's scheduler may have attempted the pod before it assumed
+//     them) and deletions of bound pods (its attempt may have run before
+//     its informer delivered them: the decision is written to the API
+//     after the attempt, asynchronously, while a kubelet may confirm a
+//     victim's termination meanwhile);
+//   - forward: when a binding, or a PreBind nomination, arrives within
+//     ShadowWindow after a decision judged a disagreement, that decision
+//     is judged again with the new pod counted on its node (the pod itself
+//     taken off its node again): the cluster's scheduler may have assumed
+//     that pod before it.
 //
 // A verdict that holds only on such an alternative, or a disagreement
 // with such bindings around, is flagged Uncertain with the reason.
@@ -93,6 +98,9 @@ type shadowState struct {
 	// recent holds the decisions judged within ShadowWindow of the last
 	// one, oldest first.
 	recent []recentDecision
+	// deleted holds the bound pods deleted within ShadowWindow of the
+	// last such deletion, oldest first.
+	deleted []recentDeletion
 	// capture is set in a fork replaying to an attempt (shadowFork).
 	capture *forkCapture
 }
@@ -123,6 +131,28 @@ type recentDecision struct {
 	event Event
 }
 
+// recentDeletion is a bound pod whose deletion arrived at at, as it was.
+type recentDeletion struct {
+	at  time.Time
+	pod *v1.Pod
+}
+
+// pastChange is a change of another pod that arrived shortly before a
+// decision, undone for an alternative: a binding (the pod is taken off
+// its node) or a deletion (the pod is put back on its node).
+type pastChange struct {
+	at      time.Time
+	pod     *v1.Pod
+	deleted bool
+}
+
+func (c pastChange) String() string {
+	if c.deleted {
+		return "the deletion of " + key(c.pod)
+	}
+	return key(c.pod)
+}
+
 type forkCapture struct {
 	want  int
 	sched *scheduler.Scheduler
@@ -140,7 +170,7 @@ func (s *shadowState) clone(timeline []Event) *shadowState {
 	if s == nil {
 		return nil
 	}
-	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq}
+	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, deleted: append([]recentDeletion(nil), s.deleted...)}
 	for k, v := range s.inflight {
 		c.inflight[k] = v
 	}
@@ -180,8 +210,9 @@ func (e *Engine) shadowAdded(p *v1.Pod) {
 	s.inflight[p.UID] = inflight{pod: key(p), node: p.Status.NominatedNodeName, seq: s.seq}
 }
 
-// track updates the in-flight pods after a pod update.
-func (s *shadowState) track(old, cur *v1.Pod) {
+// track updates the in-flight pods after a pod update; prebind reports a
+// PreBind nomination.
+func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 	switch {
 	case cur.Spec.NodeName != "" || cur.Status.NominatedNodeName == "":
 		delete(s.inflight, cur.UID)
@@ -193,9 +224,30 @@ func (s *shadowState) track(old, cur *v1.Pod) {
 		}
 		s.seq++
 		s.inflight[cur.UID] = inflight{pod: key(cur), node: cur.Status.NominatedNodeName, before: before, seq: s.seq}
+		return true
 	default:
 		delete(s.inflight, cur.UID)
 	}
+	return false
+}
+
+// shadowDeleted notes the deletion of a bound pod, as it was, for the
+// backward alternatives.
+func (e *Engine) shadowDeleted(old *v1.Pod) {
+	s := e.shadow
+	if s == nil || old.Spec.NodeName == "" {
+		return
+	}
+	kept := s.deleted[:0:0]
+	for _, d := range s.deleted {
+		if e.now.Sub(d.at) <= ShadowWindow {
+			kept = append(kept, d)
+		}
+	}
+	if len(kept) >= maxRecent {
+		kept = kept[len(kept)-maxRecent+1:]
+	}
+	s.deleted = append(kept, recentDeletion{at: e.now, pod: old})
 }
 
 func scheduledCondition(p *v1.Pod) *v1.PodCondition {
@@ -255,14 +307,14 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 	e.bump()
 	e.clusterEvent(c, "")
 	e.updatePod(old, cur)
+	prebind := false
 	if e.responsible(old) {
-		e.shadow.track(old, cur)
+		prebind = e.shadow.track(old, cur)
 	}
-	if j == nil {
-		return
+	if j != nil {
+		e.observeJudgement(j)
 	}
-	e.observeJudgement(j)
-	if j.d.node != "" {
+	if j != nil && j.d.node != "" || prebind {
 		e.reviseRecent(cur)
 	}
 }
@@ -288,44 +340,56 @@ func (e *Engine) judgeDecision(old *v1.Pod, d decision) *judgement {
 	if j.verdict != Disagree {
 		return j
 	}
-	recent := e.recentBindings(pod.UID)
+	recent := e.recentChanges(pod.UID)
 	for k := 1; k <= len(recent) && k <= maxShadowAlternatives; k++ {
-		drop := recent[len(recent)-k:]
-		alt := e.evaluate(pod, drop)
+		undo := recent[len(recent)-k:]
+		alt := e.evaluate(pod, undo)
 		if v, why := shadowVerdict(alt.a, d); v != Disagree {
 			j.res, j.verdict, j.why = alt, v, why
-			j.uncertain = fmt.Sprintf("%s only if the cluster's scheduler attempted the pod before it assumed %s (bound within %s before): judged without them",
-				v, podList(drop), ShadowWindow)
+			j.uncertain = fmt.Sprintf("%s only if the cluster's scheduler attempted the pod before it saw %s (within %s before): judged without them",
+				v, changeList(undo), ShadowWindow)
 			return j
 		}
 	}
 	if len(recent) > 0 {
-		j.uncertain = fmt.Sprintf("%s bound within %s before: the cluster's scheduler may have attempted the pod before them (without them it disagrees too)",
-			podList(recent), ShadowWindow)
+		j.uncertain = fmt.Sprintf("%s arrived within %s before: the cluster's scheduler may have attempted the pod before them (without them it disagrees too)",
+			changeList(recent), ShadowWindow)
 	}
 	return j
 }
 
-func podList(pods []*v1.Pod) string {
-	names := make([]string, len(pods))
-	for i, p := range pods {
-		names[i] = key(p)
+func changeList(cs []pastChange) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.String()
 	}
 	return strings.Join(names, ", ")
 }
 
-// recentBindings are the other pods whose binding arrived within
-// ShadowWindow before now and which are still bound there, oldest first.
-func (e *Engine) recentBindings(uid types.UID) []*v1.Pod {
-	var out []*v1.Pod
+// recentChanges are the changes of other pods that arrived within
+// ShadowWindow before now, in arrival order: the bindings of pods still
+// bound there, and the deletions of bound pods not back since.
+func (e *Engine) recentChanges(uid types.UID) []pastChange {
+	var out []pastChange
 	for _, r := range e.shadow.recent {
 		if r.d.node == "" || r.uid == uid || e.now.Sub(r.at) > ShadowWindow {
 			continue
 		}
 		if p := e.Pod(r.pod); p != nil && p.UID == r.uid && p.Spec.NodeName == r.d.node {
-			out = append(out, p)
+			out = append(out, pastChange{at: r.at, pod: p})
 		}
 	}
+	for _, d := range e.shadow.deleted {
+		if d.pod.UID == uid || e.now.Sub(d.at) > ShadowWindow {
+			continue
+		}
+		if p := e.Pod(key(d.pod)); p == nil {
+			out = append(out, pastChange{at: d.at, pod: d.pod, deleted: true})
+		}
+	}
+	// Stable: a binding and a deletion at the same instant keep the
+	// bindings first (both orders are doubted alike).
+	sort.SliceStable(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
 	return out
 }
 
@@ -370,23 +434,28 @@ func (e *Engine) reviseRecent(cur *v1.Pod) {
 		if p == nil || p.UID != r.uid || p.Spec.NodeName != r.d.node {
 			continue
 		}
-		var drop []*v1.Pod
+		var undo []pastChange
 		if r.d.node != "" {
-			drop = []*v1.Pod{p}
+			undo = []pastChange{{at: r.at, pod: p}}
 		}
-		res := e.evaluate(r.judged, drop)
+		res := e.evaluate(r.judged, undo)
 		v, why := shadowVerdict(res.a, r.d)
 		if v == Disagree {
 			continue
 		}
 		idx := e.recordAttempt(res)
 		judged := res.judged
-		judged.Bound--
-		judged.InFlight = append(judged.InFlight, key(cur)+"→"+cur.Spec.NodeName)
+		what := "bound"
+		if cur.Spec.NodeName != "" {
+			judged.Bound--
+			judged.InFlight = append(judged.InFlight, key(cur)+"→"+cur.Spec.NodeName)
+		} else {
+			what = "nominated to " + cur.Status.NominatedNodeName + " for PreBind"
+		}
 		ev := e.timeline[r.ev]
 		ev.Attempt, ev.Predicted, ev.Reason, ev.Message, ev.Judged = idx, res.a.Node, string(v), why, &judged
-		ev.Uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler assumed %s (bound %s later) before it attempted the pod: judged again with it",
-			v, key(cur), e.now.Sub(r.at)), res.notes)
+		ev.Uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler assumed %s (%s %s later) before it attempted the pod: judged again with it",
+			v, key(cur), what, e.now.Sub(r.at)), res.notes)
 		e.timeline[r.ev] = ev
 	}
 }
@@ -402,9 +471,10 @@ type evalResult struct {
 }
 
 // evaluate runs Scheduler.Evaluate for pod on the engine's state with the
-// pods in flight assumed on their nodes and the pods of drop taken off
-// theirs, and undoes both.
-func (e *Engine) evaluate(pod *v1.Pod, drop []*v1.Pod) evalResult {
+// pods in flight assumed on their nodes and the changes of undo undone
+// (bound pods taken off their nodes, deleted ones put back), and undoes
+// all that afterwards.
+func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 	var res evalResult
 	snap := e.sched.Snapshot()
 	var undo []func()
@@ -413,9 +483,15 @@ func (e *Engine) evaluate(pod *v1.Pod, drop []*v1.Pod) evalResult {
 			undo[i]()
 		}
 	}()
-	for _, p := range drop {
-		if snap.RemovePod(p) == nil {
-			undo = append(undo, func() { _ = snap.AddPod(p) })
+	for _, c := range undoChanges {
+		p := c.pod
+		switch {
+		case !c.deleted:
+			if snap.RemovePod(p) == nil {
+				undo = append(undo, func() { _ = snap.AddPod(p) })
+			}
+		case snap.AddPod(p) == nil:
+			undo = append(undo, func() { _ = snap.RemovePod(p) })
 		}
 	}
 	for _, ni := range snap.List() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // at is a change of the cluster arriving d after the engine's start.
@@ -245,5 +246,87 @@ func TestShadowForkAndRewind(t *testing.T) {
 	e.RunToQuiescence()
 	if after := timelineJSON(t, e); after != before {
 		t.Errorf("rewind and replay differ:\n%s\n---\n%s", before, after)
+	}
+}
+
+// terminatingShadow: high (nominated to n1 by an earlier preemption) waits
+// for low, its victim, to terminate; n2 is too small.
+var terminatingShadow = listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "2", "") +
+	podYAML("low", "4", 0, "    nodeName: n1\n") + podYAML("high", "4", 100, "")
+
+// TestShadowDeletionBeforeDecision: the cluster's scheduler attempted high
+// while low was still terminating on its nominated node ("not eligible due
+// to a terminating pod on the nominated node"), but the kubelet's deletion
+// of low arrived before the Unschedulable condition (written after the
+// attempt). Judged without the deletion it agrees, flagged uncertain; a
+// deletion more than ShadowWindow before is not doubted.
+func TestShadowDeletionBeforeDecision(t *testing.T) {
+	setUp := func(e *Engine) []ClusterChange {
+		low := e.Pod("default/low").DeepCopy()
+		now := metav1.NewTime(e.Start())
+		low.DeletionTimestamp, low.ResourceVersion = &now, "d"
+		low.Status.Conditions = append(low.Status.Conditions, v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler})
+		high := unschedulableUpdate(e, "default/high", "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims")
+		high.Status.NominatedNodeName = "n1"
+		return []ClusterChange{at(e, time.Second, PodUpdate, low), at(e, time.Second, PodUpdate, high)}
+	}
+	retry := func(e *Engine, msg string) *v1.Pod {
+		p := unschedulableUpdate(e, "default/high", msg)
+		p.Status.NominatedNodeName = "n1"
+		p.ResourceVersion = "r"
+		return p
+	}
+	// schedtui's own message with low still terminating.
+	e := load(t, terminatingShadow, Options{Shadow: true})
+	applyAll(t, e, append(setUp(e), at(e, 3*time.Second, PodUpdate, retry(e, "?")))...)
+	e.RunToQuiescence()
+	msg := e.Attempts()[lastObservation(t, e).Attempt].Message
+	if !strings.Contains(msg, "not eligible due to a terminating pod on the nominated node") {
+		t.Fatalf("schedtui's message with the victim terminating: %q", msg)
+	}
+
+	for _, c := range []struct {
+		before time.Duration
+		want   Verdict
+	}{{100 * time.Millisecond, Agree}, {1500 * time.Millisecond, Disagree}} {
+		e := load(t, terminatingShadow, Options{Shadow: true})
+		low := e.Pod("default/low")
+		applyAll(t, e, append(setUp(e), at(e, 3*time.Second-c.before, PodDelete, low), at(e, 3*time.Second, PodUpdate, retry(e, msg)))...)
+		e.RunToQuiescence()
+		o := lastObservation(t, e)
+		if o.Reason != string(c.want) {
+			t.Errorf("deleted %s before: %s, want %s: %+v", c.before, o.Reason, c.want, o)
+		}
+		doubted := strings.Contains(o.Uncertain, "the deletion of default/low")
+		if doubted != (c.before < ShadowWindow) {
+			t.Errorf("deleted %s before: uncertain %q", c.before, o.Uncertain)
+		}
+		if a := e.Attempts()[o.Attempt]; c.want == Agree && a.Message != msg {
+			t.Errorf("the attempt judged: %q", a.Message)
+		}
+	}
+}
+
+// TestShadowPreBindNominationAfterDecision: the cluster's scheduler
+// assumed a on big, then attempted b (small); b's binding arrived before
+// a's PreBind nomination, a's binding more than ShadowWindow later. The
+// nomination, within ShadowWindow, makes schedtui judge b again with a in
+// flight.
+func TestShadowPreBindNominationAfterDecision(t *testing.T) {
+	e := load(t, shadowCluster, Options{Shadow: true})
+	applyAll(t, e,
+		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
+		at(e, 10*time.Second+300*time.Millisecond, PodUpdate, nominate(e, "default/a", "big")),
+		at(e, 13*time.Second, PodUpdate, bindTo(e, "default/a", "big")))
+	e.RunToQuiescence()
+	o := verdicts(e)["default/b"]
+	if o.Reason != string(Agree) || !strings.Contains(o.Uncertain, "default/a (nominated to big for PreBind") {
+		t.Errorf("b: %+v", o)
+	}
+	if o.Judged == nil || strings.Join(o.Judged.InFlight, ",") != "default/a→big" || o.Judged.Bound != 0 {
+		t.Errorf("b judged on %+v", o.Judged)
+	}
+	if a := e.Attempts()[o.Attempt]; a.Pod != "default/b" || a.Node != "small" {
+		t.Errorf("b's observation names attempt %+v", a)
 	}
 }
