@@ -69,20 +69,6 @@ func podRequests(pod *v1.Pod) framework.PodResource {
 	return framework.NewPodInfo(pod).CalculateResource()
 }
 
-func resourceAmounts(r *framework.Resource, name v1.ResourceName) int64 {
-	switch name {
-	case v1.ResourceCPU:
-		return r.MilliCPU
-	case v1.ResourceMemory:
-		return r.Memory
-	case v1.ResourceEphemeralStorage:
-		return r.EphemeralStorage
-	case v1.ResourcePods:
-		return int64(r.AllowedPodNumber)
-	}
-	return r.ScalarResources[name]
-}
-
 // explainFilter explains a Filter verdict of plugin on a node.
 func explainFilter(plugin string, st record.Status, pod *v1.Pod, ni *framework.NodeInfo, all []*framework.NodeInfo, nominated []nominee) []string {
 	var out []string
@@ -235,13 +221,13 @@ func explainFit(st record.Status, pod *v1.Pod, ni *framework.NodeInfo, nominated
 		failed[strings.TrimPrefix(r, "Insufficient ")] = true
 	}
 	for _, name := range names {
-		want := resourceAmounts(&req, name)
+		want := req.Amount(name)
 		if want == 0 && !failed[string(name)] {
 			continue
 		}
-		alloc := resourceAmounts(ni.Allocatable, name)
-		used := resourceAmounts(ni.Requested, name)
-		nom := resourceAmounts(&nomReq, name)
+		alloc := ni.Allocatable.Amount(name)
+		used := ni.Requested.Amount(name)
+		nom := nomReq.Amount(name)
 		free := alloc - used - nom
 		verdict := "fits"
 		if want > free {

@@ -235,6 +235,25 @@ func (r *Resource) Add(rl v1.ResourceList) {
 	}
 }
 
+// Amount is the amount of one resource, by name: cpu in millicores, pods
+// as a count, everything else in its base unit; 0 for a nil Resource.
+func (r *Resource) Amount(name v1.ResourceName) int64 {
+	if r == nil {
+		return 0
+	}
+	switch name {
+	case v1.ResourceCPU:
+		return r.MilliCPU
+	case v1.ResourceMemory:
+		return r.Memory
+	case v1.ResourceEphemeralStorage:
+		return r.EphemeralStorage
+	case v1.ResourcePods:
+		return int64(r.AllowedPodNumber)
+	}
+	return r.ScalarResources[name]
+}
+
 // AddScalar adds to a scalar resource.
 func (r *Resource) AddScalar(name v1.ResourceName, q int64) {
 	r.SetScalar(name, r.ScalarResources[name]+q)

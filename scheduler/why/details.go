@@ -26,23 +26,6 @@ func requests(pod *v1.Pod) framework.Resource {
 	return framework.NewPodInfo(pod).CalculateResource().Resource
 }
 
-func amount(r *framework.Resource, name v1.ResourceName) int64 {
-	if r == nil {
-		return 0
-	}
-	switch name {
-	case v1.ResourceCPU:
-		return r.MilliCPU
-	case v1.ResourceMemory:
-		return r.Memory
-	case v1.ResourceEphemeralStorage:
-		return r.EphemeralStorage
-	case v1.ResourcePods:
-		return int64(r.AllowedPodNumber)
-	}
-	return r.ScalarResources[name]
-}
-
 // quantity renders an amount of a resource as the API would.
 func quantity(name v1.ResourceName, n int64) resource.Quantity {
 	switch name {
@@ -70,7 +53,7 @@ func free(in Input, node string, res v1.ResourceName, withNominated bool) (int64
 	if ni == nil {
 		return 0, false
 	}
-	f := amount(ni.Allocatable, res) - amount(ni.Requested, res)
+	f := ni.Allocatable.Amount(res) - ni.Requested.Amount(res)
 	if res == v1.ResourcePods {
 		f = int64(ni.Allocatable.AllowedPodNumber) - int64(len(ni.Pods))
 	}
@@ -81,7 +64,7 @@ func free(in Input, node string, res v1.ResourceName, withNominated bool) (int64
 				continue
 			}
 			r := requests(p)
-			f -= amount(&r, res)
+			f -= r.Amount(res)
 		}
 	}
 	return f, true
@@ -103,7 +86,7 @@ func resourcesDetail(in Input, g group) string {
 		return ""
 	}
 	req := requests(in.Pod)
-	want := amount(&req, res)
+	want := req.Amount(res)
 	if res == v1.ResourcePods {
 		want = 1
 	}
@@ -121,7 +104,7 @@ func resourcesDetail(in Input, g group) string {
 			var noms []string
 			for _, p := range nominatedAgainst(in.Sched, in.Pod, n) {
 				r := requests(p)
-				noms = append(noms, fmt.Sprintf("%s (priority %d, %s)", podRef(p), corev1helpers.PodPriority(p), qty(res, amount(&r, res))))
+				noms = append(noms, fmt.Sprintf("%s (priority %d, %s)", podRef(p), corev1helpers.PodPriority(p), qty(res, r.Amount(res))))
 			}
 			nominatedBlock = append(nominatedBlock, fmt.Sprintf("%s fits without the pods nominated to it: %s", n, strings.Join(noms, ", ")))
 		}

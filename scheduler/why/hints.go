@@ -345,10 +345,10 @@ func fixes(in Input, plugin string, st record.Status, node string) [][]change {
 				return nil
 			}
 			f, _ := free(in, node, res, true)
-			if f <= 0 || f >= amount(&req, res) {
+			if f <= 0 || f >= req.Amount(res) {
 				return nil
 			}
-			alt = append(alt, change{desc: fmt.Sprintf("lower the pod's %s request to %s (from %s)", res, qty(res, f), qty(res, amount(&req, res))),
+			alt = append(alt, change{desc: fmt.Sprintf("lower the pod's %s request to %s (from %s)", res, qty(res, f), qty(res, req.Amount(res))),
 				pod: func(p *v1.Pod) { setRequest(p, res, f) }})
 		}
 		if len(alt) == 0 {
