@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -83,13 +82,7 @@ func TestSnapshotAtReproducesAttempt(t *testing.T) {
 			checked++
 		}
 	}
-	var scenarios []*scenario.Scenario
-	for seed := int64(0); seed < int64(*atScenarios); seed++ {
-		scenarios = append(scenarios, scenario.Generate(seed, scenario.Options{}))
-	}
-	for seed := int64(0); seed < int64(*atPreemptionScenarios); seed++ {
-		scenarios = append(scenarios, scenario.Generate(seed, scenario.Options{Preemption: true}))
-	}
+	scenarios := generatedScenarios(*atScenarios, *atPreemptionScenarios)
 	notFirstInQueue, tried := 0, 0
 	for _, sc := range scenarios {
 		s, err := load(context.Background(), &sourceFlags{snapshot: writeJSONList(t, dir, sc), seed: 1}, io.Discard)

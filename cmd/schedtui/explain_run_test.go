@@ -130,6 +130,20 @@ func compareAnswers(t *testing.T, name string, runs map[string][]record.AttemptJ
 	}
 }
 
+// generatedScenarios are the scenarios of seeds 0..plain-1 and, biased
+// towards preemption, of seeds 0..preemption-1, as the differential suite
+// numbers them.
+func generatedScenarios(plain, preemption int) []*scenario.Scenario {
+	var out []*scenario.Scenario
+	for seed := int64(0); seed < int64(plain); seed++ {
+		out = append(out, scenario.Generate(seed, scenario.Options{}))
+	}
+	for seed := int64(0); seed < int64(preemption); seed++ {
+		out = append(out, scenario.Generate(seed, scenario.Options{Preemption: true}))
+	}
+	return out
+}
+
 // writeJSONList saves a scenario as a JSON List snapshot (JSON loads
 // several times faster than scenario.Dump's YAML).
 func writeJSONList(t *testing.T, dir string, s *scenario.Scenario) string {
@@ -160,13 +174,7 @@ func writeJSONList(t *testing.T, dir string, s *scenario.Scenario) string {
 // answer as -A.
 func TestExplainAgreesWithRun(t *testing.T) {
 	dir := t.TempDir()
-	var scenarios []*scenario.Scenario
-	for seed := int64(0); seed < int64(*explainScenarios); seed++ {
-		scenarios = append(scenarios, scenario.Generate(seed, scenario.Options{}))
-	}
-	for seed := int64(0); seed < int64(*explainPreemptionScenarios); seed++ {
-		scenarios = append(scenarios, scenario.Generate(seed, scenario.Options{Preemption: true}))
-	}
+	scenarios := generatedScenarios(*explainScenarios, *explainPreemptionScenarios)
 	pods, attempted := 0, 0
 	for i, s := range scenarios {
 		path := writeJSONList(t, dir, s)
@@ -239,13 +247,7 @@ var (
 // TestExplainAgreesWithRun's part, on fewer scenarios through the
 // commands themselves.
 func TestExplainAgreesWithRunAtScale(t *testing.T) {
-	var scenarios []*scenario.Scenario
-	for seed := int64(0); seed < int64(*scaleScenarios); seed++ {
-		scenarios = append(scenarios, scenario.Generate(seed, scenario.Options{}))
-	}
-	for seed := int64(0); seed < int64(*scalePreemptionScenarios); seed++ {
-		scenarios = append(scenarios, scenario.Generate(seed, scenario.Options{Preemption: true}))
-	}
+	scenarios := generatedScenarios(*scaleScenarios, *scalePreemptionScenarios)
 	pods := 0
 	for _, sc := range scenarios {
 		s := &session{cluster: sc.Cluster.DeepCopy(), seed: 1, stderr: io.Discard}
