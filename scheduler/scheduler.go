@@ -14,6 +14,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/queue"
@@ -30,6 +31,8 @@ type Options struct {
 	Seed uint64
 	// Clock is the (virtual) clock; nil means a fixed epoch.
 	Clock func() time.Time
+	// Features are the feature gates in effect; nil means v1.37's defaults.
+	Features *features.Features
 }
 
 // Scheduler is the scheduling core over one cluster state.
@@ -95,6 +98,10 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		name := v1.DefaultSchedulerName
 		profiles = []configv1.KubeSchedulerProfile{{SchedulerName: &name}}
 	}
+	gates := features.Default()
+	if opts.Features != nil {
+		gates = *opts.Features
+	}
 	s.profiles = map[string]*runtime.Framework{}
 	for i := range profiles {
 		p := profiles[i]
@@ -113,6 +120,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			Nominator: s.nominator,
 			Rand:      s.rand,
 			Clock:     s.clock,
+			Features:  gates,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: %w", name, err)

@@ -7,6 +7,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/schedtui/schedtui/scheduler/features"
 )
 
 // Plugin is anything registered in a profile.
@@ -168,6 +170,8 @@ type Handle interface {
 	Rand() *rand.Rand
 	// Now is the engine's (virtual) clock.
 	Now() time.Time
+	// Features are the gate values the profile was built with.
+	Features() features.Features
 }
 
 // PluginFactory builds a plugin from its args (nil means the defaults).

@@ -10,6 +10,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
@@ -25,6 +26,8 @@ type Handle struct {
 	PreFilterExtensions []framework.PreFilterExtensions
 	Random              *rand.Rand
 	Clock               time.Time
+	// Gates are the feature gates the plugins see (NewHandle: 1.37's defaults).
+	Gates features.Features
 }
 
 var _ framework.Handle = &Handle{}
@@ -46,6 +49,7 @@ func NewHandle(nodes []*v1.Node, pods []*v1.Pod, objs ...any) *Handle {
 		Nominated: map[string][]*framework.PodInfo{},
 		Random:    rand.New(rand.NewPCG(1, 2)),
 		Clock:     time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		Gates:     features.Default(),
 	}
 }
 
@@ -53,6 +57,7 @@ func (h *Handle) Snapshot() *framework.Snapshot   { return h.Snap }
 func (h *Handle) Objects() framework.ObjectLister { return h.Store }
 func (h *Handle) Rand() *rand.Rand                { return h.Random }
 func (h *Handle) Now() time.Time                  { return h.Clock }
+func (h *Handle) Features() features.Features     { return h.Gates }
 func (h *Handle) NominatedPodsForNode(node string) []*framework.PodInfo {
 	return h.Nominated[node]
 }

@@ -11,6 +11,7 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
@@ -31,6 +32,8 @@ type Options struct {
 	Nominator Nominator
 	Rand      *rand.Rand
 	Clock     func() time.Time
+	// Features are the gate values the plugins are built with.
+	Features features.Features
 }
 
 // Framework is one profile: its plugins at each extension point, their
@@ -279,6 +282,7 @@ func (f *Framework) Snapshot() *framework.Snapshot   { return f.opts.Snapshot() 
 func (f *Framework) Objects() framework.ObjectLister { return f.opts.Objects }
 func (f *Framework) Rand() *rand.Rand                { return f.opts.Rand }
 func (f *Framework) Now() time.Time                  { return f.opts.Clock() }
+func (f *Framework) Features() features.Features     { return f.opts.Features }
 
 func (f *Framework) NominatedPodsForNode(node string) []*framework.PodInfo {
 	if f.opts.Nominator == nil {
