@@ -30,6 +30,9 @@ type engineHooks struct {
 	cacheError func(pod *v1.Pod, err error)
 	// pcg is the random source behind s.rand, kept to checkpoint it.
 	pcg *rand.PCG
+	// extenderBinding, when set and true, lets a bind extender bind the
+	// pod (--bind); nil or false binds through the Bind plugins only.
+	extenderBinding func() bool
 }
 
 // cacheFailed reports a cache mutation that failed and carries on, as
@@ -71,6 +74,12 @@ func (s *Scheduler) SetPreemptionActuator(fn func(preemptor *v1.Pod, p *record.P
 func (s *Scheduler) SetBindObserver(fn func(state *framework.CycleState, pod *v1.Pod, node string)) {
 	s.hooks.bound = fn
 }
+
+// SetExtenderBinding lets the configuration's bind extender bind pods
+// whenever fn returns true: the engine installs it with --bind (and says
+// false while it replays bindings already made). nil, the default, never
+// calls a bind extender.
+func (s *Scheduler) SetExtenderBinding(fn func() bool) { s.hooks.extenderBinding = fn }
 
 // NewPCG is the random source New seeds from opts.Seed.
 func NewPCG(seed uint64) *rand.PCG { return rand.NewPCG(seed, seed^0x9e3779b97f4a7c15) }

@@ -14,6 +14,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/extender"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
@@ -51,6 +52,10 @@ type Scheduler struct {
 	seq                      int
 	// hooks are installed by the queue engine (hooks.go).
 	hooks engineHooks
+	// extenders are the configuration's extenders, ignorable ones last;
+	// frameworkExtenders the same, as the plugins see them.
+	extenders          []*extender.HTTPExtender
+	frameworkExtenders []framework.Extender
 }
 
 // Epoch is the default virtual clock's start.
@@ -93,6 +98,11 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	if cfg.PercentageOfNodesToScore != nil {
 		s.percentageOfNodesToScore = *cfg.PercentageOfNodesToScore
 	}
+	exts, fexts, ignored, err := buildExtenders(cfg.Extenders)
+	if err != nil {
+		return nil, err
+	}
+	s.extenders, s.frameworkExtenders = exts, fexts
 	profiles := cfg.Profiles
 	if len(profiles) == 0 {
 		name := v1.DefaultSchedulerName
@@ -111,6 +121,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			name = *p.SchedulerName
 		}
 		p.SchedulerName = &name
+		ignoreExtendedResources(&p, ignored)
 		if _, dup := s.profiles[name]; dup {
 			return nil, fmt.Errorf("duplicate profile with scheduler name %q", name)
 		}
@@ -121,6 +132,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			Rand:      s.rand,
 			Clock:     s.clock,
 			Features:  gates,
+			Extenders: fexts,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: %w", name, err)

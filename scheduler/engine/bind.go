@@ -28,11 +28,17 @@ func (e *Engine) installBinder(s *scheduler.Scheduler) {
 		return
 	}
 	setBinder(s, e.bindForReal)
+	// A bind extender binds for real too, except when a replay
+	// reproduces a binding already made.
+	s.SetExtenderBinding(func() bool { return !e.replaying })
 }
 
 // detachBinder makes a scheduler handed out of the engine (a fork the
 // what-if editor schedules on) bind in memory only.
-func detachBinder(s *scheduler.Scheduler) { setBinder(s, nil) }
+func detachBinder(s *scheduler.Scheduler) {
+	setBinder(s, nil)
+	s.SetExtenderBinding(nil)
+}
 
 func setBinder(s *scheduler.Scheduler, f framework.BindFunc) {
 	for _, fwk := range s.Profiles() {
