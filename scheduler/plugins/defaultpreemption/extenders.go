@@ -43,8 +43,15 @@ func (pl *DefaultPreemption) callExtenders(exts []framework.Extender, pod *v1.Po
 			}
 			return nil, framework.AsStatus(err)
 		}
-		for node, v := range kept {
-			if v == nil || len(v.Pods) == 0 {
+		// Upstream looks at the nodes in Go map order, so which node an
+		// error names is random there; schedtui looks in name order.
+		nodes := make([]string, 0, len(kept))
+		for node := range kept {
+			nodes = append(nodes, node)
+		}
+		sort.Strings(nodes)
+		for _, node := range nodes {
+			if v := kept[node]; v == nil || len(v.Pods) == 0 {
 				if e.IsIgnorable() {
 					delete(kept, node)
 					continue
