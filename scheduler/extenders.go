@@ -230,3 +230,29 @@ func (s *Scheduler) checkExtenderNodes(nodes []*framework.NodeInfo) error {
 	}
 	return nil
 }
+
+// PassExtenders keeps the nodes (names, in the order given) that the
+// extenders' Filter keeps for pod, as the cycle asks them after the Filter
+// plugins: hints are proven with it. An extender that fails and is not
+// ignorable is an error. The calls are not part of any attempt's record.
+func (s *Scheduler) PassExtenders(pod *v1.Pod, nodes []string) ([]string, error) {
+	if len(s.extenders) == 0 {
+		return nodes, nil
+	}
+	infos := make([]*framework.NodeInfo, 0, len(nodes))
+	for _, n := range nodes {
+		if ni, err := s.snapshot.Get(n); err == nil {
+			infos = append(infos, ni)
+		}
+	}
+	kept, err := s.findNodesThatPassExtenders(pod, infos, framework.NewDefaultNodeToStatus())
+	s.takeExtenderCalls(&record.Attempt{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(kept))
+	for i, ni := range kept {
+		out[i] = ni.Name()
+	}
+	return out, nil
+}

@@ -171,3 +171,25 @@ func TestExtenderPreemptDropsCandidates(t *testing.T) {
 		t.Errorf("calls %+v", calls)
 	}
 }
+
+// Hints are proven with the extenders too: PassExtenders drops what they
+// reject, and the record names the extender behind a rejection.
+func TestPassExtendersAndRejectingExtender(t *testing.T) {
+	nodes := []*v1.Node{dsNode("a", "4", nil), dsNode("b", "4", func(n *v1.Node) { n.Labels["extender.test/filter"] = "fail" })}
+	srv := extendertest.Start(nodes)
+	defer srv.Close()
+	p := extPod("p", "8", 0)
+	s, err := New(nodes, []*v1.Pod{p}, nil, Options{Registry: plugins.NewInTreeRegistry(),
+		Config: withExtenders(configv1.Extender{URLPrefix: srv.URL(), FilterVerb: "filter", NodeCacheCapable: true})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.PassExtenders(p, []string{"a", "b"}); err != nil || strings.Join(got, ",") != "a" {
+		t.Errorf("PassExtenders: %v %v", got, err)
+	}
+	p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("1")
+	a := s.ScheduleOne(p)
+	if a.RejectingExtender("b") != srv.URL() || a.RejectingExtender("a") != "" || a.Node != "a" {
+		t.Errorf("rejecting extender of b %q, of a %q; node %q", a.RejectingExtender("b"), a.RejectingExtender("a"), a.Node)
+	}
+}

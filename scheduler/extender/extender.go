@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -53,6 +54,9 @@ type HTTPExtender struct {
 	managed          sets.Set[string]
 	client           *http.Client
 
+	// mu guards calls: a fork proving hints in the background may share
+	// the extender with the engine.
+	mu    sync.Mutex
 	calls []record.ExtenderCall
 }
 
@@ -206,7 +210,7 @@ func (h *HTTPExtender) Filter(pod *v1.Pod, nodes []*framework.NodeInfo) ([]*fram
 			rc.Passed[i] = n.Name()
 		}
 	}
-	h.calls = append(h.calls, rc)
+	h.keep(rc)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -233,7 +237,7 @@ func (h *HTTPExtender) Prioritize(pod *v1.Pod, nodes []*framework.NodeInfo) (*ex
 			rc.Scores[hp.Host] += hp.Score
 		}
 	}
-	h.calls = append(h.calls, rc)
+	h.keep(rc)
 	if call.err != nil {
 		return nil, 0, call.err
 	}
@@ -267,7 +271,7 @@ func (h *HTTPExtender) ProcessPreemption(pod *v1.Pod, victims map[string]*extend
 		}
 		sort.Strings(rc.Passed)
 	}
-	h.calls = append(h.calls, rc)
+	h.keep(rc)
 	return out, err
 }
 
@@ -330,15 +334,23 @@ func (h *HTTPExtender) Bind(b *v1.Binding) error {
 	if err == nil && result.Error != "" {
 		err = errors.New(result.Error)
 	}
-	h.calls = append(h.calls, call.record(err))
+	h.keep(call.record(err))
 	return err
 }
 
 // TakeCalls returns the calls made since the last TakeCalls, in order.
 func (h *HTTPExtender) TakeCalls() []record.ExtenderCall {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	c := h.calls
 	h.calls = nil
 	return c
+}
+
+func (h *HTTPExtender) keep(c record.ExtenderCall) {
+	h.mu.Lock()
+	h.calls = append(h.calls, c)
+	h.mu.Unlock()
 }
 
 // sent is one HTTP exchange, before its answer was interpreted.

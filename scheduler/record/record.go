@@ -274,3 +274,22 @@ type ExtenderCall struct {
 func (c *ExtenderCall) Skipped() bool {
 	return c.Error != "" && (c.Ignorable || c.Verb == "prioritize")
 }
+
+// RejectingExtender names the extender (its URL prefix) whose filter
+// answer rejected node in this attempt, or "" when none did. The node's
+// status then has no plugin, as upstream's.
+func (a *Attempt) RejectingExtender(node string) string {
+	for i := len(a.ExtenderCalls) - 1; i >= 0; i-- {
+		c := &a.ExtenderCalls[i]
+		if c.Verb != "filter" || c.Error != "" {
+			continue
+		}
+		if _, ok := c.FailedAndUnresolvable[node]; ok {
+			return c.Extender
+		}
+		if _, ok := c.Failed[node]; ok {
+			return c.Extender
+		}
+	}
+	return ""
+}
