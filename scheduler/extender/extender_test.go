@@ -30,7 +30,9 @@ func testNodes(names ...string) ([]*v1.Node, []*framework.NodeInfo) {
 	return nodes, infos
 }
 
-func testPod() *v1.Pod { return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}} }
+func testPod() *v1.Pod {
+	return &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}}
+}
 
 // A cache-capable extender answers names, mapped back to the NodeInfos
 // sent; another answers whole nodes, which become NodeInfos with no pods,
