@@ -33,6 +33,9 @@ type engineHooks struct {
 	// extenderBinding, when set and true, lets a bind extender bind the
 	// pod (--bind); nil or false binds through the Bind plugins only.
 	extenderBinding func() bool
+	// extenderReplay, when set and true, answers extender requests
+	// already answered from the store (Options.ExtenderAnswers).
+	extenderReplay func() bool
 }
 
 // cacheFailed reports a cache mutation that failed and carries on, as
@@ -80,6 +83,12 @@ func (s *Scheduler) SetBindObserver(fn func(state *framework.CycleState, pod *v1
 // false while it replays bindings already made). nil, the default, never
 // calls a bind extender.
 func (s *Scheduler) SetExtenderBinding(fn func() bool) { s.hooks.extenderBinding = fn }
+
+// SetExtenderReplay makes the extenders answer a request they already
+// answered with the same answer, without calling out, whenever fn returns
+// true: the engine installs it to say when it replays attempts (a rewind,
+// a fork). nil, the default, always calls out.
+func (s *Scheduler) SetExtenderReplay(fn func() bool) { s.hooks.extenderReplay = fn }
 
 // NewPCG is the random source New seeds from opts.Seed.
 func NewPCG(seed uint64) *rand.PCG { return rand.NewPCG(seed, seed^0x9e3779b97f4a7c15) }

@@ -34,7 +34,17 @@ type Options struct {
 	Clock func() time.Time
 	// Features are the feature gates in effect; nil means v1.37's defaults.
 	Features *features.Features
+	// ExtenderAnswers keeps the extenders' answers (see
+	// SetExtenderReplay); nil keeps them for this scheduler alone.
+	ExtenderAnswers *ExtenderAnswers
 }
+
+// ExtenderAnswers is a store of extender answers, shared by an engine and
+// its forks so that a replayed attempt gets the answers it got.
+type ExtenderAnswers = extender.Answers
+
+// NewExtenderAnswers is an empty store.
+func NewExtenderAnswers() *ExtenderAnswers { return extender.NewAnswers() }
 
 // Scheduler is the scheduling core over one cluster state.
 type Scheduler struct {
@@ -103,6 +113,13 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		return nil, err
 	}
 	s.extenders, s.frameworkExtenders = exts, fexts
+	answers := opts.ExtenderAnswers
+	if answers == nil {
+		answers = extender.NewAnswers()
+	}
+	for _, e := range exts {
+		e.UseAnswers(answers, func() bool { return s.hooks.extenderReplay != nil && s.hooks.extenderReplay() })
+	}
 	profiles := cfg.Profiles
 	if len(profiles) == 0 {
 		name := v1.DefaultSchedulerName

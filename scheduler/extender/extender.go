@@ -7,6 +7,7 @@ package extender
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,11 @@ type HTTPExtender struct {
 	ignorable        bool
 	managed          sets.Set[string]
 	client           *http.Client
+
+	// answers keeps every answer; replaying, when it returns true, makes
+	// a request already answered take that answer without calling out.
+	answers   *Answers
+	replaying func() bool
 
 	// mu guards calls: a fork proving hints in the background may share
 	// the extender with the engine.
@@ -108,6 +114,12 @@ func Build(cfgs []configv1.Extender) ([]*HTTPExtender, []string, error) {
 		}
 	}
 	return append(required, ignorable...), ignored, nil
+}
+
+// UseAnswers makes the extender keep its answers in a and, whenever
+// replaying returns true, answer a request it already answered from a.
+func (h *HTTPExtender) UseAnswers(a *Answers, replaying func() bool) {
+	h.answers, h.replaying = a, replaying
 }
 
 // Name is the URL prefix, as upstream names an extender.
@@ -361,12 +373,13 @@ type sent struct {
 	latency  time.Duration
 	response []byte
 	err      error
+	replayed bool
 }
 
 func (c sent) record(err error) record.ExtenderCall {
 	rc := record.ExtenderCall{
 		Extender: c.h.url, Verb: c.verb, Nodes: c.nodes, Latency: c.latency,
-		Ignorable: c.h.ignorable, Response: string(c.response),
+		Ignorable: c.h.ignorable, Response: string(c.response), Replayed: c.replayed,
 	}
 	if err != nil {
 		rc.Error = err.Error()
@@ -375,45 +388,64 @@ func (c sent) record(err error) record.ExtenderCall {
 }
 
 // send is upstream's send: POST the JSON args to urlPrefix/verb, anything
-// but 200 is an error, the answer is decoded with encoding/json.
+// but 200 is an error, the answer is decoded with encoding/json. A request
+// answered before is answered the same way again when replaying.
 func (h *HTTPExtender) send(verb, action string, nodes int, args, result any) sent {
 	c := sent{h: h, verb: verb, nodes: nodes}
-	start := time.Now()
 	body, err := json.Marshal(args)
 	if err != nil {
 		c.err = err
 		return c
 	}
 	url := strings.TrimRight(h.url, "/") + "/" + action
+	key := answerKey{url: url, action: action, request: sha256.Sum256(body)}
+	ans, ok := answer{}, false
+	if h.answers != nil && h.replaying != nil && h.replaying() {
+		ans, ok = h.answers.get(key)
+		c.replayed = ok
+	}
+	if !ok {
+		ans = h.post(url, body)
+		if h.answers != nil {
+			h.answers.put(key, ans)
+		}
+	}
+	c.latency = ans.latency
+	switch {
+	case ans.err != "":
+		c.err = errors.New(ans.err)
+		return c
+	case ans.status != http.StatusOK:
+		c.err = fmt.Errorf("failed %v with extender at URL %v, code %v", action, url, ans.status)
+		return c
+	}
+	c.response = ans.body
+	if len(c.response) > maxKeptResponse {
+		c.response = c.response[:maxKeptResponse]
+	}
+	c.err = json.NewDecoder(bytes.NewReader(ans.body)).Decode(result)
+	return c
+}
+
+// post makes the HTTP call.
+func (h *HTTPExtender) post(url string, body []byte) answer {
+	start := time.Now()
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		c.err = err
-		return c
+		return answer{err: err.Error()}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.client.Do(req)
 	if err != nil {
-		c.err = err
-		c.latency = time.Since(start)
-		return c
+		return answer{err: err.Error(), latency: time.Since(start)}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		c.err = fmt.Errorf("failed %v with extender at URL %v, code %v", action, url, resp.StatusCode)
-		c.latency = time.Since(start)
-		return c
+		return answer{status: resp.StatusCode, latency: time.Since(start)}
 	}
 	raw, err := io.ReadAll(resp.Body)
-	c.latency = time.Since(start)
-	if len(raw) > maxKeptResponse {
-		c.response = raw[:maxKeptResponse]
-	} else {
-		c.response = raw
-	}
 	if err != nil {
-		c.err = err
-		return c
+		return answer{err: err.Error(), latency: time.Since(start)}
 	}
-	c.err = json.NewDecoder(bytes.NewReader(raw)).Decode(result)
-	return c
+	return answer{status: resp.StatusCode, body: raw, latency: time.Since(start)}
 }
