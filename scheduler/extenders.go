@@ -188,6 +188,9 @@ func (s *Scheduler) bindThroughExtenders(_ context.Context, pod *v1.Pod, node st
 		if err != nil && e.IsIgnorable() {
 			continue
 		}
+		if err == nil && s.hooks.extenderBound != nil {
+			s.hooks.extenderBound(pod, node)
+		}
 		return true, err
 	}
 	return false, nil

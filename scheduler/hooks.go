@@ -32,7 +32,9 @@ type engineHooks struct {
 	pcg *rand.PCG
 	// extenderBinding, when set and true, lets a bind extender bind the
 	// pod (--bind); nil or false binds through the Bind plugins only.
+	// extenderBound is told of each pod an extender bound.
 	extenderBinding func() bool
+	extenderBound   func(pod *v1.Pod, node string)
 	// extenderReplay, when set and true, answers extender requests
 	// already answered from the store (Options.ExtenderAnswers).
 	extenderReplay func() bool
@@ -79,10 +81,12 @@ func (s *Scheduler) SetBindObserver(fn func(state *framework.CycleState, pod *v1
 }
 
 // SetExtenderBinding lets the configuration's bind extender bind pods
-// whenever fn returns true: the engine installs it with --bind (and says
-// false while it replays bindings already made). nil, the default, never
-// calls a bind extender.
-func (s *Scheduler) SetExtenderBinding(fn func() bool) { s.hooks.extenderBinding = fn }
+// whenever fn returns true, telling bound of each binding it made: the
+// engine installs it with --bind (and says false while it replays
+// bindings already made). nil, the default, never calls a bind extender.
+func (s *Scheduler) SetExtenderBinding(fn func() bool, bound func(pod *v1.Pod, node string)) {
+	s.hooks.extenderBinding, s.hooks.extenderBound = fn, bound
+}
 
 // SetExtenderReplay makes the extenders answer a request they already
 // answered with the same answer, without calling out, whenever fn returns

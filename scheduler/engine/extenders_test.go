@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"errors"
 	"testing"
 
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/scheduler/record"
 
 	"github.com/schedtui/schedtui/internal/extendertest"
 	"github.com/schedtui/schedtui/snapshot"
@@ -60,5 +63,46 @@ func TestForkReplaysExtenderAnswers(t *testing.T) {
 		if !call.Replayed {
 			t.Errorf("fork call %s not replayed", call.Verb)
 		}
+	}
+}
+
+// A bind extender binds only when schedtui binds for real (--bind), in
+// place of the Bind plugins; otherwise it is never called.
+func TestBindExtenderOnlyWithBind(t *testing.T) {
+	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := extendertest.Start(c.Nodes)
+	defer srv.Close()
+	cfg := &configv1.KubeSchedulerConfiguration{Extenders: []configv1.Extender{{URLPrefix: srv.URL(), BindVerb: "bind"}}}
+	bindCalls := func() int {
+		n := 0
+		for _, call := range srv.Calls() {
+			if call.Verb == "bind" {
+				n++
+			}
+		}
+		return n
+	}
+	e := build(t, c.DeepCopy(), Options{Seed: 1, Config: cfg})
+	e.RunToQuiescence()
+	if n := bindCalls(); n != 0 {
+		t.Fatalf("without --bind the bind extender was called %d times", n)
+	}
+	cluster := &fakeCluster{}
+	e = build(t, c.DeepCopy(), Options{Seed: 1, Config: cfg, Bind: cluster.bind})
+	e.RunToQuiescence()
+	scheduled := 0
+	for _, a := range e.Attempts() {
+		if a.Outcome == record.Scheduled {
+			scheduled++
+		}
+	}
+	if n := bindCalls(); n == 0 || n != scheduled || len(cluster.bound) != 0 {
+		t.Errorf("with --bind: %d extender bindings, %d pods scheduled, %d bound by the Bind plugin", n, scheduled, len(cluster.bound))
+	}
+	if err := e.Rewind(1); !errors.Is(err, ErrRewindAfterBind) {
+		t.Errorf("rewind over the extender's bindings: %v", err)
 	}
 }
