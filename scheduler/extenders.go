@@ -209,8 +209,9 @@ func buildExtenders(cfgs []configv1.Extender) ([]*extender.HTTPExtender, []frame
 	return exts, fe, ignored, nil
 }
 
-// extenderRejected reports whether the extenders shrank the feasible list.
-func extenderRejected(before, after int, d *framework.Diagnosis) {
+// noteExtenderRejections adds the Extender pseudo-plugin to the pod's
+// unschedulable plugins when the extenders shrank the feasible list.
+func noteExtenderRejections(before, after int, d *framework.Diagnosis) {
 	if before == after {
 		return
 	}

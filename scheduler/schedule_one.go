@@ -365,7 +365,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 		rec.phase(record.PhaseFilter, framework.AsStatus(err))
 		return nil, diagnosis, err
 	}
-	extenderRejected(len(feasible), len(passed), &diagnosis)
+	noteExtenderRejections(len(feasible), len(passed), &diagnosis)
 	feasible = passed
 	if len(feasible) == 0 {
 		rec.phase(record.PhaseFilter, framework.NewStatus(framework.Unschedulable, "no feasible nodes"))
