@@ -193,3 +193,24 @@ func TestPassExtendersAndRejectingExtender(t *testing.T) {
 		t.Errorf("rejecting extender of b %q, of a %q; node %q", a.RejectingExtender("b"), a.RejectingExtender("a"), a.Node)
 	}
 }
+
+// A profile with extenders registers the Extender pseudo-plugin for every
+// cluster event, so that a pod only extenders rejected is requeued by any.
+func TestExtenderPseudoPluginRegistersEvents(t *testing.T) {
+	for _, exts := range [][]configv1.Extender{nil, {{URLPrefix: "http://127.0.0.1:1", FilterVerb: "filter"}}} {
+		s, err := New(nil, nil, nil, Options{Registry: plugins.NewInTreeRegistry(), Config: withExtenders(exts...)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range s.Profile(v1.DefaultSchedulerName).EnqueueExtensions() {
+			if e.Name() == framework.ExtenderName {
+				evs, _ := e.EventsToRegister(nil)
+				found = len(evs) > 5
+			}
+		}
+		if found != (len(exts) > 0) {
+			t.Errorf("%d extenders: Extender registered for every event: %v", len(exts), found)
+		}
+	}
+}
