@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -205,7 +206,7 @@ func TestExtenderPseudoPluginRegistersEvents(t *testing.T) {
 		found := false
 		for _, e := range s.Profile(v1.DefaultSchedulerName).EnqueueExtensions() {
 			if e.Name() == framework.ExtenderName {
-				evs, _ := e.EventsToRegister(nil)
+				evs, _ := e.EventsToRegister(context.Background())
 				found = len(evs) > 5
 			}
 		}
