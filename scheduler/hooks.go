@@ -30,6 +30,14 @@ type engineHooks struct {
 	cacheError func(pod *v1.Pod, err error)
 	// pcg is the random source behind s.rand, kept to checkpoint it.
 	pcg *rand.PCG
+	// extenderBinding, when set and true, lets a bind extender bind the
+	// pod (--bind); nil or false binds through the Bind plugins only.
+	// extenderBound is told of each pod an extender bound.
+	extenderBinding func() bool
+	extenderBound   func(pod *v1.Pod, node string)
+	// extenderReplay, when set and true, answers extender requests
+	// already answered from the store (Options.ExtenderAnswers).
+	extenderReplay func() bool
 }
 
 // cacheFailed reports a cache mutation that failed and carries on, as
@@ -71,6 +79,20 @@ func (s *Scheduler) SetPreemptionActuator(fn func(preemptor *v1.Pod, p *record.P
 func (s *Scheduler) SetBindObserver(fn func(state *framework.CycleState, pod *v1.Pod, node string)) {
 	s.hooks.bound = fn
 }
+
+// SetExtenderBinding lets the configuration's bind extender bind pods
+// whenever fn returns true, telling bound of each binding it made: the
+// engine installs it with --bind (and says false while it replays
+// bindings already made). nil, the default, never calls a bind extender.
+func (s *Scheduler) SetExtenderBinding(fn func() bool, bound func(pod *v1.Pod, node string)) {
+	s.hooks.extenderBinding, s.hooks.extenderBound = fn, bound
+}
+
+// SetExtenderReplay makes the extenders answer a request they already
+// answered with the same answer, without calling out, whenever fn returns
+// true: the engine installs it to say when it replays attempts (a rewind,
+// a fork). nil, the default, always calls out.
+func (s *Scheduler) SetExtenderReplay(fn func() bool) { s.hooks.extenderReplay = fn }
 
 // NewPCG is the random source New seeds from opts.Seed.
 func NewPCG(seed uint64) *rand.PCG { return rand.NewPCG(seed, seed^0x9e3779b97f4a7c15) }

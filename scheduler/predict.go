@@ -16,9 +16,10 @@ import (
 // rotating start index and attempt counter are left as they were. It is
 // what schedtui puts next to a binding the cluster's own scheduler made.
 // The attempt's Outcome is Scheduled (Node set), Unschedulable or Error.
-func (s *Scheduler) Predict(pod *v1.Pod) *record.Attempt {
+func (s *Scheduler) Predict(pod *v1.Pod) (a *record.Attempt) {
 	start, seq := s.nextStartNodeIndex, s.seq
 	defer func() { s.nextStartNodeIndex, s.seq = start, seq }()
+	defer func() { s.takeExtenderCalls(a) }()
 	a, _, _, err := s.algorithm(pod, s.seq+1, framework.NewCycleState())
 	if a.Outcome == record.Skipped || err == nil {
 		return a
@@ -64,9 +65,10 @@ func (s *Scheduler) algorithm(pod *v1.Pod, seq int, state *framework.CycleState)
 // counter advances) and may draw from the random source (preemption's
 // candidate offset), as an attempt does. Shadow mode judges the cluster's
 // decisions with it (scheduler/engine/shadow.go).
-func (s *Scheduler) Evaluate(pod *v1.Pod) *record.Attempt {
+func (s *Scheduler) Evaluate(pod *v1.Pod) (a *record.Attempt) {
 	start := s.nextStartNodeIndex
 	defer func() { s.nextStartNodeIndex = start }()
+	defer func() { s.takeExtenderCalls(a) }()
 	s.seq++
 	state := framework.NewCycleState()
 	a, fwk, rec, err := s.algorithm(pod, s.seq, state)

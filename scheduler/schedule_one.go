@@ -43,6 +43,12 @@ type scheduleResult struct {
 // sends the PodScheduled condition; without an engine (a ScheduleOne loop)
 // nothing is requeued.
 func (s *Scheduler) ScheduleOne(pod *v1.Pod) *record.Attempt {
+	a := s.scheduleOne(pod)
+	s.takeExtenderCalls(a)
+	return a
+}
+
+func (s *Scheduler) scheduleOne(pod *v1.Pod) *record.Attempt {
 	ctx := s.ctx()
 	// The queue holds the latest version of a pending pod (informer
 	// updates replace it); an earlier attempt may have changed its status,
@@ -238,7 +244,7 @@ func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, st
 		return st
 	}
 	rec.phase(record.PhasePreBind, nil)
-	if st := fwk.RunBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+	if st := s.bind(ctx, fwk, state, assumed, host); !st.IsSuccess() {
 		rec.phase(record.PhaseBind, st)
 		s.unreserveAndForget(ctx, fwk, state, assumed, host)
 		return st
@@ -257,6 +263,15 @@ func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, st
 	fwk.RunPostBindPlugins(ctx, state, assumed, host)
 	s.afterBind(state, assumed, host)
 	return nil
+}
+
+// bind is upstream's bind: a bind extender first (only with --bind, see
+// bindThroughExtenders), else the Bind plugins.
+func (s *Scheduler) bind(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string) *framework.Status {
+	if bound, err := s.bindThroughExtenders(ctx, assumed, host); bound {
+		return framework.AsStatus(err)
+	}
+	return fwk.RunBindPlugins(ctx, state, assumed, host)
 }
 
 // schedulePod finds the feasible nodes, scores them and picks one.
@@ -307,6 +322,11 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 		if ni, err := s.snapshot.Get(nnn); err == nil {
 			rec.a.NominatedFastPath = true
 			feasible, _, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, &diagnosis, []*framework.NodeInfo{ni})
+			if err == nil {
+				// An extender's error here only ends the fast path, as
+				// upstream logs it and searches every node.
+				feasible, err = s.findNodesThatPassExtenders(pod, feasible, diagnosis.NodeToStatus)
+			}
 			if err == nil && len(feasible) != 0 {
 				rec.phase(record.PhaseFilter, nil)
 				return feasible, diagnosis, nil
@@ -337,6 +357,16 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 		rec.phase(record.PhaseFilter, framework.AsStatus(err))
 		return nil, diagnosis, err
 	}
+	passed, err := s.findNodesThatPassExtenders(pod, feasible, diagnosis.NodeToStatus)
+	if err == nil {
+		err = s.checkExtenderNodes(passed)
+	}
+	if err != nil {
+		rec.phase(record.PhaseFilter, framework.AsStatus(err))
+		return nil, diagnosis, err
+	}
+	noteExtenderRejections(len(feasible), len(passed), &diagnosis)
+	feasible = passed
 	if len(feasible) == 0 {
 		rec.phase(record.PhaseFilter, framework.NewStatus(framework.Unschedulable, "no feasible nodes"))
 	} else {
@@ -352,7 +382,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []*framework.NodeInfo) ([]*framework.NodeInfo, int, error) {
 	numAll := len(nodes)
 	toFind := s.numFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), numAll)
-	if !fwk.HasScorePlugins() {
+	if !s.hasExtenderFilters() && !fwk.HasScorePlugins() && !s.hasExtenderPrioritizers() {
 		toFind = 1
 	}
 	feasible := make([]*framework.NodeInfo, 0, toFind)
@@ -412,10 +442,10 @@ func NumFeasibleNodesToFind(profilePercentage *int32, global int32, numAll int) 
 	return int(num)
 }
 
-// prioritizeNodes runs PreScore and Score; without Score plugins every node
-// scores 1.
+// prioritizeNodes runs PreScore, Score and the extenders' prioritize;
+// without Score plugins and extenders every node scores 1.
 func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, rec *recorder) ([]framework.NodePluginScores, error) {
-	if !fwk.HasScorePlugins() {
+	if len(s.extenders) == 0 && !fwk.HasScorePlugins() {
 		out := make([]framework.NodePluginScores, len(nodes))
 		for i, ni := range nodes {
 			out[i] = framework.NodePluginScores{Name: ni.Name(), TotalScore: 1}
@@ -434,6 +464,7 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *runtime.Framework,
 		return nil, st.AsError()
 	}
 	rec.scores(fwk, scores)
+	rec.a.Scores = append(rec.a.Scores, s.addExtenderScores(pod, nodes, scores)...)
 	return scores, nil
 }
 

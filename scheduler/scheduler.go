@@ -14,6 +14,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/extender"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
@@ -33,7 +34,17 @@ type Options struct {
 	Clock func() time.Time
 	// Features are the feature gates in effect; nil means v1.37's defaults.
 	Features *features.Features
+	// ExtenderAnswers keeps the extenders' answers (see
+	// SetExtenderReplay); nil keeps them for this scheduler alone.
+	ExtenderAnswers *ExtenderAnswers
 }
+
+// ExtenderAnswers is a store of extender answers, shared by an engine and
+// its forks so that a replayed attempt gets the answers it got.
+type ExtenderAnswers = extender.Answers
+
+// NewExtenderAnswers is an empty store.
+func NewExtenderAnswers() *ExtenderAnswers { return extender.NewAnswers() }
 
 // Scheduler is the scheduling core over one cluster state.
 type Scheduler struct {
@@ -51,6 +62,10 @@ type Scheduler struct {
 	seq                      int
 	// hooks are installed by the queue engine (hooks.go).
 	hooks engineHooks
+	// extenders are the configuration's extenders, ignorable ones last;
+	// frameworkExtenders the same, as the plugins see them.
+	extenders          []*extender.HTTPExtender
+	frameworkExtenders []framework.Extender
 }
 
 // Epoch is the default virtual clock's start.
@@ -93,6 +108,18 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	if cfg.PercentageOfNodesToScore != nil {
 		s.percentageOfNodesToScore = *cfg.PercentageOfNodesToScore
 	}
+	exts, fexts, ignored, err := buildExtenders(cfg.Extenders)
+	if err != nil {
+		return nil, err
+	}
+	s.extenders, s.frameworkExtenders = exts, fexts
+	answers := opts.ExtenderAnswers
+	if answers == nil {
+		answers = extender.NewAnswers()
+	}
+	for _, e := range exts {
+		e.UseAnswers(answers, func() bool { return s.hooks.extenderReplay != nil && s.hooks.extenderReplay() })
+	}
 	profiles := cfg.Profiles
 	if len(profiles) == 0 {
 		name := v1.DefaultSchedulerName
@@ -111,6 +138,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			name = *p.SchedulerName
 		}
 		p.SchedulerName = &name
+		ignoreExtendedResources(&p, ignored)
 		if _, dup := s.profiles[name]; dup {
 			return nil, fmt.Errorf("duplicate profile with scheduler name %q", name)
 		}
@@ -121,6 +149,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			Rand:      s.rand,
 			Clock:     s.clock,
 			Features:  gates,
+			Extenders: fexts,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: %w", name, err)

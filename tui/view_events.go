@@ -3,11 +3,13 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // eventsView is the timeline: queue moves, attempts, preemptions,
@@ -173,7 +175,7 @@ func (v *eventsView) View() string {
 			b.WriteByte('\n')
 		}
 		e := &v.c.World.events[v.order[i]]
-		s := fit(fmt.Sprintf("%4d %s %s%s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), v.c.World.eventMark(e), eventText(e)), v.w)
+		s := fit(fmt.Sprintf("%4d %s %s%s%s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), v.c.World.eventMark(e), eventText(e), v.extenderCalls(e)), v.w)
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)
@@ -212,6 +214,11 @@ func (v *eventsView) Explain() (string, []string) {
 	case engine.EventQueueMove:
 		out = append(out, "", "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for.")
 	case engine.EventAttempt:
+		if a := v.attemptOf(e); a != nil {
+			for i := range a.ExtenderCalls {
+				out = append(out, extenderCallLines(&a.ExtenderCalls[i])...)
+			}
+		}
 		out = append(out, "", "enter opens this attempt in every view.")
 	case eventForecast:
 		out = append(out, "", forecastExplain)
@@ -244,4 +251,28 @@ func (v *eventsView) ShortHelp() []key.Binding {
 func (v *eventsView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open attempt"), k.Search), k.global()}
+}
+
+func (v *eventsView) attemptOf(e *engine.Event) *record.Attempt {
+	if e.Kind != engine.EventAttempt || e.Attempt < 0 || e.Attempt >= len(v.c.World.attempts) {
+		return nil
+	}
+	return v.c.World.attempts[e.Attempt]
+}
+
+// extenderCalls sums up an attempt's calls to extenders: verb and latency
+// each ("" without extenders).
+func (v *eventsView) extenderCalls(e *engine.Event) string {
+	a := v.attemptOf(e)
+	if a == nil || len(a.ExtenderCalls) == 0 {
+		return ""
+	}
+	parts := make([]string, len(a.ExtenderCalls))
+	for i, c := range a.ExtenderCalls {
+		parts[i] = fmt.Sprintf("%s %v", c.Verb, c.Latency.Round(time.Millisecond/10))
+		if c.Error != "" {
+			parts[i] += " failed"
+		}
+	}
+	return " · extenders: " + strings.Join(parts, ", ")
 }

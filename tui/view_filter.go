@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -128,11 +129,25 @@ func (v *filterView) Refresh() {
 	for i, p := range plugins {
 		colOf[p] = i
 	}
+	// In the faithful map each extender that filtered is a column after
+	// the plugins, named by its URL prefix; the nodes it rejected carry
+	// its status (which has no plugin).
+	var extenders []string
+	var extOf map[int32]string
+	if v.diag == nil {
+		extenders, extOf = extenderRejections(a)
+	}
 	// A status from a plugin that is not a Filter plugin (PreFilter-only,
 	// or the narrowing status with no plugin) goes in a PreFilter column.
 	needPre := false
-	for _, s := range a.Statuses {
-		if _, ok := colOf[s.Plugin]; !ok {
+	for _, r := range a.Rejected {
+		st := a.Statuses[r.Status]
+		if _, ok := colOf[st.Plugin]; !ok && (st.Plugin != "" || extOf[r.Node] == "") {
+			needPre = true
+		}
+	}
+	if a.AbsentStatus >= 0 {
+		if _, ok := colOf[a.Statuses[a.AbsentStatus].Plugin]; !ok {
 			needPre = true
 		}
 	}
@@ -141,6 +156,12 @@ func (v *filterView) Refresh() {
 	if needPre && v.diag == nil {
 		cols = append([]string{""}, plugins...)
 		off = 1
+	}
+	if len(extenders) > 0 {
+		cols = append(append([]string(nil), cols...), extenders...)
+		for i, e := range extenders {
+			colOf[e] = len(plugins) + i
+		}
 	}
 	n := len(a.Nodes.Names)
 	statusOf := make([]int32, n)
@@ -205,7 +226,11 @@ func (v *filterView) Refresh() {
 		default:
 			st := a.Statuses[s]
 			r.verdict = "rejected"
-			col, ok := colOf[st.Plugin]
+			by := st.Plugin
+			if e := extOf[int32(node)]; e != "" && st.Plugin == "" {
+				by = e
+			}
+			col, ok := colOf[by]
 			if ok {
 				col += off
 			} else {
@@ -412,6 +437,9 @@ func (v *filterView) Explain() (string, []string) {
 	}
 	plugin := v.plugins[v.g.col]
 	cell := r.cells[v.g.col]
+	if call := filterCallOf(v.a, plugin); call != nil {
+		return plugin + " on " + node, explainExtenderFilter(call, node)
+	}
 	var st record.Status
 	switch cell.state {
 	case cellFail:
@@ -447,4 +475,82 @@ func (v *filterView) ShortHelp() []key.Binding {
 func (v *filterView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{k.grid(k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node"), k.Search), k.global()}
+}
+
+// extenderRejections lists the extenders whose filter call answered, in
+// call order, and the extender that rejected each node it rejected.
+func extenderRejections(a *record.Attempt) ([]string, map[int32]string) {
+	var names []string
+	var by map[int32]string
+	for i := range a.ExtenderCalls {
+		c := &a.ExtenderCalls[i]
+		if c.Verb != "filter" || c.Error != "" {
+			continue
+		}
+		if !slices.Contains(names, c.Extender) {
+			names = append(names, c.Extender)
+		}
+		for _, m := range []map[string]string{c.Failed, c.FailedAndUnresolvable} {
+			for node := range m {
+				if by == nil {
+					by = map[int32]string{}
+				}
+				by[a.Nodes.Index(node)] = c.Extender
+			}
+		}
+	}
+	return names, by
+}
+
+// filterCallOf is the last filter call the attempt made to the extender
+// named, or nil.
+func filterCallOf(a *record.Attempt, extender string) *record.ExtenderCall {
+	return extenderCallOf(a, extender, "filter")
+}
+
+func extenderCallOf(a *record.Attempt, extender, verb string) *record.ExtenderCall {
+	if a == nil {
+		return nil
+	}
+	for i := len(a.ExtenderCalls) - 1; i >= 0; i-- {
+		if c := &a.ExtenderCalls[i]; c.Extender == extender && c.Verb == verb {
+			return c
+		}
+	}
+	return nil
+}
+
+// explainExtenderFilter is the teaching pane of an extender's Filter cell:
+// its verdict on the node, then the call and its raw answer.
+func explainExtenderFilter(c *record.ExtenderCall, node string) []string {
+	var out []string
+	switch {
+	case c.FailedAndUnresolvable[node] != "":
+		out = append(out, "Rejected, unresolvable (preemption will not try this node): "+c.FailedAndUnresolvable[node])
+	case c.Failed[node] != "":
+		out = append(out, "Rejected: "+c.Failed[node])
+	case slices.Contains(c.Passed, node):
+		out = append(out, "Kept by the extender.")
+	default:
+		out = append(out, "Not sent to the extender, or dropped without a reason (the node then has no status).")
+	}
+	out = append(out, "", "The extender filters after every Filter plugin, over the nodes that passed them: one HTTP call, "+
+		"its rejections are the nodes' statuses, with no plugin name (the pod's unschedulable plugins get \"Extender\").")
+	return append(out, extenderCallLines(c)...)
+}
+
+// extenderCallLines describe one call: what was sent, how long it took,
+// how it ended and the raw answer.
+func extenderCallLines(c *record.ExtenderCall) []string {
+	out := []string{"", fmt.Sprintf("POST %s/%s · %d node(s) sent · %v", strings.TrimRight(c.Extender, "/"), c.Verb, c.Nodes, c.Latency.Round(time.Microsecond))}
+	switch {
+	case c.Error != "" && c.Skipped():
+		out = append(out, "failed, skipped (ignorable"+map[bool]string{true: ", and prioritize errors are always skipped", false: ""}[c.Verb == "prioritize"]+"): "+c.Error)
+	case c.Error != "":
+		out = append(out, "failed, which fails the attempt: "+c.Error)
+	}
+	if c.Response != "" {
+		out = append(out, "", "Raw answer:", c.Response)
+	}
+	return out
 }

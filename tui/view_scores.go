@@ -277,6 +277,16 @@ func (v *scoresView) Explain() (string, []string) {
 	p := v.g.col
 	col := &a.Scores[p]
 	node := a.Nodes.Names[a.Feasible[i]]
+	if col.Extender {
+		out := []string{fmt.Sprintf("The extender answered %d for %s; upstream adds answer × weight × 10 (MaxNodeScore / MaxExtenderPriority) = %d × %d = %d.",
+			v.raw[p][i], node, v.raw[p][i], col.Weight, v.raw[p][i]*int64(col.Weight)),
+			"With any extender in play, nodes tied at the top total are broken at random, as kube-scheduler does."}
+		if c := extenderCallOf(a, col.Plugin, "prioritize"); c != nil {
+			out = append(out, extenderCallLines(c)...)
+		}
+		out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
+		return col.Plugin + " on " + node, out
+	}
 	f := v.c.fork()
 	in := scoreInputs{
 		plugin: col.Plugin, weight: col.Weight, raw: v.raw[p][i], norm: v.norm[p][i],

@@ -63,6 +63,7 @@ same outcome, node, message, nomination and victims.`,
 	cmd.Flags().DurationVar(&until, "until", 0, "with --at: run for this much virtual time instead of until quiescent, as run does")
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "with --at: the embedded demo")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "with --at: seed of the random source, as run's")
+	f.registerSkipExtenders(cmd)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }

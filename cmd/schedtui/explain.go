@@ -550,6 +550,9 @@ func printAttemptDetails(w io.Writer, a *record.Attempt) {
 				plugin := f.Plugin
 				if plugin == "" {
 					plugin = "(PreFilter result)"
+					if e := a.RejectingExtender(n); e != "" {
+						plugin = "extender " + e
+					}
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\n", n, plugin, strings.Join(f.Reasons, "; "))
 			}

@@ -61,6 +61,8 @@ type source struct {
 	cfgFrom string
 	// replay holds the changes when the snapshot is a recording.
 	replay *replay
+	// skippedExtenders counts the extenders --skip-extenders left out.
+	skippedExtenders int
 }
 
 // stop stops a live source's informers.
@@ -225,6 +227,9 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.cfg = embedded
 		fmt.Fprintf(w, "note: using the scheduler configuration of the snapshot (%s)\n", embeddedFrom)
 	}
+	if f.skipExtenders {
+		s.cfg, s.skippedExtenders = withoutExtenders(s.cfg, w)
+	}
 	if s.bind != nil {
 		fmt.Fprintf(w, "--bind: schedtui binds the pods whose schedulerName is %s, in %s, as it schedules them; "+
 			"it never deletes pods, so a preemption it decides is not carried out. If the cluster runs a scheduler under "+
@@ -279,4 +284,22 @@ func profileNames(cfg *configv1.KubeSchedulerConfiguration) []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// withoutExtenders is cfg with its scheduler extenders left out
+// (--skip-extenders), saying so on w; cfg itself is not changed.
+func withoutExtenders(cfg *configv1.KubeSchedulerConfiguration, w io.Writer) (*configv1.KubeSchedulerConfiguration, int) {
+	if cfg == nil || len(cfg.Extenders) == 0 {
+		fmt.Fprintln(w, "note: --skip-extenders: the scheduler configuration has no extenders to leave out")
+		return cfg, 0
+	}
+	urls := make([]string, len(cfg.Extenders))
+	for i, e := range cfg.Extenders {
+		urls[i] = e.URLPrefix
+	}
+	fmt.Fprintf(w, "--skip-extenders: leaving out %d scheduler extender(s) of the configuration (%s); "+
+		"the answers may differ from the cluster's, whose scheduler calls them\n", len(urls), strings.Join(urls, ", "))
+	out := cfg.DeepCopy()
+	out.Extenders = nil
+	return out, len(urls)
 }

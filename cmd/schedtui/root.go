@@ -26,6 +26,8 @@ type sourceFlags struct {
 	// recordOnly: the scheduler configuration a snapshot carries is only
 	// recorded (schedtui snapshot), so loading says nothing about using it.
 	recordOnly bool
+	// skipExtenders leaves the configuration's scheduler extenders out.
+	skipExtenders bool
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
@@ -34,6 +36,14 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file, as kube-scheduler takes it")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the random source (preemption's candidate offset)")
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "use the embedded demo snapshot even when a kubeconfig is available")
+	f.registerSkipExtenders(cmd)
+}
+
+// registerSkipExtenders adds --skip-extenders, for every command that
+// builds a scheduler.
+func (f *sourceFlags) registerSkipExtenders(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.skipExtenders, "skip-extenders", false, "leave out the scheduler extenders of the configuration (e.g. a snapshot "+
+		"whose extenders cannot be reached from here); the answers may then differ from the cluster's")
 }
 
 // registerBind adds --bind, for the commands that schedule for real

@@ -63,6 +63,10 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	} else if src.replay != nil {
 		b.Name += " · simulating"
 	}
+	if src.skippedExtenders > 0 {
+		b.Name += " · extenders skipped"
+		notice = fmt.Sprintf("--skip-extenders: %d extender(s) left out, answers may differ from the cluster's · ?: help", src.skippedExtenders)
+	}
 	opts := tui.Options{Backend: b, Notice: notice}
 	if src.live != nil {
 		e, ok := b.API.(*engine.Engine)

@@ -56,6 +56,7 @@ func (h *harness) renderFeasible(a *record.AttemptJSON, pod *v1.Pod, rec *cycleR
 			}
 			nts.SetAbsentNodesStatus(fwk.NewStatus(fwk.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(plugins))))
 		}
+		h.applyExtenderFilters(nts)
 	}
 	h.renderFilter(a, feasible, nts)
 
@@ -64,6 +65,7 @@ func (h *harness) renderFeasible(a *record.AttemptJSON, pod *v1.Pod, rec *cycleR
 		return
 	}
 	weights := h.weights[pod.Spec.SchedulerName]
+	extNames, extRaw, extWeights := h.extenderScores()
 	best := int64(math.MinInt64)
 	for _, ns := range rec.scores {
 		raw := make(map[string]int64, len(ns.RawScores))
@@ -82,9 +84,15 @@ func (h *harness) renderFeasible(a *record.AttemptJSON, pod *v1.Pod, rec *cycleR
 			}
 			perPlugin[s.Name] = record.ScoreJSON{Raw: r, Normalized: s.Score / w, Final: s.Score}
 		}
+		total := ns.TotalScore
+		for i, name := range extNames {
+			r := extRaw[i][ns.Name]
+			perPlugin[name] = record.ScoreJSON{Raw: r, Normalized: r, Final: r * extWeights[i]}
+			total += r * extWeights[i]
+		}
 		a.Scores[ns.Name] = perPlugin
-		a.Total[ns.Name] = ns.TotalScore
-		best = max(best, ns.TotalScore)
+		a.Total[ns.Name] = total
+		best = max(best, total)
 	}
 	for node, total := range a.Total {
 		if total == best {

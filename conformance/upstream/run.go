@@ -106,6 +106,8 @@ type harness struct {
 	// Per profile (schedulerName).
 	weights    map[string]map[string]int64
 	preemption map[string]*preemptionHooks
+	// extenders wrap the scheduler's extenders (extenders.go).
+	extenders []*extenderRecorder
 
 	barrierSeq int
 }
@@ -164,6 +166,7 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 	h.podLister = h.factory.Core().V1().Pods().Lister()
 	nodeLister := h.factory.Core().V1().Nodes().Lister()
 	h.hookProfiles()
+	h.hookExtenders()
 
 	h.factory.Start(ctx.Done())
 	if err := h.fastSync(); err != nil {
@@ -277,10 +280,8 @@ func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalca
 	if err := validation.ValidateKubeSchedulerConfiguration(internal); err != nil {
 		return nil, fmt.Errorf("upstream: invalid KubeSchedulerConfiguration: %w", err)
 	}
-	if len(internal.Extenders) > 0 {
-		return nil, errors.New("upstream: scheduler extenders are not supported by the conformance harness")
-	}
 	return []scheduler.Option{
+		scheduler.WithExtenders(internal.Extenders...),
 		scheduler.WithComponentConfigVersion(internal.TypeMeta.APIVersion),
 		scheduler.WithProfiles(internal.Profiles...),
 		scheduler.WithPercentageOfNodesToScore(internal.PercentageOfNodesToScore),
@@ -374,6 +375,9 @@ func (h *harness) attempt(namespace, name string) (record.AttemptJSON, error) {
 		hooks.victims.reset()
 	}
 	h.api.resetDeleted()
+	for _, r := range h.extenders {
+		r.reset()
+	}
 
 	// scheduleOnePod
 	state := framework.NewCycleState()

@@ -28,11 +28,17 @@ func (e *Engine) installBinder(s *scheduler.Scheduler) {
 		return
 	}
 	setBinder(s, e.bindForReal)
+	// A bind extender binds for real too, except when a replay
+	// reproduces a binding already made.
+	s.SetExtenderBinding(func() bool { return !e.replaying }, e.boundForReal)
 }
 
 // detachBinder makes a scheduler handed out of the engine (a fork the
 // what-if editor schedules on) bind in memory only.
-func detachBinder(s *scheduler.Scheduler) { setBinder(s, nil) }
+func detachBinder(s *scheduler.Scheduler) {
+	setBinder(s, nil)
+	s.SetExtenderBinding(nil, nil)
+}
 
 func setBinder(s *scheduler.Scheduler, f framework.BindFunc) {
 	for _, fwk := range s.Profiles() {
@@ -53,11 +59,17 @@ func (e *Engine) bindForReal(ctx context.Context, pod *v1.Pod, node string) erro
 	if err := e.opts.Bind(ctx, pod, node); err != nil {
 		return err
 	}
+	e.boundForReal(pod, node)
+	return nil
+}
+
+// boundForReal notes a binding made in the cluster (by the Bind plugin
+// or a bind extender): no rewind may undo it.
+func (e *Engine) boundForReal(pod *v1.Pod, node string) {
 	if e.boundInCluster == nil {
 		e.boundInCluster = map[types.UID]string{}
 	}
 	e.boundInCluster[pod.UID] = node
-	return nil
 }
 
 // Binds reports whether the engine binds pods in a real cluster.

@@ -65,6 +65,10 @@ type Options struct {
 	// schedtui's made on the state the cluster's scheduler had, without
 	// effects. Not with Bind.
 	Shadow bool
+	// ExtenderAnswers keeps the extenders' answers, so that an attempt
+	// made again (rewind, fork) gets the answers it got; nil: a store of
+	// the engine's own, shared with its forks.
+	ExtenderAnswers *scheduler.ExtenderAnswers
 	// Resume restarts the scheduler where a state written at an attempt
 	// (AttemptState) left it: that attempt's pod popped first, the node
 	// scan's start and the random source as they were. Nil for none.
@@ -157,6 +161,10 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	if opts.Shadow && opts.Bind != nil {
 		return nil, errors.New("shadow mode follows the cluster's scheduler: it cannot bind")
 	}
+	if opts.ExtenderAnswers == nil {
+		// Forks copy the options: they share the store.
+		opts.ExtenderAnswers = scheduler.NewExtenderAnswers()
+	}
 	e := &Engine{opts: opts, nodes0: nodes, pods0: pods, objs0: objects, ckptInterval: opts.CheckpointInterval}
 	if opts.Shadow {
 		e.shadow = newShadowState()
@@ -229,6 +237,7 @@ func (e *Engine) build(withInputs bool) error {
 	}
 	s, err := scheduler.New(nodes, pods, objs, scheduler.Options{
 		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock,
+		ExtenderAnswers: e.opts.ExtenderAnswers,
 	})
 	if err != nil {
 		return err
@@ -236,6 +245,8 @@ func (e *Engine) build(withInputs bool) error {
 	s.UsePCG(scheduler.NewPCG(e.opts.Seed))
 	s.SetPreemptionActuator(e.onPreemption)
 	s.SetBindObserver(e.onBound)
+	// An attempt made again gets the extenders' answers it got.
+	s.SetExtenderReplay(func() bool { return e.replaying })
 	s.SetCacheErrorReporter(e.onCacheError)
 	s.Nominator().SetResolver(e.resolveNominated)
 	e.installBinder(s)

@@ -634,10 +634,11 @@ func (e *Engine) cloneScheduler() *scheduler.Scheduler {
 	}
 	now := e.now
 	s, err := scheduler.New(nil, nil, nil, scheduler.Options{Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed,
-		Clock: func() time.Time { return now }})
+		Clock: func() time.Time { return now }, ExtenderAnswers: e.opts.ExtenderAnswers})
 	if err != nil || s.RestoreState(st) != nil {
 		return nil
 	}
+	s.SetExtenderReplay(func() bool { return e.replaying })
 	return s
 }
 

@@ -172,6 +172,9 @@ type Handle interface {
 	Now() time.Time
 	// Features are the gate values the profile was built with.
 	Features() features.Features
+	// Extenders are the configuration's extenders, in upstream's order
+	// (ignorable ones last).
+	Extenders() []Extender
 }
 
 // PluginFactory builds a plugin from its args (nil means the defaults).

@@ -109,11 +109,16 @@ type NodeStatus struct {
 // ScoreColumn is one Score plugin's scores over the feasible nodes, in
 // Feasible order. Raw holds zigzag varints; Normalized is nil when the
 // plugin has no NormalizeScore (normalized equals raw).
+//
+// An extender's column (Extender set) is named by its URL prefix; Raw is
+// its answer and Weight its weight × MaxNodeScore/MaxExtenderPriority, so
+// that final = raw × weight × 10 as upstream's prioritizeNodes adds it.
 type ScoreColumn struct {
 	Plugin     string
 	Weight     int32
 	Raw        []byte
 	Normalized []uint8
+	Extender   bool
 }
 
 // Attempt is one scheduling attempt.
@@ -165,6 +170,8 @@ type Attempt struct {
 	// these plugins registered.
 	UnschedulablePlugins []string
 	PendingPlugins       []string
+	// ExtenderCalls are the calls made to scheduler extenders, in order.
+	ExtenderCalls []ExtenderCall
 }
 
 // LastPhase is the last phase the attempt ran: where a step-by-step
@@ -235,4 +242,58 @@ type Victim struct {
 	StartTime time.Time
 	// ViolatesPDB is set for victims whose eviction violates a PDB.
 	ViolatesPDB bool
+}
+
+// ExtenderCall is one call the attempt made to a scheduler extender.
+type ExtenderCall struct {
+	// Extender is the extender's URL prefix (its name, as upstream's).
+	Extender string
+	// Verb is filter, prioritize, preempt or bind.
+	Verb string
+	// Nodes is how many nodes (candidates, for preempt) were sent.
+	Nodes   int
+	Latency time.Duration
+	// Replayed: the attempt was made again (a rewind, a fork) and got
+	// the answer recorded the first time, without calling out; Latency
+	// is the first call's.
+	Replayed bool
+	// Error is why the call failed ("" when it did not); an ignorable
+	// extender's failure is skipped, as is every prioritize failure.
+	Error     string
+	Ignorable bool
+	// Response is the raw answer (the first 64 KiB).
+	Response string
+	// Filter: the nodes the extender kept, in its order, and those it
+	// rejected with its messages. Preempt: Passed lists the nodes kept.
+	Passed                []string
+	Failed                map[string]string
+	FailedAndUnresolvable map[string]string
+	// Prioritize: the score per node as the extender answered (duplicates
+	// added, as upstream adds them) and the extender's weight.
+	Scores map[string]int64
+	Weight int64
+}
+
+// Skipped reports a failed call the cycle went on without.
+func (c *ExtenderCall) Skipped() bool {
+	return c.Error != "" && (c.Ignorable || c.Verb == "prioritize")
+}
+
+// RejectingExtender names the extender (its URL prefix) whose filter
+// answer rejected node in this attempt, or "" when none did. The node's
+// status then has no plugin, as upstream's.
+func (a *Attempt) RejectingExtender(node string) string {
+	for i := len(a.ExtenderCalls) - 1; i >= 0; i-- {
+		c := &a.ExtenderCalls[i]
+		if c.Verb != "filter" || c.Error != "" {
+			continue
+		}
+		if _, ok := c.FailedAndUnresolvable[node]; ok {
+			return c.Extender
+		}
+		if _, ok := c.Failed[node]; ok {
+			return c.Extender
+		}
+	}
+	return ""
 }

@@ -32,6 +32,20 @@ func (a *Attempt) RetainedBytes() int {
 			}
 		}
 	}
+	n += cap(a.ExtenderCalls) * int(unsafe.Sizeof(ExtenderCall{}))
+	for _, c := range a.ExtenderCalls {
+		n += len(c.Extender) + len(c.Verb) + len(c.Error) + len(c.Response) + stringsBytes(c.Passed)
+		n += mapBytes(c.Failed) + mapBytes(c.FailedAndUnresolvable) + len(c.Scores)*24
+	}
+	return n
+}
+
+// mapBytes estimates a string map's keys and values.
+func mapBytes(m map[string]string) int {
+	n := 0
+	for k, v := range m {
+		n += len(k) + len(v) + 2*int(unsafe.Sizeof(""))
+	}
 	return n
 }
 

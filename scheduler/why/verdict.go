@@ -113,6 +113,9 @@ func Verdict(in Input) (out []string) {
 		plugin := g.plugin
 		if plugin == "" {
 			plugin = "none"
+			if e := a.RejectingExtender(g.nodes[0]); e != "" {
+				plugin = "extender " + e
+			}
 		}
 		out = append(out, fmt.Sprintf("• %d × %s (%s)%s", len(g.nodes), g.reason, plugin, detail(in, g)))
 	}

@@ -118,6 +118,12 @@ func feasible(s *scheduler.Scheduler, pod *v1.Pod, nodes []string) []string {
 			out = append(out, ni.Name())
 		}
 	}
+	// The extenders filter after the plugins: a node they reject is not
+	// one the pod fits on (an unreachable extender proves nothing).
+	out, err := s.PassExtenders(pod, out)
+	if err != nil {
+		return nil
+	}
 	order := s.Nodes()
 	sort.SliceStable(out, func(i, j int) bool { return order.Index(out[i]) < order.Index(out[j]) })
 	return out

@@ -28,6 +28,8 @@ type Handle struct {
 	Clock               time.Time
 	// Gates are the feature gates the plugins see (NewHandle: 1.37's defaults).
 	Gates features.Features
+	// Ext are the extenders preemption calls (none unless a test sets them).
+	Ext []framework.Extender
 }
 
 var _ framework.Handle = &Handle{}
@@ -58,6 +60,7 @@ func (h *Handle) Objects() framework.ObjectLister { return h.Store }
 func (h *Handle) Rand() *rand.Rand                { return h.Random }
 func (h *Handle) Now() time.Time                  { return h.Clock }
 func (h *Handle) Features() features.Features     { return h.Gates }
+func (h *Handle) Extenders() []framework.Extender { return h.Ext }
 func (h *Handle) NominatedPodsForNode(node string) []*framework.PodInfo {
 	return h.Nominated[node]
 }

@@ -34,6 +34,8 @@ type Options struct {
 	Clock     func() time.Time
 	// Features are the gate values the plugins are built with.
 	Features features.Features
+	// Extenders are the configuration's extenders (shared by every profile).
+	Extenders []framework.Extender
 }
 
 // Framework is one profile: its plugins at each extension point, their
@@ -66,6 +68,12 @@ var _ framework.Handle = &Framework{}
 // the defaults (MergePlugins), as the config loader's defaulting does.
 func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Options) (*Framework, error) {
 	f := &Framework{opts: opts, pluginsMap: map[string]framework.Plugin{}}
+	if len(opts.Extenders) > 0 {
+		// Extenders register no events of their own: a pod they rejected
+		// is requeued by any cluster event, as upstream registers the
+		// Extender pseudo-plugin.
+		f.enqueueExtensions = append(f.enqueueExtensions, allEventsExtension{name: framework.ExtenderName})
+	}
 	if profile.SchedulerName != nil {
 		f.profileName = *profile.SchedulerName
 	}
@@ -283,6 +291,7 @@ func (f *Framework) Objects() framework.ObjectLister { return f.opts.Objects }
 func (f *Framework) Rand() *rand.Rand                { return f.opts.Rand }
 func (f *Framework) Now() time.Time                  { return f.opts.Clock() }
 func (f *Framework) Features() features.Features     { return f.opts.Features }
+func (f *Framework) Extenders() []framework.Extender { return f.opts.Extenders }
 
 func (f *Framework) NominatedPodsForNode(node string) []*framework.PodInfo {
 	if f.opts.Nominator == nil {

@@ -133,6 +133,19 @@ func (pl *DefaultPreemption) preempt(ctx context.Context, state *framework.Cycle
 		fitErr.Diagnosis.NodeToStatus.SetAbsentNodesStatus(framework.NewStatus(framework.UnschedulableAndUnresolvable, "Preemption is not helpful for scheduling"))
 		return framework.NewPostFilterResultWithNominatedNode(""), framework.NewStatus(framework.Unschedulable, fitErr.Error())
 	}
+	if exts := pl.h.Extenders(); len(exts) > 0 {
+		var st *framework.Status
+		if candidates, st = pl.callExtenders(exts, pod, candidates); !st.IsSuccess() {
+			return nil, st
+		}
+		rec.Candidates = rec.Candidates[:0]
+		for _, c := range candidates {
+			rec.Candidates = append(rec.Candidates, pl.recordCandidate(c))
+		}
+		if len(candidates) == 0 {
+			return nil, framework.NewStatus(framework.Unschedulable, "no candidate node for preemption")
+		}
+	}
 	best, decidedBy, tied := pickOneNodeForPreemption(candidates, pl.h.Now())
 	rec.Chosen = best
 	rec.DecidedBy = decidedBy
