@@ -48,6 +48,10 @@ type SchedulerSettings struct {
 	// ConfigFile is the --config of the cluster's kube-scheduler: a file
 	// on its node, which schedtui cannot read.
 	ConfigFile string
+	// ConfigUsed names the scheduler configuration schedtui runs with
+	// (the user's --config, or the one a snapshot carries), "" for the
+	// default one: the line about ConfigFile says which.
+	ConfigUsed string
 	// ClusterFlags are the version and gate flags of the cluster's
 	// kube-scheduler these settings use, as it was given them.
 	ClusterFlags []Flag
@@ -55,9 +59,8 @@ type SchedulerSettings struct {
 	// and why ("simulating kube-scheduler 1.35 (from the server's
 	// version)").
 	Version string
-	// Notes are further lines for the user: a --config of the cluster's
-	// kube-scheduler that cannot be read, several scheduler pods that
-	// disagree.
+	// Notes are further lines for the user: several scheduler pods that
+	// disagree, the user's flags that replace the cluster's.
 	Notes []string
 }
 
@@ -67,7 +70,7 @@ type Flag struct{ Name, Value string }
 func (f Flag) String() string { return "--" + f.Name + "=" + f.Value }
 
 // Lines are the messages about the settings: Version, the cluster's
-// kube-scheduler flags in use, then the Notes.
+// kube-scheduler flags in use, its --config, then the Notes.
 func (s SchedulerSettings) Lines() []string {
 	out := []string{s.Version}
 	if len(s.ClusterFlags) > 0 {
@@ -76,6 +79,14 @@ func (s SchedulerSettings) Lines() []string {
 			parts[i] = f.String()
 		}
 		out = append(out, fmt.Sprintf("using the cluster's kube-scheduler flags: %s (from pod %s)", strings.Join(parts, " "), s.SchedulerPod))
+	}
+	switch {
+	case s.ConfigFile != "" && s.ConfigUsed == "":
+		out = append(out, fmt.Sprintf("the cluster's kube-scheduler (pod %s) runs with --config=%s, a file on its node that schedtui cannot read: "+
+			"pass that KubeSchedulerConfiguration with --config, or schedtui uses the default configuration", s.SchedulerPod, s.ConfigFile))
+	case s.ConfigFile != "":
+		out = append(out, fmt.Sprintf("the cluster's kube-scheduler (pod %s) runs with --config=%s, a file on its node that schedtui cannot read: "+
+			"schedtui uses %s and cannot check that they are the same", s.SchedulerPod, s.ConfigFile, s.ConfigUsed))
 	}
 	return append(out, s.Notes...)
 }
@@ -146,10 +157,6 @@ func DetectSchedulerSettings(c *Cluster, serverVersion string, kind SourceKind) 
 		s.setMinor(minor, fmt.Sprintf("the image of pod %s, %s", sp.Pod, sp.Image), "the cluster's kube-scheduler is")
 	}
 	s.ClusterFlags = sp.flags()
-	if sp.ConfigFile != "" {
-		s.Notes = append(s.Notes, fmt.Sprintf("the cluster's kube-scheduler (pod %s) runs with --config=%s, a file on its node that schedtui cannot read: "+
-			"pass that KubeSchedulerConfiguration with --config, or schedtui uses the default configuration", sp.Pod, sp.ConfigFile))
-	}
 	for _, other := range pods[1:] {
 		if other.flagText() != sp.flagText() || other.Image != sp.Image {
 			s.Notes = append(s.Notes, fmt.Sprintf("warning: pod %s runs kube-scheduler with other flags or image than pod %s (%s, %s): schedtui follows %s",
@@ -219,6 +226,17 @@ func (s *SchedulerSettings) setMinor(minor int, from, whose string) {
 		s.EmulatedVersion, s.Source = s.ClusterVersion, from
 		s.Version = fmt.Sprintf("simulating kube-scheduler %s (from %s)", s.EmulatedVersion, from)
 	}
+}
+
+// KubeVersion is kube's version in an --emulated-version or
+// --min-compatibility-version value, as "1.MINOR"; false when it names
+// none.
+func KubeVersion(flag string) (string, bool) {
+	minor, ok := kubeVersionOf(flag)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf("1.%d", minor), true
 }
 
 // kubeVersionOf is the minor of kube's entry in an --emulated-version

@@ -143,6 +143,11 @@ func TestSchedulerSettingsFromPod(t *testing.T) {
 		if !reflect.DeepEqual(s.Lines(), want) {
 			t.Errorf("lines\n%s\nwant\n%s", strings.Join(s.Lines(), "\n"), strings.Join(want, "\n"))
 		}
+		s.ConfigUsed = "--config mine.yaml"
+		if got, want := s.Lines()[2], "the cluster's kube-scheduler (pod kube-system/kube-scheduler-cp1) runs with --config=/etc/kubernetes/kube-scheduler.yaml, "+
+			"a file on its node that schedtui cannot read: schedtui uses --config mine.yaml and cannot check that they are the same"; got != want {
+			t.Errorf("with a configuration given:\n%s\nwant\n%s", got, want)
+		}
 		if s.EmulatedVersion != "1.35" || s.MinCompatibilityVersion != "1.34" || s.FeatureGates != "StorageCapacityScoring=true" ||
 			s.SchedulerPod != "kube-system/kube-scheduler-cp1" || s.ConfigFile != "/etc/kubernetes/kube-scheduler.yaml" {
 			t.Errorf("settings %+v", s)

@@ -35,6 +35,8 @@ type session struct {
 	// left it (its header), at start; nil otherwise.
 	resume *engine.Resume
 	start  time.Time
+	// settings are the scheduler version and gate flags in effect.
+	settings snapshot.SchedulerSettings
 }
 
 // source is the cluster state and scheduler configuration a command works
@@ -50,7 +52,8 @@ type source struct {
 	// reports (stderr until the caller redirects it).
 	live   *live.Source
 	status *statusSink
-	// host and serverVersion describe a live cluster.
+	// host is a live cluster's; serverVersion is its API server's
+	// version, or the one a snapshot's header records.
 	host, serverVersion string
 	// bind binds pods in the live cluster (--bind), or is nil.
 	bind engine.BindFunc
@@ -61,6 +64,11 @@ type source struct {
 	cfgFrom string
 	// replay holds the changes when the snapshot is a recording.
 	replay *replay
+	// settings are the defaults for the scheduler's version and gates
+	// the source shows; cfgUsed names the scheduler configuration in
+	// use ("" for the default one).
+	settings snapshot.SchedulerSettings
+	cfgUsed  string
 }
 
 // stop stops a live source's informers.
@@ -147,7 +155,7 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		return nil, fmt.Errorf("%w (use --snapshot PATH or --demo to work without the cluster)", err)
 	}
 	fmt.Fprintf(w, "%s: synced %d nodes, %d pods (server %s)\n", lc.Name, len(c.Nodes), len(c.Pods), ls.ServerVersion())
-	src := &source{name: lc.Name, cluster: c, report: r, status: sink, host: lc.Host, serverVersion: ls.ServerVersion()}
+	src := &source{name: lc.Name, cluster: c, report: r, status: sink, host: lc.Host, serverVersion: ls.ServerVersion(), settings: ls.SchedulerSettings()}
 	if f.bind {
 		src.bind = live.Binder(lc.Client)
 	}
@@ -195,6 +203,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 		s.cluster, s.report = c, r
+		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 	case modeSnapshot:
 		o, err := snapshot.Open(f.snapshot)
 		if err != nil {
@@ -203,6 +212,10 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.name, s.cluster, s.report = f.snapshot, o.Cluster, o.Report
 		embedded, embeddedFrom = o.Config, o.ConfigSource
 		s.header, s.cfgData, s.cfgFrom = o.Header, o.ConfigData, o.ConfigSource
+		s.settings = o.SchedulerSettings()
+		if o.Header != nil {
+			s.serverVersion = o.Header.ServerVersion
+		}
 		if s.replay = replayOf(o, w, f.recordOnly, f.simulate); f.recordOnly && o.Header.IsRecording() {
 			s.header = recordingAsSnapshot(o, w)
 		}
@@ -216,13 +229,13 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 		printReport(w, cfgReport)
-		s.cfg = cfg
+		s.cfg, s.cfgUsed = cfg, "--config "+f.config
 		if embedded != nil {
 			fmt.Fprintf(w, "note: --config %s replaces the scheduler configuration of the snapshot (%s)\n", f.config, embeddedFrom)
 		}
 	case embedded != nil && f.recordOnly:
 	case embedded != nil:
-		s.cfg = embedded
+		s.cfg, s.cfgUsed = embedded, "the scheduler configuration of the snapshot"
 		fmt.Fprintf(w, "note: using the scheduler configuration of the snapshot (%s)\n", embeddedFrom)
 	}
 	if s.bind != nil {
@@ -245,7 +258,8 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 // session is the source ready to schedule: a state written by snapshot
 // --at restarts at its attempt (resumeOf).
 func (src *source) session(f *sourceFlags, w io.Writer) (*session, error) {
-	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}
+	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w,
+		settings: defaultSchedulerSettings(src, f, w)}
 	var err error
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)

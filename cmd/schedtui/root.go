@@ -26,6 +26,8 @@ type sourceFlags struct {
 	// recordOnly: the scheduler configuration a snapshot carries is only
 	// recorded (schedtui snapshot), so loading says nothing about using it.
 	recordOnly bool
+	// versions are the user's version and gate flags.
+	versions schedulerVersionFlags
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
