@@ -15,6 +15,7 @@ import (
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/testdata"
@@ -35,8 +36,10 @@ type session struct {
 	// left it (its header), at start; nil otherwise.
 	resume *engine.Resume
 	start  time.Time
-	// settings are the scheduler version and gate flags in effect.
+	// settings are the scheduler version and gate flags in effect, gates
+	// what they resolve to.
 	settings snapshot.SchedulerSettings
+	gates    *features.Resolved
 }
 
 // source is the cluster state and scheduler configuration a command works
@@ -258,9 +261,11 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 // session is the source ready to schedule: a state written by snapshot
 // --at restarts at its attempt (resumeOf).
 func (src *source) session(f *sourceFlags, w io.Writer) (*session, error) {
-	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w,
-		settings: defaultSchedulerSettings(src, f, w)}
+	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}
 	var err error
+	if s.settings, s.gates, err = defaultSchedulerSettings(src, f, w); err != nil {
+		return nil, err
+	}
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)
 	}

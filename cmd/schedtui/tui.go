@@ -39,8 +39,11 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	} else if src.live != nil && f.simulate {
 		fmt.Fprintln(errw, simulateLine)
 	}
-	settings := defaultSchedulerSettings(src, f, errw)
-	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed}
+	settings, gates, err := defaultSchedulerSettings(src, f, errw)
+	if err != nil {
+		return err
+	}
+	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed, Features: &gates.Features}
 	var b *tui.Backend
 	if src.live != nil {
 		// The live source stamps changes with the wall clock too.

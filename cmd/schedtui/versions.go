@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -71,12 +72,21 @@ func mergeSchedulerFlags(d snapshot.SchedulerSettings, user schedulerVersionFlag
 }
 
 // defaultSchedulerSettings are the version and gate flags the scheduler
-// is built with: the user's, else the defaults src shows. Their lines go
-// to w, once per command.
-func defaultSchedulerSettings(src *source, f *sourceFlags, w io.Writer) snapshot.SchedulerSettings {
+// is built with: the user's, else the defaults src shows, and the gates
+// they resolve to as kube-scheduler resolves them. Their lines, and
+// kube-scheduler's warnings about them, go to w, once per command.
+func defaultSchedulerSettings(src *source, f *sourceFlags, w io.Writer) (snapshot.SchedulerSettings, *features.Resolved, error) {
 	s := mergeSchedulerFlags(src.settings, f.versions, src.cfgUsed)
-	for _, l := range s.Lines() {
+	r, err := features.Resolve(s.EmulatedVersion, s.MinCompatibilityVersion, s.FeatureGates)
+	if err != nil {
+		if len(s.ClusterFlags) > 0 {
+			return s, nil, fmt.Errorf("the cluster's kube-scheduler flags (pod %s) cannot be simulated: %w; "+
+				"give --emulated-version, --min-compatibility-version or --feature-gates to choose what schedtui simulates", s.SchedulerPod, err)
+		}
+		return s, nil, err
+	}
+	for _, l := range append(s.Lines(), r.Notes...) {
 		fmt.Fprintln(w, l)
 	}
-	return s
+	return s, r, nil
 }

@@ -17,6 +17,7 @@ import (
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
 	"github.com/schedtui/schedtui/tui"
@@ -231,5 +232,55 @@ func TestSnapshotAtKeepsServerVersion(t *testing.T) {
 	}
 	if o.Header == nil || o.Header.ServerVersion != "v1.36.1" || o.SchedulerSettings().Version != "simulating kube-scheduler 1.36 (from the snapshot's server version)" {
 		t.Errorf("header %+v, settings %+v", o.Header, o.SchedulerSettings())
+	}
+}
+
+// TestSessionGates: the settings resolve to the gates the scheduler is
+// built with, as kube-scheduler resolves its flags; flags of the cluster's
+// kube-scheduler that it would refuse are refused, naming the pod.
+func TestSessionGates(t *testing.T) {
+	for _, tc := range []struct {
+		name, server string
+		pod          *v1.Pod
+		emulated     string
+		check        func(features.Features) bool
+		err          string
+	}{
+		{name: "1.34 from the server", server: "v1.34.2", emulated: "1.34",
+			check: func(f features.Features) bool {
+				return !f.EnableStorageCapacityScoring && !f.EnableNodeDeclaredFeatures
+			}},
+		{name: "1.37 from the server", server: "v1.37.0", emulated: "1.37",
+			check: func(f features.Features) bool { return f.EnableStorageCapacityScoring && f.EnableNodeDeclaredFeatures }},
+		{name: "the cluster's gates", server: "v1.36.0", pod: schedulerPod("--feature-gates=StorageCapacityScoring=true"), emulated: "1.36",
+			check: func(f features.Features) bool { return f.EnableStorageCapacityScoring && !f.EnableVolumeLimitScaling }},
+		{name: "the cluster's gates, refused as kube-scheduler refuses them", server: "v1.37.0", pod: schedulerPod("--feature-gates=PodLevelResources=false"),
+			err: "the cluster's kube-scheduler flags (pod kube-system/kube-scheduler-cp1) cannot be simulated: " +
+				"InPlacePodLevelResourcesVerticalScaling is enabled, but depends on features that are disabled: [PodLevelResources]; give --emulated-version"},
+		{name: "a gate kube-scheduler 1.37 does not know", server: "v1.36.0", pod: schedulerPod("--feature-gates=NoSuchGate=true"),
+			err: "the cluster's kube-scheduler flags (pod kube-system/kube-scheduler-cp1) cannot be simulated: " +
+				"unrecognized feature gate: NoSuchGate; give --emulated-version"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := fakeCluster(t)
+			existingKubeconfig(t)
+			setServerVersion(fc, tc.server)
+			if tc.pod != nil {
+				addObject(t, fc, tc.pod)
+			}
+			s, err := load(context.Background(), &sourceFlags{seed: 1}, io.Discard)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.gates.EmulatedVersion != tc.emulated || !tc.check(s.gates.Features) {
+				t.Errorf("resolved %s: %+v", s.gates.EmulatedVersion, s.gates.Features)
+			}
+		})
 	}
 }
