@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -282,5 +283,19 @@ func TestSessionGates(t *testing.T) {
 				t.Errorf("resolved %s: %+v", s.gates.EmulatedVersion, s.gates.Features)
 			}
 		})
+	}
+}
+
+// TestEmulatedRangeAgrees pins the range of versions the defaults pick
+// from (snapshot) to the one kube-scheduler's flag resolution accepts
+// (scheduler/features): a default is never refused.
+func TestEmulatedRangeAgrees(t *testing.T) {
+	for minor := snapshot.OldestEmulatedMinor - 1; minor <= snapshot.NewestEmulatedMinor+1; minor++ {
+		v := fmt.Sprintf("1.%d", minor)
+		_, err := features.Resolve(v, "", "")
+		inRange := minor >= snapshot.OldestEmulatedMinor && minor <= snapshot.NewestEmulatedMinor
+		if inRange != (err == nil) {
+			t.Errorf("--emulated-version=%s: in snapshot's range %t, resolves with %v", v, inRange, err)
+		}
 	}
 }
