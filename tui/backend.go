@@ -77,13 +77,13 @@ type Replay struct {
 // NewBackend builds the queue engine over a loaded cluster, with the
 // changes of a recording when one is given.
 func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay ...Replay) (*Backend, error) {
-	return newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed}, replay)
+	return newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Features: opts.Features}, replay)
 }
 
 // NewLiveBackend builds the queue engine over a live cluster's state in
 // real time: it starts at clock's now and follows it (engine.Options.Clock).
 func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, clock engine.Clock, replay ...Replay) (*Backend, error) {
-	b, err := newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Clock: clock}, replay)
+	b, err := newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Clock: clock, Features: opts.Features}, replay)
 	if err != nil {
 		return nil, err
 	}

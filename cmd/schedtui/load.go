@@ -15,6 +15,7 @@ import (
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/testdata"
@@ -35,6 +36,10 @@ type session struct {
 	// left it (its header), at start; nil otherwise.
 	resume *engine.Resume
 	start  time.Time
+	// settings are the scheduler version and gate flags in effect, gates
+	// what they resolve to.
+	settings snapshot.SchedulerSettings
+	gates    *features.Resolved
 }
 
 // source is the cluster state and scheduler configuration a command works
@@ -50,7 +55,8 @@ type source struct {
 	// reports (stderr until the caller redirects it).
 	live   *live.Source
 	status *statusSink
-	// host and serverVersion describe a live cluster.
+	// host is a live cluster's; serverVersion is its API server's
+	// version, or the one a snapshot's header records.
 	host, serverVersion string
 	// bind binds pods in the live cluster (--bind), or is nil.
 	bind engine.BindFunc
@@ -63,6 +69,11 @@ type source struct {
 	replay *replay
 	// skippedExtenders counts the extenders --skip-extenders left out.
 	skippedExtenders int
+	// settings are the defaults for the scheduler's version and gates
+	// the source shows; cfgUsed names the scheduler configuration in
+	// use ("" for the default one).
+	settings snapshot.SchedulerSettings
+	cfgUsed  string
 }
 
 // stop stops a live source's informers.
@@ -149,7 +160,7 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		return nil, fmt.Errorf("%w (use --snapshot PATH or --demo to work without the cluster)", err)
 	}
 	fmt.Fprintf(w, "%s: synced %d nodes, %d pods (server %s)\n", lc.Name, len(c.Nodes), len(c.Pods), ls.ServerVersion())
-	src := &source{name: lc.Name, cluster: c, report: r, status: sink, host: lc.Host, serverVersion: ls.ServerVersion()}
+	src := &source{name: lc.Name, cluster: c, report: r, status: sink, host: lc.Host, serverVersion: ls.ServerVersion(), settings: ls.SchedulerSettings()}
 	if f.bind {
 		src.bind = live.Binder(lc.Client)
 	}
@@ -197,6 +208,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 		s.cluster, s.report = c, r
+		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 	case modeSnapshot:
 		o, err := snapshot.Open(f.snapshot)
 		if err != nil {
@@ -205,6 +217,10 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.name, s.cluster, s.report = f.snapshot, o.Cluster, o.Report
 		embedded, embeddedFrom = o.Config, o.ConfigSource
 		s.header, s.cfgData, s.cfgFrom = o.Header, o.ConfigData, o.ConfigSource
+		s.settings = o.SchedulerSettings()
+		if o.Header != nil {
+			s.serverVersion = o.Header.ServerVersion
+		}
 		if s.replay = replayOf(o, w, f.recordOnly, f.simulate); f.recordOnly && o.Header.IsRecording() {
 			s.header = recordingAsSnapshot(o, w)
 		}
@@ -218,13 +234,13 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 		printReport(w, cfgReport)
-		s.cfg = cfg
+		s.cfg, s.cfgUsed = cfg, "--config "+f.config
 		if embedded != nil {
 			fmt.Fprintf(w, "note: --config %s replaces the scheduler configuration of the snapshot (%s)\n", f.config, embeddedFrom)
 		}
 	case embedded != nil && f.recordOnly:
 	case embedded != nil:
-		s.cfg = embedded
+		s.cfg, s.cfgUsed = embedded, "the scheduler configuration of the snapshot"
 		fmt.Fprintf(w, "note: using the scheduler configuration of the snapshot (%s)\n", embeddedFrom)
 	}
 	if f.skipExtenders {
@@ -252,6 +268,9 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 func (src *source) session(f *sourceFlags, w io.Writer) (*session, error) {
 	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}
 	var err error
+	if s.settings, s.gates, err = defaultSchedulerSettings(src, f, w); err != nil {
+		return nil, err
+	}
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)
 	}

@@ -28,6 +28,8 @@ type sourceFlags struct {
 	recordOnly bool
 	// skipExtenders leaves the configuration's scheduler extenders out.
 	skipExtenders bool
+	// versions are the user's version and gate flags.
+	versions schedulerVersionFlags
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -130,9 +131,13 @@ func (s *session) engine() (*engine.Engine, error) {
 	if s.resume != nil {
 		start = s.start
 	}
+	var gates *features.Features // nil: v1.37's defaults
+	if s.gates != nil {
+		gates = &s.gates.Features
+	}
 	e, err := engine.New(s.cluster.Nodes, s.cluster.Pods, s.cluster.SchedulerObjects(), engine.Options{
 		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
-		Shadow: s.replay.shadowing(),
+		Shadow: s.replay.shadowing(), Features: gates,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)

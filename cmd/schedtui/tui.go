@@ -9,6 +9,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/tui"
 )
@@ -38,7 +39,11 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	} else if src.live != nil && f.simulate {
 		fmt.Fprintln(errw, simulateLine)
 	}
-	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed}
+	settings, gates, err := defaultSchedulerSettings(src, f, errw)
+	if err != nil {
+		return err
+	}
+	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed, Features: &gates.Features}
 	var b *tui.Backend
 	if src.live != nil {
 		// The live source stamps changes with the wall clock too.
@@ -67,7 +72,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		b.Name += " · extenders skipped"
 		notice = fmt.Sprintf("--skip-extenders: %d extender(s) left out, answers may differ from the cluster's · ?: help", src.skippedExtenders)
 	}
-	opts := tui.Options{Backend: b, Notice: notice}
+	opts := tui.Options{Backend: b, Notice: withVersion(settings, notice)}
 	if src.live != nil {
 		e, ok := b.API.(*engine.Engine)
 		if !ok {
@@ -77,12 +82,11 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 			if err := e.SetBind(src.bind); err != nil {
 				return err
 			}
-			notice = "--bind: n binds the next pod in the cluster · s: step phase · ?: help"
-			opts.Notice = notice
+			opts.Notice = withVersion(settings, "--bind: n binds the next pod in the cluster · s: step phase · ?: help")
 			b.Name += " · --bind: binds for real"
 		}
 		if src.bind == nil && src.problems() == 0 {
-			opts.Notice = "live: n forecasts the next attempt on a copy of the cluster (u returns) · ?: help"
+			opts.Notice = withVersion(settings, "live: n forecasts the next attempt on a copy of the cluster (u returns) · ?: help")
 		}
 		ts := newTUISource(src.name)
 		src.status.set(ts.send)
@@ -107,8 +111,11 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		ts.send(live.Status{Connected: true, Synced: n, Total: n, Message: "synced; watching " + src.name})
 		opts.Source = ts
 	}
-	return tui.Run(opts, in, out)
+	return runTUI(opts, in, out)
 }
+
+// runTUI runs the debugger; tests replace it to see its options.
+var runTUI = tui.Run
 
 // liveApplied observes every live change applied to the TUI's engine
 // (tests).
@@ -165,4 +172,10 @@ func (s *tuiSource) close() {
 		s.closed = true
 		close(s.ch)
 	}
+}
+
+// withVersion puts the line saying which kube-scheduler is simulated
+// before the status line's first notice.
+func withVersion(s snapshot.SchedulerSettings, notice string) string {
+	return s.Version + " · " + notice
 }

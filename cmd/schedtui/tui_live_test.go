@@ -38,6 +38,7 @@ func (r *gatedReader) Read(p []byte) (int, error) {
 func TestTUILive(t *testing.T) {
 	c := fakeCluster(t)
 	existingKubeconfig(t)
+	setServerVersion(c, "v1.35.0")
 	applied := make(chan string, 10)
 	old := liveApplied
 	liveApplied = func(ch engine.ClusterChange, err error) {
@@ -80,6 +81,10 @@ func TestTUILive(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the TUI did not quit")
+	}
+	// The version simulated, on stderr.
+	if line := "simulating kube-scheduler 1.35 (from the server's version)"; !strings.Contains(errOut.String(), line+"\n") {
+		t.Errorf("stderr lacks %q:\n%s", line, errOut.String())
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -73,6 +74,9 @@ type Options struct {
 	// (AttemptState) left it: that attempt's pod popped first, the node
 	// scan's start and the random source as they were. Nil for none.
 	Resume *Resume
+	// Features are the feature gates in effect (--emulated-version,
+	// --feature-gates); nil means v1.37's defaults.
+	Features *features.Features
 }
 
 // Engine drives a Scheduler and its queue through virtual time. It is not
@@ -236,7 +240,7 @@ func (e *Engine) build(withInputs bool) error {
 		nodes, pods, objs = nil, nil, nil
 	}
 	s, err := scheduler.New(nodes, pods, objs, scheduler.Options{
-		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock,
+		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock, Features: e.opts.Features,
 		ExtenderAnswers: e.opts.ExtenderAnswers,
 	})
 	if err != nil {

@@ -84,6 +84,9 @@ type Source struct {
 	known map[*kind]map[string]runtime.Object
 
 	serverVersion string
+	// settings are the scheduler's defaults the cluster shows, known
+	// after Sync.
+	settings snapshot.SchedulerSettings
 }
 
 // NewSource returns a source over client; name labels it (the context)
@@ -109,6 +112,12 @@ func (s *Source) Name() string { return s.name }
 
 // ServerVersion is the API server's version (GitVersion), known after Sync.
 func (s *Source) ServerVersion() string { return s.serverVersion }
+
+// SchedulerSettings are the defaults for the scheduler's version and
+// gates that the cluster shows (snapshot.DetectSchedulerSettings): its
+// kube-scheduler pod's flags when visible, else the API server's version.
+// Known after Sync.
+func (s *Source) SchedulerSettings() snapshot.SchedulerSettings { return s.settings }
 
 // Stop stops the informers. Sync and Watch return soon after.
 func (s *Source) Stop() {
@@ -186,6 +195,7 @@ func (s *Source) Sync(ctx context.Context) (*snapshot.Cluster, *docread.Report, 
 		s.remember(ev)
 	}
 	c, r := s.cluster()
+	s.settings = snapshot.DetectSchedulerSettings(c, s.serverVersion, snapshot.FromLiveServer)
 	return c, r, nil
 }
 

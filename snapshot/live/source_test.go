@@ -19,7 +19,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apimachinery/pkg/watch"
+	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -467,5 +469,54 @@ func TestKinds(t *testing.T) {
 	}
 	if len(supported) != len(kinds) {
 		t.Errorf("the loader reads %d kinds, the live source lists %d", len(supported), len(kinds))
+	}
+}
+
+// fakeServerVersion makes the fake API server answer /version with
+// gitVersion.
+func fakeServerVersion(t *testing.T, c *fake.Clientset, gitVersion string) {
+	t.Helper()
+	d, ok := c.Discovery().(*fakediscovery.FakeDiscovery)
+	if !ok {
+		t.Fatalf("discovery client %T", c.Discovery())
+	}
+	d.FakedServerVersion = &version.Info{GitVersion: gitVersion}
+}
+
+// TestSyncSchedulerSettings: the server's version, and the flags of a
+// visible kube-scheduler static pod, are the scheduler's defaults.
+func TestSyncSchedulerSettings(t *testing.T) {
+	for _, tc := range []struct {
+		server string
+		pod    bool
+		want   []string
+	}{
+		{"v1.35.2", false, []string{"simulating kube-scheduler 1.35 (from the server's version)"}},
+		{"v1.32.0", false, []string{"simulating kube-scheduler 1.34, the oldest it can emulate; the cluster's API server is 1.32 (from the server's version)"}},
+		{"v1.38.1", false, []string{"simulating kube-scheduler 1.37, the newest it can emulate; the cluster's API server is 1.38, newer (from the server's version)"}},
+		{"v1.36.0", true, []string{"simulating kube-scheduler 1.36 (from the server's version)",
+			"using the cluster's kube-scheduler flags: --feature-gates=GenericWorkload=true (from pod kube-system/kube-scheduler-cp1)"}},
+	} {
+		t.Run(tc.server, func(t *testing.T) {
+			objs := []runtime.Object{node("cp1", "4")}
+			if tc.pod {
+				p := pod("kube-system", "kube-scheduler-cp1", "cp1", "100m")
+				p.Labels = map[string]string{"component": "kube-scheduler", "tier": "control-plane"}
+				p.Spec.Containers[0].Name = "kube-scheduler"
+				p.Spec.Containers[0].Image = "registry.k8s.io/kube-scheduler:v1.36.0"
+				p.Spec.Containers[0].Command = []string{"kube-scheduler", "--kubeconfig=/etc/kubernetes/scheduler.conf", "--feature-gates", "GenericWorkload=true"}
+				p.Status.Phase = v1.PodRunning
+				objs = append(objs, p)
+			}
+			c := fake.NewClientset(objs...)
+			fakeServerVersion(t, c, tc.server)
+			s, _, _, log := syncFake(t, c)
+			if got := s.SchedulerSettings().Lines(); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("lines\n%q\nwant\n%q", got, tc.want)
+			}
+			if s.ServerVersion() != tc.server || !log.find("(server "+tc.server+")") {
+				t.Errorf("server version %q, statuses %q", s.ServerVersion(), log.messages())
+			}
+		})
 	}
 }
