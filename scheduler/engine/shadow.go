@@ -29,6 +29,15 @@ package engine
 //     storage, extended resources, pod count) in the state so far: a
 //     nomination to a node without room is a preemptor's, waiting for its
 //     victims, and stays an ordinary nomination (noted on the observation);
+//   - pods in flight by their claim: VolumeBinding's PreBind sets the
+//     volume.kubernetes.io/selected-node annotation on a claim to
+//     provision, for a pod the cluster's scheduler has assumed on that
+//     node. A pod already nominated to the node gets no PreBind
+//     nomination (the scheduler patches nominatedNodeName only when it
+//     changes), so the claim is its only trace: a pending pod whose claim
+//     is newly annotated counts as assumed on the annotated node, whatever
+//     its nomination, room or not (the annotation is written after its
+//     Filter passed there);
 //   - the pod judged is taken as it was before the decision, with the
 //     nomination it had before its own PreBind nomination.
 //
@@ -45,8 +54,9 @@ package engine
 //     its informer delivered them: the decision is written to the API
 //     after the attempt, asynchronously, while a kubelet may confirm a
 //     victim's termination meanwhile);
-//   - forward: when a binding, or a PreBind nomination, arrives within
-//     ShadowWindow after a decision judged a disagreement, that decision
+//   - forward: when a binding, a PreBind nomination or a claim's selected
+//     node arrives within ShadowWindow after a decision judged a
+//     disagreement, that decision
 //     is judged again with the new pod counted on its node (the pod itself
 //     taken off its node again): the cluster's scheduler may have assumed
 //     that pod before it.
@@ -65,6 +75,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -110,6 +121,9 @@ type inflight struct {
 	node   string
 	before string // the nomination before it
 	seq    uint64 // order of arrival
+	// claim is the claim ("namespace/name") whose selected-node
+	// annotation put the pod in flight, "" for a PreBind nomination.
+	claim string
 }
 
 // decision is what the cluster's scheduler decided: a binding to node, or
@@ -214,7 +228,11 @@ func (e *Engine) shadowAdded(p *v1.Pod) {
 // PreBind nomination.
 func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 	switch {
-	case cur.Spec.NodeName != "" || cur.Status.NominatedNodeName == "":
+	case cur.Spec.NodeName != "" || cur.Status.NominatedNodeName == "" && s.inflight[cur.UID].claim == "":
+		delete(s.inflight, cur.UID)
+	case failed(old, cur):
+		// The scheduler writes PodScheduled=False after it forgot the
+		// pod: its binding cycle failed, or it attempted the pod again.
 		delete(s.inflight, cur.UID)
 	case cur.Status.NominatedNodeName == old.Status.NominatedNodeName:
 	case sameCondition(scheduledCondition(old), scheduledCondition(cur)):
@@ -229,6 +247,40 @@ func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 		delete(s.inflight, cur.UID)
 	}
 	return false
+}
+
+// failed reports whether the update set or changed cur's PodScheduled=False
+// condition.
+func failed(old, cur *v1.Pod) bool {
+	c := scheduledCondition(cur)
+	return c != nil && c.Status == v1.ConditionFalse && !sameCondition(scheduledCondition(old), c)
+}
+
+// shadowClaim notes a claim's selected-node annotation newly set: the
+// pending pods using the claim are in flight on that node, and the recent
+// disagreements they may explain are judged again.
+func (e *Engine) shadowClaim(old, cur *v1.PersistentVolumeClaim) {
+	s := e.shadow
+	node := cur.Annotations[storage.AnnSelectedNode]
+	if s == nil || node == "" || node == old.Annotations[storage.AnnSelectedNode] {
+		return
+	}
+	for _, p := range e.sched.Objects().Pods() {
+		if p.Spec.NodeName != "" || !e.responsible(p) || !storage.PodUsesClaim(p, cur) {
+			continue
+		}
+		if f, ok := s.inflight[p.UID]; ok && f.node == node {
+			continue
+		}
+		before := p.Status.NominatedNodeName
+		if f, ok := s.inflight[p.UID]; ok {
+			before = f.before
+		}
+		s.seq++
+		claim := cur.Namespace + "/" + cur.Name
+		s.inflight[p.UID] = inflight{pod: key(p), node: node, before: before, seq: s.seq, claim: claim}
+		e.reviseRecent(p.UID, key(p), "claim "+claim+" annotated with selected node "+node, false)
+	}
 }
 
 // shadowDeleted notes the deletion of a bound pod, as it was, for the
@@ -314,8 +366,11 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 	if j != nil {
 		e.observeJudgement(j)
 	}
-	if j != nil && j.d.node != "" || prebind {
-		e.reviseRecent(cur)
+	switch {
+	case j != nil && j.d.node != "":
+		e.reviseRecent(cur.UID, key(cur), "bound", true)
+	case prebind:
+		e.reviseRecent(cur.UID, key(cur), "nominated to "+cur.Status.NominatedNodeName+" for PreBind", false)
 	}
 }
 
@@ -420,14 +475,15 @@ func joinNotes(first string, notes []string) string {
 	return strings.Join(all, "; ")
 }
 
-// reviseRecent judges again the recent disagreements the binding of cur
-// may have preceded in the cluster's scheduler, counting cur on its node;
-// a verdict that turns replaces the observation, flagged uncertain.
-func (e *Engine) reviseRecent(cur *v1.Pod) {
+// reviseRecent judges again the recent disagreements the cluster's
+// scheduler may have decided after it assumed pod (uid), which is now
+// counted on its node: bound, or in flight; what says how it got there.
+// A verdict that turns replaces the observation, flagged uncertain.
+func (e *Engine) reviseRecent(uid types.UID, pod, what string, bound bool) {
 	s := e.shadow
 	for i := range s.recent {
 		r := &s.recent[i]
-		if r.uid == cur.UID || e.timeline[r.ev].Reason != string(Disagree) || e.now.Sub(r.at) > ShadowWindow {
+		if r.uid == uid || e.timeline[r.ev].Reason != string(Disagree) || e.now.Sub(r.at) > ShadowWindow {
 			continue
 		}
 		p := e.Pod(r.pod)
@@ -445,17 +501,14 @@ func (e *Engine) reviseRecent(cur *v1.Pod) {
 		}
 		idx := e.recordAttempt(res)
 		judged := res.judged
-		what := "bound"
-		if cur.Spec.NodeName != "" {
+		if bound {
 			judged.Bound--
-			judged.InFlight = append(judged.InFlight, key(cur)+"→"+cur.Spec.NodeName)
-		} else {
-			what = "nominated to " + cur.Status.NominatedNodeName + " for PreBind"
+			judged.InFlight = append(judged.InFlight, pod+"→"+e.Pod(pod).Spec.NodeName)
 		}
 		ev := e.timeline[r.ev]
 		ev.Attempt, ev.Predicted, ev.Reason, ev.Message, ev.Judged = idx, res.a.Node, string(v), why, &judged
 		ev.Uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler assumed %s (%s %s later) before it attempted the pod: judged again with it",
-			v, key(cur), what, e.now.Sub(r.at)), res.notes)
+			v, pod, what, e.now.Sub(r.at)), res.notes)
 		e.timeline[r.ev] = ev
 	}
 }
@@ -505,7 +558,7 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 		if err != nil {
 			continue
 		}
-		if !hasRoom(ni, q) {
+		if f.claim == "" && !hasRoom(ni, q) {
 			res.notes = append(res.notes, fmt.Sprintf("%s is nominated to %s without a PodScheduled change (PreBind?), but %s has no room for it: counted as an ordinary nomination",
 				f.pod, f.node, f.node))
 			continue
@@ -540,7 +593,14 @@ func (e *Engine) inflightPods(uid types.UID) []inflight {
 		if u == uid {
 			continue
 		}
-		if p := e.Pod(f.pod); p != nil && p.UID == u && p.Spec.NodeName == "" && p.Status.NominatedNodeName == f.node {
+		p := e.Pod(f.pod)
+		if p == nil || p.UID != u || p.Spec.NodeName != "" {
+			continue
+		}
+		// A pod in flight by its claim keeps the nomination it had, or
+		// gets its PreBind nomination after the claim's annotation
+		// arrived (two watches).
+		if p.Status.NominatedNodeName == f.node || f.claim != "" && p.Status.NominatedNodeName == f.before {
 			out = append(out, f)
 		}
 	}
