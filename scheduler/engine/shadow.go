@@ -75,7 +75,6 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
-	"github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -261,12 +260,12 @@ func failed(old, cur *v1.Pod) bool {
 // disagreements they may explain are judged again.
 func (e *Engine) shadowClaim(old, cur *v1.PersistentVolumeClaim) {
 	s := e.shadow
-	node := cur.Annotations[storage.AnnSelectedNode]
-	if s == nil || node == "" || node == old.Annotations[storage.AnnSelectedNode] {
+	node := cur.Annotations[framework.AnnSelectedNode]
+	if s == nil || node == "" || node == old.Annotations[framework.AnnSelectedNode] {
 		return
 	}
 	for _, p := range e.sched.Objects().Pods() {
-		if p.Spec.NodeName != "" || !e.responsible(p) || !storage.PodUsesClaim(p, cur) {
+		if p.Spec.NodeName != "" || !e.responsible(p) || !framework.PodUsesClaim(p, cur) {
 			continue
 		}
 		if f, ok := s.inflight[p.UID]; ok && f.node == node {
@@ -363,6 +362,9 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 	if e.responsible(old) {
 		prebind = e.shadow.track(old, cur)
 	}
+	if j != nil && j.d.node == "" && e.responsible(cur) {
+		e.requeueRejected(cur, j.res.a)
+	}
 	if j != nil {
 		e.observeJudgement(j)
 	}
@@ -371,6 +373,24 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 		e.reviseRecent(cur.UID, key(cur), "bound", true)
 	case prebind:
 		e.reviseRecent(cur.UID, key(cur), "nominated to "+cur.Status.NominatedNodeName+" for PreBind", false)
+	}
+}
+
+// requeueRejected mirrors in the queue the attempt in which the cluster's
+// scheduler rejected pod: taken in flight, then requeued as after a failed
+// attempt, with the rejecting plugins of schedtui's attempt on the same
+// state (the API does not name the cluster's) when it rejected the pod
+// too. With no event recorded while in flight the pod joins the
+// unschedulable pool; the cluster's events move it from there as the
+// plugins' queueing hints say, through backoff, in real time when live.
+func (e *Engine) requeueRejected(pod *v1.Pod, a *record.Attempt) {
+	pi, ok := e.q.PopAttempted(pod.Namespace, pod.Name)
+	if !ok {
+		return
+	}
+	info := requeueInfo(pi, a)
+	if err := e.q.AddUnschedulablePodIfNotPresent(&info); err != nil {
+		e.event(Event{Kind: EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
 	}
 }
 
