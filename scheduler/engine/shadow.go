@@ -229,7 +229,7 @@ func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 	switch {
 	case cur.Spec.NodeName != "" || cur.Status.NominatedNodeName == "" && s.inflight[cur.UID].claim == "":
 		delete(s.inflight, cur.UID)
-	case failed(old, cur):
+	case setsScheduledFalse(old, cur):
 		// The scheduler writes PodScheduled=False after it forgot the
 		// pod: its binding cycle failed, or it attempted the pod again.
 		delete(s.inflight, cur.UID)
@@ -248,9 +248,9 @@ func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 	return false
 }
 
-// failed reports whether the update set or changed cur's PodScheduled=False
-// condition.
-func failed(old, cur *v1.Pod) bool {
+// setsScheduledFalse reports whether the update set or changed cur's
+// PodScheduled=False condition.
+func setsScheduledFalse(old, cur *v1.Pod) bool {
 	c := scheduledCondition(cur)
 	return c != nil && c.Status == v1.ConditionFalse && !sameCondition(scheduledCondition(old), c)
 }
@@ -380,7 +380,9 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 // scheduler rejected pod: taken in flight, then requeued as after a failed
 // attempt, with the rejecting plugins of schedtui's attempt on the same
 // state (the API does not name the cluster's) when it rejected the pod
-// too. With no event recorded while in flight the pod joins the
+// too; when schedtui placed it, with none, as after an error: it retries
+// after its backoff. With no event recorded while in flight a rejected
+// pod joins the
 // unschedulable pool; the cluster's events move it from there as the
 // plugins' queueing hints say, through backoff, in real time when live.
 func (e *Engine) requeueRejected(pod *v1.Pod, a *record.Attempt) {
