@@ -382,9 +382,9 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 // state (the API does not name the cluster's) when it rejected the pod
 // too; when schedtui placed it, with none, as after an error: it retries
 // after its backoff. With no event recorded while in flight a rejected
-// pod joins the
-// unschedulable pool; the cluster's events move it from there as the
-// plugins' queueing hints say, through backoff, in real time when live.
+// pod joins the unschedulable pool; the cluster's events move it from
+// there as the plugins' queueing hints say, through backoff, in real time
+// when live.
 func (e *Engine) requeueRejected(pod *v1.Pod, a *record.Attempt) {
 	pi, ok := e.q.PopAttempted(pod.Namespace, pod.Name)
 	if !ok {
