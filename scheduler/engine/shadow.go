@@ -53,7 +53,11 @@ package engine
 //     them) and deletions of bound pods (its attempt may have run before
 //     its informer delivered them: the decision is written to the API
 //     after the attempt, asynchronously, while a kubelet may confirm a
-//     victim's termination meanwhile);
+//     victim's termination meanwhile), and nominations cleared without
+//     any other change (a preemption clears those of the lower-priority
+//     pods nominated to its node through the API, after its cycle: the
+//     cluster's scheduler counts them there until its informer delivers
+//     the clearing);
 //   - forward: when a binding, a PreBind nomination or a claim's selected
 //     node arrives within ShadowWindow after a decision judged a
 //     disagreement, that decision
@@ -108,9 +112,9 @@ type shadowState struct {
 	// recent holds the decisions judged within ShadowWindow of the last
 	// one, oldest first.
 	recent []recentDecision
-	// deleted holds the bound pods deleted within ShadowWindow of the
-	// last such deletion, oldest first.
-	deleted []recentDeletion
+	// removed holds the bound pods deleted and the nominations cleared
+	// within ShadowWindow of the last such change, oldest first.
+	removed []recentRemoval
 	// capture is set in a fork replaying to an attempt (shadowFork).
 	capture *forkCapture
 }
@@ -144,23 +148,31 @@ type recentDecision struct {
 	event Event
 }
 
-// recentDeletion is a bound pod whose deletion arrived at at, as it was.
-type recentDeletion struct {
-	at  time.Time
-	pod *v1.Pod
+// recentRemoval is a change that arrived at at: the deletion of a bound
+// pod, as it was, or, with nomination set, a pending pod's nomination to
+// that node cleared.
+type recentRemoval struct {
+	at         time.Time
+	pod        *v1.Pod
+	nomination string
 }
 
 // pastChange is a change of another pod that arrived shortly before a
 // decision, undone for an alternative: a binding (the pod is taken off
-// its node) or a deletion (the pod is put back on its node).
+// its node), a deletion (the pod is put back on its node) or a cleared
+// nomination (the pod is nominated there again).
 type pastChange struct {
-	at      time.Time
-	pod     *v1.Pod
-	deleted bool
+	at         time.Time
+	pod        *v1.Pod
+	deleted    bool
+	nomination string
 }
 
 func (c pastChange) String() string {
-	if c.deleted {
+	switch {
+	case c.nomination != "":
+		return "the clearing of " + key(c.pod) + "'s nomination to " + c.nomination
+	case c.deleted:
 		return "the deletion of " + key(c.pod)
 	}
 	return key(c.pod)
@@ -183,7 +195,7 @@ func (s *shadowState) clone(timeline []Event) *shadowState {
 	if s == nil {
 		return nil
 	}
-	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, deleted: append([]recentDeletion(nil), s.deleted...)}
+	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, removed: append([]recentRemoval(nil), s.removed...)}
 	for k, v := range s.inflight {
 		c.inflight[k] = v
 	}
@@ -285,12 +297,18 @@ func (e *Engine) shadowClaim(old, cur *v1.PersistentVolumeClaim) {
 // shadowDeleted notes the deletion of a bound pod, as it was, for the
 // backward alternatives.
 func (e *Engine) shadowDeleted(old *v1.Pod) {
-	s := e.shadow
-	if s == nil || old.Spec.NodeName == "" {
+	if e.shadow == nil || old.Spec.NodeName == "" {
 		return
 	}
-	kept := s.deleted[:0:0]
-	for _, d := range s.deleted {
+	e.shadowRemoved(recentRemoval{at: e.now, pod: old})
+}
+
+// shadowRemoved notes a deletion or a cleared nomination for the backward
+// alternatives.
+func (e *Engine) shadowRemoved(r recentRemoval) {
+	s := e.shadow
+	kept := s.removed[:0:0]
+	for _, d := range s.removed {
 		if e.now.Sub(d.at) <= ShadowWindow {
 			kept = append(kept, d)
 		}
@@ -298,7 +316,17 @@ func (e *Engine) shadowDeleted(old *v1.Pod) {
 	if len(kept) >= maxRecent {
 		kept = kept[len(kept)-maxRecent+1:]
 	}
-	s.deleted = append(kept, recentDeletion{at: e.now, pod: old})
+	s.removed = append(kept, r)
+}
+
+// clearsNomination reports whether the update of a pending pod only
+// cleared its nomination: what a preemption does to the lower-priority
+// pods nominated to its node (through the API, after its cycle: the
+// cluster's scheduler counts them there until its informer delivers the
+// update).
+func clearsNomination(old, cur *v1.Pod) bool {
+	return old.Spec.NodeName == "" && cur.Spec.NodeName == "" && old.Status.NominatedNodeName != "" &&
+		cur.Status.NominatedNodeName == "" && sameCondition(scheduledCondition(old), scheduledCondition(cur))
 }
 
 func scheduledCondition(p *v1.Pod) *v1.PodCondition {
@@ -354,6 +382,9 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 		} else if msg, ok := unschedulableDecision(old, cur); ok {
 			j = e.judgeDecision(old, decision{msg: msg})
 		}
+	}
+	if e.responsible(old) && old.UID == cur.UID && clearsNomination(old, cur) {
+		e.shadowRemoved(recentRemoval{at: e.now, pod: old, nomination: old.Status.NominatedNodeName})
 	}
 	e.bump()
 	e.clusterEvent(c, "")
@@ -445,7 +476,8 @@ func changeList(cs []pastChange) string {
 
 // recentChanges are the changes of other pods that arrived within
 // ShadowWindow before now, in arrival order: the bindings of pods still
-// bound there, and the deletions of bound pods not back since.
+// bound there, the deletions of bound pods not back since, and the
+// nominations cleared of pods still pending without one.
 func (e *Engine) recentChanges(uid types.UID) []pastChange {
 	var out []pastChange
 	for _, r := range e.shadow.recent {
@@ -456,15 +488,19 @@ func (e *Engine) recentChanges(uid types.UID) []pastChange {
 			out = append(out, pastChange{at: r.at, pod: p})
 		}
 	}
-	for _, d := range e.shadow.deleted {
+	for _, d := range e.shadow.removed {
 		if d.pod.UID == uid || e.now.Sub(d.at) > ShadowWindow {
 			continue
 		}
-		if p := e.Pod(key(d.pod)); p == nil {
+		p := e.Pod(key(d.pod))
+		switch {
+		case d.nomination == "" && p == nil:
 			out = append(out, pastChange{at: d.at, pod: d.pod, deleted: true})
+		case d.nomination != "" && p != nil && p.UID == d.pod.UID && p.Spec.NodeName == "" && p.Status.NominatedNodeName == "":
+			out = append(out, pastChange{at: d.at, pod: p, nomination: d.nomination})
 		}
 	}
-	// Stable: a binding and a deletion at the same instant keep the
+	// Stable: a binding and a removal at the same instant keep the
 	// bindings first (both orders are doubted alike).
 	sort.SliceStable(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
 	return out
@@ -547,11 +583,12 @@ type evalResult struct {
 
 // evaluate runs Scheduler.Evaluate for pod on the engine's state with the
 // pods in flight assumed on their nodes and the changes of undo undone
-// (bound pods taken off their nodes, deleted ones put back), and undoes
-// all that afterwards.
+// (bound pods taken off their nodes, deleted ones put back, cleared
+// nominations made again), and undoes all that afterwards.
 func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 	var res evalResult
 	snap := e.sched.Snapshot()
+	nom := e.sched.Nominator()
 	var undo []func()
 	defer func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -561,6 +598,11 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 	for _, c := range undoChanges {
 		p := c.pod
 		switch {
+		case c.nomination != "":
+			if nom.NominatedNode(p.UID) == "" {
+				nom.Add(framework.NewPodInfo(p), c.nomination)
+				undo = append(undo, func() { nom.Delete(p.UID) })
+			}
 		case !c.deleted:
 			if snap.RemovePod(p) == nil {
 				undo = append(undo, func() { _ = snap.AddPod(p) })
@@ -573,7 +615,6 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 		res.judged.Bound += len(ni.Pods)
 	}
 	res.judged.InFlight = []string{}
-	nom := e.sched.Nominator()
 	for _, f := range e.inflightPods(pod.UID) {
 		q := e.Pod(f.pod)
 		ni, err := snap.Get(f.node)

@@ -336,19 +336,7 @@ func TestShadowPreBindNominationAfterDecision(t *testing.T) {
 // and only while a is not on it. a's nomination, lower than c's priority,
 // does not count for c.
 var claimCluster = listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6", "") +
-	podYAML("a", "3", 0, "    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n") +
-	`- apiVersion: scheduling.k8s.io/v1
-  kind: PriorityClass
-  metadata: {name: never}
-  value: 100
-  preemptionPolicy: Never
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: c, namespace: default, uid: uid-c, creationTimestamp: '2025-12-31T00:00:00Z'}
-  spec:
-    priorityClassName: never
-    containers: [{name: c, image: x, resources: {requests: {cpu: '7'}}}]
-- apiVersion: storage.k8s.io/v1
+	podYAML("a", "3", 0, "    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n") + neverPreemptingC + `- apiVersion: storage.k8s.io/v1
   kind: StorageClass
   metadata: {name: late}
   provisioner: example.com/late
@@ -361,6 +349,20 @@ var claimCluster = listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6"
     accessModes: [ReadWriteOnce]
     resources: {requests: {storage: 1Gi}}
   status: {phase: Pending}
+`
+
+// neverPreemptingC is c (7 cpu, priority 100, never preempts).
+const neverPreemptingC = `- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata: {name: never}
+  value: 100
+  preemptionPolicy: Never
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: c, namespace: default, uid: uid-c, creationTimestamp: '2025-12-31T00:00:00Z'}
+  spec:
+    priorityClassName: never
+    containers: [{name: c, image: x, resources: {requests: {cpu: '7'}}}]
 `
 
 const claimClusterMessage = "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
@@ -436,5 +438,36 @@ func TestShadowClaimSelectedNode(t *testing.T) {
 	e.RunToQuiescence()
 	if o := verdicts(e)["default/c"]; o.Reason != string(Agree) || o.Judged == nil || len(o.Judged.InFlight) != 0 {
 		t.Errorf("c after a's failure: %+v %+v", o, o.Judged)
+	}
+}
+
+// TestShadowClearedNominationBeforeDecision is seed 18's pending-010 in
+// the real scheduler's test: x (priority 100, as c's) was nominated to
+// big; a preemption cleared that nomination through the API (x's update
+// changes nothing else), and c's decision arrived 150ms later, made by a
+// cluster scheduler that still counted x on big (its informer had not
+// delivered the clearing yet). Judged with the clearing undone, it agrees,
+// uncertain; 1.5s later the clearing is not doubted.
+func TestShadowClearedNominationBeforeDecision(t *testing.T) {
+	cluster := listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6", "") + podYAML("x", "3", 100, "") + neverPreemptingC
+	for _, after := range []time.Duration{150 * time.Millisecond, 1500 * time.Millisecond} {
+		e := load(t, cluster, Options{Shadow: true})
+		nominated := preemptorNomination(e, "default/x", "big")
+		cleared := nominated.DeepCopy()
+		cleared.Status.NominatedNodeName = ""
+		cleared.ResourceVersion += "c"
+		applyAll(t, e,
+			at(e, 10*time.Second, PodUpdate, nominated),
+			at(e, 11*time.Second, PodUpdate, cleared),
+			at(e, 11*time.Second+after, PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)))
+		e.RunToQuiescence()
+		o := verdicts(e)["default/c"]
+		doubted := strings.Contains(o.Uncertain, "the clearing of default/x's nomination to big")
+		if want := after < ShadowWindow; (o.Reason == string(Agree)) != want || doubted != want {
+			t.Errorf("cleared %s before: %s, uncertain %q", after, o.Reason, o.Uncertain)
+		}
+		if e.Scheduler().Nominator().NominatedNode("uid-x") != "" {
+			t.Errorf("cleared %s before: the alternative left x nominated", after)
+		}
 	}
 }
