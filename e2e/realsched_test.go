@@ -27,20 +27,18 @@ import (
 )
 
 var (
-	// shadowStrict asks for what issue 15 requires of predicted against
-	// actual: no disagreement, live and in replay, and for a pod the
-	// cluster's scheduler leaves unschedulable, schedtui's message
-	// identical to the cluster's. It becomes the default (and the switch
-	// goes) when shadow mode lands in scheduler/engine: until then
-	// schedtui judges a real decision on its own mirror of the cluster,
-	// not on the state the cluster had, and reports false disagreements,
-	// which the test only logs.
-	shadowStrict = flag.Bool("shadow-strict", false, "TestRealScheduler: fail on any disagreement with the real kube-scheduler (the default once shadow mode lands)")
-	// liveTimers asks for the check that live mode's clock follows the
-	// wall clock: a pod the cluster's scheduler rejected leaves backoff on
-	// schedtui's mirror in real time, without a key press. It becomes the
-	// default when that lands.
-	liveTimers = flag.Bool("live-timers", false, "TestRealScheduler: check that live timers fire in real time (the default once live mode's clock follows the wall clock)")
+	// shadowStrict is what issue 15 requires of shadow mode: no
+	// disagreement with the real kube-scheduler, live and in replay, every
+	// real decision judged, the live verdicts equal to the replay's, and
+	// for a pod the cluster leaves unschedulable, schedtui's message
+	// identical to the cluster's. -shadow-strict=false only logs those
+	// (report), to see every verdict of a regression in one run.
+	shadowStrict = flag.Bool("shadow-strict", true, "TestRealScheduler: fail on any disagreement with the real kube-scheduler, a decision not judged, another message, or live verdicts that differ from the replay's (false: log them)")
+	// liveTimers checks that live mode's clock follows the wall clock: a
+	// pod the cluster's scheduler rejected leaves backoff on schedtui's
+	// mirror of its queue in real time, without a key press
+	// (checkLiveTimers).
+	liveTimers = flag.Bool("live-timers", true, "TestRealScheduler: check that live timers fire in real time on schedtui's queue mirror (false: skip)")
 )
 
 // realSchedSeeds are generated scenarios (20-24 nodes, preemption mode)
@@ -58,15 +56,17 @@ var realSchedSeeds = []int64{18, 3, 25}
 // same verdicts, no disagreement, and for an unschedulable pod schedtui's
 // message identical to the cluster's; the status line counts the
 // disagreements the Events view lists. The verdicts are logged per
-// scenario; what shadow mode is to fix (a missing observation, a
-// disagreement, another message, live and replay verdicts that differ)
-// fails only under -shadow-strict. A scheduler that does not settle in
-// time, an unjudged observation, a status line that miscounts, and a
-// recording or replay that fails always fail.
+// scenario; a missing observation, a disagreement, another message, and
+// live and replay verdicts that differ fail (only logged with
+// -shadow-strict=false). A scheduler that does not settle in time, an
+// unjudged observation, a status line that miscounts, and a recording or
+// replay that fails always fail. Then live timers are checked
+// (checkLiveTimers; -live-timers=false skips it).
 //
 // Victims terminate as with a kubelet whose containers exit at once: see
 // controllers. Run: cd e2e && go test -count=1 -run TestRealScheduler -v .
-// [-shadow-strict] [-live-timers]
+// [-args -shadow-strict=false -live-timers=false]; SCHEDTUI_E2E_KEEP=DIR
+// keeps the recordings.
 func TestRealScheduler(t *testing.T) {
 	for _, seed := range realSchedSeeds {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) { runRealScheduler(t, seed) })
@@ -122,7 +122,7 @@ func runRealScheduler(t *testing.T, seed int64) {
 
 	// The live TUI: the same observations, the same verdicts.
 	replayed := time.Since(began)
-	live, liveDisagree := liveObservations(t, tm, len(real))
+	live, status, liveDisagree := liveObservations(t, tm, len(real))
 	bindings := 0
 	for _, d := range real {
 		if d.node != "" {
@@ -140,7 +140,7 @@ func runRealScheduler(t *testing.T, seed int64) {
 	}
 	t.Logf("%s: %d nodes, %d pods bound at the start, %d pending created; the real scheduler made %d decisions (%d bindings, %d unschedulable); %d victims terminated, %d volume actions",
 		sc.Name, len(sc.Cluster.Nodes), len(sc.Cluster.Pods)-len(l.pending), len(l.pending), len(real), bindings, len(real)-bindings, terminated, volumes)
-	t.Logf("%s: replay verdicts %s; live verdicts %s", sc.Name, replay, live)
+	t.Logf("%s: replay verdicts %s; live verdicts %s; live status line %s", sc.Name, replay, live, status)
 	for _, a := range actions {
 		t.Logf("  %s", a)
 	}
@@ -155,6 +155,9 @@ func runRealScheduler(t *testing.T, seed int64) {
 	if live.String() != replay.String() {
 		report(t, "live verdicts %s differ from the replay's %s", live, replay)
 	}
+	if status.String() != replay.String() {
+		report(t, "the live status line counts %s; the replay %s", status, replay)
+	}
 	if replay["disagree"] > 0 || live["disagree"] > 0 {
 		report(t, "%d disagreement(s) in replay, %d live", replay["disagree"], live["disagree"])
 	}
@@ -165,8 +168,8 @@ func runRealScheduler(t *testing.T, seed int64) {
 		setUp.Round(time.Second), settled.Round(time.Second), replayed.Round(time.Second))
 }
 
-// report fails the test under -shadow-strict and logs otherwise: what
-// shadow mode is to fix.
+// report fails the test under -shadow-strict (the default) and logs
+// otherwise: a verdict of shadow mode's that is not what the cluster did.
 func report(t *testing.T, format string, args ...any) {
 	t.Helper()
 	if *shadowStrict {
@@ -423,9 +426,6 @@ func matchDecisions(t *testing.T, where string, real []decision, lines []runLine
 			}
 		}
 		if found < 0 {
-			// Until shadow mode, a binding of a pod whose earlier
-			// attempt schedtui already judged against an
-			// unschedulable message is not observed again.
 			report(t, "%s: no observed line for the real scheduler's decision: %s", where, d)
 			continue
 		}
@@ -484,13 +484,12 @@ var (
 
 // liveObservations waits (bounded) until the TUI's Events view, filtered
 // to the observations, lists want of them, and counts their verdicts. The
-// status line must count the verdicts the view lists. The rows of
-// the disagreements are returned too.
-func liveObservations(t *testing.T, tm *tmuxSession, want int) (verdicts, []string) {
+// status line must count the verdicts the view lists; its counts are
+// returned, and the rows of the disagreements.
+func liveObservations(t *testing.T, tm *tmuxSession, want int) (listed, status verdicts, disagree []string) {
 	t.Helper()
 	var counts verdicts
 	var screen string
-	var disagree []string
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		screen = tm.capture()
@@ -514,7 +513,7 @@ func liveObservations(t *testing.T, tm *tmuxSession, want int) (verdicts, []stri
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	status := verdicts{}
+	status = verdicts{}
 	if m := statusCounts.FindStringSubmatch(screen); m != nil {
 		for i, v := range []string{"agree", "tie", "disagree"} {
 			status[v], _ = strconv.Atoi(m[i+1])
@@ -523,24 +522,53 @@ func liveObservations(t *testing.T, tm *tmuxSession, want int) (verdicts, []stri
 	if status.String() != counts.String() {
 		t.Errorf("the status line counts %s; the Events view lists %s:\n%s", status, counts, screen)
 	}
-	return counts, disagree
+	return counts, status, disagree
 }
 
-// checkLiveTimers: a pod the cluster's scheduler rejects waits out its
-// backoff on schedtui's mirror in real time, and leaves it without a key
-// press.
+// checkLiveTimers: on schedtui's live mirror of the cluster's queue, a
+// pod the cluster's scheduler rejected waits in the unschedulable pool; a
+// cluster event its rejecting plugin registered for (the deletion of a
+// bound pod, for NodeResourcesFit) moves it to backoffQ, within its first
+// backoff (1s); the clock alone then moves it to activeQ, without a key
+// press. The Events view lists those queue moves.
 func checkLiveTimers(t *testing.T, s *apiServer, tm *tmuxSession) {
 	t.Helper()
 	ctx := context.Background()
-	_, err := s.admin.CoreV1().Pods("default").Create(ctx, pod("default", "retry-me", "1000", "1Gi"), metav1.CreateOptions{})
-	must(t, err)
-	waitFor(t, 60*time.Second, "the cluster to reject default/retry-me", func() (bool, error) {
-		p, err := s.admin.CoreV1().Pods("default").Get(ctx, "retry-me", metav1.GetOptions{})
-		return err == nil && unschedulable(p), nil
-	})
 	tm.keys("/")
 	tm.keys("C-u")
 	tm.keys("-l", "default/retry-me")
 	tm.keys("Enter")
-	tm.waitFor(30*time.Second, "default/retry-me: Backoff → Active")
+	pods, err := s.admin.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	must(t, err)
+	var victim *v1.Pod
+	for i := range pods.Items {
+		if p := &pods.Items[i]; p.Spec.NodeName != "" && p.DeletionTimestamp == nil {
+			victim = p
+			break
+		}
+	}
+	if victim == nil {
+		t.Fatal("no bound pod to delete")
+	}
+	_, err = s.admin.CoreV1().Pods("default").Create(ctx, pod("default", "retry-me", "1000", "1Gi"), metav1.CreateOptions{})
+	must(t, err)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		p, err := s.admin.CoreV1().Pods("default").Get(ctx, "retry-me", metav1.GetOptions{})
+		if err == nil && unschedulable(p) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cluster did not reject default/retry-me in 60s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	rejected := time.Now()
+	zero := int64(0)
+	must(t, s.admin.CoreV1().Pods(victim.Namespace).Delete(ctx, victim.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero}))
+	t.Logf("live timers: %s deleted %s after the rejection of default/retry-me", podKey(victim), time.Since(rejected).Round(time.Millisecond))
+	tm.waitFor(30*time.Second, "default/retry-me: InFlight → Unschedulable (ScheduleAttemptFailure)")
+	tm.waitFor(30*time.Second, "default/retry-me: Unschedulable → Backoff (AssignedPodDelete)")
+	tm.waitFor(30*time.Second, "default/retry-me: Backoff → Active (BackoffComplete)")
+	t.Logf("live timers: default/retry-me left backoffQ %s after its rejection", time.Since(rejected).Round(100*time.Millisecond))
 }

@@ -47,8 +47,10 @@ items:
 `
 
 // liveHarness is a live session in real time on clk, whose ticks the test
-// sends itself (ticks counts the ticks the session asked for).
-func liveHarness(t *testing.T, clk *testClock) (*harness, *Backend, *int) {
+// sends itself (ticks counts the ticks the session asked for); a Replay
+// with Shadow makes it shadow the cluster's scheduler, as the debugger
+// does by default.
+func liveHarness(t *testing.T, clk *testClock, replay ...Replay) (*harness, *Backend, *int) {
 	t.Helper()
 	c, _, err := snapshot.Load("live.yaml", []byte(realTimeCluster))
 	if err != nil {
@@ -57,7 +59,7 @@ func liveHarness(t *testing.T, clk *testClock) (*harness, *Backend, *int) {
 	cfg := config.Default()
 	initial, maxBackoff := int64(8), int64(10)
 	cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds = &initial, &maxBackoff
-	b, err := NewLiveBackend("test-ctx", c, scheduler.Options{Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: 1}, clk)
+	b, err := NewLiveBackend("test-ctx", c, scheduler.Options{Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: 1}, clk, replay...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +133,54 @@ func TestLiveAgesCount(t *testing.T) {
 	// Stepping still works: big schedules on n2 at the clock's time.
 	hs.keys("n", "n", "7")
 	hs.contains("00:00:09 attempt", "default/big: Scheduled on n2")
+}
+
+// TestLiveShadowBackoffCounts: a live session in shadow mode (the
+// default): the cluster's scheduler rejects big, and schedtui's mirror of
+// its queue puts big in the unschedulable pool; a node that fits arrives
+// while big's backoff (8s) runs, and the ticks alone count the ages up
+// and the backoff down, then move big to activeQ, as the cluster's
+// scheduler retries it then.
+func TestLiveShadowBackoffCounts(t *testing.T) {
+	clk := &testClock{t: scheduler.Epoch}
+	hs, b, _ := liveHarness(t, clk, Replay{Shadow: true})
+	apply := func(c engine.ClusterChange) {
+		t.Helper()
+		b.Locked(func() {
+			if err := b.API.(*engine.Engine).Apply(c); err != nil {
+				t.Fatal(err)
+			}
+		})
+		hs.send(sourceMsg{batch: []SourceStatus{{Connected: true, LastEvent: string(c.Kind)}}})
+	}
+	clk.set(200 * time.Millisecond)
+	var big *v1.Pod
+	b.Locked(func() { big = b.API.(*engine.Engine).Pod("default/big").DeepCopy() })
+	big.ResourceVersion = "2"
+	big.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable,
+		Message: "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."}}
+	apply(engine.ClusterChange{Kind: engine.PodUpdate, Pod: big, At: clk.Now()})
+	hs.keys("1")
+	hs.contains("Unschedulable (1)", "default/big")
+	clk.set(500 * time.Millisecond)
+	n2 := &v1.Node{}
+	n2.Name, n2.Labels = "n2", map[string]string{"kubernetes.io/hostname": "n2"}
+	n2.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("110")}
+	apply(engine.ClusterChange{Kind: engine.NodeAdd, Node: n2, At: clk.Now()})
+	hs.tick(clk, time.Second)
+	hs.keys("1")
+	hs.contains("Backoff (1)", "default/small", "age 1s", "backoff left 7s")
+	hs.tick(clk, 5*time.Second)
+	hs.contains("age 5s", "backoff left 3s")
+	hs.tick(clk, 9*time.Second+500*time.Millisecond)
+	hs.contains("Backoff (0)")
+	if q := hs.m.c.World.queue; len(q.ActiveQ) != 2 {
+		t.Fatalf("activeQ after the backoff: %+v", q.ActiveQ)
+	}
+	hs.keys("7")
+	hs.contains("00:00:00 queue      default/big: InFlight → Unschedulable (ScheduleAttemptFailure)",
+		"00:00:00 queue      default/big: Unschedulable → Backoff (NodeAdd)",
+		"00:00:09 queue      default/big: Backoff → Active (BackoffComplete)")
 }
 
 // TestLiveIdleTickIsCheap: a tick that moves only the clock does not

@@ -478,15 +478,7 @@ func (e *Engine) bound(oldPod *v1.Pod) {
 // (nomination, status nomination) which ScheduleOne already applied.
 func (e *Engine) failed(pi *framework.QueuedPodInfo, a *record.Attempt) {
 	pod := pi.Pod
-	info := *pi
-	info.UnschedulablePlugins = sets.New[string]()
-	info.PendingPlugins = sets.New[string]()
-	if a.Outcome == record.Unschedulable {
-		// A rejection is a FitError (or no nodes at all, which records no
-		// plugin): its diagnosis names the plugins whose events may help.
-		info.UnschedulablePlugins.Insert(a.UnschedulablePlugins...)
-		info.PendingPlugins.Insert(a.PendingPlugins...)
-	}
+	info := requeueInfo(pi, a)
 	cached, err := e.sched.Objects().Pod(pod.Namespace, pod.Name)
 	switch {
 	case err != nil || cached.Spec.NodeName != "":
@@ -522,6 +514,21 @@ func (e *Engine) failed(pi *framework.QueuedPodInfo, a *record.Attempt) {
 	if updated != pod {
 		e.unscheduledPodUpdated(pod, updated)
 	}
+}
+
+// requeueInfo is the queue entry of a pod to requeue after attempt a:
+// with the plugins that rejected it. A rejection is a FitError (or no
+// nodes at all, which records no plugin): its diagnosis names the plugins
+// whose events may help; an error names none.
+func requeueInfo(pi *framework.QueuedPodInfo, a *record.Attempt) framework.QueuedPodInfo {
+	info := *pi
+	info.UnschedulablePlugins = sets.New[string]()
+	info.PendingPlugins = sets.New[string]()
+	if a.Outcome == record.Unschedulable {
+		info.UnschedulablePlugins.Insert(a.UnschedulablePlugins...)
+		info.PendingPlugins.Insert(a.PendingPlugins...)
+	}
+	return info
 }
 
 // ScheduleAttemptFailureError labels a requeue the queue refused.

@@ -237,6 +237,9 @@ func (e *Engine) applyObject(c ClusterChange) error {
 		if k.resource != "" {
 			e.q.MoveAllToActiveOrBackoffQueue(framework.ClusterEvent{Resource: k.resource, ActionType: framework.Update}, old, c.Object, nil)
 		}
+		if cur, ok := c.Object.(*v1.PersistentVolumeClaim); ok {
+			e.shadowClaim(old.(*v1.PersistentVolumeClaim), cur)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -266,5 +268,48 @@ func TestRealTimeRewind(t *testing.T) {
 	}
 	if n := len(e.log); n > 5 {
 		t.Errorf("%d ops logged: consecutive ticks should be one", n)
+	}
+}
+
+// TestShadowRealTimeRetry: live, in shadow mode, a pod the cluster's
+// scheduler rejects waits in the mirror's unschedulable pool (rejected by
+// NodeResourcesFit, as schedtui's attempt on the same state says); a node
+// that fits moves it to backoffQ, and the clock alone, past the backoff,
+// moves it to activeQ: the cluster's scheduler retries it then.
+func TestShadowRealTimeRetry(t *testing.T) {
+	clk := newFakeClock()
+	e := load(t, tooBig, Options{Clock: clk, Shadow: true})
+	clk.set(100 * time.Millisecond)
+	applyAll(t, e, ClusterChange{Kind: PodUpdate, Pod: unschedulableUpdate(e, "default/big",
+		"0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."), At: clk.Now()})
+	var moves []string
+	for _, m := range findEvents(e, EventQueueMove, "default/big") {
+		moves = append(moves, fmt.Sprintf("%s→%s (%s)", m.From, m.To, m.Reason))
+	}
+	if got := strings.Join(moves, ", "); got != "→Active (UnscheduledPodAdd), Active→InFlight (ClusterAttempt), InFlight→Unschedulable (ScheduleAttemptFailure)" {
+		t.Fatalf("moves: %s", got)
+	}
+	if q := e.Queue(); len(q.Unschedulable) != 1 || strings.Join(q.Unschedulable[0].UnschedulablePlugins, ",") != "NodeResourcesFit" {
+		t.Fatalf("the unschedulable pool: %+v", q.Unschedulable)
+	}
+	clk.set(300 * time.Millisecond)
+	applyAll(t, e, ClusterChange{Kind: NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()})
+	if m := lastMove(e, "default/big"); m.To != BackoffQ || m.Reason != "NodeAdd" {
+		t.Fatalf("after NodeAdd: %+v", m)
+	}
+	clk.set(1500 * time.Millisecond)
+	e.Tick()
+	if m := lastMove(e, "default/big"); m.To != BackoffQ {
+		t.Fatalf("left backoffQ before its backoff ended: %+v", m)
+	}
+	clk.set(2500 * time.Millisecond)
+	if !e.Tick() {
+		t.Fatal("the tick past the backoff moved nothing")
+	}
+	if m := lastMove(e, "default/big"); m.From != BackoffQ || m.To != ActiveQ {
+		t.Fatalf("after the backoff: %+v", m)
+	}
+	if n := len(e.Attempts()); n != 1 {
+		t.Fatalf("shadow mode made %d attempts, want the one judging the cluster's", n)
 	}
 }

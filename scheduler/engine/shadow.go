@@ -29,6 +29,15 @@ package engine
 //     storage, extended resources, pod count) in the state so far: a
 //     nomination to a node without room is a preemptor's, waiting for its
 //     victims, and stays an ordinary nomination (noted on the observation);
+//   - pods in flight by their claim: VolumeBinding's PreBind sets the
+//     volume.kubernetes.io/selected-node annotation on a claim to
+//     provision, for a pod the cluster's scheduler has assumed on that
+//     node. A pod already nominated to the node gets no PreBind
+//     nomination (the scheduler patches nominatedNodeName only when it
+//     changes), so the claim is its only trace: a pending pod whose claim
+//     is newly annotated counts as assumed on the annotated node, whatever
+//     its nomination, room or not (the annotation is written after its
+//     Filter passed there);
 //   - the pod judged is taken as it was before the decision, with the
 //     nomination it had before its own PreBind nomination.
 //
@@ -44,9 +53,14 @@ package engine
 //     them) and deletions of bound pods (its attempt may have run before
 //     its informer delivered them: the decision is written to the API
 //     after the attempt, asynchronously, while a kubelet may confirm a
-//     victim's termination meanwhile);
-//   - forward: when a binding, or a PreBind nomination, arrives within
-//     ShadowWindow after a decision judged a disagreement, that decision
+//     victim's termination meanwhile), and nominations cleared without
+//     any other change (a preemption clears those of the lower-priority
+//     pods nominated to its node through the API, after its cycle: the
+//     cluster's scheduler counts them there until its informer delivers
+//     the clearing);
+//   - forward: when a binding, a PreBind nomination or a claim's selected
+//     node arrives within ShadowWindow after a decision judged a
+//     disagreement, that decision
 //     is judged again with the new pod counted on its node (the pod itself
 //     taken off its node again): the cluster's scheduler may have assumed
 //     that pod before it.
@@ -98,9 +112,9 @@ type shadowState struct {
 	// recent holds the decisions judged within ShadowWindow of the last
 	// one, oldest first.
 	recent []recentDecision
-	// deleted holds the bound pods deleted within ShadowWindow of the
-	// last such deletion, oldest first.
-	deleted []recentDeletion
+	// removed holds the bound pods deleted and the nominations cleared
+	// within ShadowWindow of the last such change, oldest first.
+	removed []recentRemoval
 	// capture is set in a fork replaying to an attempt (shadowFork).
 	capture *forkCapture
 }
@@ -110,6 +124,9 @@ type inflight struct {
 	node   string
 	before string // the nomination before it
 	seq    uint64 // order of arrival
+	// claim is the claim ("namespace/name") whose selected-node
+	// annotation put the pod in flight, "" for a PreBind nomination.
+	claim string
 }
 
 // decision is what the cluster's scheduler decided: a binding to node, or
@@ -131,23 +148,31 @@ type recentDecision struct {
 	event Event
 }
 
-// recentDeletion is a bound pod whose deletion arrived at at, as it was.
-type recentDeletion struct {
-	at  time.Time
-	pod *v1.Pod
+// recentRemoval is a change that arrived at at: the deletion of a bound
+// pod, as it was, or, with nomination set, a pending pod's nomination to
+// that node cleared.
+type recentRemoval struct {
+	at         time.Time
+	pod        *v1.Pod
+	nomination string
 }
 
 // pastChange is a change of another pod that arrived shortly before a
 // decision, undone for an alternative: a binding (the pod is taken off
-// its node) or a deletion (the pod is put back on its node).
+// its node), a deletion (the pod is put back on its node) or a cleared
+// nomination (the pod is nominated there again).
 type pastChange struct {
-	at      time.Time
-	pod     *v1.Pod
-	deleted bool
+	at         time.Time
+	pod        *v1.Pod
+	deleted    bool
+	nomination string
 }
 
 func (c pastChange) String() string {
-	if c.deleted {
+	switch {
+	case c.nomination != "":
+		return "the clearing of " + key(c.pod) + "'s nomination to " + c.nomination
+	case c.deleted:
 		return "the deletion of " + key(c.pod)
 	}
 	return key(c.pod)
@@ -170,7 +195,7 @@ func (s *shadowState) clone(timeline []Event) *shadowState {
 	if s == nil {
 		return nil
 	}
-	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, deleted: append([]recentDeletion(nil), s.deleted...)}
+	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, removed: append([]recentRemoval(nil), s.removed...)}
 	for k, v := range s.inflight {
 		c.inflight[k] = v
 	}
@@ -214,7 +239,11 @@ func (e *Engine) shadowAdded(p *v1.Pod) {
 // PreBind nomination.
 func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 	switch {
-	case cur.Spec.NodeName != "" || cur.Status.NominatedNodeName == "":
+	case cur.Spec.NodeName != "" || cur.Status.NominatedNodeName == "" && s.inflight[cur.UID].claim == "":
+		delete(s.inflight, cur.UID)
+	case setsScheduledFalse(old, cur):
+		// The scheduler writes PodScheduled=False after it forgot the
+		// pod: its binding cycle failed, or it attempted the pod again.
 		delete(s.inflight, cur.UID)
 	case cur.Status.NominatedNodeName == old.Status.NominatedNodeName:
 	case sameCondition(scheduledCondition(old), scheduledCondition(cur)):
@@ -231,15 +260,55 @@ func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 	return false
 }
 
+// setsScheduledFalse reports whether the update set or changed cur's
+// PodScheduled=False condition.
+func setsScheduledFalse(old, cur *v1.Pod) bool {
+	c := scheduledCondition(cur)
+	return c != nil && c.Status == v1.ConditionFalse && !sameCondition(scheduledCondition(old), c)
+}
+
+// shadowClaim notes a claim's selected-node annotation newly set: the
+// pending pods using the claim are in flight on that node, and the recent
+// disagreements they may explain are judged again.
+func (e *Engine) shadowClaim(old, cur *v1.PersistentVolumeClaim) {
+	s := e.shadow
+	node := cur.Annotations[framework.AnnSelectedNode]
+	if s == nil || node == "" || node == old.Annotations[framework.AnnSelectedNode] {
+		return
+	}
+	for _, p := range e.sched.Objects().Pods() {
+		if p.Spec.NodeName != "" || !e.responsible(p) || !framework.PodUsesClaim(p, cur) {
+			continue
+		}
+		if f, ok := s.inflight[p.UID]; ok && f.node == node {
+			continue
+		}
+		before := p.Status.NominatedNodeName
+		if f, ok := s.inflight[p.UID]; ok {
+			before = f.before
+		}
+		s.seq++
+		claim := cur.Namespace + "/" + cur.Name
+		s.inflight[p.UID] = inflight{pod: key(p), node: node, before: before, seq: s.seq, claim: claim}
+		e.reviseRecent(p.UID, key(p), "claim "+claim+" annotated with selected node "+node, false)
+	}
+}
+
 // shadowDeleted notes the deletion of a bound pod, as it was, for the
 // backward alternatives.
 func (e *Engine) shadowDeleted(old *v1.Pod) {
-	s := e.shadow
-	if s == nil || old.Spec.NodeName == "" {
+	if e.shadow == nil || old.Spec.NodeName == "" {
 		return
 	}
-	kept := s.deleted[:0:0]
-	for _, d := range s.deleted {
+	e.shadowRemoved(recentRemoval{at: e.now, pod: old})
+}
+
+// shadowRemoved notes a deletion or a cleared nomination for the backward
+// alternatives.
+func (e *Engine) shadowRemoved(r recentRemoval) {
+	s := e.shadow
+	kept := s.removed[:0:0]
+	for _, d := range s.removed {
 		if e.now.Sub(d.at) <= ShadowWindow {
 			kept = append(kept, d)
 		}
@@ -247,7 +316,17 @@ func (e *Engine) shadowDeleted(old *v1.Pod) {
 	if len(kept) >= maxRecent {
 		kept = kept[len(kept)-maxRecent+1:]
 	}
-	s.deleted = append(kept, recentDeletion{at: e.now, pod: old})
+	s.removed = append(kept, r)
+}
+
+// clearsNomination reports whether the update of a pending pod only
+// cleared its nomination: what a preemption does to the lower-priority
+// pods nominated to its node (through the API, after its cycle: the
+// cluster's scheduler counts them there until its informer delivers the
+// update).
+func clearsNomination(old, cur *v1.Pod) bool {
+	return old.Spec.NodeName == "" && cur.Spec.NodeName == "" && old.Status.NominatedNodeName != "" &&
+		cur.Status.NominatedNodeName == "" && sameCondition(scheduledCondition(old), scheduledCondition(cur))
 }
 
 func scheduledCondition(p *v1.Pod) *v1.PodCondition {
@@ -304,6 +383,9 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 			j = e.judgeDecision(old, decision{msg: msg})
 		}
 	}
+	if e.responsible(old) && old.UID == cur.UID && clearsNomination(old, cur) {
+		e.shadowRemoved(recentRemoval{at: e.now, pod: old, nomination: old.Status.NominatedNodeName})
+	}
 	e.bump()
 	e.clusterEvent(c, "")
 	e.updatePod(old, cur)
@@ -311,11 +393,37 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 	if e.responsible(old) {
 		prebind = e.shadow.track(old, cur)
 	}
+	if j != nil && j.d.node == "" && e.responsible(cur) {
+		e.requeueRejected(cur, j.res.a)
+	}
 	if j != nil {
 		e.observeJudgement(j)
 	}
-	if j != nil && j.d.node != "" || prebind {
-		e.reviseRecent(cur)
+	switch {
+	case j != nil && j.d.node != "":
+		e.reviseRecent(cur.UID, key(cur), "bound", true)
+	case prebind:
+		e.reviseRecent(cur.UID, key(cur), "nominated to "+cur.Status.NominatedNodeName+" for PreBind", false)
+	}
+}
+
+// requeueRejected mirrors in the queue the attempt in which the cluster's
+// scheduler rejected pod: taken in flight, then requeued as after a failed
+// attempt, with the rejecting plugins of schedtui's attempt on the same
+// state (the API does not name the cluster's) when it rejected the pod
+// too; when schedtui placed it, with none, as after an error: it retries
+// after its backoff. With no event recorded while in flight a rejected
+// pod joins the unschedulable pool; the cluster's events move it from
+// there as the plugins' queueing hints say, through backoff, in real time
+// when live.
+func (e *Engine) requeueRejected(pod *v1.Pod, a *record.Attempt) {
+	pi, ok := e.q.PopAttempted(pod.Namespace, pod.Name)
+	if !ok {
+		return
+	}
+	info := requeueInfo(pi, a)
+	if err := e.q.AddUnschedulablePodIfNotPresent(&info); err != nil {
+		e.event(Event{Kind: EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
 	}
 }
 
@@ -368,7 +476,8 @@ func changeList(cs []pastChange) string {
 
 // recentChanges are the changes of other pods that arrived within
 // ShadowWindow before now, in arrival order: the bindings of pods still
-// bound there, and the deletions of bound pods not back since.
+// bound there, the deletions of bound pods not back since, and the
+// nominations cleared of pods still pending without one.
 func (e *Engine) recentChanges(uid types.UID) []pastChange {
 	var out []pastChange
 	for _, r := range e.shadow.recent {
@@ -379,15 +488,19 @@ func (e *Engine) recentChanges(uid types.UID) []pastChange {
 			out = append(out, pastChange{at: r.at, pod: p})
 		}
 	}
-	for _, d := range e.shadow.deleted {
+	for _, d := range e.shadow.removed {
 		if d.pod.UID == uid || e.now.Sub(d.at) > ShadowWindow {
 			continue
 		}
-		if p := e.Pod(key(d.pod)); p == nil {
+		p := e.Pod(key(d.pod))
+		switch {
+		case d.nomination == "" && p == nil:
 			out = append(out, pastChange{at: d.at, pod: d.pod, deleted: true})
+		case d.nomination != "" && p != nil && p.UID == d.pod.UID && p.Spec.NodeName == "" && p.Status.NominatedNodeName == "":
+			out = append(out, pastChange{at: d.at, pod: p, nomination: d.nomination})
 		}
 	}
-	// Stable: a binding and a deletion at the same instant keep the
+	// Stable: a binding and a removal at the same instant keep the
 	// bindings first (both orders are doubted alike).
 	sort.SliceStable(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
 	return out
@@ -420,14 +533,15 @@ func joinNotes(first string, notes []string) string {
 	return strings.Join(all, "; ")
 }
 
-// reviseRecent judges again the recent disagreements the binding of cur
-// may have preceded in the cluster's scheduler, counting cur on its node;
-// a verdict that turns replaces the observation, flagged uncertain.
-func (e *Engine) reviseRecent(cur *v1.Pod) {
+// reviseRecent judges again the recent disagreements the cluster's
+// scheduler may have decided after it assumed pod (uid), which is now
+// counted on its node: bound, or in flight; what says how it got there.
+// A verdict that turns replaces the observation, flagged uncertain.
+func (e *Engine) reviseRecent(uid types.UID, pod, what string, bound bool) {
 	s := e.shadow
 	for i := range s.recent {
 		r := &s.recent[i]
-		if r.uid == cur.UID || e.timeline[r.ev].Reason != string(Disagree) || e.now.Sub(r.at) > ShadowWindow {
+		if r.uid == uid || e.timeline[r.ev].Reason != string(Disagree) || e.now.Sub(r.at) > ShadowWindow {
 			continue
 		}
 		p := e.Pod(r.pod)
@@ -445,17 +559,14 @@ func (e *Engine) reviseRecent(cur *v1.Pod) {
 		}
 		idx := e.recordAttempt(res)
 		judged := res.judged
-		what := "bound"
-		if cur.Spec.NodeName != "" {
+		if bound {
 			judged.Bound--
-			judged.InFlight = append(judged.InFlight, key(cur)+"→"+cur.Spec.NodeName)
-		} else {
-			what = "nominated to " + cur.Status.NominatedNodeName + " for PreBind"
+			judged.InFlight = append(judged.InFlight, pod+"→"+e.Pod(pod).Spec.NodeName)
 		}
 		ev := e.timeline[r.ev]
 		ev.Attempt, ev.Predicted, ev.Reason, ev.Message, ev.Judged = idx, res.a.Node, string(v), why, &judged
 		ev.Uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler assumed %s (%s %s later) before it attempted the pod: judged again with it",
-			v, key(cur), what, e.now.Sub(r.at)), res.notes)
+			v, pod, what, e.now.Sub(r.at)), res.notes)
 		e.timeline[r.ev] = ev
 	}
 }
@@ -472,11 +583,12 @@ type evalResult struct {
 
 // evaluate runs Scheduler.Evaluate for pod on the engine's state with the
 // pods in flight assumed on their nodes and the changes of undo undone
-// (bound pods taken off their nodes, deleted ones put back), and undoes
-// all that afterwards.
+// (bound pods taken off their nodes, deleted ones put back, cleared
+// nominations made again), and undoes all that afterwards.
 func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 	var res evalResult
 	snap := e.sched.Snapshot()
+	nom := e.sched.Nominator()
 	var undo []func()
 	defer func() {
 		for i := len(undo) - 1; i >= 0; i-- {
@@ -486,6 +598,11 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 	for _, c := range undoChanges {
 		p := c.pod
 		switch {
+		case c.nomination != "":
+			if nom.NominatedNode(p.UID) == "" {
+				nom.Add(framework.NewPodInfo(p), c.nomination)
+				undo = append(undo, func() { nom.Delete(p.UID) })
+			}
 		case !c.deleted:
 			if snap.RemovePod(p) == nil {
 				undo = append(undo, func() { _ = snap.AddPod(p) })
@@ -498,14 +615,13 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 		res.judged.Bound += len(ni.Pods)
 	}
 	res.judged.InFlight = []string{}
-	nom := e.sched.Nominator()
 	for _, f := range e.inflightPods(pod.UID) {
 		q := e.Pod(f.pod)
 		ni, err := snap.Get(f.node)
 		if err != nil {
 			continue
 		}
-		if !hasRoom(ni, q) {
+		if f.claim == "" && !hasRoom(ni, q) {
 			res.notes = append(res.notes, fmt.Sprintf("%s is nominated to %s without a PodScheduled change (PreBind?), but %s has no room for it: counted as an ordinary nomination",
 				f.pod, f.node, f.node))
 			continue
@@ -540,7 +656,14 @@ func (e *Engine) inflightPods(uid types.UID) []inflight {
 		if u == uid {
 			continue
 		}
-		if p := e.Pod(f.pod); p != nil && p.UID == u && p.Spec.NodeName == "" && p.Status.NominatedNodeName == f.node {
+		p := e.Pod(f.pod)
+		if p == nil || p.UID != u || p.Spec.NodeName != "" {
+			continue
+		}
+		// A pod in flight by its claim keeps the nomination it had, or
+		// gets its PreBind nomination after the claim's annotation
+		// arrived (two watches).
+		if p.Status.NominatedNodeName == f.node || f.claim != "" && p.Status.NominatedNodeName == f.before {
 			out = append(out, f)
 		}
 	}

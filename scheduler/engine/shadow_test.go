@@ -330,3 +330,144 @@ func TestShadowPreBindNominationAfterDecision(t *testing.T) {
 		t.Errorf("b's observation names attempt %+v", a)
 	}
 }
+
+// claimCluster: a (3 cpu, priority 0) uses claim data, to provision on
+// first use; c (7 cpu, priority 100, never preempts) fits only on big,
+// and only while a is not on it. a's nomination, lower than c's priority,
+// does not count for c.
+var claimCluster = listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6", "") +
+	podYAML("a", "3", 0, "    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n") + neverPreemptingC + `- apiVersion: storage.k8s.io/v1
+  kind: StorageClass
+  metadata: {name: late}
+  provisioner: example.com/late
+  volumeBindingMode: WaitForFirstConsumer
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: data, namespace: default, uid: uid-pvc-data, resourceVersion: '1'}
+  spec:
+    storageClassName: late
+    accessModes: [ReadWriteOnce]
+    resources: {requests: {storage: 1Gi}}
+  status: {phase: Pending}
+`
+
+// neverPreemptingC is c (7 cpu, priority 100, never preempts).
+const neverPreemptingC = `- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata: {name: never}
+  value: 100
+  preemptionPolicy: Never
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: c, namespace: default, uid: uid-c, creationTimestamp: '2025-12-31T00:00:00Z'}
+  spec:
+    priorityClassName: never
+    containers: [{name: c, image: x, resources: {requests: {cpu: '7'}}}]
+`
+
+const claimClusterMessage = "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
+
+// selectNode is VolumeBinding PreBind's update of a claim to provision.
+func selectNode(e *Engine, d time.Duration, claim, node string) ClusterChange {
+	c, err := e.Scheduler().Objects().PersistentVolumeClaim("default", claim)
+	if err != nil {
+		panic(err)
+	}
+	c = c.DeepCopy()
+	metav1.SetMetaDataAnnotation(&c.ObjectMeta, "volume.kubernetes.io/selected-node", node)
+	c.ResourceVersion += "s"
+	return ClusterChange{Kind: ObjectUpdate, Object: c, At: e.Start().Add(d)}
+}
+
+// preemptorNomination is a preemptor's status update: nominated, with its
+// Unschedulable condition.
+func preemptorNomination(e *Engine, pod, node string) *v1.Pod {
+	p := nominate(e, pod, node)
+	p.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: "m"}}
+	return p
+}
+
+// TestShadowClaimSelectedNode is seed 25's pending-011 in the real
+// scheduler's test: a was nominated to big (a preemptor's nomination),
+// then the cluster's scheduler assumed it there; its PreBind wrote no
+// nomination (a had it already), only VolumeBinding's selected-node on
+// a's claim. c, attempted after, found big full.
+func TestShadowClaimSelectedNode(t *testing.T) {
+	e := load(t, claimCluster, Options{Shadow: true})
+	applyAll(t, e,
+		at(e, 10*time.Second, PodUpdate, preemptorNomination(e, "default/a", "big")),
+		selectNode(e, 11*time.Second, "data", "big"),
+		at(e, 11*time.Second+50*time.Millisecond, PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)))
+	e.RunToQuiescence()
+	o := verdicts(e)["default/c"]
+	if o.Reason != string(Agree) || o.Uncertain != "" {
+		t.Errorf("c: %+v", o)
+	}
+	if o.Judged == nil || strings.Join(o.Judged.InFlight, ",") != "default/a→big" {
+		t.Errorf("c judged on %+v", o.Judged)
+	}
+
+	// The claim's update arrives just after c's decision: c is judged
+	// again with a in flight.
+	e = load(t, claimCluster, Options{Shadow: true})
+	applyAll(t, e,
+		at(e, 10*time.Second, PodUpdate, preemptorNomination(e, "default/a", "big")),
+		at(e, 11*time.Second, PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)),
+		selectNode(e, 11*time.Second+300*time.Millisecond, "data", "big"))
+	e.RunToQuiescence()
+	o = verdicts(e)["default/c"]
+	if o.Reason != string(Agree) || !strings.Contains(o.Uncertain, "default/a (claim default/data annotated with selected node big 300ms later)") {
+		t.Errorf("c, the claim after: %+v", o)
+	}
+	if o.Judged == nil || strings.Join(o.Judged.InFlight, ",") != "default/a→big" {
+		t.Errorf("c, the claim after, judged on %+v", o.Judged)
+	}
+
+	// a's binding cycle failed (PodScheduled=False again): no longer in
+	// flight.
+	e = load(t, claimCluster, Options{Shadow: true})
+	nominated := preemptorNomination(e, "default/a", "big")
+	failedA := nominated.DeepCopy()
+	failedA.Status.Conditions[0].Message = "running PreBind plugin \"VolumeBinding\": failed"
+	failedA.ResourceVersion += "f"
+	applyAll(t, e,
+		at(e, 10*time.Second, PodUpdate, nominated),
+		selectNode(e, 11*time.Second, "data", "big"),
+		at(e, 12*time.Second, PodUpdate, failedA),
+		at(e, 15*time.Second, PodUpdate, bindTo(e, "default/c", "big")))
+	e.RunToQuiescence()
+	if o := verdicts(e)["default/c"]; o.Reason != string(Agree) || o.Judged == nil || len(o.Judged.InFlight) != 0 {
+		t.Errorf("c after a's failure: %+v %+v", o, o.Judged)
+	}
+}
+
+// TestShadowClearedNominationBeforeDecision is seed 18's pending-010 in
+// the real scheduler's test: x (priority 100, as c's) was nominated to
+// big; a preemption cleared that nomination through the API (x's update
+// changes nothing else), and c's decision arrived 150ms later, made by a
+// cluster scheduler that still counted x on big (its informer had not
+// delivered the clearing yet). Judged with the clearing undone, it agrees,
+// uncertain; 1.5s later the clearing is not doubted.
+func TestShadowClearedNominationBeforeDecision(t *testing.T) {
+	cluster := listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6", "") + podYAML("x", "3", 100, "") + neverPreemptingC
+	for _, after := range []time.Duration{150 * time.Millisecond, 1500 * time.Millisecond} {
+		e := load(t, cluster, Options{Shadow: true})
+		nominated := preemptorNomination(e, "default/x", "big")
+		cleared := nominated.DeepCopy()
+		cleared.Status.NominatedNodeName = ""
+		cleared.ResourceVersion += "c"
+		applyAll(t, e,
+			at(e, 10*time.Second, PodUpdate, nominated),
+			at(e, 11*time.Second, PodUpdate, cleared),
+			at(e, 11*time.Second+after, PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)))
+		e.RunToQuiescence()
+		o := verdicts(e)["default/c"]
+		doubted := strings.Contains(o.Uncertain, "the clearing of default/x's nomination to big")
+		if want := after < ShadowWindow; (o.Reason == string(Agree)) != want || doubted != want {
+			t.Errorf("cleared %s before: %s, uncertain %q", after, o.Reason, o.Uncertain)
+		}
+		if e.Scheduler().Nominator().NominatedNode("uid-x") != "" {
+			t.Errorf("cleared %s before: the alternative left x nominated", after)
+		}
+	}
+}

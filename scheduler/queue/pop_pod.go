@@ -23,3 +23,27 @@ func (q *PriorityQueue) PopPod(namespace, name string) (*framework.QueuedPodInfo
 	q.emit(e, Active, InFlight, PopLabel)
 	return e.QueuedPodInfo, true
 }
+
+// ClusterAttemptLabel marks, in Move.Event, a pod taken out of the queue
+// because another scheduler (the cluster's, which schedtui shadows)
+// attempted it: schedtui learns of the attempt from its decision only.
+const ClusterAttemptLabel = "ClusterAttempt"
+
+// PopAttempted takes the pod namespace/name in flight from wherever it
+// waits (activeQ, backoffQ or the unschedulable pool), attempts counted:
+// the attempt of the cluster's scheduler that shadow mode mirrors, whose
+// pop it cannot see. ok is false when the queue does not hold the pod.
+func (q *PriorityQueue) PopAttempted(namespace, name string) (*framework.QueuedPodInfo, bool) {
+	e, ok := q.pods[namespace+"/"+name]
+	if !ok {
+		return nil, false
+	}
+	from := e.location()
+	q.detach(e)
+	if !q.activeQ.startInFlight(e.Pod) {
+		return nil, false
+	}
+	e.Attempts++
+	q.emit(e, from, InFlight, ClusterAttemptLabel)
+	return e.QueuedPodInfo, true
+}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/helper"
-	storagehelpers "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodevolumelimits/csimigration"
 )
 
@@ -61,7 +60,7 @@ func (pl *CSILimits) isSchedulableAfterPVCAdded(pod *v1.Pod, oldObj, newObj any)
 	if pvc == nil {
 		return framework.Queue, fmt.Errorf("unexpected objects in isSchedulableAfterPVCAdded: no claim")
 	}
-	if storagehelpers.PodUsesClaim(pod, pvc) {
+	if framework.PodUsesClaim(pod, pvc) {
 		return framework.Queue, nil
 	}
 	return framework.QueueSkip, nil

@@ -10,7 +10,6 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/helper"
-	storagehelpers "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 )
 
 // EventsToRegister: classes (allowed topologies), claims and PVs being
@@ -59,7 +58,7 @@ func (pl *VolumeBinding) isSchedulableAfterPersistentVolumeClaimChange(pod *v1.P
 	if pvc == nil {
 		return framework.Queue, fmt.Errorf("unexpected objects: missing claim")
 	}
-	if storagehelpers.PodUsesClaim(pod, pvc) {
+	if framework.PodUsesClaim(pod, pvc) {
 		return framework.Queue, nil
 	}
 	return framework.QueueSkip, nil

@@ -1,5 +1,7 @@
 package storage
 
+import "github.com/schedtui/schedtui/scheduler/framework"
+
 // Annotation keys, provisioner names and finalizers, with the values
 // k8s.io/component-helpers/storage/volume defines.
 const (
@@ -13,8 +15,9 @@ const (
 	AnnBoundByController = "pv.kubernetes.io/bound-by-controller"
 
 	// AnnSelectedNode is set by the scheduler on a PVC to be provisioned
-	// with delayed binding; the value is the chosen node's name.
-	AnnSelectedNode = "volume.kubernetes.io/selected-node"
+	// with delayed binding; the value is the chosen node's name (shadow
+	// mode reads it too, from the framework).
+	AnnSelectedNode = framework.AnnSelectedNode
 
 	// NotSupportedProvisioner is the StorageClass provisioner meaning
 	// "no dynamic provisioning".
