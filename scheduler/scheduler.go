@@ -51,6 +51,8 @@ type Scheduler struct {
 	seq                      int
 	// hooks are installed by the queue engine (hooks.go).
 	hooks engineHooks
+	// gates are the feature gates in effect.
+	gates features.Features
 }
 
 // Epoch is the default virtual clock's start.
@@ -75,8 +77,12 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		names[i] = n.Name
 	}
 	s.nodeList = record.NewNodeList(names)
+	s.gates = features.Default()
+	if opts.Features != nil {
+		s.gates = *opts.Features
+	}
 	pods = ScheduledOrPending(pods)
-	s.snapshot = framework.NewSnapshot(nodes, pods)
+	s.snapshot = framework.NewSnapshotWithGates(nodes, pods, framework.ResourceGatesOf(s.gates))
 	for _, p := range pods {
 		s.objects.Add(p)
 		if p.Spec.NodeName == "" && p.Status.NominatedNodeName != "" {
@@ -98,10 +104,6 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		name := v1.DefaultSchedulerName
 		profiles = []configv1.KubeSchedulerProfile{{SchedulerName: &name}}
 	}
-	gates := features.Default()
-	if opts.Features != nil {
-		gates = *opts.Features
-	}
 	s.profiles = map[string]*runtime.Framework{}
 	for i := range profiles {
 		p := profiles[i]
@@ -120,7 +122,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			Nominator: s.nominator,
 			Rand:      s.rand,
 			Clock:     s.clock,
-			Features:  gates,
+			Features:  s.gates,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: %w", name, err)
@@ -129,6 +131,9 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	}
 	return s, nil
 }
+
+// Features are the feature gates in effect.
+func (s *Scheduler) Features() features.Features { return s.gates }
 
 // Profile returns the framework of a scheduler name.
 func (s *Scheduler) Profile(name string) *runtime.Framework { return s.profiles[name] }

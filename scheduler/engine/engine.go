@@ -249,7 +249,7 @@ func (e *Engine) build(withInputs bool) error {
 	}
 	qopts := queue.Options{
 		Clock: e.clock, Less: first.QueueSortLess, Profiles: profiles, ProfileOrder: e.profile,
-		Nominator: s.Nominator(), OnMove: e.onMove,
+		Nominator: s.Nominator(), OnMove: e.onMove, Features: s.Features(),
 	}
 	if cfg := e.opts.Config; cfg != nil {
 		if cfg.PodInitialBackoffSeconds != nil {

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
@@ -103,6 +104,8 @@ type Options struct {
 	// no nominations.
 	Nominator *Nominator
 	OnMove    func(Move)
+	// Features are the feature gates in effect.
+	Features features.Features
 }
 
 type strategy int
@@ -679,7 +682,7 @@ func (q *PriorityQueue) Activate(pods []*v1.Pod) {
 // Pass nil oldObj/newObj interfaces, never typed nils, to hint functions:
 // Update takes pods, so both are set.
 func (q *PriorityQueue) Update(oldPod, newPod *v1.Pod) {
-	events := PodSchedulingPropertiesChange(newPod, oldPod, true)
+	events := PodSchedulingPropertiesChange(newPod, oldPod, true, q.opts.Features)
 	if q.activeQ.addEventsIfPodInFlight(oldPod, newPod, events) {
 		return
 	}

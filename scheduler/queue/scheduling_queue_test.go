@@ -43,7 +43,8 @@ func newEnv(t *testing.T) *env {
 	q, err := queue.New(queue.Options{
 		Clock: func() time.Time { return e.now }, Less: s.Profile(v1.DefaultSchedulerName).QueueSortLess,
 		Profiles: profiles, Nominator: s.Nominator(),
-		OnMove: func(m queue.Move) { e.moves = append(e.moves, m) },
+		OnMove:   func(m queue.Move) { e.moves = append(e.moves, m) },
+		Features: s.Features(),
 	})
 	if err != nil {
 		t.Fatal(err)
