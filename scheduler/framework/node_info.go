@@ -135,6 +135,11 @@ func podWithRequiredAntiAffinity(p *v1.Pod) bool {
 	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 0
 }
 
+// PodResource is what pod would hold on this node, summed as its pods are.
+func (n *NodeInfo) PodResource(pod *v1.Pod) PodResource {
+	return NewPodInfo(pod).CalculateResourceWith(n.resourceGates)
+}
+
 // AddPod adds a pod.
 func (n *NodeInfo) AddPod(pod *v1.Pod) { n.AddPodInfo(NewPodInfo(pod)) }
 
