@@ -12,6 +12,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -26,6 +27,8 @@ type Options struct {
 	Config *configv1.KubeSchedulerConfiguration
 	// Registry holds the plugin factories (plugins.NewInTreeRegistry()).
 	Registry runtime.Registry
+	// Features are the feature gates in effect; nil means v1.37's defaults.
+	Features *features.Features
 	// Seed seeds the random source (preemption's candidate offset).
 	Seed uint64
 	// Start is virtual time zero; zero means scheduler.Epoch, or the
@@ -228,7 +231,7 @@ func (e *Engine) build(withInputs bool) error {
 		nodes, pods, objs = nil, nil, nil
 	}
 	s, err := scheduler.New(nodes, pods, objs, scheduler.Options{
-		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock,
+		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock, Features: e.opts.Features,
 	})
 	if err != nil {
 		return err
@@ -418,6 +421,11 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	idx := len(e.attempts) - 1
 	e.lastGen[uid] = genAtStart
 	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
+	if d := e.decision; d != nil && d.sync && !d.notCarriedOut {
+		// Synchronous preemption: PostFilter's API calls, seen by the
+		// queue as events while the preemptor is still in flight.
+		e.actuateSync(d)
+	}
 	switch a.Outcome {
 	case record.Scheduled:
 		e.q.Done(uid)
@@ -435,7 +443,7 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 		}
 		e.event(Event{Kind: EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
 			Reason: d.record.DecidedBy, Message: msg})
-		if len(d.victims) > 0 {
+		if len(d.victims) > 0 && !d.sync {
 			e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
 		}
 	}
@@ -678,15 +686,20 @@ type pendingPreemption struct {
 	victims   []string // namespace/name of the victims to delete, in order
 	// notCarriedOut: decided under --bind, where schedtui deletes nothing.
 	notCarriedOut bool
+	// sync: SchedulerAsyncPreemption is off, so the API calls are made
+	// inside PostFilter, before the failure handler (actuateSync).
+	sync bool
 }
 
 // onPreemption is the cycle's preemption hook: upstream's
 // prepareCandidateAsync marks the preemptor and starts a goroutine; the
 // engine runs the goroutine's API calls as a timer after the failure
-// handler (see Options.PreemptionAPIDelay).
+// handler (see Options.PreemptionAPIDelay). With SchedulerAsyncPreemption
+// off nothing is marked: attempt makes the calls before the failure
+// handler.
 func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
 	c := p.Candidates[p.Chosen]
-	d := &pendingPreemption{preemptor: preemptor, node: c.Node, record: p}
+	d := &pendingPreemption{preemptor: preemptor, node: c.Node, record: p, sync: !e.sched.Features().EnableAsyncPreemption}
 	for _, v := range c.Victims {
 		ns, name := splitKey(v.Pod)
 		cur, err := e.sched.Objects().Pod(ns, name)
@@ -700,7 +713,7 @@ func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
 	if e.opts.Bind != nil {
 		d.victims, d.notCarriedOut = nil, true
 	}
-	if len(d.victims) == 0 {
+	if len(d.victims) == 0 || d.sync {
 		return
 	}
 	e.setPreempting(preemptor, true)
