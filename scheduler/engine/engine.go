@@ -571,7 +571,14 @@ func (e *Engine) settle() {
 
 // isBackoffTick: the backoffQ flush runs at every whole second after the
 // start (waitUntilAlignedWithOrderingWindow, then a 1-second ticker).
+//
+// With SchedulerPopFromBackoffQ the ticks are aligned to the ordering
+// windows; without it they come every window from the start.
 func (e *Engine) isBackoffTick(t time.Time) bool {
+	if !e.sched.Features().EnableSchedulerPopFromBackoffQ {
+		d := t.Sub(e.start)
+		return d > 0 && d%queue.BackoffOrderingWindow == 0
+	}
 	return t.After(e.start) && t.Equal(t.Truncate(queue.BackoffOrderingWindow))
 }
 
@@ -622,6 +629,11 @@ func (e *Engine) nextDue() (time.Time, bool) {
 func (e *Engine) ceilBackoffTick(t time.Time) time.Time {
 	if !t.After(e.start) {
 		t = e.start.Add(time.Nanosecond)
+	}
+	if !e.sched.Features().EnableSchedulerPopFromBackoffQ {
+		d := t.Sub(e.start)
+		k := (d + queue.BackoffOrderingWindow - 1) / queue.BackoffOrderingWindow
+		return e.start.Add(k * queue.BackoffOrderingWindow)
 	}
 	c := t.Truncate(queue.BackoffOrderingWindow)
 	if c.Before(t) {

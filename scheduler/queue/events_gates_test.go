@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -41,5 +42,31 @@ func TestNodeFeaturesChangeFollowsNodeDeclaredFeatures(t *testing.T) {
 		if (len(events) == 1 && events[0].ActionType == framework.UpdateNodeDeclaredFeature) != on {
 			t.Errorf("NodeDeclaredFeatures=%v: events %v", on, events)
 		}
+	}
+}
+
+// Without SchedulerPopFromBackoffQ an empty activeQ pops nothing from
+// backoffQ, and expirations are not aligned to ordering windows.
+func TestPopFromBackoffQGateOff(t *testing.T) {
+	g := features.Default()
+	g.EnableSchedulerPopFromBackoffQ = false
+	e := newEnvWithGates(t, g)
+	p := pod("p", 0, "")
+	e.at(300 * time.Millisecond)
+	e.q.Add(p)
+	pi := e.fail(p, "NodeResourcesFit")
+	e.q.MoveAllToActiveOrBackoffQueue(queue.EventNodeAdd, nil, node("n", "4"), nil)
+	if e.where(p) != queue.Backoff {
+		t.Fatalf("setup: %s", e.where(p))
+	}
+	if got, ok := e.q.Pop(); ok || e.q.Poppable() {
+		t.Errorf("popped %v from backoffQ with the gate off", got)
+	}
+	if exp, want := e.q.BackoffExpiration(pi), start.Add(1300*time.Millisecond); !exp.Equal(want) {
+		t.Errorf("expiration %v, want %v (not window-aligned)", exp, want)
+	}
+	rel, _ := e.q.NextBackoffRelease()
+	if want := start.Add(1300*time.Millisecond + time.Nanosecond); !rel.Equal(want) {
+		t.Errorf("release %v, want just after the expiration %v", rel, want)
 	}
 }

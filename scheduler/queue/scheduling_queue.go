@@ -212,7 +212,7 @@ func New(opts Options) (*PriorityQueue, error) {
 		maxUnsched = DefaultPodMaxInUnschedulablePodsDuration
 	}
 	q.activeQ = newActiveQueue(q.activeLess)
-	q.backoffQ = newBackoffQueue(opts.Clock, initialBO, maxBO, q.activeLess)
+	q.backoffQ = newBackoffQueue(opts.Clock, initialBO, maxBO, q.activeLess, opts.Features.EnableSchedulerPopFromBackoffQ)
 	q.unschedulablePods = newUnschedulablePods(maxUnsched)
 	order := opts.ProfileOrder
 	if len(order) == 0 {
@@ -374,11 +374,11 @@ func (q *PriorityQueue) runPreEnqueue(e *entry) {
 }
 
 // moveToActiveQ runs PreEnqueue (unless the pod comes straight from
-// backoffQ, where it ran on insertion) and puts the pod in activeQ, or in
-// the unschedulable pool when gated. It reports whether it reached
-// activeQ.
+// backoffQ, where with SchedulerPopFromBackoffQ it ran on insertion) and
+// puts the pod in activeQ, or in the unschedulable pool when gated. It
+// reports whether it reached activeQ.
 func (q *PriorityQueue) moveToActiveQ(e *entry, event string, fromBackoff bool, from Location) bool {
-	if !fromBackoff {
+	if !fromBackoff || !q.opts.Features.EnableSchedulerPopFromBackoffQ {
 		q.runPreEnqueue(e)
 	}
 	if e.Gated() {
@@ -398,10 +398,14 @@ func (q *PriorityQueue) moveToActiveQ(e *entry, event string, fromBackoff bool, 
 	return true
 }
 
-// moveToBackoffQ runs PreEnqueue first (PopFromBackoffQ pops without it).
+// moveToBackoffQ runs PreEnqueue first with SchedulerPopFromBackoffQ
+// (which pops without it); without the gate PreEnqueue waits for the move
+// to activeQ.
 func (q *PriorityQueue) moveToBackoffQ(e *entry, event string, from Location) bool {
-	q.runPreEnqueue(e)
-	if e.Gated() {
+	if q.opts.Features.EnableSchedulerPopFromBackoffQ {
+		q.runPreEnqueue(e)
+	}
+	if q.opts.Features.EnableSchedulerPopFromBackoffQ && e.Gated() {
 		e.WasFlushedFromUnschedulable = false
 		q.putUnschedulable(e)
 		q.emit(e, from, Gated, event)
@@ -455,7 +459,7 @@ func (q *PriorityQueue) Add(pod *v1.Pod) {
 func (q *PriorityQueue) Pop() (*framework.QueuedPodInfo, bool) {
 	for {
 		e, from, label := q.activeQ.queue.peek(), Active, PopLabel
-		if e == nil {
+		if e == nil && q.opts.Features.EnableSchedulerPopFromBackoffQ {
 			e, from, label = q.backoffQ.podBackoffQ.peek(), Backoff, PopFromBackoffQ
 		}
 		if e == nil {
@@ -474,7 +478,7 @@ func (q *PriorityQueue) Pop() (*framework.QueuedPodInfo, bool) {
 
 // Poppable reports whether Pop would return a pod.
 func (q *PriorityQueue) Poppable() bool {
-	return q.activeQ.queue.Len() > 0 || q.backoffQ.podBackoffQ.Len() > 0
+	return q.activeQ.queue.Len() > 0 || (q.opts.Features.EnableSchedulerPopFromBackoffQ && q.backoffQ.podBackoffQ.Len() > 0)
 }
 
 // SchedulingCycle counts pops.
@@ -766,7 +770,8 @@ func (q *PriorityQueue) moveEntities(es []*entry, event framework.ClusterEvent, 
 }
 
 // FlushBackoffQCompleted moves every pod whose backoff has completed from
-// both heaps to activeQ (PreEnqueue is not re-run: it ran on insertion).
+// both heaps to activeQ (PreEnqueue is re-run only without
+// SchedulerPopFromBackoffQ: with it, it ran on insertion).
 func (q *PriorityQueue) FlushBackoffQCompleted() {
 	for _, e := range q.backoffQ.popEachBackoffCompleted() {
 		e.where = inNone
