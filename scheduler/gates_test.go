@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -51,6 +52,31 @@ func TestNominatedNodeNameForExpectationPreflights(t *testing.T) {
 		a := s.ScheduleOne(pod)
 		if want := map[bool]record.Outcome{true: record.Scheduled, false: record.Error}[on]; a.Outcome != want {
 			t.Errorf("NominatedNodeNameForExpectation=%v: %s (%s), want %s", on, a.Outcome, a.Message, want)
+		}
+	}
+}
+
+// A profile whose pods upstream would batch (PodTopologySpread disabled,
+// so every plugin signs pods) is refused while OpportunisticBatching is
+// on; with the gate off, or with the default profile (whose system default
+// spreading makes every pod unsignable), it builds.
+func TestOpportunisticBatchingRefused(t *testing.T) {
+	name := v1.DefaultSchedulerName
+	noSpread := &configv1.KubeSchedulerConfiguration{Profiles: []configv1.KubeSchedulerProfile{{SchedulerName: &name,
+		Plugins: &configv1.Plugins{MultiPoint: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "PodTopologySpread"}}}}}}}
+	for _, tc := range []struct {
+		cfg     *configv1.KubeSchedulerConfiguration
+		on      bool
+		wantErr bool
+	}{{noSpread, true, true}, {noSpread, false, false}, {nil, true, false}} {
+		gates := features.Default()
+		gates.EnableOpportunisticBatching = tc.on
+		_, err := New(nil, nil, nil, Options{Config: tc.cfg, Registry: plugins.NewInTreeRegistry(), Features: &gates})
+		if (err != nil) != tc.wantErr {
+			t.Errorf("default profile %v, OpportunisticBatching=%v: err = %v", tc.cfg == nil, tc.on, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "OpportunisticBatching=true") {
+			t.Errorf("error does not name the gate: %v", err)
 		}
 	}
 }

@@ -148,6 +148,9 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	if f.scorePluginWeight, err = scoreWeights(f.pluginsMap, append(append([]configv1.Plugin(nil), plugins.Score.Enabled...), multi...)); err != nil {
 		return nil, fmt.Errorf("score plugins: %w", err)
 	}
+	if err := f.refuseOpportunisticBatching(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 

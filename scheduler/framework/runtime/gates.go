@@ -3,7 +3,11 @@ package runtime
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/sets"
+
 	"github.com/schedtui/schedtui/scheduler/features"
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
 
 // unimplementedGate is a gate whose "on" adds plugins or a scheduling mode
@@ -38,4 +42,54 @@ func refuseUnimplementedGates(f features.Features) error {
 		}
 	}
 	return nil
+}
+
+// podSigners are the in-tree plugins with upstream's SignPod. A profile
+// signs pods (for OpportunisticBatching) only when every PreFilter,
+// Filter, PreScore and Score plugin is one of them.
+var podSigners = sets.New(
+	names.NodeResourcesFit, names.NodeResourcesBalancedAllocation, names.NodeVolumeLimits, names.DynamicResources,
+	names.VolumeBinding, names.VolumeZone, names.NodeDeclaredFeatures, names.TaintToleration, names.InterPodAffinity,
+	names.VolumeRestrictions, names.NodePorts, names.PodTopologySpread, names.NodeAffinity, names.NodeName,
+	names.ImageLocality, names.NodeUnschedulable,
+)
+
+// UnsignablePlugin is a signing plugin that refuses every pod's signature
+// as configured (PodTopologySpread with default constraints).
+type UnsignablePlugin interface {
+	SignsNoPod() bool
+}
+
+// refuseOpportunisticBatching refuses a profile whose pods upstream would
+// batch with OpportunisticBatching: consecutive pods of one signature take
+// the previous cycle's next-best node as a hint, which schedtui does not
+// implement. With 1.37's default profile nothing is ever batched, because
+// PodTopologySpread's system default constraints make every pod
+// unsignable.
+func (f *Framework) refuseOpportunisticBatching() error {
+	if !f.opts.Features.EnableOpportunisticBatching {
+		return nil
+	}
+	var points []framework.Plugin
+	for _, p := range f.preFilterPlugins {
+		points = append(points, p)
+	}
+	for _, p := range f.filterPlugins {
+		points = append(points, p)
+	}
+	for _, p := range f.preScorePlugins {
+		points = append(points, p)
+	}
+	for _, p := range f.scorePlugins {
+		points = append(points, p)
+	}
+	for _, p := range points {
+		if !podSigners.Has(p.Name()) {
+			return nil
+		}
+		if u, ok := p.(UnsignablePlugin); ok && u.SignsNoPod() {
+			return nil
+		}
+	}
+	return fmt.Errorf("profile %q: feature gate OpportunisticBatching=true batches its pods (every plugin signs pods; PodTopologySpread has no default constraints), which schedtui does not implement; set OpportunisticBatching=false", f.profileName)
 }

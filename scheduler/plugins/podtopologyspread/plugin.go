@@ -84,6 +84,11 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	return pl, nil
 }
 
+// SignsNoPod: upstream's SignPod refuses every pod while default
+// constraints are configured, so a profile with them never batches pods
+// (OpportunisticBatching).
+func (pl *PodTopologySpread) SignsNoPod() bool { return len(pl.defaultConstraints) > 0 }
+
 // getArgs returns a defaulted copy of the args.
 func getArgs(obj runtime.Object) (*configv1.PodTopologySpreadArgs, error) {
 	a := &configv1.PodTopologySpreadArgs{}
