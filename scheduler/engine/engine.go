@@ -670,7 +670,9 @@ func (e *Engine) quiescent() bool {
 	if e.opts.Shadow {
 		return e.timers.Len() == 0
 	}
-	if e.q.Poppable() || e.timers.Len() > 0 {
+	// Without SchedulerPopFromBackoffQ a pod backing off is not poppable,
+	// but its flush is still to come.
+	if e.q.Poppable() || e.timers.Len() > 0 || e.q.BackoffHeapLen() > 0 {
 		return false
 	}
 	settled := true

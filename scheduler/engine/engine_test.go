@@ -779,3 +779,28 @@ func TestSyncPreemption(t *testing.T) {
 		t.Fatalf("second attempt: %v %+v, want bound at the end of the grace period", ok, a)
 	}
 }
+
+// TestPopFromBackoffQOff: without SchedulerPopFromBackoffQ the uncordoned
+// pod waits out its backoff in backoffQ (1s, released by the flush tick
+// after it) instead of being popped from it at once.
+func TestPopFromBackoffQOff(t *testing.T) {
+	gates := features.Default()
+	gates.EnableSchedulerPopFromBackoffQ = false
+	yaml := listHeader + nodeYAML("cordoned", "4", "unschedulable: true") + podYAML("p", "1", 0, "")
+	e := load(t, yaml, Options{Features: &gates})
+	if a, _ := e.Step(); a.Outcome != record.Unschedulable {
+		t.Fatalf("first attempt %s", a.Outcome)
+	}
+	up := e.Scheduler().Snapshot().List()[0].Node().DeepCopy()
+	up.Spec.Unschedulable = false
+	if err := e.Apply(ClusterChange{Kind: NodeUpdate, Node: up}); err != nil {
+		t.Fatal(err)
+	}
+	a, ok := e.Step()
+	if !ok || a.Outcome != record.Scheduled || !a.Time.Equal(scheduler.Epoch.Add(2*time.Second)) {
+		t.Fatalf("after uncordon: %v %+v, want scheduled at the first tick after the 1s backoff", ok, a)
+	}
+	if moves := findEvents(e, EventQueueMove, "default/p"); moves[len(moves)-2].Reason != "BackoffComplete" {
+		t.Errorf("moved to activeQ by %+v", moves[len(moves)-2])
+	}
+}
