@@ -20,6 +20,7 @@ import (
 	"github.com/schedtui/schedtui/conformance/upstream"
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -44,9 +45,9 @@ type outcome struct {
 // runOurs schedules the pending pods in queue order with schedtui's core and
 // returns the pods it attempted (gated pods never are), so that upstream is
 // given the same sequence.
-func runOurs(s *scenario.Scenario) (outcome, []*v1.Pod, error) {
+func runOurs(s *scenario.Scenario, gates *features.Features) (outcome, []*v1.Pod, error) {
 	c := s.Cluster.DeepCopy()
-	sched, err := scheduler.New(c.Nodes, c.Pods, c.SchedulerObjects(), scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	sched, err := scheduler.New(c.Nodes, c.Pods, c.SchedulerObjects(), scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Features: gates})
 	if err != nil {
 		return outcome{}, nil, err
 	}
@@ -94,12 +95,20 @@ func TestConformanceCurated(t *testing.T) {
 
 func runScenarios(t *testing.T, scenarios []*scenario.Scenario) {
 	t.Helper()
+	runScenariosWithGates(t, scenarios, nil)
+}
+
+// runScenariosWithGates runs schedtui with the given gates (nil: v1.37's
+// defaults); upstream runs with its process-wide gates, which the caller
+// has set to the same values.
+func runScenariosWithGates(t *testing.T, scenarios []*scenario.Scenario, gates *features.Features) {
+	t.Helper()
 	bad, attempts, stoppedAtTie := 0, 0, 0
 	for _, s := range scenarios {
 		if *only != "" && s.Name != *only {
 			continue
 		}
-		ours, pods, err := runOurs(s)
+		ours, pods, err := runOurs(s, gates)
 		if err != nil {
 			t.Fatalf("%s: schedtui: %v", s.Name, err)
 		}
