@@ -22,6 +22,7 @@ import (
 	"github.com/schedtui/schedtui/conformance/upstream"
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -50,9 +51,9 @@ type outcome struct {
 // runOurs schedules the pending pods in queue order with schedtui's core and
 // returns the pods it attempted (gated pods never are), so that upstream is
 // given the same sequence.
-func runOurs(s *scenario.Scenario, cfg *configv1.KubeSchedulerConfiguration) (outcome, []*v1.Pod, error) {
+func runOurs(s *scenario.Scenario, cfg *configv1.KubeSchedulerConfiguration, gates *features.Features) (outcome, []*v1.Pod, error) {
 	c := s.Cluster.DeepCopy()
-	sched, err := scheduler.New(c.Nodes, c.Pods, c.SchedulerObjects(), scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: cfg})
+	sched, err := scheduler.New(c.Nodes, c.Pods, c.SchedulerObjects(), scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: cfg, Features: gates})
 	if err != nil {
 		return outcome{}, nil, err
 	}
@@ -100,19 +101,27 @@ func TestConformanceCurated(t *testing.T) {
 
 func runScenarios(t *testing.T, scenarios []*scenario.Scenario) {
 	t.Helper()
-	runScenariosWith(t, scenarios, nil)
+	runScenariosWith(t, scenarios, nil, nil)
+}
+
+// runScenariosWithGates runs schedtui with the given gates (nil: v1.37's
+// defaults); upstream runs with its process-wide gates, which the caller
+// has set to the same values.
+func runScenariosWithGates(t *testing.T, scenarios []*scenario.Scenario, gates *features.Features) {
+	runScenariosWith(t, scenarios, nil, gates)
 }
 
 // runScenariosWith runs the scenarios with the scheduler configuration cfg
-// on both sides (nil: the defaults).
-func runScenariosWith(t *testing.T, scenarios []*scenario.Scenario, cfg *configv1.KubeSchedulerConfiguration) {
+// on both sides (nil: the defaults) and schedtui with gates (nil: the
+// defaults; upstream's process-wide gates must match).
+func runScenariosWith(t *testing.T, scenarios []*scenario.Scenario, cfg *configv1.KubeSchedulerConfiguration, gates *features.Features) {
 	t.Helper()
 	bad, attempts, stoppedAtTie := 0, 0, 0
 	for _, s := range scenarios {
 		if *only != "" && s.Name != *only {
 			continue
 		}
-		ours, pods, err := runOurs(s, cfg)
+		ours, pods, err := runOurs(s, cfg, gates)
 		if err != nil {
 			t.Fatalf("%s: schedtui: %v", s.Name, err)
 		}

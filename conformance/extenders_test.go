@@ -89,7 +89,7 @@ func TestConformanceExtenders(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				runScenariosWith(t, []*scenario.Scenario{s}, &configv1.KubeSchedulerConfiguration{Extenders: v.config(urls, dead)})
+				runScenariosWith(t, []*scenario.Scenario{s}, &configv1.KubeSchedulerConfiguration{Extenders: v.config(urls, dead)}, nil)
 			}
 		})
 	}

@@ -60,7 +60,7 @@ func (s *Scheduler) SetNodes(nodes []*v1.Node) {
 		}
 		fresh = append(fresh, name)
 		return nil
-	})
+	}, framework.ResourceGatesOf(s.gates))
 	if len(fresh) > 0 {
 		isFresh := map[string]bool{}
 		for _, n := range fresh {

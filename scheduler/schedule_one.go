@@ -231,8 +231,17 @@ func rejectedOnHost(pod *v1.Pod, host string, st *framework.Status, rec *recorde
 // PreBind decided for the pod's volumes, the pod stored as bound, PostBind.
 // On failure the assumed pod is unreserved and forgotten, as upstream's
 // handleBindingCycleError does.
+//
+// The PreBind preflights run only with NominatedNodeNameForExpectation,
+// as upstream asks them only to decide whether to write the nomination
+// before PreBind (a write schedtui's in-memory binding has no use for);
+// without the gate every PreBind plugin runs.
 func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string, rec *recorder) *framework.Status {
-	pre, skip := fwk.RunPreBindPreFlights(ctx, state, assumed, host)
+	var pre *framework.Status
+	skip := sets.New[string]()
+	if s.gates.EnableNominatedNodeNameForExpectation {
+		pre, skip = fwk.RunPreBindPreFlights(ctx, state, assumed, host)
+	}
 	if pre.IsError() {
 		rec.phase(record.PhasePreBind, pre)
 		s.unreserveAndForget(ctx, fwk, state, assumed, host)

@@ -66,6 +66,8 @@ type Scheduler struct {
 	// frameworkExtenders the same, as the plugins see them.
 	extenders          []*extender.HTTPExtender
 	frameworkExtenders []framework.Extender
+	// gates are the feature gates in effect.
+	gates features.Features
 }
 
 // Epoch is the default virtual clock's start.
@@ -90,8 +92,12 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		names[i] = n.Name
 	}
 	s.nodeList = record.NewNodeList(names)
+	s.gates = features.Default()
+	if opts.Features != nil {
+		s.gates = *opts.Features
+	}
 	pods = ScheduledOrPending(pods)
-	s.snapshot = framework.NewSnapshot(nodes, pods)
+	s.snapshot = framework.NewSnapshotWithGates(nodes, pods, framework.ResourceGatesOf(s.gates))
 	for _, p := range pods {
 		s.objects.Add(p)
 		if p.Spec.NodeName == "" && p.Status.NominatedNodeName != "" {
@@ -125,10 +131,6 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		name := v1.DefaultSchedulerName
 		profiles = []configv1.KubeSchedulerProfile{{SchedulerName: &name}}
 	}
-	gates := features.Default()
-	if opts.Features != nil {
-		gates = *opts.Features
-	}
 	s.profiles = map[string]*runtime.Framework{}
 	for i := range profiles {
 		p := profiles[i]
@@ -148,7 +150,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			Nominator: s.nominator,
 			Rand:      s.rand,
 			Clock:     s.clock,
-			Features:  gates,
+			Features:  s.gates,
 			Extenders: fexts,
 		})
 		if err != nil {
@@ -158,6 +160,9 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	}
 	return s, nil
 }
+
+// Features are the feature gates in effect.
+func (s *Scheduler) Features() features.Features { return s.gates }
 
 // Profile returns the framework of a scheduler name.
 func (s *Scheduler) Profile(name string) *runtime.Framework { return s.profiles[name] }

@@ -122,7 +122,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		e.nodeOrder[i] = c.Node
 		e.sched.SetNodes(e.nodeOrder)
 		e.clusterEvent(c, "")
-		for _, ev := range queue.NodeSchedulingPropertiesChange(c.Node, old) {
+		for _, ev := range queue.NodeSchedulingPropertiesChange(c.Node, old, e.sched.Features()) {
 			e.q.MoveAllToActiveOrBackoffQueue(ev, old, c.Node, nil)
 		}
 	case NodeDelete:
@@ -244,7 +244,7 @@ func (e *Engine) addAssigned(pod *v1.Pod) {
 func (e *Engine) updateAssigned(oldPod, newPod *v1.Pod) {
 	e.bump()
 	e.sched.UpdateAssignedPod(oldPod, newPod)
-	for _, ev := range queue.PodSchedulingPropertiesChange(newPod, oldPod, false) {
+	for _, ev := range queue.PodSchedulingPropertiesChange(newPod, oldPod, false, e.sched.Features()) {
 		e.q.MoveAllToActiveOrBackoffQueue(ev, oldPod, newPod, nil)
 	}
 }

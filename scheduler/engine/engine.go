@@ -27,6 +27,9 @@ type Options struct {
 	Config *configv1.KubeSchedulerConfiguration
 	// Registry holds the plugin factories (plugins.NewInTreeRegistry()).
 	Registry runtime.Registry
+	// Features are the feature gates in effect (--emulated-version,
+	// --feature-gates); nil means v1.37's defaults.
+	Features *features.Features
 	// Seed seeds the random source (preemption's candidate offset).
 	Seed uint64
 	// Start is virtual time zero; zero means scheduler.Epoch, or the
@@ -74,9 +77,6 @@ type Options struct {
 	// (AttemptState) left it: that attempt's pod popped first, the node
 	// scan's start and the random source as they were. Nil for none.
 	Resume *Resume
-	// Features are the feature gates in effect (--emulated-version,
-	// --feature-gates); nil means v1.37's defaults.
-	Features *features.Features
 }
 
 // Engine drives a Scheduler and its queue through virtual time. It is not
@@ -264,7 +264,7 @@ func (e *Engine) build(withInputs bool) error {
 	}
 	qopts := queue.Options{
 		Clock: e.clock, Less: first.QueueSortLess, Profiles: profiles, ProfileOrder: e.profile,
-		Nominator: s.Nominator(), OnMove: e.onMove,
+		Nominator: s.Nominator(), OnMove: e.onMove, Features: s.Features(),
 	}
 	if cfg := e.opts.Config; cfg != nil {
 		if cfg.PodInitialBackoffSeconds != nil {
@@ -433,6 +433,11 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	idx := len(e.attempts) - 1
 	e.lastGen[uid] = genAtStart
 	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
+	if d := e.decision; d != nil && d.sync && !d.notCarriedOut {
+		// Synchronous preemption: PostFilter's API calls, seen by the
+		// queue as events while the preemptor is still in flight.
+		e.actuateSync(d)
+	}
 	switch a.Outcome {
 	case record.Scheduled:
 		e.q.Done(uid)
@@ -450,7 +455,7 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 		}
 		e.event(Event{Kind: EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
 			Reason: d.record.DecidedBy, Message: msg})
-		if len(d.victims) > 0 {
+		if len(d.victims) > 0 && !d.sync {
 			e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
 		}
 	}
@@ -585,7 +590,14 @@ func (e *Engine) settle() {
 
 // isBackoffTick: the backoffQ flush runs at every whole second after the
 // start (waitUntilAlignedWithOrderingWindow, then a 1-second ticker).
+//
+// With SchedulerPopFromBackoffQ the ticks are aligned to the ordering
+// windows; without it they come every window from the start.
 func (e *Engine) isBackoffTick(t time.Time) bool {
+	if !e.sched.Features().EnableSchedulerPopFromBackoffQ {
+		d := t.Sub(e.start)
+		return d > 0 && d%queue.BackoffOrderingWindow == 0
+	}
 	return t.After(e.start) && t.Equal(t.Truncate(queue.BackoffOrderingWindow))
 }
 
@@ -637,6 +649,11 @@ func (e *Engine) ceilBackoffTick(t time.Time) time.Time {
 	if !t.After(e.start) {
 		t = e.start.Add(time.Nanosecond)
 	}
+	if !e.sched.Features().EnableSchedulerPopFromBackoffQ {
+		d := t.Sub(e.start)
+		k := (d + queue.BackoffOrderingWindow - 1) / queue.BackoffOrderingWindow
+		return e.start.Add(k * queue.BackoffOrderingWindow)
+	}
 	c := t.Truncate(queue.BackoffOrderingWindow)
 	if c.Before(t) {
 		c = c.Add(queue.BackoffOrderingWindow)
@@ -672,7 +689,9 @@ func (e *Engine) quiescent() bool {
 	if e.opts.Shadow {
 		return e.timers.Len() == 0
 	}
-	if e.q.Poppable() || e.timers.Len() > 0 {
+	// Without SchedulerPopFromBackoffQ a pod backing off is not poppable,
+	// but its flush is still to come.
+	if e.q.Poppable() || e.timers.Len() > 0 || e.q.BackoffHeapLen() > 0 {
 		return false
 	}
 	settled := true
@@ -700,15 +719,20 @@ type pendingPreemption struct {
 	victims   []string // namespace/name of the victims to delete, in order
 	// notCarriedOut: decided under --bind, where schedtui deletes nothing.
 	notCarriedOut bool
+	// sync: SchedulerAsyncPreemption is off, so the API calls are made
+	// inside PostFilter, before the failure handler (actuateSync).
+	sync bool
 }
 
 // onPreemption is the cycle's preemption hook: upstream's
 // prepareCandidateAsync marks the preemptor and starts a goroutine; the
 // engine runs the goroutine's API calls as a timer after the failure
-// handler (see Options.PreemptionAPIDelay).
+// handler (see Options.PreemptionAPIDelay). With SchedulerAsyncPreemption
+// off nothing is marked: attempt makes the calls before the failure
+// handler.
 func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
 	c := p.Candidates[p.Chosen]
-	d := &pendingPreemption{preemptor: preemptor, node: c.Node, record: p}
+	d := &pendingPreemption{preemptor: preemptor, node: c.Node, record: p, sync: !e.sched.Features().EnableAsyncPreemption}
 	for _, v := range c.Victims {
 		ns, name := splitKey(v.Pod)
 		cur, err := e.sched.Objects().Pod(ns, name)
@@ -722,7 +746,7 @@ func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
 	if e.opts.Bind != nil {
 		d.victims, d.notCarriedOut = nil, true
 	}
-	if len(d.victims) == 0 {
+	if len(d.victims) == 0 || d.sync {
 		return
 	}
 	e.setPreempting(preemptor, true)

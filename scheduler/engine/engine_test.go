@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -754,5 +755,52 @@ func TestQueueAtPop(t *testing.T) {
 	e.Step()
 	if _, ok := e.QueueAtPop(); ok {
 		t.Error("after n: a queue at pop")
+	}
+}
+
+// TestSyncPreemption: with SchedulerAsyncPreemption off the victims are
+// deleted inside the attempt (PostFilter), however long the API delay, and
+// the preemptor is never gated by DefaultPreemption.
+func TestSyncPreemption(t *testing.T) {
+	gates := features.Default()
+	gates.EnableAsyncPreemption = false
+	e := load(t, preemptionCluster, Options{PreemptionAPIDelay: 5 * time.Second, Features: &gates})
+	if a, ok := e.Step(); !ok || a.Nominated != "n1" {
+		t.Fatalf("first attempt: %v %+v", ok, a)
+	}
+	if v := e.Pod("default/victim"); v == nil || v.DeletionTimestamp == nil || !v.DeletionTimestamp.Time.Equal(scheduler.Epoch.Add(60*time.Second)) {
+		t.Fatalf("victim not deleted within the attempt: %+v", v)
+	}
+	if q := e.Queue(); len(q.Gated) != 0 {
+		t.Errorf("gated: %+v", q.Gated)
+	}
+	a, ok := e.Step()
+	if !ok || a.Outcome != record.Scheduled || a.Node != "n1" || !a.Time.Equal(scheduler.Epoch.Add(60*time.Second)) {
+		t.Fatalf("second attempt: %v %+v, want bound at the end of the grace period", ok, a)
+	}
+}
+
+// TestPopFromBackoffQOff: without SchedulerPopFromBackoffQ the uncordoned
+// pod waits out its backoff in backoffQ (1s, released by the flush tick
+// after it) instead of being popped from it at once.
+func TestPopFromBackoffQOff(t *testing.T) {
+	gates := features.Default()
+	gates.EnableSchedulerPopFromBackoffQ = false
+	yaml := listHeader + nodeYAML("cordoned", "4", "unschedulable: true") + podYAML("p", "1", 0, "")
+	e := load(t, yaml, Options{Features: &gates})
+	if a, _ := e.Step(); a.Outcome != record.Unschedulable {
+		t.Fatalf("first attempt %s", a.Outcome)
+	}
+	up := e.Scheduler().Snapshot().List()[0].Node().DeepCopy()
+	up.Spec.Unschedulable = false
+	if err := e.Apply(ClusterChange{Kind: NodeUpdate, Node: up}); err != nil {
+		t.Fatal(err)
+	}
+	a, ok := e.Step()
+	if !ok || a.Outcome != record.Scheduled || !a.Time.Equal(scheduler.Epoch.Add(2*time.Second)) {
+		t.Fatalf("after uncordon: %v %+v, want scheduled at the first tick after the 1s backoff", ok, a)
+	}
+	if moves := findEvents(e, EventQueueMove, "default/p"); moves[len(moves)-2].Reason != "BackoffComplete" {
+		t.Errorf("moved to activeQ by %+v", moves[len(moves)-2])
 	}
 }

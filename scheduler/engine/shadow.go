@@ -678,7 +678,7 @@ func hasRoom(ni *framework.NodeInfo, pod *v1.Pod) bool {
 	if len(ni.Pods)+1 > ni.Allocatable.AllowedPodNumber {
 		return false
 	}
-	req := framework.NewPodInfo(pod).CalculateResource().Resource
+	req := ni.PodResource(pod).Resource
 	free := func(alloc, used, want int64) bool { return want == 0 || want <= alloc-used }
 	if !free(ni.Allocatable.MilliCPU, ni.Requested.MilliCPU, req.MilliCPU) ||
 		!free(ni.Allocatable.Memory, ni.Requested.Memory, req.Memory) ||

@@ -98,6 +98,23 @@ const DefaultTerminationGracePeriod = 30 * time.Second
 // their grace period ends. Once the last victim has its deletionTimestamp
 // the preemptor is no longer gated.
 func (e *Engine) actuate(d *pendingPreemption) {
+	e.clearLowerNominations(d)
+	e.deleteVictims(d)
+	e.setPreempting(d.preemptor, false)
+}
+
+// actuateSync is actuate without SchedulerAsyncPreemption: upstream's
+// prepareCandidate runs inside PostFilter, deleting the victims first and
+// clearing the nominations after, before the failure handler requeues the
+// preemptor, which was never gated.
+func (e *Engine) actuateSync(d *pendingPreemption) {
+	e.deleteVictims(d)
+	e.clearLowerNominations(d)
+}
+
+// clearLowerNominations clears the nominations of the pods of lower
+// priority than the preemptor nominated to its node.
+func (e *Engine) clearLowerNominations(d *pendingPreemption) {
 	prio := priorityOf(d.preemptor)
 	var cleared []string
 	for _, pi := range e.sched.Nominator().NominatedPodsForNode(d.node) {
@@ -121,6 +138,11 @@ func (e *Engine) actuate(d *pendingPreemption) {
 	}
 	// Assigned, not appended: a replay after a rewind actuates again.
 	d.record.NominatedPodsCleared = cleared
+}
+
+// deleteVictims marks each victim (DisruptionTarget) and deletes it; it
+// leaves the cluster when its grace period ends.
+func (e *Engine) deleteVictims(d *pendingPreemption) {
 	msg := fmt.Sprintf("%s: preempting to accommodate a higher priority pod", d.preemptor.Spec.SchedulerName)
 	for _, v := range d.victims {
 		cur := e.Pod(v)
@@ -146,7 +168,6 @@ func (e *Engine) actuate(d *pendingPreemption) {
 		e.addTimer(&timer{at: e.now.Add(grace), kind: timerTerminate, victim: v, victimUID: string(cur.UID),
 			node: cur.Spec.NodeName, preemptor: key(d.preemptor)})
 	}
-	e.setPreempting(d.preemptor, false)
 }
 
 // withDisruptionTarget adds (or updates) the DisruptionTarget condition.

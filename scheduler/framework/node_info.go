@@ -29,6 +29,8 @@ type NodeInfo struct {
 	DeclaredFeatures []string
 	// Generation changes whenever the NodeInfo does.
 	Generation int64
+	// resourceGates decide how the pods' requests are summed.
+	resourceGates ResourceGates
 }
 
 var generation int64
@@ -38,9 +40,17 @@ func nextGeneration() int64 {
 	return generation
 }
 
-// NewNodeInfo returns an empty NodeInfo holding pods.
+// NewNodeInfo returns an empty NodeInfo holding pods, their requests
+// summed with v1.37's default gates.
 func NewNodeInfo(pods ...*v1.Pod) *NodeInfo {
+	return NewNodeInfoWithGates(DefaultResourceGates, pods...)
+}
+
+// NewNodeInfoWithGates returns an empty NodeInfo holding pods, their
+// requests summed as the resource gates say.
+func NewNodeInfoWithGates(g ResourceGates, pods ...*v1.Pod) *NodeInfo {
 	n := &NodeInfo{
+		resourceGates:    g,
 		Requested:        &Resource{},
 		NonZeroRequested: &Resource{},
 		Allocatable:      &Resource{},
@@ -91,6 +101,7 @@ func (n *NodeInfo) Clone() *NodeInfo {
 		PVCRefCounts:     make(map[string]int, len(n.PVCRefCounts)),
 		DeclaredFeatures: n.DeclaredFeatures,
 		Generation:       n.Generation,
+		resourceGates:    n.resourceGates,
 	}
 	for ip, m := range n.UsedPorts {
 		cm := make(map[ProtocolPort]struct{}, len(m))
@@ -122,6 +133,11 @@ func podWithAffinity(p *v1.Pod) bool {
 func podWithRequiredAntiAffinity(p *v1.Pod) bool {
 	a := p.Spec.Affinity
 	return a != nil && a.PodAntiAffinity != nil && len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 0
+}
+
+// PodResource is what pod would hold on this node, summed as its pods are.
+func (n *NodeInfo) PodResource(pod *v1.Pod) PodResource {
+	return NewPodInfo(pod).CalculateResourceWith(n.resourceGates)
 }
 
 // AddPod adds a pod.
@@ -176,7 +192,7 @@ func (n *NodeInfo) RemovePod(pod *v1.Pod) error {
 }
 
 func (n *NodeInfo) update(pi *PodInfo, sign int64) {
-	res := pi.CalculateResource()
+	res := pi.CalculateResourceWith(n.resourceGates)
 	n.Requested.MilliCPU += sign * res.Resource.MilliCPU
 	n.Requested.Memory += sign * res.Resource.Memory
 	n.Requested.EphemeralStorage += sign * res.Resource.EphemeralStorage

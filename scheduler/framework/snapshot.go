@@ -22,10 +22,16 @@ type Snapshot struct {
 // the pods bound to them. Pods naming nodes that do not exist are ignored,
 // as the cache ignores them until their node appears.
 func NewSnapshot(nodes []*v1.Node, pods []*v1.Pod) *Snapshot {
+	return NewSnapshotWithGates(nodes, pods, DefaultResourceGates)
+}
+
+// NewSnapshotWithGates is NewSnapshot with the pods' requests summed as
+// the resource gates say.
+func NewSnapshotWithGates(nodes []*v1.Node, pods []*v1.Pod, g ResourceGates) *Snapshot {
 	s := &Snapshot{nodeInfoMap: make(map[string]*NodeInfo, len(nodes)), usedPVCSet: map[string]struct{}{}}
 	images := imageSummaries(nodes)
 	for _, node := range NodeTreeOrder(nodes) {
-		ni := NewNodeInfo()
+		ni := NewNodeInfoWithGates(g)
 		ni.SetNode(node)
 		for _, img := range node.Status.Images {
 			for _, name := range img.Names {
@@ -64,17 +70,18 @@ func SnapshotFromNodeInfos(infos []*NodeInfo) *Snapshot {
 // RebuildSnapshot builds a snapshot after nodes were added, updated or
 // removed: nodes are given in the order they were added to the cluster;
 // a node that already had a NodeInfo (existing returns it) keeps it, with
-// its pods, and gets the new node object; a new node starts empty. Image
+// its pods, and gets the new node object; a new node starts empty,
+// summing requests as the resource gates say. Image
 // summaries are recomputed for every node, in new maps, so that copies
 // sharing the old maps are unaffected.
-func RebuildSnapshot(nodes []*v1.Node, existing func(name string) *NodeInfo) *Snapshot {
+func RebuildSnapshot(nodes []*v1.Node, existing func(name string) *NodeInfo, g ResourceGates) *Snapshot {
 	images := imageSummaries(nodes)
 	ordered := NodeTreeOrder(nodes)
 	infos := make([]*NodeInfo, 0, len(ordered))
 	for _, node := range ordered {
 		ni := existing(node.Name)
 		if ni == nil {
-			ni = NewNodeInfo()
+			ni = NewNodeInfoWithGates(g)
 		}
 		if ni.Node() != node {
 			ni.SetNode(node)

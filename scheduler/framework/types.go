@@ -10,6 +10,8 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/sets"
 	resourcehelper "k8s.io/component-helpers/resource"
+
+	"github.com/schedtui/schedtui/scheduler/features"
 )
 
 // Defaults the scheduler assumes for containers that request no cpu or
@@ -111,6 +113,7 @@ type PodInfo struct {
 	// InterPodAffinity's PreFilter reports it for the incoming pod.
 	ParseError error
 	res        *PodResource
+	resGates   ResourceGates
 }
 
 // NewPodInfo parses pod's affinity terms.
@@ -157,16 +160,53 @@ func NewPodInfo(pod *v1.Pod) *PodInfo {
 // Key is the pod's UID, the key the scheduler cache uses.
 func (pi *PodInfo) Key() string { return string(pi.Pod.UID) }
 
-// CalculateResource returns the pod's requests (cached), computed as the
-// scheduler cache does with 1.37's default gates: status resources used
-// (InPlacePodVerticalScaling), pod-level resources honoured.
+// ResourceGates are the gates that decide how a pod's requests are
+// counted: InPlacePodVerticalScaling (a bound pod counts the larger of
+// spec and status resources), PodLevelResources (spec.resources) and
+// InPlacePodLevelResourcesVerticalScaling (pod-level status resources).
+type ResourceGates struct {
+	StatusResources         bool
+	PodLevelResources       bool
+	PodLevelStatusResources bool
+}
+
+// ResourceGatesOf picks the resource gates out of all gates.
+func ResourceGatesOf(f features.Features) ResourceGates {
+	return ResourceGates{
+		StatusResources:         f.EnableInPlacePodVerticalScaling,
+		PodLevelResources:       f.EnablePodLevelResources,
+		PodLevelStatusResources: f.EnableInPlacePodLevelResourcesVerticalScaling,
+	}
+}
+
+// DefaultResourceGates are v1.37's defaults: all on.
+var DefaultResourceGates = ResourceGatesOf(features.Default())
+
+// PodRequestsOptions are the component-helpers options for these gates.
+func (g ResourceGates) PodRequestsOptions() resourcehelper.PodResourcesOptions {
+	return resourcehelper.PodResourcesOptions{
+		UseStatusResources: g.StatusResources,
+		InPlacePodLevelResourcesVerticalScalingEnabled: g.PodLevelStatusResources,
+		SkipPodLevelResources:                          !g.PodLevelResources,
+	}
+}
+
+// CalculateResource returns the pod's requests as the scheduler cache
+// counts them with v1.37's default gates; see CalculateResourceWith.
 func (pi *PodInfo) CalculateResource() PodResource {
-	if pi.res != nil {
+	return pi.CalculateResourceWith(DefaultResourceGates)
+}
+
+// CalculateResourceWith returns the pod's requests (cached per gates) as
+// the scheduler cache counts them: status resources used with
+// InPlacePodVerticalScaling, pod-level resources with PodLevelResources.
+func (pi *PodInfo) CalculateResourceWith(g ResourceGates) PodResource {
+	if pi.res != nil && pi.resGates == g {
 		return *pi.res
 	}
-	opts := resourcehelper.PodResourcesOptions{UseStatusResources: true, InPlacePodLevelResourcesVerticalScalingEnabled: true}
+	opts := g.PodRequestsOptions()
 	requests := resourcehelper.PodRequests(pi.Pod, opts)
-	nonMissing := NonMissingContainerRequests(requests, resourcehelper.IsPodLevelRequestsSet(pi.Pod))
+	nonMissing := NonMissingContainerRequests(requests, g.PodLevelResources && resourcehelper.IsPodLevelRequestsSet(pi.Pod))
 	non0 := requests
 	if len(nonMissing) > 0 {
 		opts.NonMissingContainerRequests = nonMissing
@@ -176,6 +216,7 @@ func (pi *PodInfo) CalculateResource() PodResource {
 	r.Add(requests)
 	cpu, mem := non0[v1.ResourceCPU], non0[v1.ResourceMemory]
 	pi.res = &PodResource{Resource: r, Non0CPU: cpu.MilliValue(), Non0Mem: mem.Value()}
+	pi.resGates = g
 	return *pi.res
 }
 

@@ -11,6 +11,9 @@ import (
 // when activeQ is empty) and podErrorBackoffQ for pods that failed with an
 // error (never popped early).
 type backoffQueue struct {
+	// windowed is the SchedulerPopFromBackoffQ gate: on, expirations are
+	// aligned to ordering windows and podBackoffQ breaks ties as activeQ.
+	windowed          bool
 	clock             func() time.Time
 	podBackoffQ       *podHeap
 	podErrorBackoffQ  *podHeap
@@ -18,18 +21,22 @@ type backoffQueue struct {
 	podMaxBackoff     time.Duration
 }
 
-// newBackoffQueue orders podBackoffQ by backoff expiration then by
-// activeLess (lessBackoffCompletedWithPriority), podErrorBackoffQ by
-// expiration then seq.
-func newBackoffQueue(clock func() time.Time, initial, max time.Duration, activeLess func(a, b *entry) bool) *backoffQueue {
-	bq := &backoffQueue{clock: clock, podInitialBackoff: initial, podMaxBackoff: max}
-	bq.podBackoffQ = &podHeap{less: func(a, b *entry) bool {
-		ta, tb := bq.backoffTime(a), bq.backoffTime(b)
-		if !ta.Equal(tb) {
-			return ta.Before(tb)
-		}
-		return activeLess(a, b)
-	}}
+// newBackoffQueue orders podBackoffQ by backoff expiration then, with
+// SchedulerPopFromBackoffQ (windowed), by activeLess
+// (lessBackoffCompletedWithPriority); podErrorBackoffQ, and podBackoffQ
+// without the gate, by expiration then seq.
+func newBackoffQueue(clock func() time.Time, initial, max time.Duration, activeLess func(a, b *entry) bool, windowed bool) *backoffQueue {
+	bq := &backoffQueue{clock: clock, podInitialBackoff: initial, podMaxBackoff: max, windowed: windowed}
+	bq.podBackoffQ = &podHeap{less: bq.lessBackoffCompleted}
+	if windowed {
+		bq.podBackoffQ = &podHeap{less: func(a, b *entry) bool {
+			ta, tb := bq.backoffTime(a), bq.backoffTime(b)
+			if !ta.Equal(tb) {
+				return ta.Before(tb)
+			}
+			return activeLess(a, b)
+		}}
+	}
 	bq.podErrorBackoffQ = &podHeap{less: bq.lessBackoffCompleted}
 	return bq
 }
@@ -44,9 +51,14 @@ func (bq *backoffQueue) lessBackoffCompleted(a, b *entry) bool {
 	return a.seq < b.seq
 }
 
-// alignToWindow truncates to the ordering window (SchedulerPopFromBackoffQ
-// is on by default).
-func alignToWindow(t time.Time) time.Time { return t.Truncate(BackoffOrderingWindow) }
+// alignToWindow truncates to the ordering window with
+// SchedulerPopFromBackoffQ, and leaves t as it is without.
+func (bq *backoffQueue) alignToWindow(t time.Time) time.Time {
+	if !bq.windowed {
+		return t
+	}
+	return t.Truncate(BackoffOrderingWindow)
+}
 
 // backoffTime is getBackoffTime: zero for a pod that never failed, else
 // the window-aligned Timestamp + backoff, cached in BackoffExpiration.
@@ -59,7 +71,7 @@ func (bq *backoffQueue) backoffTime(e *entry) time.Time {
 		return time.Time{}
 	}
 	if e.BackoffExpiration.IsZero() {
-		e.BackoffExpiration = alignToWindow(e.Timestamp.Add(bq.calculateBackoffDuration(count)))
+		e.BackoffExpiration = bq.alignToWindow(e.Timestamp.Add(bq.calculateBackoffDuration(count)))
 	}
 	return e.BackoffExpiration
 }
@@ -80,7 +92,7 @@ func (bq *backoffQueue) calculateBackoffDuration(count int) time.Duration {
 // isPodBackingoff: a pod whose expiration falls in the current window is
 // still backing off.
 func (bq *backoffQueue) isPodBackingoff(e *entry) bool {
-	return !bq.backoffTime(e).Before(alignToWindow(bq.clock()))
+	return !bq.backoffTime(e).Before(bq.alignToWindow(bq.clock()))
 }
 
 // add routes by rejector plugins: none means the pod failed with an
@@ -119,8 +131,9 @@ func (bq *backoffQueue) popEachBackoffCompleted() []*entry {
 func (bq *backoffQueue) heaps() []*podHeap { return []*podHeap{bq.podBackoffQ, bq.podErrorBackoffQ} }
 
 // nextRelease is the earliest time a flush tick releases a pod: the
-// window after its expiration. ok is false when both heaps are empty; a
-// zero time means the next tick, whenever it comes.
+// window after its expiration, or without SchedulerPopFromBackoffQ any
+// time after it. ok is false when both heaps are empty; a zero time means
+// the next tick, whenever it comes.
 func (bq *backoffQueue) nextRelease() (time.Time, bool) {
 	var best time.Time
 	found := false
@@ -130,8 +143,12 @@ func (bq *backoffQueue) nextRelease() (time.Time, bool) {
 			continue
 		}
 		t := bq.backoffTime(e)
-		if !t.IsZero() {
-			t = alignToWindow(t).Add(BackoffOrderingWindow)
+		switch {
+		case t.IsZero():
+		case bq.windowed:
+			t = bq.alignToWindow(t).Add(BackoffOrderingWindow)
+		default:
+			t = t.Add(time.Nanosecond)
 		}
 		if !found || t.Before(best) {
 			best, found = t, true

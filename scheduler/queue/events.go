@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/component-helpers/resource"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
@@ -83,7 +84,10 @@ func unrollPodEvent(e framework.ClusterEvent) []framework.ClusterEvent {
 // TargetPod for the pod being requeued or UnscheduledPod for the others;
 // one event per property that changed, in upstream's extractor order, or a
 // generic Update when none did.
-func PodSchedulingPropertiesChange(newPod, oldPod *v1.Pod, isTarget bool) []framework.ClusterEvent {
+//
+// The scale events count status resources as the InPlacePodVerticalScaling
+// and InPlacePodLevelResourcesVerticalScaling gates say.
+func PodSchedulingPropertiesChange(newPod, oldPod *v1.Pod, isTarget bool, gates features.Features) []framework.ClusterEvent {
 	r := framework.UnscheduledPod
 	switch {
 	case newPod.Spec.NodeName != "":
@@ -92,6 +96,12 @@ func PodSchedulingPropertiesChange(newPod, oldPod *v1.Pod, isTarget bool) []fram
 		r = framework.TargetPod
 	}
 	var events []framework.ClusterEvent
+	opts := resource.PodResourcesOptions{
+		UseStatusResources: gates.EnableInPlacePodVerticalScaling,
+		InPlacePodLevelResourcesVerticalScalingEnabled: gates.EnableInPlacePodLevelResourcesVerticalScaling,
+	}
+	podScaleDown := func(n, o *v1.Pod) framework.ActionType { return podScaleDown(n, o, opts) }
+	podScaleUp := func(n, o *v1.Pod) framework.ActionType { return podScaleUp(n, o, opts) }
 	for _, fn := range []func(n, o *v1.Pod) framework.ActionType{
 		podLabelsChange, podScaleDown, podScaleUp, podSchedulingGatesEliminated, podTolerationChange,
 		// DynamicResourceAllocation is GA and locked on in 1.37.
@@ -107,11 +117,7 @@ func PodSchedulingPropertiesChange(newPod, oldPod *v1.Pod, isTarget bool) []fram
 	return events
 }
 
-// The request options of 1.37's default gates (InPlacePodVerticalScaling
-// GA, InPlacePodLevelResourcesVerticalScaling beta on).
-var requestOpts = resource.PodResourcesOptions{UseStatusResources: true, InPlacePodLevelResourcesVerticalScalingEnabled: true}
-
-func podScaleDown(newPod, oldPod *v1.Pod) framework.ActionType {
+func podScaleDown(newPod, oldPod *v1.Pod, requestOpts resource.PodResourcesOptions) framework.ActionType {
 	newReq, oldReq := resource.PodRequests(newPod, requestOpts), resource.PodRequests(oldPod, requestOpts)
 	for name, o := range oldReq {
 		n, ok := newReq[name]
@@ -122,7 +128,7 @@ func podScaleDown(newPod, oldPod *v1.Pod) framework.ActionType {
 	return framework.None
 }
 
-func podScaleUp(newPod, oldPod *v1.Pod) framework.ActionType {
+func podScaleUp(newPod, oldPod *v1.Pod, requestOpts resource.PodResourcesOptions) framework.ActionType {
 	newReq, oldReq := resource.PodRequests(newPod, requestOpts), resource.PodRequests(oldPod, requestOpts)
 	for name, n := range newReq {
 		o, ok := oldReq[name]
@@ -192,15 +198,18 @@ func strPtrEqual(a, b *string) bool {
 
 // NodeSchedulingPropertiesChange turns a node update into one event per
 // property that changed, in upstream's extractor order; nothing relevant
-// changed means no event at all.
-func NodeSchedulingPropertiesChange(newNode, oldNode *v1.Node) []framework.ClusterEvent {
+// changed means no event at all. A change of declared features is an
+// event only with the NodeDeclaredFeatures gate.
+func NodeSchedulingPropertiesChange(newNode, oldNode *v1.Node, gates features.Features) []framework.ClusterEvent {
 	var events []framework.ClusterEvent
-	for _, fn := range []func(n, o *v1.Node) framework.ActionType{
+	extractors := []func(n, o *v1.Node) framework.ActionType{
 		nodeSpecUnschedulableChange, nodeAllocatableChange, nodeLabelsChange, nodeTaintsChange,
 		nodeConditionsChange, nodeAnnotationsChange, nodePreemptionPolicyChange,
-		// NodeDeclaredFeatures is GA and locked on in 1.37.
-		nodeFeaturesChange,
-	} {
+	}
+	if gates.EnableNodeDeclaredFeatures {
+		extractors = append(extractors, nodeFeaturesChange)
+	}
+	for _, fn := range extractors {
 		if a := fn(newNode, oldNode); a != framework.None {
 			events = append(events, framework.ClusterEvent{Resource: framework.Node, ActionType: a})
 		}

@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
@@ -103,6 +104,8 @@ type Options struct {
 	// no nominations.
 	Nominator *Nominator
 	OnMove    func(Move)
+	// Features are the feature gates in effect.
+	Features features.Features
 }
 
 type strategy int
@@ -209,7 +212,7 @@ func New(opts Options) (*PriorityQueue, error) {
 		maxUnsched = DefaultPodMaxInUnschedulablePodsDuration
 	}
 	q.activeQ = newActiveQueue(q.activeLess)
-	q.backoffQ = newBackoffQueue(opts.Clock, initialBO, maxBO, q.activeLess)
+	q.backoffQ = newBackoffQueue(opts.Clock, initialBO, maxBO, q.activeLess, opts.Features.EnableSchedulerPopFromBackoffQ)
 	q.unschedulablePods = newUnschedulablePods(maxUnsched)
 	order := opts.ProfileOrder
 	if len(order) == 0 {
@@ -371,11 +374,11 @@ func (q *PriorityQueue) runPreEnqueue(e *entry) {
 }
 
 // moveToActiveQ runs PreEnqueue (unless the pod comes straight from
-// backoffQ, where it ran on insertion) and puts the pod in activeQ, or in
-// the unschedulable pool when gated. It reports whether it reached
-// activeQ.
+// backoffQ, where with SchedulerPopFromBackoffQ it ran on insertion) and
+// puts the pod in activeQ, or in the unschedulable pool when gated. It
+// reports whether it reached activeQ.
 func (q *PriorityQueue) moveToActiveQ(e *entry, event string, fromBackoff bool, from Location) bool {
-	if !fromBackoff {
+	if !fromBackoff || !q.opts.Features.EnableSchedulerPopFromBackoffQ {
 		q.runPreEnqueue(e)
 	}
 	if e.Gated() {
@@ -395,10 +398,14 @@ func (q *PriorityQueue) moveToActiveQ(e *entry, event string, fromBackoff bool, 
 	return true
 }
 
-// moveToBackoffQ runs PreEnqueue first (PopFromBackoffQ pops without it).
+// moveToBackoffQ runs PreEnqueue first with SchedulerPopFromBackoffQ
+// (which pops without it); without the gate PreEnqueue waits for the move
+// to activeQ.
 func (q *PriorityQueue) moveToBackoffQ(e *entry, event string, from Location) bool {
-	q.runPreEnqueue(e)
-	if e.Gated() {
+	if q.opts.Features.EnableSchedulerPopFromBackoffQ {
+		q.runPreEnqueue(e)
+	}
+	if q.opts.Features.EnableSchedulerPopFromBackoffQ && e.Gated() {
 		e.WasFlushedFromUnschedulable = false
 		q.putUnschedulable(e)
 		q.emit(e, from, Gated, event)
@@ -452,7 +459,7 @@ func (q *PriorityQueue) Add(pod *v1.Pod) {
 func (q *PriorityQueue) Pop() (*framework.QueuedPodInfo, bool) {
 	for {
 		e, from, label := q.activeQ.queue.peek(), Active, PopLabel
-		if e == nil {
+		if e == nil && q.opts.Features.EnableSchedulerPopFromBackoffQ {
 			e, from, label = q.backoffQ.podBackoffQ.peek(), Backoff, PopFromBackoffQ
 		}
 		if e == nil {
@@ -471,7 +478,7 @@ func (q *PriorityQueue) Pop() (*framework.QueuedPodInfo, bool) {
 
 // Poppable reports whether Pop would return a pod.
 func (q *PriorityQueue) Poppable() bool {
-	return q.activeQ.queue.Len() > 0 || q.backoffQ.podBackoffQ.Len() > 0
+	return q.activeQ.queue.Len() > 0 || (q.opts.Features.EnableSchedulerPopFromBackoffQ && q.backoffQ.podBackoffQ.Len() > 0)
 }
 
 // SchedulingCycle counts pops.
@@ -679,7 +686,7 @@ func (q *PriorityQueue) Activate(pods []*v1.Pod) {
 // Pass nil oldObj/newObj interfaces, never typed nils, to hint functions:
 // Update takes pods, so both are set.
 func (q *PriorityQueue) Update(oldPod, newPod *v1.Pod) {
-	events := PodSchedulingPropertiesChange(newPod, oldPod, true)
+	events := PodSchedulingPropertiesChange(newPod, oldPod, true, q.opts.Features)
 	if q.activeQ.addEventsIfPodInFlight(oldPod, newPod, events) {
 		return
 	}
@@ -763,7 +770,8 @@ func (q *PriorityQueue) moveEntities(es []*entry, event framework.ClusterEvent, 
 }
 
 // FlushBackoffQCompleted moves every pod whose backoff has completed from
-// both heaps to activeQ (PreEnqueue is not re-run: it ran on insertion).
+// both heaps to activeQ (PreEnqueue is re-run only without
+// SchedulerPopFromBackoffQ: with it, it ran on insertion).
 func (q *PriorityQueue) FlushBackoffQCompleted() {
 	for _, e := range q.backoffQ.popEachBackoffCompleted() {
 		e.where = inNone

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -31,8 +32,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWithGates(t, features.Default())
+}
+
+func newEnvWithGates(t *testing.T, gates features.Features) *env {
+	t.Helper()
 	e := &env{t: t, now: start}
-	s, err := scheduler.New(nil, nil, nil, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Clock: func() time.Time { return e.now }})
+	s, err := scheduler.New(nil, nil, nil, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Clock: func() time.Time { return e.now }, Features: &gates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +49,8 @@ func newEnv(t *testing.T) *env {
 	q, err := queue.New(queue.Options{
 		Clock: func() time.Time { return e.now }, Less: s.Profile(v1.DefaultSchedulerName).QueueSortLess,
 		Profiles: profiles, Nominator: s.Nominator(),
-		OnMove: func(m queue.Move) { e.moves = append(e.moves, m) },
+		OnMove:   func(m queue.Move) { e.moves = append(e.moves, m) },
+		Features: s.Features(),
 	})
 	if err != nil {
 		t.Fatal(err)

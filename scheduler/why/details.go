@@ -21,9 +21,14 @@ import (
 
 var noLog = klog.Logger{}
 
-// requests is the pod's effective requests as the scheduler sums them.
-func requests(pod *v1.Pod) framework.Resource {
-	return framework.NewPodInfo(pod).CalculateResource().Resource
+// requests is the pod's effective requests as the scheduler sums them,
+// with the resource gates in effect (v1.37's defaults without a scheduler).
+func requests(in Input, pod *v1.Pod) framework.Resource {
+	g := framework.DefaultResourceGates
+	if in.Sched != nil {
+		g = framework.ResourceGatesOf(in.Sched.Features())
+	}
+	return framework.NewPodInfo(pod).CalculateResourceWith(g).Resource
 }
 
 // quantity renders an amount of a resource as the API would.
@@ -63,7 +68,7 @@ func free(in Input, node string, res v1.ResourceName, withNominated bool) (int64
 				f--
 				continue
 			}
-			r := requests(p)
+			r := requests(in, p)
 			f -= r.Amount(res)
 		}
 	}
@@ -85,7 +90,7 @@ func resourcesDetail(in Input, g group) string {
 	if !ok {
 		return ""
 	}
-	req := requests(in.Pod)
+	req := requests(in, in.Pod)
 	want := req.Amount(res)
 	if res == v1.ResourcePods {
 		want = 1
@@ -103,7 +108,7 @@ func resourcesDetail(in Input, g group) string {
 		if without, _ := free(in, n, res, false); without >= want && f < want {
 			var noms []string
 			for _, p := range nominatedAgainst(in.Sched, in.Pod, n) {
-				r := requests(p)
+				r := requests(in, p)
 				noms = append(noms, fmt.Sprintf("%s (priority %d, %s)", podRef(p), corev1helpers.PodPriority(p), qty(res, r.Amount(res))))
 			}
 			nominatedBlock = append(nominatedBlock, fmt.Sprintf("%s fits without the pods nominated to it: %s", n, strings.Join(noms, ", ")))

@@ -338,7 +338,7 @@ func fixes(in Input, plugin string, st record.Status, node string) [][]change {
 	switch plugin {
 	case "NodeResourcesFit":
 		var alt []change
-		req := requests(pod)
+		req := requests(in, pod)
 		for _, r := range st.Reasons {
 			res, ok := reasonResource(r)
 			if !ok || res == v1.ResourcePods {

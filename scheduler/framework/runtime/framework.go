@@ -67,6 +67,9 @@ var _ framework.Handle = &Framework{}
 // NewFramework builds a profile. Its Plugins must already be merged with
 // the defaults (MergePlugins), as the config loader's defaulting does.
 func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Options) (*Framework, error) {
+	if err := refuseUnimplementedGates(opts.Features); err != nil {
+		return nil, err
+	}
 	f := &Framework{opts: opts, pluginsMap: map[string]framework.Plugin{}}
 	if len(opts.Extenders) > 0 {
 		// Extenders register no events of their own: a pod they rejected
@@ -152,6 +155,9 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	}
 	if f.scorePluginWeight, err = scoreWeights(f.pluginsMap, append(append([]configv1.Plugin(nil), plugins.Score.Enabled...), multi...)); err != nil {
 		return nil, fmt.Errorf("score plugins: %w", err)
+	}
+	if err := f.refuseOpportunisticBatching(); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

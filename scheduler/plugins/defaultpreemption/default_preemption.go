@@ -28,6 +28,9 @@ type DefaultPreemption struct {
 	// running holds the UIDs of preemptors whose victims are still
 	// terminating: PreEnqueue gates them until the engine clears them.
 	running map[string]bool
+	// async is the SchedulerAsyncPreemption gate: off, preemption's API
+	// calls are made inside PostFilter, so nothing is ever gated.
+	async bool
 }
 
 var (
@@ -38,7 +41,7 @@ var (
 
 // New builds the plugin; nil args mean 10% / 100 candidates.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	pl := &DefaultPreemption{h: h, running: map[string]bool{}}
+	pl := &DefaultPreemption{h: h, running: map[string]bool{}, async: h.Features().EnableAsyncPreemption}
 	pct, abs := int32(10), int32(100)
 	pl.args = configv1.DefaultPreemptionArgs{MinCandidateNodesPercentage: &pct, MinCandidateNodesAbsolute: &abs}
 	if args != nil {
@@ -81,6 +84,9 @@ func (pl *DefaultPreemption) SetPreempting(uid string, running bool) {
 
 // PreEnqueue gates a preemptor while its preemption is in progress.
 func (pl *DefaultPreemption) PreEnqueue(_ context.Context, p *v1.Pod) *framework.Status {
+	if !pl.async {
+		return nil
+	}
 	if pl.running[string(p.UID)] {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, "waiting for the preemption for this pod to be finished")
 	}
@@ -88,8 +94,12 @@ func (pl *DefaultPreemption) PreEnqueue(_ context.Context, p *v1.Pod) *framework
 }
 
 // EventsToRegister registers victim deletion only so that the gate above is
-// re-checked; the hint itself never requeues.
+// re-checked; the hint itself never requeues. Without async preemption
+// the plugin never rejects a pod and registers nothing.
 func (pl *DefaultPreemption) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
+	if !pl.async {
+		return nil, nil
+	}
 	return []framework.ClusterEventWithHint{{
 		Event:          framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete},
 		QueueingHintFn: func(*v1.Pod, any, any) (framework.QueueingHint, error) { return framework.QueueSkip, nil },

@@ -39,6 +39,25 @@ type preFilterState struct {
 	podInfo *framework.PodInfo
 	// namespaceLabels are the labels of the incoming pod's namespace.
 	namespaceLabels labels.Set
+
+	// With InterPodAffinityHostnameFastPath (hostnameFastPath), terms
+	// scoped to kubernetes.io/hostname are checked in Filter against the
+	// node's own pods instead of through the counts, which then hold only
+	// the other terms (see hostname.go). Without it, the cluster-wide
+	// lists hold every term and the host-scoped ones stay empty.
+	hostnameFastPath bool
+	// clusterWideAffinityTerms are all the affinity terms, unless every
+	// one is host-scoped (then hostScopedAffinityTerms holds them).
+	clusterWideAffinityTerms []framework.AffinityTerm
+	hostScopedAffinityTerms  []framework.AffinityTerm
+	// clusterWideAntiAffinityTerms and hostScopedAntiAffinityTerms split
+	// the anti-affinity terms by scope.
+	clusterWideAntiAffinityTerms []framework.AffinityTerm
+	hostScopedAntiAffinityTerms  []framework.AffinityTerm
+	// matchingHostScopedAffinityPods counts the pods anywhere matching
+	// every host-scoped affinity term: the self-affinity exception needs
+	// none.
+	matchingHostScopedAffinityPods int64
 }
 
 // Clone copies the counts; the pod info and labels are never mutated after
@@ -47,13 +66,11 @@ func (s *preFilterState) Clone() framework.StateData {
 	if s == nil {
 		return nil
 	}
-	return &preFilterState{
-		existingAntiAffinityCounts: s.existingAntiAffinityCounts.clone(),
-		affinityCounts:             s.affinityCounts.clone(),
-		antiAffinityCounts:         s.antiAffinityCounts.clone(),
-		podInfo:                    s.podInfo,
-		namespaceLabels:            s.namespaceLabels,
-	}
+	c := *s
+	c.existingAntiAffinityCounts = s.existingAntiAffinityCounts.clone()
+	c.affinityCounts = s.affinityCounts.clone()
+	c.antiAffinityCounts = s.antiAffinityCounts.clone()
+	return &c
 }
 
 // updateWithPod adds (multiplier 1) or removes (-1) pi, on node, from the
@@ -62,23 +79,35 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, mul
 	if s == nil || pi == nil || pi.Pod == nil {
 		return
 	}
-	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, s.podInfo.Pod, s.namespaceLabels, node, multiplier)
-	s.affinityCounts.updateWithAffinityTerms(s.podInfo.RequiredAffinityTerms, pi.Pod, node, multiplier)
+	existingTerms := pi.RequiredAntiAffinityTerms
+	if s.hostnameFastPath {
+		existingTerms = notHostScoped(existingTerms)
+	}
+	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(existingTerms, s.podInfo.Pod, s.namespaceLabels, node, multiplier)
+	s.affinityCounts.updateWithAffinityTerms(s.clusterWideAffinityTerms, pi.Pod, node, multiplier)
 	// The incoming pod's terms have their namespaceSelector folded in, so
 	// the other pod's namespace labels are not needed.
-	s.antiAffinityCounts.updateWithAntiAffinityTerms(s.podInfo.RequiredAntiAffinityTerms, pi.Pod, nil, node, multiplier)
+	s.antiAffinityCounts.updateWithAntiAffinityTerms(s.clusterWideAntiAffinityTerms, pi.Pod, nil, node, multiplier)
+	if len(s.hostScopedAffinityTerms) > 0 && podMatchesAllAffinityTerms(s.hostScopedAffinityTerms, pi.Pod) {
+		s.matchingHostScopedAffinityPods += multiplier
+	}
 }
 
 // existingAntiAffinityCounts counts, over nodes hosting pods with required
-// anti-affinity, the terms of those pods that select the incoming pod.
-// Existing pods' namespaceSelectors are matched against the incoming pod's
-// namespace labels.
-func existingAntiAffinityCounts(pod *v1.Pod, nsLabels labels.Set, nodes []*framework.NodeInfo) topologyToMatchedTermCount {
+// anti-affinity, the terms of those pods that select the incoming pod
+// (without the host-scoped ones on the hostname fast path). Existing pods'
+// namespaceSelectors are matched against the incoming pod's namespace
+// labels.
+func existingAntiAffinityCounts(pod *v1.Pod, nsLabels labels.Set, nodes []*framework.NodeInfo, hostnameFastPath bool) topologyToMatchedTermCount {
 	out := topologyToMatchedTermCount{}
 	for _, ni := range nodes {
 		node := ni.Node()
 		for _, existing := range ni.PodsWithRequiredAntiAffinity {
-			out.updateWithAntiAffinityTerms(existing.RequiredAntiAffinityTerms, pod, nsLabels, node, 1)
+			terms := existing.RequiredAntiAffinityTerms
+			if hostnameFastPath {
+				terms = notHostScoped(terms)
+			}
+			out.updateWithAntiAffinityTerms(terms, pod, nsLabels, node, 1)
 		}
 	}
 	return out
@@ -115,16 +144,23 @@ func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleS
 	for i := range pi.RequiredAntiAffinityTerms {
 		pl.mergeTermNamespaces(&pi.RequiredAntiAffinityTerms[i])
 	}
-	s := &preFilterState{podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
+	s := &preFilterState{podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace), hostnameFastPath: pl.hostnameFastPath}
+	s.classifyTerms()
 
 	var withAntiAffinity []*framework.NodeInfo
 	if snap := pl.handle.Snapshot(); snap != nil {
 		withAntiAffinity = snap.HavePodsWithRequiredAntiAffinityList()
 	}
-	s.existingAntiAffinityCounts = existingAntiAffinityCounts(pod, s.namespaceLabels, withAntiAffinity)
-	s.affinityCounts, s.antiAffinityCounts = incomingAffinityCounts(pi.RequiredAffinityTerms, pi.RequiredAntiAffinityTerms, nodes)
+	s.existingAntiAffinityCounts = existingAntiAffinityCounts(pod, s.namespaceLabels, withAntiAffinity, s.hostnameFastPath)
+	s.affinityCounts, s.antiAffinityCounts = incomingAffinityCounts(s.clusterWideAffinityTerms, s.clusterWideAntiAffinityTerms, nodes)
+	if len(s.hostScopedAffinityTerms) > 0 {
+		s.matchingHostScopedAffinityPods = countMatchingPods(s.hostScopedAffinityTerms, nodes)
+	}
+	// On the fast path, existing pods' host-scoped anti-affinity is not in
+	// the counts: Filter must still look at the node's pods.
+	mustCheckHostScoped := s.hostnameFastPath && anyHostScopedAntiAffinity(withAntiAffinity)
 
-	if len(s.existingAntiAffinityCounts) == 0 && len(pi.RequiredAffinityTerms) == 0 && len(pi.RequiredAntiAffinityTerms) == 0 {
+	if len(s.existingAntiAffinityCounts) == 0 && len(pi.RequiredAffinityTerms) == 0 && len(pi.RequiredAntiAffinityTerms) == 0 && !mustCheckHostScoped {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	state.Write(preFilterStateKey, s)
@@ -171,17 +207,16 @@ func getPreFilterState(state *framework.CycleState) (*preFilterState, error) {
 }
 
 // satisfyExistingPodsAntiAffinity: no label of the node names a domain in
-// which an existing pod's anti-affinity selects the incoming pod.
-func satisfyExistingPodsAntiAffinity(s *preFilterState, node *v1.Node) bool {
-	if len(s.existingAntiAffinityCounts) == 0 {
-		return true
-	}
-	for k, v := range nodeLabels(node) {
+// which an existing pod's anti-affinity selects the incoming pod (and, on
+// the hostname fast path, no pod on the node has a host-scoped term that
+// does).
+func satisfyExistingPodsAntiAffinity(s *preFilterState, nodeInfo *framework.NodeInfo) bool {
+	for k, v := range nodeLabels(nodeInfo.Node()) {
 		if s.existingAntiAffinityCounts[topologyPair{key: k, value: v}] > 0 {
 			return false
 		}
 	}
-	return true
+	return !s.hostnameFastPath || !nodePodsRejectIncoming(s, nodeInfo)
 }
 
 // satisfyPodAntiAffinity: no anti-affinity term of the incoming pod has a
@@ -191,7 +226,7 @@ func satisfyPodAntiAffinity(s *preFilterState, node *v1.Node) bool {
 		return true
 	}
 	nl := nodeLabels(node)
-	for _, t := range s.podInfo.RequiredAntiAffinityTerms {
+	for _, t := range s.clusterWideAntiAffinityTerms {
 		if v, ok := nl[t.TopologyKey]; ok && s.antiAffinityCounts[topologyPair{key: t.TopologyKey, value: v}] > 0 {
 			return false
 		}
@@ -204,7 +239,7 @@ func satisfyPodAntiAffinity(s *preFilterState, node *v1.Node) bool {
 // the first of a group with affinity to itself: allowed when no pod in the
 // cluster matches all terms and the pod matches them itself.
 func satisfyPodAffinity(s *preFilterState, node *v1.Node) bool {
-	terms := s.podInfo.RequiredAffinityTerms
+	terms := s.clusterWideAffinityTerms
 	if len(terms) == 0 {
 		return true
 	}
@@ -223,7 +258,7 @@ func satisfyPodAffinity(s *preFilterState, node *v1.Node) bool {
 	if podsExist {
 		return true
 	}
-	return len(s.affinityCounts) == 0 && podMatchesAllAffinityTerms(terms, s.podInfo.Pod)
+	return len(s.affinityCounts) == 0 && s.matchingHostScopedAffinityPods <= 0 && podMatchesAllAffinityTerms(terms, s.podInfo.Pod)
 }
 
 // Filter runs the three checks in upstream's order; the first failure is
@@ -234,13 +269,17 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 		return framework.AsStatus(err)
 	}
 	node := nodeInfo.Node()
-	if !satisfyPodAffinity(s, node) {
+	if len(s.hostScopedAffinityTerms) > 0 {
+		if !nodePodsSatisfyAffinity(s, nodeInfo) {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
+		}
+	} else if !satisfyPodAffinity(s, node) {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
 	}
-	if !satisfyPodAntiAffinity(s, node) {
+	if !satisfyPodAntiAffinity(s, node) || nodePodsConflictWithAntiAffinity(s, nodeInfo) {
 		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
 	}
-	if !satisfyExistingPodsAntiAffinity(s, node) {
+	if !satisfyExistingPodsAntiAffinity(s, nodeInfo) {
 		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
 	}
 	return nil

@@ -1,8 +1,9 @@
 // Package interpodaffinity is kube-scheduler v1.37's InterPodAffinity
 // plugin: required pod (anti-)affinity as a Filter and preferred pod
-// (anti-)affinity, plus existing pods' terms, as a Score. Only the default
-// path is implemented: the InterPodAffinityHostnameFastPath and
-// InPlacePodVerticalScalingSchedulerPreemption gates are off in 1.37.
+// (anti-)affinity, plus existing pods' terms, as a Score. The
+// InterPodAffinityHostnameFastPath gate selects the Filter's hostname fast
+// path (hostname.go); InPlacePodVerticalScalingSchedulerPreemption is
+// refused when a profile is built.
 package interpodaffinity
 
 import (
@@ -42,6 +43,8 @@ type InterPodAffinity struct {
 	handle                             framework.Handle
 	hardPodAffinityWeight              int32
 	ignorePreferredTermsOfExistingPods bool
+	// hostnameFastPath is the InterPodAffinityHostnameFastPath gate.
+	hostnameFastPath bool
 }
 
 // New builds the plugin from *configv1.InterPodAffinityArgs (nil means
@@ -66,6 +69,7 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 		handle:                             h,
 		hardPodAffinityWeight:              weight,
 		ignorePreferredTermsOfExistingPods: a.IgnorePreferredTermsOfExistingPods,
+		hostnameFastPath:                   h.Features().EnableInterPodAffinityHostnameFastPath,
 	}, nil
 }
 

@@ -12,8 +12,12 @@ import (
 )
 
 // EventsToRegister: a node added or changing its declared features, or
-// any update of the pod (Update is every update action).
+// any update of the pod (Update is every update action); none with the
+// gate off.
 func (pl *NodeDeclaredFeatures) EventsToRegister(_ context.Context) ([]framework.ClusterEventWithHint, error) {
+	if !pl.enabled {
+		return nil, nil
+	}
 	return []framework.ClusterEventWithHint{
 		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeDeclaredFeature}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
 		{Event: framework.ClusterEvent{Resource: framework.TargetPod, ActionType: framework.Update}, QueueingHintFn: pl.isSchedulableAfterTargetPodUpdate},

@@ -8,6 +8,7 @@ import (
 	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
 
 func declaring(features ...string) *v1.Node {
@@ -32,7 +33,7 @@ func TestIsSchedulableAfterNodeChange(t *testing.T) {
 		{name: "wrong type", newObj: "not-a-node", want: framework.Queue, wantErr: true},
 		{name: "no new node", oldObj: declaring(), want: framework.Queue, wantErr: true},
 	}
-	pl := &NodeDeclaredFeatures{features: ndf.New(nil), version: schedulerVersion}
+	pl := &NodeDeclaredFeatures{features: ndf.New(nil), version: schedulerVersion, enabled: true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := pl.isSchedulableAfterNodeChange(&v1.Pod{}, tt.oldObj, tt.newObj)
@@ -63,7 +64,7 @@ func TestIsSchedulableAfterTargetPodUpdate(t *testing.T) {
 		{name: "same requirements", oldObj: restartAllPod(), newObj: restartAllPod(), want: framework.QueueSkip},
 		{name: "wrong type", oldObj: plain, newObj: "x", want: framework.Queue, wantErr: true},
 	}
-	p, _ := New(nil, nil)
+	p, _ := New(nil, frameworktest.NewHandle(nil, nil))
 	pl := p.(*NodeDeclaredFeatures)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,7 +80,7 @@ func TestIsSchedulableAfterTargetPodUpdate(t *testing.T) {
 }
 
 func TestIsSchedulableAfterTargetPodUpdateInferenceError(t *testing.T) {
-	pl := &NodeDeclaredFeatures{features: ndf.New(nil)}
+	pl := &NodeDeclaredFeatures{features: ndf.New(nil), enabled: true}
 	got, err := pl.isSchedulableAfterTargetPodUpdate(&v1.Pod{}, &v1.Pod{}, &v1.Pod{})
 	if err == nil || err.Error() != "target version cannot be nil" || got != framework.Queue {
 		t.Errorf("got (%v, %v), want (Queue, target version cannot be nil)", got, err)
@@ -87,7 +88,7 @@ func TestIsSchedulableAfterTargetPodUpdateInferenceError(t *testing.T) {
 }
 
 func TestEventsToRegister(t *testing.T) {
-	events, _ := (&NodeDeclaredFeatures{}).EventsToRegister(context.Background())
+	events, _ := (&NodeDeclaredFeatures{enabled: true}).EventsToRegister(context.Background())
 	want := []framework.ClusterEvent{
 		{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeDeclaredFeature},
 		{Resource: framework.TargetPod, ActionType: framework.Update},

@@ -1,8 +1,10 @@
 // Package nodedeclaredfeatures is upstream's NodeDeclaredFeatures plugin:
 // a pod whose spec needs a node feature (as inferred by
 // k8s.io/component-helpers/nodedeclaredfeatures) only fits nodes listing
-// that feature in status.declaredFeatures. The gate is GA and locked on in
-// 1.37, so the plugin is always enabled.
+// that feature in status.declaredFeatures. With the NodeDeclaredFeatures
+// gate off (before 1.37) the plugin is not in the default set, and if a
+// profile enables it anyway it does nothing: PreFilter Skips, Filter
+// passes and it registers no events, as upstream.
 package nodedeclaredfeatures
 
 import (
@@ -38,6 +40,8 @@ var schedulerVersion = version.MustParseSemantic("v1.37.1")
 type NodeDeclaredFeatures struct {
 	features *ndf.Framework
 	version  *version.Version
+	// enabled is the NodeDeclaredFeatures gate.
+	enabled bool
 }
 
 var (
@@ -48,8 +52,8 @@ var (
 
 // New is the plugin's factory; it takes no args and uses the library's
 // default feature registry.
-func New(_ runtime.Object, _ framework.Handle) (framework.Plugin, error) {
-	return &NodeDeclaredFeatures{features: ndf.DefaultFramework, version: schedulerVersion}, nil
+func New(_ runtime.Object, h framework.Handle) (framework.Plugin, error) {
+	return &NodeDeclaredFeatures{features: ndf.DefaultFramework, version: schedulerVersion, enabled: h.Features().EnableNodeDeclaredFeatures}, nil
 }
 
 // Name returns the plugin's name.
@@ -70,6 +74,9 @@ func (pl *NodeDeclaredFeatures) requirements(pod *v1.Pod) (ndf.FeatureSet, error
 
 // PreFilter Skips pods that need no feature.
 func (pl *NodeDeclaredFeatures) PreFilter(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	if !pl.enabled {
+		return nil, framework.NewStatus(framework.Skip)
+	}
 	reqs, err := pl.requirements(pod)
 	if err != nil {
 		return nil, framework.AsStatus(err)
@@ -89,6 +96,9 @@ func (pl *NodeDeclaredFeatures) PreFilterExtensions() framework.PreFilterExtensi
 // kubelet publishes it sorted) and silently drops names it does not know,
 // exactly as the upstream NodeInfo does.
 func (pl *NodeDeclaredFeatures) Filter(_ context.Context, cs *framework.CycleState, _ *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	if !pl.enabled {
+		return nil
+	}
 	s, err := getPreFilterState(cs)
 	if err != nil {
 		return framework.AsStatus(err)

@@ -10,6 +10,7 @@ import (
 	ndftesting "k8s.io/component-helpers/nodedeclaredfeatures/testing"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
 
 // Real feature names from the library's registry.
@@ -84,7 +85,7 @@ func TestPreFilterAndFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			p, err := New(nil, nil)
+			p, err := New(nil, frameworktest.NewHandle(nil, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +107,7 @@ func TestPreFilterAndFilter(t *testing.T) {
 }
 
 func TestFilterWithoutPreFilter(t *testing.T) {
-	p, _ := New(nil, nil)
+	p, _ := New(nil, frameworktest.NewHandle(nil, nil))
 	s := p.(framework.FilterPlugin).Filter(context.Background(), framework.NewCycleState(), &v1.Pod{}, nodeWith())
 	wantMsg := `error reading "PreFilterNodeDeclaredFeatures" from cycle-state: not found`
 	if s.Code() != framework.Error || s.Message() != wantMsg {
@@ -142,7 +143,7 @@ func TestPreFilterWithMockFeatures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fw := ndf.New(tt.features)
-			pl := &NodeDeclaredFeatures{features: fw, version: version.MustParseSemantic(tt.version)}
+			pl := &NodeDeclaredFeatures{features: fw, version: version.MustParseSemantic(tt.version), enabled: true}
 			cs := framework.NewCycleState()
 			_, s := pl.PreFilter(context.Background(), cs, &v1.Pod{}, nil)
 			if tt.wantSkip {
@@ -169,9 +170,35 @@ func TestPreFilterWithMockFeatures(t *testing.T) {
 }
 
 func TestPreFilterInferenceError(t *testing.T) {
-	pl := &NodeDeclaredFeatures{features: ndf.New(nil)}
+	pl := &NodeDeclaredFeatures{features: ndf.New(nil), enabled: true}
 	_, s := pl.PreFilter(context.Background(), framework.NewCycleState(), &v1.Pod{}, nil)
 	if s.Code() != framework.Error || s.Message() != "target version cannot be nil" {
 		t.Errorf("got (%v, %q)", s.Code(), s.Message())
+	}
+}
+
+// With the gate off the plugin exists but does nothing: a pod needing a
+// feature the node lacks is neither filtered nor given events.
+func TestNodeDeclaredFeaturesGate(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		h := frameworktest.NewHandle(nil, nil)
+		h.Gates.EnableNodeDeclaredFeatures = on
+		p, err := New(nil, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := p.(*NodeDeclaredFeatures)
+		cs := framework.NewCycleState()
+		_, pre := pl.PreFilter(context.Background(), cs, restartAllPod(), nil)
+		if pre.IsSkip() == on {
+			t.Errorf("gate %v: PreFilter = %v", on, pre)
+		}
+		if f := pl.Filter(context.Background(), cs, restartAllPod(), nodeWith()); f.IsSuccess() == on {
+			t.Errorf("gate %v: Filter = %v", on, f)
+		}
+		events, _ := pl.EventsToRegister(context.Background())
+		if (len(events) > 0) != on {
+			t.Errorf("gate %v: %d events registered", on, len(events))
+		}
 	}
 }

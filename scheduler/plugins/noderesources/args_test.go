@@ -7,6 +7,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
 
 func TestFitArgsDefaults(t *testing.T) {
@@ -87,7 +89,7 @@ func TestFitArgsValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewFit(&tc.args, nil)
+			_, err := NewFit(&tc.args, frameworktest.NewHandle(nil, nil))
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("unexpected error: %v", err)
@@ -114,18 +116,18 @@ func TestBalancedAllocationArgs(t *testing.T) {
 		{[]configv1.ResourceSpec{{Name: "cpu", Weight: 2}}, "resources[0].weight: Invalid value: 2: must be 1"},
 		{[]configv1.ResourceSpec{{Name: "cpu", Weight: 1}, {Name: "cpu", Weight: 1}}, `resources[1].name: Duplicate value: "cpu"`},
 	} {
-		_, err := NewBalancedAllocation(&configv1.NodeResourcesBalancedAllocationArgs{Resources: tc.res}, nil)
+		_, err := NewBalancedAllocation(&configv1.NodeResourcesBalancedAllocationArgs{Resources: tc.res}, frameworktest.NewHandle(nil, nil))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: error %v, want %q", tc.res, err, tc.want)
 		}
 	}
-	if _, err := NewBalancedAllocation(&configv1.NodeResourcesFitArgs{}, nil); err == nil {
+	if _, err := NewBalancedAllocation(&configv1.NodeResourcesFitArgs{}, frameworktest.NewHandle(nil, nil)); err == nil {
 		t.Error("wrong args type accepted")
 	}
 }
 
 func TestNames(t *testing.T) {
-	p, _ := New(nil, nil)
+	p, _ := New(nil, frameworktest.NewHandle(nil, nil))
 	if p.Name() != "NodeResourcesFit" || Name != "NodeResourcesFit" || BalancedAllocationName != "NodeResourcesBalancedAllocation" {
 		t.Errorf("names: %q %q %q", p.Name(), Name, BalancedAllocationName)
 	}

@@ -6,7 +6,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -32,7 +31,7 @@ var (
 
 // NewBalancedAllocation builds the plugin from
 // *configv1.NodeResourcesBalancedAllocationArgs (nil: cpu and memory).
-func NewBalancedAllocation(obj runtime.Object, _ framework.Handle) (framework.Plugin, error) {
+func NewBalancedAllocation(obj runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	args, err := balancedAllocationArgs(obj)
 	if err != nil {
 		return nil, err
@@ -40,14 +39,12 @@ func NewBalancedAllocation(obj runtime.Object, _ framework.Handle) (framework.Pl
 	return &BalancedAllocation{scorer: resourceAllocationScorer{
 		// Balance is about what pods actually asked for, so no defaults.
 		useRequested: true,
-		// Unlike Fit's scorer, this one gets the feature flags: pod-level
-		// requests and (InPlacePodVerticalScaling) status resources count.
-		requestOpts: resourcehelper.PodResourcesOptions{
-			UseStatusResources: true,
-			InPlacePodLevelResourcesVerticalScalingEnabled: true,
-		},
-		scorer:    balancedResourceScorer,
-		resources: args.Resources,
+		// Unlike Fit's scorer, this one gets the resource gates: pod-level
+		// requests (PodLevelResources) and status resources
+		// (InPlacePodVerticalScaling and its pod-level twin) count.
+		requestOpts: framework.ResourceGatesOf(h.Features()).PodRequestsOptions(),
+		scorer:      balancedResourceScorer,
+		resources:   args.Resources,
 	}}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
 
 func cpuMem(cpu, mem string) v1.ResourceList { return rl("cpu", cpu, "memory", mem) }
@@ -67,7 +68,7 @@ func TestBalancedAllocationScore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, pre := range []bool{true, false} {
-				p, err := NewBalancedAllocation(tc.args, nil)
+				p, err := NewBalancedAllocation(tc.args, frameworktest.NewHandle(nil, nil))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -89,7 +90,7 @@ func ba3() int64 {
 // Best-effort pods (nothing requested for any configured resource) skip
 // at PreScore; without PreScore, Score returns 0.
 func TestBalancedAllocationBestEffort(t *testing.T) {
-	p, _ := NewBalancedAllocation(nil, nil)
+	p, _ := NewBalancedAllocation(nil, frameworktest.NewHandle(nil, nil))
 	ba := p.(*BalancedAllocation)
 	state := framework.NewCycleState()
 	ni := nodeInfo(scoreNode("node1", 4000, 10000, nil))
@@ -134,7 +135,7 @@ func TestBalancedAllocationUsesRequested(t *testing.T) {
 		v1.ResourceCPU:    *resource.NewMilliQuantity(1000, resource.DecimalSI),
 		v1.ResourceMemory: *resource.NewQuantity(1000, resource.BinarySI),
 	})
-	p, _ := NewBalancedAllocation(nil, nil)
+	p, _ := NewBalancedAllocation(nil, frameworktest.NewHandle(nil, nil))
 	got, st := scoreAll(t, p.(framework.ScorePlugin), true, newPod(cpuMem("500m", "500")), []*v1.Node{node},
 		[]*v1.Pod{onNode(newPod(nil), "node1"), onNode(newPod(nil), "node1")})
 	checkScores(t, got, []int64{75}, st)

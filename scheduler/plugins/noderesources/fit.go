@@ -2,7 +2,8 @@
 // NodeResourcesFit (Filter on requests vs allocatable, plus the
 // LeastAllocated / MostAllocated / RequestedToCapacityRatio scores) and
 // NodeResourcesBalancedAllocation (score), as kube-scheduler v1.37.1 runs
-// them with default feature gates.
+// them, honouring the InPlacePodVerticalScaling, PodLevelResources and
+// InPlacePodLevelResourcesVerticalScaling gates of the handle.
 package noderesources
 
 import (
@@ -32,6 +33,10 @@ type Fit struct {
 	ignoredResources      sets.Set[string]
 	ignoredResourceGroups sets.Set[string]
 	scorer                *resourceAllocationScorer
+	// gates are the resource gates; upstream's Fit scores without them
+	// (its embedded scorer never receives them), so only Filter and the
+	// queueing hints read them.
+	gates framework.ResourceGates
 }
 
 var (
@@ -49,7 +54,7 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 
 // NewFit builds the plugin from *configv1.NodeResourcesFitArgs (nil means
 // upstream's defaults: LeastAllocated over cpu and memory, weight 1).
-func NewFit(obj runtime.Object, _ framework.Handle) (framework.Plugin, error) {
+func NewFit(obj runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	args, err := fitArgs(obj)
 	if err != nil {
 		return nil, err
@@ -62,6 +67,7 @@ func NewFit(obj runtime.Object, _ framework.Handle) (framework.Plugin, error) {
 		ignoredResources:      sets.New(args.IgnoredResources...),
 		ignoredResourceGroups: sets.New(args.IgnoredResourceGroups...),
 		scorer:                sc,
+		gates:                 framework.ResourceGatesOf(h.Features()),
 	}, nil
 }
 
@@ -79,7 +85,7 @@ func (s *preFilterState) Clone() framework.StateData { return s }
 // PreFilter computes the pod's request. It never skips: even a pod that
 // requests nothing must pass the pod-count check.
 func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	state.Write(preFilterStateKey, &preFilterState{Resource: *computePodResourceRequest(pod)})
+	state.Write(preFilterStateKey, &preFilterState{Resource: *computePodResourceRequest(pod, f.gates.PodLevelResources)})
 	return nil, nil
 }
 

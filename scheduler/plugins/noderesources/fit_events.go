@@ -13,19 +13,23 @@ import (
 )
 
 // EventsToRegister returns the events that can make room for a pod Fit
-// rejected, in upstream's order for 1.37's default gates: DeviceClass
-// events because DRAExtendedResource is GA, the scale-down events because
-// InPlacePodVerticalScaling is GA. The scale-up events of the alpha
-// InPlacePodVerticalScalingSchedulerPreemption gate (off) are not
-// registered.
+// rejected, in upstream's order: DeviceClass events because
+// DRAExtendedResource is GA, the scale-down events only with
+// InPlacePodVerticalScaling on. The scale-up events of the alpha
+// InPlacePodVerticalScalingSchedulerPreemption gate are never registered:
+// a profile refuses that gate.
 func (f *Fit) EventsToRegister(_ context.Context) ([]framework.ClusterEventWithHint, error) {
-	return []framework.ClusterEventWithHint{
+	events := []framework.ClusterEventWithHint{
 		{Event: framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, QueueingHintFn: f.isSchedulableAfterAssignedPodDelete},
 		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeAllocatable}, QueueingHintFn: f.isSchedulableAfterNodeChange},
 		{Event: framework.ClusterEvent{Resource: framework.DeviceClass, ActionType: framework.Add | framework.Update}, QueueingHintFn: f.isSchedulableAfterDeviceClassEvent},
-		{Event: framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodScaleDown}, QueueingHintFn: f.isSchedulableAfterAssignedPodScaleDown},
-		{Event: framework.ClusterEvent{Resource: framework.TargetPod, ActionType: framework.UpdatePodScaleDown}, QueueingHintFn: f.isSchedulableAfterTargetPodScaleDown},
-	}, nil
+	}
+	if f.gates.StatusResources {
+		events = append(events,
+			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.UpdatePodScaleDown}, QueueingHintFn: f.isSchedulableAfterAssignedPodScaleDown},
+			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.TargetPod, ActionType: framework.UpdatePodScaleDown}, QueueingHintFn: f.isSchedulableAfterTargetPodScaleDown})
+	}
+	return events, nil
 }
 
 // isSchedulableAfterAssignedPodDelete: a deleted pod frees resources only
@@ -61,21 +65,22 @@ func (f *Fit) isSchedulableAfterAssignedPodScaleDown(pod *v1.Pod, oldObj, newObj
 	if original == nil || modified == nil {
 		return framework.Queue, fmt.Errorf("scaled-down pod is missing")
 	}
-	if !haveEnoughRelevantResourcesDecreased(pod, original, modified) {
+	if !haveEnoughRelevantResourcesDecreased(pod, original, modified, f.gates) {
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
 }
 
 // haveEnoughRelevantResourcesDecreased compares the scaled pod's requests
-// as the scheduler cache counts them (status resources and pod-level
-// resizes included) for each resource the target pod requests.
-func haveEnoughRelevantResourcesDecreased(target, original, modified *v1.Pod) bool {
+// (status resources and pod-level resizes included as their gates say)
+// for each resource the target pod requests. As upstream, pod-level
+// resources are read here whatever PodLevelResources says.
+func haveEnoughRelevantResourcesDecreased(target, original, modified *v1.Pod, g framework.ResourceGates) bool {
 	if modified.Spec.NodeName == "" {
 		// An unscheduled pod holds nothing on any node.
 		return false
 	}
-	opts := resourcehelper.PodResourcesOptions{UseStatusResources: true, InPlacePodLevelResourcesVerticalScalingEnabled: true}
+	opts := resourcehelper.PodResourcesOptions{UseStatusResources: g.StatusResources, InPlacePodLevelResourcesVerticalScalingEnabled: g.PodLevelStatusResources}
 	before, after := &framework.Resource{}, &framework.Resource{}
 	setMaxResource(before, resourcehelper.PodRequests(original, opts))
 	setMaxResource(after, resourcehelper.PodRequests(modified, opts))
@@ -114,32 +119,32 @@ func (f *Fit) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, newObj any) (fra
 	if err != nil {
 		return framework.Queue, err
 	}
-	if !isFit(pod, modified) {
+	if !isFit(pod, modified, f.gates.PodLevelResources) {
 		return framework.QueueSkip, nil
 	}
 	if original == nil {
 		return framework.Queue, nil
 	}
-	if !haveAnyRequestedResourcesIncreased(pod, original, modified) {
+	if !haveAnyRequestedResourcesIncreased(pod, original, modified, f.gates.PodLevelResources) {
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
 }
 
 // isFit checks the pod against the node without any pods on it.
-func isFit(pod *v1.Pod, node *v1.Node) bool {
+func isFit(pod *v1.Pod, node *v1.Node, podLevelResources bool) bool {
 	if node == nil {
 		return false
 	}
 	ni := framework.NewNodeInfo()
 	ni.SetNode(node)
-	return len(Fits(pod, ni)) == 0
+	return len(Fits(pod, ni, podLevelResources)) == 0
 }
 
 // haveAnyRequestedResourcesIncreased: more pod slots always count, since
 // every pod takes one; otherwise only resources the pod requests.
-func haveAnyRequestedResourcesIncreased(pod *v1.Pod, original, modified *v1.Node) bool {
-	req := computePodResourceRequest(pod)
+func haveAnyRequestedResourcesIncreased(pod *v1.Pod, original, modified *v1.Node, podLevelResources bool) bool {
+	req := computePodResourceRequest(pod, podLevelResources)
 	before := framework.NewResource(original.Status.Allocatable)
 	after := framework.NewResource(modified.Status.Allocatable)
 	if after.AllowedPodNumber > before.AllowedPodNumber {

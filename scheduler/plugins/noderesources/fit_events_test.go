@@ -13,7 +13,7 @@ import (
 
 func newFit(t *testing.T) *Fit {
 	t.Helper()
-	p, err := New(nil, nil)
+	p, err := New(nil, frameworktest.NewHandle(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestIsFit(t *testing.T) {
 		{"insufficient pod-level resource hugepages", withPodLevel(newPod(), rl(string(hugePageA), "4Mi")), nodeWithPods32("n", string(hugePageA), "2Mi"), false},
 	}
 	for _, tc := range tests {
-		if got := isFit(tc.pod, tc.node); got != tc.want {
+		if got := isFit(tc.pod, tc.node, true); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -190,7 +190,7 @@ func TestHaveAnyRequestedResourcesIncreased(t *testing.T) {
 		{"ephemeral-increased", full(), all("32", "1", "2", "3", "4"), all("32", "1", "2", "4", "4"), true},
 	}
 	for _, tc := range tests {
-		if got := haveAnyRequestedResourcesIncreased(tc.pod, tc.original, tc.mod); got != tc.want {
+		if got := haveAnyRequestedResourcesIncreased(tc.pod, tc.original, tc.mod, true); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}

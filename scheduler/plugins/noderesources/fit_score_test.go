@@ -79,7 +79,7 @@ func runScoreCases(t *testing.T, tests []scoreCase) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, pre := range []bool{true, false} {
-				p, err := NewFit(tc.args, nil)
+				p, err := NewFit(tc.args, frameworktest.NewHandle(nil, nil))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -312,7 +312,7 @@ func TestFitScorePodLevelResourcesIgnored(t *testing.T) {
 	nodes := []*v1.Node{nodeWithPods32("node1", "cpu", "4", "memory", "4Gi")}
 	// One container without requests; pod-level asks for 2 cpu, 2Gi.
 	pod := withPodLevel(newPod(nil), rl("cpu", "2", "memory", "2Gi"))
-	p, _ := NewFit(nil, nil)
+	p, _ := NewFit(nil, frameworktest.NewHandle(nil, nil))
 	got, st := scoreAll(t, p.(framework.ScorePlugin), true, pod, nodes, nil)
 	// cpu (4000-100)*100/4000 = 97; memory (4Gi-200Mi)*100/4Gi = 95.
 	checkScores(t, got, []int64{(97 + 95) / 2}, st)
@@ -337,7 +337,7 @@ func TestFitScoreNodeSide(t *testing.T) {
 	// storage request only shows in Requested (NonZeroRequested tracks
 	// cpu and memory alone).
 	existing := []*v1.Pod{onNode(newPod(rl("ephemeral-storage", "200")), "node1")}
-	p, _ := NewFit(strategy(configv1.MostAllocated, res), nil)
+	p, _ := NewFit(strategy(configv1.MostAllocated, res), frameworktest.NewHandle(nil, nil))
 	got, st := scoreAll(t, p.(framework.ScorePlugin), true, newPod(rl("cpu", "100m", "ephemeral-storage", "500")), nodes, existing)
 	// cpu 200m/1000m = 20; storage 700/1000 = 70; "pods" is never scored.
 	checkScores(t, got, []int64{45}, st)
@@ -360,11 +360,11 @@ func TestStatusResourcesOfIncomingPod(t *testing.T) {
 	pod.Status.ContainerStatuses = []v1.ContainerStatus{{Name: "c0", AllocatedResources: rl("cpu", "3", "memory", "1Gi")}}
 	nodes := []*v1.Node{nodeWithPods32("node1", "cpu", "4", "memory", "4Gi")}
 
-	fit, _ := NewFit(nil, nil)
+	fit, _ := NewFit(nil, frameworktest.NewHandle(nil, nil))
 	got, st := scoreAll(t, fit.(framework.ScorePlugin), true, pod, nodes, nil)
 	checkScores(t, got, []int64{75}, st) // spec 1 cpu, 1Gi: 75 left of each
 
-	ba, _ := NewBalancedAllocation(nil, nil)
+	ba, _ := NewBalancedAllocation(nil, frameworktest.NewHandle(nil, nil))
 	got, st = scoreAll(t, ba.(framework.ScorePlugin), true, pod, nodes, nil)
 	// fractions 0.75 / 0.25 -> 75 with the pod, 100 without -> 50 + 25/2.
 	checkScores(t, got, []int64{62}, st)

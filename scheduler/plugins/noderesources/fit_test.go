@@ -10,6 +10,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
 
 // filterNode is upstream's Filter test node: 10m cpu, 20 bytes memory, 32
@@ -45,7 +46,7 @@ func scalars(kv ...any) map[v1.ResourceName]int64 {
 
 func runFilter(t *testing.T, args *configv1.NodeResourcesFitArgs, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
 	t.Helper()
-	p, err := NewFit(args, nil) // a nil *NodeResourcesFitArgs means defaults
+	p, err := NewFit(args, frameworktest.NewHandle(nil, nil)) // a nil *NodeResourcesFitArgs means defaults
 	if err != nil {
 		t.Fatalf("NewFit: %v", err)
 	}
@@ -325,9 +326,9 @@ func TestFilterEnoughRequests(t *testing.T) {
 				if tc.args != nil {
 					ignored, groups = tc.args.IgnoredResources, tc.args.IgnoredResourceGroups
 				}
-				p, _ := NewFit(&configv1.NodeResourcesFitArgs{IgnoredResources: ignored, IgnoredResourceGroups: groups}, nil)
+				p, _ := NewFit(&configv1.NodeResourcesFitArgs{IgnoredResources: ignored, IgnoredResourceGroups: groups}, frameworktest.NewHandle(nil, nil))
 				f := p.(*Fit)
-				got := fitsRequest(computePodResourceRequest(tc.pod), ni, f.ignoredResources, f.ignoredResourceGroups)
+				got := fitsRequest(computePodResourceRequest(tc.pod, true), ni, f.ignoredResources, f.ignoredResourceGroups)
 				if !reflect.DeepEqual(got, tc.wantIR) {
 					t.Errorf("insufficient resources:\n got %+v\nwant %+v", got, tc.wantIR)
 				}
@@ -427,7 +428,7 @@ func TestFilterSidecars(t *testing.T) {
 // Upstream's TestPreFilterDisabled: Filter without PreFilter state is an
 // Error naming the missing key.
 func TestFilterWithoutPreFilter(t *testing.T) {
-	p, _ := NewFit(nil, nil)
+	p, _ := NewFit(nil, frameworktest.NewHandle(nil, nil))
 	s := p.(*Fit).Filter(ctx, framework.NewCycleState(), &v1.Pod{}, nodeInfo(newNode("n", nil)))
 	if s.Code() != framework.Error || !strings.Contains(s.Message(), `error reading "PreFilterNodeResourcesFit" from cycleState: not found`) {
 		t.Errorf("got %v %q", s.Code(), s.Message())
@@ -438,7 +439,7 @@ func TestFilterWithoutPreFilter(t *testing.T) {
 }
 
 func TestPreFilter(t *testing.T) {
-	p, _ := NewFit(nil, nil)
+	p, _ := NewFit(nil, frameworktest.NewHandle(nil, nil))
 	f := p.(*Fit)
 	if f.PreFilterExtensions() != nil {
 		t.Error("PreFilterExtensions should be nil")
@@ -469,7 +470,7 @@ func TestPreFilter(t *testing.T) {
 
 func TestFits(t *testing.T) {
 	ni := nodeInfo(filterNode(), resPod(req{cpu: 9}))
-	got := Fits(resPod(req{cpu: 2, scalars: scalars(extendedB, 1)}), ni)
+	got := Fits(resPod(req{cpu: 2, scalars: scalars(extendedB, 1)}), ni, true)
 	want := []InsufficientResource{
 		{ResourceName: v1.ResourceCPU, Reason: "Insufficient cpu", Requested: 2, Used: 9, Capacity: 10},
 		{ResourceName: extendedB, Reason: "Insufficient example.com/bbb", Requested: 1, Unresolvable: true},

@@ -25,9 +25,10 @@ type InsufficientResource struct {
 }
 
 // Fits lists what nodeInfo lacks to host pod, ignoring no resources. It is
-// what the node-change queueing hint asks of a bare node.
-func Fits(pod *v1.Pod, nodeInfo *framework.NodeInfo) []InsufficientResource {
-	return fitsRequest(computePodResourceRequest(pod), nodeInfo, nil, nil)
+// what the node-change queueing hint asks of a bare node. podLevelResources
+// is the PodLevelResources gate.
+func Fits(pod *v1.Pod, nodeInfo *framework.NodeInfo, podLevelResources bool) []InsufficientResource {
+	return fitsRequest(computePodResourceRequest(pod, podLevelResources), nodeInfo, nil, nil)
 }
 
 // fitsRequest checks the pod count, then cpu, memory, ephemeral-storage and

@@ -9,12 +9,12 @@ import (
 
 // computePodResourceRequest is the request NodeResourcesFit's Filter holds a
 // pending pod to: spec requests only (a pod that has not been scheduled has
-// no status resources to consider), pod-level requests honoured
-// (PodLevelResources is on in 1.37), init and sidecar containers folded in
-// by PodRequests, overhead added, and no defaults for missing requests.
-func computePodResourceRequest(pod *v1.Pod) *framework.Resource {
+// no status resources to consider), pod-level requests honoured with the
+// PodLevelResources gate, init and sidecar containers folded in by
+// PodRequests, overhead added, and no defaults for missing requests.
+func computePodResourceRequest(pod *v1.Pod, podLevelResources bool) *framework.Resource {
 	r := &framework.Resource{}
-	setMaxResource(r, resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+	setMaxResource(r, resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{SkipPodLevelResources: !podLevelResources}))
 	return r
 }
 

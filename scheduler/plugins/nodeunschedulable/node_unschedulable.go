@@ -27,10 +27,6 @@ const (
 	ErrReasonUnschedulable = "node(s) were unschedulable"
 )
 
-// comparisonOperators mirrors the TaintTolerationComparisonOperators gate
-// (alpha, off in 1.37): with it off, Lt/Gt tolerations tolerate nothing.
-const comparisonOperators = false
-
 // The toleration helpers only log when comparison operators are on; the
 // zero logger discards.
 var noLog klog.Logger
@@ -39,7 +35,12 @@ var noLog klog.Logger
 var unschedulableTaint = &v1.Taint{Key: v1.TaintNodeUnschedulable, Effect: v1.TaintEffectNoSchedule}
 
 // NodeUnschedulable filters cordoned nodes.
-type NodeUnschedulable struct{}
+type NodeUnschedulable struct {
+	// comparisonOperators is the TaintTolerationComparisonOperators gate
+	// (alpha, off by default in 1.37): off, Lt/Gt tolerations tolerate
+	// nothing.
+	comparisonOperators bool
+}
 
 var (
 	_ framework.PreFilterPlugin   = &NodeUnschedulable{}
@@ -48,8 +49,8 @@ var (
 )
 
 // New is the plugin's factory; it takes no args.
-func New(_ runtime.Object, _ framework.Handle) (framework.Plugin, error) {
-	return &NodeUnschedulable{}, nil
+func New(_ runtime.Object, h framework.Handle) (framework.Plugin, error) {
+	return &NodeUnschedulable{comparisonOperators: h.Features().EnableTaintTolerationComparisonOperators}, nil
 }
 
 // Name returns the plugin's name.
@@ -75,7 +76,7 @@ func (pl *NodeUnschedulable) isSchedulableAfterTargetPodTolerationChange(_ *v1.P
 	if modified == nil {
 		return framework.Queue, errors.New("no updated pod in the event")
 	}
-	if corev1helpers.TolerationsTolerateTaint(noLog, modified.Spec.Tolerations, unschedulableTaint, comparisonOperators) {
+	if corev1helpers.TolerationsTolerateTaint(noLog, modified.Spec.Tolerations, unschedulableTaint, pl.comparisonOperators) {
 		return framework.Queue, nil
 	}
 	return framework.QueueSkip, nil
@@ -117,7 +118,7 @@ func (pl *NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, 
 	if !node.Spec.Unschedulable {
 		return nil
 	}
-	if !corev1helpers.TolerationsTolerateTaint(noLog, pod.Spec.Tolerations, unschedulableTaint, comparisonOperators) {
+	if !corev1helpers.TolerationsTolerateTaint(noLog, pod.Spec.Tolerations, unschedulableTaint, pl.comparisonOperators) {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnschedulable)
 	}
 	return nil

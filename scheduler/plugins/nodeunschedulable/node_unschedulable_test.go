@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
 
 func node(unschedulable bool, taints ...v1.Taint) *v1.Node {
@@ -60,7 +61,7 @@ func TestFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ni := framework.NewNodeInfo()
 			ni.SetNode(tt.node)
-			p, _ := New(nil, nil)
+			p, _ := New(nil, frameworktest.NewHandle(nil, nil))
 			got := p.(framework.FilterPlugin).Filter(context.Background(), nil, tt.pod, ni)
 			if got.Code() != tt.wantCode || got.Message() != tt.wantMsg {
 				t.Errorf("got (%v, %q), want (%v, %q)", got.Code(), got.Message(), tt.wantCode, tt.wantMsg)

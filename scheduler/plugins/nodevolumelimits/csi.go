@@ -43,7 +43,8 @@ const (
 // CSILimits implements PreFilter and Filter.
 type CSILimits struct {
 	objs framework.ObjectLister
-	// enableVolumeLimitScaling is the VolumeLimitScaling gate (beta, on).
+	// enableVolumeLimitScaling is the VolumeLimitScaling gate (beta, on by
+	// default in 1.37).
 	enableVolumeLimitScaling bool
 }
 
@@ -55,7 +56,7 @@ var (
 
 // New builds the plugin; it takes no args.
 func New(_ runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	return &CSILimits{objs: h.Objects(), enableVolumeLimitScaling: true}, nil
+	return &CSILimits{objs: h.Objects(), enableVolumeLimitScaling: h.Features().EnableVolumeLimitScaling}, nil
 }
 
 // Name returns the plugin's name.

@@ -262,9 +262,10 @@ func TestVolumeLimitScaling(t *testing.T) {
 			if tc.csiDriver != nil {
 				objs = append(objs, tc.csiDriver)
 			}
-			p, _ := New(nil, frameworktest.NewHandle(nil, nil, objs...))
+			h := frameworktest.NewHandle(nil, nil, objs...)
+			h.Gates.EnableVolumeLimitScaling = tc.gate
+			p, _ := New(nil, h)
 			pl := p.(*CSILimits)
-			pl.enableVolumeLimitScaling = tc.gate
 			if _, s := pl.PreFilter(context.Background(), nil, pod, nil); s.IsSkip() {
 				t.Fatal("unexpected PreFilter Skip")
 			}

@@ -23,10 +23,6 @@ type topologySpreadConstraint struct {
 	NodeTaintsPolicy   v1.NodeInclusionPolicy
 }
 
-// enableTaintComparisonOperators is the TaintTolerationComparisonOperators
-// gate (alpha, off in 1.37): Lt/Gt tolerations match nothing.
-const enableTaintComparisonOperators = false
-
 // doNotScheduleTaint keeps the taints that forbid scheduling; a node whose
 // only untolerated taints are PreferNoSchedule still counts as a domain.
 func doNotScheduleTaint(t *v1.Taint) bool {
@@ -35,8 +31,10 @@ func doNotScheduleTaint(t *v1.Taint) bool {
 
 // matchNodeInclusionPolicies reports whether node is a domain of c for
 // pod: with Honor policies, nodes the pod could not land on (affinity,
-// untolerated taints) don't count.
-func (c *topologySpreadConstraint) matchNodeInclusionPolicies(pod *v1.Pod, node *v1.Node, require nodeaffinity.RequiredNodeAffinity) bool {
+// untolerated taints) don't count. comparisonOperators is the
+// TaintTolerationComparisonOperators gate: off, Lt/Gt tolerations match
+// nothing.
+func (c *topologySpreadConstraint) matchNodeInclusionPolicies(pod *v1.Pod, node *v1.Node, require nodeaffinity.RequiredNodeAffinity, comparisonOperators bool) bool {
 	if c.NodeAffinityPolicy == v1.NodeInclusionPolicyHonor {
 		// Parse errors count as a match, as upstream keeps them for
 		// backwards compatibility.
@@ -45,15 +43,32 @@ func (c *topologySpreadConstraint) matchNodeInclusionPolicies(pod *v1.Pod, node 
 		}
 	}
 	if c.NodeTaintsPolicy == v1.NodeInclusionPolicyHonor {
-		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint, enableTaintComparisonOperators); untolerated {
+		if _, untolerated := v1helper.FindMatchingUntoleratedTaint(logr.Discard(), node.Spec.Taints, pod.Spec.Tolerations, doNotScheduleTaint, comparisonOperators); untolerated {
 			return false
 		}
 	}
 	return true
 }
 
+// countsNode reports whether node is a domain of constraint c for pod.
+// With NodeInclusionPolicyInPodTopologySpread off, the constraint's own
+// policies are not read: every constraint counts only the nodes matching
+// the pod's required node affinity and ignores taints.
+func (pl *PodTopologySpread) countsNode(c *topologySpreadConstraint, pod *v1.Pod, node *v1.Node, require nodeaffinity.RequiredNodeAffinity) bool {
+	if !pl.gates.EnableNodeInclusionPolicyInPodTopologySpread {
+		// Parse errors count as a match, as upstream keeps them for
+		// backwards compatibility.
+		match, _ := require.Match(node)
+		return match
+	}
+	return c.matchNodeInclusionPolicies(pod, node, require, pl.gates.EnableTaintTolerationComparisonOperators)
+}
+
 // filterTopologySpreadConstraints keeps the constraints with the given
-// whenUnsatisfiable action and parses them.
+// whenUnsatisfiable action and parses them. matchLabelKeys are merged only
+// with MatchLabelKeysInPodTopologySpread on, and nodeAffinityPolicy /
+// nodeTaintsPolicy read only with NodeInclusionPolicyInPodTopologySpread
+// on (off, they stay Honor / Ignore).
 //
 // matchLabelKeys: with MatchLabelKeysInPodTopologySpreadSelectorMerge the
 // API server has already ANDed "key in (value)" into labelSelector at pod
@@ -62,7 +77,7 @@ func (c *topologySpreadConstraint) matchNodeInclusionPolicies(pod *v1.Pod, node 
 // not rewrite (created before the gate, or with keys absent) this merge is
 // what applies, so we mirror the scheduler side. A nil labelSelector parses
 // to Nothing, which has no requirements to merge into and stays Nothing.
-func filterTopologySpreadConstraints(constraints []v1.TopologySpreadConstraint, podLabels map[string]string, action v1.UnsatisfiableConstraintAction) ([]topologySpreadConstraint, error) {
+func (pl *PodTopologySpread) filterTopologySpreadConstraints(constraints []v1.TopologySpreadConstraint, podLabels map[string]string, action v1.UnsatisfiableConstraintAction) ([]topologySpreadConstraint, error) {
 	var result []topologySpreadConstraint
 	for _, c := range constraints {
 		if c.WhenUnsatisfiable != action {
@@ -72,7 +87,7 @@ func filterTopologySpreadConstraints(constraints []v1.TopologySpreadConstraint, 
 		if err != nil {
 			return nil, err
 		}
-		if len(c.MatchLabelKeys) > 0 {
+		if pl.gates.EnableMatchLabelKeysInPodTopologySpread && len(c.MatchLabelKeys) > 0 {
 			matchLabels := make(labels.Set)
 			for _, key := range c.MatchLabelKeys {
 				if value, ok := podLabels[key]; ok {
@@ -94,11 +109,13 @@ func filterTopologySpreadConstraints(constraints []v1.TopologySpreadConstraint, 
 		if c.MinDomains != nil {
 			tsc.MinDomains = *c.MinDomains
 		}
-		if c.NodeAffinityPolicy != nil {
-			tsc.NodeAffinityPolicy = *c.NodeAffinityPolicy
-		}
-		if c.NodeTaintsPolicy != nil {
-			tsc.NodeTaintsPolicy = *c.NodeTaintsPolicy
+		if pl.gates.EnableNodeInclusionPolicyInPodTopologySpread {
+			if c.NodeAffinityPolicy != nil {
+				tsc.NodeAffinityPolicy = *c.NodeAffinityPolicy
+			}
+			if c.NodeTaintsPolicy != nil {
+				tsc.NodeTaintsPolicy = *c.NodeTaintsPolicy
+			}
 		}
 		result = append(result, tsc)
 	}
@@ -121,7 +138,7 @@ func mergeLabelSetWithSelector(matchLabels labels.Set, s labels.Selector) labels
 // the given action to a pod without constraints of its own, all selecting
 // the pod's workload. A pod no workload selects gets none.
 func (pl *PodTopologySpread) buildDefaultConstraints(p *v1.Pod, action v1.UnsatisfiableConstraintAction) ([]topologySpreadConstraint, error) {
-	constraints, err := filterTopologySpreadConstraints(pl.defaultConstraints, p.Labels, action)
+	constraints, err := pl.filterTopologySpreadConstraints(pl.defaultConstraints, p.Labels, action)
 	if err != nil || len(constraints) == 0 {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func (pl *PodTopologySpread) EventsToRegister(_ context.Context) ([]framework.Cl
 // pod's own, else the DoNotSchedule defaults (none with System defaulting).
 func (pl *PodTopologySpread) getConstraints(pod *v1.Pod) ([]topologySpreadConstraint, error) {
 	if len(pod.Spec.TopologySpreadConstraints) > 0 {
-		c, err := filterTopologySpreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, v1.DoNotSchedule)
+		c, err := pl.filterTopologySpreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, v1.DoNotSchedule)
 		if err != nil {
 			return nil, fmt.Errorf("obtaining pod's hard topology spread constraints: %w", err)
 		}

@@ -115,7 +115,7 @@ func (pl *PodTopologySpread) AddPod(_ context.Context, cs *framework.CycleState,
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	updateWithPod(s, podInfoToAdd.Pod, podToSchedule, nodeInfo.Node(), 1)
+	pl.updateWithPod(s, podInfoToAdd.Pod, podToSchedule, nodeInfo.Node(), 1)
 	return nil
 }
 
@@ -125,14 +125,14 @@ func (pl *PodTopologySpread) RemovePod(_ context.Context, cs *framework.CycleSta
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	updateWithPod(s, podInfoToRemove.Pod, podToSchedule, nodeInfo.Node(), -1)
+	pl.updateWithPod(s, podInfoToRemove.Pod, podToSchedule, nodeInfo.Node(), -1)
 	return nil
 }
 
 // updateWithPod applies the same eligibility as PreFilter except that, as
 // upstream, it neither skips terminating pods nor treats an empty selector
 // as matching nothing.
-func updateWithPod(s *preFilterState, updatedPod, preemptorPod *v1.Pod, node *v1.Node, delta int) {
+func (pl *PodTopologySpread) updateWithPod(s *preFilterState, updatedPod, preemptorPod *v1.Pod, node *v1.Node, delta int) {
 	if s == nil || updatedPod == nil || updatedPod.Namespace != preemptorPod.Namespace || node == nil {
 		return
 	}
@@ -146,7 +146,7 @@ func updateWithPod(s *preFilterState, updatedPod, preemptorPod *v1.Pod, node *v1
 		if !c.Selector.Matches(podLabels) {
 			continue
 		}
-		if !c.matchNodeInclusionPolicies(preemptorPod, node, require) {
+		if !pl.countsNode(c, preemptorPod, node, require) {
 			continue
 		}
 		v := node.Labels[c.TopologyKey]
@@ -193,7 +193,7 @@ func (pl *PodTopologySpread) calPreFilterState(pod *v1.Pod, nodes []*framework.N
 		}
 		for i := range constraints {
 			c := &constraints[i]
-			if !c.matchNodeInclusionPolicies(pod, node, require) {
+			if !pl.countsNode(c, pod, node, require) {
 				continue
 			}
 			s.TpValueToMatchNum[i][node.Labels[c.TopologyKey]] += countPodsMatchSelector(ni.Pods, c.Selector, pod.Namespace)

@@ -2,9 +2,9 @@
 // plugin: hard constraints (DoNotSchedule) filter, soft ones
 // (ScheduleAnyway, and the system defaults) score.
 //
-// Feature gates are fixed at their 1.37 defaults: NodeInclusionPolicy and
-// MatchLabelKeys on, TaintTolerationComparisonOperators and
-// InPlacePodVerticalScalingSchedulerPreemption off. Upstream's SignPod
+// It honours the NodeInclusionPolicyInPodTopologySpread,
+// MatchLabelKeysInPodTopologySpread and TaintTolerationComparisonOperators
+// gates of the handle. Upstream's SignPod
 // (opportunistic batching) is not implemented: the default profile never
 // produces a signature, because the system defaults make every pod
 // unsignable.
@@ -18,6 +18,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
@@ -46,6 +47,7 @@ type PodTopologySpread struct {
 	// still scored (hostname spreading works in zoneless clusters).
 	systemDefaulted    bool
 	defaultConstraints []v1.TopologySpreadConstraint
+	gates              features.Features
 }
 
 var (
@@ -71,13 +73,21 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	if err := validation.ValidatePodTopologySpreadArgs(nil, a).ToAggregate(); err != nil {
 		return nil, err
 	}
-	pl := &PodTopologySpread{handle: h, defaultConstraints: a.DefaultConstraints}
+	pl := &PodTopologySpread{handle: h, defaultConstraints: a.DefaultConstraints, gates: features.Default()}
+	if h != nil {
+		pl.gates = h.Features()
+	}
 	if a.DefaultingType == configv1.SystemDefaulting {
 		pl.defaultConstraints = systemDefaultConstraints
 		pl.systemDefaulted = true
 	}
 	return pl, nil
 }
+
+// SignsNoPod: upstream's SignPod refuses every pod while default
+// constraints are configured, so a profile with them never batches pods
+// (OpportunisticBatching).
+func (pl *PodTopologySpread) SignsNoPod() bool { return len(pl.defaultConstraints) > 0 }
 
 // getArgs returns a defaulted copy of the args.
 func getArgs(obj runtime.Object) (*configv1.PodTopologySpreadArgs, error) {

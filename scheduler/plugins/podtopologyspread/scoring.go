@@ -38,7 +38,7 @@ func (s *preScoreState) Clone() framework.StateData { return s }
 func (pl *PodTopologySpread) initPreScoreState(s *preScoreState, pod *v1.Pod, filteredNodes []*framework.NodeInfo, requireAllTopologies bool) error {
 	var err error
 	if len(pod.Spec.TopologySpreadConstraints) > 0 {
-		s.Constraints, err = filterTopologySpreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, v1.ScheduleAnyway)
+		s.Constraints, err = pl.filterTopologySpreadConstraints(pod.Spec.TopologySpreadConstraints, pod.Labels, v1.ScheduleAnyway)
 		if err != nil {
 			return fmt.Errorf("obtaining pod's soft topology spread constraints: %w", err)
 		}
@@ -120,7 +120,7 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, cs *framework.CycleStat
 		}
 		for i := range state.Constraints {
 			c := &state.Constraints[i]
-			if !c.matchNodeInclusionPolicies(pod, node, require) {
+			if !pl.countsNode(c, pod, node, require) {
 				continue
 			}
 			// Only domains of feasible nodes are counted; hostname counts

@@ -38,7 +38,8 @@ var noLog klog.Logger
 // TaintToleration checks taints against the pod's tolerations.
 type TaintToleration struct {
 	// comparisonOperators is the TaintTolerationComparisonOperators gate
-	// (alpha, off in 1.37): off, Lt/Gt tolerations tolerate nothing.
+	// (alpha, off by default in 1.37): off, Lt/Gt tolerations tolerate
+	// nothing.
 	comparisonOperators bool
 }
 
@@ -52,8 +53,8 @@ var (
 )
 
 // New is the plugin's factory; it takes no args.
-func New(_ runtime.Object, _ framework.Handle) (framework.Plugin, error) {
-	return &TaintToleration{}, nil
+func New(_ runtime.Object, h framework.Handle) (framework.Plugin, error) {
+	return &TaintToleration{comparisonOperators: h.Features().EnableTaintTolerationComparisonOperators}, nil
 }
 
 // Name returns the plugin's name.

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
 )
 
 func nodeWithTaints(name string, taints ...v1.Taint) *v1.Node {
@@ -118,7 +119,7 @@ func TestScore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			p, _ := New(nil, nil)
+			p, _ := New(nil, frameworktest.NewHandle(nil, nil))
 			pl := p.(*TaintToleration)
 			cs := framework.NewCycleState()
 			if s := pl.PreScore(ctx, cs, tt.pod, nil); !s.IsSuccess() {
@@ -203,7 +204,7 @@ func TestFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, _ := New(nil, nil)
+			p, _ := New(nil, frameworktest.NewHandle(nil, nil))
 			got := p.(framework.FilterPlugin).Filter(context.Background(), nil, tt.pod, nodeInfo(tt.node))
 			if !tt.fail {
 				if got != nil {
@@ -215,6 +216,36 @@ func TestFilter(t *testing.T) {
 				t.Errorf("got (%v, %q)", got.Code(), got.Message())
 			}
 		})
+	}
+}
+
+// The factory takes TaintTolerationComparisonOperators from the handle:
+// off (1.37's default) a Gt toleration tolerates nothing, on it compares.
+func TestComparisonOperatorsGate(t *testing.T) {
+	node := nodeInfo(nodeWithTaints("a", v1.Taint{Key: "sla", Value: "950", Effect: v1.TaintEffectNoSchedule}, prefer("tier", "3")))
+	pod := podWithTolerations(
+		v1.Toleration{Key: "sla", Operator: v1.TolerationOpGt, Value: "750", Effect: v1.TaintEffectNoSchedule},
+		v1.Toleration{Key: "tier", Operator: v1.TolerationOpLt, Value: "5"},
+	)
+	for _, on := range []bool{false, true} {
+		h := frameworktest.NewHandle(nil, nil)
+		h.Gates.EnableTaintTolerationComparisonOperators = on
+		p, err := New(nil, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := p.(*TaintToleration)
+		if got := pl.Filter(context.Background(), nil, pod, node).IsSuccess(); got != on {
+			t.Errorf("gate %v: Filter success = %v, want %v", on, got, on)
+		}
+		cs := framework.NewCycleState()
+		if st := pl.PreScore(context.Background(), cs, pod, nil); !st.IsSuccess() {
+			t.Fatal(st)
+		}
+		score, _ := pl.Score(context.Background(), cs, pod, node)
+		if want := map[bool]int64{false: 1, true: 0}[on]; score != want {
+			t.Errorf("gate %v: Score = %d untolerated PreferNoSchedule taints, want %d", on, score, want)
+		}
 	}
 }
 

@@ -37,10 +37,14 @@ type binder struct {
 	objs     framework.ObjectLister
 	pvCache  *assumeCache[*v1.PersistentVolume]
 	pvcCache *assumeCache[*v1.PersistentVolumeClaim]
+	// volumeAttributesClass is the VolumeAttributesClass gate: on, a
+	// claim binds only to a PV of its volumeAttributesClassName; off, only
+	// to a PV without one, and a claim naming one is an error.
+	volumeAttributesClass bool
 }
 
-func newBinder(objs framework.ObjectLister) *binder {
-	return &binder{objs: objs, pvCache: newPVCache(objs), pvcCache: newPVCCache(objs)}
+func newBinder(objs framework.ObjectLister, volumeAttributesClass bool) *binder {
+	return &binder{objs: objs, pvCache: newPVCache(objs), pvcCache: newPVCCache(objs), volumeAttributesClass: volumeAttributesClass}
 }
 
 func isPVCFullyBound(pvc *v1.PersistentVolumeClaim) bool {
@@ -237,8 +241,7 @@ func (b *binder) findMatchingVolumes(claims []*v1.PersistentVolumeClaim, pvsByCl
 	var unmatched []*v1.PersistentVolumeClaim
 	for _, pvc := range claims {
 		pvs := pvsByClass[volume.GetPersistentVolumeClaimClass(pvc)]
-		// VolumeAttributesClass is GA in 1.37.
-		pv, err := volume.FindMatchingVolume(pvc, pvs, node, chosen, true, true)
+		pv, err := volume.FindMatchingVolume(pvc, pvs, node, chosen, true, b.volumeAttributesClass)
 		if err != nil {
 			return false, nil, nil, err
 		}

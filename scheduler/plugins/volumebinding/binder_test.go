@@ -121,7 +121,7 @@ func binderClasses() []any {
 
 func newTestBinder(objs ...any) (*binder, *frameworktest.Handle) {
 	h := frameworktest.NewHandle(nil, nil, append(binderClasses(), objs...)...)
-	return newBinder(h.Store), h
+	return newBinder(h.Store, true), h
 }
 
 func testPod(pvcs ...*v1.PersistentVolumeClaim) *v1.Pod {

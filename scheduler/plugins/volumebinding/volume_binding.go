@@ -2,7 +2,9 @@
 // pod's claims can be satisfied on a node: bound PVs' node affinity,
 // WaitForFirstConsumer claims matched to available PVs or provisioned
 // (with CSIStorageCapacity checks), and it scores nodes by how full the
-// chosen storage would be (StorageCapacityScoring, beta, on in 1.37).
+// chosen storage would be (with the StorageCapacityScoring gate, beta, on
+// by default in 1.37). The VolumeAttributesClass gate decides whether a
+// claim's class must match a PV's when binding statically.
 //
 // Binding happens in memory. Reserve assumes the chosen PV bindings and
 // provisioning decisions (later cycles see them), PreBind records them in
@@ -50,18 +52,25 @@ var (
 // The bind timeout is accepted and validated but unused: binding is done
 // in memory and never waits.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	a, err := bindingArgs(args)
+	gates := h.Features()
+	a, err := bindingArgs(args, gates.EnableStorageCapacityScoring)
 	if err != nil {
 		return nil, err
 	}
-	shape := make([]shapePoint, 0, len(a.Shape))
-	for _, p := range a.Shape {
-		shape = append(shape, shapePoint{
-			utilization: int64(p.Utilization),
-			score:       int64(p.Score) * (framework.MaxNodeScore / validation.MaxCustomPriorityScore),
-		})
+	pl := &VolumeBinding{objs: h.Objects(), binder: newBinder(h.Objects(), gates.EnableVolumeAttributesClass)}
+	// Without StorageCapacityScoring there is no scorer: PreScore Skips,
+	// static bindings included.
+	if gates.EnableStorageCapacityScoring {
+		shape := make([]shapePoint, 0, len(a.Shape))
+		for _, p := range a.Shape {
+			shape = append(shape, shapePoint{
+				utilization: int64(p.Utilization),
+				score:       int64(p.Score) * (framework.MaxNodeScore / validation.MaxCustomPriorityScore),
+			})
+		}
+		pl.scorer = buildScorerFunction(shape)
 	}
-	return &VolumeBinding{objs: h.Objects(), binder: newBinder(h.Objects()), scorer: buildScorerFunction(shape)}, nil
+	return pl, nil
 }
 
 // Name returns the plugin's name.
