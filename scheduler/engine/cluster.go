@@ -194,6 +194,9 @@ func (e *Engine) applyNow(c ClusterChange) error {
 			return fmt.Errorf("pod %s does not exist", key(c.Pod))
 		}
 		e.bump()
+		// lastGen is read for queued pods only: a deleted pod's entry
+		// would only grow it (and every checkpoint's copy) on a long run.
+		delete(e.lastGen, old.UID)
 		// The pod as the scheduler knew it: its node, even when the
 		// deletion carries only the name.
 		e.clusterEvent(ClusterChange{Kind: c.Kind, Pod: old}, "")

@@ -165,6 +165,9 @@ type Attempt struct {
 	// these plugins registered.
 	UnschedulablePlugins []string
 	PendingPlugins       []string
+	// Summarized is set when retention dropped the per-node detail (see
+	// Summarize): what is left is the attempt's line.
+	Summarized bool
 }
 
 // LastPhase is the last phase the attempt ran: where a step-by-step
