@@ -82,23 +82,11 @@ written: memory does not grow with the attempts' detail.`,
 			if err != nil {
 				return err
 			}
-			p := &runPrinter{w: bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10), json: output == "json", wide: output == "wide",
-				detail: d, keep: func(engine.Event) bool { return true }}
+			p := &runPrinter{json: output == "json", wide: output == "wide", detail: d, keep: func(engine.Event) bool { return true }}
 			if ns.explicit(cmd) {
 				p.keep = func(ev engine.Event) bool { return eventInNamespace(ev, ns.namespace) }
 			}
-			e, err := s.run(until, p.headless)
-			if err != nil {
-				return err
-			}
-			e.Flush()
-			if !p.json && p.err == nil {
-				p.err = printPending(p.w, e, p.keep)
-			}
-			if err := p.w.Flush(); p.err == nil {
-				p.err = err
-			}
-			return p.err
+			return s.stream(cmd.OutOrStdout(), until, p)
 		},
 	}
 	src.register(cmd)
@@ -178,6 +166,25 @@ type runPrinter struct {
 	keep       func(engine.Event) bool
 	start      time.Time
 	err        error
+}
+
+// stream runs the engine headless (as run does, until quiescent or for
+// until of virtual time), p writing each line to w as it is made, then the
+// pods left pending (text).
+func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error {
+	p.w = bufio.NewWriterSize(w, 64<<10)
+	e, err := s.run(until, p.headless)
+	if err != nil {
+		return err
+	}
+	e.Flush()
+	if !p.json && p.err == nil {
+		p.err = printPending(p.w, e, p.keep)
+	}
+	if err := p.w.Flush(); p.err == nil {
+		p.err = err
+	}
+	return p.err
 }
 
 // headless makes the engine stream to the printer and keep nothing a
