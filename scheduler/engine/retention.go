@@ -28,8 +28,9 @@ type Retention struct {
 	// Detailed, when positive, keeps full detail for the last Detailed
 	// attempts only, and for pinned attempts: the latest attempt of a pod
 	// still pending and every attempt of a pod SetPinned names. Older
-	// attempts are summarized (record.Attempt.Summarize): they keep their
-	// line. Rewinding to one replays it from a checkpoint, whole again.
+	// attempts are summarized (record.Attempt.Summary, a copy: views
+	// holding the whole one keep it): they keep their line. Rewinding to
+	// one replays it from a checkpoint, whole again.
 	Detailed int
 	// Sliding makes the checkpoints a window: once MaxCheckpoints are
 	// held, the oldest is dropped with the ops before the next one, so
@@ -85,7 +86,7 @@ func (e *Engine) retain() {
 		if a := e.attempts[i]; e.pinnedAttempt(i, a) {
 			e.deferred = append(e.deferred, i)
 		} else {
-			a.Summarize()
+			e.attempts[i] = a.Summary()
 		}
 	}
 }
@@ -98,7 +99,7 @@ func (e *Engine) recheckDeferred() {
 		if a := e.attempts[i]; e.pinnedAttempt(i, a) {
 			kept = append(kept, i)
 		} else {
-			a.Summarize()
+			e.attempts[i] = a.Summary()
 		}
 	}
 	e.deferred = kept
@@ -162,6 +163,8 @@ func (e *Engine) emit(all bool) {
 		}
 		on(ev, a)
 		if a != nil && e.opts.Retention.Headless {
+			// In place: nothing else reads a headless engine's attempts
+			// concurrently, and lastAttemptOf's index stays valid.
 			a.Summarize()
 			e.detailedFrom = ev.Attempt + 1
 		}
@@ -179,6 +182,13 @@ func (e *Engine) dropOldestCheckpoint() {
 	first := e.checkpoints[0].ops
 	e.log = append([]op(nil), e.log[first-e.logBase:]...)
 	e.logBase = first
+}
+
+// retainedFrom reports whether the engine can go back to just before
+// attempt i: a checkpoint at or before it is held (with the sliding window
+// the ops before the oldest one are gone).
+func (e *Engine) retainedFrom(i int) bool {
+	return len(e.checkpoints) > 0 && e.checkpoints[0].attempts <= i
 }
 
 // notRetained is the error for a rewind or fork to attempt i beyond what

@@ -279,6 +279,9 @@ func (e *Engine) Rewind(n int) error {
 	if len(e.boundInCluster) > 0 {
 		return ErrRewindAfterBind
 	}
+	if !e.retainedFrom(target) {
+		return e.notRetained(target)
+	}
 	k := e.opsBefore(target)
 	c := e.checkpointAtOrBefore(k)
 	if c == nil {
@@ -357,6 +360,9 @@ func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
 func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 	if i < 0 || i >= len(e.attempts) {
 		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, len(e.attempts))
+	}
+	if !e.retainedFrom(i) {
+		return nil, 0, e.notRetained(i)
 	}
 	k := e.opsBefore(i)
 	c := e.checkpointAtOrBefore(k)

@@ -106,3 +106,11 @@ func (a *Attempt) Summarize() {
 	a.AbsentStatus, a.Chosen = -1, -1
 	a.Summarized = true
 }
+
+// Summary is a summarized copy of the attempt (see Summarize), for holders
+// that may not see the attempt change under them.
+func (a *Attempt) Summary() *Attempt {
+	c := *a
+	c.Summarize()
+	return &c
+}
