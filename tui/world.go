@@ -36,6 +36,8 @@ type world struct {
 	forecast *forecastInfo
 	// done: the engine has nothing left to do.
 	done bool
+	// retained is what the engine keeps (the status line's "kept: ...").
+	retained engine.Retained
 	// seq orders captures (Backend.captures).
 	seq uint64
 }
@@ -75,6 +77,9 @@ func capture(b *Backend) *world {
 		filterPlugins: map[string][]string{},
 		pods:          map[string]*v1.Pod{},
 		done:          b.Quiescent != nil && b.Quiescent(),
+	}
+	if b.retained != nil {
+		w.retained = b.retained()
 	}
 	b.captures++
 	w.seq = b.captures

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -182,4 +185,55 @@ func basicCluster(nodes, bound, pending int) *snapshot.Cluster {
 		c.Pods = append(c.Pods, pod(fmt.Sprintf("pending-%05d", i)))
 	}
 	return c
+}
+
+// BenchmarkRunHeadless is `schedtui run` (text, streamed) on 5000 nodes
+// with 1000 bound pods and 20,000 pending ones: it reports the peak
+// resident set (VmHWM; the bound is 1 GiB) and the live heap, sampled at
+// every attempt line. SCHEDTUI_BENCH_PODS shrinks it. Run it with
+// -benchtime=1x.
+//
+//	go test ./cmd/schedtui -run '^$' -bench RunHeadless -benchtime=1x
+func BenchmarkRunHeadless(b *testing.B) {
+	pending := 20000
+	if v := os.Getenv("SCHEDTUI_BENCH_PODS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			b.Fatalf("SCHEDTUI_BENCH_PODS=%q: want a positive integer", v)
+		}
+		pending = n
+	}
+	c := basicCluster(5000, 1000, pending)
+	for i := 0; i < b.N; i++ {
+		m := peakmem.Start()
+		attempts := 0
+		p := &runPrinter{keep: func(ev engine.Event) bool {
+			if ev.Kind == engine.EventAttempt {
+				if attempts++; attempts%200 == 0 {
+					m.Note()
+				}
+			}
+			return true
+		}}
+		s := &session{cluster: c, seed: 1, stderr: io.Discard}
+		var w countingWriter
+		start := time.Now()
+		if err := s.stream(&w, 0, p); err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		m.Note()
+		rss := peakmem.PeakRSS()
+		b.ReportMetric(peakmem.MiB(rss), "peak-rss-MiB")
+		b.ReportMetric(peakmem.MiB(m.PeakHeap()), "peak-heap-MiB")
+		b.ReportMetric(float64(attempts), "attempts")
+		b.ReportMetric(float64(attempts)/elapsed.Seconds(), "attempts/s")
+		b.ReportMetric(float64(w.n)/(1<<20), "output-MiB")
+		if attempts < pending {
+			b.Fatalf("%d attempts for %d pending pods", attempts, pending)
+		}
+		if rss >= 1<<30 {
+			b.Errorf("peak RSS %.0f MiB, the bound is 1 GiB", peakmem.MiB(rss))
+		}
+	}
 }

@@ -1,14 +1,7 @@
 package engine
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
-	"strconv"
-	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -71,44 +64,4 @@ func (c churn) second(e *Engine, s int) (int, error) {
 	}
 	e.RunUntil(time.Duration(s+1) * time.Second)
 	return n, nil
-}
-
-// memPeak follows a process's memory: the live heap, sampled, and the
-// kernel's peak resident set (VmHWM), reset at the start.
-type memPeak struct {
-	heap   uint64
-	sample []metrics.Sample
-}
-
-func newMemPeak() *memPeak {
-	runtime.GC()
-	debug.FreeOSMemory()
-	// Writing 5 to clear_refs resets VmHWM to the current RSS: what an
-	// earlier benchmark in the same process used is not counted.
-	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
-	return &memPeak{sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
-}
-
-func (m *memPeak) note() {
-	metrics.Read(m.sample)
-	if v := m.sample[0].Value.Uint64(); v > m.heap {
-		m.heap = v
-	}
-}
-
-// peakRSS is VmHWM in bytes, or 0 where /proc is not there.
-func peakRSS() uint64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

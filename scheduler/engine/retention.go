@@ -65,6 +65,23 @@ func (e *Engine) Retained() Retained {
 	return r
 }
 
+// SetRetention changes the retention policy of a running engine, and the
+// number of checkpoints kept when maxCheckpoints is at least 2; it takes
+// effect from the next op. Headless is chosen at New only.
+func (e *Engine) SetRetention(r Retention, maxCheckpoints int) error {
+	if r.Headless != e.opts.Retention.Headless {
+		return errors.New("headless retention is chosen when the engine is built")
+	}
+	if r.Detailed < 0 {
+		return fmt.Errorf("detailed window %d: want 0 (keep every attempt whole) or more", r.Detailed)
+	}
+	e.opts.Retention = r
+	if maxCheckpoints >= 2 {
+		e.opts.MaxCheckpoints = maxCheckpoints
+	}
+	return nil
+}
+
 // SetPinned names pods whose attempts keep full detail under
 // Retention.Detailed (the TUI's selected pod, pods breakpoints name); nil
 // for none. It is asked again as the detailed window moves on.

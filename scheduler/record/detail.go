@@ -103,7 +103,7 @@ func orEmpty(ss []string) []string {
 func (a *Attempt) Summarize() {
 	a.Nodes, a.PreFilterNarrowed, a.Statuses, a.Rejected, a.Feasible = nil, nil, nil, nil, nil
 	a.Scored, a.Scores, a.Preemption = false, nil, nil
-	a.AbsentStatus, a.Chosen = -1, -1
+	a.AbsentStatus, a.Chosen, a.StartIndex, a.NodesToFind = -1, -1, 0, 0
 	a.Summarized = true
 }
 
