@@ -146,6 +146,10 @@ type Engine struct {
 	// (pinned, left whole); pinned is SetPinned's.
 	logBase      int
 	emitted      int
+	// The timeline before compactedTo is compacted: eventsDropped queue
+	// moves and cluster changes older than every checkpoint were dropped.
+	compactedTo   int
+	eventsDropped int
 	detailedFrom int
 	deferred     []int
 	pinned       func(pod string) bool

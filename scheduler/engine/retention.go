@@ -199,6 +199,54 @@ func (e *Engine) dropOldestCheckpoint() {
 	first := e.checkpoints[0].ops
 	e.log = append([]op(nil), e.log[first-e.logBase:]...)
 	e.logBase = first
+	e.compactTimeline()
+}
+
+// compactTimeline drops the queue moves and cluster changes older than the
+// oldest checkpoint: no rewind reaches them any more, and on a long run
+// they are most of the timeline (a pod's arrival, its moves, its deletion).
+// Attempts, preemptions, evictions and observations stay: each attempt
+// keeps its line. In place, so that the array does not grow past its peak:
+// the timeline's positions after the horizon move down (Seq follows them),
+// and so do the checkpoints' and the emitted count. Shadow mode keeps its
+// timeline whole: its recent observations hold positions (shadow.go).
+func (e *Engine) compactTimeline() {
+	if e.shadow != nil || len(e.checkpoints) == 0 {
+		return
+	}
+	horizon := e.checkpoints[0].timeline
+	if e.opts.OnEvent != nil {
+		horizon = min(horizon, e.emitted)
+	}
+	tl := e.timeline
+	start := e.compactedTo
+	w := start
+	for r := start; r < horizon; r++ {
+		switch tl[r].Kind {
+		case EventQueueMove, EventCluster:
+			continue
+		}
+		tl[w] = tl[r]
+		w++
+	}
+	dropped := horizon - w
+	e.compactedTo = w
+	if dropped <= 0 {
+		return
+	}
+	n := copy(tl[w:], tl[horizon:])
+	clear(tl[w+n:])
+	e.timeline = tl[:w+n]
+	for i := start; i < len(e.timeline); i++ {
+		e.timeline[i].Seq = i + 1
+	}
+	for _, c := range e.checkpoints {
+		c.timeline -= dropped
+	}
+	if e.opts.OnEvent != nil {
+		e.emitted -= dropped
+	}
+	e.eventsDropped += dropped
 }
 
 // retainedFrom reports whether the engine can go back to just before

@@ -100,8 +100,16 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 	if r := e.Retained(); summarized != r.Summary || summarized < len(got)-detailed-100 {
 		t.Fatalf("%d summarized, Retained says %+v", summarized, r)
 	}
-	if !reflect.DeepEqual(e.Timeline(), ref.Timeline()) {
-		t.Fatal("the timeline differs from the full run's")
+	for i, ev := range e.Timeline() {
+		if ev.Seq != i+1 {
+			t.Fatalf("event %d has Seq %d", i, ev.Seq)
+		}
+	}
+	if e.eventsDropped == 0 {
+		t.Fatal("no event was dropped from the timeline")
+	}
+	if !reflect.DeepEqual(withoutSeq(e.Timeline()), compacted(ref.Timeline(), e.compactedTo+e.eventsDropped)) {
+		t.Fatal("the timeline is not the full run's with the queue moves and cluster changes before the oldest checkpoint dropped")
 	}
 
 	r := e.Retained()
@@ -168,4 +176,24 @@ func TestHeadlessStreams(t *testing.T) {
 	if err := e.Rewind(1); !errors.Is(err, ErrNotRetained) {
 		t.Fatalf("Rewind: %v, want ErrNotRetained", err)
 	}
+}
+
+// compacted is a full timeline as retention compacts it up to horizon.
+func compacted(tl []Event, horizon int) []Event {
+	var out []Event
+	for i, ev := range tl {
+		if i < horizon && (ev.Kind == EventQueueMove || ev.Kind == EventCluster) {
+			continue
+		}
+		out = append(out, ev)
+	}
+	return withoutSeq(out)
+}
+
+func withoutSeq(tl []Event) []Event {
+	out := append([]Event(nil), tl...)
+	for i := range out {
+		out[i].Seq = 0
+	}
+	return out
 }
