@@ -144,15 +144,15 @@ type Engine struct {
 	// from the front of log; emitted counts the events handed to OnEvent;
 	// the attempts before detailedFrom are summarized except deferred
 	// (pinned, left whole); pinned is SetPinned's.
-	logBase      int
-	emitted      int
+	logBase int
+	emitted int
 	// The timeline before compactedTo is compacted: eventsDropped queue
 	// moves and cluster changes older than every checkpoint were dropped.
 	compactedTo   int
 	eventsDropped int
-	detailedFrom int
-	deferred     []int
-	pinned       func(pod string) bool
+	detailedFrom  int
+	deferred      []int
+	pinned        func(pod string) bool
 }
 
 var _ API = (*Engine)(nil)
