@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // Retention. A debugger left open on a busy cluster makes attempts without
@@ -93,4 +94,10 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// summaryOnly is what the attempt views say of an attempt retention
+// summarized.
+func summaryOnly(a *record.Attempt) string {
+	return fmt.Sprintf("%s: only this attempt's summary line was kept (%s %s); u rewinds to it and re-runs it whole.", a.Pod, a.Outcome, a.Node)
 }

@@ -29,6 +29,18 @@ func TestRetentionInTheDebugger(t *testing.T) {
 	if !hs.m.s.b.pins.pinned(a.Pod) {
 		t.Fatalf("the focused pod %s is not pinned", a.Pod)
 	}
+	// An old attempt opened shows its line, and says how to get it whole.
+	old := -1
+	for i, a := range hs.m.c.World.attempts {
+		if a.Summarized {
+			old = i
+			break
+		}
+	}
+	hs.send(focusAttemptMsg{attempt: old, view: viewFilter})
+	hs.contains("only this attempt's summary line was kept")
+	hs.send(focusAttemptMsg{attempt: old, view: viewScores})
+	hs.contains("only this attempt's summary line was kept")
 	if err := hs.m.s.b.Retain(-1); err == nil {
 		t.Fatal("a negative window was accepted")
 	}

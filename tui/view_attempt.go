@@ -262,7 +262,7 @@ func (v *attemptView) phaseLines(a *record.Attempt, w int) []string {
 	out := []string{st.Title.Render(fit(fmt.Sprintf("Attempt #%d · %s", a.Seq, outcomeText(a, v.c)), w))}
 	if a.Summarized {
 		// Retention kept this attempt's line only (retention.go).
-		out = append(out, st.Dim.Render(fit(" summary only: its per-node detail was not kept (u rewinds to it, re-running it whole)", w)))
+		out = append(out, st.Dim.Render(fit(" "+summaryOnly(a), w)))
 	}
 	for p := record.Phase(0); p < record.NumPhases; p++ {
 		ps := a.Phases[p]
