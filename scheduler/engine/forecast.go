@@ -92,8 +92,9 @@ func (e *Engine) Forecast() (*Forecast, error) {
 	// A forecast schedules, even when the mirror shadows the cluster's
 	// scheduler.
 	opts.Clock, opts.Bind, opts.Shadow = nil, nil, false
-	// Nor does it hand out events or summarize the mirror's attempts.
-	opts.OnEvent, opts.Retention.Detailed = nil, 0
+	// Nor does it hand out events, or apply the mirror's retention to the
+	// attempts and timeline it shares with the mirror.
+	opts.OnEvent, opts.Retention = nil, Retention{}
 	n, m := len(e.attempts), len(e.timeline)
 	f := &Engine{opts: opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
 		start: e.start, ckptInterval: e.ckptInterval, attempts: e.attempts[:n:n], timeline: e.timeline[:m:m]}
