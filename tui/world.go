@@ -105,6 +105,10 @@ func capture(b *Backend) *world {
 		}
 	}
 	for _, a := range w.attempts {
+		if a.Summarized {
+			// Retention kept its line only; the views show no more of it.
+			continue
+		}
 		addPod(a.Pod)
 		if w.filterPlugins[a.Profile] == nil {
 			if f := s.Profile(a.Profile); f != nil {
