@@ -140,6 +140,8 @@ func BenchmarkLongReplay(b *testing.B) {
 			b.Fatalf("after rewinding an hour, the attempt made again is not the one made then")
 		}
 		rss := peakmem.PeakRSS()
+		b.Logf("%d changes, %d attempts, %+v: peak RSS %.0f MiB, peak heap %.0f MiB; run %s, rewind an hour %s",
+			changes, len(attempts), r, peakmem.MiB(rss), peakmem.MiB(m.PeakHeap()), run, rewind)
 		b.ReportMetric(peakmem.MiB(rss), "peak-rss-MiB")
 		b.ReportMetric(peakmem.MiB(m.PeakHeap()), "peak-heap-MiB")
 		b.ReportMetric(float64(changes), "changes")
