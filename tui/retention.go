@@ -20,10 +20,15 @@ import (
 // whole: more than a screen of Events, a few seconds of a busy cluster.
 const DefaultKeepDetail = 500
 
-// rewindCheckpoints is how many checkpoints the debugger keeps under a
-// detailed window: at the engine's 256 attempts apart, about 41,000
-// attempts of rewind, an hour of a cluster scheduling 10 pods a second.
-const rewindCheckpoints = 160
+// Under a detailed window the debugger keeps rewindCheckpoints checkpoints
+// rewindInterval attempts apart: about 41,000 attempts of rewind, an hour
+// of a cluster scheduling 10 pods a second, each rewind replaying at most
+// 1024 attempts. BenchmarkLongReplay (scheduler/engine) measures this
+// policy.
+const (
+	rewindCheckpoints = 40
+	rewindInterval    = 1024
+)
 
 // Retain bounds what the engine keeps: the last keep attempts whole (0:
 // every attempt whole, and every checkpoint kept, thinned, as before).
@@ -34,10 +39,10 @@ func (b *Backend) Retain(keep int) error {
 	var err error
 	b.Locked(func() {
 		if keep == 0 {
-			err = b.engine.SetRetention(engine.Retention{}, 0)
+			err = b.engine.SetRetention(engine.Retention{}, 0, 0)
 			return
 		}
-		err = b.engine.SetRetention(engine.Retention{Detailed: keep, Sliding: true}, rewindCheckpoints)
+		err = b.engine.SetRetention(engine.Retention{Detailed: keep, Sliding: true}, rewindInterval, rewindCheckpoints)
 	})
 	return err
 }

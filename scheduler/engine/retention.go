@@ -65,10 +65,11 @@ func (e *Engine) Retained() Retained {
 	return r
 }
 
-// SetRetention changes the retention policy of a running engine, and the
-// number of checkpoints kept when maxCheckpoints is at least 2; it takes
-// effect from the next op. Headless is chosen at New only.
-func (e *Engine) SetRetention(r Retention, maxCheckpoints int) error {
+// SetRetention changes the retention policy of a running engine, the
+// attempts between checkpoints when interval is positive and the number of
+// checkpoints kept when maxCheckpoints is at least 2; it takes effect from
+// the next op. Headless is chosen at New only.
+func (e *Engine) SetRetention(r Retention, interval, maxCheckpoints int) error {
 	if r.Headless != e.opts.Retention.Headless {
 		return errors.New("headless retention is chosen when the engine is built")
 	}
@@ -76,6 +77,9 @@ func (e *Engine) SetRetention(r Retention, maxCheckpoints int) error {
 		return fmt.Errorf("detailed window %d: want 0 (keep every attempt whole) or more", r.Detailed)
 	}
 	e.opts.Retention = r
+	if interval > 0 {
+		e.opts.CheckpointInterval, e.ckptInterval = interval, interval
+	}
 	if maxCheckpoints >= 2 {
 		e.opts.MaxCheckpoints = maxCheckpoints
 	}
