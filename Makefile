@@ -52,8 +52,14 @@ $(addprefix test-nested-,$(NESTED)): test-nested-%:
 # shrink it), and, in e2e/, the initial sync of a live cluster of 5000
 # nodes and 50,000 pods from a real kube-apiserver (BenchmarkLiveSync:
 # sync-s; filling the API server takes a few minutes first).
+# Memory bounds: BenchmarkRunHeadless (./cmd/schedtui: `run` on 5000 nodes
+# and 20,000 pending pods, peak-rss-MiB under 1024) and, on its own with a
+# long timeout, BenchmarkLongReplay (./scheduler/engine: a day of churn on
+# 5000 nodes under the debugger's retention, peak-rss-MiB under 2048, the
+# last hour rewound; tens of minutes; SCHEDTUI_BENCH_MINUTES shortens it).
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem $(PKGS)
+	$(GO) test -run='^$$' -bench=. -skip='^BenchmarkLongReplay$$' -benchmem $(PKGS)
+	$(GO) test -run='^$$' -bench='^BenchmarkLongReplay$$' -benchtime=1x -timeout 3h ./scheduler/engine
 	cd e2e && $(GO) test -run='^$$' -bench=LiveSync -benchtime=1x -timeout 30m .
 
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with

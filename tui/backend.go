@@ -39,6 +39,14 @@ type Backend struct {
 	// anything besides the clock changed (nil without a Clock).
 	Tick func() bool
 
+	// engine is the engine the backend was built on (a live backend's
+	// mirror): retention applies to it.
+	engine *engine.Engine
+	// retained reports what the engine shown keeps (retention.go).
+	retained func() engine.Retained
+	// pins are what the views ask the engine to keep whole.
+	pins pins
+
 	// fc is a live backend's mirror and forecast (forecast.go); nil for
 	// snapshots and recordings.
 	fc *forecaster
@@ -111,8 +119,9 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 			}
 		}
 	}
-	b := &Backend{Name: name}
+	b := &Backend{Name: name, engine: e}
 	b.use(e)
+	e.SetPinned(b.pins.pinned)
 	return b, nil
 }
 

@@ -229,6 +229,11 @@ func (s *statusBar) View() string {
 		}
 		right = strings.Join(parts, " · ")
 	}
+	if w := s.c.World; w != nil {
+		if kept := keptText(w.retained); kept != "" {
+			right = strings.TrimPrefix(right+" · "+kept, " · ")
+		}
+	}
 	right = forecastStatus(s.c, right)
 	rw := len([]rune(right))
 	return style.Render(fit(left, max(0, s.w-rw-1))) + " " + st.Dim.Render(right)

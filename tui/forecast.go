@@ -36,11 +36,13 @@ type stepper interface {
 	Fork(i int) (*scheduler.Scheduler, *v1.Pod, error)
 	Pod(key string) *v1.Pod
 	Quiescent() bool
+	Retained() engine.Retained
 }
 
 // use points the backend's engine calls at e.
 func (b *Backend) use(e stepper) {
 	b.API, b.State, b.Fork, b.Pod, b.Quiescent = e, e.Scheduler, e.Fork, e.Pod, e.Quiescent
+	b.retained = e.Retained
 }
 
 // forecasts reports whether attempts run on a forecast (a live cluster

@@ -92,6 +92,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// lacks, as the Filter view the full diagnosis of a new attempt).
 		m.current()
 		if len(m.c.outbox) == 0 {
+			m.pin()
 			return m, tea.Batch(cmds...)
 		}
 	}
@@ -372,4 +373,17 @@ func (m *Model) pane(w, h int) string {
 		lines = append(lines[:h-1], st.Dim.Render("… (widen the terminal for the side pane)"))
 	}
 	return block(strings.Join(lines, "\n"), w, h)
+}
+
+// pin tells the backend which pods the views keep whole (retention.go):
+// the focused attempt's pod and the breakpoints' pods.
+func (m *Model) pin() {
+	if m.s.b == nil {
+		return
+	}
+	pod := ""
+	if a := m.c.focused(); a != nil {
+		pod = a.Pod
+	}
+	m.s.b.pins.set(pod, m.c.Bps)
 }

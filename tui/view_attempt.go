@@ -260,6 +260,10 @@ func affinitySummary(p *v1.Pod) string {
 func (v *attemptView) phaseLines(a *record.Attempt, w int) []string {
 	st := v.c.St
 	out := []string{st.Title.Render(fit(fmt.Sprintf("Attempt #%d · %s", a.Seq, outcomeText(a, v.c)), w))}
+	if a.Summarized {
+		// Retention kept this attempt's line only (retention.go).
+		out = append(out, st.Dim.Render(fit(" "+summaryOnly(a), w)))
+	}
 	for p := record.Phase(0); p < record.NumPhases; p++ {
 		ps := a.Phases[p]
 		mark, text, e := "·", ps.Code.String(), st.DimE

@@ -406,6 +406,8 @@ func (v *filterView) View() string {
 		return block("No attempt yet: press n.", v.w, v.h)
 	case !v.c.revealed(record.PhaseFilter):
 		return block(fmt.Sprintf("%s: Filter has not run yet in this attempt — press s to step to it.", a.Pod), v.w, v.h)
+	case a.Summarized:
+		return block(summaryOnly(a), v.w, v.h)
 	case a.Nodes == nil || a.Outcome == record.Skipped:
 		return block("This attempt did not run Filter: "+a.Message, v.w, v.h)
 	}

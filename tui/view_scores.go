@@ -237,6 +237,8 @@ func (v *scoresView) View() string {
 	switch {
 	case a == nil:
 		return block("No attempt yet: press n.", v.w, v.h)
+	case a.Summarized:
+		return block(summaryOnly(a), v.w, v.h)
 	case !v.c.revealed(record.PhaseScore) && a.Scored:
 		return block(fmt.Sprintf("%s: Score has not run yet in this attempt — press s to step to it.", a.Pod), v.w, v.h)
 	case !a.Scored:

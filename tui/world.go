@@ -36,6 +36,8 @@ type world struct {
 	forecast *forecastInfo
 	// done: the engine has nothing left to do.
 	done bool
+	// retained is what the engine keeps (the status line's "kept: ...").
+	retained engine.Retained
 	// seq orders captures (Backend.captures).
 	seq uint64
 }
@@ -76,6 +78,9 @@ func capture(b *Backend) *world {
 		pods:          map[string]*v1.Pod{},
 		done:          b.Quiescent != nil && b.Quiescent(),
 	}
+	if b.retained != nil {
+		w.retained = b.retained()
+	}
 	b.captures++
 	w.seq = b.captures
 	uidPod := make(map[string]string, len(w.attempts))
@@ -100,6 +105,10 @@ func capture(b *Backend) *world {
 		}
 	}
 	for _, a := range w.attempts {
+		if a.Summarized {
+			// Retention kept its line only; the views show no more of it.
+			continue
+		}
 		addPod(a.Pod)
 		if w.filterPlugins[a.Profile] == nil {
 			if f := s.Profile(a.Profile); f != nil {

@@ -276,3 +276,22 @@ func TestExplainAgreesWithRunAtScale(t *testing.T) {
 	}
 	t.Logf("%d scenarios, %d pods explained", len(scenarios), pods)
 }
+
+// printJSON prints a finished engine's timeline as JSON lines, as run
+// -o json streams it.
+func printJSON(w io.Writer, e *engine.Engine, keep func(engine.Event) bool) error {
+	attempts := e.Attempts()
+	for _, ev := range e.Timeline() {
+		if !keep(ev) {
+			continue
+		}
+		var a *record.Attempt
+		if ev.Kind == engine.EventAttempt {
+			a = attempts[ev.Attempt]
+		}
+		if err := writeJSONEvent(w, ev, a, record.DetailFull); err != nil {
+			return err
+		}
+	}
+	return nil
+}

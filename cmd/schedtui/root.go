@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/schedtui/schedtui/snapshot/live"
+	"github.com/schedtui/schedtui/tui"
 )
 
 // sourceFlags are the flags that say where the cluster state comes from.
@@ -30,6 +31,9 @@ type sourceFlags struct {
 	skipExtenders bool
 	// versions are the user's version and gate flags.
 	versions schedulerVersionFlags
+	// keepDetail: the debugger keeps the last keepDetail attempts whole
+	// (tui.Backend.Retain).
+	keepDetail int
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
@@ -129,6 +133,9 @@ binds a pod in the cluster.
 	src.register(root)
 	src.registerBind(root)
 	src.registerSimulate(root)
+	root.Flags().IntVar(&src.keepDetail, "keep-detail", tui.DefaultKeepDetail, "the debugger keeps the last N attempts whole (and pinned ones: the selected pod's, "+
+		"the pods breakpoints name, pending pods' last); older ones keep their summary line, and rewinding to one re-runs it from a checkpoint "+
+		"(about an hour of attempts at 10 pods/s kept rewindable). 0 keeps everything")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
@@ -18,7 +20,7 @@ import (
 func newRunCommand() *cobra.Command {
 	var src sourceFlags
 	var ns namespaceFlags
-	var output string
+	var output, detail string
 	var until time.Duration
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -48,14 +50,28 @@ Without -n every namespace is printed (-A says so explicitly).
 and what is left pending; -o wide adds the nomination, the victims and the
 absolute virtual time to each attempt; -o json prints one JSON object per line:
 attempts, queue moves, preemptions, evictions and cluster changes (the schema
-is documented in the README).`,
+is documented in the README). --detail says how much of each attempt -o json
+writes: full (every field), failed (the Filter map of the rejected nodes, not
+the feasible nodes' scores) or summary (outcome, node, message, nomination and
+victims); the field names stay those of full.
+
+Lines are written as the run makes them, and an attempt is dropped once
+written: memory does not grow with the attempts' detail.`,
 		Example: `  schedtui run
   schedtui run --snapshot cluster.yaml -n team-b -o wide
-  schedtui run --snapshot recording.yaml --until 45m -o json`,
+  schedtui run --snapshot recording.yaml --until 45m -o json
+  schedtui run --snapshot big.yaml -o json --detail summary`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output, "text", "wide", "json"); err != nil {
 				return err
+			}
+			d, err := record.ParseDetail(detail)
+			if err != nil {
+				return fmt.Errorf("--detail: %w", err)
+			}
+			if d != record.DetailFull && output != "json" {
+				return fmt.Errorf("--detail %s applies to -o json only (-o %s prints each attempt's line)", detail, output)
 			}
 			if err := ns.validate(cmd); err != nil {
 				return err
@@ -67,18 +83,11 @@ is documented in the README).`,
 			if err != nil {
 				return err
 			}
-			e, err := s.run(until)
-			if err != nil {
-				return err
-			}
-			keep := func(engine.Event) bool { return true }
+			p := &runPrinter{json: output == "json", wide: output == "wide", detail: d, keep: func(engine.Event) bool { return true }}
 			if ns.explicit(cmd) {
-				keep = func(ev engine.Event) bool { return eventInNamespace(ev, ns.namespace) }
+				p.keep = func(ev engine.Event) bool { return eventInNamespace(ev, ns.namespace) }
 			}
-			if output == "json" {
-				return printJSON(cmd.OutOrStdout(), e, keep)
-			}
-			return printText(cmd.OutOrStdout(), e, keep, output == "wide")
+			return s.stream(cmd.OutOrStdout(), until, p)
 		},
 	}
 	src.register(cmd)
@@ -86,14 +95,16 @@ is documented in the README).`,
 	src.registerSimulate(cmd)
 	ns.register(cmd, "print only the lines about pods of this namespace")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, wide or json")
+	cmd.Flags().StringVar(&detail, "detail", "full", "how much of each attempt -o json writes: full, failed or summary")
 	cmd.Flags().DurationVar(&until, "until", 0, "run for this much virtual time (e.g. 10m) instead of until quiescent")
 	return cmd
 }
 
 // run builds the queue engine and runs it as run and explain do: until
-// quiescent, or for until of virtual time.
-func (s *session) run(until time.Duration) (*engine.Engine, error) {
-	e, err := s.engine()
+// quiescent, or for until of virtual time. opts adjust the engine's
+// options (run streams its output).
+func (s *session) run(until time.Duration, opts ...func(*engine.Options)) (*engine.Engine, error) {
+	e, err := s.engine(opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -125,8 +136,9 @@ func eventInNamespace(ev engine.Event, ns string) bool {
 	return false
 }
 
-// engine builds the queue engine over the loaded cluster.
-func (s *session) engine() (*engine.Engine, error) {
+// engine builds the queue engine over the loaded cluster; opts adjust its
+// options.
+func (s *session) engine(opts ...func(*engine.Options)) (*engine.Engine, error) {
 	start := s.replay.startTime()
 	if s.resume != nil {
 		start = s.start
@@ -135,10 +147,14 @@ func (s *session) engine() (*engine.Engine, error) {
 	if s.gates != nil {
 		gates = &s.gates.Features
 	}
-	e, err := engine.New(s.cluster.Nodes, s.cluster.Pods, s.cluster.SchedulerObjects(), engine.Options{
+	o := engine.Options{
 		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
 		Shadow: s.replay.shadowing(), Features: gates,
-	})
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	e, err := engine.New(s.cluster.Nodes, s.cluster.Pods, s.cluster.SchedulerObjects(), o)
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)
 	}
@@ -146,65 +162,107 @@ func (s *session) engine() (*engine.Engine, error) {
 	return e, nil
 }
 
-// printJSON prints the timeline as JSON lines: attempts in the AttemptJSON
-// schema, queue moves, preemptions and evictions.
-func printJSON(w io.Writer, e *engine.Engine, keep func(engine.Event) bool) error {
-	attempts := e.Attempts()
-	for _, ev := range e.Timeline() {
-		if !keep(ev) {
-			continue
-		}
-		var v any
-		if ev.Kind == engine.EventAttempt {
-			v = attempts[ev.Attempt].JSON()
-		} else if j, ok := engine.EventJSON(ev); ok {
-			v = j
-		} else {
-			continue
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "%s\n", b); err != nil {
-			return err
-		}
-	}
-	return nil
+// runPrinter writes run's lines as the engine hands it the events
+// (Options.OnEvent), through a buffer; the first write error stops it.
+type runPrinter struct {
+	w          *bufio.Writer
+	json, wide bool
+	detail     record.Detail
+	keep       func(engine.Event) bool
+	start      time.Time
+	err        error
 }
 
-// printText prints attempts, preemptions and evictions with their virtual
-// time, then the pods left pending.
-func printText(w io.Writer, e *engine.Engine, keep func(engine.Event) bool, wide bool) error {
-	attempts := e.Attempts()
-	for _, ev := range e.Timeline() {
-		if !keep(ev) {
-			continue
-		}
-		at := offset(ev.Time.Sub(e.Start()))
-		switch ev.Kind {
-		case engine.EventAttempt:
-			if err := printAttempt(w, at, attempts[ev.Attempt], wide); err != nil {
-				return err
-			}
-		case engine.EventPreemption:
-			fmt.Fprintf(w, "%-8s   preemption: %s nominated to %s, victims: %s\n", at, ev.Pod, ev.Node, strings.Join(ev.Victims, ", "))
-		case engine.EventEviction:
-			fmt.Fprintf(w, "%-8s   eviction: %s left %s (preempted by %s)\n", at, ev.Pod, ev.Node, ev.Preemptor)
-		case engine.EventCluster:
-			printCluster(w, at, ev)
-		case engine.EventObserved:
-			predicted := ev.Predicted
-			if predicted == "" {
-				predicted = "no node"
-			}
-			actual := ev.Node
-			if actual == "" {
-				actual = "unschedulable"
-			}
-			fmt.Fprintf(w, "%-8s   observed: %s: the cluster → %s, schedtui → %s: %s (%s)%s\n", at, ev.Pod, actual, predicted, ev.Reason, ev.Message, judgedText(ev))
-		}
+// stream runs the engine headless (as run does, until quiescent or for
+// until of virtual time), p writing each line to w as it is made, then the
+// pods left pending (text).
+func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error {
+	p.w = bufio.NewWriterSize(w, 64<<10)
+	e, err := s.run(until, p.headless)
+	if err != nil {
+		return err
 	}
+	e.Flush()
+	if !p.json && p.err == nil {
+		p.err = printPending(p.w, e, p.keep)
+	}
+	if err := p.w.Flush(); p.err == nil {
+		p.err = err
+	}
+	return p.err
+}
+
+// headless makes the engine stream to the printer and keep nothing a
+// headless run does not need (engine.Retention.Headless).
+func (p *runPrinter) headless(o *engine.Options) {
+	o.Retention.Headless = true
+	o.OnEvent = p.event
+	p.start = o.Start
+	if p.start.IsZero() {
+		p.start = scheduler.Epoch
+	}
+}
+
+func (p *runPrinter) event(ev engine.Event, a *record.Attempt) {
+	if p.err != nil || !p.keep(ev) {
+		return
+	}
+	if p.json {
+		p.err = writeJSONEvent(p.w, ev, a, p.detail)
+	} else {
+		p.err = writeTextEvent(p.w, offset(ev.Time.Sub(p.start)), ev, a, p.wide)
+	}
+}
+
+// writeJSONEvent writes one timeline event as a JSON line: an attempt in
+// the AttemptJSON schema at detail d, the other kinds as EventJSON.
+func writeJSONEvent(w io.Writer, ev engine.Event, a *record.Attempt, d record.Detail) error {
+	var b []byte
+	var err error
+	if ev.Kind == engine.EventAttempt {
+		b, err = a.MarshalDetail(d)
+	} else if j, ok := engine.EventJSON(ev); ok {
+		b, err = json.Marshal(j)
+	} else {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// writeTextEvent prints one timeline event as text (queue moves print
+// nothing).
+func writeTextEvent(w io.Writer, at string, ev engine.Event, a *record.Attempt, wide bool) error {
+	var err error
+	switch ev.Kind {
+	case engine.EventAttempt:
+		err = printAttempt(w, at, a, wide)
+	case engine.EventPreemption:
+		_, err = fmt.Fprintf(w, "%-8s   preemption: %s nominated to %s, victims: %s\n", at, ev.Pod, ev.Node, strings.Join(ev.Victims, ", "))
+	case engine.EventEviction:
+		_, err = fmt.Fprintf(w, "%-8s   eviction: %s left %s (preempted by %s)\n", at, ev.Pod, ev.Node, ev.Preemptor)
+	case engine.EventCluster:
+		printCluster(w, at, ev)
+	case engine.EventObserved:
+		predicted := ev.Predicted
+		if predicted == "" {
+			predicted = "no node"
+		}
+		actual := ev.Node
+		if actual == "" {
+			actual = "unschedulable"
+		}
+		_, err = fmt.Fprintf(w, "%-8s   observed: %s: the cluster → %s, schedtui → %s: %s (%s)%s\n", at, ev.Pod, actual, predicted, ev.Reason, ev.Message, judgedText(ev))
+	}
+	return err
+}
+
+// printPending prints the pods left pending when the run ends.
+func printPending(w io.Writer, e *engine.Engine, keep func(engine.Event) bool) error {
 	q := e.Queue()
 	for _, list := range [][]engine.QueuedPod{q.ActiveQ, q.BackoffQ, q.Unschedulable, q.Gated} {
 		for _, p := range list {
@@ -215,7 +273,9 @@ func printText(w io.Writer, e *engine.Engine, keep func(engine.Event) bool, wide
 			if p.Queue == engine.Gated {
 				why = p.GatingPlugin + ": " + p.GatingMessage
 			}
-			fmt.Fprintf(w, "pending  %-40s %-13s %s\n", p.Pod, p.Queue, why)
+			if _, err := fmt.Fprintf(w, "pending  %-40s %-13s %s\n", p.Pod, p.Queue, why); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

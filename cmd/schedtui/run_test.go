@@ -54,7 +54,7 @@ func TestRunJSON(t *testing.T) {
 }
 
 func TestRunRejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-o", "yaml"}, {"--until", "-1m"}} {
+	for _, args := range [][]string{{"-o", "yaml"}, {"--until", "-1m"}, {"-o", "json", "--detail", "some"}, {"--detail", "summary"}} {
 		cmd := newRunCommand()
 		cmd.SetOut(&bytes.Buffer{})
 		cmd.SetErr(&bytes.Buffer{})

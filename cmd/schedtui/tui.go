@@ -54,6 +54,9 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
+	if err := b.Retain(f.keepDetail); err != nil {
+		return err
+	}
 	notice := "n: next attempt · s: step phase · ?: help"
 	if n := src.problems(); n > 0 {
 		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", n)

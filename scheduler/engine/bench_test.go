@@ -1,10 +1,14 @@
 package engine
 
 import (
+	"os"
 	"runtime"
+	"sort"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -77,4 +81,95 @@ func BenchmarkRunToQuiescence(b *testing.B) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(virtual.Seconds(), "virtual-s")
 	}
+}
+
+// BenchmarkLongReplay feeds a day of generated churn to the engine as a
+// live session would (5000 nodes; 10 pods/s arriving, each deleted 10
+// minutes later: 864,000 pods, about 1.7 million changes) under the TUI's
+// kind of retention: 500 attempts whole, pending pods' last attempts
+// pinned, 40 sliding checkpoints every 1024 attempts (an hour is 36,000
+// attempts). It reports the peak resident set (VmHWM; the bound is 2 GiB)
+// and the live heap, then rewinds to the first attempt of the last hour
+// and checks the attempt made again is the one summarized there.
+// SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_MINUTES shrink it; the whole day
+// takes tens of minutes on two cores. Run it with -benchtime=1x.
+//
+//	go test ./scheduler/engine -run '^$' -bench LongReplay -benchtime=1x -timeout 2h
+func BenchmarkLongReplay(b *testing.B) {
+	nodeCount := benchEnv(b, "SCHEDTUI_BENCH_NODES", 5000)
+	minutes := benchEnv(b, "SCHEDTUI_BENCH_MINUTES", 24*60)
+	const rate = 10
+	nodes, bound := genCluster(nodeCount, 0, 500, 1<<30, 1<<30)
+	c := churn{rate: rate, lifetime: 10 * time.Minute, stuckEvery: 997}
+	for i := 0; i < b.N; i++ {
+		m := peakmem.Start()
+		e, err := New(nodes, bound, nil, Options{Seed: 1, Registry: plugins.NewInTreeRegistry(),
+			CheckpointInterval: 1024, MaxCheckpoints: 40, Retention: Retention{Detailed: 500, Sliding: true}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		changes := 0
+		for s := 0; s < minutes*60; s++ {
+			n, err := c.second(e, s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			changes += n
+			if s%60 == 0 {
+				m.Note()
+			}
+		}
+		run := time.Since(start)
+		m.Note()
+		r := e.Retained()
+		attempts := e.Attempts()
+		hourAgo := e.Now().Add(-time.Hour)
+		target := sort.Search(len(attempts), func(i int) bool { return !attempts[i].Time.Before(hourAgo) })
+		if target < r.RewindableFrom {
+			b.Fatalf("the last hour starts at attempt %d, rewind reaches back to %d only", target, r.RewindableFrom)
+		}
+		want := attempts[target]
+		rw := time.Now()
+		if err := e.Rewind(len(attempts) - target); err != nil {
+			b.Fatalf("rewinding to the last hour's first attempt: %v", err)
+		}
+		rewind := time.Since(rw)
+		a, ok := e.Step()
+		if !ok || attemptLineOf(a) != attemptLineOf(want) || a.Summarized {
+			b.Fatalf("after rewinding an hour, the attempt made again is not the one made then")
+		}
+		rss := peakmem.PeakRSS()
+		b.Logf("%d changes, %d attempts, %+v: peak RSS %.0f MiB, peak heap %.0f MiB; run %s, rewind an hour %s",
+			changes, len(attempts), r, peakmem.MiB(rss), peakmem.MiB(m.PeakHeap()), run, rewind)
+		b.ReportMetric(peakmem.MiB(rss), "peak-rss-MiB")
+		b.ReportMetric(peakmem.MiB(m.PeakHeap()), "peak-heap-MiB")
+		b.ReportMetric(float64(changes), "changes")
+		b.ReportMetric(float64(len(attempts)), "attempts")
+		b.ReportMetric(float64(r.Full), "kept-full")
+		b.ReportMetric(float64(r.Checkpoints), "checkpoints")
+		b.ReportMetric(run.Seconds(), "run-s")
+		b.ReportMetric(rewind.Seconds(), "rewind-1h-s")
+		if rss >= 2<<30 {
+			b.Errorf("peak RSS %.0f MiB, the bound is 2 GiB", peakmem.MiB(rss))
+		}
+	}
+}
+
+// attemptLineOf is what a summarized attempt keeps of an attempt.
+func attemptLineOf(a *record.Attempt) [5]string {
+	return [5]string{a.Pod, a.Outcome.String(), a.Node, a.Message, a.Time.String()}
+}
+
+// benchEnv reads a positive integer from the environment, or def.
+func benchEnv(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		b.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
 }

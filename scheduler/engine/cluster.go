@@ -84,8 +84,23 @@ func (e *Engine) Apply(c ClusterChange) error {
 	} else {
 		e.addTimer(&timer{at: c.At, kind: timerApply, change: c})
 	}
-	e.logOp(op{kind: opApply, change: c})
+	e.logOp(op{kind: opApply, change: loggedChange(c)})
 	return nil
+}
+
+// loggedChange is a change as the op log keeps it for replay. A pod's
+// deletion is applied from the cached pod: of the object it carries (the
+// pod's last state, as a watch delivers it) only the name, the UID and the
+// phase are read, so the log keeps just those and not a whole pod per
+// deletion for as long as rewind reaches back.
+func loggedChange(c ClusterChange) ClusterChange {
+	if c.Kind != PodDelete || c.Pod == nil {
+		return c
+	}
+	stub := &v1.Pod{}
+	stub.Name, stub.Namespace, stub.UID, stub.Status.Phase = c.Pod.Name, c.Pod.Namespace, c.Pod.UID, c.Pod.Status.Phase
+	c.Pod = stub
+	return c
 }
 
 var errNoSuchNode = errors.New("no such node")
@@ -194,6 +209,9 @@ func (e *Engine) applyNow(c ClusterChange) error {
 			return fmt.Errorf("pod %s does not exist", key(c.Pod))
 		}
 		e.bump()
+		// lastGen is read for queued pods only: a deleted pod's entry
+		// would only grow it (and every checkpoint's copy) on a long run.
+		delete(e.lastGen, old.UID)
 		// The pod as the scheduler knew it: its node, even when the
 		// deletion carries only the name.
 		e.clusterEvent(ClusterChange{Kind: c.Kind, Pod: old}, "")

@@ -73,6 +73,13 @@ type Options struct {
 	// made again (rewind, fork) gets the answers it got; nil: a store of
 	// the engine's own, shared with its forks.
 	ExtenderAnswers *scheduler.ExtenderAnswers
+	// Retention bounds what the engine keeps of the past (retention.go);
+	// the zero value keeps everything.
+	Retention Retention
+	// OnEvent, when set, is handed every timeline event in order, once,
+	// soon after it happens (after the op that made it; see emit), with
+	// the attempt of an EventAttempt: a headless run writes as it goes.
+	OnEvent func(Event, *record.Attempt)
 	// Resume restarts the scheduler where a state written at an attempt
 	// (AttemptState) left it: that attempt's pod popped first, the node
 	// scan's start and the random source as they were. Nil for none.
@@ -141,6 +148,19 @@ type Engine struct {
 	log          []op
 	checkpoints  []*checkpoint
 	ckptInterval int
+	// Retention (retention.go): logBase is the number of ops dropped
+	// from the front of log; emitted counts the events handed to OnEvent;
+	// the attempts before detailedFrom are summarized except deferred
+	// (pinned, left whole); pinned is SetPinned's.
+	logBase int
+	emitted int
+	// The timeline before compactedTo is compacted: eventsDropped queue
+	// moves and cluster changes older than every checkpoint were dropped.
+	compactedTo   int
+	eventsDropped int
+	detailedFrom  int
+	deferred      []int
+	pinned        func(pod string) bool
 }
 
 var _ API = (*Engine)(nil)
@@ -192,8 +212,10 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 			e.shadowAdded(p)
 		}
 	}
-	if err := e.checkpoint(); err != nil {
-		return nil, err
+	if !opts.Retention.Headless {
+		if err := e.checkpoint(); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }

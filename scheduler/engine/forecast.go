@@ -55,6 +55,8 @@ type Forecast struct {
 	// mirrorEvents the mirror's timeline length then.
 	at                             time.Time
 	base, baseEvents, mirrorEvents int
+	// droppedAtFork is the mirror's eventsDropped then.
+	droppedAtFork int
 }
 
 // Judgment is a forecast attempt judged against the cluster's decision.
@@ -90,6 +92,9 @@ func (e *Engine) Forecast() (*Forecast, error) {
 	// A forecast schedules, even when the mirror shadows the cluster's
 	// scheduler.
 	opts.Clock, opts.Bind, opts.Shadow = nil, nil, false
+	// Nor does it hand out events, or apply the mirror's retention to the
+	// attempts and timeline it shares with the mirror.
+	opts.OnEvent, opts.Retention = nil, Retention{}
 	n, m := len(e.attempts), len(e.timeline)
 	f := &Engine{opts: opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
 		start: e.start, ckptInterval: e.ckptInterval, attempts: e.attempts[:n:n], timeline: e.timeline[:m:m]}
@@ -97,7 +102,7 @@ func (e *Engine) Forecast() (*Forecast, error) {
 		return nil, fmt.Errorf("forking the live state: %w", err)
 	}
 	f.checkpoints = []*checkpoint{c}
-	return &Forecast{Engine: f, mirror: e, at: e.now, base: n, baseEvents: m, mirrorEvents: m}, nil
+	return &Forecast{Engine: f, mirror: e, at: e.now, base: n, baseEvents: m, mirrorEvents: m, droppedAtFork: e.eventsDropped}, nil
 }
 
 // At is the mirror's time when the forecast forked from it.
@@ -130,7 +135,11 @@ func (f *Forecast) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 
 // LiveSince is the mirror's timeline since the forecast forked from it
 // (shared: do not modify).
-func (f *Forecast) LiveSince() []Event { return f.mirror.timeline[f.mirrorEvents:] }
+func (f *Forecast) LiveSince() []Event {
+	// The mirror may have compacted its timeline since (retention.go).
+	from := f.mirrorEvents - (f.mirror.eventsDropped - f.droppedAtFork)
+	return f.mirror.timeline[max(from, 0):]
+}
 
 // ChangesSince is the number of cluster changes the mirror applied since
 // the forecast forked from it.

@@ -89,7 +89,7 @@ func (e *Engine) logTick(t time.Time) {
 		return
 	}
 	if n := len(e.log); n > 0 && e.log[n-1].kind == opTick && e.log[n-1].attempts == len(e.attempts) &&
-		(len(e.checkpoints) == 0 || e.checkpoints[len(e.checkpoints)-1].ops < n) {
+		(len(e.checkpoints) == 0 || e.checkpoints[len(e.checkpoints)-1].ops < e.logBase+n) {
 		e.log[n-1].until = t
 		return
 	}

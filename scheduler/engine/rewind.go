@@ -56,6 +56,10 @@ func (e *Engine) logOp(o op) {
 	if e.replaying {
 		return
 	}
+	defer e.retain()
+	if e.opts.Retention.Headless {
+		return
+	}
 	o.attempts = len(e.attempts)
 	e.log = append(e.log, o)
 	if len(e.attempts)-e.lastCheckpointAttempts() >= e.ckptInterval {
@@ -99,7 +103,9 @@ func (e *Engine) checkpoint() error {
 		return err
 	}
 	e.checkpoints = append(e.checkpoints, c)
-	if len(e.checkpoints) > e.opts.MaxCheckpoints {
+	if len(e.checkpoints) > e.opts.MaxCheckpoints && e.opts.Retention.Sliding {
+		e.dropOldestCheckpoint()
+	} else if len(e.checkpoints) > e.opts.MaxCheckpoints {
 		// Keep the first and every other one after it.
 		kept := e.checkpoints[:1]
 		for i := 2; i < len(e.checkpoints); i += 2 {
@@ -130,7 +136,7 @@ func (e *Engine) capture() (*checkpoint, error) {
 		return nil, err
 	}
 	c := &checkpoint{
-		ops: len(e.log), attempts: len(e.attempts), timeline: len(e.timeline), sched: ss, queue: qs,
+		ops: e.logBase + len(e.log), attempts: len(e.attempts), timeline: len(e.timeline), sched: ss, queue: qs,
 		now: e.now, lastBackoffFlush: e.lastBackoffFlush, lastLeftoverFlush: e.lastLeftoverFlush,
 		timerSeq: e.timerSeq, nodeOrder: append([]*v1.Node(nil), e.nodeOrder...), gen: e.gen,
 		lastGen: make(map[types.UID]uint64, len(e.lastGen)), cursor: e.cursor,
@@ -193,6 +199,7 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.cursor = c.cursor
 	e.decision, e.volumeWrites = nil, nil
 	e.shadow = c.shadow.restore(e.timeline)
+	e.retainAfterRestore(c)
 	return nil
 }
 
@@ -210,7 +217,7 @@ func (e *Engine) replay(from, to int) {
 	e.replaying = true
 	defer func() { e.replaying = false }()
 	for i := from; i < to; i++ {
-		e.runOp(e.log[i])
+		e.runOp(e.log[i-e.logBase])
 	}
 }
 
@@ -243,10 +250,10 @@ func (e *Engine) runOp(o op) {
 func (e *Engine) opsBefore(i int) int {
 	for k, o := range e.log {
 		if o.attempts > i {
-			return k
+			return e.logBase + k
 		}
 	}
-	return len(e.log)
+	return e.logBase + len(e.log)
 }
 
 // checkpointAtOrBefore is the last checkpoint taken at or before op k.
@@ -272,16 +279,19 @@ func (e *Engine) Rewind(n int) error {
 	if len(e.boundInCluster) > 0 {
 		return ErrRewindAfterBind
 	}
+	if !e.retainedFrom(target) {
+		return e.notRetained(target)
+	}
 	k := e.opsBefore(target)
 	c := e.checkpointAtOrBefore(k)
 	if c == nil {
-		return fmt.Errorf("no checkpoint before attempt %d", target)
+		return e.notRetained(target)
 	}
 	if err := e.restore(c); err != nil {
 		return err
 	}
 	e.replay(c.ops, k)
-	e.log = e.log[:k]
+	e.log = e.log[:k-e.logBase]
 	// Checkpoints after the target belong to the undone future.
 	kept := e.checkpoints[:0]
 	for _, cp := range e.checkpoints {
@@ -295,6 +305,7 @@ func (e *Engine) Rewind(n int) error {
 	} else {
 		e.cursor = Cursor{Attempt: -1}
 	}
+	e.retain()
 	return nil
 }
 
@@ -307,7 +318,7 @@ func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return f.shadowFork(i, k, e.log[k])
+		return f.shadowFork(i, k, e.log[k-e.logBase])
 	}
 	f, pi, err := e.forkAt(i)
 	if err != nil {
@@ -335,7 +346,7 @@ func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	o := e.log[k]
+	o := e.log[k-e.logBase]
 	f.replaying = true
 	_, pi, err := f.step(o.limit, o.strict, true)
 	if err != nil || pi == nil {
@@ -350,13 +361,19 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 	if i < 0 || i >= len(e.attempts) {
 		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, len(e.attempts))
 	}
+	if !e.retainedFrom(i) {
+		return nil, 0, e.notRetained(i)
+	}
 	k := e.opsBefore(i)
 	c := e.checkpointAtOrBefore(k)
 	if c == nil {
-		return nil, 0, fmt.Errorf("no checkpoint before attempt %d", i)
+		return nil, 0, e.notRetained(i)
 	}
-	f := &Engine{opts: e.opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
-		start: e.start, log: e.log[:k:k], ckptInterval: e.ckptInterval,
+	kl := k - e.logBase
+	opts := e.opts
+	opts.OnEvent = nil
+	f := &Engine{opts: opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
+		start: e.start, log: e.log[:kl:kl], logBase: e.logBase, ckptInterval: e.ckptInterval,
 		attempts: e.attempts[:c.attempts:c.attempts], timeline: e.timeline[:c.timeline:c.timeline]}
 	if e.opts.Shadow {
 		// Restoring puts the checkpoint's recent observations back into

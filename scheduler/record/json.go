@@ -65,25 +65,11 @@ func (a *Attempt) JSON() AttemptJSON {
 		return out
 	}
 	names := a.Nodes.Names
-	feasible := make(map[int32]bool, len(a.Feasible))
 	for _, n := range a.Feasible {
-		feasible[n] = true
 		out.Feasible = append(out.Feasible, names[n])
 	}
 	sort.Strings(out.Feasible)
-	explicit := make(map[int32]bool, len(a.Rejected))
-	for _, r := range a.Rejected {
-		explicit[r.Node] = true
-		out.Filter[names[r.Node]] = filterJSON(a.Statuses[r.Status])
-	}
-	if a.AbsentStatus >= 0 {
-		abs := filterJSON(a.Statuses[a.AbsentStatus])
-		for i := range names {
-			if n := int32(i); !feasible[n] && !explicit[n] {
-				out.Filter[names[i]] = abs
-			}
-		}
-	}
+	a.fillFilter(out.Filter)
 	for _, t := range a.Totals() {
 		out.Total[names[t.Node]] = t.Total
 	}
@@ -102,10 +88,45 @@ func (a *Attempt) JSON() AttemptJSON {
 			m[col.Plugin] = ScoreJSON{Raw: raw[i], Normalized: norm[i], Final: norm[i] * int64(col.Weight)}
 		}
 	}
-	for _, n := range a.Top() {
-		out.Top = append(out.Top, names[n])
+	out.Top = a.topNames()
+	return out
+}
+
+// fillFilter puts each rejected node's first rejecting plugin into m.
+func (a *Attempt) fillFilter(m map[string]FilterJSON) {
+	if a.Nodes == nil {
+		return
 	}
-	sort.Strings(out.Top)
+	names := a.Nodes.Names
+	explicit := make(map[int32]bool, len(a.Rejected))
+	for _, r := range a.Rejected {
+		explicit[r.Node] = true
+		m[names[r.Node]] = filterJSON(a.Statuses[r.Status])
+	}
+	if a.AbsentStatus >= 0 {
+		feasible := make(map[int32]bool, len(a.Feasible))
+		for _, n := range a.Feasible {
+			feasible[n] = true
+		}
+		abs := filterJSON(a.Statuses[a.AbsentStatus])
+		for i := range names {
+			if n := int32(i); !feasible[n] && !explicit[n] {
+				m[names[i]] = abs
+			}
+		}
+	}
+}
+
+// topNames is Top by name, sorted.
+func (a *Attempt) topNames() []string {
+	out := []string{}
+	if a.Nodes == nil {
+		return out
+	}
+	for _, n := range a.Top() {
+		out = append(out, a.Nodes.Names[n])
+	}
+	sort.Strings(out)
 	return out
 }
 

@@ -172,6 +172,9 @@ type Attempt struct {
 	PendingPlugins       []string
 	// ExtenderCalls are the calls made to scheduler extenders, in order.
 	ExtenderCalls []ExtenderCall
+	// Summarized is set when retention dropped the per-node detail (see
+	// Summarize): what is left is the attempt's line.
+	Summarized bool
 }
 
 // LastPhase is the last phase the attempt ran: where a step-by-step

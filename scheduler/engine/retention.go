@@ -1,0 +1,271 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// Retention bounds what the engine keeps of the past. The zero value keeps
+// everything: every attempt whole, the op log from the start, checkpoints
+// thinned so that rewind reaches the first attempt.
+//
+// What the engine holds per attempt is the attempt's record (at 5000 nodes
+// tens of kilobytes: every node's verdict, every score column, preemption's
+// candidates), its timeline events (a few hundred bytes), the op that made
+// it (tens of bytes; a cluster change holds its object) and, every
+// CheckpointInterval attempts, a checkpoint (node and pod pointers, the
+// NodeInfos that changed, the queue, the object store's maps). Records
+// dominate, then checkpoints and the changes in the log.
+type Retention struct {
+	// Headless keeps nothing a headless run does not need: no op log and
+	// no checkpoint (Rewind and Fork are refused), and each attempt is
+	// summarized once Options.OnEvent has been handed it. `schedtui run`.
+	Headless bool
+	// Detailed, when positive, keeps full detail for the last Detailed
+	// attempts only, and for pinned attempts: the latest attempt of a pod
+	// still pending and every attempt of a pod SetPinned names. Older
+	// attempts are summarized (record.Attempt.Summary, a copy: views
+	// holding the whole one keep it): they keep their line. Rewinding to
+	// one replays it from a checkpoint, whole again.
+	Detailed int
+	// Sliding makes the checkpoints a window: once MaxCheckpoints are
+	// held, the oldest is dropped with the ops before the next one, so
+	// memory stays bounded and a rewind replays at most CheckpointInterval
+	// attempts; rewind then reaches back MaxCheckpoints ×
+	// CheckpointInterval attempts and no further. Without it the
+	// checkpoints are thinned: rewind reaches the start, at a replay cost
+	// that doubles with each thinning.
+	Sliding bool
+}
+
+// ErrNotRetained refuses a rewind or a fork to a point the retention
+// policy no longer holds the history for.
+var ErrNotRetained = errors.New("not retained")
+
+// Retained says what the engine holds: attempts with full detail,
+// summarized attempts, checkpoints, and the earliest attempt a rewind
+// reaches (0 when it reaches the start; -1 when the engine keeps no
+// checkpoint).
+type Retained struct {
+	Full, Summary, Checkpoints int
+	RewindableFrom             int
+}
+
+// Retained reports what the engine holds now.
+func (e *Engine) Retained() Retained {
+	summary := e.detailedFrom - len(e.deferred)
+	r := Retained{Full: len(e.attempts) - summary, Summary: summary, Checkpoints: len(e.checkpoints), RewindableFrom: -1}
+	if len(e.checkpoints) > 0 {
+		r.RewindableFrom = e.checkpoints[0].attempts
+	}
+	return r
+}
+
+// SetRetention changes the retention policy of a running engine, the
+// attempts between checkpoints when interval is positive and the number of
+// checkpoints kept when maxCheckpoints is at least 2; it takes effect from
+// the next op. Headless is chosen at New only.
+func (e *Engine) SetRetention(r Retention, interval, maxCheckpoints int) error {
+	if r.Headless != e.opts.Retention.Headless {
+		return errors.New("headless retention is chosen when the engine is built")
+	}
+	if r.Detailed < 0 {
+		return fmt.Errorf("detailed window %d: want 0 (keep every attempt whole) or more", r.Detailed)
+	}
+	e.opts.Retention = r
+	if interval > 0 {
+		e.opts.CheckpointInterval, e.ckptInterval = interval, interval
+	}
+	if maxCheckpoints >= 2 {
+		e.opts.MaxCheckpoints = maxCheckpoints
+	}
+	return nil
+}
+
+// SetPinned names pods whose attempts keep full detail under
+// Retention.Detailed (the TUI's selected pod, pods breakpoints name); nil
+// for none. It is asked again as the detailed window moves on.
+func (e *Engine) SetPinned(pinned func(pod string) bool) { e.pinned = pinned }
+
+// retain hands out the events due and applies the retention policy; it
+// runs after every op (logOp), never while replaying.
+func (e *Engine) retain() {
+	e.emit(false)
+	n := e.opts.Retention.Detailed
+	if e.opts.Retention.Headless || n <= 0 {
+		return
+	}
+	for end := len(e.attempts) - n; e.detailedFrom < end; e.detailedFrom++ {
+		if e.detailedFrom%n == 0 {
+			e.recheckDeferred()
+		}
+		i := e.detailedFrom
+		if a := e.attempts[i]; e.pinnedAttempt(i, a) {
+			e.deferred = append(e.deferred, i)
+		} else {
+			e.attempts[i] = a.Summary()
+		}
+	}
+}
+
+// recheckDeferred summarizes the attempts left whole below the window
+// whose pods are no longer pinned.
+func (e *Engine) recheckDeferred() {
+	kept := e.deferred[:0]
+	for _, i := range e.deferred {
+		if a := e.attempts[i]; e.pinnedAttempt(i, a) {
+			kept = append(kept, i)
+		} else {
+			e.attempts[i] = a.Summary()
+		}
+	}
+	e.deferred = kept
+}
+
+// pinnedAttempt: attempt i of a pod SetPinned names, or the latest attempt
+// of a pod still waiting in the queue (the views explain it).
+func (e *Engine) pinnedAttempt(i int, a *record.Attempt) bool {
+	if e.pinned != nil && e.pinned(a.Pod) {
+		return true
+	}
+	if last, _ := e.lastAttemptOf(types.UID(a.PodUID)); last != i {
+		return false
+	}
+	ns, name := splitKey(a.Pod)
+	_, pending := e.q.PodInfo(ns, name)
+	return pending
+}
+
+// retainAfterRestore forgets the retention bookkeeping of the attempts a
+// restore dropped or is about to make again (whole) by replay.
+func (e *Engine) retainAfterRestore(c *checkpoint) {
+	if e.detailedFrom > c.attempts {
+		e.detailedFrom = c.attempts
+	}
+	kept := e.deferred[:0]
+	for _, i := range e.deferred {
+		if i < e.detailedFrom {
+			kept = append(kept, i)
+		}
+	}
+	e.deferred = kept
+	if e.emitted > c.timeline {
+		e.emitted = c.timeline
+	}
+}
+
+// emit hands the timeline's new events to Options.OnEvent, in order. In
+// shadow mode an observation may still be judged again within
+// ShadowWindow (reviseRecent): it and what follows wait, unless all is
+// set (the run is over). A headless engine summarizes each attempt once
+// handed out.
+func (e *Engine) emit(all bool) {
+	on := e.opts.OnEvent
+	if on == nil {
+		return
+	}
+	end := len(e.timeline)
+	if s := e.shadow; s != nil && !all {
+		for _, r := range s.recent {
+			if e.now.Sub(r.at) <= ShadowWindow && r.ev < end {
+				end = r.ev
+			}
+		}
+	}
+	for ; e.emitted < end; e.emitted++ {
+		ev := e.timeline[e.emitted]
+		var a *record.Attempt
+		if ev.Kind == EventAttempt {
+			a = e.attempts[ev.Attempt]
+		}
+		on(ev, a)
+		if a != nil && e.opts.Retention.Headless {
+			// In place: nothing else reads a headless engine's attempts
+			// concurrently, and lastAttemptOf's index stays valid.
+			a.Summarize()
+			e.detailedFrom = ev.Attempt + 1
+		}
+	}
+}
+
+// Flush hands Options.OnEvent every event not handed out yet: the end of a
+// run, when no observation can be judged again.
+func (e *Engine) Flush() { e.emit(true) }
+
+// dropOldestCheckpoint is the sliding window's step: the oldest checkpoint
+// goes, and with it the ops only it could replay.
+func (e *Engine) dropOldestCheckpoint() {
+	e.checkpoints = e.checkpoints[1:]
+	first := e.checkpoints[0].ops
+	e.log = append([]op(nil), e.log[first-e.logBase:]...)
+	e.logBase = first
+	e.compactTimeline()
+}
+
+// compactTimeline drops the queue moves and cluster changes older than the
+// oldest checkpoint: no rewind reaches them any more, and on a long run
+// they are most of the timeline (a pod's arrival, its moves, its deletion).
+// Attempts, preemptions, evictions and observations stay: each attempt
+// keeps its line. In place, so that the array does not grow past its peak:
+// the timeline's positions after the horizon move down (Seq follows them),
+// and so do the checkpoints' and the emitted count. Shadow mode keeps its
+// timeline whole: its recent observations hold positions (shadow.go).
+func (e *Engine) compactTimeline() {
+	if e.shadow != nil || len(e.checkpoints) == 0 {
+		return
+	}
+	horizon := e.checkpoints[0].timeline
+	if e.opts.OnEvent != nil {
+		horizon = min(horizon, e.emitted)
+	}
+	tl := e.timeline
+	start := e.compactedTo
+	w := start
+	for r := start; r < horizon; r++ {
+		switch tl[r].Kind {
+		case EventQueueMove, EventCluster:
+			continue
+		}
+		tl[w] = tl[r]
+		w++
+	}
+	dropped := horizon - w
+	e.compactedTo = w
+	if dropped <= 0 {
+		return
+	}
+	n := copy(tl[w:], tl[horizon:])
+	clear(tl[w+n:])
+	e.timeline = tl[:w+n]
+	for i := start; i < len(e.timeline); i++ {
+		e.timeline[i].Seq = i + 1
+	}
+	for _, c := range e.checkpoints {
+		c.timeline -= dropped
+	}
+	if e.opts.OnEvent != nil {
+		e.emitted -= dropped
+	}
+	e.eventsDropped += dropped
+}
+
+// retainedFrom reports whether the engine can go back to just before
+// attempt i: a checkpoint at or before it is held (with the sliding window
+// the ops before the oldest one are gone).
+func (e *Engine) retainedFrom(i int) bool {
+	return len(e.checkpoints) > 0 && e.checkpoints[0].attempts <= i
+}
+
+// notRetained is the error for a rewind or fork to attempt i beyond what
+// the engine holds.
+func (e *Engine) notRetained(i int) error {
+	if e.opts.Retention.Headless {
+		return fmt.Errorf("attempt %d: a headless run keeps no history to replay: %w", i, ErrNotRetained)
+	}
+	r := e.Retained()
+	return fmt.Errorf("attempt %d is before the oldest checkpoint (attempt %d): %w", i, r.RewindableFrom, ErrNotRetained)
+}
