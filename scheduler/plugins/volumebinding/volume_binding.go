@@ -50,7 +50,7 @@ var (
 // The bind timeout is accepted and validated but unused: binding is done
 // in memory and never waits.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	a, err := bindingArgs(args)
+	a, err := bindingArgs(args, h.Features())
 	if err != nil {
 		return nil, err
 	}
