@@ -15,7 +15,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/features"
 )
 
-var numGateScenarios = flag.Int("gate-scenarios", 60, "generated scenarios (half of them preemption-biased) per version and gate combination")
+var numGateScenarios = flag.Int("gate-scenarios", 20, "generated scenarios (half of them preemption-biased) per version and gate combination")
 
 // gateCombinations are the versions and gates the differential suite runs
 // under besides 1.37's defaults: each earlier version kube-scheduler 1.37
@@ -24,8 +24,8 @@ var gateCombinations = []struct{ emulated, gates string }{
 	{"1.34", ""},
 	{"1.35", ""},
 	{"1.36", ""},
-	{"1.37", "NodeDeclaredFeatures=true,PodLevelResources=false"},
-	{"1.37", "MatchLabelKeysInPodTopologySpread=false"},
+	{"1.37", "PodLevelResources=false,InPlacePodLevelResourcesVerticalScaling=false,PodLevelResourcesFixKubeletQOSClass=false,PodLevelResourcesFixDefaulting=false"},
+	{"1.37", "MatchLabelKeysInPodTopologySpread=false,MatchLabelKeysInPodTopologySpreadSelectorMerge=false"},
 	{"1.37", "InterPodAffinityHostnameFastPath=true"},
 	{"1.37", "TaintTolerationComparisonOperators=true"},
 	{"1.37", "VolumeLimitScaling=false"},
@@ -33,8 +33,8 @@ var gateCombinations = []struct{ emulated, gates string }{
 	{"1.37", "InPlacePodLevelResourcesVerticalScaling=false"},
 	{"1.37", "SchedulerAsyncPreemption=false"},
 	{"1.37", "OpportunisticBatching=false,SchedulerPopFromBackoffQ=false,NominatedNodeNameForExpectation=false"},
-	{"1.36", "DRAExtendedResource=false,PodLevelResources=false"},
-	{"1.35", "TaintTolerationComparisonOperators=true,MatchLabelKeysInPodTopologySpread=false"},
+	{"1.36", "DRAExtendedResource=false,PodLevelResources=false,InPlacePodLevelResourcesVerticalScaling=false"},
+	{"1.35", "TaintTolerationComparisonOperators=true,MatchLabelKeysInPodTopologySpread=false,MatchLabelKeysInPodTopologySpreadSelectorMerge=false"},
 }
 
 // TestConformanceVersionsAndGates runs the generated scenarios with
