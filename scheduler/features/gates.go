@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -176,14 +177,15 @@ func (r *Resolved) Short() string {
 	}
 }
 
-// Defaults is kube-scheduler v1.37 with nothing set.
-func Defaults() *Resolved {
+// Defaults is kube-scheduler v1.37 with nothing set, resolved once and
+// shared: callers only read it.
+var Defaults = sync.OnceValue(func() *Resolved {
 	r, err := Resolve("", "", "")
 	if err != nil {
 		panic(fmt.Sprintf("resolving the default feature gates: %v", err))
 	}
 	return r
-}
+})
 
 // Resolve resolves kube-scheduler's --emulated-version,
 // --min-compatibility-version and --feature-gates values (each as the flag

@@ -136,3 +136,29 @@ func TestResolveAllAlphaAllBeta(t *testing.T) {
 		t.Errorf("AllBeta=false: %+v", f)
 	}
 }
+
+func TestShort(t *testing.T) {
+	for _, tc := range []struct{ gates, want string }{
+		{"", "kube-scheduler 1.37"},
+		{"SchedulerPopFromBackoffQ=false", "kube-scheduler 1.37 +1 gate"},
+		{"SchedulerPopFromBackoffQ=false,OpportunisticBatching=false", "kube-scheduler 1.37 +2 gates"},
+	} {
+		r, err := Resolve("", "", tc.gates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Short(); got != tc.want {
+			t.Errorf("%q: Short() = %q, want %q", tc.gates, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkResolve is the cost of building kube-scheduler's gate and
+// resolving flags: once per command, and per debugger backend.
+func BenchmarkResolve(b *testing.B) {
+	for b.Loop() {
+		if _, err := Resolve("1.35", "", "DRAPrioritizedList=false"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
