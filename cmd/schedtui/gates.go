@@ -37,8 +37,9 @@ func (g *gateFlags) given() bool {
 }
 
 // clusterScheduler is what is known of the flags of the cluster's own
-// kube-scheduler, and where it was learned ("the snapshot's header", ...);
-// empty when nothing is.
+// kube-scheduler, and where it was learned, as the "from ..." of the
+// "simulating" line says it ("the snapshot's header", ...); empty when
+// nothing is.
 type clusterScheduler struct {
 	emulatedVersion, minCompatibilityVersion, featureGates, from string
 }
@@ -112,7 +113,7 @@ func resolveGates(g *gateFlags, known clusterScheduler, w io.Writer) (*features.
 func gateSources(g *gateFlags, known clusterScheduler) string {
 	var from []string
 	if known.any() {
-		from = append(from, "the cluster's scheduler flags ("+known.from+")")
+		from = append(from, known.from)
 	}
 	for _, f := range []struct {
 		name string

@@ -118,7 +118,7 @@ func TestGateFlagsRecordedInHeader(t *testing.T) {
 	}
 	checkCmd(t, newRunCommand, []string{"--snapshot", capture}, cmdWant{
 		stdout: []string{"scheduler: kube-scheduler 1.35 (gates: SchedulerPopFromBackoffQ=false)\n"},
-		stderr: []string{"(from the cluster's scheduler flags (the snapshot's header))"},
+		stderr: []string{"simulating kube-scheduler 1.35 (gates: SchedulerPopFromBackoffQ=false) (from the snapshot's header)"},
 	})
 	checkCmd(t, newRunCommand, []string{"--snapshot", capture, "--emulated-version", "1.36", "--feature-gates", "SchedulerPopFromBackoffQ=true"}, cmdWant{
 		stdout: []string{"scheduler: kube-scheduler 1.36\n"},
