@@ -22,6 +22,7 @@ import (
 	"github.com/schedtui/schedtui/conformance/upstream"
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -53,6 +54,9 @@ type outcome struct {
 // given the same sequence.
 func runOurs(s *scenario.Scenario, cfg *configv1.KubeSchedulerConfiguration, gates *features.Features) (outcome, []*v1.Pod, error) {
 	c := s.Cluster.DeepCopy()
+	if cfg == nil {
+		cfg = config.Default(*gates)
+	}
 	sched, err := scheduler.New(c.Nodes, c.Pods, c.SchedulerObjects(), scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: cfg, Features: gates})
 	if err != nil {
 		return outcome{}, nil, err
@@ -84,7 +88,7 @@ func TestConformanceGenerated(t *testing.T) {
 	for i := int64(0); i < int64(*numScenarios); i++ {
 		scenarios = append(scenarios, scenario.Generate(*firstSeed+i, scenario.Options{}))
 	}
-	runScenarios(t, scenarios)
+	runScenarios(t, scenarios, features.Defaults())
 }
 
 func TestConformancePreemption(t *testing.T) {
@@ -92,16 +96,18 @@ func TestConformancePreemption(t *testing.T) {
 	for i := int64(0); i < int64(*numPreemption); i++ {
 		scenarios = append(scenarios, scenario.Generate(*firstSeed+i, scenario.Options{Preemption: true}))
 	}
-	runScenarios(t, scenarios)
+	runScenarios(t, scenarios, features.Defaults())
 }
 
 func TestConformanceCurated(t *testing.T) {
-	runScenarios(t, scenario.Curated())
+	runScenarios(t, scenario.Curated(), features.Defaults())
 }
 
-func runScenarios(t *testing.T, scenarios []*scenario.Scenario) {
+// runScenarios compares schedtui under the gates with upstream, whose
+// process-wide gate the caller has set the same way.
+func runScenarios(t *testing.T, scenarios []*scenario.Scenario, gates *features.Resolved) {
 	t.Helper()
-	runScenariosWith(t, scenarios, nil, nil)
+	runScenariosWith(t, scenarios, nil, &gates.Features)
 }
 
 // runScenariosWithGates runs schedtui with the given gates (nil: v1.37's
@@ -116,6 +122,9 @@ func runScenariosWithGates(t *testing.T, scenarios []*scenario.Scenario, gates *
 // defaults; upstream's process-wide gates must match).
 func runScenariosWith(t *testing.T, scenarios []*scenario.Scenario, cfg *configv1.KubeSchedulerConfiguration, gates *features.Features) {
 	t.Helper()
+	if gates == nil {
+		gates = &features.Defaults().Features
+	}
 	bad, attempts, stoppedAtTie := 0, 0, 0
 	for _, s := range scenarios {
 		if *only != "" && s.Name != *only {

@@ -11,7 +11,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/features"
 )
 
-var numGateScenarios = flag.Int("gate-scenarios", 60, "generated scenarios (plain and preemption-biased, alternating) per flipped gate")
+var numFlipScenarios = flag.Int("flip-scenarios", 12, "generated scenarios (plain and preemption-biased, alternating) per flipped gate")
 
 // flippedGates are gates a 1.37 kube-scheduler lets a user flip (not
 // locked) whose effect the ScheduleOne loop can see, each set away from
@@ -54,7 +54,7 @@ var flippedGates = []struct {
 // the other, never in parallel, as the upstream gates are global.
 func TestConformanceGates(t *testing.T) {
 	var scenarios []*scenario.Scenario
-	for i := int64(0); i < int64(*numGateScenarios); i++ {
+	for i := int64(0); i < int64(*numFlipScenarios); i++ {
 		scenarios = append(scenarios, scenario.Generate(*firstSeed+i, scenario.Options{Preemption: i%2 == 1}))
 	}
 	for _, g := range flippedGates {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/extender"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -25,7 +26,7 @@ import (
 // NodeResourcesFit args gets the defaulted ones, which is what upstream's
 // defaulting would have put there. The caller's configuration is not
 // changed.
-func ignoreExtendedResources(p *configv1.KubeSchedulerProfile, ignored []string) {
+func ignoreExtendedResources(p *configv1.KubeSchedulerProfile, ignored []string, gates features.Features) {
 	if len(ignored) == 0 {
 		return
 	}
@@ -46,7 +47,8 @@ func ignoreExtendedResources(p *configv1.KubeSchedulerProfile, ignored []string)
 		p.PluginConfig = pcs
 		return
 	}
-	args := config.DefaultNodeResourcesFitArgs()
+	args := &configv1.NodeResourcesFitArgs{}
+	config.SetPluginArgsDefaults(args, gates)
 	args.IgnoredResources = append([]string(nil), ignored...)
 	p.PluginConfig = append(pcs, configv1.PluginConfig{Name: names.NodeResourcesFit, Args: runtime.RawExtension{Object: args}})
 }

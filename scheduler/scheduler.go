@@ -134,13 +134,13 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	s.profiles = map[string]*runtime.Framework{}
 	for i := range profiles {
 		p := profiles[i]
-		p.Plugins = config.MergePlugins(config.DefaultPlugins(), p.Plugins)
+		p.Plugins = config.MergePlugins(config.DefaultPlugins(s.gates), p.Plugins)
 		name := v1.DefaultSchedulerName
 		if p.SchedulerName != nil && *p.SchedulerName != "" {
 			name = *p.SchedulerName
 		}
 		p.SchedulerName = &name
-		ignoreExtendedResources(&p, ignored)
+		ignoreExtendedResources(&p, ignored, s.gates)
 		if _, dup := s.profiles[name]; dup {
 			return nil, fmt.Errorf("duplicate profile with scheduler name %q", name)
 		}

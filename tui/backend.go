@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -19,6 +20,10 @@ type Backend struct {
 	engine.API
 	// Name labels the source in the header (file name, demo, context).
 	Name string
+	// Scheduler names the scheduler simulated and counts the feature
+	// gates not at their defaults, for the header ("kube-scheduler 1.37",
+	// "kube-scheduler 1.35 +2 gates").
+	Scheduler string
 	// State is the scheduler at the engine's cursor. Callers only read it,
 	// and only while holding the lock (see Locked).
 	State func() *scheduler.Scheduler
@@ -119,7 +124,7 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 			}
 		}
 	}
-	b := &Backend{Name: name, engine: e}
+	b := &Backend{Name: name, engine: e, Scheduler: features.Defaults().Short()}
 	b.use(e)
 	e.SetPinned(b.pins.pinned)
 	return b, nil

@@ -42,6 +42,14 @@ type session struct {
 	gates    *features.Resolved
 }
 
+// resolved is the version and gates the session schedules with.
+func (s *session) resolved() *features.Resolved {
+	if s.gates == nil {
+		s.gates = features.Defaults()
+	}
+	return s.gates
+}
+
 // source is the cluster state and scheduler configuration a command works
 // on, as read from the demo or a snapshot.
 type source struct {
@@ -69,10 +77,12 @@ type source struct {
 	replay *replay
 	// skippedExtenders counts the extenders --skip-extenders left out.
 	skippedExtenders int
-	// settings are the defaults for the scheduler's version and gates
-	// the source shows; cfgUsed names the scheduler configuration in
-	// use ("" for the default one).
+	// settings are the scheduler's version and gate flags (the user's
+	// over the defaults the source shows), gates what they resolve to;
+	// cfgUsed names the scheduler configuration in use ("" for the
+	// default one).
 	settings snapshot.SchedulerSettings
+	gates    *features.Resolved
 	cfgUsed  string
 }
 
@@ -217,7 +227,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.name, s.cluster, s.report = f.snapshot, o.Cluster, o.Report
 		embedded, embeddedFrom = o.Config, o.ConfigSource
 		s.header, s.cfgData, s.cfgFrom = o.Header, o.ConfigData, o.ConfigSource
-		s.settings = o.SchedulerSettings()
+		s.settings = withRecordedFlags(o.SchedulerSettings(), o.Header)
 		if o.Header != nil {
 			s.serverVersion = o.Header.ServerVersion
 		}
@@ -228,19 +238,46 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	printReport(w, s.report)
 	switch {
 	case f.config != "":
-		cfg, cfgReport, err := config.Load(f.config)
+		s.cfgUsed = "--config " + f.config
+	case embedded != nil && !f.recordOnly:
+		s.cfgUsed = "the scheduler configuration of the snapshot"
+	}
+	// The version and gates come first: kube-scheduler defaults and
+	// validates its configuration under them.
+	lines := w
+	if f.recordOnly {
+		lines = io.Discard
+	}
+	if s.settings, s.gates, err = resolveSchedulerSettings(s, f, lines); err != nil {
+		s.stop()
+		return nil, err
+	}
+	if embedded != nil && s.gates.Features != features.Default() {
+		// The snapshot read its configuration under the default gates;
+		// kube-scheduler defaults and validates it under its own.
+		cfg, cfgReport, err := config.LoadData(embeddedFrom, s.cfgData, s.gates.Features)
+		if err != nil {
+			printReport(w, cfgReport)
+			s.stop()
+			return nil, fmt.Errorf("the scheduler configuration of the snapshot under %s: %w", s.gates.Summary(), err)
+		}
+		embedded = cfg
+	}
+	switch {
+	case f.config != "":
+		cfg, cfgReport, err := config.Load(f.config, s.gates.Features)
 		if err != nil {
 			s.stop()
 			return nil, err
 		}
 		printReport(w, cfgReport)
-		s.cfg, s.cfgUsed = cfg, "--config "+f.config
+		s.cfg = cfg
 		if embedded != nil {
 			fmt.Fprintf(w, "note: --config %s replaces the scheduler configuration of the snapshot (%s)\n", f.config, embeddedFrom)
 		}
 	case embedded != nil && f.recordOnly:
 	case embedded != nil:
-		s.cfg, s.cfgUsed = embedded, "the scheduler configuration of the snapshot"
+		s.cfg = embedded
 		fmt.Fprintf(w, "note: using the scheduler configuration of the snapshot (%s)\n", embeddedFrom)
 	}
 	if f.skipExtenders {
@@ -266,11 +303,9 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 // session is the source ready to schedule: a state written by snapshot
 // --at restarts at its attempt (resumeOf).
 func (src *source) session(f *sourceFlags, w io.Writer) (*session, error) {
-	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}
+	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w,
+		settings: src.settings, gates: src.gates}
 	var err error
-	if s.settings, s.gates, err = defaultSchedulerSettings(src, f, w); err != nil {
-		return nil, err
-	}
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)
 	}

@@ -29,8 +29,8 @@ type sourceFlags struct {
 	recordOnly bool
 	// skipExtenders leaves the configuration's scheduler extenders out.
 	skipExtenders bool
-	// versions are the user's version and gate flags.
-	versions schedulerVersionFlags
+	// gates are kube-scheduler's version and feature gate flags.
+	gates gateFlags
 	// keepDetail: the debugger keeps the last keepDetail attempts whole
 	// (tui.Backend.Retain).
 	keepDetail int
@@ -42,6 +42,7 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file, as kube-scheduler takes it")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the random source (preemption's candidate offset)")
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "use the embedded demo snapshot even when a kubeconfig is available")
+	f.gates.register(cmd)
 	f.registerSkipExtenders(cmd)
 }
 

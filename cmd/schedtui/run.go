@@ -12,7 +12,6 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
-	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -143,13 +142,9 @@ func (s *session) engine(opts ...func(*engine.Options)) (*engine.Engine, error) 
 	if s.resume != nil {
 		start = s.start
 	}
-	var gates *features.Features // nil: v1.37's defaults
-	if s.gates != nil {
-		gates = &s.gates.Features
-	}
 	o := engine.Options{
 		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
-		Shadow: s.replay.shadowing(), Features: gates,
+		Shadow: s.replay.shadowing(), Features: &s.resolved().Features,
 	}
 	for _, f := range opts {
 		f(&o)
@@ -178,6 +173,9 @@ type runPrinter struct {
 // pods left pending (text).
 func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error {
 	p.w = bufio.NewWriterSize(w, 64<<10)
+	if !p.json {
+		fmt.Fprintf(p.w, "scheduler: %s\n", s.resolved().Summary())
+	}
 	e, err := s.run(until, p.headless)
 	if err != nil {
 		return err

@@ -43,6 +43,8 @@ func TestRunStreamsTodaysOutput(t *testing.T) {
 			w    *bytes.Buffer
 			wide bool
 		}{{&wantText, false}, {&wantWide, true}} {
+			// Text output opens with what is simulated.
+			out.w.WriteString("scheduler: kube-scheduler 1.37\n")
 			for _, ev := range e.Timeline() {
 				var a *record.Attempt
 				if ev.Kind == engine.EventAttempt {

@@ -39,10 +39,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	} else if src.live != nil && f.simulate {
 		fmt.Fprintln(errw, simulateLine)
 	}
-	settings, gates, err := defaultSchedulerSettings(src, f, errw)
-	if err != nil {
-		return err
-	}
+	settings, gates := src.settings, src.gates
 	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed, Features: &gates.Features}
 	var b *tui.Backend
 	if src.live != nil {
@@ -57,7 +54,11 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if err := b.Retain(f.keepDetail); err != nil {
 		return err
 	}
+	b.Scheduler = gates.Short()
 	notice := "n: next attempt · s: step phase · ?: help"
+	if len(src.gates.NonDefault) > 0 {
+		notice = src.gates.Summary() + " · " + notice
+	}
 	if n := src.problems(); n > 0 {
 		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", n)
 	} else if src.replay != nil {

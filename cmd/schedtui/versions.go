@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/schedtui/schedtui/scheduler/features"
+	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -71,22 +72,39 @@ func mergeSchedulerFlags(d snapshot.SchedulerSettings, user schedulerVersionFlag
 	return s
 }
 
-// defaultSchedulerSettings are the version and gate flags the scheduler
+// resolveSchedulerSettings are the version and gate flags the scheduler
 // is built with: the user's, else the defaults src shows, and the gates
 // they resolve to as kube-scheduler resolves them. Their lines, and
 // kube-scheduler's warnings about them, go to w, once per command.
-func defaultSchedulerSettings(src *source, f *sourceFlags, w io.Writer) (snapshot.SchedulerSettings, *features.Resolved, error) {
-	s := mergeSchedulerFlags(src.settings, f.versions, src.cfgUsed)
-	r, err := features.Resolve(s.EmulatedVersion, s.MinCompatibilityVersion, s.FeatureGates)
+func resolveSchedulerSettings(src *source, f *sourceFlags, w io.Writer) (snapshot.SchedulerSettings, *features.Resolved, error) {
+	s := mergeSchedulerFlags(src.settings, f.gates.values(), src.cfgUsed)
+	r, err := resolveGates(s)
 	if err != nil {
 		if len(s.ClusterFlags) > 0 {
 			return s, nil, fmt.Errorf("the cluster's kube-scheduler flags (pod %s) cannot be simulated: %w; "+
 				"give --emulated-version, --min-compatibility-version or --feature-gates to choose what schedtui simulates", s.SchedulerPod, err)
 		}
-		return s, nil, err
+		if given := f.gates.names(); given != "" {
+			return s, nil, fmt.Errorf("%s: %w", given, err)
+		}
+		return s, nil, fmt.Errorf("%s: %w", s.Source, err)
 	}
 	for _, l := range append(s.Lines(), r.Notes...) {
 		fmt.Fprintln(w, l)
 	}
 	return s, r, nil
+}
+
+// resolveGates resolves the flags as kube-scheduler does, and refuses the
+// gates that turn on what schedtui does not implement: it never runs a
+// scheduler without a part kube-scheduler would run.
+func resolveGates(s snapshot.SchedulerSettings) (*features.Resolved, error) {
+	r, err := features.Resolve(s.EmulatedVersion, s.MinCompatibilityVersion, s.FeatureGates)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.RefuseUnimplementedGates(r.Features); err != nil {
+		return nil, err
+	}
+	return r, nil
 }

@@ -27,11 +27,12 @@ type Options struct {
 	Config *configv1.KubeSchedulerConfiguration
 	// Registry holds the plugin factories (plugins.NewInTreeRegistry()).
 	Registry runtime.Registry
-	// Features are the feature gates in effect (--emulated-version,
-	// --feature-gates); nil means v1.37's defaults.
-	Features *features.Features
 	// Seed seeds the random source (preemption's candidate offset).
 	Seed uint64
+	// Features are the feature gates in effect (--emulated-version,
+	// --feature-gates; Config must have been defaulted under them); nil
+	// means v1.37's defaults.
+	Features *features.Features
 	// Start is virtual time zero; zero means scheduler.Epoch, or the
 	// Clock's now in real time.
 	Start time.Time

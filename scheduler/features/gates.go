@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
@@ -163,14 +164,28 @@ func (r *Resolved) Summary() string {
 	return r.Version() + " (gates: " + strings.Join(r.NonDefault, ",") + ")"
 }
 
-// Defaults is kube-scheduler v1.37 with nothing set.
-func Defaults() *Resolved {
+// Short is the version with the number of non-default scheduling gates,
+// where a line is short: "kube-scheduler 1.35 +2 gates".
+func (r *Resolved) Short() string {
+	switch n := len(r.NonDefault); n {
+	case 0:
+		return r.Version()
+	case 1:
+		return r.Version() + " +1 gate"
+	default:
+		return fmt.Sprintf("%s +%d gates", r.Version(), n)
+	}
+}
+
+// Defaults is kube-scheduler v1.37 with nothing set, resolved once and
+// shared: callers only read it.
+var Defaults = sync.OnceValue(func() *Resolved {
 	r, err := Resolve("", "", "")
 	if err != nil {
 		panic(fmt.Sprintf("resolving the default feature gates: %v", err))
 	}
 	return r
-}
+})
 
 // Resolve resolves kube-scheduler's --emulated-version,
 // --min-compatibility-version and --feature-gates values (each as the flag
@@ -271,7 +286,11 @@ func differences(gate featuregate.MutableVersionedFeatureGate, featureGates stri
 		notes = append(notes, fmt.Sprintf("alpha features enabled in emulated version %s (%s): kube-scheduler warns this is unsupported", gate.EmulationVersion(), strings.Join(alpha, ", ")))
 	}
 	if len(noEffect) > 0 {
-		notes = append(notes, fmt.Sprintf("feature gates %s are accepted as kube-scheduler accepts them, but they do not change scheduling", strings.Join(noEffect, ", ")))
+		what := "feature gate " + noEffect[0] + " is accepted as kube-scheduler accepts it, but it does"
+		if len(noEffect) > 1 {
+			what = "feature gates " + strings.Join(noEffect, ", ") + " are accepted as kube-scheduler accepts them, but they do"
+		}
+		notes = append(notes, what+" not change scheduling")
 	}
 	return nonDefault, notes
 }

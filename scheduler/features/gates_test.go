@@ -101,7 +101,7 @@ func TestResolveNonDefaultAndNotes(t *testing.T) {
 	}
 	notes := strings.Join(r.Notes, "\n")
 	for _, want := range []string{
-		"feature gates APIResponseCompression are accepted as kube-scheduler accepts them, but they do not change scheduling",
+		"feature gate APIResponseCompression is accepted as kube-scheduler accepts it, but it does not change scheduling",
 		"setting GA feature gates (InPlacePodVerticalScaling)",
 		"alpha features enabled in emulated version 1.35 (NodeDeclaredFeatures)",
 	} {
@@ -134,5 +134,31 @@ func TestResolveAllAlphaAllBeta(t *testing.T) {
 	// Beta gates off, GA ones untouched.
 	if f := r.Features; f.EnableOpportunisticBatching || f.EnableDRAConsumableCapacity || !f.EnableDRAPrioritizedList {
 		t.Errorf("AllBeta=false: %+v", f)
+	}
+}
+
+func TestShort(t *testing.T) {
+	for _, tc := range []struct{ gates, want string }{
+		{"", "kube-scheduler 1.37"},
+		{"SchedulerPopFromBackoffQ=false", "kube-scheduler 1.37 +1 gate"},
+		{"SchedulerPopFromBackoffQ=false,OpportunisticBatching=false", "kube-scheduler 1.37 +2 gates"},
+	} {
+		r, err := Resolve("", "", tc.gates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Short(); got != tc.want {
+			t.Errorf("%q: Short() = %q, want %q", tc.gates, got, tc.want)
+		}
+	}
+}
+
+// BenchmarkResolve is the cost of building kube-scheduler's gate and
+// resolving flags: once per command, and per debugger backend.
+func BenchmarkResolve(b *testing.B) {
+	for b.Loop() {
+		if _, err := Resolve("1.35", "", "DRAPrioritizedList=false"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -67,7 +67,7 @@ var _ framework.Handle = &Framework{}
 // NewFramework builds a profile. Its Plugins must already be merged with
 // the defaults (MergePlugins), as the config loader's defaulting does.
 func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Options) (*Framework, error) {
-	if err := refuseUnimplementedGates(opts.Features); err != nil {
+	if err := RefuseUnimplementedGates(opts.Features); err != nil {
 		return nil, err
 	}
 	f := &Framework{opts: opts, pluginsMap: map[string]framework.Plugin{}}

@@ -33,9 +33,9 @@ var unimplementedGates = []unimplementedGate{
 		"adds the DeferredPodScheduling plugin and schedules deferred resizes"},
 }
 
-// refuseUnimplementedGates names the first gate that is on but that
+// RefuseUnimplementedGates names the first gate that is on but that
 // schedtui cannot honour.
-func refuseUnimplementedGates(f features.Features) error {
+func RefuseUnimplementedGates(f features.Features) error {
 	for _, g := range unimplementedGates {
 		if g.on(f) {
 			return fmt.Errorf("feature gate %s=true %s, which schedtui does not implement", g.name, g.effect)

@@ -12,7 +12,7 @@ import (
 // Each unimplemented gate, turned on alone over 1.37's defaults, stops
 // the profile with its name before any plugin is looked at.
 func TestUnimplementedGatesRefused(t *testing.T) {
-	if err := refuseUnimplementedGates(features.Default()); err != nil {
+	if err := RefuseUnimplementedGates(features.Default()); err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
 	for _, g := range unimplementedGates {

@@ -53,7 +53,7 @@ var (
 // in memory and never waits.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	gates := h.Features()
-	a, err := bindingArgs(args, gates.EnableStorageCapacityScoring)
+	a, err := bindingArgs(args, gates)
 	if err != nil {
 		return nil, err
 	}

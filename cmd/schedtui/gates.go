@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/schedtui/schedtui/snapshot"
+)
+
+// gateFlags are kube-scheduler's --emulated-version,
+// --min-compatibility-version and --feature-gates, with its names and
+// syntax; each may repeat, as kube-scheduler's do.
+type gateFlags struct {
+	emulatedVersion         []string
+	minCompatibilityVersion []string
+	featureGates            []string
+}
+
+func (g *gateFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&g.emulatedVersion, "emulated-version", nil, "the kube-scheduler version to simulate, as kube-scheduler's flag: "+
+		"X.Y or kube=X.Y, 1.34 to 1.37 (default: 1.37, or what the cluster's scheduler is known to run); gates take their defaults at that version")
+	cmd.Flags().StringArrayVar(&g.minCompatibilityVersion, "min-compatibility-version", nil, "kube-scheduler's --min-compatibility-version: X.Y or kube=X.Y, "+
+		"between 1.34 and the emulated version (default: the emulated version minus one)")
+	cmd.Flags().StringArrayVar(&g.featureGates, "feature-gates", nil, "kube-scheduler's --feature-gates: comma-separated [kube:]Gate=true|false pairs "+
+		"(AllAlpha and AllBeta too); repeatable. Every gate kube-scheduler 1.37 knows is accepted, with its errors")
+}
+
+// given says whether any of the flags was given.
+func (g *gateFlags) given() bool {
+	return len(g.emulatedVersion)+len(g.minCompatibilityVersion)+len(g.featureGates) > 0
+}
+
+// names are the flags given, as an error names them ("" for none).
+func (g *gateFlags) names() string {
+	var given []string
+	for _, f := range []struct {
+		name string
+		set  []string
+	}{{"--emulated-version", g.emulatedVersion}, {"--min-compatibility-version", g.minCompatibilityVersion}, {"--feature-gates", g.featureGates}} {
+		if len(f.set) > 0 {
+			given = append(given, f.name)
+		}
+	}
+	return strings.Join(given, " and ")
+}
+
+// values are the flags as kube-scheduler reads them: a repeated flag's
+// values joined with commas (component-base then refuses a repeated
+// version, as kube-scheduler does, and applies gates in order).
+func (g *gateFlags) values() schedulerVersionFlags {
+	return schedulerVersionFlags{
+		emulatedVersion:         strings.Join(g.emulatedVersion, ","),
+		minCompatibilityVersion: strings.Join(g.minCompatibilityVersion, ","),
+		featureGates:            strings.Join(g.featureGates, ","),
+	}
+}
+
+// recordSettings writes the version and gates a scheduler built from
+// this source runs with into a capture's header, so that reading the
+// capture simulates the same scheduler.
+func recordSettings(h *snapshot.Header, s snapshot.SchedulerSettings) {
+	h.EmulatedVersion, h.MinCompatibilityVersion, h.FeatureGates = s.EmulatedVersion, s.MinCompatibilityVersion, s.FeatureGates
+}
+
+// withRecordedFlags are the settings a capture written by schedtui gives:
+// the version and gates its scheduler ran with, as recordSettings wrote
+// them, replace what the capture's server version and kube-scheduler pod
+// suggest.
+func withRecordedFlags(s snapshot.SchedulerSettings, h *snapshot.Header) snapshot.SchedulerSettings {
+	if h == nil || h.EmulatedVersion == "" && h.MinCompatibilityVersion == "" && h.FeatureGates == "" {
+		return s
+	}
+	var flags []string
+	for _, f := range []snapshot.Flag{{Name: "emulated-version", Value: h.EmulatedVersion},
+		{Name: "min-compatibility-version", Value: h.MinCompatibilityVersion}, {Name: "feature-gates", Value: h.FeatureGates}} {
+		if f.Value != "" {
+			flags = append(flags, f.String())
+		}
+	}
+	if h.EmulatedVersion != "" {
+		s.EmulatedVersion = h.EmulatedVersion
+	}
+	s.MinCompatibilityVersion, s.FeatureGates, s.ClusterFlags = h.MinCompatibilityVersion, h.FeatureGates, nil
+	s.Source = "the capture's header"
+	s.Version = fmt.Sprintf("simulating kube-scheduler %s (the flags the capture was made with: %s)",
+		strings.TrimPrefix(s.EmulatedVersion, "kube="), strings.Join(flags, " "))
+	return s
+}
