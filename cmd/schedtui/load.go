@@ -15,6 +15,7 @@ import (
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/testdata"
@@ -25,6 +26,9 @@ type session struct {
 	cluster *snapshot.Cluster
 	cfg     *configv1.KubeSchedulerConfiguration
 	seed    uint64
+	// features are the feature gates the scheduler runs with; nil for
+	// v1.37's defaults.
+	features *features.Features
 	// bind binds pods in the live cluster (--bind), or is nil.
 	bind engine.BindFunc
 	// replay holds a recording's changes (nil for a snapshot); stderr

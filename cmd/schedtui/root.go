@@ -119,7 +119,7 @@ binds a pod in the cluster.
 	src.registerSimulate(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
+	root.AddCommand(newRunCommand(), newExplainCommand(), newCompareCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
 	root.Version = schedtuiVersion()
 	if plugin {
 		asPlugin(root)

@@ -131,7 +131,7 @@ func (s *session) engine() (*engine.Engine, error) {
 		start = s.start
 	}
 	e, err := engine.New(s.cluster.Nodes, s.cluster.Pods, s.cluster.SchedulerObjects(), engine.Options{
-		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
+		Config: s.cfg, Features: s.features, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
 		Shadow: s.replay.shadowing(),
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -28,6 +29,9 @@ type Options struct {
 	Registry runtime.Registry
 	// Seed seeds the random source (preemption's candidate offset).
 	Seed uint64
+	// Features are the feature gates in effect (Config must have been
+	// defaulted under them); nil means v1.37's defaults.
+	Features *features.Features
 	// Start is virtual time zero; zero means scheduler.Epoch, or the
 	// Clock's now in real time.
 	Start time.Time
@@ -228,7 +232,7 @@ func (e *Engine) build(withInputs bool) error {
 		nodes, pods, objs = nil, nil, nil
 	}
 	s, err := scheduler.New(nodes, pods, objs, scheduler.Options{
-		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock,
+		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock, Features: e.opts.Features,
 	})
 	if err != nil {
 		return err
