@@ -42,6 +42,8 @@ func (p *Pod) PlacedDifferently() bool {
 type Report struct {
 	Left, Right Summary
 	Pods        []Pod
+	// Runs are the two sides' engines, left then right, as compared.
+	Runs [2]Run
 }
 
 // Run is one side's engine after its run, with how it was configured.
@@ -61,7 +63,7 @@ func Compare(left, right Run) *Report {
 	for n := range rh {
 		names[n] = true
 	}
-	r := &Report{Left: summarize(left), Right: summarize(right)}
+	r := &Report{Left: summarize(left), Right: summarize(right), Runs: [2]Run{left, right}}
 	for n := range names {
 		l, rr := lh[n], rh[n]
 		p := Pod{Pod: n, Left: result(l), Right: result(rr)}

@@ -275,11 +275,20 @@ func explainScores(d *Divergence, l, r *record.Attempt, lj, rj record.AttemptJSO
 	if best == "" {
 		return d
 	}
-	d.Lines = append(d.Lines,
-		fmt.Sprintf("%s: left %s, %s (margin %+d); right %s, %s (margin %+d)", best,
-			scoreText(l, lj, best, ln), scoreText(l, lj, best, rn), margin(lj, best, ln, rn),
-			scoreText(r, rj, best, ln), scoreText(r, rj, best, rn), margin(rj, best, ln, rn)))
+	d.Lines = append(d.Lines, fmt.Sprintf("%s: left %s; right %s", best,
+		sideScores(l, lj, best, ln, rn), sideScores(r, rj, best, ln, rn)))
 	return d
+}
+
+// sideScores is one plugin's scores on the two nodes on one side, and the
+// margin they give the first over the second.
+func sideScores(a *record.Attempt, j record.AttemptJSON, p, first, second string) string {
+	_, ok1 := j.Scores[first][p]
+	_, ok2 := j.Scores[second][p]
+	if !ok1 && !ok2 {
+		return "does not score with it"
+	}
+	return fmt.Sprintf("%s, %s (margin %+d)", scoreText(a, j, p, first), scoreText(a, j, p, second), margin(j, p, first, second))
 }
 
 // scorePlugins are the score plugins of either side, sorted.
