@@ -77,7 +77,7 @@ type Replay struct {
 // NewBackend builds the queue engine over a loaded cluster, with the
 // changes of a recording when one is given.
 func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay ...Replay) (*Backend, error) {
-	return newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed}, replay)
+	return newBackend(name, c, engine.Options{Config: opts.Config, Features: opts.Features, Registry: opts.Registry, Seed: opts.Seed}, replay)
 }
 
 // NewLiveBackend builds the queue engine over a live cluster's state in

@@ -70,7 +70,8 @@ func (hs *harness) run(cmd tea.Cmd) {
 	case tea.QuitMsg:
 		hs.quit = true
 	case engineMsg, forkMsg, diagMsg, routed, needDiagMsg, openPodMsg, openNodeMsg,
-		focusAttemptMsg, toggleBreakpointMsg, openWhatIfMsg, whatIfMsg, sourceMsg, liveMsg, hintsMsg, clockMsg:
+		focusAttemptMsg, toggleBreakpointMsg, openWhatIfMsg, whatIfMsg, sourceMsg, liveMsg, hintsMsg, clockMsg,
+		compareWithMsg, comparisonMsg:
 		hs.send(msg)
 	}
 }

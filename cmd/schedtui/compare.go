@@ -10,10 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/compare"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/features"
+	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/testdata"
+	"github.com/schedtui/schedtui/tui"
 )
 
 const sideHelp = `A side is one of:
@@ -257,4 +260,53 @@ func spreadRows(r *compare.Report) []spreadRow {
 	add(r.Left.Spread, false)
 	add(r.Right.Spread, true)
 	return rows
+}
+
+// compareMode sets up the debugger's compare mode: the second side of
+// --compare-with, and the C dialog's builder. Both sides start from the
+// same state, so a live cluster (whose state keeps moving under the
+// first) and a recording in shadow mode (where schedtui schedules
+// nothing) offer none.
+func compareMode(opts *tui.Options, src *source, f *sourceFlags, replays []tui.Replay, w io.Writer) error {
+	refuse := ""
+	switch {
+	case src.live != nil:
+		refuse = "--compare-with runs both sides from the same starting state; a live cluster keeps changing: capture it (schedtui snapshot) and compare the snapshot"
+	case src.replay.shadowing():
+		refuse = "--compare-with on a recording needs --simulate: in shadow mode schedtui schedules nothing itself"
+	}
+	if refuse != "" {
+		if f.compareWith != "" {
+			return errors.New(refuse)
+		}
+		return nil
+	}
+	build := func(raw string) (*tui.Comparison, error) {
+		side, err := resolveSide("compare with", raw, io.Discard)
+		if err != nil {
+			return nil, err
+		}
+		b, err := tui.NewBackend(src.name+" · "+side.Spec.Label(), src.cluster,
+			scheduler.Options{Config: side.Config, Features: &side.Features, Registry: plugins.NewInTreeRegistry(), Seed: f.seed}, replays...)
+		if err != nil {
+			return nil, fmt.Errorf("building the second side: %w", err)
+		}
+		return &tui.Comparison{Backend: b, Label: side.Spec.Label()}, nil
+	}
+	opts.NewComparison = build
+	if f.compareWith == "" {
+		return nil
+	}
+	// Report the side's warnings and notes before the screen is taken.
+	if _, err := resolveSide("--compare-with", f.compareWith, w); err != nil {
+		return err
+	}
+	cmp, err := build(f.compareWith)
+	if err != nil {
+		return fmt.Errorf("--compare-with: %w", err)
+	}
+	opts.Compare = cmp
+	opts.Backend.Name += " ⇄ " + cmp.Label
+	opts.Notice = "compare mode: n steps both sides · Pod (2) and Scores (4) split left/right · Events (7): ≠ diverged, ]/[ jump · ?: help"
+	return nil
 }

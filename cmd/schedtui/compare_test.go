@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,12 +12,19 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/schedtui/schedtui/internal/scenario"
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/compare"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/testdata"
+	"github.com/schedtui/schedtui/tui"
 )
 
 var (
@@ -343,4 +351,55 @@ func TestCompareNamesTheDecidingPlugin(t *testing.T) {
 	if n < 10 {
 		t.Fatalf("%d curated cases, want at least 10", n)
 	}
+}
+
+// TestCompareWithDemoPacking: schedtui --demo --compare-with demo-packing
+// shows a difference in the first minute: stepping both sides pod by pod,
+// as the debugger's n does, some attempt decides otherwise within a
+// minute of virtual time.
+func TestCompareWithDemoPacking(t *testing.T) {
+	f := &sourceFlags{demo: true, seed: 1, compareWith: testdata.DemoPackingName}
+	src, err := loadSource(context.Background(), f, io.Discard, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left, err := tui.NewBackend(src.name, src.cluster, scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := tui.Options{Backend: left}
+	if err := compareMode(&opts, src, f, nil, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if opts.Compare == nil || opts.NewComparison == nil || !strings.Contains(opts.Backend.Name, "⇄ demo-packing") {
+		t.Fatalf("compare mode not set up: %+v", opts)
+	}
+	right := opts.Compare.Backend
+	start := left.Now()
+	for left.Now().Sub(start) < time.Minute {
+		la, lok := left.Step()
+		ra, rok := right.Step()
+		if !lok || !rok {
+			break
+		}
+		if la.Pod == ra.Pod && !compare.Same(la, ra) {
+			t.Logf("%s: left %s %s, right %s %s after %s", la.Pod, la.Outcome, la.Node, ra.Outcome, ra.Node, left.Now().Sub(start))
+			return
+		}
+	}
+	t.Fatal("no attempt diverged in the first minute")
+}
+
+// TestCompareWithRefused: compare mode needs one starting state.
+func TestCompareWithRefused(t *testing.T) {
+	opts := tui.Options{}
+	err := compareMode(&opts, &source{live: &live.Source{}}, &sourceFlags{compareWith: "defaults"}, nil, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "live cluster keeps changing") {
+		t.Errorf("live: %v", err)
+	}
+	if err := compareMode(&opts, &source{live: &live.Source{}}, &sourceFlags{}, nil, io.Discard); err != nil || opts.NewComparison != nil {
+		t.Errorf("live without --compare-with: %v, C offered: %v", err, opts.NewComparison != nil)
+	}
+	checkCmd(t, func() *cobra.Command { return newRootCommand(io.Discard, io.Discard) },
+		[]string{"--demo", "--compare-with", "--feature-gates=Nope=true"}, cmdWant{errSubstr: "unrecognized feature gate: Nope"})
 }

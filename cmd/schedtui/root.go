@@ -23,6 +23,9 @@ type sourceFlags struct {
 	// schedtui schedules every pod itself instead of shadowing the
 	// cluster's scheduler.
 	simulate bool
+	// compareWith: the debugger's compare mode, with this second side
+	// (compare's side syntax).
+	compareWith string
 	// recordOnly: the scheduler configuration a snapshot carries is only
 	// recorded (schedtui snapshot), so loading says nothing about using it.
 	recordOnly bool
@@ -117,6 +120,8 @@ binds a pod in the cluster.
 	src.register(root)
 	src.registerBind(root)
 	src.registerSimulate(root)
+	root.Flags().StringVar(&src.compareWith, "compare-with", "", "compare mode: run a second side from the same state beside the first "+
+		"(a KubeSchedulerConfiguration file, demo-packing, defaults, or quoted kube-scheduler flags, as schedtui compare's --right); C picks one inside")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(), newExplainCommand(), newCompareCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())

@@ -64,6 +64,9 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		b.Name += " · simulating"
 	}
 	opts := tui.Options{Backend: b, Notice: notice}
+	if err := compareMode(&opts, src, f, replays, errw); err != nil {
+		return err
+	}
 	if src.live != nil {
 		e, ok := b.API.(*engine.Engine)
 		if !ok {
