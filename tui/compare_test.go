@@ -1,12 +1,9 @@
 package tui
 
 import (
-	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
@@ -94,17 +91,7 @@ func TestCompareGolden(t *testing.T) {
 			hs.typeText(tc.typed)
 			hs.keys(tc.after...)
 			hs.contains(tc.want...)
-			out := hs.screen()
-			lines := strings.Split(out, "\n")
-			if len(lines) != tc.h {
-				t.Errorf("frame has %d lines, want %d", len(lines), tc.h)
-			}
-			for i, l := range lines {
-				if w := ansi.StringWidth(l); w > tc.w {
-					t.Errorf("line %d is %d cells wide (> %d): %q", i, w, tc.w, l)
-				}
-			}
-			golden.RequireEqual(t, []byte(out))
+			hs.golden(tc.w, tc.h)
 		})
 	}
 }
