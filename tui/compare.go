@@ -20,6 +20,9 @@ type Comparison struct {
 	Backend *Backend
 	// Label is the side as the user gave it ("demo-packing").
 	Label string
+	// leftSeen is the first side's attempt count at the last sync: fewer
+	// now means it was rewound. Syncs run one at a time (engineCmd).
+	leftSeen int
 }
 
 // NewComparison builds a second side from what the user typed in the C
@@ -34,22 +37,25 @@ type rightWorld struct {
 	// byPod lists each pod's attempts, as indexes into attempts.
 	byPod map[string][]int
 	done  bool
+	// err is why the second side could not follow a rewind.
+	err error
 }
 
 // syncRight brings the second side along with the first, pod by pod: it
 // makes as many attempts as the first has made (each side pops its own
 // next pod), then goes on until it has made the attempt that matches the
 // first side's focus (the same pod's same attempt) when it is due soon;
-// after a rewind it rewinds to the first side's count. It must run
-// without the first side's lock held.
+// after the first side was rewound it rewinds to the first side's count
+// (it may otherwise stay ahead). It must run without the first side's
+// lock held.
 func syncRight(cmp *Comparison, left []*record.Attempt, focus int) *rightWorld {
 	b := cmp.Backend
 	w := &rightWorld{label: cmp.Label, byPod: map[string][]int{}}
 	b.Locked(func() {
-		n := len(b.Attempts())
-		if n > len(left) {
-			_ = b.Rewind(n - len(left))
+		if n := len(b.Attempts()); len(left) < cmp.leftSeen && n > len(left) {
+			w.err = b.Rewind(n - len(left))
 		}
+		cmp.leftSeen = len(left)
 		for len(b.Attempts()) < len(left) {
 			if _, ok := b.Step(); !ok {
 				break

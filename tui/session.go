@@ -278,6 +278,9 @@ func (s *session) onEngine(msg engineMsg) tea.Cmd {
 	w := msg.w
 	first := s.c.World == nil
 	s.c.Right = msg.right
+	if r := msg.right; r != nil && r.err != nil {
+		s.status("compare: the second side could not rewind: "+r.err.Error(), true)
+	}
 	s.showWorld(w)
 	s.c.post(stateMsg{allViews})
 	if s.toAttempt && w.cursor.Attempt >= 0 {
