@@ -150,8 +150,8 @@ func Explain(l, r *record.Attempt) *Divergence {
 	case l.Nominated != r.Nominated || !slices.Equal(l.Victims, r.Victims):
 		d.Kind, d.Plugin = KindPreemption, "DefaultPreemption"
 		d.Lines = []string{
-			fmt.Sprintf("left: %s, victims: %s", decision(l), orNone(l.Victims)),
-			fmt.Sprintf("right: %s, victims: %s", decision(r), orNone(r.Victims)),
+			fmt.Sprintf("left: %s, victims: %s%s", decision(l), orNone(l.Victims), candidates(l)),
+			fmt.Sprintf("right: %s, victims: %s%s", decision(r), orNone(r.Victims), candidates(r)),
 		}
 		return d
 	}
@@ -332,4 +332,25 @@ func Weight(a *record.Attempt, plugin string) int32 {
 		}
 	}
 	return 0
+}
+
+// candidates says what preemption weighed: the candidates it found and
+// the criterion that picked one.
+func candidates(a *record.Attempt) string {
+	p := a.Preemption
+	if p == nil {
+		return ""
+	}
+	if !p.Eligible {
+		return "; not eligible to preempt: " + p.Reason
+	}
+	var nodes []string
+	for _, c := range p.Candidates {
+		nodes = append(nodes, c.Node)
+	}
+	s := fmt.Sprintf("; %d candidate(s) found (%s)", len(nodes), orNone(nodes))
+	if p.DecidedBy != "" {
+		s += ", decided by " + p.DecidedBy
+	}
+	return s
 }
