@@ -132,6 +132,10 @@ func compareMark(c *Common, e *engine.Event) string {
 func comparePane(c *Common, scores bool, w, h int) string {
 	st := c.St
 	r := c.Right
+	if r == nil {
+		// Before the first operation's capture.
+		return block(st.PaneTitle.Render(fit("right: loading…", w)), w, h)
+	}
 	lines := []string{st.PaneTitle.Render(fit("right: "+r.label, w))}
 	la := c.focused()
 	switch {

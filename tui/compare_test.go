@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
@@ -115,4 +117,17 @@ func TestCompareStepsBothSides(t *testing.T) {
 	}
 	hs.keys("]")
 	hs.contains("no diverging attempt further down")
+}
+
+// TestCompareFirstFrame: the frame drawn before the first capture arrives
+// (the program renders while Init's Cmd runs) has no second side yet.
+func TestCompareFirstFrame(t *testing.T) {
+	m := New(Options{Backend: demoBackend(t), NoColor: true, Compare: demoPacking(t)})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	for _, v := range []viewID{viewQueues, viewAttempt, viewScores, viewEvents} {
+		m.c.Active = v
+		if s := ansi.Strip(m.View().Content); v == viewAttempt && !strings.Contains(s, "right: loading…") {
+			t.Errorf("the Pod view before the first capture:\n%s", s)
+		}
+	}
 }
