@@ -20,6 +20,8 @@ import (
 	"github.com/schedtui/schedtui/conformance/upstream"
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -44,9 +46,10 @@ type outcome struct {
 // runOurs schedules the pending pods in queue order with schedtui's core and
 // returns the pods it attempted (gated pods never are), so that upstream is
 // given the same sequence.
-func runOurs(s *scenario.Scenario) (outcome, []*v1.Pod, error) {
+func runOurs(s *scenario.Scenario, gates *features.Resolved) (outcome, []*v1.Pod, error) {
 	c := s.Cluster.DeepCopy()
-	sched, err := scheduler.New(c.Nodes, c.Pods, c.SchedulerObjects(), scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	sched, err := scheduler.New(c.Nodes, c.Pods, c.SchedulerObjects(), scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1,
+		Config: config.Default(gates.Features), Features: &gates.Features})
 	if err != nil {
 		return outcome{}, nil, err
 	}
@@ -77,7 +80,7 @@ func TestConformanceGenerated(t *testing.T) {
 	for i := int64(0); i < int64(*numScenarios); i++ {
 		scenarios = append(scenarios, scenario.Generate(*firstSeed+i, scenario.Options{}))
 	}
-	runScenarios(t, scenarios)
+	runScenarios(t, scenarios, features.Defaults())
 }
 
 func TestConformancePreemption(t *testing.T) {
@@ -85,21 +88,23 @@ func TestConformancePreemption(t *testing.T) {
 	for i := int64(0); i < int64(*numPreemption); i++ {
 		scenarios = append(scenarios, scenario.Generate(*firstSeed+i, scenario.Options{Preemption: true}))
 	}
-	runScenarios(t, scenarios)
+	runScenarios(t, scenarios, features.Defaults())
 }
 
 func TestConformanceCurated(t *testing.T) {
-	runScenarios(t, scenario.Curated())
+	runScenarios(t, scenario.Curated(), features.Defaults())
 }
 
-func runScenarios(t *testing.T, scenarios []*scenario.Scenario) {
+// runScenarios compares schedtui under the gates with upstream, whose
+// process-wide gate the caller has set the same way.
+func runScenarios(t *testing.T, scenarios []*scenario.Scenario, gates *features.Resolved) {
 	t.Helper()
 	bad, attempts, stoppedAtTie := 0, 0, 0
 	for _, s := range scenarios {
 		if *only != "" && s.Name != *only {
 			continue
 		}
-		ours, pods, err := runOurs(s)
+		ours, pods, err := runOurs(s, gates)
 		if err != nil {
 			t.Fatalf("%s: schedtui: %v", s.Name, err)
 		}

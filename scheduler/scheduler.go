@@ -102,10 +102,13 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	if opts.Features != nil {
 		gates = *opts.Features
 	}
+	if err := CheckImplemented(opts.Registry, gates); err != nil {
+		return nil, err
+	}
 	s.profiles = map[string]*runtime.Framework{}
 	for i := range profiles {
 		p := profiles[i]
-		p.Plugins = config.MergePlugins(config.DefaultPlugins(), p.Plugins)
+		p.Plugins = config.MergePlugins(config.DefaultPlugins(gates), p.Plugins)
 		name := v1.DefaultSchedulerName
 		if p.SchedulerName != nil && *p.SchedulerName != "" {
 			name = *p.SchedulerName
@@ -128,6 +131,18 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 		s.profiles[name] = f
 	}
 	return s, nil
+}
+
+// CheckImplemented refuses feature gates that add a plugin to
+// kube-scheduler's default plugins which the registry does not hold:
+// schedtui never runs without a plugin kube-scheduler would run.
+func CheckImplemented(reg runtime.Registry, f features.Features) error {
+	for _, g := range config.GatedPlugins(f) {
+		if _, ok := reg[g.Plugin]; !ok {
+			return fmt.Errorf("feature gate %s is on: kube-scheduler then runs the %s plugin, which schedtui does not implement; turn the gate off (--feature-gates %s=false)", g.Gate, g.Plugin, g.Gate)
+		}
+	}
+	return nil
 }
 
 // Profile returns the framework of a scheduler name.

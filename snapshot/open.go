@@ -17,6 +17,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/features"
 )
 
 // Format names the layout a snapshot was read from.
@@ -272,7 +273,9 @@ func (l *Loader) parseEmbeddedConfig() (*configv1.KubeSchedulerConfiguration, st
 	for _, other := range l.configs[1:] {
 		l.report.Warnf(other.File, other.Line, "", "", "another scheduler configuration (%s); only the first one, at %s, is used", other.Where, first)
 	}
-	cfg, r, err := config.LoadData(first.File, first.Data)
+	// Read under v1.37's default gates; a command that resolves other
+	// gates reads ConfigData again under them.
+	cfg, r, err := config.LoadData(first.File, first.Data, features.Default())
 	for _, p := range r.Problems {
 		if p.Line == 0 {
 			p.Line = first.Line

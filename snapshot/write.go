@@ -40,6 +40,13 @@ type Header struct {
 	// and content.
 	SchedulerConfigFile string `json:"scheduler-config-file,omitempty"`
 	SchedulerConfig     string `json:"scheduler-config,omitempty"`
+	// EmulatedVersion, MinCompatibilityVersion and FeatureGates are the
+	// kube-scheduler flags the capture was given (--emulated-version,
+	// --min-compatibility-version, --feature-gates): what the cluster's
+	// scheduler runs with; reading the snapshot uses them.
+	EmulatedVersion         string `json:"emulated-version,omitempty"`
+	MinCompatibilityVersion string `json:"min-compatibility-version,omitempty"`
+	FeatureGates            string `json:"feature-gates,omitempty"`
 	// RecordingStarted marks a recording (schedtui record, see
 	// recording.go): when the initial state was listed, the start of the
 	// replay's virtual time. Zero for a snapshot.

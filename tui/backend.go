@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -19,6 +20,10 @@ type Backend struct {
 	engine.API
 	// Name labels the source in the header (file name, demo, context).
 	Name string
+	// Scheduler names the scheduler simulated and counts the feature
+	// gates not at their defaults, for the header ("kube-scheduler 1.37",
+	// "kube-scheduler 1.35 +2 gates").
+	Scheduler string
 	// State is the scheduler at the engine's cursor. Callers only read it,
 	// and only while holding the lock (see Locked).
 	State func() *scheduler.Scheduler
@@ -77,13 +82,13 @@ type Replay struct {
 // NewBackend builds the queue engine over a loaded cluster, with the
 // changes of a recording when one is given.
 func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay ...Replay) (*Backend, error) {
-	return newBackend(name, c, engine.Options{Config: opts.Config, Features: opts.Features, Registry: opts.Registry, Seed: opts.Seed}, replay)
+	return newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Features: opts.Features}, replay)
 }
 
 // NewLiveBackend builds the queue engine over a live cluster's state in
 // real time: it starts at clock's now and follows it (engine.Options.Clock).
 func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, clock engine.Clock, replay ...Replay) (*Backend, error) {
-	b, err := newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Clock: clock}, replay)
+	b, err := newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Features: opts.Features, Clock: clock}, replay)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +116,7 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 			}
 		}
 	}
-	b := &Backend{Name: name}
+	b := &Backend{Name: name, Scheduler: features.Defaults().Short()}
 	b.use(e)
 	return b, nil
 }

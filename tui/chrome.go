@@ -102,6 +102,7 @@ func (h *header) title() string {
 		src = h.src.Name()
 	}
 	s := st.HeaderKey.Render("schedtui") + " " + st.Dim.Render(src) + forecastBadge(c)
+	counts := ""
 	if w := c.World; w != nil {
 		if a := c.focused(); a != nil {
 			where := forecastPrefix(c) + fmt.Sprintf("attempt %d/%d", c.Focus+1, len(w.attempts))
@@ -118,10 +119,18 @@ func (h *header) title() string {
 		if len(c.Bps) > 0 {
 			s += st.Warn.Render(fmt.Sprintf("  ● %d bp", len(c.Bps)))
 		}
-		counts := fmt.Sprintf("  active %d · unsched %d · gated %d", len(w.queue.ActiveQ), len(w.queue.Unschedulable), len(w.queue.Gated))
-		if ansi.StringWidth(s)+len(counts) <= h.w {
-			s += st.Dim.Render(counts)
+		counts = fmt.Sprintf("  active %d · unsched %d · gated %d", len(w.queue.ActiveQ), len(w.queue.Unschedulable), len(w.queue.Gated))
+	}
+	// The scheduler simulated comes before the counts, which the Queues
+	// view shows anyway; on a narrow screen as "k8s 1.37".
+	if label := h.b.Scheduler; label != "" {
+		if ansi.StringWidth(s)+2+ansi.StringWidth(label) > h.w {
+			label = strings.Replace(label, "kube-scheduler ", "k8s ", 1)
 		}
+		s += st.Dim.Render("  " + label)
+	}
+	if counts != "" && ansi.StringWidth(s)+len(counts) <= h.w {
+		s += st.Dim.Render(counts)
 	}
 	return line(s, h.w)
 }

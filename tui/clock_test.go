@@ -12,6 +12,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -54,7 +55,7 @@ func liveHarness(t *testing.T, clk *testClock) (*harness, *Backend, *int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := config.Default()
+	cfg := config.Default(features.Default())
 	initial, maxBackoff := int64(8), int64(10)
 	cfg.PodInitialBackoffSeconds, cfg.PodMaxBackoffSeconds = &initial, &maxBackoff
 	b, err := NewLiveBackend("test-ctx", c, scheduler.Options{Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: 1}, clk)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
@@ -22,7 +23,7 @@ func demoPacking(t testing.TB) *Comparison {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := config.LoadData(testdata.DemoPackingName, testdata.DemoPacking)
+	cfg, _, err := config.LoadData(testdata.DemoPackingName, testdata.DemoPacking, features.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,7 @@ same outcome, node, message, nomination and victims.`,
 		},
 	}
 	f.registerLive(cmd)
+	f.gates.register(cmd)
 	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "convert this snapshot instead of capturing a live cluster")
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record in the snapshot (it must be valid)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml or .json, optionally followed by .gz; - for YAML on stdout")
@@ -78,6 +79,12 @@ func outputAndConfig(f *sourceFlags, output string, stderr io.Writer) (snapshot.
 			return format, nil, err
 		}
 	}
+	// The gates given are recorded in the header: refuse bad ones before
+	// reading the cluster, and validate --config under them.
+	gates, err := resolveGates(&f.gates, clusterScheduler{}, io.Discard)
+	if err != nil {
+		return format, nil, err
+	}
 	if f.config == "" {
 		return format, nil, nil
 	}
@@ -85,7 +92,7 @@ func outputAndConfig(f *sourceFlags, output string, stderr io.Writer) (snapshot.
 	if err != nil {
 		return format, nil, fmt.Errorf("--config: %w", err)
 	}
-	if _, r, err := config.LoadData(f.config, data); err != nil {
+	if _, r, err := config.LoadData(f.config, data, gates.Features); err != nil {
 		printReport(stderr, r)
 		return format, nil, err
 	}
@@ -132,6 +139,7 @@ func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr 
 	if cfgData != nil {
 		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
 	}
+	f.gates.recordIn(&h, src.known)
 	c := src.cluster
 	n, where, err := writeCluster(output, stdout, c, h, format)
 	if err != nil {

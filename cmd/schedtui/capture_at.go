@@ -83,6 +83,8 @@ func captureAt(ctx context.Context, f *sourceFlags, at string, until time.Durati
 	case src.cfgData != nil:
 		hd.SchedulerConfigFile, hd.SchedulerConfig = src.cfgFrom, string(src.cfgData)
 	}
+	// A run over the state reproduces the attempt only with the same gates.
+	f.gates.recordIn(&hd, src.known)
 	written, where, err := writeCluster(output, stdout, c, hd, format)
 	if err != nil {
 		return err

@@ -13,7 +13,6 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/compare"
 	"github.com/schedtui/schedtui/scheduler/engine"
-	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/testdata"
 	"github.com/schedtui/schedtui/tui"
@@ -21,7 +20,8 @@ import (
 
 const sideHelp = `A side is one of:
   (omitted), defaults      kube-scheduler v1.37 with its defaults; --left omitted is
-                           the configuration run would use (--config, the snapshot's)
+                           the scheduler run would use (--config, the snapshot's;
+                           --emulated-version, --feature-gates)
   FILE                     a KubeSchedulerConfiguration file, as kube-scheduler takes it
   demo-packing             the demo's second configuration (MostAllocated, a higher
                            PodTopologySpread weight); ./demo-packing is a file
@@ -62,8 +62,9 @@ skew of each spread-constrained workload per topology key.
 			if until < 0 {
 				return errors.New("--until must not be negative")
 			}
-			if src.config != "" && cmd.Flags().Changed("left") {
-				return errors.New("--config and --left both give the left side's configuration: give one (--left \"--config=FILE ...\")")
+			if (src.config != "" || src.gates.given()) && cmd.Flags().Changed("left") {
+				return errors.New("--config, --emulated-version, --min-compatibility-version and --feature-gates give the left side, as --left does: " +
+					"give one or the other (--left \"--config=FILE --emulated-version=X.Y ...\")")
 			}
 			src.simulate = true
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
@@ -124,8 +125,10 @@ func resolveSide(flag, raw string, w io.Writer) (*compare.Resolved, error) {
 	return r, nil
 }
 
-// leftSide is --left, or without it the configuration run would use:
-// --config, the snapshot's, or the defaults.
+// leftSide is --left, or without it the scheduler run would use: the
+// configuration (--config, the snapshot's, or the defaults) and the
+// version and gates (the flags, what the snapshot says of the cluster's
+// scheduler, or v1.37's defaults).
 func (s *session) leftSide(given bool, raw, configFlag string) (*compare.Resolved, error) {
 	if given {
 		return resolveSide("--left", raw, s.stderr)
@@ -135,7 +138,7 @@ func (s *session) leftSide(given bool, raw, configFlag string) (*compare.Resolve
 		spec.Config = "the snapshot's configuration"
 	}
 	spec.Raw = spec.Config
-	gates := features.Defaults()
+	gates := s.resolved()
 	return &compare.Resolved{Spec: spec, Config: s.cfg, Features: gates.Features, Gates: gates}, nil
 }
 
@@ -156,7 +159,7 @@ func (s *session) compare(left, right *compare.Resolved, until time.Duration) (*
 // gates.
 func (s *session) sideRun(side *compare.Resolved, until time.Duration) (*engine.Engine, error) {
 	c := *s
-	c.cfg, c.features = side.Config, &side.Features
+	c.cfg, c.gates = side.Config, side.Gates
 	return c.run(until)
 }
 

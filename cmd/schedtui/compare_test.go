@@ -96,7 +96,7 @@ func comparePairs(t *testing.T) []comparePair {
 // configuration and gates: a fresh session over a copy of the cluster.
 func runSide(t *testing.T, sc *scenario.Scenario, side *compare.Resolved) map[string][]record.AttemptJSON {
 	t.Helper()
-	s := &session{cluster: sc.Cluster.DeepCopy(), seed: 1, stderr: io.Discard, cfg: side.Config, features: &side.Features}
+	s := &session{cluster: sc.Cluster.DeepCopy(), seed: 1, stderr: io.Discard, cfg: side.Config, gates: side.Gates}
 	e, err := s.run(0)
 	if err != nil {
 		t.Fatalf("%s: run %s: %v", sc.Name, side.Spec.Label(), err)
@@ -211,7 +211,7 @@ func normalize(m map[string][]record.AttemptJSON) map[string][]record.AttemptJSO
 // each side's configuration file.
 func TestCompareCommandAgreesWithRun(t *testing.T) {
 	dir := t.TempDir()
-	pairs := comparePairs(t)[:2]
+	pairs := comparePairs(t)
 	for _, sc := range generatedScenarios(4, 2) {
 		path := writeJSONList(t, dir, sc)
 		for _, p := range pairs {
@@ -225,7 +225,10 @@ func TestCompareCommandAgreesWithRun(t *testing.T) {
 			}
 			for i, raw := range []string{p.left, p.right} {
 				args := []string{"--snapshot", path}
-				if raw != compare.Defaults {
+				switch {
+				case strings.HasPrefix(raw, "--"):
+					args = append(args, strings.Fields(raw)...)
+				case raw != compare.Defaults:
 					args = append(args, "--config", raw)
 				}
 				want := runAttempts(t, args...)
@@ -280,7 +283,9 @@ func TestCompareSides(t *testing.T) {
 		{[]string{"--demo", "--right", "--bogus=1"}, cmdWant{errSubstr: "unknown flag: --bogus"}},
 		{[]string{"--demo", "--right", "a.yaml b.yaml"}, cmdWant{errSubstr: "give one configuration file"}},
 		{[]string{"--demo", "--right", "no-such.yaml"}, cmdWant{errSubstr: "no-such.yaml"}},
-		{[]string{"--demo", "--config", "x.yaml", "--left", "defaults"}, cmdWant{errSubstr: "--config and --left"}},
+		{[]string{"--demo", "--config", "x.yaml", "--left", "defaults"}, cmdWant{errSubstr: "give one or the other"}},
+		{[]string{"--demo", "--emulated-version", "1.35", "--left", "defaults"}, cmdWant{errSubstr: "give one or the other"}},
+		{[]string{"--demo", "--emulated-version", "1.35"}, cmdWant{stdout: []string{"left:  kube-scheduler 1.35, the default configuration"}}},
 		{[]string{"--demo", "-o", "yaml"}, cmdWant{errSubstr: "yaml"}},
 	} {
 		checkCmd(t, newCompareCommand, c.args, c.want)

@@ -199,6 +199,7 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 		if err != nil {
 			return err
 		}
+		x.Simulates, x.FeatureGates = s.resolved().Version(), append([]string{}, s.resolved().NonDefault...)
 		xs = append(xs, x)
 	}
 	switch q.output {
@@ -268,6 +269,10 @@ type explanation struct {
 	// Hints are proven changes that would let the pod schedule (see
 	// package why): each re-run to a fit on its fitsOn nodes.
 	Hints []why.Hint `json:"hints"`
+	// Simulates is the scheduler simulated ("kube-scheduler 1.37"), and
+	// FeatureGates the scheduling gates not at their default there.
+	Simulates    string   `json:"simulates"`
+	FeatureGates []string `json:"featureGates"`
 
 	attempt *engine.PodAttempt
 	history engine.PodHistory
@@ -438,6 +443,11 @@ func printPodExplanation(w io.Writer, e *engine.Engine, x explanation, q explain
 		fmt.Fprintf(w, "Priority:   %d\n", priority(p))
 		fmt.Fprintf(w, "Scheduler:  %s\n", p.Spec.SchedulerName)
 	}
+	simulating := x.Simulates
+	if len(x.FeatureGates) > 0 {
+		simulating += " (gates: " + strings.Join(x.FeatureGates, ",") + ")"
+	}
+	fmt.Fprintf(w, "Simulating: %s\n", simulating)
 	printHistory(w, e, x.history, "", q.output == "wide")
 	if a != nil {
 		fmt.Fprintf(w, "Attempt %d of %d, at %s:\n", a.N, len(x.history.Attempts), offset(a.Time.Sub(e.Start())))

@@ -26,9 +26,6 @@ type session struct {
 	cluster *snapshot.Cluster
 	cfg     *configv1.KubeSchedulerConfiguration
 	seed    uint64
-	// features are the feature gates the scheduler runs with; nil for
-	// v1.37's defaults.
-	features *features.Features
 	// bind binds pods in the live cluster (--bind), or is nil.
 	bind engine.BindFunc
 	// replay holds a recording's changes (nil for a snapshot); stderr
@@ -39,6 +36,17 @@ type session struct {
 	// left it (its header), at start; nil otherwise.
 	resume *engine.Resume
 	start  time.Time
+	// gates are the resolved version and feature gates (nil: v1.37's
+	// defaults; see resolved).
+	gates *features.Resolved
+}
+
+// resolved is the version and gates the session schedules with.
+func (s *session) resolved() *features.Resolved {
+	if s.gates == nil {
+		s.gates = features.Defaults()
+	}
+	return s.gates
 }
 
 // source is the cluster state and scheduler configuration a command works
@@ -65,6 +73,11 @@ type source struct {
 	cfgFrom string
 	// replay holds the changes when the snapshot is a recording.
 	replay *replay
+	// known is what is known of the cluster's scheduler's flags; gates
+	// are the version and feature gates resolved from them and the
+	// user's flags.
+	known clusterScheduler
+	gates *features.Resolved
 }
 
 // stop stops a live source's informers.
@@ -212,9 +225,25 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		}
 	}
 	printReport(w, s.report)
+	s.known = knownFromHeader(s.header)
+	if s.gates, err = resolveGates(&f.gates, s.known, w); err != nil {
+		s.stop()
+		return nil, err
+	}
+	if embedded != nil && s.gates.Features != features.Default() {
+		// The snapshot read its configuration under the default gates;
+		// kube-scheduler defaults and validates it under its own.
+		cfg, cfgReport, err := config.LoadData(embeddedFrom, s.cfgData, s.gates.Features)
+		if err != nil {
+			printReport(w, cfgReport)
+			s.stop()
+			return nil, fmt.Errorf("the scheduler configuration of the snapshot under %s: %w", s.gates.Summary(), err)
+		}
+		embedded = cfg
+	}
 	switch {
 	case f.config != "":
-		cfg, cfgReport, err := config.Load(f.config)
+		cfg, cfgReport, err := config.Load(f.config, s.gates.Features)
 		if err != nil {
 			s.stop()
 			return nil, err
@@ -249,7 +278,7 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 // session is the source ready to schedule: a state written by snapshot
 // --at restarts at its attempt (resumeOf).
 func (src *source) session(f *sourceFlags, w io.Writer) (*session, error) {
-	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w}
+	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w, gates: src.gates}
 	var err error
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)

@@ -46,6 +46,7 @@ goes to stderr.`,
 		},
 	}
 	f.registerLive(cmd)
+	f.gates.register(cmd)
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record with the cluster (it must be valid); replays use it")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml or .json, optionally followed by .gz; - for YAML on stdout")
 	cmd.Flags().DurationVar(&duration, "for", 0, "stop after recording this long (e.g. 1h); default: until interrupted")
@@ -101,6 +102,7 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	if cfgData != nil {
 		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
 	}
+	f.gates.recordIn(&h, src.known)
 	var rw *snapshot.RecordingWriter
 	where := output
 	if output == "-" {

@@ -355,7 +355,8 @@ func TestReplayStuckPodShadow(t *testing.T) {
 	if !strings.Contains(errOut, shadowLine) {
 		t.Errorf("stderr:\n%s", errOut)
 	}
-	want := `+10m0s     cluster: PodAdd Pod default/web-2
+	want := `scheduler: kube-scheduler 1.37
++10m0s     cluster: PodAdd Pod default/web-2
 +10m0.4s   cluster: PodUpdate Pod default/web-2 on node-a
 +10m0.4s default/web-2                            Scheduled     node-a
 +10m0.4s   observed: default/web-2: the cluster → node-a, schedtui → node-a: agree (schedtui chose node-a too) · judged on 1 bound pod(s)

@@ -29,6 +29,8 @@ type sourceFlags struct {
 	// recordOnly: the scheduler configuration a snapshot carries is only
 	// recorded (schedtui snapshot), so loading says nothing about using it.
 	recordOnly bool
+	// gates are kube-scheduler's version and feature gate flags.
+	gates gateFlags
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
@@ -37,6 +39,7 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file, as kube-scheduler takes it")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of the random source (preemption's candidate offset)")
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "use the embedded demo snapshot even when a kubeconfig is available")
+	f.gates.register(cmd)
 }
 
 // registerBind adds --bind, for the commands that schedule for real

@@ -77,6 +77,7 @@ is documented in the README).`,
 			if output == "json" {
 				return printJSON(cmd.OutOrStdout(), e, keep)
 			}
+			fmt.Fprintf(cmd.OutOrStdout(), "scheduler: %s\n", s.resolved().Summary())
 			return printText(cmd.OutOrStdout(), e, keep, output == "wide")
 		},
 	}
@@ -131,8 +132,8 @@ func (s *session) engine() (*engine.Engine, error) {
 		start = s.start
 	}
 	e, err := engine.New(s.cluster.Nodes, s.cluster.Pods, s.cluster.SchedulerObjects(), engine.Options{
-		Config: s.cfg, Features: s.features, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
-		Shadow: s.replay.shadowing(),
+		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
+		Shadow: s.replay.shadowing(), Features: &s.resolved().Features,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("building the scheduler: %w", err)

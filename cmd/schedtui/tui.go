@@ -38,7 +38,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	} else if src.live != nil && f.simulate {
 		fmt.Fprintln(errw, simulateLine)
 	}
-	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed}
+	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed, Features: &src.gates.Features}
 	var b *tui.Backend
 	if src.live != nil {
 		// The live source stamps changes with the wall clock too.
@@ -49,7 +49,11 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
+	b.Scheduler = src.gates.Short()
 	notice := "n: next attempt · s: step phase · ?: help"
+	if len(src.gates.NonDefault) > 0 {
+		notice = src.gates.Summary() + " · " + notice
+	}
 	if n := src.problems(); n > 0 {
 		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", n)
 	} else if src.replay != nil {

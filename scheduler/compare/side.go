@@ -103,8 +103,9 @@ type Resolved struct {
 	Report *docread.Report
 }
 
-// Resolve loads the side's configuration and resolves its version and
-// gates as kube-scheduler would (same errors). A Config that names one of
+// Resolve resolves the side's version and gates as kube-scheduler would
+// (same errors), then loads its configuration, defaulted and validated
+// under those gates. A Config that names one of
 // named is that configuration; a file of the same name is reached as
 // ./NAME.
 func (s Spec) Resolve(named []Named) (*Resolved, error) {
@@ -118,11 +119,11 @@ func (s Spec) Resolve(named []Named) (*Resolved, error) {
 	}
 	for _, n := range named {
 		if n.Name == s.Config {
-			r.Config, r.Report, err = config.LoadData(n.Name, n.Data)
+			r.Config, r.Report, err = config.LoadData(n.Name, n.Data, r.Features)
 			return r, err
 		}
 	}
-	r.Config, r.Report, err = config.Load(s.Config)
+	r.Config, r.Report, err = config.Load(s.Config, r.Features)
 	return r, err
 }
 

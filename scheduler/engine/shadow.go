@@ -634,7 +634,7 @@ func (e *Engine) cloneScheduler() *scheduler.Scheduler {
 	}
 	now := e.now
 	s, err := scheduler.New(nil, nil, nil, scheduler.Options{Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed,
-		Clock: func() time.Time { return now }})
+		Clock: func() time.Time { return now }, Features: e.opts.Features})
 	if err != nil || s.RestoreState(st) != nil {
 		return nil
 	}

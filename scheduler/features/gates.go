@@ -163,6 +163,19 @@ func (r *Resolved) Summary() string {
 	return r.Version() + " (gates: " + strings.Join(r.NonDefault, ",") + ")"
 }
 
+// Short is the version with the number of non-default scheduling gates,
+// where a line is short: "kube-scheduler 1.35 +2 gates".
+func (r *Resolved) Short() string {
+	switch n := len(r.NonDefault); n {
+	case 0:
+		return r.Version()
+	case 1:
+		return r.Version() + " +1 gate"
+	default:
+		return fmt.Sprintf("%s +%d gates", r.Version(), n)
+	}
+}
+
 // Defaults is kube-scheduler v1.37 with nothing set.
 func Defaults() *Resolved {
 	r, err := Resolve("", "", "")
@@ -271,7 +284,11 @@ func differences(gate featuregate.MutableVersionedFeatureGate, featureGates stri
 		notes = append(notes, fmt.Sprintf("alpha features enabled in emulated version %s (%s): kube-scheduler warns this is unsupported", gate.EmulationVersion(), strings.Join(alpha, ", ")))
 	}
 	if len(noEffect) > 0 {
-		notes = append(notes, fmt.Sprintf("feature gates %s are accepted as kube-scheduler accepts them, but they do not change scheduling", strings.Join(noEffect, ", ")))
+		what := "feature gate " + noEffect[0] + " is accepted as kube-scheduler accepts it, but it does"
+		if len(noEffect) > 1 {
+			what = "feature gates " + strings.Join(noEffect, ", ") + " are accepted as kube-scheduler accepts them, but they do"
+		}
+		notes = append(notes, what+" not change scheduling")
 	}
 	return nonDefault, notes
 }

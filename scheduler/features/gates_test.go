@@ -101,7 +101,7 @@ func TestResolveNonDefaultAndNotes(t *testing.T) {
 	}
 	notes := strings.Join(r.Notes, "\n")
 	for _, want := range []string{
-		"feature gates APIResponseCompression are accepted as kube-scheduler accepts them, but they do not change scheduling",
+		"feature gate APIResponseCompression is accepted as kube-scheduler accepts it, but it does not change scheduling",
 		"setting GA feature gates (InPlacePodVerticalScaling)",
 		"alpha features enabled in emulated version 1.35 (NodeDeclaredFeatures)",
 	} {

@@ -11,12 +11,13 @@ import (
 
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
 
 func loadConfig(t *testing.T, data string) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
 	t.Helper()
-	return LoadData("sched.yaml", []byte(data))
+	return LoadData("sched.yaml", []byte(data), features.Default())
 }
 
 func args[T any](t *testing.T, prof configv1.KubeSchedulerProfile, plugin string) T {
@@ -36,7 +37,7 @@ func args[T any](t *testing.T, prof configv1.KubeSchedulerProfile, plugin string
 }
 
 func TestDefaultConfig(t *testing.T) {
-	cfg := Default()
+	cfg := Default(features.Default())
 	if *cfg.Parallelism != 16 || *cfg.PercentageOfNodesToScore != 0 || *cfg.PodInitialBackoffSeconds != 1 || *cfg.PodMaxBackoffSeconds != 10 {
 		t.Errorf("top-level defaults: %+v", cfg)
 	}
@@ -90,12 +91,12 @@ func TestDefaultConfig(t *testing.T) {
 	if dra.FilterTimeout.Duration != 10*time.Second || dra.BindingTimeout.Duration != 600*time.Second {
 		t.Errorf("DRA args %+v", dra)
 	}
-	if errs := validation.ValidateKubeSchedulerConfiguration(cfg); len(errs) != 0 {
+	if errs := validation.ValidateKubeSchedulerConfiguration(cfg, features.Default()); len(errs) != 0 {
 		t.Errorf("default config invalid: %v", errs)
 	}
 	// Defaulting is idempotent.
 	again := cfg.DeepCopy()
-	SetDefaults(again)
+	SetDefaults(again, features.Default())
 	if !equality.Semantic.DeepEqual(cfg, again) {
 		t.Errorf("defaulting twice changed the configuration")
 	}
@@ -106,24 +107,19 @@ func TestDefaultConfig(t *testing.T) {
 	}
 }
 
-func TestArgsHelpers(t *testing.T) {
-	if a := DefaultNodeResourcesFitArgs(); a.Kind != "NodeResourcesFitArgs" || a.ScoringStrategy == nil {
+func TestDefaultPluginArgs(t *testing.T) {
+	d := features.Default()
+	if a := DefaultPluginArgs(names.NodeResourcesFit, d).(*configv1.NodeResourcesFitArgs); a.Kind != "NodeResourcesFitArgs" || a.ScoringStrategy == nil {
 		t.Errorf("%+v", a)
 	}
-	if a := DefaultDefaultPreemptionArgs(); *a.MinCandidateNodesAbsolute != 100 {
+	if a := DefaultPluginArgs(names.DefaultPreemption, d).(*configv1.DefaultPreemptionArgs); *a.MinCandidateNodesAbsolute != 100 {
 		t.Errorf("%+v", a)
 	}
-	_ = DefaultInterPodAffinityArgs()
-	_ = DefaultNodeAffinityArgs()
-	_ = DefaultNodeResourcesBalancedAllocationArgs()
-	_ = DefaultPodTopologySpreadArgs()
-	_ = DefaultVolumeBindingArgs()
-	_ = DefaultDynamicResourcesArgs()
-	if DefaultPluginArgs(names.TaintToleration) != nil {
+	if DefaultPluginArgs(names.TaintToleration, d) != nil {
 		t.Errorf("TaintToleration has no args")
 	}
-	// Helpers return fresh objects.
-	a, b := DefaultNodeResourcesFitArgs(), DefaultNodeResourcesFitArgs()
+	// Fresh objects each time.
+	a, b := DefaultPluginArgs(names.NodeResourcesFit, d).(*configv1.NodeResourcesFitArgs), DefaultPluginArgs(names.NodeResourcesFit, d).(*configv1.NodeResourcesFitArgs)
 	a.ScoringStrategy.Resources[0].Weight = 7
 	if b.ScoringStrategy.Resources[0].Weight != 1 {
 		t.Errorf("shared default slices")
@@ -298,7 +294,7 @@ func TestLoadConfigErrors(t *testing.T) {
 }
 
 func TestLoadConfigFile(t *testing.T) {
-	if _, _, err := Load("/nonexistent/sched.yaml"); err == nil || !strings.Contains(err.Error(), "cannot read file") {
+	if _, _, err := Load("/nonexistent/sched.yaml", features.Default()); err == nil || !strings.Contains(err.Error(), "cannot read file") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -308,8 +304,8 @@ func TestMergePluginsIdempotent(t *testing.T) {
 		MultiPoint: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}, Enabled: []configv1.Plugin{{Name: names.PrioritySort}, {Name: names.DefaultBinder}}},
 		Filter:     configv1.PluginSet{Enabled: []configv1.Plugin{{Name: names.NodeName}}},
 	}
-	once := MergePlugins(DefaultPlugins(), custom.DeepCopy())
-	twice := MergePlugins(DefaultPlugins(), once.DeepCopy())
+	once := MergePlugins(DefaultPlugins(features.Default()), custom.DeepCopy())
+	twice := MergePlugins(DefaultPlugins(features.Default()), once.DeepCopy())
 	if len(once.MultiPoint.Enabled) != 2 || len(once.Filter.Enabled) != 1 {
 		t.Errorf("merge with * disabled: %+v", once.MultiPoint)
 	}
@@ -334,7 +330,7 @@ func TestMergePlugins(t *testing.T) {
 		Enabled:  []configv1.Plugin{{Name: "ImageLocality", Weight: &w}, {Name: "Custom"}},
 		Disabled: []configv1.Plugin{{Name: "NodePorts"}},
 	}}
-	got := MergePlugins(DefaultPlugins(), custom).MultiPoint
+	got := MergePlugins(DefaultPlugins(features.Default()), custom).MultiPoint
 	n := enabledNames(got.Enabled)
 	if n[len(n)-1] != "Custom" {
 		t.Errorf("custom plugins go last: %v", n)
@@ -347,7 +343,7 @@ func TestMergePlugins(t *testing.T) {
 			t.Error("re-enabled default must take the custom weight in place")
 		}
 	}
-	all := MergePlugins(DefaultPlugins(), &configv1.Plugins{Score: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}}})
+	all := MergePlugins(DefaultPlugins(features.Default()), &configv1.Plugins{Score: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}}})
 	if len(all.Score.Enabled) != 0 || len(all.Score.Disabled) != 1 {
 		t.Errorf("score disabled *: %+v", all.Score)
 	}

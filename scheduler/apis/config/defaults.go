@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
 
@@ -20,14 +22,36 @@ func defaultResourceSpec() []configv1.ResourceSpec {
 	return []configv1.ResourceSpec{{Name: string(v1.ResourceCPU), Weight: 1}, {Name: string(v1.ResourceMemory), Weight: 1}}
 }
 
-// DefaultPlugins returns the default plugin set of a v1 profile (one
-// MultiPoint list, as pkg/scheduler/apis/config/v1/default_plugins.go
-// builds it with the 1.37 default feature gates: NodeDeclaredFeatures and
-// DynamicResources on; DeferredPodScheduling, GangScheduling and the
-// topology-aware placement plugins off).
-func DefaultPlugins() *configv1.Plugins {
+// gatedDefaults are the plugins feature gates add to the default plugins,
+// in the order upstream's applyFeatureGates (pkg/scheduler/apis/config/v1/
+// default_plugins.go) adds them: each appended, or inserted before another.
+var gatedDefaults = []struct {
+	gate   string
+	on     func(features.Features) bool
+	plugin configv1.Plugin
+	before string
+}{
+	{"NodeDeclaredFeatures", func(f features.Features) bool { return f.EnableNodeDeclaredFeatures },
+		configv1.Plugin{Name: names.NodeDeclaredFeatures}, ""},
+	{"InPlacePodVerticalScalingSchedulerPreemption", func(f features.Features) bool { return f.EnableInPlacePodVerticalScalingSchedulerPreemption },
+		configv1.Plugin{Name: names.DeferredPodScheduling}, names.NodeResourcesFit},
+	// Before DefaultPreemption: deallocating an idle claim is tried before
+	// evicting pods.
+	{"DynamicResourceAllocation", func(f features.Features) bool { return f.EnableDynamicResourceAllocation },
+		configv1.Plugin{Name: names.DynamicResources, Weight: ptrTo[int32](2)}, names.DefaultPreemption},
+	{"GenericWorkload", func(f features.Features) bool { return f.EnableGenericWorkload },
+		configv1.Plugin{Name: names.GangScheduling}, ""},
+	{"TopologyAwareWorkloadScheduling", func(f features.Features) bool { return f.EnableTopologyAwareWorkloadScheduling },
+		configv1.Plugin{Name: names.TopologyPlacementGenerator}, ""},
+	{"TopologyAwareWorkloadScheduling", func(f features.Features) bool { return f.EnableTopologyAwareWorkloadScheduling },
+		configv1.Plugin{Name: names.PodGroupPodsCount, Weight: ptrTo[int32](1)}, ""},
+}
+
+// DefaultPlugins returns the default plugin set of a v1 profile under the
+// feature gates f: one MultiPoint list, as getDefaultPlugins builds it.
+func DefaultPlugins(f features.Features) *configv1.Plugins {
 	w := func(n int32) *int32 { return &n }
-	return &configv1.Plugins{MultiPoint: configv1.PluginSet{Enabled: []configv1.Plugin{
+	enabled := []configv1.Plugin{
 		{Name: names.SchedulingGates},
 		{Name: names.PrioritySort},
 		{Name: names.NodeName},
@@ -42,13 +66,42 @@ func DefaultPlugins() *configv1.Plugins {
 		{Name: names.VolumeZone},
 		{Name: names.PodTopologySpread, Weight: w(2)},
 		{Name: names.InterPodAffinity, Weight: w(2)},
-		{Name: names.DynamicResources, Weight: w(2)},
 		{Name: names.DefaultPreemption},
 		{Name: names.NodeResourcesBalancedAllocation, Weight: w(1)},
 		{Name: names.ImageLocality, Weight: w(1)},
 		{Name: names.DefaultBinder},
-		{Name: names.NodeDeclaredFeatures},
-	}}}
+	}
+	for _, g := range gatedDefaults {
+		if !g.on(f) {
+			continue
+		}
+		p := g.plugin
+		if p.Weight != nil {
+			p.Weight = w(*p.Weight)
+		}
+		at := slices.IndexFunc(enabled, func(e configv1.Plugin) bool { return g.before != "" && e.Name == g.before })
+		if at < 0 {
+			enabled = append(enabled, p)
+		} else {
+			enabled = slices.Insert(enabled, at, p)
+		}
+	}
+	return &configv1.Plugins{MultiPoint: configv1.PluginSet{Enabled: enabled}}
+}
+
+// GatedPlugin is a plugin a feature gate adds to the default plugins.
+type GatedPlugin struct{ Gate, Plugin string }
+
+// GatedPlugins lists the plugins the gates on in f add to the default
+// plugins, in the order DefaultPlugins adds them.
+func GatedPlugins(f features.Features) []GatedPlugin {
+	var out []GatedPlugin
+	for _, g := range gatedDefaults {
+		if g.on(f) {
+			out = append(out, GatedPlugin{g.gate, g.plugin.Name})
+		}
+	}
+	return out
 }
 
 // MergePlugins merges a profile's plugins into the defaults, in place
@@ -137,20 +190,22 @@ func pluginNames(p *configv1.Plugins) []string {
 	return names
 }
 
-// Default returns what an empty configuration file yields: one
-// profile "default-scheduler" with the default plugins and the default args
-// of every plugin that has args.
-func Default() *configv1.KubeSchedulerConfiguration {
+// Default returns what an empty configuration file yields under the
+// feature gates f: one profile "default-scheduler" with the default
+// plugins and the default args of every plugin that has args.
+func Default(f features.Features) *configv1.KubeSchedulerConfiguration {
 	cfg := &configv1.KubeSchedulerConfiguration{}
 	cfg.SetGroupVersionKind(configv1.SchemeGroupVersion.WithKind("KubeSchedulerConfiguration"))
-	SetDefaults(cfg)
+	SetDefaults(cfg, f)
 	return cfg
 }
 
 // SetDefaults applies kube-scheduler's v1 defaulting
-// (SetDefaults_KubeSchedulerConfiguration) in place. Typed plugin args are
-// defaulted; plugins that need args and have no pluginConfig get one.
-func SetDefaults(cfg *configv1.KubeSchedulerConfiguration) {
+// (SetDefaults_KubeSchedulerConfiguration) in place, under the feature
+// gates f (kube-scheduler defaults its configuration after setting its
+// gates). Typed plugin args are defaulted; plugins that need args and have
+// no pluginConfig get one.
+func SetDefaults(cfg *configv1.KubeSchedulerConfiguration, f features.Features) {
 	if cfg.Parallelism == nil {
 		cfg.Parallelism = ptrTo[int32](16)
 	}
@@ -161,7 +216,7 @@ func SetDefaults(cfg *configv1.KubeSchedulerConfiguration) {
 		cfg.Profiles[0].SchedulerName = ptrTo(v1.DefaultSchedulerName)
 	}
 	for i := range cfg.Profiles {
-		setProfileDefaults(&cfg.Profiles[i])
+		setProfileDefaults(&cfg.Profiles[i], f)
 	}
 	if cfg.PercentageOfNodesToScore == nil {
 		cfg.PercentageOfNodesToScore = ptrTo[int32](0) // adaptive
@@ -230,20 +285,20 @@ func syncRawArgs(cfg *configv1.KubeSchedulerConfiguration) {
 	}
 }
 
-func setProfileDefaults(prof *configv1.KubeSchedulerProfile) {
-	prof.Plugins = MergePlugins(DefaultPlugins(), prof.Plugins)
+func setProfileDefaults(prof *configv1.KubeSchedulerProfile, f features.Features) {
+	prof.Plugins = MergePlugins(DefaultPlugins(f), prof.Plugins)
 	existing := map[string]bool{}
 	for j := range prof.PluginConfig {
 		existing[prof.PluginConfig[j].Name] = true
 		if args := prof.PluginConfig[j].Args.Object; args != nil {
-			SetPluginArgsDefaults(args)
+			SetPluginArgsDefaults(args, f)
 		}
 	}
 	for _, name := range pluginNames(prof.Plugins) {
 		if existing[name] {
 			continue
 		}
-		args := DefaultPluginArgs(name)
+		args := DefaultPluginArgs(name, f)
 		if args == nil {
 			continue // no args, or not in tree
 		}
@@ -251,21 +306,21 @@ func setProfileDefaults(prof *configv1.KubeSchedulerProfile) {
 	}
 }
 
-// DefaultPluginArgs returns the defaulted args of a plugin, or nil when the
-// plugin takes none.
-func DefaultPluginArgs(plugin string) runtime.Object {
+// DefaultPluginArgs returns the defaulted args of a plugin under the
+// feature gates f, or nil when the plugin takes none.
+func DefaultPluginArgs(plugin string, f features.Features) runtime.Object {
 	args := validation.NewPluginArgs(plugin)
 	if args == nil {
 		return nil
 	}
-	SetPluginArgsDefaults(args)
+	SetPluginArgsDefaults(args, f)
 	args.GetObjectKind().SetGroupVersionKind(configv1.SchemeGroupVersion.WithKind(plugin + "Args"))
 	return args
 }
 
-// SetPluginArgsDefaults applies the v1 defaulting of any typed plugin args;
-// other objects are left alone.
-func SetPluginArgsDefaults(args runtime.Object) {
+// SetPluginArgsDefaults applies the v1 defaulting of any typed plugin args
+// under the feature gates f; other objects are left alone.
+func SetPluginArgsDefaults(args runtime.Object, f features.Features) {
 	switch a := args.(type) {
 	case *configv1.DefaultPreemptionArgs:
 		if a.MinCandidateNodesPercentage == nil {
@@ -282,8 +337,7 @@ func SetPluginArgsDefaults(args runtime.Object) {
 		if a.BindTimeoutSeconds == nil {
 			a.BindTimeoutSeconds = ptrTo[int64](600)
 		}
-		// StorageCapacityScoring: beta, on in 1.37.
-		if len(a.Shape) == 0 {
+		if len(a.Shape) == 0 && f.EnableStorageCapacityScoring {
 			a.Shape = []configv1.UtilizationShapePoint{{Utilization: 0, Score: validation.MaxCustomPriorityScore}, {Utilization: 100, Score: 0}}
 		}
 	case *configv1.NodeResourcesBalancedAllocationArgs:
@@ -313,56 +367,13 @@ func SetPluginArgsDefaults(args runtime.Object) {
 			}
 		}
 	case *configv1.DynamicResourcesArgs:
-		// DRASchedulerFilterTimeout: beta, on.
-		if a.FilterTimeout == nil {
+		if a.FilterTimeout == nil && f.EnableDRASchedulerFilterTimeout {
 			a.FilterTimeout = &metav1.Duration{Duration: configv1.DynamicResourcesFilterTimeoutDefault}
 		}
-		// DRADeviceBindingConditions (beta, on) and DRAResourceClaimDeviceStatus (GA).
-		if a.BindingTimeout == nil {
+		if a.BindingTimeout == nil && f.EnableDRADeviceBindingConditions && f.EnableDRAResourceClaimDeviceStatus {
 			a.BindingTimeout = &metav1.Duration{Duration: configv1.DynamicResourcesBindingTimeoutDefault}
 		}
 	case *configv1.NodeAffinityArgs:
 		// no defaults
 	}
-}
-
-// DefaultDefaultPreemptionArgs returns defaulted DefaultPreemption args.
-func DefaultDefaultPreemptionArgs() *configv1.DefaultPreemptionArgs {
-	return DefaultPluginArgs(names.DefaultPreemption).(*configv1.DefaultPreemptionArgs)
-}
-
-// DefaultInterPodAffinityArgs returns defaulted InterPodAffinity args.
-func DefaultInterPodAffinityArgs() *configv1.InterPodAffinityArgs {
-	return DefaultPluginArgs(names.InterPodAffinity).(*configv1.InterPodAffinityArgs)
-}
-
-// DefaultNodeAffinityArgs returns defaulted NodeAffinity args.
-func DefaultNodeAffinityArgs() *configv1.NodeAffinityArgs {
-	return DefaultPluginArgs(names.NodeAffinity).(*configv1.NodeAffinityArgs)
-}
-
-// DefaultNodeResourcesBalancedAllocationArgs returns defaulted
-// NodeResourcesBalancedAllocation args.
-func DefaultNodeResourcesBalancedAllocationArgs() *configv1.NodeResourcesBalancedAllocationArgs {
-	return DefaultPluginArgs(names.NodeResourcesBalancedAllocation).(*configv1.NodeResourcesBalancedAllocationArgs)
-}
-
-// DefaultNodeResourcesFitArgs returns defaulted NodeResourcesFit args.
-func DefaultNodeResourcesFitArgs() *configv1.NodeResourcesFitArgs {
-	return DefaultPluginArgs(names.NodeResourcesFit).(*configv1.NodeResourcesFitArgs)
-}
-
-// DefaultPodTopologySpreadArgs returns defaulted PodTopologySpread args.
-func DefaultPodTopologySpreadArgs() *configv1.PodTopologySpreadArgs {
-	return DefaultPluginArgs(names.PodTopologySpread).(*configv1.PodTopologySpreadArgs)
-}
-
-// DefaultVolumeBindingArgs returns defaulted VolumeBinding args.
-func DefaultVolumeBindingArgs() *configv1.VolumeBindingArgs {
-	return DefaultPluginArgs(names.VolumeBinding).(*configv1.VolumeBindingArgs)
-}
-
-// DefaultDynamicResourcesArgs returns defaulted DynamicResources args.
-func DefaultDynamicResourcesArgs() *configv1.DynamicResourcesArgs {
-	return DefaultPluginArgs(names.DynamicResources).(*configv1.DynamicResourcesArgs)
 }

@@ -1,6 +1,10 @@
 package config
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/schedtui/schedtui/scheduler/features"
+)
 
 // FuzzLoadConfig checks that no input makes LoadData panic and that it
 // returns a report, and a configuration unless it fails.
@@ -14,7 +18,7 @@ func FuzzLoadConfig(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cfg, r, err := LoadData("fuzz.yaml", data)
+		cfg, r, err := LoadData("fuzz.yaml", data, features.Default())
 		if r == nil {
 			t.Fatal("nil report")
 		}

@@ -1,8 +1,8 @@
 // Package config reads kube-scheduler configuration files: it decodes a
 // v1 KubeSchedulerConfiguration strictly (with every pluginConfig's typed
 // args), applies kube-scheduler's v1 defaulting (upstream's
-// pkg/scheduler/apis/config/v1: defaults and default plugins, with the
-// 1.37 default feature gates) and validates the result with package
+// pkg/scheduler/apis/config/v1: defaults and default plugins, following the
+// feature gates) and validates the result with package
 // validation, reporting each finding with its field.
 package config
 
@@ -17,6 +17,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+	"github.com/schedtui/schedtui/scheduler/features"
 )
 
 var (
@@ -35,22 +36,23 @@ const configObject = "KubeSchedulerConfiguration"
 
 // Load reads a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1,
 // YAML or JSON), decodes every pluginConfig's args into its typed struct,
-// applies kube-scheduler's v1 defaulting and validates the result.
+// applies kube-scheduler's v1 defaulting and validates the result, both
+// under the feature gates f.
 //
 // The error is non-nil when the file cannot be read or parsed, is not a v1
 // KubeSchedulerConfiguration, or is invalid (kube-scheduler would refuse
 // to start); the Report has one problem per finding. An invalid
 // configuration is still returned, defaulted, for display.
-func Load(path string) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
+func Load(path string, f features.Features) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &docread.Report{}, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
-	return LoadData(path, data)
+	return LoadData(path, data, f)
 }
 
 // LoadData is Load for data in memory; name is used in problems.
-func LoadData(name string, data []byte) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
+func LoadData(name string, data []byte, f features.Features) (*configv1.KubeSchedulerConfiguration, *docread.Report, error) {
 	r := &docread.Report{}
 	docs, err := docread.ReadDocuments(name, data)
 	if err != nil {
@@ -58,7 +60,7 @@ func LoadData(name string, data []byte) (*configv1.KubeSchedulerConfiguration, *
 	}
 	if len(docs) == 0 {
 		r.Warnf(name, 0, "", "", "empty configuration: using the defaults")
-		return Default(), r, nil
+		return Default(f), r, nil
 	}
 	if len(docs) > 1 {
 		return nil, r, &docread.ParseError{File: name, Line: docs[1].Line, Msg: "a scheduler configuration file holds exactly one document"}
@@ -97,8 +99,8 @@ func LoadData(name string, data []byte) (*configv1.KubeSchedulerConfiguration, *
 		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: "cannot decode KubeSchedulerConfiguration: " + first.String()}
 	}
 	decodePluginArgs(name, cfg, r)
-	SetDefaults(cfg)
-	for _, e := range validation.ValidateKubeSchedulerConfiguration(cfg) {
+	SetDefaults(cfg, f)
+	for _, e := range validation.ValidateKubeSchedulerConfiguration(cfg, f) {
 		r.Errorf(name, 0, configObject, e.Field, "%s", e.ErrorBody())
 	}
 	if errs := r.Errors(); len(errs) > 0 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+	"github.com/schedtui/schedtui/scheduler/features"
 )
 
 // fitArgs copies, defaults and validates the plugin args. Defaulting is
@@ -24,7 +25,8 @@ func fitArgs(obj runtime.Object) (*configv1.NodeResourcesFitArgs, error) {
 	default:
 		return nil, fmt.Errorf("want args to be of type NodeResourcesFitArgs, got %T", obj)
 	}
-	config.SetPluginArgsDefaults(args)
+	// No feature gate changes these args' defaults.
+	config.SetPluginArgsDefaults(args, features.Default())
 	if err := validation.ValidateNodeResourcesFitArgs(nil, args).ToAggregate(); err != nil {
 		return nil, err
 	}
@@ -44,7 +46,7 @@ func balancedAllocationArgs(obj runtime.Object) (*configv1.NodeResourcesBalanced
 	default:
 		return nil, fmt.Errorf("want args to be of type NodeResourcesBalancedAllocationArgs, got %T", obj)
 	}
-	config.SetPluginArgsDefaults(args)
+	config.SetPluginArgsDefaults(args, features.Default())
 	if err := validation.ValidateNodeResourcesBalancedAllocationArgs(nil, args).ToAggregate(); err != nil {
 		return nil, err
 	}

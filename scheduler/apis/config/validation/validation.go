@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
@@ -33,9 +34,9 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// ValidateKubeSchedulerConfiguration validates a defaulted configuration;
-// each error names the field by its JSON path.
-func ValidateKubeSchedulerConfiguration(cfg *configv1.KubeSchedulerConfiguration) field.ErrorList {
+// ValidateKubeSchedulerConfiguration validates a configuration defaulted
+// under the feature gates f; each error names the field by its JSON path.
+func ValidateKubeSchedulerConfiguration(cfg *configv1.KubeSchedulerConfiguration, f features.Features) field.ErrorList {
 	var errs field.ErrorList
 	apiVersion := configv1.SchemeGroupVersion.String()
 
@@ -54,7 +55,7 @@ func ValidateKubeSchedulerConfiguration(cfg *configv1.KubeSchedulerConfiguration
 		for i := range cfg.Profiles {
 			prof := &cfg.Profiles[i]
 			path := profilesPath.Index(i)
-			errs = append(errs, validateProfile(path, apiVersion, prof)...)
+			errs = append(errs, validateProfile(path, apiVersion, prof, f)...)
 			name := deref(prof.SchedulerName)
 			if idx, ok := seen[name]; ok {
 				// upstream passes the other profile's path as the value,
@@ -89,7 +90,7 @@ func invalidPluginError(p *field.Path, apiVersion, name string) *field.Error {
 	return field.Invalid(p, name, fmt.Sprintf("was invalid in version %q (KubeSchedulerConfiguration is version %q)", apiVersion, apiVersion))
 }
 
-func validateProfile(path *field.Path, apiVersion string, prof *configv1.KubeSchedulerProfile) field.ErrorList {
+func validateProfile(path *field.Path, apiVersion string, prof *configv1.KubeSchedulerProfile, f features.Features) field.ErrorList {
 	var errs field.ErrorList
 	if deref(prof.SchedulerName) == "" {
 		errs = append(errs, field.Required(path.Child("schedulerName"), ""))
@@ -146,7 +147,7 @@ func validateProfile(path *field.Path, apiVersion string, prof *configv1.KubeSch
 				errs = append(errs, field.Invalid(argsPath, pc.Args, "has to match plugin args"))
 				continue
 			}
-			errs = append(errs, ValidatePluginArgs(argsPath, pc.Args.Object)...)
+			errs = append(errs, ValidatePluginArgs(argsPath, pc.Args.Object, f)...)
 		}
 	}
 	return errs

@@ -12,13 +12,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/schedtui/schedtui/scheduler/features"
 )
 
 // ValidatePluginArgs validates typed plugin args as upstream's
-// validation_pluginargs.go does (1.37 default feature gates); p is the
-// path of the args (nil for field paths that start at the args' own
-// fields, as a plugin's constructor reports them).
-func ValidatePluginArgs(p *field.Path, args any) field.ErrorList {
+// validation_pluginargs.go does under the feature gates f; p is the path
+// of the args (nil for field paths that start at the args' own fields, as
+// a plugin's constructor reports them).
+func ValidatePluginArgs(p *field.Path, args any, f features.Features) field.ErrorList {
 	switch a := args.(type) {
 	case *configv1.DefaultPreemptionArgs:
 		return ValidateDefaultPreemptionArgs(p, a)
@@ -33,9 +35,9 @@ func ValidatePluginArgs(p *field.Path, args any) field.ErrorList {
 	case *configv1.PodTopologySpreadArgs:
 		return ValidatePodTopologySpreadArgs(p, a)
 	case *configv1.VolumeBindingArgs:
-		return ValidateVolumeBindingArgs(p, a)
+		return ValidateVolumeBindingArgs(p, a, f)
 	case *configv1.DynamicResourcesArgs:
-		return ValidateDynamicResourcesArgs(p, a)
+		return ValidateDynamicResourcesArgs(p, a, f)
 	}
 	return nil
 }
@@ -65,24 +67,43 @@ func ValidateNodeResourcesBalancedAllocationArgs(p *field.Path, a *configv1.Node
 	return errs
 }
 
-// ValidateVolumeBindingArgs validates VolumeBinding args with
-// StorageCapacityScoring on (ValidateVolumeBindingArgsWithOptions).
-func ValidateVolumeBindingArgs(p *field.Path, a *configv1.VolumeBindingArgs) field.ErrorList {
+// ValidateVolumeBindingArgs validates VolumeBinding args
+// (ValidateVolumeBindingArgsWithOptions): the shape is checked when
+// StorageCapacityScoring is on and refused when it is off.
+func ValidateVolumeBindingArgs(p *field.Path, a *configv1.VolumeBindingArgs, f features.Features) field.ErrorList {
 	var errs field.ErrorList
 	if t := deref(a.BindTimeoutSeconds); t < 0 {
 		errs = append(errs, field.Invalid(p.Child("bindTimeoutSeconds"), t, "invalid BindTimeoutSeconds, should not be a negative value"))
 	}
-	return append(errs, validateFunctionShape(a.Shape, p.Child("shape"))...)
+	if f.EnableStorageCapacityScoring {
+		return append(errs, validateFunctionShape(a.Shape, p.Child("shape"))...)
+	}
+	if a.Shape != nil {
+		// Refused rather than ignored, so that it does not take effect
+		// unnoticed once the gate turns on.
+		errs = append(errs, field.Invalid(p.Child("shape"), a.Shape, "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"))
+	}
+	return errs
 }
 
-// ValidateDynamicResourcesArgs validates DynamicResources args.
-func ValidateDynamicResourcesArgs(p *field.Path, a *configv1.DynamicResourcesArgs) field.ErrorList {
+// ValidateDynamicResourcesArgs validates DynamicResources args; a field
+// whose gate is off is refused (the message's gate name is upstream's,
+// misspelt).
+func ValidateDynamicResourcesArgs(p *field.Path, a *configv1.DynamicResourcesArgs, f features.Features) field.ErrorList {
 	var errs field.ErrorList
-	if a.FilterTimeout != nil && a.FilterTimeout.Duration < 0 {
-		errs = append(errs, field.Invalid(p.Child("filterTimeout"), a.FilterTimeout, "must be zero or positive"))
+	if f.EnableDRASchedulerFilterTimeout {
+		if a.FilterTimeout != nil && a.FilterTimeout.Duration < 0 {
+			errs = append(errs, field.Invalid(p.Child("filterTimeout"), a.FilterTimeout, "must be zero or positive"))
+		}
+	} else if a.FilterTimeout != nil {
+		errs = append(errs, field.Forbidden(p.Child("filterTimeout"), "DRASchedulingFilterTimeout feature gate is disabled"))
 	}
-	if a.BindingTimeout != nil && a.BindingTimeout.Duration < time.Second {
-		errs = append(errs, field.Invalid(p.Child("bindingTimeout"), a.BindingTimeout, "must be at least 1 second"))
+	if f.EnableDRADeviceBindingConditions && f.EnableDRAResourceClaimDeviceStatus {
+		if a.BindingTimeout != nil && a.BindingTimeout.Duration < time.Second {
+			errs = append(errs, field.Invalid(p.Child("bindingTimeout"), a.BindingTimeout, "must be at least 1 second"))
+		}
+	} else if a.BindingTimeout != nil {
+		errs = append(errs, field.Forbidden(p.Child("bindingTimeout"), "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"))
 	}
 	return errs
 }
