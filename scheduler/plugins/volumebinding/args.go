@@ -8,12 +8,14 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+	"github.com/schedtui/schedtui/scheduler/features"
 )
 
 // bindingArgs copies, defaults and validates the args (nil means the
-// defaults). StorageCapacityScoring is on in 1.37, so an empty shape gets
-// the default "prefer free space" shape.
-func bindingArgs(obj runtime.Object) (*configv1.VolumeBindingArgs, error) {
+// defaults) under the feature gates f: with StorageCapacityScoring an empty
+// shape gets the default "prefer free space" shape; without it a shape is
+// refused.
+func bindingArgs(obj runtime.Object, f features.Features) (*configv1.VolumeBindingArgs, error) {
 	args := &configv1.VolumeBindingArgs{}
 	switch a := obj.(type) {
 	case nil:
@@ -24,8 +26,8 @@ func bindingArgs(obj runtime.Object) (*configv1.VolumeBindingArgs, error) {
 	default:
 		return nil, fmt.Errorf("want args to be of type VolumeBindingArgs, got %T", obj)
 	}
-	config.SetPluginArgsDefaults(args)
-	if err := validation.ValidateVolumeBindingArgs(nil, args).ToAggregate(); err != nil {
+	config.SetPluginArgsDefaults(args, f)
+	if err := validation.ValidateVolumeBindingArgs(nil, args, f).ToAggregate(); err != nil {
 		return nil, err
 	}
 	return args, nil

@@ -50,9 +50,15 @@ var (
 // The bind timeout is accepted and validated but unused: binding is done
 // in memory and never waits.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	a, err := bindingArgs(args)
+	a, err := bindingArgs(args, h.Features())
 	if err != nil {
 		return nil, err
+	}
+	pl := &VolumeBinding{objs: h.Objects(), binder: newBinder(h.Objects())}
+	// As upstream, no scorer without StorageCapacityScoring: the args then
+	// have no shape (bindingArgs), and a scorer over none would index it.
+	if !h.Features().EnableStorageCapacityScoring {
+		return pl, nil
 	}
 	shape := make([]shapePoint, 0, len(a.Shape))
 	for _, p := range a.Shape {
@@ -61,7 +67,8 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 			score:       int64(p.Score) * (framework.MaxNodeScore / validation.MaxCustomPriorityScore),
 		})
 	}
-	return &VolumeBinding{objs: h.Objects(), binder: newBinder(h.Objects()), scorer: buildScorerFunction(shape)}, nil
+	pl.scorer = buildScorerFunction(shape)
+	return pl, nil
 }
 
 // Name returns the plugin's name.
