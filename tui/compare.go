@@ -18,8 +18,10 @@ import (
 // session's own engine (the left).
 type Comparison struct {
 	Backend *Backend
-	// Label is the side as the user gave it ("demo-packing").
-	Label string
+	// Label is the side as the user gave it ("demo-packing"); Describe
+	// says what it runs ("kube-scheduler 1.35, demo-packing"), for the
+	// split views' title ("" shows Label).
+	Label, Describe string
 	// leftSeen is the first side's attempt count at the last sync: fewer
 	// now means it was rewound. Syncs run one at a time (engineCmd).
 	leftSeen int
@@ -32,7 +34,7 @@ type NewComparison func(side string) (*Comparison, error)
 
 // rightWorld is the second side after the last operation.
 type rightWorld struct {
-	label    string
+	label, title string
 	attempts []*record.Attempt
 	// byPod lists each pod's attempts, as indexes into attempts.
 	byPod map[string][]int
@@ -50,7 +52,10 @@ type rightWorld struct {
 // lock held.
 func syncRight(cmp *Comparison, left []*record.Attempt, focus int) *rightWorld {
 	b := cmp.Backend
-	w := &rightWorld{label: cmp.Label, byPod: map[string][]int{}}
+	w := &rightWorld{label: cmp.Label, title: cmp.Describe, byPod: map[string][]int{}}
+	if w.title == "" {
+		w.title = cmp.Label
+	}
 	b.Locked(func() {
 		if n := len(b.Attempts()); len(left) < cmp.leftSeen && n > len(left) {
 			w.err = b.Rewind(n - len(left))
@@ -136,7 +141,7 @@ func comparePane(c *Common, scores bool, w, h int) string {
 		// Before the first operation's capture.
 		return block(st.PaneTitle.Render(fit("right: loading…", w)), w, h)
 	}
-	lines := []string{st.PaneTitle.Render(fit("right: "+r.label, w))}
+	lines := []string{st.PaneTitle.Render(fit("right: "+r.title, w))}
 	la := c.focused()
 	switch {
 	case la == nil:

@@ -294,7 +294,7 @@ func compareMode(opts *tui.Options, src *source, f *sourceFlags, replays []tui.R
 		if err != nil {
 			return nil, fmt.Errorf("building the second side: %w", err)
 		}
-		return &tui.Comparison{Backend: b, Label: side.Spec.Label()}, nil
+		return &tui.Comparison{Backend: b, Label: side.Spec.Label(), Describe: side.Describe()}, nil
 	}
 	opts.NewComparison = build
 	if f.compareWith == "" {
