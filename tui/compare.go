@@ -35,7 +35,7 @@ type NewComparison func(side string) (*Comparison, error)
 // rightWorld is the second side after the last operation.
 type rightWorld struct {
 	label, title string
-	attempts []*record.Attempt
+	attempts     []*record.Attempt
 	// byPod lists each pod's attempts, as indexes into attempts.
 	byPod map[string][]int
 	done  bool
