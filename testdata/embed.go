@@ -12,3 +12,13 @@ const DemoName = "testdata/demo.yaml"
 //
 //go:embed demo.yaml
 var Demo []byte
+
+// DemoPackingName is the name the demo's second scheduler configuration
+// goes by (schedtui compare --right demo-packing, --compare-with).
+const DemoPackingName = "demo-packing"
+
+// DemoPacking is that configuration: MostAllocated with a higher
+// PodTopologySpread weight (see the file).
+//
+//go:embed demo-packing.yaml
+var DemoPacking []byte

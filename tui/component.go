@@ -63,6 +63,9 @@ type Common struct {
 	Keys *KeyMap
 	// World is the engine's state after the last operation.
 	World *world
+	// Right is compare mode's second side after the last operation
+	// (compare.go); nil outside compare mode.
+	Right *rightWorld
 	// Focus indexes World.attempts: the attempt the views show. It follows
 	// the cursor unless the user opened an older attempt.
 	Focus int

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
@@ -70,7 +71,8 @@ func (hs *harness) run(cmd tea.Cmd) {
 	case tea.QuitMsg:
 		hs.quit = true
 	case engineMsg, forkMsg, diagMsg, routed, needDiagMsg, openPodMsg, openNodeMsg,
-		focusAttemptMsg, toggleBreakpointMsg, openWhatIfMsg, whatIfMsg, sourceMsg, liveMsg, hintsMsg, clockMsg:
+		focusAttemptMsg, toggleBreakpointMsg, openWhatIfMsg, whatIfMsg, sourceMsg, liveMsg, hintsMsg, clockMsg,
+		compareWithMsg, comparisonMsg:
 		hs.send(msg)
 	}
 }
@@ -121,4 +123,22 @@ func (hs *harness) contains(want ...string) {
 			hs.t.Errorf("screen lacks %q:\n%s", w, s)
 		}
 	}
+}
+
+// golden checks that the frame fills a w×h terminal exactly (no line
+// wider than the window, no missing lines) and equals the test's golden
+// file.
+func (hs *harness) golden(w, h int) {
+	hs.t.Helper()
+	out := hs.screen()
+	lines := strings.Split(out, "\n")
+	if len(lines) != h {
+		hs.t.Errorf("frame has %d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			hs.t.Errorf("line %d is %d cells wide (> %d): %q", i, lw, w, l)
+		}
+	}
+	golden.RequireEqual(hs.t, []byte(out))
 }

@@ -11,6 +11,8 @@ type KeyMap struct {
 	PageUp, PageDown, Enter, Back             key.Binding
 	NextView, PrevView, Views                 key.Binding
 	Search, Explain, Help, Quit               key.Binding
+	// Compare mode: pick a second side; jump between divergences.
+	CompareWith, NextDiverge, PrevDiverge key.Binding
 
 	// View-specific.
 	FullDiag, Sort, AllCols, Mode, WhatIf, ToggleBP key.Binding
@@ -21,6 +23,7 @@ type KeyMap struct {
 	BPAdd, BPUp, BPDown, BPDel  key.Binding
 	FormNext, FormPrev, FormRun key.Binding
 	SearchKeep, SearchClear     key.Binding
+	CompareRun                  key.Binding
 }
 
 // DefaultKeyMap returns the bindings.
@@ -51,6 +54,9 @@ func DefaultKeyMap() *KeyMap {
 		Explain:     b("e", "explain (teaching pane)", "e"),
 		Help:        b("?", "help", "?", "f1"),
 		Quit:        b("q", "quit", "q", "ctrl+c"),
+		CompareWith: b("C", "compare with another configuration", "C"),
+		NextDiverge: b("]", "next diverging attempt", "]"),
+		PrevDiverge: b("[", "previous diverging attempt", "["),
 		FullDiag:    b("f", "faithful / full diagnosis", "f"),
 		Sort:        b("o", "sort order", "o"),
 		AllCols:     b("a", "all / failing columns", "a"),
@@ -68,6 +74,7 @@ func DefaultKeyMap() *KeyMap {
 		FormRun:     b("enter", "re-run the attempt", "enter"),
 		SearchKeep:  b("enter", "keep the filter", "enter"),
 		SearchClear: b("esc", "clear the filter", "esc"),
+		CompareRun:  b("enter", "compare with this side", "enter"),
 	}
 }
 

@@ -15,6 +15,15 @@ type (
 		w    *world
 		note note
 		err  error
+		// right is compare mode's second side, synced after the op.
+		right *rightWorld
+	}
+	// compareWithMsg asks for a second side (the C dialog);
+	// comparisonMsg brings it, built.
+	compareWithMsg struct{ side string }
+	comparisonMsg  struct {
+		cmp *Comparison
+		err error
 	}
 	// forkMsg and diagMsg: f and d are nil when a rewind replaced the
 	// attempt before they were computed.

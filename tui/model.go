@@ -25,6 +25,11 @@ type Options struct {
 	NoColor bool
 	// Notice is shown in the status line at start (loader warnings).
 	Notice string
+	// Compare starts in compare mode with this second side
+	// (--compare-with); NewComparison builds one for the C dialog (nil:
+	// C is not offered).
+	Compare       *Comparison
+	NewComparison NewComparison
 }
 
 // Model is the root. It routes messages (to the session, the chrome, the
@@ -67,6 +72,7 @@ func New(o Options) *Model {
 		header: newHeader(c, o.Backend, o.Source), status: newStatusBar(c, o.Notice),
 		search: newSearchDialog(c), bps: newBreakpointsDialog(c), whatIf: newWhatIfDialog(c),
 	}
+	m.s.cmp, m.s.newCmp = o.Compare, o.NewComparison
 	m.views = [numViews]view{
 		newQueuesView(c), newAttemptView(c), newFilterView(c), newScoresView(c),
 		newPreemptView(c), newNodesView(c), newEventsView(c), newWhatIfView(c),
@@ -146,6 +152,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case sourceMsg:
 		m.status.Update(msg)
 		return m.s.Update(msg)
+	case comparisonMsg:
+		// The Pod and Scores views split once a second side is there.
+		cmd := m.s.Update(msg)
+		m.resize()
+		return cmd
 	default:
 		return m.s.Update(msg)
 	}
@@ -234,6 +245,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Explain):
 		m.teach = !m.teach
 		m.resize()
+	case key.Matches(msg, k.CompareWith) && m.s.newCmp != nil:
+		m.c.post(openDialogMsg{newCompareDialog(m.c)})
 	case key.Matches(msg, k.NextView, k.PrevView, k.Views):
 		return m.header.Update(msg)
 	case key.Matches(msg, k.Back):
@@ -298,7 +311,11 @@ func (m *Model) layout() (bw, bh, pw, ph int, side bool) {
 
 func (m *Model) resize() {
 	bw, bh, _, _, _ := m.layout()
-	for _, v := range m.views {
+	for id, v := range m.views {
+		if m.split(viewID(id)) {
+			v.SetSize(splitWidth(bw), bh)
+			continue
+		}
 		v.SetSize(bw, bh)
 	}
 	m.header.SetSize(m.w, 2)
@@ -337,6 +354,11 @@ func (m *Model) render() string {
 		b.WriteString(block(d.View(), m.w, m.h-4))
 	} else {
 		body := m.current().View()
+		if m.split(m.c.Active) {
+			_, bh, _, _, _ := m.layout()
+			lw := splitWidth(bw)
+			body = joinSide(body, comparePane(m.c, m.c.Active == viewScores, bw-lw-1, bh), lw, m.c.St.Border.Render("│"))
+		}
 		if m.teach {
 			pane := m.pane(pw, ph)
 			if side {
@@ -387,3 +409,12 @@ func (m *Model) pin() {
 	}
 	m.s.b.pins.set(pod, m.c.Bps)
 }
+
+// split reports whether view id shows split, the second side on its
+// right: in compare mode, the Pod and Scores views.
+func (m *Model) split(id viewID) bool {
+	return m.s.cmp != nil && (id == viewAttempt || id == viewScores)
+}
+
+// splitWidth is the first side's share of a split body w wide.
+func splitWidth(w int) int { return (w - 1) / 2 }

@@ -35,6 +35,11 @@ type session struct {
 
 	// The attempts whose fork, diagnosis and hints are being computed.
 	forkPending, diagPending, hintsPending map[attemptRef]bool
+
+	// cmp is compare mode's second side (compare.go), nil outside it;
+	// newCmp builds one for the C dialog (nil: not offered).
+	cmp    *Comparison
+	newCmp NewComparison
 }
 
 func newSession(b *Backend, src Source, c *Common) *session {
@@ -90,6 +95,10 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 		s.c.post(stateMsg{changed})
 	case needDiagMsg:
 		return s.diagCmd(msg.attempt)
+	case compareWithMsg:
+		return s.compareWith(msg.side)
+	case comparisonMsg:
+		return s.onComparison(msg)
 	case openPodMsg:
 		return s.openPod(msg.pod)
 	case focusAttemptMsg:
@@ -178,13 +187,16 @@ func (s *session) engineCmd(label string, op func() note) tea.Cmd {
 	s.busy = label
 	s.c.post(busyMsg{label})
 	s.toAttempt = s.c.Active == viewQueues && label != "loading"
-	b := s.b
+	b, cmp := s.b, s.cmp
 	return func() tea.Msg {
 		var msg engineMsg
 		b.Locked(func() {
 			msg.note = op()
 			msg.w = capture(b)
 		})
+		if cmp != nil {
+			msg.right = syncRight(cmp, msg.w.attempts, msg.w.cursor.Attempt)
+		}
 		return msg
 	}
 }
@@ -265,6 +277,10 @@ func (s *session) onEngine(msg engineMsg) tea.Cmd {
 	}
 	w := msg.w
 	first := s.c.World == nil
+	s.c.Right = msg.right
+	if r := msg.right; r != nil && r.err != nil {
+		s.status("compare: the second side could not rewind: "+r.err.Error(), true)
+	}
 	s.showWorld(w)
 	s.c.post(stateMsg{allViews})
 	if s.toAttempt && w.cursor.Attempt >= 0 {

@@ -79,6 +79,10 @@ func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case navigate(k, msg, v.h, v.move):
 		case searchKey(v.c, msg):
+		case key.Matches(msg, k.NextDiverge):
+			v.jumpDivergence(1)
+		case key.Matches(msg, k.PrevDiverge):
+			v.jumpDivergence(-1)
 		case key.Matches(msg, k.Enter):
 			if e := v.selected(); e != nil && e.Kind == engine.EventObserved && e.Reason != string(engine.Agree) && e.Attempt >= 0 {
 				// A disagreement (or tie) opens side by side, on its attempt.
@@ -175,7 +179,7 @@ func (v *eventsView) View() string {
 			b.WriteByte('\n')
 		}
 		e := &v.c.World.events[v.order[i]]
-		s := fit(fmt.Sprintf("%4d %s %s%s%s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), v.c.World.eventMark(e), eventText(e), v.extenderCalls(e)), v.w)
+		s := fit(fmt.Sprintf("%4d %s %s%s%s%s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), compareMark(v.c, e), v.c.World.eventMark(e), eventText(e), v.extenderCalls(e)), v.w)
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)
@@ -245,11 +249,17 @@ func (v *eventsView) Explain() (string, []string) {
 
 func (v *eventsView) ShortHelp() []key.Binding {
 	k := v.c.Keys
+	if v.c.Right != nil {
+		return []key.Binding{k.Up, k.Down, withHelp(k.Enter, "enter", "open attempt"), k.NextDiverge, k.PrevDiverge, k.Next, k.Help}
+	}
 	return []key.Binding{k.Up, k.Down, withHelp(k.Enter, "enter", "open attempt"), k.Search, k.Explain, k.Next, k.Help}
 }
 
 func (v *eventsView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
+	if v.c.Right != nil {
+		return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open attempt"), k.Search, k.NextDiverge, k.PrevDiverge), k.global()}
+	}
 	return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open attempt"), k.Search), k.global()}
 }
 
@@ -275,4 +285,17 @@ func (v *eventsView) extenderCalls(e *engine.Event) string {
 		}
 	}
 	return " · extenders: " + strings.Join(parts, ", ")
+}
+
+// jumpDivergence moves to the next (dir 1) or previous (-1) attempt that
+// diverges from compare mode's second side.
+func (v *eventsView) jumpDivergence(dir int) {
+	for i := v.l.cursor + dir; i >= 0 && i < len(v.order); i += dir {
+		e := &v.c.World.events[v.order[i]]
+		if e.Kind == engine.EventAttempt && v.c.diverges(e.Attempt) {
+			v.move(i-v.l.cursor, 0)
+			return
+		}
+	}
+	v.c.post(statusMsg{text: "no diverging attempt further " + map[int]string{1: "down", -1: "up"}[dir] + " (the second side is synced as you step)", attempt: -1})
 }

@@ -24,6 +24,9 @@ type sourceFlags struct {
 	// schedtui schedules every pod itself instead of shadowing the
 	// cluster's scheduler.
 	simulate bool
+	// compareWith: the debugger's compare mode, with this second side
+	// (compare's side syntax).
+	compareWith string
 	// recordOnly: the scheduler configuration a snapshot carries is only
 	// recorded (schedtui snapshot), so loading says nothing about using it.
 	recordOnly bool
@@ -137,9 +140,11 @@ binds a pod in the cluster.
 	root.Flags().IntVar(&src.keepDetail, "keep-detail", tui.DefaultKeepDetail, "the debugger keeps the last N attempts whole (and pinned ones: the selected pod's, "+
 		"the pods breakpoints name, pending pods' last); older ones keep their summary line, and rewinding to one re-runs it from a checkpoint "+
 		"(about an hour of attempts at 10 pods/s kept rewindable). 0 keeps everything")
+	root.Flags().StringVar(&src.compareWith, "compare-with", "", "compare mode: run a second side from the same state beside the first "+
+		"(a KubeSchedulerConfiguration file, demo-packing, defaults, or quoted kube-scheduler flags, as schedtui compare's --right); C picks one inside")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCommand(), newExplainCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
+	root.AddCommand(newRunCommand(), newExplainCommand(), newCompareCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
 	root.Version = schedtuiVersion()
 	if plugin {
 		asPlugin(root)

@@ -77,6 +77,9 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		notice = fmt.Sprintf("--skip-extenders: %d extender(s) left out, answers may differ from the cluster's · ?: help", src.skippedExtenders)
 	}
 	opts := tui.Options{Backend: b, Notice: withVersion(settings, notice)}
+	if err := compareMode(&opts, src, f, replays, errw); err != nil {
+		return err
+	}
 	if src.live != nil {
 		e, ok := b.API.(*engine.Engine)
 		if !ok {
