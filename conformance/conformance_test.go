@@ -56,12 +56,6 @@ func runOurs(s *scenario.Scenario) (outcome, []*v1.Pod, error) {
 		if !sched.PreEnqueue(pod).IsSuccess() {
 			continue
 		}
-		// DynamicResources is deliberately not simulated: schedtui answers
-		// "not simulated" where upstream allocates devices, so pods with
-		// resource claims are left out of both sides.
-		if len(pod.Spec.ResourceClaims) > 0 {
-			continue
-		}
 		attempted = append(attempted, pod)
 		a := sched.ScheduleOne(pod)
 		out.attempts = append(out.attempts, a.JSON())
@@ -112,7 +106,7 @@ func runScenarios(t *testing.T, scenarios []*scenario.Scenario) {
 			for i := range theirs {
 				if i < len(ours.attempts) {
 					o, u := ours.attempts[i], theirs[i]
-					t.Logf("%2d %-24s ours %-13s %-9s nom=%-9s victims=%v | upstream %-13s %-9s nom=%-9s victims=%v", i, o.Pod, o.Outcome, o.Node, o.NominatedNode, o.Victims, u.Outcome, u.Node, u.NominatedNode, u.Victims)
+					t.Logf("%2d %-24s ours %-13s %-9s nom=%-9s victims=%v | upstream %-13s %-9s nom=%-9s victims=%v\n   %s", i, o.Pod, o.Outcome, o.Node, o.NominatedNode, o.Victims, u.Outcome, u.Node, u.NominatedNode, u.Victims, u.Message)
 				}
 			}
 		}
@@ -246,4 +240,14 @@ func save(t *testing.T, s *scenario.Scenario) string {
 		return "(not saved: " + err.Error() + ")"
 	}
 	return path
+}
+
+var numDRA = flag.Int("dra-scenarios", 150, "generated DRA scenarios")
+
+func TestConformanceDRA(t *testing.T) {
+	var scenarios []*scenario.Scenario
+	for i := int64(0); i < int64(*numDRA); i++ {
+		scenarios = append(scenarios, scenario.GenerateDRA(*firstSeed+i))
+	}
+	runScenarios(t, scenarios)
 }

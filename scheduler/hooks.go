@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -28,6 +30,9 @@ type engineHooks struct {
 	// cacheError receives the cache mutations that failed (see
 	// cacheFailed); nil logs them.
 	cacheError func(pod *v1.Pod, err error)
+	// claimWritten receives every claim a plugin wrote (see
+	// storeClaimWrites); nil stores it directly.
+	claimWritten func(claim *resourcev1.ResourceClaim)
 	// pcg is the random source behind s.rand, kept to checkpoint it.
 	pcg *rand.PCG
 }
@@ -70,6 +75,26 @@ func (s *Scheduler) SetPreemptionActuator(fn func(preemptor *v1.Pod, p *record.P
 // the attempt's cycle state.
 func (s *Scheduler) SetBindObserver(fn func(state *framework.CycleState, pod *v1.Pod, node string)) {
 	s.hooks.bound = fn
+}
+
+// storeClaimWrites stores the claims the profile's plugins wrote at the
+// extension point that just ran, as upstream's writes reach the API server
+// (and, through the claim informer, the queue) before the cycle goes on.
+func (s *Scheduler) storeClaimWrites(fwk *runtime.Framework, state *framework.CycleState) {
+	for _, c := range fwk.TakeClaimWrites(state) {
+		if s.hooks.claimWritten != nil {
+			s.hooks.claimWritten(c)
+		} else {
+			s.objects.Add(c)
+		}
+	}
+}
+
+// SetClaimWriteObserver installs fn, given every ResourceClaim a plugin
+// wrote to store it and report the update (instead of storing it
+// silently, the default).
+func (s *Scheduler) SetClaimWriteObserver(fn func(claim *resourcev1.ResourceClaim)) {
+	s.hooks.claimWritten = fn
 }
 
 // NewPCG is the random source New seeds from opts.Seed.

@@ -655,6 +655,7 @@ func (l *Loader) Finish() (*Cluster, *docread.Report) {
 		l.cluster.PriorityClasses = append(l.cluster.PriorityClasses, pc)
 	}
 	l.admitPods()
+	l.generateTemplateClaims()
 	l.admitPersistentVolumeClaims()
 	l.checkNodeNames()
 	for _, u := range l.unknown {

@@ -760,6 +760,11 @@ func clusterObjects(c *snapshot.Cluster, pending []*v1.Pod) (nodes []*v1.Node, p
 	others = appendObjects(others, c.ReplicationControllers)
 	others = appendObjects(others, c.DaemonSets)
 	others = appendObjects(others, c.RuntimeClasses)
+	others = appendObjects(others, c.DeviceClasses)
+	others = appendObjects(others, c.ResourceSlices)
+	others = appendObjects(others, c.DeviceTaintRules)
+	others = appendObjects(others, c.ResourceClaimTemplates)
+	others = appendObjects(others, c.ResourceClaims)
 	return nodes, pods, others, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -236,6 +237,7 @@ func (e *Engine) build(withInputs bool) error {
 	s.UsePCG(scheduler.NewPCG(e.opts.Seed))
 	s.SetPreemptionActuator(e.onPreemption)
 	s.SetBindObserver(e.onBound)
+	s.SetClaimWriteObserver(func(c *resourcev1.ResourceClaim) { e.storeObject(c) })
 	s.SetCacheErrorReporter(e.onCacheError)
 	s.Nominator().SetResolver(e.resolveNominated)
 	e.installBinder(s)
