@@ -438,8 +438,16 @@ func (h *harness) attempt(namespace, name string) (record.AttemptJSON, error) {
 		podsToActivate.Map = make(map[string]*v1.Pod)
 	}
 
-	// Binding cycle, reduced to Bind: PreBind (volume binding, DRA claim
-	// status) would wait for controllers the fake API server does not run.
+	// Binding cycle, reduced to Bind: VolumeBinding's PreBind would wait
+	// for controllers the fake API server does not run. DynamicResources'
+	// PreBind needs none (no generated scenario has binding conditions):
+	// it writes the claims' allocation and reservation, which the next
+	// attempts must see, so it runs for pods with claims and no volumes.
+	if len(assumed.Spec.ResourceClaims) > 0 && !hasClaimVolumes(assumed) {
+		if st := fw.RunPreBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+			return a, fmt.Errorf("PreBind on node %s: %w", host, st.AsError())
+		}
+	}
 	if st := fw.RunBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
 		return a, fmt.Errorf("binding to node %s: %w", host, st.AsError())
 	}
@@ -779,4 +787,15 @@ func appendObjects[T any, PT interface {
 		}
 	}
 	return dst
+}
+
+// hasClaimVolumes reports whether the pod has PersistentVolumeClaim or
+// ephemeral volumes, which VolumeBinding's PreBind would bind.
+func hasClaimVolumes(pod *v1.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return true
+		}
+	}
+	return false
 }
