@@ -202,6 +202,7 @@ func (s *Scheduler) assume(assumed *v1.Pod, host string) error {
 // failed: Unreserve, then the cache's ForgetPod.
 func (s *Scheduler) unreserveAndForget(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string) {
 	fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
+	s.storeClaimWrites(fwk, state)
 	if err := s.snapshot.RemovePod(assumed); err != nil {
 		s.cacheFailed("ForgetPod", assumed, err)
 	}

@@ -57,7 +57,7 @@ func GenerateDRA(seed int64) *Scenario {
 				tn := t.Name
 				p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: pcName, ResourceClaimTemplateName: &tn})
 				b.feat("DRA/template")
-			case k < 4 && shared != nil:
+			case k < 4 && shared != nil && !referencesClaim(p, shared.Name):
 				n := shared.Name
 				p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: pcName, ResourceClaimName: &n})
 				b.feat("DRA/shared-claim")
@@ -252,4 +252,17 @@ func (g *draGen) boundWithClaim(name string) {
 	}
 	c.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}}
 	g.b.feat("DRA/allocated-claim")
+}
+
+// referencesClaim reports whether p already lists the claim: a pod may list
+// a claim twice, but then the second PreBind write conflicts with the first
+// on a real API server, which the fake one the differential suite runs
+// upstream against does not model.
+func referencesClaim(p *v1.Pod, name string) bool {
+	for _, pc := range p.Spec.ResourceClaims {
+		if pc.ResourceClaimName != nil && *pc.ResourceClaimName == name {
+			return true
+		}
+	}
+	return false
 }

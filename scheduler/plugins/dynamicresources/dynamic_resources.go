@@ -596,13 +596,18 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 	}
 	bindingGates := pl.fts.EnableDRADeviceBindingConditions && pl.fts.EnableDRAResourceClaimDeviceStatus
 	var bound []types.UID
+	written := map[types.UID]*resourcev1.ResourceClaim{}
 	for i, claim := range s.claims {
 		if resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 			continue
 		}
-		// The latest stored claim, as upstream's update retries on a
-		// conflict with what the API server holds.
+		// The latest claim, as upstream's update retries on a conflict
+		// with what the API server holds: this PreBind's own earlier write
+		// (a pod may list the same claim twice), else the stored one.
 		cur, err := pl.h.Objects().ResourceClaim(claim.Namespace, claim.Name)
+		if w, ok := written[claim.UID]; ok {
+			cur, err = w, nil
+		}
 		if err != nil || cur.UID != claim.UID || cur.DeletionTimestamp != nil {
 			return framework.AsStatus(fmt.Errorf("claim %s/%s got deleted in the meantime", claim.Namespace, claim.Name))
 		}
@@ -627,6 +632,7 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 		}
 		c.Status.ReservedFor = append(c.Status.ReservedFor, resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID})
 		s.claims[i] = c
+		written[c.UID] = c
 		s.write(c)
 		bound = append(bound, c.UID)
 	}

@@ -289,3 +289,23 @@ func TestDeviceTaintRule(t *testing.T) {
 		t.Errorf("Filter with tainted device = %v", s)
 	}
 }
+
+// A pod listing the same claim twice: the second write conflicts with the
+// first, as on the API server, and PreBind fails.
+func TestPreBindSameClaimTwice(t *testing.T) {
+	a := node("a")
+	pl, _ := newPlugin(t, []*v1.Node{a}, class("gpu", ""), slice("a", "a100", "l4"), claim("c", "gpu", 1))
+	ctx := context.Background()
+	cs := framework.NewCycleState()
+	p := pod("p", "c")
+	n := "c"
+	p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: "again", ResourceClaimName: &n})
+	pl.PreFilter(ctx, cs, p, nil)
+	if s := pl.Filter(ctx, cs, p, nodeInfo(a)); !s.IsSuccess() {
+		t.Fatalf("Filter = %v", s)
+	}
+	pl.Reserve(ctx, cs, p, "a")
+	if s := pl.PreBind(ctx, cs, p, "a"); !s.IsError() || s.Message() != "claim default/c got allocated elsewhere in the meantime" {
+		t.Errorf("PreBind = %v", s)
+	}
+}
