@@ -251,3 +251,7 @@ func TestConformanceDRA(t *testing.T) {
 	}
 	runScenarios(t, scenarios)
 }
+
+func TestConformanceCuratedDRA(t *testing.T) {
+	runScenarios(t, scenario.CuratedDRA())
+}

@@ -231,6 +231,9 @@ func validateResourceSlice(s *resourcev1.ResourceSlice) field.ErrorList {
 	case set > 1:
 		errs = append(errs, field.Invalid(p, nil, "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required, but multiple fields are set"))
 	}
+	if s.Spec.SharedCounters != nil && s.Spec.Devices != nil {
+		errs = append(errs, field.Invalid(p, "", "only one of `sharedCounters` or `devices` is allowed"))
+	}
 	names := map[string]bool{}
 	for i, d := range s.Spec.Devices {
 		dp := p.Child("devices").Index(i)
