@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ kind: DeviceClass
 metadata:
   name: gpu
 spec:
+  extendedResourceName: example.com/gpu
   selectors:
   - cel:
       expression: device.driver == "gpu.example.com"
@@ -154,6 +156,7 @@ func TestLoadDRAObjects(t *testing.T) {
 		"ResourceSlice nowhere", "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required",
 		"ResourceClaim default/bad-count", "spec.devices.requests[0].exactly.count", "must be greater than zero",
 		"ResourceClaimTemplate default/missing not found",
+		"DeviceClass gpu", "schedtui does not simulate DRA-backed extended resources",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("report lacks %q:\n%s", want, all)
@@ -167,5 +170,34 @@ func TestLoadDRAObjects(t *testing.T) {
 	}
 	if errs != 3 {
 		t.Errorf("%d errors, want 3:\n%s", errs, all)
+	}
+}
+
+// A written snapshot keeps the DRA objects, and the generated claim is not
+// generated again when the written file is loaded.
+func TestWriteDRARoundTrip(t *testing.T) {
+	c, _, err := Load("dra.yaml", []byte(draSnapshot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := Write(&buf, c, Header{}, OutputFormat{YAML: true}); err != nil {
+		t.Fatal(err)
+	}
+	again, r, err := Load("written.yaml", buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Problems {
+		if p.Severity == docread.Error {
+			t.Errorf("reloading: %s", p)
+		}
+	}
+	if len(again.DeviceClasses) != len(c.DeviceClasses) || len(again.ResourceSlices) != len(c.ResourceSlices) ||
+		len(again.DeviceTaintRules) != len(c.DeviceTaintRules) || len(again.ResourceClaimTemplates) != len(c.ResourceClaimTemplates) ||
+		len(again.ResourceClaims) != len(c.ResourceClaims) {
+		t.Errorf("reloaded %d/%d/%d/%d/%d, wrote %d/%d/%d/%d/%d", len(again.DeviceClasses), len(again.ResourceSlices), len(again.DeviceTaintRules),
+			len(again.ResourceClaimTemplates), len(again.ResourceClaims), len(c.DeviceClasses), len(c.ResourceSlices), len(c.DeviceTaintRules),
+			len(c.ResourceClaimTemplates), len(c.ResourceClaims))
 	}
 }

@@ -11,9 +11,12 @@
 // them right after the extension point, where upstream's API writes reach
 // the claim informer.
 //
-// Not simulated (rejected or ignored explicitly, see PreFilter): claims for
-// DRA-backed extended resources (DRAExtendedResource), PodGroup claims,
-// binding conditions' waits, node-allocatable resources.
+// Not simulated: DRA-backed extended resources (DRAExtendedResource; the
+// snapshot loader warns about DeviceClasses with an extendedResourceName,
+// whose requests NodeResourcesFit then checks as plain extended
+// resources), PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
+// for devices' binding conditions in PreBind (no driver runs here), and
+// node-allocatable resources (alpha).
 package dynamicresources
 
 import (
