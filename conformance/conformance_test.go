@@ -22,6 +22,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot"
 )
 
 var (
@@ -254,4 +255,17 @@ func TestConformanceDRA(t *testing.T) {
 
 func TestConformanceCuratedDRA(t *testing.T) {
 	runScenarios(t, scenario.CuratedDRA())
+}
+
+// TestConformanceDRAExample runs the GPU example snapshot the README points
+// to, loaded as schedtui loads it (claims generated from templates).
+func TestConformanceDRAExample(t *testing.T) {
+	c, rep, err := snapshot.LoadFile("../testdata/dra-gpus.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Problems {
+		t.Errorf("loading: %s", p)
+	}
+	runScenarios(t, []*scenario.Scenario{{Name: "dra-gpus", Cluster: c}})
 }
