@@ -78,3 +78,29 @@ func TestDRASliceAddedAndClaimWrites(t *testing.T) {
 		t.Fatalf("after the deallocation: %v %+v", ok, a)
 	}
 }
+
+// A pod whose claim does not exist yet is gated at PreEnqueue; the claim's
+// creation lets it in, and it schedules.
+func TestDRAGatedUntilClaimCreated(t *testing.T) {
+	e := load(t, listHeader+nodeYAML("n1", "4", "")+`- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu}
+`+podYAML("a", "1", 0, "    resourceClaims: [{name: gpu, resourceClaimName: a-gpu}]\n"), Options{})
+	if err := e.Apply(ClusterChange{Kind: ObjectAdd, Object: gpuSlice()}); err != nil {
+		t.Fatal(err)
+	}
+	q := e.Queue()
+	if len(q.Gated) != 1 || q.Gated[0].GatingPlugin != "DynamicResources" || q.Gated[0].GatingMessage != `could not find ResourceClaim "default/a-gpu"` {
+		t.Fatalf("not gated by DynamicResources: %+v", q)
+	}
+	c := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "a-gpu", Namespace: "default", UID: "uid-a-gpu"},
+		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu",
+			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1}}}}}}
+	if err := e.Apply(ClusterChange{Kind: ObjectAdd, Object: c}); err != nil {
+		t.Fatal(err)
+	}
+	a, ok := e.Step()
+	if !ok || a.Outcome != record.Scheduled {
+		t.Fatalf("after the claim was created: %v %+v", ok, a)
+	}
+}
