@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/dynamic-resource-allocation/cel"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
@@ -213,7 +214,7 @@ func (pl *DynamicResources) foreachPodResourceClaim(pod *v1.Pod, cb func(claim *
 // PreFilter resolves the claims, checks the requests' device classes and
 // builds the allocator over every slice and the devices already taken.
 func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	if !pl.enabled {
+	if pl.resizeDeferred(pod) || !pl.enabled {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}}
@@ -309,8 +310,8 @@ func (pl *DynamicResources) PreFilterExtensions() framework.PreFilterExtensions 
 
 // Filter checks the allocated claims' node selectors and asks the
 // allocator for the unallocated ones on this node.
-func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState, _ *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	if !pl.enabled {
+func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	if pl.resizeDeferred(pod) || !pl.enabled {
 		return nil
 	}
 	s, err := getStateData(cs)
@@ -385,7 +386,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 // elsewhere. Upstream picks among such claims in Go map order (at
 // random); the lowest index is taken here, which gives the same message.
 func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
-	if !pl.enabled {
+	if !pl.enabled || pl.resizeDeferred(pod) {
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
 	s, err := getStateData(cs)
@@ -645,6 +646,13 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 	}
 	pl.mu.Unlock()
 	return nil
+}
+
+// resizeDeferred: with InPlacePodVerticalScalingSchedulerPreemption (alpha)
+// a pod whose resize is deferred is left alone by this plugin (its claims
+// were already allocated when it was scheduled).
+func (pl *DynamicResources) resizeDeferred(pod *v1.Pod) bool {
+	return pl.fts.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod)
 }
 
 // pendingAllocation is the in-flight allocation of a claim, if any.

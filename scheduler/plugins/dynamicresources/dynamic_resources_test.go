@@ -309,3 +309,22 @@ func TestPreBindSameClaimTwice(t *testing.T) {
 		t.Errorf("PreBind = %v", s)
 	}
 }
+
+// With InPlacePodVerticalScalingSchedulerPreemption, a pod whose resize is
+// deferred is skipped; without it, its missing class rejects it.
+func TestResizeDeferredSkips(t *testing.T) {
+	p := pod("p", "c")
+	p.Status.Conditions = []v1.PodCondition{{Type: v1.PodResizePending, Status: v1.ConditionTrue, Reason: v1.PodReasonDeferred}}
+	for _, gate := range []bool{false, true} {
+		h := frameworktest.NewHandle(nil, nil, claim("c", "tpu", 1))
+		h.Gates.EnableInPlacePodVerticalScalingSchedulerPreemption = gate
+		pl, err := New(nil, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s := pl.(*DynamicResources).PreFilter(context.Background(), framework.NewCycleState(), p, nil)
+		if gate != s.IsSkip() {
+			t.Errorf("gate %v: PreFilter = %v", gate, s)
+		}
+	}
+}
