@@ -660,7 +660,10 @@ func (e *Engine) quiescent() bool {
 		if !settled {
 			return
 		}
-		if pi.Gated() && pi.GatingPlugin == names.SchedulingGates {
+		// A gated pod waits for an event its gating plugin registered
+		// (a scheduling gate removed, a claim created): the periodic
+		// flush gates it again and changes nothing.
+		if pi.Gated() {
 			return
 		}
 		if g, ok := e.lastGen[pi.Pod.UID]; !ok || g != e.gen {
