@@ -26,6 +26,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot"
 )
 
 var (
@@ -65,12 +66,6 @@ func runOurs(s *scenario.Scenario, cfg *configv1.KubeSchedulerConfiguration, gat
 	var attempted []*v1.Pod
 	for _, pod := range sched.PendingPods(c.Pods) {
 		if !sched.PreEnqueue(pod).IsSuccess() {
-			continue
-		}
-		// DynamicResources is deliberately not simulated: schedtui answers
-		// "not simulated" where upstream allocates devices, so pods with
-		// resource claims are left out of both sides.
-		if len(pod.Spec.ResourceClaims) > 0 {
 			continue
 		}
 		attempted = append(attempted, pod)
@@ -143,7 +138,7 @@ func runScenariosWith(t *testing.T, scenarios []*scenario.Scenario, cfg *configv
 			for i := range theirs {
 				if i < len(ours.attempts) {
 					o, u := ours.attempts[i], theirs[i]
-					t.Logf("%2d %-24s ours %-13s %-9s nom=%-9s victims=%v | upstream %-13s %-9s nom=%-9s victims=%v", i, o.Pod, o.Outcome, o.Node, o.NominatedNode, o.Victims, u.Outcome, u.Node, u.NominatedNode, u.Victims)
+					t.Logf("%2d %-24s ours %-13s %-9s nom=%-9s victims=%v | upstream %-13s %-9s nom=%-9s victims=%v\n   %s", i, o.Pod, o.Outcome, o.Node, o.NominatedNode, o.Victims, u.Outcome, u.Node, u.NominatedNode, u.Victims, u.Message)
 				}
 			}
 		}
@@ -290,4 +285,31 @@ func save(t *testing.T, s *scenario.Scenario) string {
 		return "(not saved: " + err.Error() + ")"
 	}
 	return path
+}
+
+var numDRA = flag.Int("dra-scenarios", 150, "generated DRA scenarios")
+
+func TestConformanceDRA(t *testing.T) {
+	var scenarios []*scenario.Scenario
+	for i := int64(0); i < int64(*numDRA); i++ {
+		scenarios = append(scenarios, scenario.GenerateDRA(*firstSeed+i))
+	}
+	runScenarios(t, scenarios, features.Defaults())
+}
+
+func TestConformanceCuratedDRA(t *testing.T) {
+	runScenarios(t, scenario.CuratedDRA(), features.Defaults())
+}
+
+// TestConformanceDRAExample runs the GPU example snapshot the README points
+// to, loaded as schedtui loads it (claims generated from templates).
+func TestConformanceDRAExample(t *testing.T) {
+	c, rep, err := snapshot.LoadFile("../testdata/dra-gpus.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Problems {
+		t.Errorf("loading: %s", p)
+	}
+	runScenarios(t, []*scenario.Scenario{{Name: "dra-gpus", Cluster: c}}, features.Defaults())
 }

@@ -90,10 +90,6 @@ func checkHints(t *testing.T, s *scenario.Scenario, badSoFar func() int) (attemp
 			t.Errorf("%s %s: %v", s.Name, h.Pod, err)
 			return attempts, checked, bad
 		}
-		if len(pod.Spec.ResourceClaims) > 0 {
-			// DynamicResources is not simulated (see runOurs).
-			continue
-		}
 		res, err := why.Hints(why.Input{Attempt: pa.Attempt, Sched: sched, Pod: pod}, why.Options{})
 		if err != nil {
 			t.Errorf("%s %s: %v", s.Name, h.Pod, err)

@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -28,6 +30,9 @@ type engineHooks struct {
 	// cacheError receives the cache mutations that failed (see
 	// cacheFailed); nil logs them.
 	cacheError func(pod *v1.Pod, err error)
+	// claimWritten receives every claim a plugin wrote (see
+	// storeClaimWrites); nil stores it directly.
+	claimWritten func(claim *resourcev1.ResourceClaim)
 	// pcg is the random source behind s.rand, kept to checkpoint it.
 	pcg *rand.PCG
 	// extenderBinding, when set and true, lets a bind extender bind the
@@ -93,6 +98,26 @@ func (s *Scheduler) SetExtenderBinding(fn func() bool, bound func(pod *v1.Pod, n
 // true: the engine installs it to say when it replays attempts (a rewind,
 // a fork). nil, the default, always calls out.
 func (s *Scheduler) SetExtenderReplay(fn func() bool) { s.hooks.extenderReplay = fn }
+
+// storeClaimWrites stores the claims the profile's plugins wrote at the
+// extension point that just ran, as upstream's writes reach the API server
+// (and, through the claim informer, the queue) before the cycle goes on.
+func (s *Scheduler) storeClaimWrites(fwk *runtime.Framework, state *framework.CycleState) {
+	for _, c := range fwk.TakeClaimWrites(state) {
+		if s.hooks.claimWritten != nil {
+			s.hooks.claimWritten(c)
+		} else {
+			s.objects.Add(c)
+		}
+	}
+}
+
+// SetClaimWriteObserver installs fn, given every ResourceClaim a plugin
+// wrote to store it and report the update (instead of storing it
+// silently, the default).
+func (s *Scheduler) SetClaimWriteObserver(fn func(claim *resourcev1.ResourceClaim)) {
+	s.hooks.claimWritten = fn
+}
 
 // NewPCG is the random source New seeds from opts.Seed.
 func NewPCG(seed uint64) *rand.PCG { return rand.NewPCG(seed, seed^0x9e3779b97f4a7c15) }

@@ -175,6 +175,7 @@ func (s *Scheduler) handleSchedulePodError(ctx context.Context, fwk *runtime.Fra
 		return scheduleResult{nominatingInfo: clearNominatedNode}, framework.NewStatus(framework.Unschedulable).WithError(err)
 	}
 	result, st := fwk.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
+	s.storeClaimWrites(fwk, state)
 	rec.phase(record.PhasePostFilter, st)
 	if p, err := state.Read(record.PreemptionStateKey); err == nil {
 		rec.a.Preemption = p.(*record.PreemptionState).Preemption
@@ -207,6 +208,7 @@ func (s *Scheduler) assume(assumed *v1.Pod, host string) error {
 // failed: Unreserve, then the cache's ForgetPod.
 func (s *Scheduler) unreserveAndForget(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string) {
 	fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
+	s.storeClaimWrites(fwk, state)
 	if err := s.snapshot.RemovePod(assumed); err != nil {
 		s.cacheFailed("ForgetPod", assumed, err)
 	}
@@ -247,7 +249,9 @@ func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, st
 		s.unreserveAndForget(ctx, fwk, state, assumed, host)
 		return pre
 	}
-	if st := fwk.RunPreBindPlugins(ctx, state, assumed, host, skip); !st.IsSuccess() {
+	st := fwk.RunPreBindPlugins(ctx, state, assumed, host, skip)
+	s.storeClaimWrites(fwk, state)
+	if !st.IsSuccess() {
 		rec.phase(record.PhasePreBind, st)
 		s.unreserveAndForget(ctx, fwk, state, assumed, host)
 		return st

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 )
@@ -35,4 +36,10 @@ type Cluster struct {
 	ReplicationControllers []*v1.ReplicationController
 	DaemonSets             []*appsv1.DaemonSet
 	RuntimeClasses         []*nodev1.RuntimeClass
+	// Dynamic resource allocation (resource.k8s.io/v1).
+	DeviceClasses          []*resourcev1.DeviceClass
+	ResourceSlices         []*resourcev1.ResourceSlice
+	DeviceTaintRules       []*resourcev1.DeviceTaintRule
+	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
+	ResourceClaims         []*resourcev1.ResourceClaim
 }

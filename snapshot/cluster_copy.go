@@ -25,6 +25,11 @@ func (c *Cluster) DeepCopy() *Cluster {
 		ReplicationControllers: deepCopyAll(c.ReplicationControllers),
 		DaemonSets:             deepCopyAll(c.DaemonSets),
 		RuntimeClasses:         deepCopyAll(c.RuntimeClasses),
+		DeviceClasses:          deepCopyAll(c.DeviceClasses),
+		ResourceSlices:         deepCopyAll(c.ResourceSlices),
+		DeviceTaintRules:       deepCopyAll(c.DeviceTaintRules),
+		ResourceClaimTemplates: deepCopyAll(c.ResourceClaimTemplates),
+		ResourceClaims:         deepCopyAll(c.ResourceClaims),
 	}
 }
 

@@ -35,6 +35,11 @@ func (c *Cluster) Objects() []runtime.Object {
 	add(len(c.StatefulSets), func(i int) runtime.Object { return c.StatefulSets[i] })
 	add(len(c.DaemonSets), func(i int) runtime.Object { return c.DaemonSets[i] })
 	add(len(c.PodDisruptionBudgets), func(i int) runtime.Object { return c.PodDisruptionBudgets[i] })
+	add(len(c.DeviceClasses), func(i int) runtime.Object { return c.DeviceClasses[i] })
+	add(len(c.ResourceSlices), func(i int) runtime.Object { return c.ResourceSlices[i] })
+	add(len(c.DeviceTaintRules), func(i int) runtime.Object { return c.DeviceTaintRules[i] })
+	add(len(c.ResourceClaimTemplates), func(i int) runtime.Object { return c.ResourceClaimTemplates[i] })
+	add(len(c.ResourceClaims), func(i int) runtime.Object { return c.ResourceClaims[i] })
 	add(len(c.Pods), func(i int) runtime.Object { return c.Pods[i] })
 	return out
 }

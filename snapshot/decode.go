@@ -14,6 +14,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -62,6 +63,12 @@ func init() {
 	register("StatefulSet", appsv1.SchemeGroupVersion, true, dnsSub, func() runtime.Object { return &appsv1.StatefulSet{} })
 	register("DaemonSet", appsv1.SchemeGroupVersion, true, dnsSub, func() runtime.Object { return &appsv1.DaemonSet{} })
 	register("RuntimeClass", nodev1.SchemeGroupVersion, false, dnsSub, func() runtime.Object { return &nodev1.RuntimeClass{} })
+	res := resourcev1.SchemeGroupVersion
+	register("DeviceClass", res, false, dnsSub, func() runtime.Object { return &resourcev1.DeviceClass{} })
+	register("ResourceSlice", res, false, dnsSub, func() runtime.Object { return &resourcev1.ResourceSlice{} })
+	register("ResourceClaim", res, true, dnsSub, func() runtime.Object { return &resourcev1.ResourceClaim{} })
+	register("ResourceClaimTemplate", res, true, dnsSub, func() runtime.Object { return &resourcev1.ResourceClaimTemplate{} })
+	register("DeviceTaintRule", res, false, dnsSub, func() runtime.Object { return &resourcev1.DeviceTaintRule{} })
 }
 
 // SupportedKinds lists the kinds Load keeps, with the apiVersion each must

@@ -655,6 +655,8 @@ func (l *Loader) Finish() (*Cluster, *docread.Report) {
 		l.cluster.PriorityClasses = append(l.cluster.PriorityClasses, pc)
 	}
 	l.admitPods()
+	l.generateTemplateClaims()
+	l.warnExtendedResourceClasses()
 	l.admitPersistentVolumeClaims()
 	l.checkNodeNames()
 	for _, u := range l.unknown {

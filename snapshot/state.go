@@ -5,6 +5,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 )
@@ -61,5 +62,15 @@ func (c *Cluster) add(obj any) {
 		c.DaemonSets = append(c.DaemonSets, o)
 	case *nodev1.RuntimeClass:
 		c.RuntimeClasses = append(c.RuntimeClasses, o)
+	case *resourcev1.DeviceClass:
+		c.DeviceClasses = append(c.DeviceClasses, o)
+	case *resourcev1.ResourceSlice:
+		c.ResourceSlices = append(c.ResourceSlices, o)
+	case *resourcev1.DeviceTaintRule:
+		c.DeviceTaintRules = append(c.DeviceTaintRules, o)
+	case *resourcev1.ResourceClaimTemplate:
+		c.ResourceClaimTemplates = append(c.ResourceClaimTemplates, o)
+	case *resourcev1.ResourceClaim:
+		c.ResourceClaims = append(c.ResourceClaims, o)
 	}
 }

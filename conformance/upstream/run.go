@@ -442,8 +442,16 @@ func (h *harness) attempt(namespace, name string) (record.AttemptJSON, error) {
 		podsToActivate.Map = make(map[string]*v1.Pod)
 	}
 
-	// Binding cycle, reduced to Bind: PreBind (volume binding, DRA claim
-	// status) would wait for controllers the fake API server does not run.
+	// Binding cycle, reduced to Bind: VolumeBinding's PreBind would wait
+	// for controllers the fake API server does not run. DynamicResources'
+	// PreBind needs none (no generated scenario has binding conditions):
+	// it writes the claims' allocation and reservation, which the next
+	// attempts must see, so it runs for pods with claims and no volumes.
+	if len(assumed.Spec.ResourceClaims) > 0 && !hasClaimVolumes(assumed) {
+		if st := fw.RunPreBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
+			return a, fmt.Errorf("PreBind on node %s: %w", host, st.AsError())
+		}
+	}
 	if st := fw.RunBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
 		return a, fmt.Errorf("binding to node %s: %w", host, st.AsError())
 	}
@@ -764,6 +772,11 @@ func clusterObjects(c *snapshot.Cluster, pending []*v1.Pod) (nodes []*v1.Node, p
 	others = appendObjects(others, c.ReplicationControllers)
 	others = appendObjects(others, c.DaemonSets)
 	others = appendObjects(others, c.RuntimeClasses)
+	others = appendObjects(others, c.DeviceClasses)
+	others = appendObjects(others, c.ResourceSlices)
+	others = appendObjects(others, c.DeviceTaintRules)
+	others = appendObjects(others, c.ResourceClaimTemplates)
+	others = appendObjects(others, c.ResourceClaims)
 	return nodes, pods, others, nil
 }
 
@@ -778,4 +791,15 @@ func appendObjects[T any, PT interface {
 		}
 	}
 	return dst
+}
+
+// hasClaimVolumes reports whether the pod has PersistentVolumeClaim or
+// ephemeral volumes, which VolumeBinding's PreBind would bind.
+func hasClaimVolumes(pod *v1.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
+			return true
+		}
+	}
+	return false
 }

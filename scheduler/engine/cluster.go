@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -313,7 +314,7 @@ func (e *Engine) onCacheError(pod *v1.Pod, err error) {
 	e.event(Event{Kind: EventCluster, Pod: key(pod), Node: pod.Spec.NodeName, Reason: SchedulerCacheError, Message: err.Error()})
 }
 
-// storeObject writes a PV or a claim and reports its add or update event.
+// storeObject writes a PV, a PVC or a ResourceClaim and reports its add or update event.
 func (e *Engine) storeObject(obj any) {
 	objs := e.sched.Objects()
 	var ev framework.ClusterEvent
@@ -327,6 +328,11 @@ func (e *Engine) storeObject(obj any) {
 	case *v1.PersistentVolumeClaim:
 		ev = framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add}
 		if old, err := objs.PersistentVolumeClaim(o.Namespace, o.Name); err == nil {
+			ev.ActionType, oldObj = framework.Update, old
+		}
+	case *resourcev1.ResourceClaim:
+		ev = framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Add}
+		if old, err := objs.ResourceClaim(o.Namespace, o.Name); err == nil {
 			ev.ActionType, oldObj = framework.Update, old
 		}
 	default:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -274,6 +275,7 @@ func (e *Engine) build(withInputs bool) error {
 	s.SetBindObserver(e.onBound)
 	// An attempt made again gets the extenders' answers it got.
 	s.SetExtenderReplay(func() bool { return e.replaying })
+	s.SetClaimWriteObserver(func(c *resourcev1.ResourceClaim) { e.storeObject(c) })
 	s.SetCacheErrorReporter(e.onCacheError)
 	s.Nominator().SetResolver(e.resolveNominated)
 	e.installBinder(s)
@@ -722,7 +724,10 @@ func (e *Engine) quiescent() bool {
 		if !settled {
 			return
 		}
-		if pi.Gated() && pi.GatingPlugin == names.SchedulingGates {
+		// A gated pod waits for an event its gating plugin registered
+		// (a scheduling gate removed, a claim created): the periodic
+		// flush gates it again and changes nothing.
+		if pi.Gated() {
 			return
 		}
 		if g, ok := e.lastGen[pi.Pod.UID]; !ok || g != e.gen {

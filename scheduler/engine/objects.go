@@ -10,6 +10,10 @@ package engine
 // with ClusterEvent{resource, Add|Update|Delete}. Upstream only registers a
 // handler for the action types some plugin registered; the queue drops an
 // event no plugin registered (isEventOfInterest), which is the same.
+// ResourceClaims, ResourceSlices and DeviceClasses move pods too (a
+// DeviceTaintRule's change as updates of the slices it selects);
+// ResourceClaimTemplates are only read (by the resourceclaim controller,
+// not the scheduler) and stored.
 // Services, ReplicationControllers, ReplicaSets, StatefulSets,
 // PodDisruptionBudgets and Namespaces are only listed by plugins: they are
 // stored and move nothing. PriorityClasses, RuntimeClasses and DaemonSets
@@ -24,6 +28,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -77,6 +82,18 @@ func kindOf(obj runtime.Object) (objectKind, bool) {
 		return objectKind{"StatefulSet", "", true}, true
 	case *policyv1.PodDisruptionBudget:
 		return objectKind{"PodDisruptionBudget", "", true}, true
+	case *resourcev1.ResourceClaim:
+		return objectKind{"ResourceClaim", framework.ResourceClaim, true}, true
+	case *resourcev1.ResourceSlice:
+		return objectKind{"ResourceSlice", framework.ResourceSlice, true}, true
+	case *resourcev1.DeviceClass:
+		return objectKind{"DeviceClass", framework.DeviceClass, true}, true
+	case *resourcev1.ResourceClaimTemplate:
+		return objectKind{"ResourceClaimTemplate", "", true}, true
+	case *resourcev1.DeviceTaintRule:
+		// Upstream's slice tracker reports a rule's change as updates of
+		// the slices it selects (see taintRuleChanged).
+		return objectKind{"DeviceTaintRule", "", true}, true
 	case *schedulingv1.PriorityClass:
 		return objectKind{"PriorityClass", "", false}, true
 	case *nodev1.RuntimeClass:
@@ -188,6 +205,16 @@ func (e *Engine) storedObject(obj runtime.Object) runtime.Object {
 		return findNamed(objs.StatefulSets(ns), ns, name)
 	case *policyv1.PodDisruptionBudget:
 		return findNamed(objs.PodDisruptionBudgets(), ns, name)
+	case *resourcev1.ResourceClaim:
+		return found(objs.ResourceClaim(ns, name))
+	case *resourcev1.ResourceClaimTemplate:
+		return found(objs.ResourceClaimTemplate(ns, name))
+	case *resourcev1.DeviceClass:
+		return found(objs.DeviceClass(name))
+	case *resourcev1.ResourceSlice:
+		return findNamed(objs.ResourceSlices(), ns, name)
+	case *resourcev1.DeviceTaintRule:
+		return findNamed(objs.DeviceTaintRules(), ns, name)
 	}
 	return nil
 }
@@ -241,7 +268,43 @@ func (e *Engine) applyObject(c ClusterChange) error {
 			e.shadowClaim(old.(*v1.PersistentVolumeClaim), cur)
 		}
 	}
+	if rule, ok := c.Object.(*resourcev1.DeviceTaintRule); ok {
+		e.taintRuleChanged(rule, old)
+	}
 	return nil
+}
+
+// taintRuleChanged reports a DeviceTaintRule's add, update or delete as
+// upstream's slice tracker does: an Update of every stored ResourceSlice
+// the rule selected before or selects now.
+func (e *Engine) taintRuleChanged(rule *resourcev1.DeviceTaintRule, old runtime.Object) {
+	var oldRule *resourcev1.DeviceTaintRule
+	if o, ok := old.(*resourcev1.DeviceTaintRule); ok {
+		oldRule = o
+	}
+	for _, sl := range e.sched.Objects().ResourceSlices() {
+		if taintRuleSelects(rule, sl) || oldRule != nil && taintRuleSelects(oldRule, sl) {
+			e.q.MoveAllToActiveOrBackoffQueue(framework.ClusterEvent{Resource: framework.ResourceSlice, ActionType: framework.Update}, sl, sl, nil)
+		}
+	}
+}
+
+// taintRuleSelects: the rule's selector (driver, pool, device, each
+// optional; no selector selects nothing) matches a device of the slice.
+func taintRuleSelects(rule *resourcev1.DeviceTaintRule, sl *resourcev1.ResourceSlice) bool {
+	sel := rule.Spec.DeviceSelector
+	if sel == nil || sel.Driver != nil && *sel.Driver != sl.Spec.Driver || sel.Pool != nil && *sel.Pool != sl.Spec.Pool.Name {
+		return false
+	}
+	if sel.Device == nil {
+		return len(sl.Spec.Devices) > 0
+	}
+	for _, d := range sl.Spec.Devices {
+		if d.Name == *sel.Device {
+			return true
+		}
+	}
+	return false
 }
 
 // ChangeFor is the change a watch event reports about obj: NodeAdd,

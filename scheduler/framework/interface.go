@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/schedtui/schedtui/scheduler/features"
@@ -151,6 +152,19 @@ type VolumeWriterPlugin interface {
 	// VolumeWrites returns what this cycle's PreBind decided; empty when
 	// it had nothing to do or did not run.
 	VolumeWrites(state *CycleState) VolumeWrites
+}
+
+// ClaimWriterPlugin is a plugin that writes ResourceClaims
+// (DynamicResources: PostFilter's deallocation, PreBind's allocation and
+// reservation). Upstream sends these writes to the API server at once;
+// here the plugin records them in the cycle state and the scheduler stores
+// each right after the extension point that made it
+// (Framework.TakeClaimWrites), as a claim update the queue hears of.
+type ClaimWriterPlugin interface {
+	Plugin
+	// TakeClaimWrites returns the claims as written since the last call,
+	// in write order, and forgets them.
+	TakeClaimWrites(state *CycleState) []*resourcev1.ResourceClaim
 }
 
 // Handle is what plugins get from the framework that runs them.

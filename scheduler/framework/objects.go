@@ -1,9 +1,12 @@
 package framework
 
 import (
+	"fmt"
+
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -29,6 +32,16 @@ type ObjectLister interface {
 	ReplicaSets(namespace string) []*appsv1.ReplicaSet
 	StatefulSets(namespace string) []*appsv1.StatefulSet
 	PodDisruptionBudgets() []*policyv1.PodDisruptionBudget
+	// ResourceClaim's NotFound error is the one upstream's claim assume
+	// cache returns (`could not find ResourceClaim "ns/name"`), which
+	// DynamicResources puts in its reasons.
+	ResourceClaim(namespace, name string) (*resourcev1.ResourceClaim, error)
+	ResourceClaims() []*resourcev1.ResourceClaim
+	ResourceClaimTemplate(namespace, name string) (*resourcev1.ResourceClaimTemplate, error)
+	DeviceClass(name string) (*resourcev1.DeviceClass, error)
+	DeviceClasses() []*resourcev1.DeviceClass
+	ResourceSlices() []*resourcev1.ResourceSlice
+	DeviceTaintRules() []*resourcev1.DeviceTaintRule
 }
 
 // store keeps objects of one kind keyed by namespace/name, in insertion
@@ -107,6 +120,11 @@ type ObjectStore struct {
 	replicaSets  *store[*appsv1.ReplicaSet]
 	statefulSets *store[*appsv1.StatefulSet]
 	pdbs         *store[*policyv1.PodDisruptionBudget]
+	claims       *store[*resourcev1.ResourceClaim]
+	templates    *store[*resourcev1.ResourceClaimTemplate]
+	devClasses   *store[*resourcev1.DeviceClass]
+	slices       *store[*resourcev1.ResourceSlice]
+	taintRules   *store[*resourcev1.DeviceTaintRule]
 }
 
 // NewObjectStore returns an empty store.
@@ -128,6 +146,11 @@ func NewObjectStore() *ObjectStore {
 		replicaSets:  newStore[*appsv1.ReplicaSet]("apps", "replicaset"),
 		statefulSets: newStore[*appsv1.StatefulSet]("apps", "statefulset"),
 		pdbs:         newStore[*policyv1.PodDisruptionBudget]("policy", "poddisruptionbudget"),
+		claims:       newStore[*resourcev1.ResourceClaim]("resource.k8s.io", "resourceclaim"),
+		templates:    newStore[*resourcev1.ResourceClaimTemplate]("resource.k8s.io", "resourceclaimtemplate"),
+		devClasses:   newStore[*resourcev1.DeviceClass]("resource.k8s.io", "deviceclass"),
+		slices:       newStore[*resourcev1.ResourceSlice]("resource.k8s.io", "resourceslice"),
+		taintRules:   newStore[*resourcev1.DeviceTaintRule]("resource.k8s.io", "devicetaintrule"),
 	}
 }
 
@@ -163,6 +186,16 @@ func (o *ObjectStore) Add(obj any) bool {
 		o.statefulSets.put(t.Namespace, t.Name, t)
 	case *policyv1.PodDisruptionBudget:
 		o.pdbs.put(t.Namespace, t.Name, t)
+	case *resourcev1.ResourceClaim:
+		o.claims.put(t.Namespace, t.Name, t)
+	case *resourcev1.ResourceClaimTemplate:
+		o.templates.put(t.Namespace, t.Name, t)
+	case *resourcev1.DeviceClass:
+		o.devClasses.put("", t.Name, t)
+	case *resourcev1.ResourceSlice:
+		o.slices.put("", t.Name, t)
+	case *resourcev1.DeviceTaintRule:
+		o.taintRules.put("", t.Name, t)
 	default:
 		return false
 	}
@@ -200,6 +233,16 @@ func (o *ObjectStore) Delete(obj any) {
 		o.statefulSets.remove(t.Namespace, t.Name)
 	case *policyv1.PodDisruptionBudget:
 		o.pdbs.remove(t.Namespace, t.Name)
+	case *resourcev1.ResourceClaim:
+		o.claims.remove(t.Namespace, t.Name)
+	case *resourcev1.ResourceClaimTemplate:
+		o.templates.remove(t.Namespace, t.Name)
+	case *resourcev1.DeviceClass:
+		o.devClasses.remove("", t.Name)
+	case *resourcev1.ResourceSlice:
+		o.slices.remove("", t.Name)
+	case *resourcev1.DeviceTaintRule:
+		o.taintRules.remove("", t.Name)
 	}
 }
 
@@ -250,4 +293,23 @@ func (o *ObjectStore) PodDisruptionBudgets() []*policyv1.PodDisruptionBudget {
 // Namespaces lists the namespaces in the order they were added.
 func (o *ObjectStore) Namespaces() []*v1.Namespace {
 	return o.namespaces.list("", nil)
+}
+
+func (o *ObjectStore) ResourceClaim(ns, name string) (*resourcev1.ResourceClaim, error) {
+	if c, ok := o.claims.items[key(ns, name)]; ok {
+		return c, nil
+	}
+	return nil, fmt.Errorf("could not find ResourceClaim %q", key(ns, name))
+}
+func (o *ObjectStore) ResourceClaims() []*resourcev1.ResourceClaim { return o.claims.list("", nil) }
+func (o *ObjectStore) ResourceClaimTemplate(ns, name string) (*resourcev1.ResourceClaimTemplate, error) {
+	return o.templates.get(ns, name)
+}
+func (o *ObjectStore) DeviceClass(name string) (*resourcev1.DeviceClass, error) {
+	return o.devClasses.get("", name)
+}
+func (o *ObjectStore) DeviceClasses() []*resourcev1.DeviceClass    { return o.devClasses.list("", nil) }
+func (o *ObjectStore) ResourceSlices() []*resourcev1.ResourceSlice { return o.slices.list("", nil) }
+func (o *ObjectStore) DeviceTaintRules() []*resourcev1.DeviceTaintRule {
+	return o.taintRules.list("", nil)
 }

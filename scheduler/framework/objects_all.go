@@ -17,6 +17,11 @@ func (o *ObjectStore) All() []any {
 	out = appendAll(out, o.replicaSets)
 	out = appendAll(out, o.statefulSets)
 	out = appendAll(out, o.pdbs)
+	out = appendAll(out, o.devClasses)
+	out = appendAll(out, o.slices)
+	out = appendAll(out, o.taintRules)
+	out = appendAll(out, o.templates)
+	out = appendAll(out, o.claims)
 	return out
 }
 

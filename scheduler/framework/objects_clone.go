@@ -27,6 +27,11 @@ func (o *ObjectStore) CopyFrom(src *ObjectStore) {
 	copyStore(o.replicaSets, src.replicaSets)
 	copyStore(o.statefulSets, src.statefulSets)
 	copyStore(o.pdbs, src.pdbs)
+	copyStore(o.claims, src.claims)
+	copyStore(o.templates, src.templates)
+	copyStore(o.devClasses, src.devClasses)
+	copyStore(o.slices, src.slices)
+	copyStore(o.taintRules, src.taintRules)
 }
 
 // Pods lists the stored pods in the order they were first added.

@@ -195,6 +195,8 @@ func detail(in Input, g group) string {
 		s = volumesDetail(in, g)
 	case "NodeDeclaredFeatures":
 		s = featuresDetail(in, g)
+	case "DynamicResources":
+		s = draDetail(in, g)
 	case "NodeName":
 		s = fmt.Sprintf("spec.nodeName is %q.", pod.Spec.NodeName)
 	}

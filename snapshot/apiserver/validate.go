@@ -15,6 +15,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -695,6 +696,10 @@ func Default(obj runtime.Object) {
 		defaultStatefulSet(o)
 	case *appsv1.DaemonSet:
 		defaultDaemonSet(o)
+	case *resourcev1.ResourceClaim:
+		defaultResourceClaim(o)
+	case *resourcev1.ResourceClaimTemplate:
+		defaultDeviceRequests(o.Spec.Spec.Devices.Requests)
 	}
 }
 
@@ -729,6 +734,16 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return validateDaemonSet(o)
 	case *nodev1.RuntimeClass:
 		return validateRuntimeClass(o)
+	case *resourcev1.ResourceClaim:
+		return validateResourceClaim(o)
+	case *resourcev1.ResourceClaimTemplate:
+		return validateResourceClaimTemplate(o)
+	case *resourcev1.DeviceClass:
+		return validateDeviceClass(o)
+	case *resourcev1.ResourceSlice:
+		return validateResourceSlice(o)
+	case *resourcev1.DeviceTaintRule:
+		return validateDeviceTaintRule(o)
 	}
 	return nil
 }

@@ -129,6 +129,26 @@ var kinds = []*kind{
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.NodeV1().RuntimeClasses().List)(ctx, o)
 		}},
+	{name: "DeviceClass", gvr: res("resource.k8s.io", "v1", "deviceclasses"),
+		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
+			return list(c.ResourceV1().DeviceClasses().List)(ctx, o)
+		}},
+	{name: "ResourceSlice", gvr: res("resource.k8s.io", "v1", "resourceslices"),
+		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
+			return list(c.ResourceV1().ResourceSlices().List)(ctx, o)
+		}},
+	{name: "DeviceTaintRule", gvr: res("resource.k8s.io", "v1", "devicetaintrules"),
+		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
+			return list(c.ResourceV1().DeviceTaintRules().List)(ctx, o)
+		}},
+	{name: "ResourceClaimTemplate", gvr: res("resource.k8s.io", "v1", "resourceclaimtemplates"),
+		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
+			return list(c.ResourceV1().ResourceClaimTemplates("").List)(ctx, o)
+		}},
+	{name: "ResourceClaim", gvr: res("resource.k8s.io", "v1", "resourceclaims"),
+		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
+			return list(c.ResourceV1().ResourceClaims("").List)(ctx, o)
+		}},
 }
 
 func res(group, version, resource string) schema.GroupVersionResource {

@@ -457,7 +457,8 @@ func TestStatusString(t *testing.T) {
 func TestKinds(t *testing.T) {
 	got := strings.Join(Kinds(), ",")
 	want := "Node,Pod,PriorityClass,PodDisruptionBudget,Namespace,PersistentVolume,PersistentVolumeClaim,StorageClass," +
-		"CSINode,CSIDriver,CSIStorageCapacity,VolumeAttachment,Service,ReplicaSet,StatefulSet,ReplicationController,DaemonSet,RuntimeClass"
+		"CSINode,CSIDriver,CSIStorageCapacity,VolumeAttachment,Service,ReplicaSet,StatefulSet,ReplicationController,DaemonSet,RuntimeClass," +
+		"DeviceClass,ResourceSlice,DeviceTaintRule,ResourceClaimTemplate,ResourceClaim"
 	if got != want {
 		t.Errorf("kinds\n%s\nwant\n%s", got, want)
 	}

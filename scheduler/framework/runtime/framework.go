@@ -7,6 +7,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -251,6 +252,27 @@ func (f *Framework) VolumeWrites(state *framework.CycleState) framework.VolumeWr
 		}
 	}
 	return w
+}
+
+// TakeClaimWrites collects the claims the profile's ClaimWriterPlugins
+// wrote in this cycle since the last call (PostFilter's plugins first, then
+// PreBind's, each plugin once).
+func (f *Framework) TakeClaimWrites(state *framework.CycleState) []*resourcev1.ResourceClaim {
+	var out []*resourcev1.ResourceClaim
+	seen := map[string]bool{}
+	take := func(pl framework.Plugin) {
+		if cw, ok := pl.(framework.ClaimWriterPlugin); ok && !seen[pl.Name()] {
+			seen[pl.Name()] = true
+			out = append(out, cw.TakeClaimWrites(state)...)
+		}
+	}
+	for _, pl := range f.postFilterPlugins {
+		take(pl)
+	}
+	for _, pl := range f.preBindPlugins {
+		take(pl)
+	}
+	return out
 }
 
 // EnqueueExtensions lists the plugins' registered events.

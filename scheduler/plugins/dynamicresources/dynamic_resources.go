@@ -1,28 +1,45 @@
-// Package dynamicresources stands in for upstream's DynamicResources (DRA)
-// plugin. schedtui does NOT simulate dynamic resource allocation: there are
-// no ResourceClaims, DeviceClasses or ResourceSlices in its world. This is
-// a deliberate non-simulation, not a fidelity claim.
+// Package dynamicresources is upstream's DynamicResources (DRA) plugin: it
+// finds a pod's ResourceClaims (named or generated from templates), allocates
+// devices for the unallocated ones with upstream's own allocator
+// (k8s.io/dynamic-resource-allocation/structured) node by node in Filter,
+// scores prioritized-list choices, holds the chosen allocation in flight from
+// Reserve to PreBind, and in PreBind writes the allocation and the pod's
+// reservation into the claim. PostFilter deallocates a claim no other pod
+// uses when it is what keeps the pod off every node.
 //
-// What is faithful is the plugin's shape and its behaviour for pods that
-// reference no claims, which is every pod schedtui can model: the same
-// extension points as upstream, PreFilter Skip, a zero Score normalized to
-// zero, PostFilter Unschedulable without a message, PreBindPreFlight Skip,
-// and the same state-missing errors (see PostFilter). A pod that does
-// reference claims (spec.resourceClaims non-empty) is rejected at PreFilter
-// with UnschedulableAndUnresolvable and NotSimulatedReason, where upstream
-// would have looked its claims up, possibly gated it at PreEnqueue, and
-// tried to allocate devices.
+// Claim writes go through framework.ClaimWriterPlugin: the scheduler stores
+// them right after the extension point, where upstream's API writes reach
+// the claim informer.
+//
+// Not simulated: DRA-backed extended resources (DRAExtendedResource; the
+// snapshot loader warns about DeviceClasses with an extendedResourceName,
+// whose requests NodeResourcesFit then checks as plain extended
+// resources), PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
+// for devices' binding conditions in PreBind (no driver runs here), and
+// node-allocatable resources (alpha).
 package dynamicresources
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	resourcehelper "k8s.io/component-helpers/resource"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/dynamic-resource-allocation/cel"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
+	"k8s.io/dynamic-resource-allocation/structured"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -31,15 +48,29 @@ import (
 const (
 	// Name is the plugin's name in profiles.
 	Name = names.DynamicResources
-	// NotSimulatedReason rejects pods with resource claims.
-	NotSimulatedReason = "schedtui: DynamicResources (resource claims) is not simulated"
 
 	// stateKey is upstream's key (the plugin name).
 	stateKey framework.StateKey = Name
+
+	// defaultFilterTimeout is upstream's filterTimeout default when the
+	// DRASchedulerFilterTimeout gate is on.
+	defaultFilterTimeout = 10 * time.Second
 )
 
-// DynamicResources is the non-simulating DRA plugin.
-type DynamicResources struct{}
+// DynamicResources is the DRA plugin.
+type DynamicResources struct {
+	h             framework.Handle
+	fts           features.Features
+	enabled       bool
+	filterTimeout time.Duration
+	celCache      *cel.Cache
+
+	// inFlight holds the claims Reserve allocated, by UID, until PreBind
+	// wrote them (or Unreserve dropped them): their devices count as
+	// taken for every other pod, and other pods sharing the claim wait.
+	mu       sync.Mutex
+	inFlight map[types.UID]*resourcev1.ResourceClaim
+}
 
 var (
 	_ framework.PreEnqueuePlugin  = &DynamicResources{}
@@ -51,31 +82,69 @@ var (
 	_ framework.ReservePlugin     = &DynamicResources{}
 	_ framework.PreBindPlugin     = &DynamicResources{}
 	_ framework.EnqueueExtensions = &DynamicResources{}
+	_ framework.ClaimWriterPlugin = &DynamicResources{}
 )
 
-// New takes *configv1.DynamicResourcesArgs or nil; the timeouts it
-// carries have nothing to time here and are ignored.
-func New(args runtime.Object, _ framework.Handle) (framework.Plugin, error) {
-	switch args.(type) {
-	case nil, *configv1.DynamicResourcesArgs:
-		return &DynamicResources{}, nil
+// New takes *configv1.DynamicResourcesArgs or nil.
+func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
+	pl := &DynamicResources{h: h, inFlight: map[types.UID]*resourcev1.ResourceClaim{}}
+	if h != nil {
+		pl.fts = h.Features()
+	} else {
+		pl.fts = features.Default()
+	}
+	pl.enabled = pl.fts.EnableDynamicResourceAllocation
+	switch a := args.(type) {
+	case nil:
+	case *configv1.DynamicResourcesArgs:
+		if a.FilterTimeout != nil {
+			pl.filterTimeout = a.FilterTimeout.Duration
+		} else if pl.fts.EnableDRASchedulerFilterTimeout {
+			pl.filterTimeout = defaultFilterTimeout
+		}
 	default:
 		return nil, fmt.Errorf("got args of type %T, want *DynamicResourcesArgs", args)
 	}
+	if args == nil && pl.fts.EnableDRASchedulerFilterTimeout {
+		pl.filterTimeout = defaultFilterTimeout
+	}
+	pl.celCache = cel.NewCache(10, cel.Features{
+		EnableConsumableCapacity: pl.fts.EnableDRAConsumableCapacity,
+		EnableListTypeAttributes: pl.fts.EnableDRAListTypeAttributes,
+	})
+	return pl, nil
 }
 
 // Name returns the plugin's name.
 func (pl *DynamicResources) Name() string { return Name }
 
-// stateData records whether the pod references claims. Upstream writes it
-// at the very start of PreFilter, before deciding to Skip, so its presence
-// later tells that PreFilter ran.
+// stateData is what PreFilter found, shared by the cycle's extension
+// points (Clone returns the same pointer, as upstream).
 type stateData struct {
-	hasClaims bool
+	// claims are the pod's claims in spec order.
+	claims []*resourcev1.ResourceClaim
+	// availableOnNodes is the allocation's node selector of each
+	// allocated claim (nil: everywhere, or not allocated).
+	availableOnNodes []*nodeaffinity.NodeSelector
+	// allocator is nil when no claim needs allocating.
+	allocator structured.Allocator
+
+	mu sync.Mutex
+	// unavailable are the indices of claims some node could not use.
+	unavailable map[int]bool
+	// nodeAllocations are Filter's allocations per node, one per
+	// unallocated claim in claim order.
+	nodeAllocations map[string][]resourcev1.AllocationResult
+	// reserved are the allocations Reserve chose, by claim index.
+	reserved map[int]*resourcev1.AllocationResult
+	// writes are the claims written and not yet taken by the scheduler.
+	writes []*resourcev1.ResourceClaim
 }
 
-// Clone shares the state: nothing modifies it after PreFilter.
+// Clone shares the state, as upstream.
 func (d *stateData) Clone() framework.StateData { return d }
+
+func (d *stateData) empty() bool { return len(d.claims) == 0 }
 
 func getStateData(cs *framework.CycleState) (*stateData, error) {
 	if cs == nil {
@@ -92,105 +161,510 @@ func getStateData(cs *framework.CycleState) (*stateData, error) {
 	return d, nil
 }
 
-func hasClaims(pod *v1.Pod) bool { return len(pod.Spec.ResourceClaims) > 0 }
+// statusUnschedulable is upstream's helper: every DRA rejection is
+// UnschedulableAndUnresolvable.
+func statusUnschedulable(reason string) *framework.Status {
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, reason)
+}
 
-// PreEnqueue never gates. Upstream gates a pod whose claims cannot be
-// resolved yet; schedtui instead lets such a pod reach PreFilter so that
-// the non-simulation is reported where the user looks for it.
-func (pl *DynamicResources) PreEnqueue(_ context.Context, _ *v1.Pod) *framework.Status {
+// PreEnqueue gates a pod whose claims cannot all be found (a template's
+// claim not generated yet, a missing or deleted claim, a foreign claim).
+func (pl *DynamicResources) PreEnqueue(_ context.Context, pod *v1.Pod) *framework.Status {
+	if !pl.enabled {
+		return nil
+	}
+	if err := pl.foreachPodResourceClaim(pod, nil); err != nil {
+		return statusUnschedulable(err.Error())
+	}
 	return nil
 }
 
-// PreFilter records the pod's state, then Skips a pod without claims and
-// rejects one with claims.
-func (pl *DynamicResources) PreFilter(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	d := &stateData{hasClaims: hasClaims(pod)}
-	cs.Write(stateKey, d)
-	if !d.hasClaims {
+// foreachPodResourceClaim resolves the pod's claims in spec order, as
+// upstream (resourceclaim.Name, the claim lookup, deletion and owner
+// checks); cb, if not nil, gets each claim found.
+func (pl *DynamicResources) foreachPodResourceClaim(pod *v1.Pod, cb func(claim *resourcev1.ResourceClaim)) error {
+	for i := range pod.Spec.ResourceClaims {
+		name, mustCheckOwner, err := resourceclaim.Name(pod, &pod.Spec.ResourceClaims[i])
+		if err != nil {
+			return err
+		}
+		if name == nil {
+			// No claim was generated for this entry, on purpose.
+			continue
+		}
+		claim, err := pl.h.Objects().ResourceClaim(pod.Namespace, *name)
+		if err != nil {
+			return err
+		}
+		if claim.DeletionTimestamp != nil {
+			return fmt.Errorf("resourceclaim %q is being deleted", claim.Name)
+		}
+		if mustCheckOwner {
+			if err := resourceclaim.IsForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims); err != nil {
+				return err
+			}
+		}
+		if cb != nil {
+			cb(claim)
+		}
+	}
+	return nil
+}
+
+// PreFilter resolves the claims, checks the requests' device classes and
+// builds the allocator over every slice and the devices already taken.
+func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	if pl.resizeDeferred(pod) || !pl.enabled {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, NotSimulatedReason)
+	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}}
+	cs.Write(stateKey, s)
+
+	var claims []*resourcev1.ResourceClaim
+	if err := pl.foreachPodResourceClaim(pod, func(c *resourcev1.ResourceClaim) { claims = append(claims, c) }); err != nil {
+		return nil, statusUnschedulable(err.Error())
+	}
+	if len(claims) == 0 {
+		return nil, framework.NewStatus(framework.Skip)
+	}
+	s.availableOnNodes = make([]*nodeaffinity.NodeSelector, len(claims))
+	toAllocate := 0
+	for i, claim := range claims {
+		if claim.Status.Allocation != nil {
+			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
+				return nil, statusUnschedulable("resourceclaim in use")
+			}
+			sel, err := nodeSelectorFromAllocation(claim.Status.Allocation)
+			if err != nil {
+				return nil, framework.AsStatus(err)
+			}
+			s.availableOnNodes[i] = sel
+			continue
+		}
+		toAllocate++
+		if pl.pendingAllocation(claim.UID) != nil {
+			return nil, statusUnschedulable(fmt.Sprintf("resource claim %s/%s is in the process of being allocated", claim.Namespace, claim.Name))
+		}
+		for _, req := range claim.Spec.Devices.Requests {
+			switch {
+			case req.Exactly != nil:
+				if st := pl.validateDeviceClass(req.Exactly.DeviceClassName, req.Name); st != nil {
+					return nil, st
+				}
+			case len(req.FirstAvailable) > 0:
+				if !pl.fts.EnableDRAPrioritizedList {
+					return nil, statusUnschedulable(fmt.Sprintf("resource claim %s/%s, request %s: has subrequests, but the DRAPrioritizedList feature is disabled", claim.Namespace, claim.Name, req.Name))
+				}
+				for _, sub := range req.FirstAvailable {
+					if st := pl.validateDeviceClass(sub.DeviceClassName, resourceclaim.CreateSubRequestRef(req.Name, sub.Name)); st != nil {
+						return nil, st
+					}
+				}
+			default:
+				return nil, statusUnschedulable(fmt.Sprintf("resource claim %s/%s, request %s: unknown request type", claim.Namespace, claim.Name, req.Name))
+			}
+		}
+	}
+	if toAllocate > 0 {
+		alloc, err := structured.NewAllocator(ctx, AllocatorFeatures(pl.fts), pl.allocatedState(),
+			classLister{pl.h.Objects()}, pl.slicesWithTaintRules(), pl.celCache)
+		if err != nil {
+			return nil, framework.AsStatus(err)
+		}
+		s.allocator = alloc
+	}
+	s.claims = claims
+	return nil, nil
+}
+
+// AllocatorFeatures maps the gates onto the allocator's features, as
+// upstream's function of the same name.
+func AllocatorFeatures(fts features.Features) structured.Features {
+	return structured.Features{
+		AdminAccess:             fts.EnableDRAAdminAccess,
+		PrioritizedList:         fts.EnableDRAPrioritizedList,
+		PartitionableDevices:    fts.EnableDRAPartitionableDevices,
+		DeviceTaints:            fts.EnableDRADeviceTaints,
+		DeviceBindingAndStatus:  fts.EnableDRADeviceBindingConditions && fts.EnableDRAResourceClaimDeviceStatus,
+		ConsumableCapacity:      fts.EnableDRAConsumableCapacity,
+		FractionalCapacityRange: fts.EnableDRAFractionalCapacityRange,
+		ListTypeAttributes:      fts.EnableDRAListTypeAttributes,
+		OptionalNodeOperations:  fts.EnableDRAOptionalNodeOperations,
+		DerivedAttributes:       fts.EnableDRADerivedAttributes,
+		CompatibilityGroups:     fts.EnableDRADeviceCompatibilityGroups,
+	}
+}
+
+func (pl *DynamicResources) validateDeviceClass(class, request string) *framework.Status {
+	if class == "" {
+		return framework.AsStatus(fmt.Errorf("request %s: unsupported request type", request))
+	}
+	if _, err := pl.h.Objects().DeviceClass(class); err != nil {
+		return statusUnschedulable(fmt.Sprintf("request %s: device class %s does not exist", request, class))
+	}
+	return nil
 }
 
 // PreFilterExtensions: none, as upstream.
 func (pl *DynamicResources) PreFilterExtensions() framework.PreFilterExtensions { return nil }
 
-// Filter only runs when PreFilter did not Skip, which here means never in
-// a normal cycle; it repeats PreFilter's verdict for safety.
-func (pl *DynamicResources) Filter(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ *framework.NodeInfo) *framework.Status {
-	d, err := getStateData(cs)
+// Filter checks the allocated claims' node selectors and asks the
+// allocator for the unallocated ones on this node.
+func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	if pl.resizeDeferred(pod) || !pl.enabled {
+		return nil
+	}
+	s, err := getStateData(cs)
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	if !d.hasClaims {
+	if s.empty() {
 		return nil
 	}
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, NotSimulatedReason)
+	node := nodeInfo.Node()
+	var unavailable []int
+	for i, claim := range s.claims {
+		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
+			unavailable = append(unavailable, i)
+			continue
+		}
+		if claim.Status.Allocation != nil && requiresOptionalNodeOperations(claim.Status.Allocation) &&
+			!slices.Contains(node.Status.DeclaredFeatures, optionalNodeOperationsFeature) {
+			unavailable = append(unavailable, i)
+		}
+	}
+	var allocations []resourcev1.AllocationResult
+	if s.allocator != nil {
+		allocCtx := ctx
+		if pl.fts.EnableDRASchedulerFilterTimeout && pl.filterTimeout > 0 {
+			c, cancel := context.WithTimeout(ctx, pl.filterTimeout)
+			defer cancel()
+			allocCtx = c
+		}
+		var toAllocate []*resourcev1.ResourceClaim
+		for _, claim := range s.claims {
+			if claim.Status.Allocation == nil {
+				toAllocate = append(toAllocate, claim)
+			}
+		}
+		result, err := s.allocator.Allocate(allocCtx, node, toAllocate)
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
+		case errors.Is(err, structured.ErrFailedAllocationOnNode):
+			return statusUnschedulable(err.Error())
+		case ctx.Err() != nil:
+			return statusUnschedulable(fmt.Sprintf("asked by caller to stop allocating devices: %v", context.Cause(ctx)))
+		case err != nil:
+			return framework.AsStatus(err)
+		}
+		if len(result) != len(toAllocate) {
+			return statusUnschedulable("cannot allocate all claims")
+		}
+		allocations = result
+	}
+	if s.allocator == nil && len(unavailable) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(unavailable) > 0 {
+		if s.unavailable == nil {
+			s.unavailable = map[int]bool{}
+		}
+		for _, i := range unavailable {
+			s.unavailable[i] = true
+		}
+		return statusUnschedulable("resourceclaim not available on the node")
+	}
+	s.nodeAllocations[node.Name] = allocations
+	return nil
 }
 
-// PostFilter runs first among PostFilter plugins, before preemption. With
-// nothing to deallocate it returns Unschedulable without a message, which
-// lets DefaultPreemption run next.
-//
-// When PreFilter never ran (an earlier PreFilter plugin returned
-// UnschedulableAndUnresolvable, or PreFilterResults left no node), the
-// state is missing and upstream returns the read error as an Error
-// status: the framework then stops the PostFilter chain (no preemption)
-// and the FitError message gets " not found" appended. That is mirrored.
-func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
-	if _, err := getStateData(cs); err != nil {
+// PostFilter deallocates one claim that some node could not use and that
+// no other pod has reserved, so that the next attempt may allocate it
+// elsewhere. Upstream picks among such claims in Go map order (at
+// random); the lowest index is taken here, which gives the same message.
+func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ *framework.NodeToStatus) (*framework.PostFilterResult, *framework.Status) {
+	if !pl.enabled || pl.resizeDeferred(pod) {
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
+	s, err := getStateData(cs)
+	if err != nil {
+		// PreFilter never ran (an earlier PreFilter rejected the pod):
+		// upstream's read error stops the PostFilter chain, and the
+		// FitError message ends in " not found".
 		return nil, framework.AsStatus(err)
+	}
+	if s.empty() {
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
+	for i := range s.claims {
+		if !s.unavailable[i] {
+			continue
+		}
+		claim := s.claims[i]
+		if r := claim.Status.ReservedFor; len(r) == 0 || len(r) == 1 && r[0].UID == pod.UID {
+			c := claim.DeepCopy()
+			c.Status.ReservedFor = nil
+			c.Status.Allocation = nil
+			c.Status.Devices = nil
+			s.write(c)
+			return nil, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
+		}
 	}
 	return nil, framework.NewStatus(framework.Unschedulable)
 }
 
-// Score is 0 on every node: upstream only scores prioritized-list device
-// allocations, which need claims. There is no PreScore, so the plugin
-// takes part in scoring (weight 2) with all-zero scores, as upstream.
-func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ *framework.NodeInfo) (int64, *framework.Status) {
-	if _, err := getStateData(cs); err != nil {
+func (s *stateData) write(c *resourcev1.ResourceClaim) {
+	s.mu.Lock()
+	s.writes = append(s.writes, c)
+	s.mu.Unlock()
+}
+
+// TakeClaimWrites is the plugin's framework.ClaimWriterPlugin.
+func (pl *DynamicResources) TakeClaimWrites(cs *framework.CycleState) []*resourcev1.ResourceClaim {
+	s, err := getStateData(cs)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.writes
+	s.writes = nil
+	return out
+}
+
+// Score rewards prioritized-list choices: for each firstAvailable request,
+// 8 minus the index of the sub-request the node's allocation used.
+func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _ *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	if !pl.enabled || !pl.fts.EnableDRAPrioritizedList {
+		return 0, nil
+	}
+	s, err := getStateData(cs)
+	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
-	return 0, nil
+	if s.empty() {
+		return 0, nil
+	}
+	allocations, ok := s.nodeAllocations[nodeInfo.Node().Name]
+	if !ok {
+		return 0, nil
+	}
+	var score int64
+	next := 0
+	for _, claim := range s.claims {
+		alloc := claim.Status.Allocation
+		if alloc == nil {
+			if next >= len(allocations) {
+				return 0, framework.AsStatus(fmt.Errorf("number of allocations %d is smaller than number of claims needing allocation", len(allocations)))
+			}
+			alloc = &allocations[next]
+			next++
+		}
+		used := map[string]bool{}
+		for _, r := range alloc.Devices.Results {
+			if resourceclaim.IsSubRequestRef(r.Request) {
+				used[r.Request] = true
+			}
+		}
+		for _, req := range claim.Spec.Devices.Requests {
+			for i, sub := range req.FirstAvailable {
+				if used[resourceclaim.CreateSubRequestRef(req.Name, sub.Name)] {
+					score += int64(resourcev1.FirstAvailableDeviceRequestMaxSize - i)
+				}
+			}
+		}
+	}
+	return score, nil
 }
 
 // ScoreExtensions returns the plugin itself, which normalizes.
 func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return pl }
 
-// NormalizeScore is the default (all zeros stay zero).
+// NormalizeScore scales to 0..100 by the highest score.
 func (pl *DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v1.Pod, scores framework.NodeScoreList) *framework.Status {
+	if !pl.enabled {
+		return nil
+	}
 	return helper.DefaultNormalizeScore(framework.MaxNodeScore, false, scores)
 }
 
-// Reserve has no claims to reserve.
-func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ string) *framework.Status {
-	if _, err := getStateData(cs); err != nil {
+// Reserve takes the node's allocations and holds them in flight.
+func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState, _ *v1.Pod, nodeName string) *framework.Status {
+	if !pl.enabled {
+		return nil
+	}
+	s, err := getStateData(cs)
+	if err != nil {
 		return framework.AsStatus(err)
+	}
+	if s.empty() || s.allocator == nil {
+		return nil
+	}
+	want := 0
+	for _, c := range s.claims {
+		if c.Status.Allocation == nil {
+			want++
+		}
+	}
+	allocations, ok := s.nodeAllocations[nodeName]
+	if !ok || len(allocations) == 0 {
+		return framework.AsStatus(errors.New("claim allocation not found for node"))
+	}
+	if len(allocations) != want {
+		return framework.AsStatus(fmt.Errorf("internal error, have %d allocations, %d claims to allocate, want %d claims", len(allocations), want, want))
+	}
+	s.reserved = map[int]*resourcev1.AllocationResult{}
+	next := 0
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	for i, claim := range s.claims {
+		if claim.Status.Allocation != nil {
+			continue
+		}
+		alloc := &allocations[next]
+		next++
+		s.reserved[i] = alloc
+		c := claim.DeepCopy()
+		if !slices.Contains(c.Finalizers, resourcev1.Finalizer) {
+			c.Finalizers = append(c.Finalizers, resourcev1.Finalizer)
+		}
+		c.Status.Allocation = alloc
+		pl.inFlight[c.UID] = c
 	}
 	return nil
 }
 
-// Unreserve has nothing to undo.
-func (pl *DynamicResources) Unreserve(_ context.Context, _ *framework.CycleState, _ *v1.Pod, _ string) {
+// Unreserve drops the in-flight allocations and takes back a reservation
+// PreBind already wrote.
+func (pl *DynamicResources) Unreserve(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ string) {
+	if !pl.enabled {
+		return
+	}
+	s, err := getStateData(cs)
+	if err != nil || s.empty() {
+		return
+	}
+	pl.mu.Lock()
+	for _, c := range s.claims {
+		delete(pl.inFlight, c.UID)
+	}
+	pl.mu.Unlock()
+	for _, claim := range s.claims {
+		if claim.Status.Allocation == nil {
+			continue
+		}
+		i := slices.IndexFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool { return r.UID == pod.UID })
+		if i < 0 {
+			continue
+		}
+		cur, err := pl.h.Objects().ResourceClaim(claim.Namespace, claim.Name)
+		if err != nil || cur.UID != claim.UID {
+			continue
+		}
+		c := cur.DeepCopy()
+		c.Status.ReservedFor = slices.DeleteFunc(c.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool { return r.UID == pod.UID })
+		s.write(c)
+	}
 }
 
-// PreBindPreFlight Skips: no claims to bind, so PreBind has no work and
-// does not by itself make the binding cycle wait.
+// PreBindPreFlight Skips a pod without claims.
 func (pl *DynamicResources) PreBindPreFlight(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ string) *framework.Status {
-	d, err := getStateData(cs)
+	if !pl.enabled {
+		return framework.NewStatus(framework.Skip)
+	}
+	s, err := getStateData(cs)
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	if !d.hasClaims {
+	if s.empty() {
 		return framework.NewStatus(framework.Skip)
 	}
 	return nil
 }
 
-// PreBind has no claims to bind.
-func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState, _ *v1.Pod, _ string) *framework.Status {
-	if _, err := getStateData(cs); err != nil {
+// PreBind writes each claim not yet reserved for the pod: the allocation
+// Reserve chose (with the finalizer), and the pod in reservedFor.
+func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ string) *framework.Status {
+	if !pl.enabled {
+		return nil
+	}
+	s, err := getStateData(cs)
+	if err != nil {
 		return framework.AsStatus(err)
 	}
+	if s.empty() {
+		return nil
+	}
+	bindingGates := pl.fts.EnableDRADeviceBindingConditions && pl.fts.EnableDRAResourceClaimDeviceStatus
+	var bound []types.UID
+	written := map[types.UID]*resourcev1.ResourceClaim{}
+	for i, claim := range s.claims {
+		if resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
+			continue
+		}
+		// The latest claim, as upstream's update retries on a conflict
+		// with what the API server holds: this PreBind's own earlier write
+		// (a pod may list the same claim twice), else the stored one.
+		cur, err := pl.h.Objects().ResourceClaim(claim.Namespace, claim.Name)
+		if w, ok := written[claim.UID]; ok {
+			cur, err = w, nil
+		}
+		if err != nil || cur.UID != claim.UID || cur.DeletionTimestamp != nil {
+			return framework.AsStatus(fmt.Errorf("claim %s/%s got deleted in the meantime", claim.Namespace, claim.Name))
+		}
+		c := cur.DeepCopy()
+		if alloc := s.reserved[i]; alloc != nil {
+			if c.Status.Allocation != nil {
+				return framework.AsStatus(fmt.Errorf("claim %s/%s got allocated elsewhere in the meantime", claim.Namespace, claim.Name))
+			}
+			if !slices.Contains(c.Finalizers, resourcev1.Finalizer) {
+				c.Finalizers = append(c.Finalizers, resourcev1.Finalizer)
+			}
+			c.Status.Allocation = alloc
+		}
+		if bindingGates {
+			if c.Status.Allocation == nil {
+				return framework.AsStatus(fmt.Errorf("claim %s/%s got deallocated elsewhere in the meantime", claim.Namespace, claim.Name))
+			}
+			if c.Status.Allocation.AllocationTimestamp == nil {
+				now := metav1.NewTime(pl.h.Now())
+				c.Status.Allocation.AllocationTimestamp = &now
+			}
+		}
+		c.Status.ReservedFor = append(c.Status.ReservedFor, resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID})
+		s.claims[i] = c
+		written[c.UID] = c
+		s.write(c)
+		bound = append(bound, c.UID)
+	}
+	pl.mu.Lock()
+	for _, uid := range bound {
+		delete(pl.inFlight, uid)
+	}
+	pl.mu.Unlock()
 	return nil
+}
+
+// resizeDeferred: with InPlacePodVerticalScalingSchedulerPreemption (alpha)
+// a pod whose resize is deferred is left alone by this plugin (its claims
+// were already allocated when it was scheduled).
+func (pl *DynamicResources) resizeDeferred(pod *v1.Pod) bool {
+	return pl.fts.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod)
+}
+
+// pendingAllocation is the in-flight allocation of a claim, if any.
+func (pl *DynamicResources) pendingAllocation(uid types.UID) *resourcev1.ResourceClaim {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.inFlight[uid]
+}
+
+func nodeSelectorFromAllocation(a *resourcev1.AllocationResult) (*nodeaffinity.NodeSelector, error) {
+	if a.NodeSelector == nil {
+		return nil, nil
+	}
+	return nodeaffinity.NewNodeSelector(a.NodeSelector)
 }
