@@ -89,7 +89,8 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 			if err := e.SetBind(src.bind); err != nil {
 				return err
 			}
-			opts.Notice = withVersion(settings, "--bind: n binds the next pod in the cluster · s: step phase · ?: help")
+			// Writing to the cluster comes first, whatever else is said.
+			opts.Notice = "--bind: n binds the next pod in the cluster · s: step phase · ?: help · " + settings.Version
 			b.Name += " · --bind: binds for real"
 		}
 		if src.bind == nil && src.problems() == 0 {
