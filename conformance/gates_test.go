@@ -6,6 +6,7 @@ import (
 
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
+	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler/features"
@@ -59,18 +60,14 @@ func TestConformanceGates(t *testing.T) {
 	}
 	for _, g := range flippedGates {
 		t.Run(g.name, func(t *testing.T) {
-			was := map[string]bool{}
-			for name := range g.upstream {
-				was[name] = utilfeature.DefaultFeatureGate.Enabled(featuregate.Feature(name))
+			// As kube-scheduler's flags would set them, restored after the
+			// test exactly (never left explicitly set, which would break a
+			// later change of the emulated version).
+			overrides := featuregatetesting.FeatureOverrides{}
+			for name, on := range g.upstream {
+				overrides[featuregate.Feature(name)] = on
 			}
-			if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(g.upstream); err != nil {
-				t.Fatalf("upstream gates: %v", err)
-			}
-			t.Cleanup(func() {
-				if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(was); err != nil {
-					t.Errorf("restoring the upstream gates: %v", err)
-				}
-			})
+			featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, overrides)
 			gates := features.Default()
 			g.ours(&gates)
 			runScenariosWithGates(t, scenarios, &gates)
