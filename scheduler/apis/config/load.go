@@ -99,6 +99,7 @@ func LoadData(name string, data []byte, f features.Features) (*configv1.KubeSche
 		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: "cannot decode KubeSchedulerConfiguration: " + first.String()}
 	}
 	decodePluginArgs(name, cfg, r)
+	noteInertFields(name, cfg, r)
 	SetDefaults(cfg, f)
 	for _, e := range validation.ValidateKubeSchedulerConfiguration(cfg, f) {
 		r.Errorf(name, 0, configObject, e.Field, "%s", e.ErrorBody())
@@ -180,4 +181,37 @@ func decodePluginArgs(name string, cfg *configv1.KubeSchedulerConfiguration, r *
 func emptyRaw(raw []byte) bool {
 	s := string(raw)
 	return s == "" || s == "null" || s == "{}"
+}
+
+// InertFields are the fields of a KubeSchedulerConfiguration that run
+// kube-scheduler the process (its API connection, leader election,
+// profiling, cache warm-up, worker count) without changing any scheduling
+// decision schedtui simulates, each with why. A file that sets one is told
+// so once (noteInertFields), never silently.
+var InertFields = []struct {
+	Field string
+	Why   string
+	isSet func(*configv1.KubeSchedulerConfiguration) bool
+}{
+	{"parallelism", "schedtui checks nodes one by one, as kube-scheduler with parallelism 1 does; with more workers kube-scheduler stops its search as soon as enough nodes passed, so when percentageOfNodesToScore leaves nodes unchecked it may find another set",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return c.Parallelism != nil }},
+	{"leaderElection", "only one scheduler instance is simulated",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return !reflect.ValueOf(c.LeaderElection).IsZero() }},
+	{"clientConnection", "schedtui reads the cluster with its own flags (--kubeconfig, --context)",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return !reflect.ValueOf(c.ClientConnection).IsZero() }},
+	{"enableProfiling", "it serves kube-scheduler's pprof handlers",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return c.EnableProfiling != nil }},
+	{"enableContentionProfiling", "it serves kube-scheduler's lock contention profiles",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return c.EnableContentionProfiling != nil }},
+	{"delayCacheUntilActive", "it delays filling kube-scheduler's cache until it leads; schedtui's cluster state is complete before the first attempt",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return c.DelayCacheUntilActive }},
+}
+
+// noteInertFields warns once per inert field the file sets.
+func noteInertFields(name string, cfg *configv1.KubeSchedulerConfiguration, r *docread.Report) {
+	for _, f := range InertFields {
+		if f.isSet(cfg) {
+			r.Warnf(name, 0, configObject, f.Field, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (%s); schedtui reads it and ignores it", f.Field, f.Why)
+		}
+	}
 }

@@ -31,6 +31,12 @@ var unimplementedGates = []unimplementedGate{
 		"applies pod groups' preemption policy"},
 	{"InPlacePodVerticalScalingSchedulerPreemption", func(f features.Features) bool { return f.EnableInPlacePodVerticalScalingSchedulerPreemption },
 		"adds the DeferredPodScheduling plugin and schedules deferred resizes"},
+	{"DRANodeAllocatableResources", func(f features.Features) bool { return f.EnableDRANodeAllocatableResources },
+		"makes DynamicResources and NodeResourcesFit account node allocatable resources allocated through DRA claims"},
+	{"SchedulerPreQueueingHints", func(f features.Features) bool { return f.EnableSchedulerPreQueueingHints },
+		"narrows which pods a cluster event requeues with the plugins' pre-queueing hints"},
+	{"SchedulerAsyncAPICalls", func(f features.Features) bool { return f.EnableSchedulerAsyncAPICalls },
+		"sends the scheduler's API calls (bindings, status and nomination updates) through an asynchronous dispatcher"},
 }
 
 // RefuseUnimplementedGates names the first gate that is on but that
