@@ -198,7 +198,9 @@ var InertFields = []struct {
 	{"leaderElection", "only one scheduler instance is simulated",
 		func(c *configv1.KubeSchedulerConfiguration) bool { return !reflect.ValueOf(c.LeaderElection).IsZero() }},
 	{"clientConnection", "schedtui reads the cluster with its own flags (--kubeconfig, --context)",
-		func(c *configv1.KubeSchedulerConfiguration) bool { return !reflect.ValueOf(c.ClientConnection).IsZero() }},
+		func(c *configv1.KubeSchedulerConfiguration) bool {
+			return !reflect.ValueOf(c.ClientConnection).IsZero()
+		}},
 	{"enableProfiling", "it serves kube-scheduler's pprof handlers",
 		func(c *configv1.KubeSchedulerConfiguration) bool { return c.EnableProfiling != nil }},
 	{"enableContentionProfiling", "it serves kube-scheduler's lock contention profiles",
