@@ -209,11 +209,75 @@ var InertFields = []struct {
 		func(c *configv1.KubeSchedulerConfiguration) bool { return c.DelayCacheUntilActive }},
 }
 
+// InertArgs are the plugin arguments that bound how long PreBind waits
+// for another controller, which schedtui does not simulate waiting for:
+// its PreBind writes the volumes' and claims' binding at once, so the
+// timeout never expires.
+var InertArgs = []struct {
+	Field string
+	Why   string
+	isSet func(runtime.Object) bool
+}{
+	{"bindTimeoutSeconds", "VolumeBinding's PreBind does not wait for the PV controller here",
+		func(o runtime.Object) bool {
+			a, ok := o.(*configv1.VolumeBindingArgs)
+			return ok && a.BindTimeoutSeconds != nil
+		}},
+	{"bindingTimeout", "DynamicResources' PreBind does not wait for devices' binding conditions here",
+		func(o runtime.Object) bool {
+			a, ok := o.(*configv1.DynamicResourcesArgs)
+			return ok && a.BindingTimeout != nil
+		}},
+}
+
 // noteInertFields warns once per inert field the file sets.
 func noteInertFields(name string, cfg *configv1.KubeSchedulerConfiguration, r *docread.Report) {
 	for _, f := range InertFields {
 		if f.isSet(cfg) {
 			r.Warnf(name, 0, configObject, f.Field, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (%s); schedtui reads it and ignores it", f.Field, f.Why)
+		}
+	}
+	for i, p := range cfg.Profiles {
+		noteInertWeights(name, i, p.Plugins, r)
+		for j, pc := range p.PluginConfig {
+			for _, f := range InertArgs {
+				if pc.Args.Object != nil && f.isSet(pc.Args.Object) {
+					path := fmt.Sprintf("profiles[%d].pluginConfig[%d].args.%s", i, j, f.Field)
+					r.Warnf(name, 0, configObject, path, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (%s); schedtui reads it and ignores it", path, f.Why)
+				}
+			}
+		}
+	}
+}
+
+// noteInertWeights warns about weights kube-scheduler never reads: those
+// of disabled plugins, and of plugins enabled at a point other than score
+// and multiPoint (only Score plugins have a weight).
+func noteInertWeights(name string, i int, p *configv1.Plugins, r *docread.Report) {
+	if p == nil {
+		return
+	}
+	for _, pt := range []struct {
+		name string
+		set  configv1.PluginSet
+	}{
+		{"preEnqueue", p.PreEnqueue}, {"queueSort", p.QueueSort}, {"preFilter", p.PreFilter}, {"filter", p.Filter},
+		{"postFilter", p.PostFilter}, {"preScore", p.PreScore}, {"score", p.Score}, {"reserve", p.Reserve},
+		{"permit", p.Permit}, {"preBind", p.PreBind}, {"bind", p.Bind}, {"postBind", p.PostBind},
+		{"multiPoint", p.MultiPoint}, {"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore},
+		{"podGroupPostFilter", p.PodGroupPostFilter},
+	} {
+		for k, pl := range pt.set.Enabled {
+			if pl.Weight != nil && pt.name != "score" && pt.name != "multiPoint" {
+				path := fmt.Sprintf("profiles[%d].plugins.%s.enabled[%d].weight", i, pt.name, k)
+				r.Warnf(name, 0, configObject, path, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (only Score plugins have a weight, as in kube-scheduler); schedtui reads it and ignores it", path)
+			}
+		}
+		for k, pl := range pt.set.Disabled {
+			if pl.Weight != nil {
+				path := fmt.Sprintf("profiles[%d].plugins.%s.disabled[%d].weight", i, pt.name, k)
+				r.Warnf(name, 0, configObject, path, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (a disabled plugin has no weight, as in kube-scheduler); schedtui reads it and ignores it", path)
+			}
 		}
 	}
 }
