@@ -633,39 +633,41 @@ func checkPodGroupPointDisabled(pt string) func(t *testing.T) {
 }
 
 // provenBy points to the unit tests that fail when the field is ignored:
-// each names a test function and the file holding it, which must exist and
-// set the field.
+// each names a test function (or a table: a var) and the file holding it,
+// which must exist and set the field.
 func provenBy(goField string, tests ...string) fieldCheck {
 	return fieldCheck{takesEffect, func(t *testing.T) {
 		for _, ref := range tests {
-			file, fn, _ := strings.Cut(ref, ":")
-			src, err := os.ReadFile(filepath.Join("..", "..", file))
-			if err != nil {
-				t.Fatalf("%s: %v", ref, err)
-			}
-			body, ok := funcBody(string(src), fn)
-			if !ok {
-				t.Errorf("%s: no func %s", file, fn)
-				continue
-			}
-			if !strings.Contains(body, goField) {
+			if !refMentions(t, ref, goField) {
 				t.Errorf("%s does not set %s", ref, goField)
 			}
 		}
 	}}
 }
 
-// funcBody is the text of func name in src, up to the next top-level func.
-func funcBody(src, name string) (string, bool) {
-	i := strings.Index(src, "\nfunc "+name+"(")
-	if i < 0 {
-		return "", false
+// refMentions: the function or var ref ("file:name", the file relative to
+// the repository) exists and its text holds what.
+func refMentions(t *testing.T, ref, what string) bool {
+	t.Helper()
+	file, name, _ := strings.Cut(ref, ":")
+	src, err := os.ReadFile(filepath.Join("..", "..", file))
+	if err != nil {
+		t.Fatalf("%s: %v", ref, err)
 	}
-	rest := src[i+1:]
+	text := string(src)
+	i := strings.Index(text, "\nfunc "+name+"(")
+	if i < 0 {
+		i = strings.Index(text, "\nvar "+name+" ")
+	}
+	if i < 0 {
+		t.Errorf("%s: no func or var %s", file, name)
+		return true
+	}
+	rest := text[i+1:]
 	if j := strings.Index(rest, "\nfunc "); j >= 0 {
 		rest = rest[:j]
 	}
-	return rest, true
+	return strings.Contains(rest, what)
 }
 
 // argsRun is the scenario the plugin args are checked on: ten nodes in
