@@ -266,8 +266,8 @@ func refusedCheck(doc, want string) func(t *testing.T) {
 	}
 }
 
-// checkNoted: the field loads, with a warning naming it that says it does
-// not change scheduling decisions.
+// checkNoted: the field loads, with a warning naming it that says
+// schedtui ignores it.
 func checkNoted(body, field string) func(t *testing.T) {
 	return func(t *testing.T) {
 		if body == "" {
@@ -278,7 +278,7 @@ func checkNoted(body, field string) func(t *testing.T) {
 			t.Fatalf("%v", err)
 		}
 		for _, p := range r.Problems {
-			if strings.Contains(p.String(), field) && strings.Contains(p.String(), "does not change scheduling decisions") {
+			if strings.Contains(p.String(), field) && strings.Contains(p.String(), "schedtui reads it and ignores it") {
 				return
 			}
 		}

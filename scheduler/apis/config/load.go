@@ -185,27 +185,28 @@ func emptyRaw(raw []byte) bool {
 
 // InertFields are the fields of a KubeSchedulerConfiguration that run
 // kube-scheduler the process (its API connection, leader election,
-// profiling, cache warm-up, worker count) without changing any scheduling
-// decision schedtui simulates, each with why. A file that sets one is told
+// profiling, cache warm-up, worker count) rather than decide where pods
+// go, each with what the user is told (why schedtui ignores it). A file that sets one is told
 // so once (noteInertFields), never silently.
 var InertFields = []struct {
 	Field string
 	Why   string
 	isSet func(*configv1.KubeSchedulerConfiguration) bool
 }{
-	{"parallelism", "schedtui checks nodes one by one, as kube-scheduler with parallelism 1 does; with more workers kube-scheduler stops its search as soon as enough nodes passed, so when percentageOfNodesToScore leaves nodes unchecked it may find another set",
+	{"parallelism", "is not simulated: schedtui checks nodes one by one, as kube-scheduler with parallelism 1 does; with more workers, " +
+		"when percentageOfNodesToScore leaves nodes unchecked, kube-scheduler's search may end on another set of feasible nodes",
 		func(c *configv1.KubeSchedulerConfiguration) bool { return c.Parallelism != nil }},
-	{"leaderElection", "only one scheduler instance is simulated",
+	{"leaderElection", "does not change scheduling decisions (only one scheduler instance is simulated)",
 		func(c *configv1.KubeSchedulerConfiguration) bool { return !reflect.ValueOf(c.LeaderElection).IsZero() }},
-	{"clientConnection", "schedtui reads the cluster with its own flags (--kubeconfig, --context)",
+	{"clientConnection", "does not change scheduling decisions (schedtui reads the cluster with its own flags (--kubeconfig, --context))",
 		func(c *configv1.KubeSchedulerConfiguration) bool {
 			return !reflect.ValueOf(c.ClientConnection).IsZero()
 		}},
-	{"enableProfiling", "it serves kube-scheduler's pprof handlers",
+	{"enableProfiling", "does not change scheduling decisions (it serves kube-scheduler's pprof handlers)",
 		func(c *configv1.KubeSchedulerConfiguration) bool { return c.EnableProfiling != nil }},
-	{"enableContentionProfiling", "it serves kube-scheduler's lock contention profiles",
+	{"enableContentionProfiling", "does not change scheduling decisions (it serves kube-scheduler's lock contention profiles)",
 		func(c *configv1.KubeSchedulerConfiguration) bool { return c.EnableContentionProfiling != nil }},
-	{"delayCacheUntilActive", "it delays filling kube-scheduler's cache until it leads; schedtui's cluster state is complete before the first attempt",
+	{"delayCacheUntilActive", "does not change scheduling decisions (it delays filling kube-scheduler's cache until it leads; schedtui's cluster state is complete before the first attempt)",
 		func(c *configv1.KubeSchedulerConfiguration) bool { return c.DelayCacheUntilActive }},
 }
 
@@ -234,7 +235,7 @@ var InertArgs = []struct {
 func noteInertFields(name string, cfg *configv1.KubeSchedulerConfiguration, r *docread.Report) {
 	for _, f := range InertFields {
 		if f.isSet(cfg) {
-			r.Warnf(name, 0, configObject, f.Field, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (%s); schedtui reads it and ignores it", f.Field, f.Why)
+			r.Warnf(name, 0, configObject, f.Field, "field %s of the KubeSchedulerConfiguration %s; schedtui reads it and ignores it", f.Field, f.Why)
 		}
 	}
 	for i, p := range cfg.Profiles {
