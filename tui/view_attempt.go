@@ -259,7 +259,12 @@ func affinitySummary(p *v1.Pod) string {
 
 func (v *attemptView) phaseLines(a *record.Attempt, w int) []string {
 	st := v.c.St
-	out := []string{st.Title.Render(fit(fmt.Sprintf("Attempt #%d · %s", a.Seq, outcomeText(a, v.c)), w))}
+	title := fmt.Sprintf("Attempt #%d · %s", a.Seq, outcomeText(a, v.c))
+	if v.c.World != nil && v.c.World.profiles > 1 {
+		// Several profiles: which one scheduled the pod (its schedulerName).
+		title += " · profile " + a.Profile
+	}
+	out := []string{st.Title.Render(fit(title, w))}
 	if a.Summarized {
 		// Retention kept this attempt's line only (retention.go).
 		out = append(out, st.Dim.Render(fit(" "+summaryOnly(a), w)))

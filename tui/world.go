@@ -27,6 +27,9 @@ type world struct {
 	cluster
 	// filterPlugins is each profile's Filter plugins, in run order.
 	filterPlugins map[string][]string
+	// profiles is the number of the configuration's profiles: with more
+	// than one, the attempt view names the profile of each attempt.
+	profiles int
 	// pods holds the objects of attempted and queued pods.
 	pods map[string]*v1.Pod
 	// observed counts the observations of the cluster's scheduler by
@@ -97,6 +100,7 @@ func capture(b *Backend) *world {
 	captureForecast(b, w)
 	s := b.State()
 	w.cluster = captureCluster(s)
+	w.profiles = len(s.Profiles())
 	addPod := func(key string) {
 		if _, ok := w.pods[key]; !ok {
 			if p := b.Pod(key); p != nil {

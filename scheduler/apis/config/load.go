@@ -99,6 +99,7 @@ func LoadData(name string, data []byte, f features.Features) (*configv1.KubeSche
 		return nil, r, &docread.ParseError{File: name, Line: doc.Line, Msg: "cannot decode KubeSchedulerConfiguration: " + first.String()}
 	}
 	decodePluginArgs(name, cfg, r)
+	noteInertFields(name, cfg, r)
 	SetDefaults(cfg, f)
 	for _, e := range validation.ValidateKubeSchedulerConfiguration(cfg, f) {
 		r.Errorf(name, 0, configObject, e.Field, "%s", e.ErrorBody())
@@ -180,4 +181,104 @@ func decodePluginArgs(name string, cfg *configv1.KubeSchedulerConfiguration, r *
 func emptyRaw(raw []byte) bool {
 	s := string(raw)
 	return s == "" || s == "null" || s == "{}"
+}
+
+// InertFields are the fields of a KubeSchedulerConfiguration that run
+// kube-scheduler the process (its API connection, leader election,
+// profiling, cache warm-up, worker count) rather than decide where pods
+// go, each with what the user is told (why schedtui ignores it). A file that sets one is told
+// so once (noteInertFields), never silently.
+var InertFields = []struct {
+	Field string
+	Why   string
+	isSet func(*configv1.KubeSchedulerConfiguration) bool
+}{
+	{"parallelism", "is not simulated: schedtui checks nodes one by one, as kube-scheduler with parallelism 1 does; with more workers, " +
+		"when percentageOfNodesToScore leaves nodes unchecked, kube-scheduler's search may end on another set of feasible nodes",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return c.Parallelism != nil }},
+	{"leaderElection", "does not change scheduling decisions (only one scheduler instance is simulated)",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return !reflect.ValueOf(c.LeaderElection).IsZero() }},
+	{"clientConnection", "does not change scheduling decisions (schedtui reads the cluster with its own flags (--kubeconfig, --context))",
+		func(c *configv1.KubeSchedulerConfiguration) bool {
+			return !reflect.ValueOf(c.ClientConnection).IsZero()
+		}},
+	{"enableProfiling", "does not change scheduling decisions (it serves kube-scheduler's pprof handlers)",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return c.EnableProfiling != nil }},
+	{"enableContentionProfiling", "does not change scheduling decisions (it serves kube-scheduler's lock contention profiles)",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return c.EnableContentionProfiling != nil }},
+	{"delayCacheUntilActive", "does not change scheduling decisions (it delays filling kube-scheduler's cache until it leads; schedtui's cluster state is complete before the first attempt)",
+		func(c *configv1.KubeSchedulerConfiguration) bool { return c.DelayCacheUntilActive }},
+}
+
+// InertArgs are the plugin arguments that bound how long PreBind waits
+// for another controller, which schedtui does not simulate waiting for:
+// its PreBind writes the volumes' and claims' binding at once, so the
+// timeout never expires.
+var InertArgs = []struct {
+	Field string
+	Why   string
+	isSet func(runtime.Object) bool
+}{
+	{"bindTimeoutSeconds", "VolumeBinding's PreBind does not wait for the PV controller here",
+		func(o runtime.Object) bool {
+			a, ok := o.(*configv1.VolumeBindingArgs)
+			return ok && a.BindTimeoutSeconds != nil
+		}},
+	{"bindingTimeout", "DynamicResources' PreBind does not wait for devices' binding conditions here",
+		func(o runtime.Object) bool {
+			a, ok := o.(*configv1.DynamicResourcesArgs)
+			return ok && a.BindingTimeout != nil
+		}},
+}
+
+// noteInertFields warns once per inert field the file sets.
+func noteInertFields(name string, cfg *configv1.KubeSchedulerConfiguration, r *docread.Report) {
+	for _, f := range InertFields {
+		if f.isSet(cfg) {
+			r.Warnf(name, 0, configObject, f.Field, "field %s of the KubeSchedulerConfiguration %s; schedtui reads it and ignores it", f.Field, f.Why)
+		}
+	}
+	for i, p := range cfg.Profiles {
+		noteInertWeights(name, i, p.Plugins, r)
+		for j, pc := range p.PluginConfig {
+			for _, f := range InertArgs {
+				if pc.Args.Object != nil && f.isSet(pc.Args.Object) {
+					path := fmt.Sprintf("profiles[%d].pluginConfig[%d].args.%s", i, j, f.Field)
+					r.Warnf(name, 0, configObject, path, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (%s); schedtui reads it and ignores it", path, f.Why)
+				}
+			}
+		}
+	}
+}
+
+// noteInertWeights warns about weights kube-scheduler never reads: those
+// of disabled plugins, and of plugins enabled at a point other than score
+// and multiPoint (only Score plugins have a weight).
+func noteInertWeights(name string, i int, p *configv1.Plugins, r *docread.Report) {
+	if p == nil {
+		return
+	}
+	for _, pt := range []struct {
+		name string
+		set  configv1.PluginSet
+	}{
+		{"preEnqueue", p.PreEnqueue}, {"queueSort", p.QueueSort}, {"preFilter", p.PreFilter}, {"filter", p.Filter},
+		{"postFilter", p.PostFilter}, {"preScore", p.PreScore}, {"score", p.Score}, {"reserve", p.Reserve},
+		{"permit", p.Permit}, {"preBind", p.PreBind}, {"bind", p.Bind}, {"postBind", p.PostBind},
+		{"multiPoint", p.MultiPoint}, {"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore},
+		{"podGroupPostFilter", p.PodGroupPostFilter},
+	} {
+		for k, pl := range pt.set.Enabled {
+			if pl.Weight != nil && pt.name != "score" && pt.name != "multiPoint" {
+				path := fmt.Sprintf("profiles[%d].plugins.%s.enabled[%d].weight", i, pt.name, k)
+				r.Warnf(name, 0, configObject, path, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (only Score plugins have a weight, as in kube-scheduler); schedtui reads it and ignores it", path)
+			}
+		}
+		for k, pl := range pt.set.Disabled {
+			if pl.Weight != nil {
+				path := fmt.Sprintf("profiles[%d].plugins.%s.disabled[%d].weight", i, pt.name, k)
+				r.Warnf(name, 0, configObject, path, "field %s of the KubeSchedulerConfiguration does not change scheduling decisions (a disabled plugin has no weight, as in kube-scheduler); schedtui reads it and ignores it", path)
+			}
+		}
+	}
 }

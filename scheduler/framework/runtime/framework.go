@@ -86,6 +86,9 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	if plugins == nil {
 		plugins = &configv1.Plugins{}
 	}
+	if err := refusePodGroupPoints(plugins); err != nil {
+		return nil, err
+	}
 
 	args := map[string]runtime.Object{}
 	for _, pc := range profile.PluginConfig {

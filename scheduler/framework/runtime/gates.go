@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/sets"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -31,6 +32,12 @@ var unimplementedGates = []unimplementedGate{
 		"applies pod groups' preemption policy"},
 	{"InPlacePodVerticalScalingSchedulerPreemption", func(f features.Features) bool { return f.EnableInPlacePodVerticalScalingSchedulerPreemption },
 		"adds the DeferredPodScheduling plugin and schedules deferred resizes"},
+	{"DRANodeAllocatableResources", func(f features.Features) bool { return f.EnableDRANodeAllocatableResources },
+		"makes DynamicResources and NodeResourcesFit account node allocatable resources allocated through DRA claims"},
+	{"SchedulerPreQueueingHints", func(f features.Features) bool { return f.EnableSchedulerPreQueueingHints },
+		"narrows which pods a cluster event requeues with the plugins' pre-queueing hints"},
+	{"SchedulerAsyncAPICalls", func(f features.Features) bool { return f.EnableSchedulerAsyncAPICalls },
+		"sends the scheduler's API calls (bindings, status and nomination updates) through an asynchronous dispatcher"},
 }
 
 // RefuseUnimplementedGates names the first gate that is on but that
@@ -92,4 +99,21 @@ func (f *Framework) refuseOpportunisticBatching() error {
 		}
 	}
 	return fmt.Errorf("profile %q: feature gate OpportunisticBatching=true batches its pods (every plugin signs pods; PodTopologySpread has no default constraints), which schedtui does not implement; set OpportunisticBatching=false", f.profileName)
+}
+
+// refusePodGroupPoints refuses plugins at the extension points only
+// kube-scheduler's pod-group cycles run (GenericWorkload's gang
+// scheduling), which schedtui does not implement: accepting them would
+// schedule as if they were not there.
+func refusePodGroupPoints(p *configv1.Plugins) error {
+	for _, pt := range []struct {
+		name string
+		set  configv1.PluginSet
+	}{{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore}, {"podGroupPostFilter", p.PodGroupPostFilter}} {
+		if len(pt.set.Enabled) > 0 {
+			return fmt.Errorf("plugins.%s enables %s: kube-scheduler runs that extension point only in pod-group scheduling cycles (feature gate GenericWorkload), which schedtui does not implement",
+				pt.name, pt.set.Enabled[0].Name)
+		}
+	}
+	return nil
 }

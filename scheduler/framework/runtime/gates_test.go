@@ -23,6 +23,9 @@ func TestUnimplementedGatesRefused(t *testing.T) {
 			"CompositePodGroup":                            &f.EnableCompositePodGroup,
 			"PodGroupPreemptionPolicy":                     &f.EnablePodGroupPreemptionPolicy,
 			"InPlacePodVerticalScalingSchedulerPreemption": &f.EnableInPlacePodVerticalScalingSchedulerPreemption,
+			"DRANodeAllocatableResources":                  &f.EnableDRANodeAllocatableResources,
+			"SchedulerPreQueueingHints":                    &f.EnableSchedulerPreQueueingHints,
+			"SchedulerAsyncAPICalls":                       &f.EnableSchedulerAsyncAPICalls,
 		}[g.name]
 		if set == nil {
 			t.Fatalf("no field for %s", g.name)

@@ -273,20 +273,31 @@ func TestScorePrioritizedList(t *testing.T) {
 	}
 }
 
-// A DeviceTaintRule's taint makes the device unusable without a toleration.
+// A DeviceTaintRule's taint makes the device unusable without a toleration;
+// with DRADeviceTaintRules off the rules are not read and the device is
+// allocated.
 func TestDeviceTaintRule(t *testing.T) {
 	a := node("a")
 	d := "gpu-0"
 	rule := &resourcev1.DeviceTaintRule{ObjectMeta: metav1.ObjectMeta{Name: "r"}}
 	rule.Spec.DeviceSelector = &resourcev1.DeviceTaintSelector{Device: &d}
 	rule.Spec.Taint = resourcev1.DeviceTaint{Key: "broken", Effect: resourcev1.DeviceTaintEffectNoSchedule}
-	pl, _ := newPlugin(t, []*v1.Node{a}, class("gpu", ""), slice("a", "a100"), claim("c", "gpu", 1), rule)
-	ctx := context.Background()
-	cs := framework.NewCycleState()
-	p := pod("p", "c")
-	pl.PreFilter(ctx, cs, p, nil)
-	if s := pl.Filter(ctx, cs, p, nodeInfo(a)); s.Message() != "cannot allocate all claims" {
-		t.Errorf("Filter with tainted device = %v", s)
+	for _, on := range []bool{true, false} {
+		h := frameworktest.NewHandle([]*v1.Node{a}, nil, class("gpu", ""), slice("a", "a100"), claim("c", "gpu", 1), rule)
+		h.Gates.EnableDRADeviceTaintRules = on
+		p, err := New(nil, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl := p.(*DynamicResources)
+		ctx := context.Background()
+		cs := framework.NewCycleState()
+		pod := pod("p", "c")
+		pl.PreFilter(ctx, cs, pod, nil)
+		s := pl.Filter(ctx, cs, pod, nodeInfo(a))
+		if on && s.Message() != "cannot allocate all claims" || !on && !s.IsSuccess() {
+			t.Errorf("DRADeviceTaintRules=%v: Filter with a tainted device = %v", on, s)
+		}
 	}
 }
 
