@@ -85,6 +85,9 @@ type Replay struct {
 	// follows the cluster and judges its scheduler's decisions. A Replay
 	// without changes sets it for a live cluster.
 	Shadow bool
+	// ExtenderAnswers, when set, is the store of extender answers the
+	// engine answers from (a recording's, preloaded: nothing is called).
+	ExtenderAnswers *scheduler.ExtenderAnswers
 }
 
 // NewBackend builds the queue engine over a loaded cluster, with the
@@ -112,6 +115,9 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 			eo.Start = r.Start
 		}
 		eo.Shadow = eo.Shadow || r.Shadow
+		if r.ExtenderAnswers != nil {
+			eo.ExtenderAnswers = r.ExtenderAnswers
+		}
 	}
 	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), eo)
 	if err != nil {

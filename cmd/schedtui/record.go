@@ -103,6 +103,13 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
 	}
 	recordSettings(&h, src.settings)
+	ext, err := newExtenderRecorder(src, f.config, cfgData, started)
+	if err != nil {
+		return err
+	}
+	if ext != nil {
+		h.ExtenderAnswers = snapshot.ExtenderAnswersRecorded
+	}
 	var rw *snapshot.RecordingWriter
 	where := output
 	if output == "-" {
@@ -115,6 +122,11 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 		return err
 	}
 	c := src.cluster
+	if ext != nil {
+		ext.writeTo(rw)
+		fmt.Fprintf(stderr, "%s: the configuration has extenders: schedtui's scheduler judges each decision of the cluster's "+
+			"alongside, and the recording keeps every answer the extenders give it (replays answer from them)\n", src.name)
+	}
 	until := "until interrupted (Ctrl-C)"
 	if duration > 0 {
 		until = "for " + duration.String()
@@ -166,15 +178,30 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 			cancel()
 			return err
 		}
+		// The change is written before the engine sees it, as it was
+		// delivered; the answers of the attempts it triggers follow it.
+		if ext != nil {
+			ch.At = at
+			if err := ext.change(ch, stderr); err != nil {
+				writeErr = fmt.Errorf("writing the recording to %s: %w", where, err)
+				cancel()
+				return err
+			}
+		}
 		fmt.Fprintf(stderr, "%s: +%s %s (%d changes recorded)\n", src.name, at.Sub(started).Round(time.Millisecond), ch, rw.Changes())
 		return nil
 	})
-	close(flushDone)
-	flushWG.Wait()
 	end := time.Now().UTC()
 	if end.Before(last) {
 		end = last
 	}
+	if ext != nil && writeErr == nil {
+		if err := ext.finish(end); err != nil {
+			writeErr = fmt.Errorf("writing the recording to %s: %w", where, err)
+		}
+	}
+	close(flushDone)
+	flushWG.Wait()
 	closeErr := rw.Close(end)
 	switch {
 	case writeErr != nil:
