@@ -638,8 +638,12 @@ func readExtenderAnswer(data []byte) (RecordedExtenderAnswer, error) {
 	if d.Error == "" && d.Status == 0 {
 		return RecordedExtenderAnswer{}, errors.New("an answer needs a status or an error")
 	}
-	return RecordedExtenderAnswer{Time: t, Exchange: extender.Exchange{Extender: d.Extender, Verb: d.Verb, Pod: d.Pod, PodUID: d.PodUID,
-		Nodes: d.Nodes, Status: d.Status, Body: []byte(d.Body), Error: d.Error, Latency: latency}}, nil
+	x := extender.Exchange{Extender: d.Extender, Verb: d.Verb, Pod: d.Pod, PodUID: d.PodUID, Nodes: d.Nodes, Status: d.Status,
+		Error: d.Error, Latency: latency}
+	if d.Body != "" {
+		x.Body = []byte(d.Body)
+	}
+	return RecordedExtenderAnswer{Time: t, Exchange: x}, nil
 }
 
 func parseRecordingTime(s string) (time.Time, error) {

@@ -39,7 +39,12 @@ gzipped file is flushed every second, so a recorder that is killed leaves a
 readable recording. --snapshot FILE (schedtui, run, explain) opens it at its
 start and replays the changes in virtual time: step through what happened to a
 pod that was stuck an hour ago. Secrets and ConfigMaps are never read; progress
-goes to stderr.`,
+goes to stderr.
+
+With a --config that has extenders, schedtui's scheduler judges each decision
+of the cluster's scheduler as the recording goes (it only reads; nothing is
+bound), and the recording keeps every answer the extenders give it: a replay
+answers from them and calls no extender.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return recordCluster(cmd.Context(), &f, output, duration, cmd.OutOrStdout(), cmd.ErrOrStderr())

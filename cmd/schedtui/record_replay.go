@@ -141,7 +141,10 @@ func (r *replay) forTUI(w io.Writer) []tui.Replay {
 	if r == nil {
 		return nil
 	}
-	tr := tui.Replay{Start: r.start, Changes: r.changes, Shadow: r.shadowing(), ExtenderAnswers: r.extenderAnswers()}
+	tr := tui.Replay{Start: r.start, Changes: r.changes, Shadow: r.shadowing()}
+	if r.offline {
+		tr.ExtenderAnswers = r.extenderAnswers
+	}
 	tr.NotApplied = func(c engine.ClusterChange, err error) {
 		_, obj := c.WatchEvent()
 		for i, rc := range r.changes {
