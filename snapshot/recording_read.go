@@ -483,8 +483,8 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 			if h, err := docread.ReadHeader(d.json); err == nil && h.Kind != "" && h.Name != "" {
 				desc = describe(h.Kind, h.Namespace, h.Name)
 			}
-			damaged(desc, "not a recording document (%s): after the initial state a recording holds %s and %s documents (apiVersion %s)",
-				what, RecordedChangeKind, RecordingEndKind, RecordingAPIVersion)
+			damaged(desc, "not a recording document (%s): after the initial state a recording holds %s, %s and %s documents (apiVersion %s)",
+				what, RecordedChangeKind, ExtenderAnswerKind, RecordingEndKind, RecordingAPIVersion)
 			continue
 		}
 		t, err := parseRecordingTime(env.Time)

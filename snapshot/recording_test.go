@@ -318,7 +318,7 @@ func TestRecordingProblems(t *testing.T) {
 		{"pod of a missing priority class", change("2026-03-02T09:10:00Z", "ADDED", "  apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec: {priorityClassName: gold, containers: [{name: c, image: i}]}\n") + good + end, 1,
 			[]string{at(l1, `Pod default/p: spec.priorityClassName: pods "p" is forbidden: no PriorityClass with name gold was found`)}},
 		{"a plain object among the changes", good + plainNode + end, 1,
-			[]string{at(l2, `Node big: not a recording document (apiVersion "v1", kind "Node"): after the initial state a recording holds RecordedChange and RecordingEnd documents`)}},
+			[]string{at(l2, `Node big: not a recording document (apiVersion "v1", kind "Node"): after the initial state a recording holds RecordedChange, ExtenderAnswer and RecordingEnd documents`)}},
 		{"a plain object right after the List is initial state", plainNode + change("2026-03-02T09:10:00Z", "DELETED", "  {apiVersion: v1, kind: Node, metadata: {name: big}}\n") + end, 1, nil},
 		{"unknown field", "---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntime: 2026-03-02T09:40:00Z\ntype: ADDED\nwhen: now\nobject:\n" + recNodeBig + end, 1,
 			[]string{at(l1, "warning: when: unknown field (ignored)")}},
@@ -500,6 +500,11 @@ func FuzzReadRecording(f *testing.F) {
 		}
 		if o.Cluster == nil || o.Report == nil || !o.Header.IsRecording() {
 			t.Fatalf("opened %+v", o)
+		}
+		for _, a := range o.ExtenderAnswers {
+			if a.Line <= 0 || a.Extender == "" || a.Verb == "" || a.Pod == "" || a.Status == 0 && a.Error == "" {
+				t.Fatalf("extender answer %+v", a)
+			}
 		}
 		prev := o.Header.RecordingStarted
 		for _, c := range o.Changes {

@@ -63,6 +63,18 @@ func TestRecordExtenderAnswers(t *testing.T) {
 	}
 	stderr.waitFor(t, "PodUpdate Pod default/live-pod (2 changes recorded)")
 	stop()
+	// Read-only: the only writes the cluster saw are the test's own.
+	var writes []string
+	for _, a := range client.Actions() {
+		switch a.GetVerb() {
+		case "get", "list", "watch":
+		default:
+			writes = append(writes, a.GetVerb()+" "+a.GetResource().Resource)
+		}
+	}
+	if strings.Join(writes, ", ") != "create nodes, update pods" {
+		t.Errorf("writes to the cluster: %v", writes)
+	}
 	if !strings.Contains(stderr.String(), "the recording keeps every answer the extenders give it") {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
@@ -172,6 +184,21 @@ func TestRecordExtenderAnswers(t *testing.T) {
 	if a := attemptLine(t, out, "default/live-pod"); !strings.Contains(a, `"outcome":"Error"`) ||
 		!strings.Contains(a, "no recorded answer for filter of pod default/live-pod by extender "+srv.URL()) {
 		t.Errorf("attempt without a recorded answer:\n%s", a)
+	}
+
+	// An ignorable extender without its answer is skipped, as upstream
+	// skips an ignorable extender it cannot reach.
+	ignorable := filepath.Join(dir, "ignorable.yaml")
+	if err := os.WriteFile(ignorable, []byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nextenders:\n"+
+		"- urlPrefix: "+srv.URL()+"\n  filterVerb: filter\n  prioritizeVerb: prioritize\n  weight: 1\n  ignorable: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err = runCmd(t, newRunCommand, "--snapshot", missing, "--config", ignorable, "-o", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if a := attemptLine(t, out, "default/live-pod"); !strings.Contains(a, `"outcome":"Scheduled"`) || strings.Contains(a, "rejected by the test extender") {
+		t.Errorf("attempt with an ignorable extender without a recorded answer:\n%s", a)
 	}
 
 	// A recording made before extender answers existed still loads, and
