@@ -54,6 +54,8 @@ answers from them and calls no extender.`,
 	f.gates.register(cmd)
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record with the cluster (it must be valid); replays use it")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml or .json, optionally followed by .gz; - for YAML on stdout")
+	cmd.Flags().BoolVar(&f.skipExtenders, "skip-extenders", false, "do not ask the configuration's extenders while recording "+
+		"(no scheduler runs alongside; the recording keeps no answers and its replays call the extenders)")
 	cmd.Flags().DurationVar(&duration, "for", 0, "stop after recording this long (e.g. 1h); default: until interrupted")
 	// Accepted only to be refused with a clear message.
 	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "not for record: a recording needs a live cluster")
@@ -95,7 +97,7 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	defer stopSignals()
 	// The configuration is recorded, not used: load without it.
 	loadFlags := *f
-	loadFlags.config, loadFlags.recordOnly = "", true
+	loadFlags.config, loadFlags.recordOnly, loadFlags.skipExtenders = "", true, false
 	src, err := loadSource(ctx, &loadFlags, stderr, true)
 	if err != nil {
 		return err
@@ -108,7 +110,7 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
 	}
 	recordSettings(&h, src.settings)
-	ext, err := newExtenderRecorder(src, f.config, cfgData, started)
+	ext, err := newExtenderRecorder(src, f.config, cfgData, started, f.skipExtenders, stderr)
 	if err != nil {
 		return err
 	}

@@ -32,8 +32,9 @@ type extenderRecorder struct {
 
 // newExtenderRecorder builds the shadow engine for a recording that
 // starts at started over src's state, or returns nil when the
-// configuration (cfgData, already validated) has no extenders.
-func newExtenderRecorder(src *source, cfgFile string, cfgData []byte, started time.Time) (*extenderRecorder, error) {
+// configuration (cfgData, already validated) has no extenders or skip
+// (--skip-extenders) says not to ask them, which it says on w.
+func newExtenderRecorder(src *source, cfgFile string, cfgData []byte, started time.Time, skip bool, w io.Writer) (*extenderRecorder, error) {
 	if cfgData == nil {
 		return nil, nil
 	}
@@ -42,6 +43,11 @@ func newExtenderRecorder(src *source, cfgFile string, cfgData []byte, started ti
 		return nil, err
 	}
 	if len(cfg.Extenders) == 0 {
+		return nil, nil
+	}
+	if skip {
+		fmt.Fprintf(w, "%s: --skip-extenders: the extenders are not asked while recording; the recording keeps no answers "+
+			"and its replays call the extenders (or leave them out with --skip-extenders)\n", src.name)
 		return nil, nil
 	}
 	o := engine.Options{Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: recordSeed, Start: started, Shadow: true,

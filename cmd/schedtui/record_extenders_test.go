@@ -201,6 +201,15 @@ func TestRecordExtenderAnswers(t *testing.T) {
 		t.Errorf("attempt with an ignorable extender without a recorded answer:\n%s", a)
 	}
 
+	// record --skip-extenders asks nothing and keeps no answers.
+	before := len(srv.Calls())
+	skipped := filepath.Join(dir, "skipped.json")
+	checkCmd(t, newRecordCommand, []string{"-o", skipped, "--config", cfg, "--skip-extenders", "--for", "50ms"}, cmdWant{
+		stderr: []string{"--skip-extenders: the extenders are not asked while recording"}})
+	if o, err := snapshot.Open(skipped); err != nil || o.Header.ExtenderAnswers != "" || len(o.ExtenderAnswers) != 0 || len(srv.Calls()) != before {
+		t.Errorf("recorded with --skip-extenders: %v, %+v", err, o.Header)
+	}
+
 	// A recording made before extender answers existed still loads, and
 	// its replay calls the extenders as before.
 	old, err := snapshot.Open(stuckPodRecording)
