@@ -103,7 +103,8 @@ func (r *replay) shadowing() bool { return r != nil && !r.simulate }
 // snapshot (schedtui snapshot --snapshot REC): its initial state only.
 func recordingAsSnapshot(o *snapshot.Opened, w io.Writer) *snapshot.Header {
 	h := *o.Header
-	h.RecordingStarted = time.Time{}
+	// The extenders' answers are a recording's: a snapshot has none.
+	h.RecordingStarted, h.ExtenderAnswers = time.Time{}, ""
 	fmt.Fprintf(w, "note: %d changes of the recording are left out: a snapshot holds its initial state (%s)\n",
 		len(o.Changes), o.Header.RecordingStarted.Format(time.RFC3339))
 	return &h
