@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -43,8 +44,9 @@ func TestRecordExtenderAnswers(t *testing.T) {
 	rec := filepath.Join(dir, "rec.json")
 	stderr, stop := startRecording(t, "-o", rec, "--config", cfg)
 
-	// The extender rejects "rejected", which the resources would allow;
-	// the cluster binds the pod to live-node, where schedtui puts it too.
+	// The extender rejects "rejected", which the resources would allow,
+	// and scores "second" 9; the cluster binds the pod to second, where
+	// schedtui puts it too.
 	bg := context.Background()
 	rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("8"), v1.ResourceMemory: resource.MustParse("16Gi"), v1.ResourcePods: resource.MustParse("110")}
 	rejected := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "rejected", UID: "u-rejected", ResourceVersion: "5",
@@ -53,15 +55,21 @@ func TestRecordExtenderAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr.waitFor(t, "NodeAdd Node rejected (1 changes recorded)")
+	second := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "second", UID: "u-second", ResourceVersion: "6",
+		Labels: map[string]string{"extender.test/score": "9"}}, Status: v1.NodeStatus{Capacity: rl, Allocatable: rl}}
+	if _, err := client.CoreV1().Nodes().Create(bg, second, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stderr.waitFor(t, "NodeAdd Node second (2 changes recorded)")
 	pod, err := client.CoreV1().Pods("default").Get(bg, "live-pod", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pod.Spec.NodeName, pod.ResourceVersion = "live-node", "6"
+	pod.Spec.NodeName, pod.ResourceVersion = "second", "7"
 	if _, err := client.CoreV1().Pods("default").Update(bg, pod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	stderr.waitFor(t, "PodUpdate Pod default/live-pod (2 changes recorded)")
+	stderr.waitFor(t, "PodUpdate Pod default/live-pod (3 changes recorded)")
 	stop()
 	// Read-only: the only writes the cluster saw are the test's own.
 	var writes []string
@@ -72,7 +80,7 @@ func TestRecordExtenderAnswers(t *testing.T) {
 			writes = append(writes, a.GetVerb()+" "+a.GetResource().Resource)
 		}
 	}
-	if strings.Join(writes, ", ") != "create nodes, update pods" {
+	if strings.Join(writes, ", ") != "create nodes, create nodes, update pods" {
 		t.Errorf("writes to the cluster: %v", writes)
 	}
 	if !strings.Contains(stderr.String(), "the recording keeps every answer the extenders give it") {
@@ -91,7 +99,7 @@ func TestRecordExtenderAnswers(t *testing.T) {
 	}
 	a := o.ExtenderAnswers[0]
 	if a.Extender != srv.URL() || a.Verb != "filter" || a.Pod != "default/live-pod" || a.PodUID != "u-pod" || a.Status != 200 ||
-		!strings.Contains(string(a.Body), "rejected by the test extender") || strings.Join(a.Nodes, ",") != "live-node,rejected" {
+		!strings.Contains(string(a.Body), "rejected by the test extender") || strings.Join(sorted(a.Nodes), ",") != "live-node,rejected,second" {
 		t.Errorf("first answer %+v", a)
 	}
 
@@ -100,11 +108,11 @@ func TestRecordExtenderAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
-	if !strings.Contains(errOut, "the recording holds 1 extender answers") {
+	if !strings.Contains(errOut, "the recording holds 2 extender answers") {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 	attempt := attemptLine(t, shadow, "default/live-pod")
-	for _, w := range []string{`"outcome":"Scheduled"`, `"node":"live-node"`, "rejected by the test extender"} {
+	for _, w := range []string{`"outcome":"Scheduled"`, `"node":"second"`, "rejected by the test extender"} {
 		if !strings.Contains(attempt, w) {
 			t.Errorf("attempt lacks %s:\n%s", w, attempt)
 		}
@@ -132,7 +140,8 @@ func TestRecordExtenderAnswers(t *testing.T) {
 		}
 		calls = append(calls, a.ExtenderCalls...)
 	}
-	if len(calls) != 1 || !calls[0].Replayed || calls[0].Error != "" || calls[0].Failed["rejected"] != "rejected by the test extender" {
+	if len(calls) != 2 || !calls[0].Replayed || !calls[1].Replayed || calls[0].Error != "" || calls[1].Error != "" ||
+		calls[0].Failed["rejected"] != "rejected by the test extender" || calls[1].Scores["second"] != 9 {
 		t.Errorf("the debugger's extender calls: %+v\n%s", calls, errBuf.String())
 	}
 	if got := len(srv.Calls()); got != recorded {
@@ -157,7 +166,7 @@ func TestRecordExtenderAnswers(t *testing.T) {
 
 	// --skip-extenders: no extender, nothing replayed.
 	checkCmd(t, newRunCommand, []string{"--snapshot", rec, "-o", "json", "--skip-extenders"}, cmdWant{
-		stdout:    []string{`"node":"live-node"`},
+		stdout:    []string{`"pod":"default/live-pod","outcome":"Scheduled"`},
 		notStderr: []string{"extender answers"},
 	})
 
@@ -216,6 +225,12 @@ func TestRecordExtenderAnswers(t *testing.T) {
 	if err != nil || len(old.ExtenderAnswers) != 0 || old.Header.ExtenderAnswers != "" {
 		t.Fatalf("old recording: %v, %d answers", err, len(old.ExtenderAnswers))
 	}
+}
+
+func sorted(ss []string) []string {
+	out := append([]string(nil), ss...)
+	sort.Strings(out)
+	return out
 }
 
 // attemptLine is the first attempt line of pod in run's JSON output.
