@@ -43,6 +43,10 @@ type Options struct {
 // its forks so that a replayed attempt gets the answers it got.
 type ExtenderAnswers = extender.Answers
 
+// ExtenderExchange is one extender call as a recording keeps it
+// (ExtenderAnswers.Preload, ExtenderAnswers.OnExchange).
+type ExtenderExchange = extender.Exchange
+
 // NewExtenderAnswers is an empty store.
 func NewExtenderAnswers() *ExtenderAnswers { return extender.NewAnswers() }
 

@@ -41,6 +41,11 @@ func fuzzSeeds(f *testing.F) {
 			"---\napiVersion: schedtui.dev/v1\nkind: RecordingEnd\ntime: x\n---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntype: BOOKMARK\nobject: null\n",
 		recordingJSONSeed, recordingJSONSeed[:len(recordingJSONSeed)-25],
 		"# schedtui-snapshot: v1\n# recording-started: \"2026-03-02T09:00:00Z\"\n{}\n---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntime: \"2026\n",
+		// Extender answers: a good one, one with a bad latency, one cut.
+		"# schedtui-snapshot: v1\n# recording-started: \"2026-03-02T09:00:00Z\"\n# extender-answers: recorded\napiVersion: v1\nkind: List\nitems: []\n"+
+			"---\napiVersion: schedtui.dev/v1\nkind: ExtenderAnswer\ntime: 2026-03-02T09:10:00Z\nextender: http://e\nverb: filter\npod: a/b\nnodes: [n]\nstatus: 200\nbody: \"{}\"\nlatency: 1ms\n"+
+			"---\napiVersion: schedtui.dev/v1\nkind: ExtenderAnswer\ntime: 2026-03-02T09:10:00Z\nextender: http://e\nverb: filter\npod: a/b\nerror: x\nlatency: 1y\n"+
+			"---\napiVersion: schedtui.dev/v1\nkind: ExtenderAnswer\ntime: 2026-03-02T09:1",
 	)
 	for _, s := range seeds {
 		f.Add([]byte(s))

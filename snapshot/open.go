@@ -72,6 +72,9 @@ type Opened struct {
 	// Cluster is the state when the recording started. Empty for a
 	// snapshot.
 	Changes []RecordedChange
+	// ExtenderAnswers are a recording's extender calls (Header
+	// ExtenderAnswers "recorded"), in file order.
+	ExtenderAnswers []RecordedExtenderAnswer
 	// RecordedUntil is when a recording ended; zero when it was cut short
 	// (the recorder was killed) or for a snapshot.
 	RecordedUntil time.Time

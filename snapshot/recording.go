@@ -33,6 +33,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
+
+	"github.com/schedtui/schedtui/scheduler/extender"
 )
 
 // The recording documents' apiVersion and kinds.
@@ -40,7 +42,41 @@ const (
 	RecordingAPIVersion = "schedtui.dev/v1"
 	RecordedChangeKind  = "RecordedChange"
 	RecordingEndKind    = "RecordingEnd"
+	ExtenderAnswerKind  = "ExtenderAnswer"
+	// ExtenderAnswersRecorded is Header.ExtenderAnswers of a recording
+	// that holds its extenders' answers.
+	ExtenderAnswersRecorded = "recorded"
 )
+
+// RecordedExtenderAnswer is one call to a scheduler extender made while
+// recording (an ExtenderAnswer document): the extender's URL prefix, the
+// verb, the request's pod and the node names it was about, and the
+// answer (an error before any answer, else the HTTP status and body).
+type RecordedExtenderAnswer struct {
+	extender.Exchange
+	Time time.Time
+	// File and Line locate the document.
+	File string
+	Line int
+}
+
+// extenderAnswerDoc is an ExtenderAnswer document; the field order is the
+// JSON's. The body is kept as a string: an extender's answer need not be
+// JSON.
+type extenderAnswerDoc struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Time       string   `json:"time"`
+	Extender   string   `json:"extender"`
+	Verb       string   `json:"verb"`
+	Pod        string   `json:"pod"`
+	PodUID     string   `json:"podUID"`
+	Nodes      []string `json:"nodes"`
+	Status     int      `json:"status,omitempty"`
+	Body       string   `json:"body,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Latency    string   `json:"latency"`
+}
 
 // FlushInterval bounds how long a gzipped recording keeps a change in
 // the compressor before it reaches the file.
@@ -66,6 +102,7 @@ type RecordingWriter struct {
 	yaml      bool
 	objects   int
 	changes   int
+	answers   int
 	last      time.Time
 	dirty     bool
 	lastFlush time.Time
@@ -162,9 +199,40 @@ func (rw *RecordingWriter) Add(t time.Time, typ watch.EventType, obj runtime.Obj
 	return nil
 }
 
+// AddExtenderAnswer writes one extender call made at time t (as Add,
+// times never go back).
+func (rw *RecordingWriter) AddExtenderAnswer(t time.Time, a extender.Exchange) error {
+	nodes := a.Nodes
+	if nodes == nil {
+		nodes = []string{}
+	}
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	if t.Before(rw.last) {
+		t = rw.last
+	}
+	if err := rw.writeAny(extenderAnswerDoc{APIVersion: RecordingAPIVersion, Kind: ExtenderAnswerKind, Time: formatRecordingTime(t),
+		Extender: a.Extender, Verb: a.Verb, Pod: a.Pod, PodUID: a.PodUID, Nodes: nodes, Status: a.Status, Body: string(a.Body),
+		Error: a.Error, Latency: a.Latency.String()}); err != nil {
+		return err
+	}
+	rw.last = t
+	rw.answers++
+	return nil
+}
+
+// ExtenderAnswers is the number of extender answers written so far.
+func (rw *RecordingWriter) ExtenderAnswers() int {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return rw.answers
+}
+
 func formatRecordingTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func (rw *RecordingWriter) writeDoc(d changeDoc) error {
+func (rw *RecordingWriter) writeDoc(d changeDoc) error { return rw.writeAny(d) }
+
+func (rw *RecordingWriter) writeAny(d any) error {
 	if rw.err != nil {
 		return rw.err
 	}

@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/extender"
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
@@ -153,6 +154,7 @@ func ReadRecording(name string, data []byte) (*Opened, error) {
 	}
 	o.Header = parts.header
 	o.Changes, o.RecordedUntil = l.decodeChanges(name, parts, c)
+	o.ExtenderAnswers = parts.answers
 	r.Sort()
 	return o, nil
 }
@@ -203,6 +205,8 @@ type recordingParts struct {
 	docs   []recordingDoc
 	// gzipErr says why a gzipped recording ends early.
 	gzipErr error
+	// answers are the ExtenderAnswer documents (decodeChanges).
+	answers []RecordedExtenderAnswer
 }
 
 // loadRecording loads the initial state into l and splits off the
@@ -267,7 +271,7 @@ func (l *Loader) loadJSONRecording(name string, data []byte, parts *recordingPar
 // recordingDocRE matches the top-level line of a YAML document that marks
 // it as a recording document.
 var recordingDocRE = regexp.MustCompile(`^(apiVersion:\s*["']?` + regexp.QuoteMeta(RecordingAPIVersion) + `["']?|kind:\s*["']?(` +
-	RecordedChangeKind + `|` + RecordingEndKind + `)["']?)\s*(#.*)?$`)
+	RecordedChangeKind + `|` + RecordingEndKind + `|` + ExtenderAnswerKind + `)["']?)\s*(#.*)?$`)
 
 // yamlSeparator reports a "---" document separator line (as splitYAML
 // takes it: "---" followed by nothing but spaces or a comment).
@@ -443,6 +447,19 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 			damaged("", "%v", d.err)
 			continue
 		}
+		if kind, ok := extenderAnswerKind(d.json); ok && kind {
+			a, err := readExtenderAnswer(d.json)
+			if err != nil {
+				damaged("", "%s: %v", ExtenderAnswerKind, err)
+				continue
+			}
+			if a.Time.Before(prev) {
+				a.Time = prev
+			}
+			a.File, a.Line = name, d.line
+			parts.answers = append(parts.answers, a)
+			continue
+		}
 		env, fields, err := readEnvelope(d.json)
 		if err != nil {
 			damaged("", "%v", err)
@@ -466,8 +483,8 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 			if h, err := docread.ReadHeader(d.json); err == nil && h.Kind != "" && h.Name != "" {
 				desc = describe(h.Kind, h.Namespace, h.Name)
 			}
-			damaged(desc, "not a recording document (%s): after the initial state a recording holds %s and %s documents (apiVersion %s)",
-				what, RecordedChangeKind, RecordingEndKind, RecordingAPIVersion)
+			damaged(desc, "not a recording document (%s): after the initial state a recording holds %s, %s and %s documents (apiVersion %s)",
+				what, RecordedChangeKind, ExtenderAnswerKind, RecordingEndKind, RecordingAPIVersion)
 			continue
 		}
 		t, err := parseRecordingTime(env.Time)
@@ -575,6 +592,58 @@ func readEnvelope(data []byte) (envelope, []string, error) {
 	}
 	sort.Strings(unknown)
 	return env, unknown, nil
+}
+
+// extenderAnswerKind reports whether a recording document is an
+// ExtenderAnswer (ok false: not an object with a string kind).
+func extenderAnswerKind(data []byte) (isAnswer, ok bool) {
+	var top struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if json.Unmarshal(data, &top) != nil {
+		return false, false
+	}
+	return top.APIVersion == RecordingAPIVersion && top.Kind == ExtenderAnswerKind, true
+}
+
+// readExtenderAnswer reads an ExtenderAnswer document; unknown fields
+// are refused (a recording is schedtui's own format).
+func readExtenderAnswer(data []byte) (RecordedExtenderAnswer, error) {
+	var d extenderAnswerDoc
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&d); err != nil {
+		return RecordedExtenderAnswer{}, err
+	}
+	t, err := parseRecordingTime(d.Time)
+	if err != nil {
+		return RecordedExtenderAnswer{}, err
+	}
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"extender", d.Extender}, {"verb", d.Verb}, {"pod", d.Pod}} {
+		if f.v == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return RecordedExtenderAnswer{}, fmt.Errorf("%s required", strings.Join(missing, ", "))
+	}
+	var latency time.Duration
+	if d.Latency != "" {
+		if latency, err = time.ParseDuration(d.Latency); err != nil {
+			return RecordedExtenderAnswer{}, fmt.Errorf("latency: %w", err)
+		}
+	}
+	if d.Error == "" && d.Status == 0 {
+		return RecordedExtenderAnswer{}, errors.New("an answer needs a status or an error")
+	}
+	x := extender.Exchange{Extender: d.Extender, Verb: d.Verb, Pod: d.Pod, PodUID: d.PodUID, Nodes: d.Nodes, Status: d.Status,
+		Error: d.Error, Latency: latency}
+	if d.Body != "" {
+		x.Body = []byte(d.Body)
+	}
+	return RecordedExtenderAnswer{Time: t, Exchange: x}, nil
 }
 
 func parseRecordingTime(s string) (time.Time, error) {

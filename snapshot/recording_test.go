@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/extender"
 )
 
 var recStart = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -317,7 +318,7 @@ func TestRecordingProblems(t *testing.T) {
 		{"pod of a missing priority class", change("2026-03-02T09:10:00Z", "ADDED", "  apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n  spec: {priorityClassName: gold, containers: [{name: c, image: i}]}\n") + good + end, 1,
 			[]string{at(l1, `Pod default/p: spec.priorityClassName: pods "p" is forbidden: no PriorityClass with name gold was found`)}},
 		{"a plain object among the changes", good + plainNode + end, 1,
-			[]string{at(l2, `Node big: not a recording document (apiVersion "v1", kind "Node"): after the initial state a recording holds RecordedChange and RecordingEnd documents`)}},
+			[]string{at(l2, `Node big: not a recording document (apiVersion "v1", kind "Node"): after the initial state a recording holds RecordedChange, ExtenderAnswer and RecordingEnd documents`)}},
 		{"a plain object right after the List is initial state", plainNode + change("2026-03-02T09:10:00Z", "DELETED", "  {apiVersion: v1, kind: Node, metadata: {name: big}}\n") + end, 1, nil},
 		{"unknown field", "---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntime: 2026-03-02T09:40:00Z\ntype: ADDED\nwhen: now\nobject:\n" + recNodeBig + end, 1,
 			[]string{at(l1, "warning: when: unknown field (ignored)")}},
@@ -327,6 +328,12 @@ func TestRecordingProblems(t *testing.T) {
 			[]string{"warning: Node big: time: 2026-03-02T08:30:00Z is before the recording started (2026-03-02T09:00:00Z): applied at the start"}},
 		{"after the end", good + end + good, 1,
 			[]string{at(l2+4, fmt.Sprintf("a document after the end of the recording (RecordingEnd at line %d); it is ignored", l2))}},
+		{"an extender answer with an unknown field", "---\napiVersion: schedtui.dev/v1\nkind: ExtenderAnswer\ntime: 2026-03-02T09:40:00Z\n" +
+			"extender: http://x\nverb: filter\npod: default/p\nnodes: [a]\nstatus: 200\nlatency: 1ms\nbodyy: x\n" + good + end, 1,
+			[]string{at(l1, `ExtenderAnswer: json: unknown field "bodyy"; the change is skipped`)}},
+		{"an extender answer without a verb or an answer", "---\napiVersion: schedtui.dev/v1\nkind: ExtenderAnswer\ntime: 2026-03-02T09:40:00Z\n" +
+			"extender: http://x\npod: default/p\nnodes: [a]\nlatency: 1ms\n" + good + end, 1,
+			[]string{at(l1, `ExtenderAnswer: verb required; the change is skipped`)}},
 		{"broken YAML in the middle", "---\napiVersion: schedtui.dev/v1\nkind: RecordedChange\ntime: \"2026\n---\n" + good + end, 1,
 			[]string{at(l1, "yaml: ")}},
 	} {
@@ -349,6 +356,66 @@ func TestRecordingProblems(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRecordingExtenderAnswers: the extenders' answers written among the
+// changes are read back in order, in both formats, with the header's
+// mark; the changes around them are unaffected.
+func TestRecordingExtenderAnswers(t *testing.T) {
+	c, r, err := Load("initial.yaml", []byte(recInitial))
+	if err != nil || r.HasErrors() {
+		t.Fatalf("%v %s", err, r)
+	}
+	answers := []extender.Exchange{
+		{Extender: "http://ext:8888/", Verb: "filter", Pod: "default/report", PodUID: "u-report", Nodes: []string{"small", "big"},
+			Status: 200, Body: []byte(`{"NodeNames":["big"],"FailedNodes":{"small":"no"}}`), Latency: 1500 * time.Microsecond},
+		{Extender: "http://ext:8888/", Verb: "prioritize", Pod: "default/report", PodUID: "u-report", Nodes: []string{"big"},
+			Error: "context deadline exceeded", Latency: 2 * time.Second},
+		{Extender: "http://ext:8888/", Verb: "filter", Pod: "default/report", PodUID: "u-report", Nodes: []string{}, Status: 503},
+	}
+	for _, f := range []OutputFormat{{}, {YAML: true}, {Gzip: true}} {
+		var buf bytes.Buffer
+		h := Header{RecordingStarted: recStart, ExtenderAnswers: ExtenderAnswersRecorded}
+		rw, err := NewRecordingWriter(&buf, c, h, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := recEvents()
+		for i, ev := range evs[:2] {
+			if err := rw.Add(recStart.Add(ev.at), ev.typ, ev.obj); err != nil {
+				t.Fatal(err)
+			}
+			if err := rw.AddExtenderAnswer(recStart.Add(ev.at), answers[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rw.AddExtenderAnswer(recStart.Add(time.Minute), answers[2]); err != nil {
+			t.Fatal(err)
+		}
+		if err := rw.Close(recStart.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if rw.ExtenderAnswers() != 3 {
+			t.Errorf("%+v: the writer counts %d answers", f, rw.ExtenderAnswers())
+		}
+		o, err := ReadRecording("rec", buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(o.Report.Problems) > 0 || len(o.Changes) != 2 || o.Header.ExtenderAnswers != ExtenderAnswersRecorded {
+			t.Fatalf("%+v: %d changes, header %+v, problems:\n%s", f, len(o.Changes), o.Header, o.Report)
+		}
+		var got []extender.Exchange
+		for _, a := range o.ExtenderAnswers {
+			got = append(got, a.Exchange)
+		}
+		if !reflect.DeepEqual(got, answers) {
+			t.Errorf("%+v: answers read back\n%+v\nwant\n%+v", f, got, answers)
+		}
+		if o.ExtenderAnswers[2].Time.Before(o.Changes[1].Time) || o.ExtenderAnswers[0].Line == 0 {
+			t.Errorf("%+v: the last answer at %v, line of the first %d", f, o.ExtenderAnswers[2].Time, o.ExtenderAnswers[0].Line)
+		}
 	}
 }
 
@@ -433,6 +500,11 @@ func FuzzReadRecording(f *testing.F) {
 		}
 		if o.Cluster == nil || o.Report == nil || !o.Header.IsRecording() {
 			t.Fatalf("opened %+v", o)
+		}
+		for _, a := range o.ExtenderAnswers {
+			if a.Line <= 0 || a.Extender == "" || a.Verb == "" || a.Pod == "" || a.Status == 0 && a.Error == "" {
+				t.Fatalf("extender answer %+v", a)
+			}
 		}
 		prev := o.Header.RecordingStarted
 		for _, c := range o.Changes {

@@ -51,6 +51,11 @@ type Header struct {
 	// recording.go): when the initial state was listed, the start of the
 	// replay's virtual time. Zero for a snapshot.
 	RecordingStarted time.Time `json:"recording-started,omitzero"`
+	// ExtenderAnswers is "recorded" when the recorder asked the
+	// configuration's extenders as the cluster's decisions came
+	// (schedtui record with extenders) and wrote every exchange as an
+	// ExtenderAnswer document: a replay answers from those alone.
+	ExtenderAnswers string `json:"extender-answers,omitempty"`
 	// At is the attempt a state was written at (schedtui snapshot --at):
 	// "namespace/name#N", the pod's Nth attempt; CapturedAt is then the
 	// attempt's virtual time. AttemptFirst is the pod a run over the

@@ -85,6 +85,11 @@ type Replay struct {
 	// follows the cluster and judges its scheduler's decisions. A Replay
 	// without changes sets it for a live cluster.
 	Shadow bool
+	// ExtenderAnswers, when set, makes the store of extender answers
+	// each engine answers from (a recording's, preloaded: nothing is
+	// called); one per engine, since a store takes the recorded answers
+	// in turn.
+	ExtenderAnswers func() *scheduler.ExtenderAnswers
 }
 
 // NewBackend builds the queue engine over a loaded cluster, with the
@@ -112,6 +117,9 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 			eo.Start = r.Start
 		}
 		eo.Shadow = eo.Shadow || r.Shadow
+		if r.ExtenderAnswers != nil {
+			eo.ExtenderAnswers = r.ExtenderAnswers()
+		}
 	}
 	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), eo)
 	if err != nil {

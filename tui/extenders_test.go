@@ -66,3 +66,16 @@ func TestExtenderScoreColumn(t *testing.T) {
 	hs.keys("7")
 	hs.contains("extenders: filter", ", prioritize")
 }
+
+// The attempts a rewind makes again get the answers they got, without
+// calling out, and the Events view says so.
+func TestExtenderCallReplayed(t *testing.T) {
+	hs, srv := extenderHarness(t, map[string]map[string]string{"node-b1": {"extender.test/filter": "fail"}})
+	hs.keys("n", "n", "n")
+	calls := len(srv.Calls())
+	hs.keys("u", "7")
+	hs.contains("filter", "replayed")
+	if got := len(srv.Calls()); got != calls {
+		t.Errorf("the rewind called the extender %d times", got-calls)
+	}
+}

@@ -283,6 +283,9 @@ func (v *eventsView) extenderCalls(e *engine.Event) string {
 		if c.Error != "" {
 			parts[i] += " failed"
 		}
+		if c.Replayed {
+			parts[i] += " replayed"
+		}
 	}
 	return " · extenders: " + strings.Join(parts, ", ")
 }

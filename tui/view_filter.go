@@ -545,6 +545,9 @@ func explainExtenderFilter(c *record.ExtenderCall, node string) []string {
 // how it ended and the raw answer.
 func extenderCallLines(c *record.ExtenderCall) []string {
 	out := []string{"", fmt.Sprintf("POST %s/%s · %d node(s) sent · %v", strings.TrimRight(c.Extender, "/"), c.Verb, c.Nodes, c.Latency.Round(time.Microsecond))}
+	if c.Replayed {
+		out[1] += " · replayed: the answer it got before (or the recording's), not called again"
+	}
 	switch {
 	case c.Error != "" && c.Skipped():
 		out = append(out, "failed, skipped (ignorable"+map[bool]string{true: ", and prioritize errors are always skipped", false: ""}[c.Verb == "prioritize"]+"): "+c.Error)

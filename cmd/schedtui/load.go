@@ -207,6 +207,8 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	s := &source{name: "demo"}
 	var embedded *configv1.KubeSchedulerConfiguration
 	var embeddedFrom string
+	// opened is the snapshot or recording read (modeSnapshot).
+	var opened *snapshot.Opened
 	switch m {
 	case modeLive:
 		if s, err = loadLive(ctx, f, w, watch); err != nil {
@@ -231,6 +233,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		if o.Header != nil {
 			s.serverVersion = o.Header.ServerVersion
 		}
+		opened = o
 		if s.replay = replayOf(o, w, f.recordOnly, f.simulate); f.recordOnly && o.Header.IsRecording() {
 			s.header = recordingAsSnapshot(o, w)
 		}
@@ -282,6 +285,9 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	}
 	if f.skipExtenders {
 		s.cfg, s.skippedExtenders = withoutExtenders(s.cfg, w)
+	}
+	if s.replay != nil {
+		s.replay.useExtenderAnswers(opened, f.skipExtenders, w)
 	}
 	if s.bind != nil {
 		fmt.Fprintf(w, "--bind: schedtui binds the pods whose schedulerName is %s, in %s, as it schedules them; "+

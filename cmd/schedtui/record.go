@@ -39,7 +39,12 @@ gzipped file is flushed every second, so a recorder that is killed leaves a
 readable recording. --snapshot FILE (schedtui, run, explain) opens it at its
 start and replays the changes in virtual time: step through what happened to a
 pod that was stuck an hour ago. Secrets and ConfigMaps are never read; progress
-goes to stderr.`,
+goes to stderr.
+
+With a --config that has extenders, schedtui's scheduler judges each decision
+of the cluster's scheduler as the recording goes (it only reads; nothing is
+bound), and the recording keeps every answer the extenders give it: a replay
+answers from them and calls no extender.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return recordCluster(cmd.Context(), &f, output, duration, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -49,6 +54,8 @@ goes to stderr.`,
 	f.gates.register(cmd)
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record with the cluster (it must be valid); replays use it")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml or .json, optionally followed by .gz; - for YAML on stdout")
+	cmd.Flags().BoolVar(&f.skipExtenders, "skip-extenders", false, "do not ask the configuration's extenders while recording "+
+		"(no scheduler runs alongside; the recording keeps no answers and its replays call the extenders)")
 	cmd.Flags().DurationVar(&duration, "for", 0, "stop after recording this long (e.g. 1h); default: until interrupted")
 	// Accepted only to be refused with a clear message.
 	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "not for record: a recording needs a live cluster")
@@ -90,7 +97,7 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	defer stopSignals()
 	// The configuration is recorded, not used: load without it.
 	loadFlags := *f
-	loadFlags.config, loadFlags.recordOnly = "", true
+	loadFlags.config, loadFlags.recordOnly, loadFlags.skipExtenders = "", true, false
 	src, err := loadSource(ctx, &loadFlags, stderr, true)
 	if err != nil {
 		return err
@@ -103,6 +110,13 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
 	}
 	recordSettings(&h, src.settings)
+	ext, err := newExtenderRecorder(src, f.config, cfgData, started, f.skipExtenders, stderr)
+	if err != nil {
+		return err
+	}
+	if ext != nil {
+		h.ExtenderAnswers = snapshot.ExtenderAnswersRecorded
+	}
 	var rw *snapshot.RecordingWriter
 	where := output
 	if output == "-" {
@@ -115,6 +129,11 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 		return err
 	}
 	c := src.cluster
+	if ext != nil {
+		ext.writeTo(rw)
+		fmt.Fprintf(stderr, "%s: the configuration has extenders: schedtui's scheduler judges each decision of the cluster's "+
+			"alongside, and the recording keeps every answer the extenders give it (replays answer from them)\n", src.name)
+	}
 	until := "until interrupted (Ctrl-C)"
 	if duration > 0 {
 		until = "for " + duration.String()
@@ -166,15 +185,30 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 			cancel()
 			return err
 		}
+		// The change is written before the engine sees it, as it was
+		// delivered; the answers of the attempts it triggers follow it.
+		if ext != nil {
+			ch.At = at
+			if err := ext.change(ch, stderr); err != nil {
+				writeErr = fmt.Errorf("writing the recording to %s: %w", where, err)
+				cancel()
+				return err
+			}
+		}
 		fmt.Fprintf(stderr, "%s: +%s %s (%d changes recorded)\n", src.name, at.Sub(started).Round(time.Millisecond), ch, rw.Changes())
 		return nil
 	})
-	close(flushDone)
-	flushWG.Wait()
 	end := time.Now().UTC()
 	if end.Before(last) {
 		end = last
 	}
+	if ext != nil && writeErr == nil {
+		if err := ext.finish(end); err != nil {
+			writeErr = fmt.Errorf("writing the recording to %s: %w", where, err)
+		}
+	}
+	close(flushDone)
+	flushWG.Wait()
 	closeErr := rw.Close(end)
 	switch {
 	case writeErr != nil:

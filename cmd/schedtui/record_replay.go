@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/tui"
@@ -21,6 +22,36 @@ type replay struct {
 	// simulate: schedtui schedules every pod itself (--simulate) rather
 	// than judging the recorded decisions (shadow mode).
 	simulate bool
+	// offline: the recording holds its extenders' answers (answers), and
+	// every engine answers from them, never calling an extender.
+	offline bool
+	answers []scheduler.ExtenderExchange
+}
+
+// useExtenderAnswers makes the replay answer the extenders from the
+// recording's answers, when the recorder kept them (its header says so);
+// with skip (--skip-extenders) nothing is replayed.
+func (r *replay) useExtenderAnswers(o *snapshot.Opened, skip bool, w io.Writer) {
+	if r == nil || o.Header == nil || o.Header.ExtenderAnswers != snapshot.ExtenderAnswersRecorded || skip {
+		return
+	}
+	r.offline = true
+	for _, a := range o.ExtenderAnswers {
+		r.answers = append(r.answers, a.Exchange)
+	}
+	fmt.Fprintf(w, "the recording holds %d extender answers: the extenders are answered from them and never called "+
+		"(a request it has no answer for is an unreachable extender's error)\n", len(r.answers))
+}
+
+// extenderAnswers is a store preloaded with the recording's extender
+// answers for one engine, or nil when they are not replayed.
+func (r *replay) extenderAnswers() *scheduler.ExtenderAnswers {
+	if r == nil || !r.offline {
+		return nil
+	}
+	a := scheduler.NewExtenderAnswers()
+	a.Preload(r.answers)
+	return a
 }
 
 // replayOf converts the changes of an opened recording; nil for a
@@ -72,7 +103,8 @@ func (r *replay) shadowing() bool { return r != nil && !r.simulate }
 // snapshot (schedtui snapshot --snapshot REC): its initial state only.
 func recordingAsSnapshot(o *snapshot.Opened, w io.Writer) *snapshot.Header {
 	h := *o.Header
-	h.RecordingStarted = time.Time{}
+	// The extenders' answers are a recording's: a snapshot has none.
+	h.RecordingStarted, h.ExtenderAnswers = time.Time{}, ""
 	fmt.Fprintf(w, "note: %d changes of the recording are left out: a snapshot holds its initial state (%s)\n",
 		len(o.Changes), o.Header.RecordingStarted.Format(time.RFC3339))
 	return &h
@@ -111,6 +143,9 @@ func (r *replay) forTUI(w io.Writer) []tui.Replay {
 		return nil
 	}
 	tr := tui.Replay{Start: r.start, Changes: r.changes, Shadow: r.shadowing()}
+	if r.offline {
+		tr.ExtenderAnswers = r.extenderAnswers
+	}
 	tr.NotApplied = func(c engine.ClusterChange, err error) {
 		_, obj := c.WatchEvent()
 		for i, rc := range r.changes {

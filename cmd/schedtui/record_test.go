@@ -71,16 +71,7 @@ func TestRecordRoundTrip(t *testing.T) {
 				t.Fatalf("%v\n%s", err, errOut)
 			}
 			rec := filepath.Join(dir, name)
-			cmd := newRecordCommand()
-			stderr := &syncBuffer{}
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(stderr)
-			cmd.SetArgs([]string{"-o", rec})
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan error, 1)
-			go func() { done <- cmd.ExecuteContext(ctx) }()
-			stderr.waitFor(t, "now watching until interrupted")
+			stderr, stop := startRecording(t, "-o", rec)
 
 			bg := context.Background()
 			rl := v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourceMemory: resource.MustParse("8Gi"), v1.ResourcePods: resource.MustParse("110")}
@@ -108,10 +99,7 @@ func TestRecordRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			stderr.waitFor(t, "PodDelete Pod default/live-pod (4 changes recorded)")
-			cancel()
-			if err := <-done; err != nil {
-				t.Fatalf("record: %v\n%s", err, stderr.String())
-			}
+			stop()
 			if !strings.Contains(stderr.String(), "recorded 4 changes") {
 				t.Errorf("stderr:\n%s", stderr.String())
 			}
@@ -178,6 +166,29 @@ func TestRecordRoundTrip(t *testing.T) {
 				t.Errorf("scheduled %v:\n%s", scheduled, out)
 			}
 		})
+	}
+}
+
+// startRecording runs schedtui record with args until it watches; stop
+// interrupts it and fails the test if it failed.
+func startRecording(t *testing.T, args ...string) (stderr *syncBuffer, stop func()) {
+	t.Helper()
+	cmd := newRecordCommand()
+	stderr = &syncBuffer{}
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(stderr)
+	cmd.SetArgs(args)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	stderr.waitFor(t, "now watching until interrupted")
+	return stderr, func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("record: %v\n%s", err, stderr.String())
+		}
 	}
 }
 

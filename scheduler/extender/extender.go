@@ -186,7 +186,7 @@ func (h *HTTPExtender) Filter(pod *v1.Pod, nodes []*framework.NodeInfo) ([]*fram
 		byName[n.Name()] = n
 	}
 	var result extenderv1.ExtenderFilterResult
-	call := h.send(VerbFilter, h.filterVerb, len(nodes), h.args(pod, nodes), &result)
+	call := h.send(h.request(VerbFilter, pod, nodeNames(nodes)), h.filterVerb, h.args(pod, nodes), &result)
 	err := call.err
 	if err == nil && result.Error != "" {
 		err = errors.New(result.Error)
@@ -240,7 +240,7 @@ func (h *HTTPExtender) Prioritize(pod *v1.Pod, nodes []*framework.NodeInfo) (*ex
 		return &out, 0, nil
 	}
 	var result extenderv1.HostPriorityList
-	call := h.send(VerbPrioritize, h.prioritizeVerb, len(nodes), h.args(pod, nodes), &result)
+	call := h.send(h.request(VerbPrioritize, pod, nodeNames(nodes)), h.prioritizeVerb, h.args(pod, nodes), &result)
 	rc := call.record(call.err)
 	if call.err == nil {
 		rc.Weight = h.weight
@@ -270,7 +270,11 @@ func (h *HTTPExtender) ProcessPreemption(pod *v1.Pod, victims map[string]*extend
 		args.NodeNameToVictims = victims
 	}
 	var result extenderv1.ExtenderPreemptionResult
-	call := h.send(VerbPreempt, h.preemptVerb, len(victims), args, &result)
+	candidates := make([]string, 0, len(victims))
+	for name := range victims {
+		candidates = append(candidates, name)
+	}
+	call := h.send(h.request(VerbPreempt, pod, candidates), h.preemptVerb, args, &result)
 	err := call.err
 	var out map[string]*extenderv1.Victims
 	if err == nil {
@@ -341,7 +345,8 @@ func (h *HTTPExtender) Bind(b *v1.Binding) error {
 	}
 	args := &extenderv1.ExtenderBindingArgs{PodName: b.Name, PodNamespace: b.Namespace, PodUID: b.UID, Node: b.Target.Name}
 	var result extenderv1.ExtenderBindingResult
-	call := h.send(VerbBind, h.bindVerb, 1, args, &result)
+	call := h.send(Exchange{Extender: h.url, Verb: VerbBind, Pod: b.Namespace + "/" + b.Name, PodUID: string(b.UID), Nodes: []string{b.Target.Name}},
+		h.bindVerb, args, &result)
 	err := call.err
 	if err == nil && result.Error != "" {
 		err = errors.New(result.Error)
@@ -387,11 +392,25 @@ func (c sent) record(err error) record.ExtenderCall {
 	return rc
 }
 
+// request identifies a call for a recording (Exchange).
+func (h *HTTPExtender) request(verb string, pod *v1.Pod, nodes []string) Exchange {
+	return Exchange{Extender: h.url, Verb: verb, Pod: pod.Namespace + "/" + pod.Name, PodUID: string(pod.UID), Nodes: nodes}
+}
+
+func nodeNames(nodes []*framework.NodeInfo) []string {
+	out := make([]string, len(nodes))
+	for i, n := range nodes {
+		out[i] = n.Name()
+	}
+	return out
+}
+
 // send is upstream's send: POST the JSON args to urlPrefix/verb, anything
 // but 200 is an error, the answer is decoded with encoding/json. A request
-// answered before is answered the same way again when replaying.
-func (h *HTTPExtender) send(verb, action string, nodes int, args, result any) sent {
-	c := sent{h: h, verb: verb, nodes: nodes}
+// answered before is answered the same way again when replaying; a store
+// preloaded from a recording answers every request, nothing is called.
+func (h *HTTPExtender) send(x Exchange, action string, args, result any) sent {
+	c := sent{h: h, verb: x.Verb, nodes: len(x.Nodes)}
 	body, err := json.Marshal(args)
 	if err != nil {
 		c.err = err
@@ -405,7 +424,16 @@ func (h *HTTPExtender) send(verb, action string, nodes int, args, result any) se
 		c.replayed = ok
 	}
 	if !ok {
-		ans = h.post(url, body)
+		switch {
+		case h.answers != nil && h.answers.Offline():
+			ans = h.answers.fromRecording(&x)
+			c.replayed = ans.err == "" || !strings.HasPrefix(ans.err, noRecordedAnswer)
+		default:
+			ans = h.post(url, body)
+			if h.answers != nil {
+				h.answers.exchanged(x, ans)
+			}
+		}
 		if h.answers != nil {
 			h.answers.put(key, ans)
 		}

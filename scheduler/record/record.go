@@ -256,9 +256,11 @@ type ExtenderCall struct {
 	// Nodes is how many nodes (candidates, for preempt) were sent.
 	Nodes   int
 	Latency time.Duration
-	// Replayed: the attempt was made again (a rewind, a fork) and got
-	// the answer recorded the first time, without calling out; Latency
-	// is the first call's.
+	// Replayed: the answer was not asked for but replayed, without
+	// calling out: the attempt was made again (a rewind, a fork) and got
+	// the answer it got the first time, or a recording's attempt got the
+	// answer schedtui record kept (snapshot's ExtenderAnswer documents);
+	// Latency is the first call's.
 	Replayed bool
 	// Error is why the call failed ("" when it did not); an ignorable
 	// extender's failure is skipped, as is every prioritize failure.
