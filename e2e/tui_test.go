@@ -28,19 +28,30 @@ func startTmux(t *testing.T, width, height int, args ...string) *tmuxSession {
 	if err != nil {
 		t.Fatal("tmux is not installed: `make test` installs it (make tmux)")
 	}
-	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("schedtui-e2e-live-%d", os.Getpid())}
+	tmuxSessions++
+	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("schedtui-e2e-live-%d-%d", os.Getpid(), tmuxSessions)}
 	cmd := append([]string{"new-session", "-d", "-s", s.name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height),
 		"-e", "TERM=xterm-256color", "-e", "KUBECONFIG=/nonexistent", schedtuiBin}, args...)
-	if out, err := exec.Command(tmux, cmd...).CombinedOutput(); err != nil {
+	if out, err := s.command(cmd...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", s.name).Run() })
+	t.Cleanup(func() { _ = s.command("kill-server").Run() })
 	return s
 }
 
 func (s *tmuxSession) capture() string {
-	out, _ := exec.Command(s.tmux, "capture-pane", "-p", "-t", s.name).CombinedOutput()
+	out, _ := s.command("capture-pane", "-p", "-t", s.name).CombinedOutput()
 	return string(out)
+}
+
+// tmuxSessions numbers the sessions this process starts.
+var tmuxSessions int
+
+// command runs tmux on the session's own server (-L): sessions never share
+// a server, so one server shutting down after its last session never races
+// another session's start ("server exited unexpectedly").
+func (s *tmuxSession) command(args ...string) *exec.Cmd {
+	return exec.Command(s.tmux, append([]string{"-L", s.name}, args...)...)
 }
 
 // waitFor polls the screen until every string shows.
@@ -65,7 +76,7 @@ func (s *tmuxSession) waitFor(d time.Duration, want ...string) string {
 
 func (s *tmuxSession) keys(k ...string) {
 	s.t.Helper()
-	if out, err := exec.Command(s.tmux, append([]string{"send-keys", "-t", s.name}, k...)...).CombinedOutput(); err != nil {
+	if out, err := s.command(append([]string{"send-keys", "-t", s.name}, k...)...).CombinedOutput(); err != nil {
 		s.t.Fatalf("tmux send-keys: %v\n%s", err, out)
 	}
 }
@@ -106,7 +117,7 @@ func TestTUILive(t *testing.T) {
 
 	tm.keys("q")
 	deadline := time.Now().Add(10 * time.Second)
-	for exec.Command(tm.tmux, "has-session", "-t", tm.name).Run() == nil {
+	for tm.command("has-session", "-t", tm.name).Run() == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("q did not quit:\n%s", tm.capture())
 		}

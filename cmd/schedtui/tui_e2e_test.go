@@ -40,7 +40,7 @@ type tmuxSession struct {
 
 func (s *tmuxSession) cmd(args ...string) string {
 	s.t.Helper()
-	out, err := exec.Command(s.tmux, args...).CombinedOutput()
+	out, err := s.command(args...).CombinedOutput()
 	if err != nil {
 		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -48,8 +48,15 @@ func (s *tmuxSession) cmd(args ...string) string {
 }
 
 func (s *tmuxSession) capture() string {
-	out, _ := exec.Command(s.tmux, "capture-pane", "-p", "-t", s.name).CombinedOutput()
+	out, _ := s.command("capture-pane", "-p", "-t", s.name).CombinedOutput()
 	return string(out)
+}
+
+// command runs tmux on the session's own server (-L): tests never share a
+// server, so one test's server shutting down after its last session never
+// races another test's new-session ("server exited unexpectedly").
+func (s *tmuxSession) command(args ...string) *exec.Cmd {
+	return exec.Command(s.tmux, append([]string{"-L", s.name}, args...)...)
 }
 
 // waitFor polls the screen until every string shows: the renderer writes
@@ -107,9 +114,9 @@ func startDemo(t *testing.T, w, h int) *tmuxSession {
 	if tuiBinErr != nil {
 		t.Fatal(tuiBinErr)
 	}
-	s := &tmuxSession{t: t, tmux: tmux, name: fmt.Sprintf("schedtui-%s-%d", t.Name(), os.Getpid())}
+	s := &tmuxSession{t: t, tmux: tmux, name: strings.ReplaceAll(fmt.Sprintf("schedtui-%s-%d", t.Name(), os.Getpid()), "/", "-")}
 	s.cmd("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-e", "TERM=xterm-256color", tuiBin, "--demo")
-	t.Cleanup(func() { _ = exec.Command(tmux, "kill-session", "-t", s.name).Run() })
+	t.Cleanup(func() { _ = s.command("kill-server").Run() })
 	s.waitFor("Active (9)", "default/critical-api")
 	return s
 }
@@ -129,7 +136,6 @@ func TestTUITypeAhead(t *testing.T) {
 // steps to the preemption and checks what the screen shows.
 func TestTUIEndToEnd(t *testing.T) {
 	s := startDemo(t, 80, 24)
-	tmux := s.tmux
 	// Step into the first attempt phase by phase, then open Preempt.
 	s.keys("s")
 	s.waitFor("@PreEnqueue")
@@ -155,7 +161,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	s.keys("q")
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if exec.Command(tmux, "has-session", "-t", s.name).Run() != nil {
+		if s.command("has-session", "-t", s.name).Run() != nil {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
