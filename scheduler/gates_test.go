@@ -58,17 +58,20 @@ func TestNominatedNodeNameForExpectationPreflights(t *testing.T) {
 
 // A profile whose pods upstream would batch (PodTopologySpread disabled,
 // so every plugin signs pods) is refused while OpportunisticBatching is
-// on; with the gate off, or with the default profile (whose system default
-// spreading makes every pod unsignable), it builds.
+// on; with the gate off, with the default profile (whose system default
+// spreading makes every pod unsignable), or with extenders, it builds.
 func TestOpportunisticBatchingRefused(t *testing.T) {
 	name := v1.DefaultSchedulerName
 	noSpread := &configv1.KubeSchedulerConfiguration{Profiles: []configv1.KubeSchedulerProfile{{SchedulerName: &name,
 		Plugins: &configv1.Plugins{MultiPoint: configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "PodTopologySpread"}}}}}}}
+	// With extenders upstream signs no pod, so nothing is batched.
+	withExtender := noSpread.DeepCopy()
+	withExtender.Extenders = []configv1.Extender{{URLPrefix: "http://127.0.0.1:1", FilterVerb: "filter", Weight: 1}}
 	for _, tc := range []struct {
 		cfg     *configv1.KubeSchedulerConfiguration
 		on      bool
 		wantErr bool
-	}{{noSpread, true, true}, {noSpread, false, false}, {nil, true, false}} {
+	}{{noSpread, true, true}, {noSpread, false, false}, {nil, true, false}, {withExtender, true, false}} {
 		gates := features.Default()
 		gates.EnableOpportunisticBatching = tc.on
 		_, err := New(nil, nil, nil, Options{Config: tc.cfg, Registry: plugins.NewInTreeRegistry(), Features: &gates})

@@ -72,9 +72,11 @@ type UnsignablePlugin interface {
 // the previous cycle's next-best node as a hint, which schedtui does not
 // implement. With 1.37's default profile nothing is ever batched, because
 // PodTopologySpread's system default constraints make every pod
-// unsignable.
+// unsignable; nor with extenders.
 func (f *Framework) refuseOpportunisticBatching() error {
-	if !f.opts.Features.EnableOpportunisticBatching {
+	if !f.opts.Features.EnableOpportunisticBatching || len(f.opts.Extenders) > 0 {
+		// Upstream signs no pod of a profile when the configuration has
+		// extenders: nothing is batched then either.
 		return nil
 	}
 	var points []framework.Plugin
