@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,7 +30,19 @@ type versusCase struct {
 }
 
 func (c versusCase) name() string {
+	if c.size.Nodes >= 10000 {
+		return fmt.Sprintf("%s/%dNodes_%dBound_%dPods", c.workload, c.size.Nodes, c.size.InitPods, c.size.MeasurePods)
+	}
 	return fmt.Sprintf("%s/%dNodes_%dPods", c.workload, c.size.Nodes, c.size.MeasurePods)
+}
+
+// cluster generates the workload's cluster.
+func (c versusCase) cluster() (*snapshot.Cluster, error) {
+	sc, err := scenario.Throughput(c.workload, c.size)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Cluster, nil
 }
 
 // versusCases are the benchmark's workloads at scheduler_perf's sizes
@@ -105,14 +118,24 @@ func (r versusResult) cpuRatio() float64 {
 //	cd conformance && go test -run '^$' -bench 'VersusUpstream/SchedulingBasic/5000Nodes' -benchtime=1x
 //
 // SCHEDTUI_BENCH_QUICK=1 runs every workload at scheduler_perf's 500-node
-// sizes (a minute or two); SCHEDTUI_BENCH_15K=1 adds SchedulingBasic at
-// 15,000 nodes and 300,000 pods (several GiB and minutes; not in the
-// default run). SCHEDTUI_BENCH_PROFILE=DIR writes CPU and allocation
-// profiles of schedtui's timed run of each workload to DIR.
+// sizes (a few minutes); SCHEDTUI_BENCH_15K=1 adds SchedulingBasic at
+// 15,000 nodes and 300,000 pods, 10,000 of them pending (not in the
+// default run: upstream's side alone peaks near 7 GiB while its informers
+// list the pods; SCHEDTUI_BENCH_15K_BOUND=N binds N pods instead of
+// 290,000). SCHEDTUI_BENCH_PROFILE=DIR writes CPU and allocation profiles
+// of schedtui's timed run of each workload to DIR.
 func BenchmarkVersusUpstream(b *testing.B) {
 	cases := versusCases(os.Getenv("SCHEDTUI_BENCH_QUICK") != "")
 	if os.Getenv("SCHEDTUI_BENCH_15K") != "" {
-		cases = append(cases, scaleCase)
+		sc := scaleCase
+		if v := os.Getenv("SCHEDTUI_BENCH_15K_BOUND"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				b.Fatalf("SCHEDTUI_BENCH_15K_BOUND=%q: want a number of bound pods", v)
+			}
+			sc.size.InitPods = n
+		}
+		cases = append(cases, sc)
 	}
 	type row struct {
 		c versusCase
@@ -122,13 +145,10 @@ func BenchmarkVersusUpstream(b *testing.B) {
 	for _, vc := range cases {
 		b.Run(vc.name(), func(b *testing.B) {
 			b.StopTimer()
-			sc, err := scenario.Throughput(vc.workload, vc.size)
-			if err != nil {
-				b.Fatal(err)
-			}
 			var r versusResult
+			var err error
 			for range b.N {
-				r, err = runVersus(sc.Cluster, profileDir(b, vc))
+				r, err = runVersus(vc.cluster, profileDir(b, vc))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -176,18 +196,27 @@ func profileDir(b *testing.B, vc versusCase) string {
 	return dir
 }
 
-// runVersus schedules c's pending pods with upstream, then with schedtui,
-// each from a freshly built scheduler, timing only the scheduling. The
-// upstream scheduler is stopped and collected before schedtui's starts so
-// that neither side's goroutines or garbage weigh on the other's run.
+// runVersus schedules the pending pods of the cluster gen makes with
+// upstream, then with schedtui, each from a freshly built scheduler over
+// a freshly generated cluster (the same one: generation is deterministic),
+// timing only the scheduling. The upstream scheduler and its cluster are
+// dropped and collected before schedtui's are built, so that neither
+// side's goroutines or garbage weigh on the other's run, and the two never
+// hold memory at once (hundreds of thousands of pods at the 15,000-node
+// size).
 // With profiles set, schedtui's run writes cpu.pprof there, and
 // allocs-base.pprof and allocs.pprof around it (go tool pprof -base).
-func runVersus(c *snapshot.Cluster, profiles string) (versusResult, error) {
+func runVersus(gen func() (*snapshot.Cluster, error), profiles string) (versusResult, error) {
 	var r versusResult
+	c, err := gen()
+	if err != nil {
+		return r, err
+	}
 	up, err := upstream.NewThroughput(context.Background(), c, nil)
 	if err != nil {
 		return r, err
 	}
+	c = nil
 	runtime.GC()
 	cpu0 := cpuTime()
 	r.upBound, r.upWall, err = up.Schedule(30 * time.Minute)
@@ -199,6 +228,9 @@ func runVersus(c *snapshot.Cluster, profiles string) (versusResult, error) {
 	up = nil
 	runtime.GC()
 
+	if c, err = gen(); err != nil {
+		return r, err
+	}
 	bound := 0
 	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), engine.Options{
 		Registry: plugins.NewInTreeRegistry(), Seed: 1,
@@ -212,6 +244,7 @@ func runVersus(c *snapshot.Cluster, profiles string) (versusResult, error) {
 	if err != nil {
 		return r, fmt.Errorf("building schedtui's engine: %w", err)
 	}
+	c = nil
 	runtime.GC()
 	stopProfiles, err := startProfiles(profiles)
 	if err != nil {
@@ -285,11 +318,7 @@ func TestVersusUpstreamHarness(t *testing.T) {
 			size = scenario.ThroughputSize{Nodes: 20, InitPods: 5, MeasurePods: 10}
 		}
 		t.Run(w, func(t *testing.T) {
-			sc, err := scenario.Throughput(w, size)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := runVersus(sc.Cluster, "")
+			r, err := runVersus(versusCase{workload: w, size: size}.cluster, "")
 			if err != nil {
 				t.Fatal(err)
 			}

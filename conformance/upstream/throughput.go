@@ -48,7 +48,9 @@ func NewThroughput(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeS
 			err = fmt.Errorf("upstream: panic while building the upstream scheduler: %v\n%s", r, debug.Stack())
 		}
 	}()
-	h, err := start(ctx, c, cfg, nil, false, 0)
+	// Listing hundreds of thousands of pods into the informers and the
+	// cache takes minutes on a loaded machine.
+	h, err := start(ctx, c, cfg, nil, startOptions{wait: 15 * time.Minute})
 	if err != nil {
 		return nil, err
 	}
