@@ -70,6 +70,9 @@ type DynamicResources struct {
 	// taken for every other pod, and other pods sharing the claim wait.
 	mu       sync.Mutex
 	inFlight map[types.UID]*resourcev1.ResourceClaim
+
+	// cache keeps the allocator's inputs and answers across cycles.
+	cache *allocationCache
 }
 
 var (
@@ -87,7 +90,7 @@ var (
 
 // New takes *configv1.DynamicResourcesArgs or nil.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	pl := &DynamicResources{h: h, inFlight: map[types.UID]*resourcev1.ResourceClaim{}}
+	pl := &DynamicResources{h: h, inFlight: map[types.UID]*resourcev1.ResourceClaim{}, cache: newAllocationCache()}
 	if h != nil {
 		pl.fts = h.Features()
 	} else {
@@ -126,8 +129,8 @@ type stateData struct {
 	// availableOnNodes is the allocation's node selector of each
 	// allocated claim (nil: everywhere, or not allocated).
 	availableOnNodes []*nodeaffinity.NodeSelector
-	// allocator is nil when no claim needs allocating.
-	allocator structured.Allocator
+	// allocation is nil when no claim needs allocating.
+	allocation *cycleAllocation
 
 	mu sync.Mutex
 	// unavailable are the indices of claims some node could not use.
@@ -212,7 +215,7 @@ func (pl *DynamicResources) foreachPodResourceClaim(pod *v1.Pod, cb func(claim *
 }
 
 // PreFilter resolves the claims, checks the requests' device classes and
-// builds the allocator over every slice and the devices already taken.
+// brings the allocator's inputs up to date (allocation_cache.go).
 func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if pl.resizeDeferred(pod) || !pl.enabled {
 		return nil, framework.NewStatus(framework.Skip)
@@ -266,12 +269,26 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		}
 	}
 	if toAllocate > 0 {
-		alloc, err := structured.NewAllocator(ctx, AllocatorFeatures(pl.fts), pl.allocatedState(),
-			classLister{pl.h.Objects()}, pl.slicesWithTaintRules(), pl.celCache)
+		// The allocator is built per node in Filter (allocation_cache.go);
+		// one over nothing surfaces the error upstream's PreFilter returns
+		// when no allocator supports the features.
+		if _, err := structured.NewAllocator(ctx, AllocatorFeatures(pl.fts), structured.AllocatedState{}, classLister{pl.h.Objects()}, nil, pl.celCache); err != nil {
+			return nil, framework.AsStatus(err)
+		}
+		a := &cycleAllocation{pl: pl}
+		for _, claim := range claims {
+			if claim.Status.Allocation == nil {
+				a.claims = append(a.claims, claim)
+			}
+		}
+		key, err := claimsKey(a.claims)
 		if err != nil {
 			return nil, framework.AsStatus(err)
 		}
-		s.allocator = alloc
+		a.key = key
+		pl.cache.sync(pl.h.Objects(), pl.inFlightClaims(),
+			pl.fts.EnableDRADeviceTaints && pl.fts.EnableDRADeviceTaintRules, pl.fts.EnableDRAConsumableCapacity)
+		s.allocation = a
 	}
 	s.claims = claims
 	return nil, nil
@@ -334,20 +351,12 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		}
 	}
 	var allocations []resourcev1.AllocationResult
-	if s.allocator != nil {
-		allocCtx := ctx
-		if pl.fts.EnableDRASchedulerFilterTimeout && pl.filterTimeout > 0 {
-			c, cancel := context.WithTimeout(ctx, pl.filterTimeout)
-			defer cancel()
-			allocCtx = c
+	if s.allocation != nil {
+		var timeout time.Duration
+		if pl.fts.EnableDRASchedulerFilterTimeout {
+			timeout = pl.filterTimeout
 		}
-		var toAllocate []*resourcev1.ResourceClaim
-		for _, claim := range s.claims {
-			if claim.Status.Allocation == nil {
-				toAllocate = append(toAllocate, claim)
-			}
-		}
-		result, err := s.allocator.Allocate(allocCtx, node, toAllocate)
+		result, err := s.allocation.allocate(ctx, node, timeout)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
@@ -358,12 +367,12 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		case err != nil:
 			return framework.AsStatus(err)
 		}
-		if len(result) != len(toAllocate) {
+		if len(result) != len(s.allocation.claims) {
 			return statusUnschedulable("cannot allocate all claims")
 		}
 		allocations = result
 	}
-	if s.allocator == nil && len(unavailable) == 0 {
+	if s.allocation == nil && len(unavailable) == 0 {
 		return nil
 	}
 	s.mu.Lock()
@@ -500,7 +509,7 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	if s.empty() || s.allocator == nil {
+	if s.empty() || s.allocation == nil {
 		return nil
 	}
 	want := 0
@@ -524,7 +533,9 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 		if claim.Status.Allocation != nil {
 			continue
 		}
-		alloc := &allocations[next]
+		// A copy: the answer may be kept for other pods (allocation_cache.go),
+		// and PreBind stamps the allocation's time.
+		alloc := allocations[next].DeepCopy()
 		next++
 		s.reserved[i] = alloc
 		c := claim.DeepCopy()
@@ -653,6 +664,17 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 // were already allocated when it was scheduled).
 func (pl *DynamicResources) resizeDeferred(pod *v1.Pod) bool {
 	return pl.fts.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod)
+}
+
+// inFlightClaims lists the in-flight claims.
+func (pl *DynamicResources) inFlightClaims() []*resourcev1.ResourceClaim {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	out := make([]*resourcev1.ResourceClaim, 0, len(pl.inFlight))
+	for _, c := range pl.inFlight {
+		out = append(out, c)
+	}
+	return out
 }
 
 // pendingAllocation is the in-flight allocation of a claim, if any.

@@ -1,0 +1,417 @@
+package dynamicresources
+
+// The allocator's inputs kept across scheduling cycles, and its answers
+// per node.
+//
+// Upstream's allocator converts the node's ResourceSlices and searches its
+// pools on every Allocate call, and its constructor indexes every slice by
+// node: at thousands of nodes that was most of a DRA attempt here. Allocate
+// for one node reads only
+//   - the node object,
+//   - the slices of the pools the node can see (its own slices, the slices
+//     without spec.nodeName, the slices with shared counters, and the other
+//     slices of those pools, which the allocator consults for pool
+//     completeness and counters),
+//   - the devices already taken in those pools,
+//   - the device classes, the claims' specs and the features,
+// and returns the same answer for the same inputs (no clock, no
+// randomness, except the share IDs of consumable capacity). So each miss
+// calls upstream's allocator with exactly those slices (in store order) and
+// those taken devices, and an answer is reused while the node object, every
+// slice, taint rule and class, and the taken devices of the node's pools
+// are the same objects as when it was computed. TestAllocationCacheMatchesAllocator
+// checks this against an allocator over everything, as upstream builds it.
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/dynamic-resource-allocation/structured"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+// maxMemoEntries bounds the answers kept; past it they are all dropped.
+const maxMemoEntries = 1 << 16
+
+type poolKey struct{ driver, pool string }
+
+// contribKey names a claim whose allocation takes devices: a stored claim
+// by namespace and name, an in-flight one by UID.
+type contribKey struct {
+	namespace, name string
+	inFlight        types.UID
+}
+
+// contribution is what one claim's allocation takes, as upstream's
+// GatherAllocatedState counts it (see newContribution).
+type contribution struct {
+	claim    *resourcev1.ResourceClaim
+	devices  []structured.DeviceID
+	shared   []structured.SharedDeviceID
+	consumed []structured.DeviceConsumedCapacity
+	pools    []poolKey
+	seen     uint64
+}
+
+// nodeView is what the allocator is given for one node: the pools it can
+// see and all their slices, in store order.
+type nodeView struct {
+	pools  []poolKey
+	slices []*resourcev1.ResourceSlice
+}
+
+type memoKey struct{ node, claims string }
+
+type memoEntry struct {
+	gen      uint64
+	node     *v1.Node
+	versions []uint64 // of the view's pools, in order
+	result   []resourcev1.AllocationResult
+}
+
+// allocationCache is the plugin's; sync updates it in PreFilter, Filter
+// reads it (in parallel) under mu.
+type allocationCache struct {
+	mu sync.Mutex
+
+	// The store's slices, taint rules and classes as last synced, by
+	// pointer (stored objects are replaced, never mutated); gen counts
+	// their changes, each of which drops every answer.
+	storeSlices  []*resourcev1.ResourceSlice
+	storeRules   []*resourcev1.DeviceTaintRule
+	storeClasses []*resourcev1.DeviceClass
+	synced       bool
+	gen          uint64
+	slices       []*resourcev1.ResourceSlice // with the taint rules applied
+	poolSlices   map[poolKey][]int           // indices into slices
+	nodePools    map[string][]poolKey        // pools of slices with spec.nodeName
+	globalPools  []poolKey                   // pools every node may see
+	views        map[string]*nodeView
+
+	// The claims' contributions, and per pool which claims contribute and
+	// a version that changes with them.
+	contribs     map[contribKey]*contribution
+	poolContribs map[poolKey]map[contribKey]*contribution
+	poolVersion  map[poolKey]uint64
+	clock        uint64
+	epoch        uint64
+
+	memo map[memoKey]*memoEntry
+}
+
+func newAllocationCache() *allocationCache {
+	return &allocationCache{
+		contribs:     map[contribKey]*contribution{},
+		poolContribs: map[poolKey]map[contribKey]*contribution{},
+		poolVersion:  map[poolKey]uint64{},
+		memo:         map[memoKey]*memoEntry{},
+	}
+}
+
+// sync brings the cache up to the store and the in-flight claims.
+func (c *allocationCache) sync(objs framework.ObjectLister, inFlight []*resourcev1.ResourceClaim, withRules, consumable bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.syncSlices(objs, withRules)
+	c.syncClaims(objs.ResourceClaims(), inFlight, consumable)
+}
+
+func (c *allocationCache) syncSlices(objs framework.ObjectLister, withRules bool) {
+	all := objs.ResourceSlices()
+	var rules []*resourcev1.DeviceTaintRule
+	if withRules {
+		rules = objs.DeviceTaintRules()
+	}
+	classes := objs.DeviceClasses()
+	if c.synced && slices.Equal(all, c.storeSlices) && slices.Equal(rules, c.storeRules) && slices.Equal(classes, c.storeClasses) {
+		return
+	}
+	c.synced = true
+	c.gen++
+	c.storeSlices, c.storeRules, c.storeClasses = all, rules, classes
+	c.slices = all
+	if len(rules) > 0 {
+		c.slices = make([]*resourcev1.ResourceSlice, len(all))
+		for i, s := range all {
+			c.slices[i] = applyTaintRules(s, rules)
+		}
+	}
+	c.poolSlices = map[poolKey][]int{}
+	c.nodePools = map[string][]poolKey{}
+	c.globalPools = nil
+	for i, s := range c.slices {
+		p := poolKey{s.Spec.Driver, s.Spec.Pool.Name}
+		c.poolSlices[p] = append(c.poolSlices[p], i)
+		node := ""
+		if s.Spec.NodeName != nil {
+			node = *s.Spec.NodeName
+		}
+		// The stable allocator takes every slice with shared counters,
+		// whatever node it names.
+		if (node == "" || len(s.Spec.SharedCounters) > 0) && !slices.Contains(c.globalPools, p) {
+			c.globalPools = append(c.globalPools, p)
+		}
+		if node != "" && !slices.Contains(c.nodePools[node], p) {
+			c.nodePools[node] = append(c.nodePools[node], p)
+		}
+	}
+	c.views = map[string]*nodeView{}
+	clear(c.memo)
+}
+
+func (c *allocationCache) syncClaims(stored, inFlight []*resourcev1.ResourceClaim, consumable bool) {
+	c.epoch++
+	seen := 0
+	visit := func(k contribKey, claim *resourcev1.ResourceClaim) {
+		seen++
+		old := c.contribs[k]
+		if old != nil {
+			old.seen = c.epoch
+			if old.claim == claim {
+				return
+			}
+		}
+		n := newContribution(claim, consumable)
+		n.seen = c.epoch
+		if old != nil && old.sameDevices(n) {
+			old.claim = claim
+			return
+		}
+		if old != nil {
+			c.detach(k, old)
+		}
+		c.contribs[k] = n
+		c.attach(k, n)
+	}
+	for _, claim := range stored {
+		visit(contribKey{namespace: claim.Namespace, name: claim.Name}, claim)
+	}
+	for _, claim := range inFlight {
+		visit(contribKey{inFlight: claim.UID}, claim)
+	}
+	if seen == len(c.contribs) {
+		return
+	}
+	for k, old := range c.contribs {
+		if old.seen != c.epoch {
+			c.detach(k, old)
+			delete(c.contribs, k)
+		}
+	}
+}
+
+func (c *allocationCache) attach(k contribKey, n *contribution) {
+	for _, p := range n.pools {
+		m := c.poolContribs[p]
+		if m == nil {
+			m = map[contribKey]*contribution{}
+			c.poolContribs[p] = m
+		}
+		m[k] = n
+		c.bump(p)
+	}
+}
+
+func (c *allocationCache) detach(k contribKey, old *contribution) {
+	for _, p := range old.pools {
+		delete(c.poolContribs[p], k)
+		if len(c.poolContribs[p]) == 0 {
+			delete(c.poolContribs, p)
+		}
+		c.bump(p)
+	}
+}
+
+func (c *allocationCache) bump(p poolKey) {
+	c.clock++
+	c.poolVersion[p] = c.clock
+}
+
+// newContribution is upstream's GatherAllocatedState (DRAConsumableCapacity
+// on) or ListAllAllocatedDevices (off) for one claim: admin-access results
+// never count; shared results (a shareID) count by share and consumed
+// capacity when consumable capacity is on, as whole devices when it is off.
+func newContribution(claim *resourcev1.ResourceClaim, consumable bool) *contribution {
+	n := &contribution{claim: claim}
+	if claim.Status.Allocation == nil {
+		return n
+	}
+	for _, r := range claim.Status.Allocation.Devices.Results {
+		if r.AdminAccess != nil && *r.AdminAccess {
+			continue
+		}
+		if p := (poolKey{r.Driver, r.Pool}); !slices.Contains(n.pools, p) {
+			n.pools = append(n.pools, p)
+		}
+		id := structured.MakeDeviceID(r.Driver, r.Pool, r.Device)
+		if consumable && r.ShareID != nil {
+			n.shared = append(n.shared, structured.MakeSharedDeviceID(id, r.ShareID))
+			if r.ConsumedCapacity != nil {
+				n.consumed = append(n.consumed, structured.NewDeviceConsumedCapacity(id, r.ConsumedCapacity))
+			}
+			continue
+		}
+		n.devices = append(n.devices, id)
+	}
+	return n
+}
+
+// sameDevices: the two take the same devices (consumed capacity is not
+// compared; any makes them differ).
+func (n *contribution) sameDevices(o *contribution) bool {
+	return slices.Equal(n.devices, o.devices) && slices.Equal(n.shared, o.shared) &&
+		len(n.consumed) == 0 && len(o.consumed) == 0
+}
+
+// view is the node's nodeView; c.mu is held.
+func (c *allocationCache) view(node string) *nodeView {
+	if v := c.views[node]; v != nil {
+		return v
+	}
+	v := &nodeView{pools: slices.Clone(c.nodePools[node])}
+	for _, p := range c.globalPools {
+		if !slices.Contains(v.pools, p) {
+			v.pools = append(v.pools, p)
+		}
+	}
+	var idx []int
+	for _, p := range v.pools {
+		idx = append(idx, c.poolSlices[p]...)
+	}
+	slices.Sort(idx)
+	v.slices = make([]*resourcev1.ResourceSlice, len(idx))
+	for i, j := range idx {
+		v.slices[i] = c.slices[j]
+	}
+	c.views[node] = v
+	return v
+}
+
+// allocatedState is what the claims take in the view's pools, the only
+// devices the allocator asks about for the node; c.mu is held.
+func (c *allocationCache) allocatedState(v *nodeView) structured.AllocatedState {
+	st := structured.AllocatedState{
+		AllocatedDevices:         sets.New[structured.DeviceID](),
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	inPool := func(id structured.DeviceID, p poolKey) bool {
+		return id.Driver.String() == p.driver && id.Pool.String() == p.pool
+	}
+	for _, p := range v.pools {
+		for _, n := range c.poolContribs[p] {
+			for _, id := range n.devices {
+				if inPool(id, p) {
+					st.AllocatedDevices.Insert(id)
+				}
+			}
+			for _, id := range n.shared {
+				if inPool(id.GetDeviceID(), p) {
+					st.AllocatedSharedDeviceIDs.Insert(id)
+				}
+			}
+			for _, cc := range n.consumed {
+				if inPool(cc.DeviceID, p) {
+					st.AggregatedCapacity.Insert(cc)
+				}
+			}
+		}
+	}
+	return st
+}
+
+// cycleAllocation is one scheduling cycle's allocation of the pod's
+// unallocated claims, node by node.
+type cycleAllocation struct {
+	pl     *DynamicResources
+	claims []*resourcev1.ResourceClaim
+	key    string // the claims' specs
+}
+
+// claimsKey identifies the claims' specs (the only part of a claim the
+// allocator reads besides names in error messages, which are not kept).
+func claimsKey(claims []*resourcev1.ResourceClaim) (string, error) {
+	var key []byte
+	for _, c := range claims {
+		b, err := c.Spec.Marshal()
+		if err != nil {
+			return "", err
+		}
+		key = append(key, byte(len(b)>>24), byte(len(b)>>16), byte(len(b)>>8), byte(len(b)))
+		key = append(key, b...)
+	}
+	return string(key), nil
+}
+
+// allocate is the allocator's answer for the node: a kept one, or upstream's
+// allocator called over the node's view (timeout, if positive, bounds that
+// call, as upstream's filterTimeout).
+func (a *cycleAllocation) allocate(ctx context.Context, node *v1.Node, timeout time.Duration) ([]resourcev1.AllocationResult, error) {
+	c := a.pl.cache
+	k := memoKey{node: node.Name, claims: a.key}
+	c.mu.Lock()
+	v := c.view(node.Name)
+	if e := c.memo[k]; e != nil && e.gen == c.gen && e.node == node && c.versionsMatch(v, e.versions) {
+		c.mu.Unlock()
+		return e.result, nil
+	}
+	gen := c.gen
+	versions := make([]uint64, len(v.pools))
+	for i, p := range v.pools {
+		versions[i] = c.poolVersion[p]
+	}
+	st := c.allocatedState(v)
+	c.mu.Unlock()
+
+	alloc, err := structured.NewAllocator(ctx, AllocatorFeatures(a.pl.fts), st, classLister{a.pl.h.Objects()}, v.slices, a.pl.celCache)
+	if err != nil {
+		return nil, err
+	}
+	if timeout > 0 {
+		c, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		ctx = c
+	}
+	result, err := alloc.Allocate(ctx, node, a.claims)
+	if err != nil || hasShareID(result) {
+		return result, err
+	}
+	c.mu.Lock()
+	if c.gen == gen {
+		if len(c.memo) >= maxMemoEntries {
+			clear(c.memo)
+		}
+		c.memo[k] = &memoEntry{gen: gen, node: node, versions: versions, result: result}
+	}
+	c.mu.Unlock()
+	return result, nil
+}
+
+func (c *allocationCache) versionsMatch(v *nodeView, versions []uint64) bool {
+	for i, p := range v.pools {
+		if c.poolVersion[p] != versions[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// hasShareID: consumable capacity's share IDs are random, unique per
+// allocation, so such an answer is never reused.
+func hasShareID(result []resourcev1.AllocationResult) bool {
+	for _, r := range result {
+		for _, d := range r.Devices.Results {
+			if d.ShareID != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
