@@ -37,8 +37,8 @@ import (
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
 
-// maxMemoEntries bounds the answers kept; past it they are all dropped.
-const maxMemoEntries = 1 << 16
+// maxAnswers bounds the answers kept; past it they are all dropped.
+const maxAnswers = 1 << 16
 
 type poolKey struct{ driver, pool string }
 
@@ -60,20 +60,34 @@ type contribution struct {
 	seen     uint64
 }
 
+// poolState is who takes devices in a pool, and a version that changes
+// with them.
+type poolState struct {
+	version  uint64
+	contribs map[contribKey]*contribution
+}
+
 // nodeView is what the allocator is given for one node: the pools it can
 // see and all their slices, in store order.
 type nodeView struct {
 	pools  []poolKey
+	states []*poolState // of pools
 	slices []*resourcev1.ResourceSlice
 }
 
-type memoKey struct{ node, claims string }
-
-type memoEntry struct {
+// answer is the allocator's answer for one node and claims.
+type answer struct {
+	claims   string // claimsKey
 	gen      uint64
 	node     *v1.Node
 	versions []uint64 // of the view's pools, in order
 	result   []resourcev1.AllocationResult
+}
+
+// nodeEntry is what the cache holds for one node.
+type nodeEntry struct {
+	view    *nodeView
+	answers []*answer
 }
 
 // allocationCache is the plugin's; sync updates it in PreFilter, Filter
@@ -88,30 +102,30 @@ type allocationCache struct {
 	storeRules   []*resourcev1.DeviceTaintRule
 	storeClasses []*resourcev1.DeviceClass
 	synced       bool
+	devicesRev   uint64 // framework.DRARevisions', when synced
+	claimsRev    uint64
 	gen          uint64
 	slices       []*resourcev1.ResourceSlice // with the taint rules applied
 	poolSlices   map[poolKey][]int           // indices into slices
 	nodePools    map[string][]poolKey        // pools of slices with spec.nodeName
 	globalPools  []poolKey                   // pools every node may see
-	views        map[string]*nodeView
+	nodes        map[string]*nodeEntry
+	answers      int // in nodes
 
 	// The claims' contributions, and per pool which claims contribute and
 	// a version that changes with them.
-	contribs     map[contribKey]*contribution
-	poolContribs map[poolKey]map[contribKey]*contribution
-	poolVersion  map[poolKey]uint64
-	clock        uint64
-	epoch        uint64
-
-	memo map[memoKey]*memoEntry
+	stored   []*resourcev1.ResourceClaim // as last synced
+	inFlight []contribKey                // as last synced
+	contribs map[contribKey]*contribution
+	pools    map[poolKey]*poolState
+	clock    uint64
+	epoch    uint64
 }
 
 func newAllocationCache() *allocationCache {
 	return &allocationCache{
-		contribs:     map[contribKey]*contribution{},
-		poolContribs: map[poolKey]map[contribKey]*contribution{},
-		poolVersion:  map[poolKey]uint64{},
-		memo:         map[memoKey]*memoEntry{},
+		contribs: map[contribKey]*contribution{},
+		pools:    map[poolKey]*poolState{},
 	}
 }
 
@@ -119,8 +133,23 @@ func newAllocationCache() *allocationCache {
 func (c *allocationCache) sync(objs framework.ObjectLister, inFlight []*resourcev1.ResourceClaim, withRules, consumable bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.syncSlices(objs, withRules)
-	c.syncClaims(objs.ResourceClaims(), inFlight, consumable)
+	// The store's revisions spare listing thousands of objects that did
+	// not change.
+	revs, _ := objs.(framework.DRARevisions)
+	if revs == nil || !c.synced || revs.DevicesRevision() != c.devicesRev {
+		c.syncSlices(objs, withRules)
+		if revs != nil {
+			c.devicesRev = revs.DevicesRevision()
+		}
+	}
+	if revs == nil || c.stored == nil || revs.ResourceClaimsRevision() != c.claimsRev {
+		c.syncClaims(objs.ResourceClaims(), inFlight, consumable)
+		if revs != nil {
+			c.claimsRev = revs.ResourceClaimsRevision()
+		}
+		return
+	}
+	c.syncInFlight(inFlight, consumable)
 }
 
 func (c *allocationCache) syncSlices(objs framework.ObjectLister, withRules bool) {
@@ -162,43 +191,30 @@ func (c *allocationCache) syncSlices(objs framework.ObjectLister, withRules bool
 			c.nodePools[node] = append(c.nodePools[node], p)
 		}
 	}
-	c.views = map[string]*nodeView{}
-	clear(c.memo)
+	c.nodes = map[string]*nodeEntry{}
+	c.answers = 0
 }
 
 func (c *allocationCache) syncClaims(stored, inFlight []*resourcev1.ResourceClaim, consumable bool) {
-	c.epoch++
-	seen := 0
-	visit := func(k contribKey, claim *resourcev1.ResourceClaim) {
-		seen++
-		old := c.contribs[k]
-		if old != nil {
-			old.seen = c.epoch
-			if old.claim == claim {
-				return
+	// The store lists claims in insertion order and replaces a claim in
+	// its place: with the same names at the same places as last time,
+	// only the replaced claims need a look.
+	if len(stored) == len(c.stored) && c.sameNames(stored) {
+		for i, claim := range stored {
+			if c.stored[i] != claim {
+				c.visit(contribKey{namespace: claim.Namespace, name: claim.Name}, claim, consumable)
 			}
 		}
-		n := newContribution(claim, consumable)
-		n.seen = c.epoch
-		if old != nil && old.sameDevices(n) {
-			old.claim = claim
-			return
-		}
-		if old != nil {
-			c.detach(k, old)
-		}
-		c.contribs[k] = n
-		c.attach(k, n)
-	}
-	for _, claim := range stored {
-		visit(contribKey{namespace: claim.Namespace, name: claim.Name}, claim)
-	}
-	for _, claim := range inFlight {
-		visit(contribKey{inFlight: claim.UID}, claim)
-	}
-	if seen == len(c.contribs) {
+		c.stored = stored
+		c.syncInFlight(inFlight, consumable)
 		return
 	}
+	c.stored = stored
+	c.epoch++
+	for _, claim := range stored {
+		c.visit(contribKey{namespace: claim.Namespace, name: claim.Name}, claim, consumable)
+	}
+	c.syncInFlight(inFlight, consumable)
 	for k, old := range c.contribs {
 		if old.seen != c.epoch {
 			c.detach(k, old)
@@ -207,31 +223,82 @@ func (c *allocationCache) syncClaims(stored, inFlight []*resourcev1.ResourceClai
 	}
 }
 
+func (c *allocationCache) sameNames(stored []*resourcev1.ResourceClaim) bool {
+	for i, claim := range stored {
+		if old := c.stored[i]; old != claim && (old.Namespace != claim.Namespace || old.Name != claim.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *allocationCache) syncInFlight(inFlight []*resourcev1.ResourceClaim, consumable bool) {
+	keys := make([]contribKey, 0, len(inFlight))
+	for _, claim := range inFlight {
+		k := contribKey{inFlight: claim.UID}
+		keys = append(keys, k)
+		c.visit(k, claim, consumable)
+	}
+	for _, k := range c.inFlight {
+		if old := c.contribs[k]; old != nil && !slices.Contains(keys, k) {
+			c.detach(k, old)
+			delete(c.contribs, k)
+		}
+	}
+	c.inFlight = keys
+}
+
+// visit brings the claim's contribution up to date and marks it seen.
+func (c *allocationCache) visit(k contribKey, claim *resourcev1.ResourceClaim, consumable bool) {
+	old := c.contribs[k]
+	if old != nil {
+		old.seen = c.epoch
+		if old.claim == claim {
+			return
+		}
+	}
+	n := newContribution(claim, consumable)
+	n.seen = c.epoch
+	if old != nil && old.sameDevices(n) {
+		old.claim = claim
+		return
+	}
+	if old != nil {
+		c.detach(k, old)
+	}
+	c.contribs[k] = n
+	c.attach(k, n)
+}
+
+// pool is the pool's state, made on first use; c.mu is held.
+func (c *allocationCache) pool(p poolKey) *poolState {
+	ps := c.pools[p]
+	if ps == nil {
+		ps = &poolState{contribs: map[contribKey]*contribution{}}
+		c.pools[p] = ps
+	}
+	return ps
+}
+
 func (c *allocationCache) attach(k contribKey, n *contribution) {
 	for _, p := range n.pools {
-		m := c.poolContribs[p]
-		if m == nil {
-			m = map[contribKey]*contribution{}
-			c.poolContribs[p] = m
-		}
-		m[k] = n
-		c.bump(p)
+		ps := c.pool(p)
+		ps.contribs[k] = n
+		c.bump(ps)
 	}
 }
 
 func (c *allocationCache) detach(k contribKey, old *contribution) {
 	for _, p := range old.pools {
-		delete(c.poolContribs[p], k)
-		if len(c.poolContribs[p]) == 0 {
-			delete(c.poolContribs, p)
-		}
-		c.bump(p)
+		ps := c.pool(p)
+		delete(ps.contribs, k)
+		c.bump(ps)
 	}
 }
 
-func (c *allocationCache) bump(p poolKey) {
+func (c *allocationCache) bump(ps *poolState) {
 	c.clock++
-	c.poolVersion[p] = c.clock
+	ps.version = c.clock
 }
 
 // newContribution is upstream's GatherAllocatedState (DRAConsumableCapacity
@@ -270,10 +337,10 @@ func (n *contribution) sameDevices(o *contribution) bool {
 		len(n.consumed) == 0 && len(o.consumed) == 0
 }
 
-// view is the node's nodeView; c.mu is held.
-func (c *allocationCache) view(node string) *nodeView {
-	if v := c.views[node]; v != nil {
-		return v
+// node is the node's entry; c.mu is held.
+func (c *allocationCache) node(node string) *nodeEntry {
+	if e := c.nodes[node]; e != nil {
+		return e
 	}
 	v := &nodeView{pools: slices.Clone(c.nodePools[node])}
 	for _, p := range c.globalPools {
@@ -286,12 +353,17 @@ func (c *allocationCache) view(node string) *nodeView {
 		idx = append(idx, c.poolSlices[p]...)
 	}
 	slices.Sort(idx)
+	v.states = make([]*poolState, len(v.pools))
+	for i, p := range v.pools {
+		v.states[i] = c.pool(p)
+	}
 	v.slices = make([]*resourcev1.ResourceSlice, len(idx))
 	for i, j := range idx {
 		v.slices[i] = c.slices[j]
 	}
-	c.views[node] = v
-	return v
+	e := &nodeEntry{view: v}
+	c.nodes[node] = e
+	return e
 }
 
 // allocatedState is what the claims take in the view's pools, the only
@@ -305,8 +377,8 @@ func (c *allocationCache) allocatedState(v *nodeView) structured.AllocatedState 
 	inPool := func(id structured.DeviceID, p poolKey) bool {
 		return id.Driver.String() == p.driver && id.Pool.String() == p.pool
 	}
-	for _, p := range v.pools {
-		for _, n := range c.poolContribs[p] {
+	for i, p := range v.pools {
+		for _, n := range v.states[i].contribs {
 			for _, id := range n.devices {
 				if inPool(id, p) {
 					st.AllocatedDevices.Insert(id)
@@ -355,17 +427,19 @@ func claimsKey(claims []*resourcev1.ResourceClaim) (string, error) {
 // call, as upstream's filterTimeout).
 func (a *cycleAllocation) allocate(ctx context.Context, node *v1.Node, timeout time.Duration) ([]resourcev1.AllocationResult, error) {
 	c := a.pl.cache
-	k := memoKey{node: node.Name, claims: a.key}
 	c.mu.Lock()
-	v := c.view(node.Name)
-	if e := c.memo[k]; e != nil && e.gen == c.gen && e.node == node && c.versionsMatch(v, e.versions) {
-		c.mu.Unlock()
-		return e.result, nil
+	ne := c.node(node.Name)
+	v := ne.view
+	for _, e := range ne.answers {
+		if e.claims == a.key && e.gen == c.gen && e.node == node && c.versionsMatch(v, e.versions) {
+			c.mu.Unlock()
+			return e.result, nil
+		}
 	}
 	gen := c.gen
-	versions := make([]uint64, len(v.pools))
-	for i, p := range v.pools {
-		versions[i] = c.poolVersion[p]
+	versions := make([]uint64, len(v.states))
+	for i, ps := range v.states {
+		versions[i] = ps.version
 	}
 	st := c.allocatedState(v)
 	c.mu.Unlock()
@@ -385,18 +459,32 @@ func (a *cycleAllocation) allocate(ctx context.Context, node *v1.Node, timeout t
 	}
 	c.mu.Lock()
 	if c.gen == gen {
-		if len(c.memo) >= maxMemoEntries {
-			clear(c.memo)
-		}
-		c.memo[k] = &memoEntry{gen: gen, node: node, versions: versions, result: result}
+		c.keep(ne, &answer{claims: a.key, gen: gen, node: node, versions: versions, result: result})
 	}
 	c.mu.Unlock()
 	return result, nil
 }
 
+// keep stores the answer in place of an older one for the same claims;
+// c.mu is held.
+func (c *allocationCache) keep(ne *nodeEntry, a *answer) {
+	if i := slices.IndexFunc(ne.answers, func(e *answer) bool { return e.claims == a.claims }); i >= 0 {
+		ne.answers[i] = a
+		return
+	}
+	if c.answers >= maxAnswers {
+		for _, e := range c.nodes {
+			e.answers = nil
+		}
+		c.answers = 0
+	}
+	ne.answers = append(ne.answers, a)
+	c.answers++
+}
+
 func (c *allocationCache) versionsMatch(v *nodeView, versions []uint64) bool {
-	for i, p := range v.pools {
-		if c.poolVersion[p] != versions[i] {
+	for i, ps := range v.states {
+		if ps.version != versions[i] {
 			return false
 		}
 	}

@@ -129,6 +129,9 @@ type stateData struct {
 	// availableOnNodes is the allocation's node selector of each
 	// allocated claim (nil: everywhere, or not allocated).
 	availableOnNodes []*nodeaffinity.NodeSelector
+	// prioritized: some request of the claims has a firstAvailable list
+	// (else every node scores 0).
+	prioritized bool
 	// allocation is nil when no claim needs allocating.
 	allocation *cycleAllocation
 
@@ -233,6 +236,9 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	s.availableOnNodes = make([]*nodeaffinity.NodeSelector, len(claims))
 	toAllocate := 0
 	for i, claim := range claims {
+		for _, req := range claim.Spec.Devices.Requests {
+			s.prioritized = s.prioritized || len(req.FirstAvailable) > 0
+		}
 		if claim.Status.Allocation != nil {
 			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 				return nil, statusUnschedulable("resourceclaim in use")
@@ -454,7 +460,7 @@ func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
-	if s.empty() {
+	if s.empty() || !s.prioritized {
 		return 0, nil
 	}
 	allocations, ok := s.nodeAllocations[nodeInfo.Node().Name]
