@@ -15,7 +15,7 @@
 // snapshot loader warns about DeviceClasses with an extendedResourceName,
 // whose requests NodeResourcesFit then checks as plain extended
 // resources), PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
-// for devices' binding conditions in PreBind (no driver runs here), and
+// for devices' binding conditions in PreBind (binding.go), and
 // node-allocatable resources (alpha).
 package dynamicresources
 
@@ -345,6 +345,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		return nil
 	}
 	node := nodeInfo.Node()
+	bindingGates := pl.fts.EnableDRADeviceBindingConditions && pl.fts.EnableDRAResourceClaimDeviceStatus
 	var unavailable []int
 	for i, claim := range s.claims {
 		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
@@ -353,6 +354,10 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		}
 		if claim.Status.Allocation != nil && requiresOptionalNodeOperations(claim.Status.Allocation) &&
 			!slices.Contains(node.Status.DeclaredFeatures, optionalNodeOperationsFeature) {
+			unavailable = append(unavailable, i)
+			continue
+		}
+		if claim.Status.Allocation != nil && bindingGates && bindingFailed(claim) {
 			unavailable = append(unavailable, i)
 		}
 	}
