@@ -63,10 +63,18 @@ $(addprefix test-nested-,$(NESTED)): test-nested-%:
 # long timeout, BenchmarkLongReplay (./scheduler/engine: a day of churn on
 # 5000 nodes under the debugger's retention, peak-rss-MiB under 2048, the
 # last hour rewound; tens of minutes; SCHEDTUI_BENCH_MINUTES shortens it).
+# Throughput against upstream: BenchmarkVersusUpstream (conformance/) runs
+# the real kube-scheduler v1.37.1 and schedtui's `run` on the same
+# scheduler_perf-shaped workloads in one process and prints a table of
+# pods/s, ratio and target per workload (SchedulingBasic at 5000 nodes:
+# 3x; the others: 1.5x; about ten minutes). SCHEDTUI_BENCH_QUICK=1 takes
+# the 500-node sizes; SCHEDTUI_BENCH_15K=1 adds SchedulingBasic at 15,000
+# nodes and 300,000 pods (target 2x; several GiB, tens of minutes).
 bench:
 	$(GO) test -run='^$$' -bench=. -skip='^BenchmarkLongReplay$$' -benchmem $(PKGS)
 	$(GO) test -run='^$$' -bench='^BenchmarkLongReplay$$' -benchtime=1x -timeout 3h ./scheduler/engine
 	cd e2e && $(GO) test -run='^$$' -bench=LiveSync -benchtime=1x -timeout 30m .
+	cd conformance && $(GO) test -run='^$$' -bench=VersusUpstream -benchtime=1x -timeout 3h .
 
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
 # against encoding/json (FuzzJSONScan, in internal/docread), the scheduler
