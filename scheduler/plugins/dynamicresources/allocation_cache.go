@@ -402,9 +402,8 @@ func (c *allocationCache) allocatedState(v *nodeView) structured.AllocatedState 
 // cycleAllocation is one scheduling cycle's allocation of the pod's
 // unallocated claims, node by node.
 type cycleAllocation struct {
-	pl     *DynamicResources
 	claims []*resourcev1.ResourceClaim
-	key    string // the claims' specs
+	key    string // claimsKey(claims)
 }
 
 // claimsKey identifies the claims' specs (the only part of a claim the
@@ -422,16 +421,17 @@ func claimsKey(claims []*resourcev1.ResourceClaim) (string, error) {
 	return string(key), nil
 }
 
-// allocate is the allocator's answer for the node: a kept one, or upstream's
-// allocator called over the node's view (timeout, if positive, bounds that
-// call, as upstream's filterTimeout).
-func (a *cycleAllocation) allocate(ctx context.Context, node *v1.Node, timeout time.Duration) ([]resourcev1.AllocationResult, error) {
-	c := a.pl.cache
+// allocate is the allocator's answer for the claims on the node (key is
+// claimsKey(claims)): a kept one, or upstream's allocator called over the
+// node's view (timeout, if positive, bounds that call, as upstream's
+// filterTimeout).
+func (pl *DynamicResources) allocate(ctx context.Context, node *v1.Node, claims []*resourcev1.ResourceClaim, key string, timeout time.Duration) ([]resourcev1.AllocationResult, error) {
+	c := pl.cache
 	c.mu.Lock()
 	ne := c.node(node.Name)
 	v := ne.view
 	for _, e := range ne.answers {
-		if e.claims == a.key && e.gen == c.gen && e.node == node && c.versionsMatch(v, e.versions) {
+		if e.claims == key && e.gen == c.gen && e.node == node && c.versionsMatch(v, e.versions) {
 			c.mu.Unlock()
 			return e.result, nil
 		}
@@ -444,7 +444,7 @@ func (a *cycleAllocation) allocate(ctx context.Context, node *v1.Node, timeout t
 	st := c.allocatedState(v)
 	c.mu.Unlock()
 
-	alloc, err := structured.NewAllocator(ctx, AllocatorFeatures(a.pl.fts), st, classLister{a.pl.h.Objects()}, v.slices, a.pl.celCache)
+	alloc, err := structured.NewAllocator(ctx, AllocatorFeatures(pl.fts), st, classLister{pl.h.Objects()}, v.slices, pl.celCache)
 	if err != nil {
 		return nil, err
 	}
@@ -453,13 +453,13 @@ func (a *cycleAllocation) allocate(ctx context.Context, node *v1.Node, timeout t
 		defer cancel()
 		ctx = c
 	}
-	result, err := alloc.Allocate(ctx, node, a.claims)
+	result, err := alloc.Allocate(ctx, node, claims)
 	if err != nil || hasShareID(result) {
 		return result, err
 	}
 	c.mu.Lock()
 	if c.gen == gen {
-		c.keep(ne, &answer{claims: a.key, gen: gen, node: node, versions: versions, result: result})
+		c.keep(ne, &answer{claims: key, gen: gen, node: node, versions: versions, result: result})
 	}
 	c.mu.Unlock()
 	return result, nil

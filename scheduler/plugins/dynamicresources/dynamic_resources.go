@@ -281,7 +281,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		if _, err := structured.NewAllocator(ctx, AllocatorFeatures(pl.fts), structured.AllocatedState{}, classLister{pl.h.Objects()}, nil, pl.celCache); err != nil {
 			return nil, framework.AsStatus(err)
 		}
-		a := &cycleAllocation{pl: pl}
+		a := &cycleAllocation{}
 		for _, claim := range claims {
 			if claim.Status.Allocation == nil {
 				a.claims = append(a.claims, claim)
@@ -367,7 +367,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		if pl.fts.EnableDRASchedulerFilterTimeout {
 			timeout = pl.filterTimeout
 		}
-		result, err := s.allocation.allocate(ctx, node, timeout)
+		result, err := pl.allocate(ctx, node, s.allocation.claims, s.allocation.key, timeout)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
