@@ -72,6 +72,9 @@ conformance-part-b:
 # shrink it), and, in e2e/, the initial sync of a live cluster of 5000
 # nodes and 50,000 pods from a real kube-apiserver (BenchmarkLiveSync:
 # sync-s; filling the API server takes a few minutes first).
+# BenchmarkDRAAttempts (./scheduler/engine) prints the slowdown of
+# attempts per CPU second with a one-GPU claim per pod against the same
+# 5000 nodes and 2000 pods without (budget 2; 1.7 to 1.9 on two cores).
 # Memory bounds: BenchmarkRunHeadless (./cmd/schedtui: `run` on 5000 nodes
 # and 20,000 pending pods, peak-rss-MiB under 1024) and, on its own with a
 # long timeout, BenchmarkLongReplay (./scheduler/engine: a day of churn on

@@ -6,6 +6,7 @@ package scenario
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -18,7 +19,7 @@ func CuratedDRA() []*Scenario {
 	return []*Scenario{
 		draPrioritizedFallback(), draTaintRule(), draAdminAccess(), draPartitionable(), draConsumableCapacity(),
 		draPostFilterDeallocation(), draMatchAttribute(), draAllModeTaken(), draSharedReserved(), draNotFoundQuirk(),
-		draCELSelectorNoMatch(),
+		draCELSelectorNoMatch(), draBindingFailed(),
 	}
 }
 
@@ -251,4 +252,29 @@ func draCELSelectorNoMatch() *Scenario {
 	g.claimPod("want-a100", "high", claimSpec(r))
 	g.claimPod("want-a100-class", "high", claimSpec(exactly("a100", 1)))
 	return g.b.done("no node has the model a selector asks for", "DRA/cel-selector")
+}
+
+// draBindingFailed: a claim whose device reports a binding failure
+// (DRADeviceBindingConditions) is unusable everywhere; PostFilter
+// deallocates it and the next pod allocates it afresh.
+func draBindingFailed() *Scenario {
+	g := newDRAGen("dra-binding-failed")
+	g.twoNodes()
+	g.nodeSlice("node-a", gpu("gpu-0", "a100"), gpu("gpu-1", "a100"))
+	c := g.claim("attaching", claimSpec(exactly("gpu", 1)))
+	c.Finalizers = []string{resourcev1.Finalizer}
+	allocated := at(5 * time.Second)
+	c.Status.Allocation = &resourcev1.AllocationResult{
+		Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: draDriver, Pool: "node-a", Device: "gpu-0",
+			BindingConditions: []string{"attached"}, BindingFailureConditions: []string{"failed"}}}},
+		NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"node-a"}}}}}},
+		AllocationTimestamp: &allocated,
+	}
+	c.Status.Devices = []resourcev1.AllocatedDeviceStatus{{Driver: draDriver, Pool: "node-a", Device: "gpu-0", Conditions: []metav1.Condition{
+		{Type: "failed", Status: metav1.ConditionTrue, Reason: "FabricDown", Message: "no fabric", LastTransitionTime: allocated},
+		{Type: "attached", Status: metav1.ConditionFalse, Reason: "Waiting", Message: "", LastTransitionTime: allocated}}}}
+	g.podWithClaims("stuck", "high", "attaching")
+	g.podWithClaims("again", "high", "attaching")
+	return g.b.done("a device's binding failure makes its claim unusable on every node: PostFilter deallocates it, and the next pod using it allocates it afresh", "DRA/binding-failure")
 }

@@ -50,6 +50,7 @@ type store[T any] struct {
 	gr    schema.GroupResource
 	items map[string]T
 	order []string
+	rev   uint64 // objects_revision.go
 }
 
 func newStore[T any](group, resource string) *store[T] {
@@ -69,6 +70,7 @@ func (s *store[T]) put(namespace, name string, obj T) {
 		s.order = append(s.order, k)
 	}
 	s.items[k] = obj
+	s.changed()
 }
 
 func (s *store[T]) remove(namespace, name string) {
@@ -77,6 +79,7 @@ func (s *store[T]) remove(namespace, name string) {
 		return
 	}
 	delete(s.items, k)
+	s.changed()
 	for i, o := range s.order {
 		if o == k {
 			s.order = append(s.order[:i], s.order[i+1:]...)

@@ -43,4 +43,5 @@ func copyStore[T any](dst, src *store[T]) {
 		dst.items[k] = v
 	}
 	dst.order = append(dst.order[:0:0], src.order...)
+	dst.changed()
 }

@@ -15,7 +15,7 @@
 // snapshot loader warns about DeviceClasses with an extendedResourceName,
 // whose requests NodeResourcesFit then checks as plain extended
 // resources), PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
-// for devices' binding conditions in PreBind (no driver runs here), and
+// for devices' binding conditions in PreBind (binding.go), and
 // node-allocatable resources (alpha).
 package dynamicresources
 
@@ -70,6 +70,9 @@ type DynamicResources struct {
 	// taken for every other pod, and other pods sharing the claim wait.
 	mu       sync.Mutex
 	inFlight map[types.UID]*resourcev1.ResourceClaim
+
+	// cache keeps the allocator's inputs and answers across cycles.
+	cache *allocationCache
 }
 
 var (
@@ -87,7 +90,7 @@ var (
 
 // New takes *configv1.DynamicResourcesArgs or nil.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	pl := &DynamicResources{h: h, inFlight: map[types.UID]*resourcev1.ResourceClaim{}}
+	pl := &DynamicResources{h: h, inFlight: map[types.UID]*resourcev1.ResourceClaim{}, cache: newAllocationCache()}
 	if h != nil {
 		pl.fts = h.Features()
 	} else {
@@ -126,8 +129,11 @@ type stateData struct {
 	// availableOnNodes is the allocation's node selector of each
 	// allocated claim (nil: everywhere, or not allocated).
 	availableOnNodes []*nodeaffinity.NodeSelector
-	// allocator is nil when no claim needs allocating.
-	allocator structured.Allocator
+	// prioritized: some request of the claims has a firstAvailable list
+	// (else every node scores 0).
+	prioritized bool
+	// allocation is nil when no claim needs allocating.
+	allocation *cycleAllocation
 
 	mu sync.Mutex
 	// unavailable are the indices of claims some node could not use.
@@ -212,7 +218,7 @@ func (pl *DynamicResources) foreachPodResourceClaim(pod *v1.Pod, cb func(claim *
 }
 
 // PreFilter resolves the claims, checks the requests' device classes and
-// builds the allocator over every slice and the devices already taken.
+// brings the allocator's inputs up to date (allocation_cache.go).
 func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	if pl.resizeDeferred(pod) || !pl.enabled {
 		return nil, framework.NewStatus(framework.Skip)
@@ -230,6 +236,9 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	s.availableOnNodes = make([]*nodeaffinity.NodeSelector, len(claims))
 	toAllocate := 0
 	for i, claim := range claims {
+		for _, req := range claim.Spec.Devices.Requests {
+			s.prioritized = s.prioritized || len(req.FirstAvailable) > 0
+		}
 		if claim.Status.Allocation != nil {
 			if !resourceclaim.CanBeReserved(claim) && !resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 				return nil, statusUnschedulable("resourceclaim in use")
@@ -266,12 +275,26 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		}
 	}
 	if toAllocate > 0 {
-		alloc, err := structured.NewAllocator(ctx, AllocatorFeatures(pl.fts), pl.allocatedState(),
-			classLister{pl.h.Objects()}, pl.slicesWithTaintRules(), pl.celCache)
+		// The allocator is built per node in Filter (allocation_cache.go);
+		// one over nothing surfaces the error upstream's PreFilter returns
+		// when no allocator supports the features.
+		if _, err := structured.NewAllocator(ctx, AllocatorFeatures(pl.fts), structured.AllocatedState{}, classLister{pl.h.Objects()}, nil, pl.celCache); err != nil {
+			return nil, framework.AsStatus(err)
+		}
+		a := &cycleAllocation{}
+		for _, claim := range claims {
+			if claim.Status.Allocation == nil {
+				a.claims = append(a.claims, claim)
+			}
+		}
+		key, err := claimsKey(a.claims)
 		if err != nil {
 			return nil, framework.AsStatus(err)
 		}
-		s.allocator = alloc
+		a.key = key
+		pl.cache.sync(pl.h.Objects(), pl.inFlightClaims(),
+			pl.fts.EnableDRADeviceTaints && pl.fts.EnableDRADeviceTaintRules, pl.fts.EnableDRAConsumableCapacity)
+		s.allocation = a
 	}
 	s.claims = claims
 	return nil, nil
@@ -322,6 +345,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		return nil
 	}
 	node := nodeInfo.Node()
+	bindingGates := pl.fts.EnableDRADeviceBindingConditions && pl.fts.EnableDRAResourceClaimDeviceStatus
 	var unavailable []int
 	for i, claim := range s.claims {
 		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
@@ -331,23 +355,19 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		if claim.Status.Allocation != nil && requiresOptionalNodeOperations(claim.Status.Allocation) &&
 			!slices.Contains(node.Status.DeclaredFeatures, optionalNodeOperationsFeature) {
 			unavailable = append(unavailable, i)
+			continue
+		}
+		if claim.Status.Allocation != nil && bindingGates && bindingFailed(claim) {
+			unavailable = append(unavailable, i)
 		}
 	}
 	var allocations []resourcev1.AllocationResult
-	if s.allocator != nil {
-		allocCtx := ctx
-		if pl.fts.EnableDRASchedulerFilterTimeout && pl.filterTimeout > 0 {
-			c, cancel := context.WithTimeout(ctx, pl.filterTimeout)
-			defer cancel()
-			allocCtx = c
+	if s.allocation != nil {
+		var timeout time.Duration
+		if pl.fts.EnableDRASchedulerFilterTimeout {
+			timeout = pl.filterTimeout
 		}
-		var toAllocate []*resourcev1.ResourceClaim
-		for _, claim := range s.claims {
-			if claim.Status.Allocation == nil {
-				toAllocate = append(toAllocate, claim)
-			}
-		}
-		result, err := s.allocator.Allocate(allocCtx, node, toAllocate)
+		result, err := pl.allocate(ctx, node, s.allocation.claims, s.allocation.key, timeout)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
@@ -358,12 +378,12 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		case err != nil:
 			return framework.AsStatus(err)
 		}
-		if len(result) != len(toAllocate) {
+		if len(result) != len(s.allocation.claims) {
 			return statusUnschedulable("cannot allocate all claims")
 		}
 		allocations = result
 	}
-	if s.allocator == nil && len(unavailable) == 0 {
+	if s.allocation == nil && len(unavailable) == 0 {
 		return nil
 	}
 	s.mu.Lock()
@@ -445,7 +465,7 @@ func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
-	if s.empty() {
+	if s.empty() || !s.prioritized {
 		return 0, nil
 	}
 	allocations, ok := s.nodeAllocations[nodeInfo.Node().Name]
@@ -500,7 +520,7 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 	if err != nil {
 		return framework.AsStatus(err)
 	}
-	if s.empty() || s.allocator == nil {
+	if s.empty() || s.allocation == nil {
 		return nil
 	}
 	want := 0
@@ -524,7 +544,9 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 		if claim.Status.Allocation != nil {
 			continue
 		}
-		alloc := &allocations[next]
+		// A copy: the answer may be kept for other pods (allocation_cache.go),
+		// and PreBind stamps the allocation's time.
+		alloc := allocations[next].DeepCopy()
 		next++
 		s.reserved[i] = alloc
 		c := claim.DeepCopy()
@@ -653,6 +675,17 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 // were already allocated when it was scheduled).
 func (pl *DynamicResources) resizeDeferred(pod *v1.Pod) bool {
 	return pl.fts.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod)
+}
+
+// inFlightClaims lists the in-flight claims.
+func (pl *DynamicResources) inFlightClaims() []*resourcev1.ResourceClaim {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	out := make([]*resourcev1.ResourceClaim, 0, len(pl.inFlight))
+	for _, c := range pl.inFlight {
+		out = append(out, c)
+	}
+	return out
 }
 
 // pendingAllocation is the in-flight allocation of a claim, if any.

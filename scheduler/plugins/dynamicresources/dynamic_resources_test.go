@@ -339,3 +339,73 @@ func TestResizeDeferredSkips(t *testing.T) {
 		}
 	}
 }
+
+// An allocated claim whose device reports a binding failure is unusable on
+// every node, and PostFilter deallocates it; a device still waiting, or a
+// failure behind a device without status (upstream stops at that one),
+// leaves it usable; without the gates nothing is checked.
+func TestBindingFailureMakesClaimUnavailable(t *testing.T) {
+	a := node("a")
+	result := func(dev string) resourcev1.DeviceRequestAllocationResult {
+		return resourcev1.DeviceRequestAllocationResult{Request: "gpu", Driver: driver, Pool: "a", Device: dev,
+			BindingConditions: []string{"attached"}, BindingFailureConditions: []string{"failed"}}
+	}
+	status := func(dev string, failed metav1.ConditionStatus) resourcev1.AllocatedDeviceStatus {
+		return resourcev1.AllocatedDeviceStatus{Driver: driver, Pool: "a", Device: dev, Conditions: []metav1.Condition{
+			{Type: "failed", Status: failed, Reason: "NoFabric", Message: "fabric down"}, {Type: "attached", Status: metav1.ConditionFalse}}}
+	}
+	for _, tc := range []struct {
+		name        string
+		results     []resourcev1.DeviceRequestAllocationResult
+		devices     []resourcev1.AllocatedDeviceStatus
+		gatesOff    bool
+		unavailable bool
+	}{
+		{"failed", []resourcev1.DeviceRequestAllocationResult{result("gpu-0")}, []resourcev1.AllocatedDeviceStatus{status("gpu-0", metav1.ConditionTrue)}, false, true},
+		{"waiting", []resourcev1.DeviceRequestAllocationResult{result("gpu-0")}, []resourcev1.AllocatedDeviceStatus{status("gpu-0", metav1.ConditionFalse)}, false, false},
+		{"no status", []resourcev1.DeviceRequestAllocationResult{result("gpu-0")}, nil, false, false},
+		{"failure behind a device without status", []resourcev1.DeviceRequestAllocationResult{result("gpu-0"), result("gpu-1")},
+			[]resourcev1.AllocatedDeviceStatus{status("gpu-1", metav1.ConditionTrue)}, false, false},
+		{"failure behind a ready device", []resourcev1.DeviceRequestAllocationResult{result("gpu-0"), result("gpu-1")},
+			[]resourcev1.AllocatedDeviceStatus{{Driver: driver, Pool: "a", Device: "gpu-0", Conditions: []metav1.Condition{{Type: "attached", Status: metav1.ConditionTrue}}},
+				status("gpu-1", metav1.ConditionTrue)}, false, true},
+		{"gates off", []resourcev1.DeviceRequestAllocationResult{result("gpu-0")}, []resourcev1.AllocatedDeviceStatus{status("gpu-0", metav1.ConditionTrue)}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := claim("c", "gpu", 1)
+			c.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{Results: tc.results}}
+			c.Status.Devices = tc.devices
+			h := frameworktest.NewHandle([]*v1.Node{a}, nil, class("gpu", ""), slice("a", "a100", "a100"), c)
+			if tc.gatesOff {
+				h.Gates.EnableDRADeviceBindingConditions = false
+			}
+			pl, err := New(nil, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			cs := framework.NewCycleState()
+			p := pod("p", "c")
+			if _, s := pl.(*DynamicResources).PreFilter(ctx, cs, p, nil); !s.IsSuccess() {
+				t.Fatalf("PreFilter = %v", s)
+			}
+			s := pl.(*DynamicResources).Filter(ctx, cs, p, nodeInfo(a))
+			if !tc.unavailable {
+				if !s.IsSuccess() {
+					t.Errorf("Filter = %v, want success", s)
+				}
+				return
+			}
+			if s.Code() != framework.UnschedulableAndUnresolvable || s.Message() != "resourceclaim not available on the node" {
+				t.Errorf("Filter = %v", s)
+			}
+			if _, s := pl.(*DynamicResources).PostFilter(ctx, cs, p, nil); s.Message() != "deallocation of ResourceClaim completed" {
+				t.Errorf("PostFilter = %v", s)
+			}
+			w := pl.(*DynamicResources).TakeClaimWrites(cs)
+			if len(w) != 1 || w[0].Status.Allocation != nil || w[0].Status.Devices != nil {
+				t.Errorf("writes = %v, want the claim deallocated", w)
+			}
+		})
+	}
+}
