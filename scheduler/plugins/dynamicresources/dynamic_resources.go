@@ -11,10 +11,10 @@
 // them right after the extension point, where upstream's API writes reach
 // the claim informer.
 //
-// Not simulated: DRA-backed extended resources (DRAExtendedResource; the
-// snapshot loader warns about DeviceClasses with an extendedResourceName,
-// whose requests NodeResourcesFit then checks as plain extended
-// resources), PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
+// DRA-backed extended resources (DRAExtendedResource) add one special
+// claim per pod, last in its claim list (extended.go).
+//
+// Not simulated: PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
 // for devices' binding conditions in PreBind (no driver runs here), and
 // node-allocatable resources (alpha).
 package dynamicresources
@@ -139,6 +139,9 @@ type stateData struct {
 	reserved map[int]*resourcev1.AllocationResult
 	// writes are the claims written and not yet taken by the scheduler.
 	writes []*resourcev1.ResourceClaim
+
+	// ext is the special claim of DRA-backed extended resources.
+	ext extendedState
 }
 
 // Clone shares the state, as upstream.
@@ -217,12 +220,17 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	if pl.resizeDeferred(pod) || !pl.enabled {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}}
+	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}, ext: extendedState{index: -1}}
 	cs.Write(stateKey, s)
 
 	var claims []*resourcev1.ResourceClaim
 	if err := pl.foreachPodResourceClaim(pod, func(c *resourcev1.ResourceClaim) { claims = append(claims, c) }); err != nil {
 		return nil, statusUnschedulable(err.Error())
+	}
+	if ext := pl.preFilterExtended(pod, s); ext != nil {
+		s.ext.index = len(claims)
+		s.ext.nodes = map[string]nodeExtendedClaim{}
+		claims = append(claims, ext)
 	}
 	if len(claims) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
@@ -244,6 +252,11 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		toAllocate++
 		if pl.pendingAllocation(claim.UID) != nil {
 			return nil, statusUnschedulable(fmt.Sprintf("resource claim %s/%s is in the process of being allocated", claim.Namespace, claim.Name))
+		}
+		if s.isExtended(i) {
+			// Its requests are the node's (Filter); a stale one is
+			// refused there.
+			continue
 		}
 		for _, req := range claim.Spec.Devices.Requests {
 			switch {
@@ -322,6 +335,14 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		return nil
 	}
 	node := nodeInfo.Node()
+	nodeExt, mappings, st := pl.filterExtended(s, pod, nodeInfo)
+	if st != nil {
+		return st
+	}
+	if nodeExt == nil && s.noUserClaim() {
+		// Only device-plugin resources on this node: NodeResourcesFit's.
+		return nil
+	}
 	var unavailable []int
 	for i, claim := range s.claims {
 		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
@@ -342,8 +363,11 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 			allocCtx = c
 		}
 		var toAllocate []*resourcev1.ResourceClaim
-		for _, claim := range s.claims {
+		for i, claim := range s.claims {
 			if claim.Status.Allocation == nil {
+				if s.isExtended(i) && nodeExt != nil {
+					claim = nodeExt
+				}
 				toAllocate = append(toAllocate, claim)
 			}
 		}
@@ -378,6 +402,9 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		return statusUnschedulable("resourceclaim not available on the node")
 	}
 	s.nodeAllocations[node.Name] = allocations
+	if s.ext.index >= 0 {
+		s.ext.nodes[node.Name] = nodeExtendedClaim{claim: nodeExt, mappings: mappings}
+	}
 	return nil
 }
 
@@ -400,7 +427,7 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
 	for i := range s.claims {
-		if !s.unavailable[i] {
+		if !s.unavailable[i] || s.isExtended(i) {
 			continue
 		}
 		claim := s.claims[i]
@@ -412,6 +439,11 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 			s.write(c)
 			return nil, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
 		}
+	}
+	if s.ext.index >= 0 && s.claims[s.ext.index].Name != specialClaimInMemName {
+		// Created by an earlier cycle: stale, so it goes.
+		pl.deleteExtendedClaim(s, s.claims[s.ext.index])
+		return nil, framework.NewStatus(framework.Unschedulable, "deletion of ResourceClaim completed")
 	}
 	return nil, framework.NewStatus(framework.Unschedulable)
 }
@@ -503,14 +535,19 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 	if s.empty() || s.allocator == nil {
 		return nil
 	}
-	want := 0
-	for _, c := range s.claims {
+	want, userToAllocate := 0, false
+	for i, c := range s.claims {
 		if c.Status.Allocation == nil {
 			want++
+			userToAllocate = userToAllocate || !s.isExtended(i)
 		}
 	}
 	allocations, ok := s.nodeAllocations[nodeName]
 	if !ok || len(allocations) == 0 {
+		if !userToAllocate {
+			// Only the special claim, all of it by device plugins here.
+			return nil
+		}
 		return framework.AsStatus(errors.New("claim allocation not found for node"))
 	}
 	if len(allocations) != want {
@@ -527,6 +564,17 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 		alloc := &allocations[next]
 		next++
 		s.reserved[i] = alloc
+		if s.isExtended(i) {
+			n := s.ext.nodes[nodeName]
+			if n.claim == nil {
+				// The node's device plugins provide it all, next to user
+				// claims: upstream dereferences the missing variant here;
+				// nothing is allocated for it.
+				delete(s.reserved, i)
+				continue
+			}
+			claim = n.claim
+		}
 		c := claim.DeepCopy()
 		if !slices.Contains(c.Finalizers, resourcev1.Finalizer) {
 			c.Finalizers = append(c.Finalizers, resourcev1.Finalizer)
@@ -551,9 +599,16 @@ func (pl *DynamicResources) Unreserve(_ context.Context, cs *framework.CycleStat
 	for _, c := range s.claims {
 		delete(pl.inFlight, c.UID)
 	}
+	if s.ext.index >= 0 {
+		delete(pl.inFlight, s.ext.tempUID)
+	}
 	pl.mu.Unlock()
-	for _, claim := range s.claims {
-		if claim.Status.Allocation == nil {
+	if s.ext.index >= 0 && s.claims[s.ext.index].Name != specialClaimInMemName {
+		// Created in PreBind (or by an earlier cycle): not left behind.
+		pl.deleteExtendedClaim(s, s.claims[s.ext.index])
+	}
+	for i, claim := range s.claims {
+		if claim.Status.Allocation == nil || s.isExtended(i) {
 			continue
 		}
 		i := slices.IndexFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool { return r.UID == pod.UID })
@@ -587,7 +642,7 @@ func (pl *DynamicResources) PreBindPreFlight(_ context.Context, cs *framework.Cy
 
 // PreBind writes each claim not yet reserved for the pod: the allocation
 // Reserve chose (with the finalizer), and the pod in reservedFor.
-func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ string) *framework.Status {
+func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
 	if !pl.enabled {
 		return nil
 	}
@@ -604,6 +659,23 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 	for i, claim := range s.claims {
 		if resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 			continue
+		}
+		extended := s.isExtended(i)
+		if extended {
+			if s.reserved[i] == nil && claim.Spec.Devices.Requests == nil {
+				// All of it from device plugins.
+				continue
+			}
+			bound = append(bound, s.ext.tempUID)
+			if claim.Name == specialClaimInMemName {
+				created, err := pl.createExtendedClaim(s, nodeName)
+				if err != nil {
+					return framework.AsStatus(err)
+				}
+				s.write(created)
+				s.claims[i], claim = created, created
+				written[created.UID] = created
+			}
 		}
 		// The latest claim, as upstream's update retries on a conflict
 		// with what the API server holds: this PreBind's own earlier write
@@ -639,6 +711,11 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 		written[c.UID] = c
 		s.write(c)
 		bound = append(bound, c.UID)
+		if extended {
+			if err := recordExtendedStatus(s, pod, c, nodeName); err != nil {
+				return framework.AsStatus(err)
+			}
+		}
 	}
 	pl.mu.Lock()
 	for _, uid := range bound {
