@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -118,4 +119,124 @@ func (g *draGen) extClass(name, expr string, extended *string, t metav1.Time) {
 	c.Spec.Selectors = []resourcev1.DeviceSelector{{CEL: &resourcev1.CELDeviceSelector{Expression: expr}}}
 	c.Spec.ExtendedResourceName = extended
 	g.b.c.DeviceClasses = append(g.b.c.DeviceClasses, c)
+}
+
+// CuratedDRAExtended returns one scenario per rule of DRA-backed extended
+// resources.
+func CuratedDRAExtended() []*Scenario {
+	return []*Scenario{
+		draExtClashNewer(), draExtClashTie(), draExtImplicitName(), draExtDevicePluginFirst(),
+		draExtStaleClaim(), draExtInitSidecar(), draExtWithUserClaim(),
+	}
+}
+
+// extPod adds a pending pod whose one container asks for n of res.
+func (g *draGen) extPod(name string, res v1.ResourceName, n int) *v1.Pod {
+	p := newPod("default", name, app(name), withReqLim(ctr("c", nginx, "cpu=100m", "memory=128Mi"), fmt.Sprintf("%s=%d", res, n)))
+	p.Spec.PriorityClassName = "high"
+	return g.b.pending(p)
+}
+
+// modelNodes adds node-a with two a100 and node-b with two h100.
+func (g *draGen) modelNodes() {
+	g.b.addNode(cnode("node-a", "", 4000, 16*gi))
+	g.b.addNode(cnode("node-b", "", 4000, 16*gi))
+	g.nodeSlice("node-a", gpu("gpu-0", "a100"), gpu("gpu-1", "a100"))
+	g.nodeSlice("node-b", gpu("gpu-0", "h100"), gpu("gpu-1", "h100"))
+}
+
+func draExtClashNewer() *Scenario {
+	g := newDRAGen("dra-ext-clash-newer")
+	g.modelNodes()
+	fast := string(resFastGPU)
+	t := g.b.now()
+	// Listed newer first, so that arrival order is not what decides.
+	g.extClass("z-new", modelExpr("h100"), &fast, metav1.NewTime(t.Add(time.Hour)))
+	g.extClass("a-old", modelExpr("a100"), &fast, t)
+	g.extPod("fast", resFastGPU, 2)
+	return g.b.done("two classes name example.com/fast-gpu: the newer (h100, node-b) backs it, whatever its name", "DRA/extended", "DRA/extended-clash-newer")
+}
+
+func draExtClashTie() *Scenario {
+	g := newDRAGen("dra-ext-clash-tie")
+	g.modelNodes()
+	fast := string(resFastGPU)
+	t := g.b.now()
+	g.extClass("zeta", modelExpr("a100"), &fast, t)
+	g.extClass("alpha", modelExpr("h100"), &fast, t)
+	g.extPod("fast", resFastGPU, 2)
+	return g.b.done("two classes created at the same time name example.com/fast-gpu: the smaller name (alpha, h100, node-b) backs it", "DRA/extended", "DRA/extended-clash-tie")
+}
+
+func draExtImplicitName() *Scenario {
+	g := newDRAGen("dra-ext-implicit-name")
+	g.b.addNode(cnode("node-a", "", 4000, 16*gi))
+	g.b.addNode(cnode("node-b", "", 4000, 16*gi))
+	g.nodeSlice("node-a", gpu("gpu-0", "a100"))
+	g.nodeSlice("node-b", gpu("gpu-0", "a100"), gpu("gpu-1", "a100"))
+	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), nil, g.b.now())
+	g.extPod("two", v1.ResourceName(resourcev1.ResourceDeviceClassPrefix+"gpu"), 2)
+	g.extPod("one-more", v1.ResourceName(resourcev1.ResourceDeviceClassPrefix+"gpu"), 1)
+	return g.b.done("a class without extendedResourceName still backs deviceclass.resource.kubernetes.io/<class>: two GPUs only on node-b, the last one on node-a", "DRA/extended", "DRA/extended-implicit-name")
+}
+
+func draExtDevicePluginFirst() *Scenario {
+	g := newDRAGen("dra-ext-device-plugin-first")
+	a := cnode("node-a", "", 4000, 16*gi)
+	a.gpus = 1
+	g.b.addNode(a)
+	g.b.addNode(cnode("node-b", "", 4000, 16*gi))
+	g.nodeSlice("node-b", gpu("gpu-0", "a100"), gpu("gpu-1", "a100"), gpu("gpu-2", "a100"))
+	gpuName := string(resGPU)
+	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+	g.extPod("two", resGPU, 2)
+	g.extPod("one", resGPU, 1)
+	return g.b.done("node-a's device plugin has one example.com/gpu: NodeResourcesFit checks it there (Insufficient for two); node-b has none allocatable, so DynamicResources allocates from its slice", "DRA/extended", "DRA/extended-device-plugin")
+}
+
+func draExtStaleClaim() *Scenario {
+	g := newDRAGen("dra-ext-stale-claim")
+	g.modelNodes()
+	gpuName := string(resGPU)
+	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+	p := g.extPod("retry", resGPU, 1)
+	c := g.claim("retry-extended-resources-k2x9q", resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "container-0-request-2", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1}}}}})
+	isTrue := true
+	c.Annotations = map[string]string{resourcev1.ExtendedResourceClaimAnnotation: "true"}
+	c.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID, Controller: &isTrue}}
+	return g.b.done("a special claim an earlier cycle created for the pod is refused on every node and deleted by PostFilter", "DRA/extended", "DRA/extended-stale-claim")
+}
+
+func draExtInitSidecar() *Scenario {
+	g := newDRAGen("dra-ext-init-sidecar")
+	g.b.addNode(cnode("node-a", "", 4000, 16*gi))
+	g.nodeSlice("node-a", gpu("gpu-0", "a100"), gpu("gpu-1", "a100"), gpu("gpu-2", "a100"), gpu("gpu-3", "a100"), gpu("gpu-4", "a100"))
+	gpuName := string(resGPU)
+	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+	p := newPod("default", "mixed", app("mixed"),
+		withReqLim(ctr("main", nginx, "cpu=100m"), string(resGPU)+"=1"))
+	p.Spec.InitContainers = []v1.Container{
+		sidecar(withReqLim(ctr("side", nginx, "cpu=100m"), string(resGPU)+"=1")),
+		withReqLim(ctr("setup", nginx, "cpu=100m"), string(resGPU)+"=3"),
+	}
+	p.Spec.PriorityClassName = "high"
+	g.b.pending(p)
+	g.extPod("two", resGPU, 2)
+	g.extPod("one", resGPU, 1)
+	return g.b.done("the init container reuses main's request and asks two more; with the sidecar's, four of five GPUs go, so two more do not fit and one does", "DRA/extended", "DRA/extended-init", "DRA/extended-sidecar")
+}
+
+func draExtWithUserClaim() *Scenario {
+	g := newDRAGen("dra-ext-with-user-claim")
+	g.modelNodes()
+	g.deviceClass("h100", modelExpr("h100"))
+	gpuName := string(resGPU)
+	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+	p := g.extPod("both", resGPU, 1)
+	c := g.claim("both-claim", claimSpec(exactly("h100", 1)))
+	n := c.Name
+	p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "own", ResourceClaimName: &n}}
+	g.extPod("after", resGPU, 2)
+	return g.b.done("a claim of the pod's own and the special claim are allocated together: one h100 each on node-b, so two more GPUs only fit on node-a", "DRA/extended", "DRA/extended-with-claim")
 }
