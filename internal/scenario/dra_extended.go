@@ -32,8 +32,7 @@ func GenerateDRAExtended(seed int64) *Scenario {
 	b := curatedBase(fmt.Sprintf("dra-ext-%d", seed))
 	b.addPriorityClass("low", 100, false, "", "")
 	g := &draGen{b: b, r: r}
-	gpuName := string(resGPU)
-	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, b.now())
+	g.gpuClass()
 	clash := r.IntN(2) == 0
 	if clash {
 		fast := string(resFastGPU)
@@ -130,6 +129,12 @@ func CuratedDRAExtended() []*Scenario {
 	}
 }
 
+// gpuClass adds class "gpu" (every GPU) standing for example.com/gpu.
+func (g *draGen) gpuClass() {
+	gpuName := string(resGPU)
+	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+}
+
 // extPod adds a pending pod whose one container asks for n of res.
 func (g *draGen) extPod(name string, res v1.ResourceName, n int) *v1.Pod {
 	p := newPod("default", name, app(name), withReqLim(ctr("c", nginx, "cpu=100m", "memory=128Mi"), fmt.Sprintf("%s=%d", res, n)))
@@ -145,27 +150,29 @@ func (g *draGen) modelNodes() {
 	g.nodeSlice("node-b", gpu("gpu-0", "h100"), gpu("gpu-1", "h100"))
 }
 
-func draExtClashNewer() *Scenario {
-	g := newDRAGen("dra-ext-clash-newer")
+// draExtClash: two classes of different models name
+// example.com/fast-gpu; laterBy sets how much later the first listed one
+// was created than the second.
+func draExtClash(name string, laterBy time.Duration, first, second, doc, feat string) *Scenario {
+	g := newDRAGen(name)
 	g.modelNodes()
 	fast := string(resFastGPU)
 	t := g.b.now()
-	// Listed newer first, so that arrival order is not what decides.
-	g.extClass("z-new", modelExpr("h100"), &fast, metav1.NewTime(t.Add(time.Hour)))
-	g.extClass("a-old", modelExpr("a100"), &fast, t)
+	g.extClass(first, modelExpr("h100"), &fast, metav1.NewTime(t.Add(laterBy)))
+	g.extClass(second, modelExpr("a100"), &fast, t)
 	g.extPod("fast", resFastGPU, 2)
-	return g.b.done("two classes name example.com/fast-gpu: the newer (h100, node-b) backs it, whatever its name", "DRA/extended", "DRA/extended-clash-newer")
+	return g.b.done(doc, "DRA/extended", feat)
+}
+
+func draExtClashNewer() *Scenario {
+	// Listed newer first, so that arrival order is not what decides.
+	return draExtClash("dra-ext-clash-newer", time.Hour, "z-new", "a-old",
+		"two classes name example.com/fast-gpu: the newer (h100, node-b) backs it, whatever its name", "DRA/extended-clash-newer")
 }
 
 func draExtClashTie() *Scenario {
-	g := newDRAGen("dra-ext-clash-tie")
-	g.modelNodes()
-	fast := string(resFastGPU)
-	t := g.b.now()
-	g.extClass("zeta", modelExpr("a100"), &fast, t)
-	g.extClass("alpha", modelExpr("h100"), &fast, t)
-	g.extPod("fast", resFastGPU, 2)
-	return g.b.done("two classes created at the same time name example.com/fast-gpu: the smaller name (alpha, h100, node-b) backs it", "DRA/extended", "DRA/extended-clash-tie")
+	return draExtClash("dra-ext-clash-tie", 0, "alpha", "zeta",
+		"two classes created at the same time name example.com/fast-gpu: the smaller name (alpha, h100, node-b) backs it", "DRA/extended-clash-tie")
 }
 
 func draExtImplicitName() *Scenario {
@@ -187,8 +194,7 @@ func draExtDevicePluginFirst() *Scenario {
 	g.b.addNode(a)
 	g.b.addNode(cnode("node-b", "", 4000, 16*gi))
 	g.nodeSlice("node-b", gpu("gpu-0", "a100"), gpu("gpu-1", "a100"), gpu("gpu-2", "a100"))
-	gpuName := string(resGPU)
-	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+	g.gpuClass()
 	g.extPod("two", resGPU, 2)
 	g.extPod("one", resGPU, 1)
 	return g.b.done("node-a's device plugin has one example.com/gpu: NodeResourcesFit checks it there (Insufficient for two); node-b has none allocatable, so DynamicResources allocates from its slice", "DRA/extended", "DRA/extended-device-plugin")
@@ -197,8 +203,7 @@ func draExtDevicePluginFirst() *Scenario {
 func draExtStaleClaim() *Scenario {
 	g := newDRAGen("dra-ext-stale-claim")
 	g.modelNodes()
-	gpuName := string(resGPU)
-	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+	g.gpuClass()
 	p := g.extPod("retry", resGPU, 1)
 	c := g.claim("retry-extended-resources-k2x9q", resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
 		Name: "container-0-request-2", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1}}}}})
@@ -212,8 +217,7 @@ func draExtInitSidecar() *Scenario {
 	g := newDRAGen("dra-ext-init-sidecar")
 	g.b.addNode(cnode("node-a", "", 4000, 16*gi))
 	g.nodeSlice("node-a", gpu("gpu-0", "a100"), gpu("gpu-1", "a100"), gpu("gpu-2", "a100"), gpu("gpu-3", "a100"), gpu("gpu-4", "a100"))
-	gpuName := string(resGPU)
-	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+	g.gpuClass()
 	p := newPod("default", "mixed", app("mixed"),
 		withReqLim(ctr("main", nginx, "cpu=100m"), string(resGPU)+"=1"))
 	p.Spec.InitContainers = []v1.Container{
@@ -231,8 +235,7 @@ func draExtWithUserClaim() *Scenario {
 	g := newDRAGen("dra-ext-with-user-claim")
 	g.modelNodes()
 	g.deviceClass("h100", modelExpr("h100"))
-	gpuName := string(resGPU)
-	g.extClass("gpu", fmt.Sprintf("device.driver == %q", draDriver), &gpuName, g.b.now())
+	g.gpuClass()
 	p := g.extPod("both", resGPU, 1)
 	c := g.claim("both-claim", claimSpec(exactly("h100", 1)))
 	n := c.Name
