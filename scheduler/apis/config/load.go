@@ -100,9 +100,6 @@ func LoadData(name string, data []byte, f features.Features) (*configv1.KubeSche
 	}
 	decodePluginArgs(name, cfg, r)
 	noteInertFields(name, cfg, r)
-	if f.EnableDRAExtendedResource {
-		noteDRAScoredResources(name, cfg, r)
-	}
 	SetDefaults(cfg, f)
 	for _, e := range validation.ValidateKubeSchedulerConfiguration(cfg, f) {
 		r.Errorf(name, 0, configObject, e.Field, "%s", e.ErrorBody())

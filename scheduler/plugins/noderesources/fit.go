@@ -75,6 +75,7 @@ func NewFit(obj runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	if h.Features().EnableDRAExtendedResource {
 		f.dra = h.Objects()
 	}
+	sc.dra = newDRAScoring(h)
 	return f, nil
 }
 
