@@ -290,11 +290,24 @@ func save(t *testing.T, s *scenario.Scenario) string {
 var numDRA = flag.Int("dra-scenarios", 150, "generated DRA scenarios")
 
 func TestConformanceDRA(t *testing.T) {
-	var scenarios []*scenario.Scenario
-	for i := int64(0); i < int64(*numDRA); i++ {
-		scenarios = append(scenarios, scenario.GenerateDRA(*firstSeed+i))
+	runScenarios(t, generated(*numDRA, scenario.GenerateDRA), features.Defaults())
+}
+
+// generated returns the scenarios of n seeds from -seed on.
+func generated(n int, gen func(seed int64) *scenario.Scenario) []*scenario.Scenario {
+	out := make([]*scenario.Scenario, 0, n)
+	for i := int64(0); i < int64(n); i++ {
+		out = append(out, gen(*firstSeed+i))
 	}
-	runScenarios(t, scenarios, features.Defaults())
+	return out
+}
+
+var numDRAExtended = flag.Int("dra-extended-scenarios", 60, "generated DRA extended-resource scenarios")
+
+// TestConformanceDRAExtended: DeviceClasses standing for extended
+// resources, NodeResourcesFit's hand-off to DynamicResources.
+func TestConformanceDRAExtended(t *testing.T) {
+	runScenarios(t, generated(*numDRAExtended, scenario.GenerateDRAExtended), features.Defaults())
 }
 
 func TestConformanceCuratedDRA(t *testing.T) {

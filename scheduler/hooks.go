@@ -104,9 +104,12 @@ func (s *Scheduler) SetExtenderReplay(fn func() bool) { s.hooks.extenderReplay =
 // (and, through the claim informer, the queue) before the cycle goes on.
 func (s *Scheduler) storeClaimWrites(fwk *runtime.Framework, state *framework.CycleState) {
 	for _, c := range fwk.TakeClaimWrites(state) {
-		if s.hooks.claimWritten != nil {
+		switch {
+		case s.hooks.claimWritten != nil:
 			s.hooks.claimWritten(c)
-		} else {
+		case framework.ClaimDeleted(c):
+			s.objects.Delete(c)
+		default:
 			s.objects.Add(c)
 		}
 	}

@@ -102,21 +102,3 @@ func claimFromTemplate(pod *v1.Pod, podClaim string, tmpl *resourcev1.ResourceCl
 	apiserver.Default(c)
 	return c
 }
-
-// warnExtendedResourceClasses reports DeviceClasses that map an extended
-// resource name (spec.extendedResourceName): upstream's NodeResourcesFit
-// hands requests for such a resource on nodes without allocatable to
-// DynamicResources (DRAExtendedResource). schedtui does not simulate that
-// hand-off yet: NodeResourcesFit checks the resource like any extended
-// resource, so the report says so rather than letting a different verdict
-// pass unremarked.
-func (l *Loader) warnExtendedResourceClasses() {
-	for _, c := range l.cluster.DeviceClasses {
-		if c.Spec.ExtendedResourceName == nil {
-			continue
-		}
-		at := l.origins[c]
-		l.report.Warnf(at.file, at.line, describe("DeviceClass", "", c.Name), "spec.extendedResourceName",
-			"requests for %s are checked by NodeResourcesFit as a plain extended resource: schedtui does not simulate DRA-backed extended resources (DRAExtendedResource)", *c.Spec.ExtendedResourceName)
-	}
-}

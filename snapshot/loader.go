@@ -656,7 +656,6 @@ func (l *Loader) Finish() (*Cluster, *docread.Report) {
 	}
 	l.admitPods()
 	l.generateTemplateClaims()
-	l.warnExtendedResourceClasses()
 	l.admitPersistentVolumeClaims()
 	l.checkNodeNames()
 	for _, u := range l.unknown {

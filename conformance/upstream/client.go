@@ -11,7 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/storage/names"
 	"k8s.io/client-go/kubernetes/fake"
 	clientsetscheme "k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
@@ -30,7 +32,11 @@ import (
 //  2. POST pods/<name>/binding sets spec.nodeName (and the PodScheduled
 //     condition), as the API server's binding subresource does. The stock
 //     tracker silently drops subresource creates of a different kind.
-//  3. The moment each watch is established is observable, so objects whose
+//  3. A create with generateName gets a name (five random characters
+//     appended) and a UID, as DynamicResources' PreBind expects of the
+//     special claim of DRA-backed extended resources; the stock tracker
+//     would store every such claim under the empty name.
+//  4. The moment each watch is established is observable, so objects whose
 //     arrival order matters (nodes, pods) can be created one by one after the
 //     informer's initial List instead of being listed from the tracker's
 //     unordered map.
@@ -70,6 +76,7 @@ func newFakeAPI(objects []runtime.Object) (*fakeAPI, error) {
 	cs := fake.NewSimpleClientset()
 	cs.PrependReactor("*", "*", clienttesting.ObjectReaction(tr))
 	cs.PrependReactor("create", "pods", api.bindReaction)
+	cs.PrependReactor("create", "*", generateNameReaction)
 	cs.PrependWatchReactor("*", func(action clienttesting.Action) (bool, watch.Interface, error) {
 		var opts metav1.ListOptions
 		if wa, ok := action.(clienttesting.WatchActionImpl); ok {
@@ -158,6 +165,24 @@ func (a *fakeAPI) bindReaction(action clienttesting.Action) (bool, runtime.Objec
 		return true, nil, err
 	}
 	return true, binding, nil
+}
+
+// generateNameReaction names a created object from its generateName and
+// gives it a UID; the tracker reaction then stores it.
+func generateNameReaction(action clienttesting.Action) (bool, runtime.Object, error) {
+	create, ok := action.(clienttesting.CreateActionImpl)
+	if !ok || create.GetSubresource() != "" {
+		return false, nil, nil
+	}
+	m, err := meta.Accessor(create.GetObject())
+	if err != nil || m.GetName() != "" || m.GetGenerateName() == "" {
+		return false, nil, nil
+	}
+	m.SetName(names.SimpleNameGenerator.GenerateName(m.GetGenerateName()))
+	if m.GetUID() == "" {
+		m.SetUID(uuid.NewUUID())
+	}
+	return false, nil, nil
 }
 
 func setCondition(status *v1.PodStatus, cond v1.PodCondition) {

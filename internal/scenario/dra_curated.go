@@ -16,11 +16,11 @@ import (
 
 // CuratedDRA returns the curated DRA scenarios.
 func CuratedDRA() []*Scenario {
-	return []*Scenario{
+	return append([]*Scenario{
 		draPrioritizedFallback(), draTaintRule(), draAdminAccess(), draPartitionable(), draConsumableCapacity(),
 		draPostFilterDeallocation(), draMatchAttribute(), draAllModeTaken(), draSharedReserved(), draNotFoundQuirk(),
 		draCELSelectorNoMatch(), draBindingFailed(),
-	}
+	}, CuratedDRAExtended()...)
 }
 
 func newDRAGen(name string) *draGen {

@@ -314,7 +314,8 @@ func (e *Engine) onCacheError(pod *v1.Pod, err error) {
 	e.event(Event{Kind: EventCluster, Pod: key(pod), Node: pod.Spec.NodeName, Reason: SchedulerCacheError, Message: err.Error()})
 }
 
-// storeObject writes a PV, a PVC or a ResourceClaim and reports its add or update event.
+// storeObject writes a PV, a PVC or a ResourceClaim and reports its add,
+// update or (a claim, framework.ClaimDeleted) delete event.
 func (e *Engine) storeObject(obj any) {
 	objs := e.sched.Objects()
 	var ev framework.ClusterEvent
@@ -332,8 +333,18 @@ func (e *Engine) storeObject(obj any) {
 		}
 	case *resourcev1.ResourceClaim:
 		ev = framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Add}
-		if old, err := objs.ResourceClaim(o.Namespace, o.Name); err == nil {
+		old, err := objs.ResourceClaim(o.Namespace, o.Name)
+		if err == nil {
 			ev.ActionType, oldObj = framework.Update, old
+		}
+		if framework.ClaimDeleted(o) {
+			if err != nil {
+				return
+			}
+			e.bump()
+			objs.Delete(old)
+			e.q.MoveAllToActiveOrBackoffQueue(framework.ClusterEvent{Resource: framework.ResourceClaim, ActionType: framework.Delete}, old, nil, nil)
+			return
 		}
 	default:
 		return

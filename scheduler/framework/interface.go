@@ -160,11 +160,19 @@ type VolumeWriterPlugin interface {
 // here the plugin records them in the cycle state and the scheduler stores
 // each right after the extension point that made it
 // (Framework.TakeClaimWrites), as a claim update the queue hears of.
+//
+// A written claim with a deletionTimestamp and no finalizers is a delete
+// (ClaimDeleted), as the API server removes such an object at once.
 type ClaimWriterPlugin interface {
 	Plugin
 	// TakeClaimWrites returns the claims as written since the last call,
 	// in write order, and forgets them.
 	TakeClaimWrites(state *CycleState) []*resourcev1.ResourceClaim
+}
+
+// ClaimDeleted reports a claim write that deletes the claim.
+func ClaimDeleted(c *resourcev1.ResourceClaim) bool {
+	return c.DeletionTimestamp != nil && len(c.Finalizers) == 0
 }
 
 // Handle is what plugins get from the framework that runs them.

@@ -42,6 +42,9 @@ type ObjectLister interface {
 	DeviceClasses() []*resourcev1.DeviceClass
 	ResourceSlices() []*resourcev1.ResourceSlice
 	DeviceTaintRules() []*resourcev1.DeviceTaintRule
+	// DeviceClassForResource is the DeviceClass backing a DRA extended
+	// resource (extended_resources.go), nil if none does.
+	DeviceClassForResource(name v1.ResourceName) *resourcev1.DeviceClass
 }
 
 // store keeps objects of one kind keyed by namespace/name, in insertion
@@ -128,6 +131,8 @@ type ObjectStore struct {
 	devClasses   *store[*resourcev1.DeviceClass]
 	slices       *store[*resourcev1.ResourceSlice]
 	taintRules   *store[*resourcev1.DeviceTaintRule]
+	// extResources follows the DeviceClasses as they arrive.
+	extResources extendedResourceClasses
 }
 
 // NewObjectStore returns an empty store.
@@ -154,6 +159,7 @@ func NewObjectStore() *ObjectStore {
 		devClasses:   newStore[*resourcev1.DeviceClass]("resource.k8s.io", "deviceclass"),
 		slices:       newStore[*resourcev1.ResourceSlice]("resource.k8s.io", "resourceslice"),
 		taintRules:   newStore[*resourcev1.DeviceTaintRule]("resource.k8s.io", "devicetaintrule"),
+		extResources: extendedResourceClasses{},
 	}
 }
 
@@ -194,7 +200,9 @@ func (o *ObjectStore) Add(obj any) bool {
 	case *resourcev1.ResourceClaimTemplate:
 		o.templates.put(t.Namespace, t.Name, t)
 	case *resourcev1.DeviceClass:
+		old := o.devClasses.items[t.Name]
 		o.devClasses.put("", t.Name, t)
+		o.extResources.put(t, old)
 	case *resourcev1.ResourceSlice:
 		o.slices.put("", t.Name, t)
 	case *resourcev1.DeviceTaintRule:
@@ -242,6 +250,7 @@ func (o *ObjectStore) Delete(obj any) {
 		o.templates.remove(t.Namespace, t.Name)
 	case *resourcev1.DeviceClass:
 		o.devClasses.remove("", t.Name)
+		o.extResources.remove(t)
 	case *resourcev1.ResourceSlice:
 		o.slices.remove("", t.Name)
 	case *resourcev1.DeviceTaintRule:

@@ -1,6 +1,10 @@
 package framework
 
-import v1 "k8s.io/api/core/v1"
+import (
+	"maps"
+
+	v1 "k8s.io/api/core/v1"
+)
 
 // Clone copies the store: maps and listing order are copied, the objects
 // are shared (stored objects are replaced, never mutated).
@@ -32,6 +36,7 @@ func (o *ObjectStore) CopyFrom(src *ObjectStore) {
 	copyStore(o.devClasses, src.devClasses)
 	copyStore(o.slices, src.slices)
 	copyStore(o.taintRules, src.taintRules)
+	o.extResources = maps.Clone(src.extResources)
 }
 
 // Pods lists the stored pods in the order they were first added.

@@ -123,6 +123,7 @@ func draDetail(in Input, g group) string {
 	for _, c := range found {
 		parts = append(parts, describeDeviceClaim(c))
 	}
+	parts = append(parts, extendedDetail(in)...)
 	holders := deviceHolders(in)
 	var b byValue
 	for _, n := range g.nodes {

@@ -25,3 +25,76 @@ func TestVerdictNamesClaimsAndDeviceHolders(t *testing.T) {
 		}
 	}
 }
+
+const extendedYAML = `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: gpu-a, labels: {kubernetes.io/hostname: gpu-a}}
+  status:
+    allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu.example.com}
+  spec:
+    extendedResourceName: example.com/gpu
+    selectors:
+    - cel: {expression: 'device.driver == "gpu.example.com"'}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: gpu-a-gpus}
+  spec:
+    driver: gpu.example.com
+    nodeName: gpu-a
+    pool: {name: gpu-a, resourceSliceCount: 1}
+    devices:
+    - name: gpu-0
+    - name: gpu-1
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: first, namespace: default, creationTimestamp: "2026-01-01T00:00:00Z"}
+  spec:
+    containers:
+    - name: c
+      image: nginx
+      resources:
+        limits: {example.com/gpu: "2"}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: second, namespace: default, creationTimestamp: "2026-01-01T00:00:01Z"}
+  spec:
+    containers:
+    - name: c
+      image: nginx
+      resources:
+        limits: {example.com/gpu: "1"}
+`
+
+// A DRA-backed extended resource: the first pod's special claim is created
+// in PreBind and named in its status; the second pod's verdict names what
+// it asks through the class and the first pod's claim holding the devices.
+func TestVerdictNamesExtendedResourceClaims(t *testing.T) {
+	e := run(t, extendedYAML)
+	first := e.Pod("default/first")
+	if first == nil || first.Spec.NodeName != "gpu-a" {
+		t.Fatalf("first = %+v, want bound to gpu-a", first)
+	}
+	st := first.Status.ExtendedResourceClaimStatus
+	if st == nil || len(st.RequestMappings) != 1 || st.RequestMappings[0].RequestName != "container-0-request-0" {
+		t.Fatalf("first's extendedResourceClaimStatus = %+v", st)
+	}
+	claim := "default/" + st.ResourceClaimName
+	if !strings.HasPrefix(st.ResourceClaimName, "first-extended-resources-") {
+		t.Errorf("claim name %q", st.ResourceClaimName)
+	}
+	v := strings.Join(Verdict(inputFor(t, e, "default/second")), "\n")
+	for _, want := range []string{
+		"cannot allocate all claims (DynamicResources): example.com/gpu: 1 through class gpu.example.com on nodes without it allocatable",
+		"2 devices, 2 held by " + claim + " (default/first)",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, v)
+		}
+	}
+}

@@ -11,10 +11,10 @@
 // them right after the extension point, where upstream's API writes reach
 // the claim informer.
 //
-// Not simulated: DRA-backed extended resources (DRAExtendedResource; the
-// snapshot loader warns about DeviceClasses with an extendedResourceName,
-// whose requests NodeResourcesFit then checks as plain extended
-// resources), PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
+// DRA-backed extended resources (DRAExtendedResource) add one special
+// claim per pod, last in its claim list (extended.go).
+//
+// Not simulated: PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
 // for devices' binding conditions in PreBind (binding.go), and
 // node-allocatable resources (alpha).
 package dynamicresources
@@ -145,6 +145,9 @@ type stateData struct {
 	reserved map[int]*resourcev1.AllocationResult
 	// writes are the claims written and not yet taken by the scheduler.
 	writes []*resourcev1.ResourceClaim
+
+	// ext is the special claim of DRA-backed extended resources.
+	ext extendedState
 }
 
 // Clone shares the state, as upstream.
@@ -223,12 +226,17 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	if pl.resizeDeferred(pod) || !pl.enabled {
 		return nil, framework.NewStatus(framework.Skip)
 	}
-	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}}
+	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}, ext: extendedState{index: -1}}
 	cs.Write(stateKey, s)
 
 	var claims []*resourcev1.ResourceClaim
 	if err := pl.foreachPodResourceClaim(pod, func(c *resourcev1.ResourceClaim) { claims = append(claims, c) }); err != nil {
 		return nil, statusUnschedulable(err.Error())
+	}
+	if ext := pl.preFilterExtended(pod, s); ext != nil {
+		s.ext.index = len(claims)
+		s.ext.nodes = map[string]nodeExtendedClaim{}
+		claims = append(claims, ext)
 	}
 	if len(claims) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
@@ -253,6 +261,11 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		toAllocate++
 		if pl.pendingAllocation(claim.UID) != nil {
 			return nil, statusUnschedulable(fmt.Sprintf("resource claim %s/%s is in the process of being allocated", claim.Namespace, claim.Name))
+		}
+		if s.isExtended(i) {
+			// Its requests are the node's (Filter); a stale one is
+			// refused there.
+			continue
 		}
 		for _, req := range claim.Spec.Devices.Requests {
 			switch {
@@ -346,6 +359,14 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 	}
 	node := nodeInfo.Node()
 	bindingGates := pl.fts.EnableDRADeviceBindingConditions && pl.fts.EnableDRAResourceClaimDeviceStatus
+	nodeExt, mappings, st := pl.filterExtended(s, pod, nodeInfo)
+	if st != nil {
+		return st
+	}
+	if nodeExt == nil && s.noUserClaim() {
+		// Only device-plugin resources on this node: NodeResourcesFit's.
+		return nil
+	}
 	var unavailable []int
 	for i, claim := range s.claims {
 		if sel := s.availableOnNodes[i]; sel != nil && !sel.Match(node) {
@@ -367,7 +388,26 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		if pl.fts.EnableDRASchedulerFilterTimeout {
 			timeout = pl.filterTimeout
 		}
-		result, err := pl.allocate(ctx, node, s.allocation.claims, s.allocation.key, timeout)
+		toAllocate, key := s.allocation.claims, s.allocation.key
+		if nodeExt != nil {
+			// The special claim's requests are this node's own
+			// (extended.go), so the claims differ from the cycle's.
+			toAllocate = nil
+			for i, claim := range s.claims {
+				if claim.Status.Allocation == nil {
+					if s.isExtended(i) {
+						claim = nodeExt
+					}
+					toAllocate = append(toAllocate, claim)
+				}
+			}
+			k, err := claimsKey(toAllocate)
+			if err != nil {
+				return framework.AsStatus(err)
+			}
+			key = k
+		}
+		result, err := pl.allocate(ctx, node, toAllocate, key, timeout)
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
@@ -398,6 +438,9 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		return statusUnschedulable("resourceclaim not available on the node")
 	}
 	s.nodeAllocations[node.Name] = allocations
+	if s.ext.index >= 0 {
+		s.ext.nodes[node.Name] = nodeExtendedClaim{claim: nodeExt, mappings: mappings}
+	}
 	return nil
 }
 
@@ -420,7 +463,7 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
 	for i := range s.claims {
-		if !s.unavailable[i] {
+		if !s.unavailable[i] || s.isExtended(i) {
 			continue
 		}
 		claim := s.claims[i]
@@ -432,6 +475,11 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 			s.write(c)
 			return nil, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
 		}
+	}
+	if s.ext.index >= 0 && s.claims[s.ext.index].Name != specialClaimInMemName {
+		// Created by an earlier cycle: stale, so it goes.
+		pl.deleteExtendedClaim(s, s.claims[s.ext.index])
+		return nil, framework.NewStatus(framework.Unschedulable, "deletion of ResourceClaim completed")
 	}
 	return nil, framework.NewStatus(framework.Unschedulable)
 }
@@ -523,14 +571,19 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 	if s.empty() || s.allocation == nil {
 		return nil
 	}
-	want := 0
-	for _, c := range s.claims {
+	want, userToAllocate := 0, false
+	for i, c := range s.claims {
 		if c.Status.Allocation == nil {
 			want++
+			userToAllocate = userToAllocate || !s.isExtended(i)
 		}
 	}
 	allocations, ok := s.nodeAllocations[nodeName]
 	if !ok || len(allocations) == 0 {
+		if !userToAllocate {
+			// Only the special claim, all of it by device plugins here.
+			return nil
+		}
 		return framework.AsStatus(errors.New("claim allocation not found for node"))
 	}
 	if len(allocations) != want {
@@ -549,6 +602,17 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 		alloc := allocations[next].DeepCopy()
 		next++
 		s.reserved[i] = alloc
+		if s.isExtended(i) {
+			n := s.ext.nodes[nodeName]
+			if n.claim == nil {
+				// The node's device plugins provide it all, next to user
+				// claims: upstream dereferences the missing variant here;
+				// nothing is allocated for it.
+				delete(s.reserved, i)
+				continue
+			}
+			claim = n.claim
+		}
 		c := claim.DeepCopy()
 		if !slices.Contains(c.Finalizers, resourcev1.Finalizer) {
 			c.Finalizers = append(c.Finalizers, resourcev1.Finalizer)
@@ -573,9 +637,16 @@ func (pl *DynamicResources) Unreserve(_ context.Context, cs *framework.CycleStat
 	for _, c := range s.claims {
 		delete(pl.inFlight, c.UID)
 	}
+	if s.ext.index >= 0 {
+		delete(pl.inFlight, s.ext.tempUID)
+	}
 	pl.mu.Unlock()
-	for _, claim := range s.claims {
-		if claim.Status.Allocation == nil {
+	if s.ext.index >= 0 && s.claims[s.ext.index].Name != specialClaimInMemName {
+		// Created in PreBind (or by an earlier cycle): not left behind.
+		pl.deleteExtendedClaim(s, s.claims[s.ext.index])
+	}
+	for i, claim := range s.claims {
+		if claim.Status.Allocation == nil || s.isExtended(i) {
 			continue
 		}
 		i := slices.IndexFunc(claim.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool { return r.UID == pod.UID })
@@ -609,7 +680,7 @@ func (pl *DynamicResources) PreBindPreFlight(_ context.Context, cs *framework.Cy
 
 // PreBind writes each claim not yet reserved for the pod: the allocation
 // Reserve chose (with the finalizer), and the pod in reservedFor.
-func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState, pod *v1.Pod, _ string) *framework.Status {
+func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
 	if !pl.enabled {
 		return nil
 	}
@@ -626,6 +697,23 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 	for i, claim := range s.claims {
 		if resourceclaim.IsReservedForPod(pod, claim, pl.fts.EnableDRAWorkloadResourceClaims) {
 			continue
+		}
+		extended := s.isExtended(i)
+		if extended {
+			if s.reserved[i] == nil && claim.Spec.Devices.Requests == nil {
+				// All of it from device plugins.
+				continue
+			}
+			bound = append(bound, s.ext.tempUID)
+			if claim.Name == specialClaimInMemName {
+				created, err := pl.createExtendedClaim(s, nodeName)
+				if err != nil {
+					return framework.AsStatus(err)
+				}
+				s.write(created)
+				s.claims[i], claim = created, created
+				written[created.UID] = created
+			}
 		}
 		// The latest claim, as upstream's update retries on a conflict
 		// with what the API server holds: this PreBind's own earlier write
@@ -661,6 +749,11 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 		written[c.UID] = c
 		s.write(c)
 		bound = append(bound, c.UID)
+		if extended {
+			if err := recordExtendedStatus(s, pod, c, nodeName); err != nil {
+				return framework.AsStatus(err)
+			}
+		}
 	}
 	pl.mu.Lock()
 	for _, uid := range bound {

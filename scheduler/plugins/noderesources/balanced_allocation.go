@@ -45,6 +45,7 @@ func NewBalancedAllocation(obj runtime.Object, h framework.Handle) (framework.Pl
 		requestOpts: framework.ResourceGatesOf(h.Features()).PodRequestsOptions(),
 		scorer:      balancedResourceScorer,
 		resources:   args.Resources,
+		dra:         newDRAScoring(h),
 	}}, nil
 }
 
@@ -59,7 +60,7 @@ func (ba *BalancedAllocation) PreScore(_ context.Context, state *framework.Cycle
 	if isBestEffort(reqs) {
 		return framework.NewStatus(framework.Skip)
 	}
-	state.Write(balancedAllocationPreScoreStateKey, &preScoreState{podRequests: reqs})
+	state.Write(balancedAllocationPreScoreStateKey, &preScoreState{podRequests: reqs, dra: ba.scorer.dra.preScore(ba.scorer.resources)})
 	return nil
 }
 
@@ -72,8 +73,9 @@ func (ba *BalancedAllocation) Score(_ context.Context, state *framework.CycleSta
 		if isBestEffort(s.podRequests) {
 			return 0, nil
 		}
+		s.dra = ba.scorer.dra.preScore(ba.scorer.resources)
 	}
-	return ba.scorer.score(nodeInfo, s.podRequests)
+	return ba.scorer.score(nodeInfo, s.podRequests, s.dra)
 }
 
 // ScoreExtensions is nil: scores are already in [50, 100].

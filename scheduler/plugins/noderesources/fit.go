@@ -37,6 +37,9 @@ type Fit struct {
 	// (its embedded scorer never receives them), so only Filter and the
 	// queueing hints read them.
 	gates framework.ResourceGates
+	// dra maps DRA extended resources to DeviceClasses when
+	// DRAExtendedResource is on; nil otherwise.
+	dra DeviceClassResolver
 }
 
 var (
@@ -63,12 +66,17 @@ func NewFit(obj runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fit{
+	f := &Fit{
 		ignoredResources:      sets.New(args.IgnoredResources...),
 		ignoredResourceGroups: sets.New(args.IgnoredResourceGroups...),
 		scorer:                sc,
 		gates:                 framework.ResourceGatesOf(h.Features()),
-	}, nil
+	}
+	if h.Features().EnableDRAExtendedResource {
+		f.dra = h.Objects()
+	}
+	sc.dra = newDRAScoring(h)
+	return f, nil
 }
 
 // Name returns the plugin name.
@@ -115,7 +123,7 @@ func (f *Fit) Filter(_ context.Context, state *framework.CycleState, _ *v1.Pod, 
 	if nodeInfo == nil {
 		return framework.AsStatus(errors.New("node not found"))
 	}
-	insufficient := fitsRequest(&s.Resource, nodeInfo, f.ignoredResources, f.ignoredResourceGroups)
+	insufficient := fitsRequest(&s.Resource, nodeInfo, f.ignoredResources, f.ignoredResourceGroups, f.dra)
 	if len(insufficient) == 0 {
 		return nil
 	}

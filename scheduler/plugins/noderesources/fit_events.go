@@ -13,8 +13,8 @@ import (
 )
 
 // EventsToRegister returns the events that can make room for a pod Fit
-// rejected, in upstream's order: DeviceClass events because
-// DRAExtendedResource is GA, the scale-down events only with
+// rejected, in upstream's order: DeviceClass events only with
+// DRAExtendedResource on, the scale-down events only with
 // InPlacePodVerticalScaling on. The scale-up events of the alpha
 // InPlacePodVerticalScalingSchedulerPreemption gate are never registered:
 // a profile refuses that gate.
@@ -22,7 +22,10 @@ func (f *Fit) EventsToRegister(_ context.Context) ([]framework.ClusterEventWithH
 	events := []framework.ClusterEventWithHint{
 		{Event: framework.ClusterEvent{Resource: framework.AssignedPod, ActionType: framework.Delete}, QueueingHintFn: f.isSchedulableAfterAssignedPodDelete},
 		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeAllocatable}, QueueingHintFn: f.isSchedulableAfterNodeChange},
-		{Event: framework.ClusterEvent{Resource: framework.DeviceClass, ActionType: framework.Add | framework.Update}, QueueingHintFn: f.isSchedulableAfterDeviceClassEvent},
+	}
+	if f.dra != nil {
+		events = append(events,
+			framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.DeviceClass, ActionType: framework.Add | framework.Update}, QueueingHintFn: f.isSchedulableAfterDeviceClassEvent})
 	}
 	if f.gates.StatusResources {
 		events = append(events,
@@ -119,31 +122,32 @@ func (f *Fit) isSchedulableAfterNodeChange(pod *v1.Pod, oldObj, newObj any) (fra
 	if err != nil {
 		return framework.Queue, err
 	}
-	if !isFit(pod, modified, f.gates.PodLevelResources) {
+	if !isFit(pod, modified, f.gates.PodLevelResources, f.dra) {
 		return framework.QueueSkip, nil
 	}
 	if original == nil {
 		return framework.Queue, nil
 	}
-	if !haveAnyRequestedResourcesIncreased(pod, original, modified, f.gates.PodLevelResources) {
+	if !haveAnyRequestedResourcesIncreased(pod, original, modified, f.gates.PodLevelResources, f.dra) {
 		return framework.QueueSkip, nil
 	}
 	return framework.Queue, nil
 }
 
 // isFit checks the pod against the node without any pods on it.
-func isFit(pod *v1.Pod, node *v1.Node, podLevelResources bool) bool {
+func isFit(pod *v1.Pod, node *v1.Node, podLevelResources bool, dra DeviceClassResolver) bool {
 	if node == nil {
 		return false
 	}
 	ni := framework.NewNodeInfo()
 	ni.SetNode(node)
-	return len(Fits(pod, ni, podLevelResources)) == 0
+	return len(Fits(pod, ni, podLevelResources, dra)) == 0
 }
 
 // haveAnyRequestedResourcesIncreased: more pod slots always count, since
-// every pod takes one; otherwise only resources the pod requests.
-func haveAnyRequestedResourcesIncreased(pod *v1.Pod, original, modified *v1.Node, podLevelResources bool) bool {
+// every pod takes one; otherwise only resources the pod requests, and a
+// requested resource the modified node would leave to DynamicResources.
+func haveAnyRequestedResourcesIncreased(pod *v1.Pod, original, modified *v1.Node, podLevelResources bool, dra DeviceClassResolver) bool {
 	req := computePodResourceRequest(pod, podLevelResources)
 	before := framework.NewResource(original.Status.Allocatable)
 	after := framework.NewResource(modified.Status.Allocatable)
@@ -162,9 +166,10 @@ func haveAnyRequestedResourcesIncreased(pod *v1.Pod, original, modified *v1.Node
 		if q == 0 {
 			continue
 		}
-		// Upstream also queues when the resource would be delegated to a
-		// DRA DeviceClass; schedtui has none.
 		if after.ScalarResources[name] > before.ScalarResources[name] {
+			return true
+		}
+		if delegatedToDRA(name, &framework.NodeInfo{Allocatable: after}, dra) {
 			return true
 		}
 	}
@@ -173,9 +178,7 @@ func haveAnyRequestedResourcesIncreased(pod *v1.Pod, original, modified *v1.Node
 
 // isSchedulableAfterDeviceClassEvent: a DeviceClass can back an extended
 // resource the pod requests, explicitly (spec.extendedResourceName) or
-// implicitly (deviceclass.resource.kubernetes.io/<class name>). schedtui
-// never emits DeviceClass events, but the hint is ported so the
-// registration is upstream's.
+// implicitly (deviceclass.resource.kubernetes.io/<class name>).
 func (f *Fit) isSchedulableAfterDeviceClassEvent(pod *v1.Pod, oldObj, newObj any) (framework.QueueingHint, error) {
 	original, modified, err := helper.As[*resourceapi.DeviceClass](oldObj, newObj)
 	if err != nil {

@@ -151,7 +151,7 @@ func TestIsFit(t *testing.T) {
 		{"insufficient pod-level resource hugepages", withPodLevel(newPod(), rl(string(hugePageA), "4Mi")), nodeWithPods32("n", string(hugePageA), "2Mi"), false},
 	}
 	for _, tc := range tests {
-		if got := isFit(tc.pod, tc.node, true); got != tc.want {
+		if got := isFit(tc.pod, tc.node, true, nil); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -190,9 +190,25 @@ func TestHaveAnyRequestedResourcesIncreased(t *testing.T) {
 		{"ephemeral-increased", full(), all("32", "1", "2", "3", "4"), all("32", "1", "2", "4", "4"), true},
 	}
 	for _, tc := range tests {
-		if got := haveAnyRequestedResourcesIncreased(tc.pod, tc.original, tc.mod, true); got != tc.want {
+		if got := haveAnyRequestedResourcesIncreased(tc.pod, tc.original, tc.mod, true, nil); got != tc.want {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 		}
+	}
+	// With a DeviceClass backing the resource, a node without it leaves it
+	// to DynamicResources, which upstream counts as an increase.
+	objs := framework.NewObjectStore()
+	name := string(extendedDRA)
+	objs.Add(deviceClass("gpu", &name))
+	pod := newPod(rl("cpu", "2m", "memory", "2", "ephemeral-storage", "2", string(extendedDRA), "2"))
+	if !haveAnyRequestedResourcesIncreased(pod, noA("1", "2", "3"), noA("1", "2", "1"), true, objs) {
+		t.Error("DRA-backed resource missing from the node: got false, want true")
+	}
+	roomy := newNode("n", rl("pods", "10", "cpu", "1", "memory", "2", "ephemeral-storage", "3"))
+	if !isFit(pod, roomy, true, objs) {
+		t.Error("isFit with the DRA-backed resource delegated: got false, want true")
+	}
+	if isFit(pod, roomy, true, nil) {
+		t.Error("isFit without the DeviceClass mapping: got true, want false")
 	}
 }
 

@@ -23,6 +23,9 @@ var podRequestOptsFitScore = resourcehelper.PodResourcesOptions{SkipPodLevelReso
 // modified after PreScore, so clones share it.
 type preScoreState struct {
 	podRequests []int64
+	// dra holds the DRA devices when a DeviceClass backs some scoring
+	// resource.
+	dra *draDevices
 }
 
 func (s *preScoreState) Clone() framework.StateData { return s }
@@ -30,7 +33,7 @@ func (s *preScoreState) Clone() framework.StateData { return s }
 // PreScore computes the pod's requests for scoring. It never skips: a pod
 // without requests is scored with the non-zero defaults.
 func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
-	state.Write(preScoreStateKey, &preScoreState{podRequests: f.scorer.podRequests(pod)})
+	state.Write(preScoreStateKey, &preScoreState{podRequests: f.scorer.podRequests(pod), dra: f.scorer.dra.preScore(f.scorer.resources)})
 	return nil
 }
 
@@ -52,9 +55,9 @@ func getPreScoreState(state *framework.CycleState, key framework.StateKey) (*pre
 func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
 	s, err := getPreScoreState(state, preScoreStateKey)
 	if err != nil {
-		s = &preScoreState{podRequests: f.scorer.podRequests(pod)}
+		s = &preScoreState{podRequests: f.scorer.podRequests(pod), dra: f.scorer.dra.preScore(f.scorer.resources)}
 	}
-	return f.scorer.score(nodeInfo, s.podRequests)
+	return f.scorer.score(nodeInfo, s.podRequests, s.dra)
 }
 
 // ScoreExtensions is nil: the strategies already produce 0..100.

@@ -275,9 +275,9 @@ func TestFilterEnoughRequests(t *testing.T) {
 			name: "extended resource backed by device plugin", pod: resPod(req{scalars: scalars(extendedA, 1)}), existing: resPod(req{}),
 		},
 		{
-			// Upstream delegates this to DynamicResources when a DeviceClass
-			// names the resource; schedtui has no DeviceClasses, which is
-			// upstream's behaviour without a matching class.
+			// Delegated to DynamicResources only when a DeviceClass names
+			// the resource (TestHaveAnyRequestedResourcesIncreased, and the
+			// differential suite's DRA extended-resource scenarios).
 			name: "extended resource without node allocatable and without DeviceClass",
 			pod:  resPod(req{cpu: 1, mem: 1, scalars: scalars(extendedDRA, 1)}), existing: resPod(req{}),
 			want:   unresolvable(reason(extendedDRA)),
@@ -328,7 +328,7 @@ func TestFilterEnoughRequests(t *testing.T) {
 				}
 				p, _ := NewFit(&configv1.NodeResourcesFitArgs{IgnoredResources: ignored, IgnoredResourceGroups: groups}, frameworktest.NewHandle(nil, nil))
 				f := p.(*Fit)
-				got := fitsRequest(computePodResourceRequest(tc.pod, true), ni, f.ignoredResources, f.ignoredResourceGroups)
+				got := fitsRequest(computePodResourceRequest(tc.pod, true), ni, f.ignoredResources, f.ignoredResourceGroups, nil)
 				if !reflect.DeepEqual(got, tc.wantIR) {
 					t.Errorf("insufficient resources:\n got %+v\nwant %+v", got, tc.wantIR)
 				}
@@ -470,7 +470,7 @@ func TestPreFilter(t *testing.T) {
 
 func TestFits(t *testing.T) {
 	ni := nodeInfo(filterNode(), resPod(req{cpu: 9}))
-	got := Fits(resPod(req{cpu: 2, scalars: scalars(extendedB, 1)}), ni, true)
+	got := Fits(resPod(req{cpu: 2, scalars: scalars(extendedB, 1)}), ni, true, nil)
 	want := []InsufficientResource{
 		{ResourceName: v1.ResourceCPU, Reason: "Insufficient cpu", Requested: 2, Used: 9, Capacity: 10},
 		{ResourceName: extendedB, Reason: "Insufficient example.com/bbb", Requested: 1, Unresolvable: true},

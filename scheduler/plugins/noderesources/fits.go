@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -26,9 +27,30 @@ type InsufficientResource struct {
 
 // Fits lists what nodeInfo lacks to host pod, ignoring no resources. It is
 // what the node-change queueing hint asks of a bare node. podLevelResources
-// is the PodLevelResources gate.
-func Fits(pod *v1.Pod, nodeInfo *framework.NodeInfo, podLevelResources bool) []InsufficientResource {
-	return fitsRequest(computePodResourceRequest(pod, podLevelResources), nodeInfo, nil, nil)
+// is the PodLevelResources gate; dra is the DeviceClass mapping when
+// DRAExtendedResource is on, nil otherwise.
+func Fits(pod *v1.Pod, nodeInfo *framework.NodeInfo, podLevelResources bool, dra DeviceClassResolver) []InsufficientResource {
+	return fitsRequest(computePodResourceRequest(pod, podLevelResources), nodeInfo, nil, nil, dra)
+}
+
+// DeviceClassResolver maps a DRA extended resource to its DeviceClass
+// (framework.ObjectLister's DeviceClassForResource).
+type DeviceClassResolver interface {
+	DeviceClassForResource(name v1.ResourceName) *resourcev1.DeviceClass
+}
+
+// delegatedToDRA reports a resource NodeResourcesFit leaves to
+// DynamicResources: DRAExtendedResource on (dra not nil), a DeviceClass
+// backs it, and the node (if given) has none of it allocatable through a
+// device plugin.
+func delegatedToDRA(name v1.ResourceName, nodeInfo *framework.NodeInfo, dra DeviceClassResolver) bool {
+	if dra == nil {
+		return false
+	}
+	if nodeInfo != nil && nodeInfo.Allocatable.ScalarResources[name] > 0 {
+		return false
+	}
+	return dra.DeviceClassForResource(name) != nil
 }
 
 // fitsRequest checks the pod count, then cpu, memory, ephemeral-storage and
@@ -38,10 +60,10 @@ func Fits(pod *v1.Pod, nodeInfo *framework.NodeInfo, podLevelResources bool) []I
 // message counts reasons and sorts them, so it is unaffected).
 //
 // Only resources the pod requests (> 0) are checked, so an overcommitted
-// resource the pod does not ask for never rejects it. DRA-backed extended
-// resources would be delegated to DynamicResources upstream; schedtui has
-// no DeviceClasses, so every extended resource is node allocatable here.
-func fitsRequest(podRequest *framework.Resource, nodeInfo *framework.NodeInfo, ignoredExtended, ignoredGroups sets.Set[string]) []InsufficientResource {
+// resource the pod does not ask for never rejects it. A DRA-backed
+// extended resource the node has no allocatable for is left to
+// DynamicResources (delegatedToDRA), after the ignored-resource check.
+func fitsRequest(podRequest *framework.Resource, nodeInfo *framework.NodeInfo, ignoredExtended, ignoredGroups sets.Set[string], dra DeviceClassResolver) []InsufficientResource {
 	out := make([]InsufficientResource, 0, 4)
 	alloc, used := nodeInfo.Allocatable, nodeInfo.Requested
 
@@ -105,6 +127,9 @@ func fitsRequest(podRequest *framework.Resource, nodeInfo *framework.NodeInfo, i
 			if ignoredExtended.Has(string(name)) || ignoredGroups.Has(group) {
 				continue
 			}
+		}
+		if delegatedToDRA(name, nodeInfo, dra) {
+			continue
 		}
 		// A scalar missing from the node's allocatable counts as 0, so the
 		// request alone exceeds it: Unresolvable.

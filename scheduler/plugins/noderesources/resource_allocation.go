@@ -22,6 +22,9 @@ type resourceAllocationScorer struct {
 	requestOpts resourcehelper.PodResourcesOptions
 	scorer      func(requested, allocated, allocatable []int64) int64
 	resources   []configv1.ResourceSpec
+	// dra scores DRA-backed extended resources (dra_scoring.go); nil
+	// with DRAExtendedResource off.
+	dra *draScoring
 }
 
 // podRequests returns the pod's request for each configured resource, in
@@ -56,14 +59,14 @@ func isBestEffort(podRequests []int64) bool {
 	return true
 }
 
-func (r *resourceAllocationScorer) score(nodeInfo *framework.NodeInfo, podRequests []int64) (int64, *framework.Status) {
+func (r *resourceAllocationScorer) score(nodeInfo *framework.NodeInfo, podRequests []int64, dev *draDevices) (int64, *framework.Status) {
 	if len(r.resources) == 0 {
 		return 0, framework.NewStatus(framework.Error, "resources not found")
 	}
 	if nodeInfo == nil || len(podRequests) != len(r.resources) {
 		return 0, framework.NewStatus(framework.Error, "node or pod requests missing")
 	}
-	requested, allocated, allocatable := r.nodeAllocatableRequest(nodeInfo, podRequests)
+	requested, allocated, allocatable := r.nodeAllocatableRequest(nodeInfo, podRequests, dev)
 	return r.scorer(requested, allocated, allocatable), nil
 }
 
@@ -71,7 +74,7 @@ func (r *resourceAllocationScorer) score(nodeInfo *framework.NodeInfo, podReques
 // scorer skips) when the node has none of it, or when it is a scalar
 // resource the pod does not request: a GPU node must not look emptier to
 // a pod that does not want GPUs.
-func (r *resourceAllocationScorer) nodeAllocatableRequest(nodeInfo *framework.NodeInfo, podRequests []int64) (requested, allocated, allocatable []int64) {
+func (r *resourceAllocationScorer) nodeAllocatableRequest(nodeInfo *framework.NodeInfo, podRequests []int64, dev *draDevices) (requested, allocated, allocatable []int64) {
 	n := len(r.resources)
 	requested, allocated, allocatable = make([]int64, n), make([]int64, n), make([]int64, n)
 	for i := range r.resources {
@@ -79,7 +82,7 @@ func (r *resourceAllocationScorer) nodeAllocatableRequest(nodeInfo *framework.No
 		if podRequests[i] == 0 && framework.IsScalarResourceName(name) {
 			continue
 		}
-		a, used := r.resourceAllocatableRequest(nodeInfo, name)
+		a, used := r.resourceAllocatableRequest(nodeInfo, name, dev)
 		if a == 0 {
 			continue
 		}
@@ -93,8 +96,10 @@ func (r *resourceAllocationScorer) nodeAllocatableRequest(nodeInfo *framework.No
 // resourceAllocatableRequest returns the node's allocatable and already
 // requested amount of a resource. Only cpu and memory use the non-zero
 // (defaulted) sums; ephemeral-storage and scalars always use the plain
-// ones. Names the node does not track ("pods", "storage", ...) give 0.
-func (r *resourceAllocationScorer) resourceAllocatableRequest(nodeInfo *framework.NodeInfo, name v1.ResourceName) (int64, int64) {
+// ones. Names the node does not track ("pods", "storage", ...) give 0. A
+// scalar the node has none of allocatable is counted on the devices of
+// the DeviceClass backing it, if any (dev: PreScore's draDevices).
+func (r *resourceAllocationScorer) resourceAllocatableRequest(nodeInfo *framework.NodeInfo, name v1.ResourceName, dev *draDevices) (int64, int64) {
 	req := nodeInfo.NonZeroRequested
 	if r.useRequested {
 		req = nodeInfo.Requested
@@ -107,7 +112,13 @@ func (r *resourceAllocationScorer) resourceAllocatableRequest(nodeInfo *framewor
 	case v1.ResourceEphemeralStorage:
 		return nodeInfo.Allocatable.EphemeralStorage, nodeInfo.Requested.EphemeralStorage
 	}
-	if a, ok := nodeInfo.Allocatable.ScalarResources[name]; ok {
+	a, ok := nodeInfo.Allocatable.ScalarResources[name]
+	if a == 0 && dev != nil {
+		if total, taken := r.dra.capacity(nodeInfo.Node(), name, dev); total > 0 {
+			return total, taken
+		}
+	}
+	if ok {
 		return a, nodeInfo.Requested.ScalarResources[name]
 	}
 	return 0, 0
