@@ -2,14 +2,25 @@ package tui
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/internal/scalegen"
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot"
 )
 
 // bigModel is a root model over one synthetic attempt at scale: nodes
@@ -72,14 +83,14 @@ func syntheticModel(a *record.Attempt, filterPlugins []string, width, height int
 }
 
 // BenchmarkKeyPress is one key press (j) through Update and View on the
-// 5000-node × 10-plugin score matrix; the frame budget is 16ms.
+// 15,000-node × 10-plugin score matrix; the frame budget is 16ms.
 func BenchmarkKeyPress(b *testing.B) {
 	for _, v := range []struct {
 		name string
 		view viewID
 	}{{"scores", viewScores}, {"filter", viewFilter}, {"nodes", viewNodes}} {
-		b.Run(fmt.Sprintf("%s_5000x10", v.name), func(b *testing.B) {
-			m := bigModel(5000, 10)
+		b.Run(fmt.Sprintf("%s_15000x10", v.name), func(b *testing.B) {
+			m := bigModel(15000, 10)
 			// The switch refreshes the view, outside the timing.
 			m.goTo(v.view, false)
 			down := tea.KeyPressMsg{Code: 'j', Text: "j"}
@@ -88,6 +99,146 @@ func BenchmarkKeyPress(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				m.Update(down)
 				_ = m.View()
+			}
+		})
+	}
+}
+
+// The debugger at scale (issue 13): a snapshot of 15,000 nodes and
+// 300,000 pods (internal/scalegen, the loader benchmark's cluster;
+// SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_PODS shrink it). The generated
+// JSON is 2.4 GiB and the benchmarks need about 12 GiB of memory.
+
+var (
+	scaleOnce  sync.Once
+	scaleSnap  *scalegen.Snapshot
+	scaleErr   error
+	scaleShown *harness // the first screen's model, reused by the key presses
+)
+
+func scaleSnapshot(b *testing.B) *scalegen.Snapshot {
+	scaleOnce.Do(func() {
+		start := time.Now()
+		scaleSnap, scaleErr = scalegen.Generate(benchSize("SCHEDTUI_BENCH_NODES", 15000), benchSize("SCHEDTUI_BENCH_PODS", 300000), nil)
+		if scaleErr == nil {
+			b.Logf("generated %d nodes, %d pods: %.0f MiB of JSON in %v", scaleSnap.Nodes, scaleSnap.Pods,
+				float64(len(scaleSnap.Data))/(1<<20), time.Since(start).Round(time.Millisecond))
+		}
+	})
+	if scaleErr != nil {
+		b.Fatal(scaleErr)
+	}
+	return scaleSnap
+}
+
+func benchSize(env string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(env)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// firstScreen is what a user waits for from `schedtui snapshot.json`
+// to the first complete frame: the loader, the scheduler and its queue
+// over the cluster (NewBackend), the model, the engine's state captured
+// for the views (the session's first Cmd) and the frame drawn. It
+// returns the time of each part.
+func firstScreen(b *testing.B, data []byte) (hs *harness, load, backend, shown time.Duration) {
+	t0 := time.Now()
+	c, r, err := snapshot.Load("scale.json", data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r.HasErrors() {
+		b.Fatalf("the snapshot loaded with problems:\n%s", r.String())
+	}
+	t1 := time.Now()
+	be, err := NewBackend("scale.json", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t2 := time.Now()
+	hs = &harness{t: b, m: New(Options{Backend: be, NoColor: true, Notice: "n: next attempt"}), wait: 10 * time.Minute}
+	hs.send(tea.WindowSizeMsg{Width: 160, Height: 50})
+	hs.run(hs.m.Init())
+	frame := hs.m.View().Content
+	t3 := time.Now()
+	if !strings.Contains(ansi.Strip(frame), "Active (") {
+		b.Fatalf("the first screen does not show the queue:\n%s", ansi.Strip(frame))
+	}
+	return hs, t1.Sub(t0), t2.Sub(t1), t3.Sub(t2)
+}
+
+// BenchmarkFirstScreen is the time from opening a snapshot of 15,000
+// nodes and 300,000 pods to the TUI's first complete frame (first-screen-s;
+// the budget is 10s), and its parts: load-s (snapshot.Load), backend-s
+// (the scheduler, its cache and queue) and view-s (the state captured
+// for the views and the frame drawn).
+func BenchmarkFirstScreen(b *testing.B) {
+	s := scaleSnapshot(b)
+	var load, backend, shown time.Duration
+	for i := 0; i < b.N; i++ {
+		scaleShown = nil
+		runtime.GC()
+		b.ResetTimer()
+		hs, l, be, sh := firstScreen(b, s.Data)
+		b.StopTimer()
+		scaleShown = hs
+		load, backend, shown = load+l, backend+be, shown+sh
+		b.Logf("%d nodes, %d pods: load %.2fs, backend %.2fs, first frame %.2fs: %.2fs in all (budget 10s)",
+			s.Nodes, s.Pods, l.Seconds(), be.Seconds(), sh.Seconds(), (l + be + sh).Seconds())
+	}
+	n := float64(b.N)
+	b.ReportMetric(load.Seconds()/n, "load-s")
+	b.ReportMetric(backend.Seconds()/n, "backend-s")
+	b.ReportMetric(shown.Seconds()/n, "view-s")
+	b.ReportMetric((load+backend+shown).Seconds()/n, "first-screen-s")
+}
+
+// BenchmarkKeyPressScale is one key press (j) through Update and View in
+// each view a user visits, on the real model over 15,000 nodes and
+// 300,000 pods after its first attempt (n); the frame budget is 16ms.
+// pod-refreshed is the Pod view's frame after the state changed (a live
+// cluster's capture refreshes the active view every second).
+func BenchmarkKeyPressScale(b *testing.B) {
+	s := scaleSnapshot(b)
+	hs := scaleShown
+	if hs == nil {
+		hs, _, _, _ = firstScreen(b, s.Data)
+		scaleShown = hs
+	}
+	hs.t = b
+	if len(hs.m.c.World.attempts) == 0 {
+		t0 := time.Now()
+		hs.keys("n")
+		b.Logf("first attempt: %v", time.Since(t0).Round(time.Millisecond))
+	}
+	if hs.m.c.focused() == nil {
+		b.Fatalf("no attempt after n:\n%s", hs.screen())
+	}
+	for _, v := range []struct {
+		name    string
+		view    viewID
+		refresh bool // the state changed before the key: the view refreshes
+	}{{"pod", viewAttempt, false}, {"pod-refreshed", viewAttempt, true}, {"filter", viewFilter, false}, {"scores", viewScores, false},
+		{"nodes", viewNodes, false}, {"queues", viewQueues, false}, {"events", viewEvents, false}} {
+		b.Run(fmt.Sprintf("%s_%dx%d", v.name, s.Nodes, s.Pods), func(b *testing.B) {
+			hs.t = b
+			// The switch refreshes the view, and the data it asks for
+			// (the Filter view's full diagnosis) arrives, outside the
+			// timing.
+			hs.m.goTo(v.view, false)
+			hs.send(tea.WindowSizeMsg{Width: 160, Height: 50})
+			down := tea.KeyPressMsg{Code: 'j', Text: "j"}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if v.refresh {
+					// What a live cluster's capture posts each second.
+					hs.m.Update(stateMsg{allViews})
+				}
+				hs.m.Update(down)
+				_ = hs.m.View()
 			}
 		})
 	}
