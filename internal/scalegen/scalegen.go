@@ -6,9 +6,11 @@
 package scalegen
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -480,28 +482,40 @@ type Snapshot struct {
 	Pods  int
 }
 
-// Generate writes a cluster of nodes nodes and pods pods (three
-// DaemonSets' on every node, the rest in deployments of 5 to 200
-// replicas, one in 50 of those pending), with annotations as the List's
-// (a capture header, or none), one object at a time so that the typed
-// objects never all exist at once. About 8 KiB of JSON a pod.
+// Generate is the cluster of nodes nodes and pods pods (see Write) in
+// memory.
 func Generate(nodes, pods int, annotations map[string]string) (*Snapshot, error) {
-	g := newScaleGen(nodes, pods)
-	s := &Snapshot{Nodes: nodes, Pods: pods}
 	var buf bytes.Buffer
 	buf.Grow(pods * 8500)
-	buf.WriteString("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"metadata\": {")
+	kinds, err := Write(&buf, nodes, pods, annotations)
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{Data: bytes.Clone(buf.Bytes()), Kinds: kinds, Nodes: nodes, Pods: pods}, nil
+}
+
+// Write writes a cluster of nodes nodes and pods pods (three DaemonSets'
+// on every node, the rest in deployments of 5 to 200 replicas, one in 50
+// of those pending), with annotations as the List's (a capture header,
+// or none), one object at a time so that the typed objects never all
+// exist at once, and returns the kind of every item. About 8 KiB of JSON
+// a pod.
+func Write(w io.Writer, nodes, pods int, annotations map[string]string) ([]string, error) {
+	g := newScaleGen(nodes, pods)
+	bw := bufio.NewWriterSize(w, 1<<20)
+	bw.WriteString("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"metadata\": {")
 	if len(annotations) > 0 {
 		ann, err := json.MarshalIndent(annotations, "      ", "  ")
 		if err != nil {
 			return nil, err
 		}
-		buf.WriteString("\n    \"annotations\": ")
-		buf.Write(ann)
-		buf.WriteString("\n  ")
+		bw.WriteString("\n    \"annotations\": ")
+		bw.Write(ann)
+		bw.WriteString("\n  ")
 	}
-	buf.WriteString("},\n  \"items\": [")
+	bw.WriteString("},\n  \"items\": [")
 	first := true
+	var kinds []string
 	err := g.objects(nodes, pods, func(o k8sruntime.Object) error {
 		// What `schedtui snapshot` writes: the typed object with its
 		// apiVersion and kind (the generated objects have no
@@ -516,20 +530,19 @@ func Generate(nodes, pods int, annotations map[string]string) (*Snapshot, error)
 			return err
 		}
 		if !first {
-			buf.WriteByte(',')
+			bw.WriteByte(',')
 		}
 		first = false
-		buf.WriteString("\n    ")
-		buf.Write(b)
-		s.Kinds = append(s.Kinds, gvk.Kind)
-		return nil
+		bw.WriteString("\n    ")
+		_, err = bw.Write(b)
+		kinds = append(kinds, gvk.Kind)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	buf.WriteString("\n  ]\n}\n")
-	s.Data = bytes.Clone(buf.Bytes())
-	return s, nil
+	bw.WriteString("\n  ]\n}\n")
+	return kinds, bw.Flush()
 }
 
 // kindOf is the apiVersion and kind of each type the generator makes.
