@@ -27,11 +27,11 @@ func envInt(name string, def int) int {
 }
 
 // BenchmarkLiveSync measures schedtui's initial sync of a live cluster of
-// 5000 nodes and 50,000 pods from a real API server (issue 4, "Scale"):
+// 15,000 nodes and 300,000 pods from a real API server (issues 4 and 13):
 // every kind listed and held by informers, loaded into the cluster state
 // the scheduler starts from. Progress is printed as the sync reports it.
 func BenchmarkLiveSync(b *testing.B) {
-	nodes, pods := envInt("SCHEDTUI_BENCH_NODES", 5000), envInt("SCHEDTUI_BENCH_PODS", 50000)
+	nodes, pods := envInt("SCHEDTUI_BENCH_NODES", 15000), envInt("SCHEDTUI_BENCH_PODS", 300000)
 	s := startAPIServer(b)
 	start := time.Now()
 	fill(b, s.admin, nodes, pods)
