@@ -57,7 +57,7 @@ $(addprefix test-nested-,$(NESTED)): test-nested-%:
 # SCHEDTUI_BENCH_MINUTES shortens it). Then bench-scale, and, in e2e/, the
 # initial sync of a live cluster of 15,000 nodes and 300,000 pods from a
 # real kube-apiserver (BenchmarkLiveSync: sync-s; filling the API server
-# takes about 45 pods a second on the shared two-core machine, so up to
+# runs at 40 to 100 pods a second on the shared two-core machine, so up to
 # two hours first; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS shrink it).
 bench:
 	$(GO) test -run='^$$' -bench=. -skip='^($(SCALE_BENCH)|BenchmarkLongReplay)$$' -benchmem $(PKGS)
