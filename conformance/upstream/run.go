@@ -53,7 +53,7 @@ func Run(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerCo
 		}
 	}()
 
-	h, err := start(ctx, c, cfg, pending, true)
+	h, err := start(ctx, c, cfg, pending, startOptions{ordered: true, parallelism: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +110,8 @@ type harness struct {
 	extenders []*extenderRecorder
 
 	barrierSeq int
+	// wait bounds each wait (startOptions.wait).
+	wait time.Duration
 }
 
 type preemptionHooks struct {
@@ -117,18 +119,33 @@ type preemptionHooks struct {
 	victims  *victimRecorder
 }
 
-// start builds the scheduler over the cluster. With ordered, nodes and
-// pods are created one by one after the informers watch (see below);
-// otherwise the informers list them at once, in no particular order,
-// which is enough where order does not matter (Feasible) and much faster.
-func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, pending []*v1.Pod, ordered bool) (_ *harness, err error) {
+// startOptions say how start builds the scheduler.
+type startOptions struct {
+	// ordered creates nodes and pods one by one after the informers watch
+	// (see start); otherwise the informers list them at once, in no
+	// particular order, which is enough where order does not matter
+	// (Feasible, Throughput) and much faster.
+	ordered bool
+	// parallelism overrides the configuration's (1 makes every attempt
+	// reproducible, see the package documentation); 0 keeps it.
+	parallelism int32
+	// wait bounds each wait of the harness (0: waitTimeout); listing a
+	// cluster of hundreds of thousands of pods takes longer.
+	wait time.Duration
+}
+
+// start builds the scheduler over the cluster.
+func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, pending []*v1.Pod, so startOptions) (_ *harness, err error) {
 	if _, lerr := logr.FromContext(parent); lerr != nil {
 		// Upstream logs through the context's logger; stay quiet unless the
 		// caller asked for logs.
 		parent = klog.NewContext(parent, logr.Discard())
 	}
 	ctx, cancel := context.WithCancel(parent)
-	h := &harness{ctx: ctx, cancel: cancel, logger: klog.FromContext(ctx)}
+	h := &harness{ctx: ctx, cancel: cancel, logger: klog.FromContext(ctx), wait: so.wait}
+	if h.wait == 0 {
+		h.wait = waitTimeout
+	}
 	defer func() {
 		if err != nil {
 			h.stop()
@@ -139,7 +156,7 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 	if err != nil {
 		return nil, err
 	}
-	if !ordered {
+	if !so.ordered {
 		for _, n := range nodes {
 			others = append(others, n)
 		}
@@ -153,7 +170,7 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 	}
 
 	h.snap = internalcache.NewEmptySnapshot()
-	opts, err := schedulerOptions(cfg, h.snap)
+	opts, err := schedulerOptions(cfg, h.snap, so.parallelism)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +200,7 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 	for _, gvr := range []schema.GroupVersionResource{nodesGVR, podsGVR} {
 		select {
 		case <-h.api.watchEstablished(gvr):
-		case <-time.After(waitTimeout):
+		case <-time.After(h.wait):
 			return nil, fmt.Errorf("upstream: informer never started watching %v", gvr)
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -266,7 +283,7 @@ func (h *harness) stop() {
 // schedulerOptions turns the versioned configuration into scheduler.New
 // options the way cmd/kube-scheduler does, except that Parallelism is forced
 // to 1 (see the package documentation).
-func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalcache.Snapshot) ([]scheduler.Option, error) {
+func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalcache.Snapshot, parallelism int32) ([]scheduler.Option, error) {
 	versioned := &configv1.KubeSchedulerConfiguration{}
 	if cfg != nil {
 		versioned = cfg.DeepCopy()
@@ -280,6 +297,9 @@ func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalca
 	if err := validation.ValidateKubeSchedulerConfiguration(internal); err != nil {
 		return nil, fmt.Errorf("upstream: invalid KubeSchedulerConfiguration: %w", err)
 	}
+	if parallelism == 0 {
+		parallelism = internal.Parallelism
+	}
 	return []scheduler.Option{
 		scheduler.WithExtenders(internal.Extenders...),
 		scheduler.WithComponentConfigVersion(internal.TypeMeta.APIVersion),
@@ -287,7 +307,7 @@ func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalca
 		scheduler.WithPercentageOfNodesToScore(internal.PercentageOfNodesToScore),
 		scheduler.WithPodInitialBackoffSeconds(internal.PodInitialBackoffSeconds),
 		scheduler.WithPodMaxBackoffSeconds(internal.PodMaxBackoffSeconds),
-		scheduler.WithParallelism(1),
+		scheduler.WithParallelism(parallelism),
 		scheduler.WithNodeInfoSnapshot(snap),
 	}, nil
 }
@@ -634,14 +654,14 @@ func (h *harness) barrier() error {
 
 // poll waits until cond holds, backing off from microseconds to milliseconds.
 func (h *harness) poll(what string, cond func() bool) error {
-	deadline := time.Now().Add(waitTimeout)
+	deadline := time.Now().Add(h.wait)
 	sleep := 20 * time.Microsecond
 	for !cond() {
 		if err := h.ctx.Err(); err != nil {
 			return fmt.Errorf("waiting for %s: %w", what, err)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %v waiting for %s", waitTimeout, what)
+			return fmt.Errorf("timed out after %v waiting for %s", h.wait, what)
 		}
 		time.Sleep(sleep)
 		if sleep < 5*time.Millisecond {
