@@ -7,7 +7,7 @@ PKGS    := ./...
 # (e2e). They share the Go build cache, so only the first run is slow.
 NESTED  := conformance e2e
 
-.PHONY: all build run tmux test test-main test-nested vet fmt-check bench fuzz clean test-nested-e2e
+.PHONY: all build run tmux test test-main test-nested vet fmt-check bench bench-scale fuzz clean test-nested-e2e
 
 all: build
 
@@ -64,22 +64,21 @@ conformance-part-a:
 conformance-part-b:
 	@cd conformance && $(GO) test -count=1 -timeout 40m -run '$(CONFORMANCE_B)' .
 
-# Includes the TUI's key-press benchmark at 5000 nodes × 10 plugins
-# (BenchmarkKeyPress in ./tui; the frame budget is 16ms/op) and the
-# loader's at 5000 nodes and 150,000 pods (BenchmarkLoadScale in
-# ./snapshot, one run of about a minute: typed-decode-s, load-s and their
-# ratio, whose budget is 1.5; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS
-# shrink it), and, in e2e/, the initial sync of a live cluster of 5000
-# nodes and 50,000 pods from a real kube-apiserver (BenchmarkLiveSync:
-# sync-s; filling the API server takes a few minutes first).
-# BenchmarkDRAAttempts (./scheduler/engine) prints the slowdown of
-# attempts per CPU second with a one-GPU claim per pod against the same
+# Includes the TUI's key-press benchmark on a synthetic 15,000-node ×
+# 10-plugin attempt (BenchmarkKeyPress in ./tui; the frame budget is
+# 16ms/op). BenchmarkDRAAttempts (./scheduler/engine) prints the slowdown
+# of attempts per CPU second with a one-GPU claim per pod against the same
 # 5000 nodes and 2000 pods without (budget 2; 1.7 to 1.9 on two cores).
-# Memory bounds: BenchmarkRunHeadless (./cmd/schedtui: `run` on 5000 nodes
-# and 20,000 pending pods, peak-rss-MiB under 1024) and, on its own with a
-# long timeout, BenchmarkLongReplay (./scheduler/engine: a day of churn on
-# 5000 nodes under the debugger's retention, peak-rss-MiB under 2048, the
-# last hour rewound; tens of minutes; SCHEDTUI_BENCH_MINUTES shortens it).
+# Memory bounds: BenchmarkRunHeadless (./cmd/schedtui: `run` on
+# 5000 nodes and 20,000 pending pods, peak-rss-MiB under 1024) and, on its
+# own with a long timeout, BenchmarkLongReplay (./scheduler/engine: a day
+# of churn on 5000 nodes under the debugger's retention, peak-rss-MiB
+# under 2048, the last hour rewound; tens of minutes;
+# SCHEDTUI_BENCH_MINUTES shortens it). Then bench-scale, and, in e2e/, the
+# initial sync of a live cluster of 15,000 nodes and 300,000 pods from a
+# real kube-apiserver (BenchmarkLiveSync: sync-s; filling the API server
+# runs at 40 to 100 pods a second on the shared two-core machine, so up to
+# two hours first; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS shrink it).
 # Throughput against upstream: BenchmarkVersusUpstream (conformance/) runs
 # the real kube-scheduler v1.37.1 and schedtui's `run` on the same
 # scheduler_perf-shaped workloads in one process and prints a table of
@@ -88,10 +87,25 @@ conformance-part-b:
 # the 500-node sizes; SCHEDTUI_BENCH_15K=1 adds SchedulingBasic at 15,000
 # nodes and 300,000 pods (target 2x; several GiB, tens of minutes).
 bench:
-	$(GO) test -run='^$$' -bench=. -skip='^BenchmarkLongReplay$$' -benchmem $(PKGS)
+	$(GO) test -run='^$$' -bench=. -skip='^($(SCALE_BENCH)|BenchmarkLongReplay)$$' -benchmem $(PKGS)
+	@$(MAKE) --no-print-directory bench-scale
 	$(GO) test -run='^$$' -bench='^BenchmarkLongReplay$$' -benchtime=1x -timeout 3h ./scheduler/engine
-	cd e2e && $(GO) test -run='^$$' -bench=LiveSync -benchtime=1x -timeout 30m .
+	cd e2e && $(GO) test -run='^$$' -bench=LiveSync -benchtime=1x -timeout 4h .
 	cd conformance && $(GO) test -run='^$$' -bench=VersusUpstream -benchtime=1x -timeout 3h .
+
+# The debugger at 15,000 nodes and 300,000 pods (internal/scalegen's
+# cluster, 2.4 GiB of JSON; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS shrink
+# it), one package at a time (each needs about 11 GiB): the loader against
+# a plain typed decode of the same JSON (BenchmarkLoadScale in ./snapshot:
+# typed-decode-s, load-s and their ratio, whose budget is 1.5), the time
+# from opening the snapshot to the TUI's first frame (BenchmarkFirstScreen
+# in ./tui: first-screen-s, budget 10, with its parts and cpu-s), and a key
+# press in each view on that model after its first attempt
+# (BenchmarkKeyPressScale: ms/key and max-ms/key, budget 16).
+SCALE_BENCH := BenchmarkLoadScale|BenchmarkFirstScreen|BenchmarkKeyPressScale
+bench-scale:
+	$(GO) test -run='^$$' -bench='^BenchmarkLoadScale$$' -benchtime=1x -timeout 2h ./snapshot
+	$(GO) test -run='^$$' -bench='^(BenchmarkFirstScreen|BenchmarkKeyPressScale)$$' -benchtime=1x -timeout 2h ./tui
 
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
 # against encoding/json (FuzzJSONScan, in internal/docread), the scheduler

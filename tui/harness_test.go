@@ -35,6 +35,9 @@ type harness struct {
 	t    testing.TB
 	m    *Model
 	quit bool
+	// wait is how long a Cmd may take before it is taken for one that
+	// waits (a timer, a terminal reply); 5s when zero.
+	wait time.Duration
 }
 
 func newHarness(t testing.TB, w, h int) *harness {
@@ -56,10 +59,14 @@ func (hs *harness) run(cmd tea.Cmd) {
 	}
 	done := make(chan tea.Msg, 1)
 	go func() { done <- cmd() }()
+	wait := hs.wait
+	if wait == 0 {
+		wait = 5 * time.Second
+	}
 	var msg tea.Msg
 	select {
 	case msg = <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(wait):
 		// A Cmd that waits (a timer, a terminal reply) is not ours.
 		return
 	}

@@ -23,6 +23,33 @@ type attemptView struct {
 	// verdict is the short "why" of the focused attempt (Refresh computes
 	// it), why the same wrapped to the view's width.
 	verdict, why []string
+	// summary is whySummary's answer for summaryOf: a live cluster
+	// refreshes the active view on every capture, and the summary walks
+	// the attempt's nodes (15,000 on a large cluster), so it is computed
+	// again only when what it reads changed.
+	summary   []string
+	summaryOf summaryInputs
+}
+
+// summaryInputs is what whySummary reads of the focused attempt: the
+// attempt (which retention may summarize in place), and its fork, full
+// diagnosis and hints, each replaced as a whole when it arrives.
+type summaryInputs struct {
+	valid      bool
+	a          *record.Attempt
+	summarized bool
+	fork       *forkResult
+	diag       *diagResult
+	hints      *hintsResult
+}
+
+func (v *attemptView) summaryInputs(a *record.Attempt) summaryInputs {
+	in := summaryInputs{valid: true, a: a}
+	if a != nil {
+		in.summarized = a.Summarized
+		in.fork, in.diag, in.hints = v.c.Forks[v.c.Focus], v.c.Diags[v.c.Focus], v.c.Hints[v.c.Focus]
+	}
+	return in
 }
 
 func newAttemptView(c *Common) *attemptView {
@@ -59,12 +86,19 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 // while stepping by phase, where the stepping stands.
 func (v *attemptView) Refresh() {
 	a := v.c.focused()
-	v.verdict = append(forecastLine(v.c, v.c.Focus), whySummary(a, v.c)...)
 	if a != nil && !v.c.revealed(a.LastPhase()) {
 		// Stepping by phase: the verdict would give the ending away.
 		p := v.c.World.cursor.Phase
 		v.verdict = []string{fmt.Sprintf("Stepping through %s: at %s. s reveals the next phase, n finishes the attempt.", a.Pod, p), phasePurpose[p]}
+		v.wrapWhy()
+		return
 	}
+	if in := v.summaryInputs(a); in != v.summaryOf {
+		v.summary, v.summaryOf = whySummary(a, v.c), in
+	}
+	// The forecast's line counts the live changes since it was made: it
+	// changes with every capture, and costs nothing.
+	v.verdict = append(forecastLine(v.c, v.c.Focus), v.summary...)
 	v.wrapWhy()
 }
 
