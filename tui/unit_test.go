@@ -72,7 +72,7 @@ func TestExplainFit(t *testing.T) {
 	}{
 		{"node-a1", "cpu: requests 3500m, node has 4000m allocatable, 2500m requested by 3 pods → 1500m free: Insufficient cpu (3500m > 1500m)"},
 		{"node-b2", "cpu: requests 3500m, node has 4000m allocatable, 3000m requested by 2 pods → 1000m free: Insufficient cpu (3500m > 1000m)"},
-		{"node-a2", "cpu: requests 3500m, node has 8000m allocatable, 6000m requested by 1 pod → 2000m free: Insufficient cpu (3500m > 2000m)"},
+		{"node-a2", "cpu: requests 3500m, node has 8000m allocatable, 6000m requested by 2 pods → 2000m free: Insufficient cpu (3500m > 2000m)"},
 		{"node-b1", "memory: requests 2Gi, node has 8Gi allocatable, 3Gi requested by 2 pods → 5Gi free: fits"},
 	}
 	for _, tc := range tests {

@@ -168,6 +168,9 @@ func (v *nodesView) detail(w int) []string {
 		}
 		out = append(out, st.WarnE.wrap("nominated here: "+strings.Join(s, ", ")))
 	}
+	// Devices come before pods: a node runs many more pods than it has
+	// devices, and the view shows only its height.
+	out = append(out, deviceLines(st, v.cl.dra.nodeDevices(n.node), w, max(4, v.h/2))...)
 	out = append(out, st.HeadingE.wrap(fmt.Sprintf("pods (%d)", len(n.pods))))
 	for _, p := range n.pods {
 		r := podRequests(p).Resource
