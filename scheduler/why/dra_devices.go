@@ -161,14 +161,23 @@ type matchResult struct {
 	err error
 }
 
+// signature is what a selector sees of a device.
+func (d Device) signature() string {
+	return d.Driver + "\x01" + d.AttributesString() + "\x01" + d.CapacityString()
+}
+
 func (m *matcher) matches(selectors []string, d Device) (bool, error) {
+	return m.matchesSig(selectors, d, d.signature())
+}
+
+func (m *matcher) matchesSig(selectors []string, d Device, sig string) (bool, error) {
 	if len(selectors) == 0 {
 		return true, nil
 	}
 	if m.memo == nil {
 		m.memo = map[string]matchResult{}
 	}
-	k := strings.Join(selectors, "\x00") + "\x01" + d.Driver + "\x01" + d.AttributesString() + "\x01" + d.CapacityString()
+	k := strings.Join(selectors, "\x00") + "\x01" + sig
 	r, ok := m.memo[k]
 	if !ok {
 		r.ok, r.err = matches(selectors, d)
@@ -264,7 +273,8 @@ type tally struct {
 func (r requestCheck) tally(m *matcher, devs []Device) tally {
 	var t tally
 	for _, d := range devs {
-		ok, err := m.matches(r.classSel, d)
+		sig := d.signature()
+		ok, err := m.matchesSig(r.classSel, d, sig)
 		if err != nil && t.err == nil {
 			t.err = err
 		}
@@ -272,7 +282,7 @@ func (r requestCheck) tally(m *matcher, devs []Device) tally {
 			continue
 		}
 		t.inClass = append(t.inClass, d)
-		ok, err = m.matches(r.selectors, d)
+		ok, err = m.matchesSig(r.selectors, d, sig)
 		if err != nil && t.err == nil {
 			t.err = err
 		}
@@ -303,9 +313,12 @@ func (r requestCheck) noMatchSentence(m *matcher, inClass []Device) string {
 		}
 		seen := map[string]bool{}
 		for _, d := range inClass {
-			ok, _ := m.matches([]string{expr}, d)
-			if ok {
-				continue
+			// With one selector, no device of the class matches it
+			// (the caller's case): only several need checking one by one.
+			if len(r.selectors) > 1 {
+				if ok, _ := m.matches([]string{expr}, d); ok {
+					continue
+				}
 			}
 			for name, a := range d.Attributes {
 				n := string(name)
@@ -340,13 +353,11 @@ func draHints(in Input) []string {
 		devs []Device
 	}
 	var nodes []nodeDevs
-	var all []Device
 	for _, ni := range in.Sched.Snapshot().List() {
 		n := ni.Node()
 		devs := NodeDevices(append(byNode[n.Name][:len(byNode[n.Name]):len(byNode[n.Name])], shared...), holders, n)
 		if len(devs) > 0 {
 			nodes = append(nodes, nodeDevs{n.Name, devs})
-			all = append(all, devs...)
 		}
 	}
 	m := &matcher{}
@@ -362,13 +373,21 @@ func draHints(in Input) []string {
 			node string
 			t    tally
 		}
+		// The cluster's tally is the sum of the nodes'.
 		var matched []onNode
+		var t tally
 		for _, n := range nodes {
-			if t := r.tally(m, n.devs); len(t.matching) > 0 {
-				matched = append(matched, onNode{n.node, t})
+			nt := r.tally(m, n.devs)
+			t.inClass = append(t.inClass, nt.inClass...)
+			t.matching = append(t.matching, nt.matching...)
+			t.free = append(t.free, nt.free...)
+			if t.err == nil {
+				t.err = nt.err
+			}
+			if len(nt.matching) > 0 {
+				matched = append(matched, onNode{n.node, nt})
 			}
 		}
-		t := r.tally(m, all)
 		switch {
 		case t.err != nil:
 			out = append(out, head+": selector error: "+t.err.Error())
