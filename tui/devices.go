@@ -67,6 +67,9 @@ func (d *draState) claim(ns, name string) *resourcev1.ResourceClaim {
 	return d.byKey[ns+"/"+name]
 }
 
+// explainDevices is the Nodes view's teaching pane on a node's devices.
+const explainDevices = "Devices are what the node's DRA drivers publish in ResourceSlices (a pool is used only when all its slices of the newest generation are present). A device is taken when a ResourceClaim's allocation names it, whatever pods run here: DynamicResources allocates a claim's requests from the free devices its DeviceClass and CEL selectors match, and preemption never evicts for devices."
+
 // deviceLines is the Nodes view's devices section: one line per device
 // (driver, pool/device, attributes, capacity, holder), at most limit of
 // them, then how many more.

@@ -208,3 +208,22 @@ func TestBackend(t *testing.T) {
 		t.Errorf("gated: %+v", q.Gated)
 	}
 }
+
+// The Nodes view's teaching pane speaks of devices only on a node that
+// publishes some (the demo's node-a2).
+func TestNodesExplainDevices(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	hs.keys("6")
+	v := hs.m.views[viewNodes].(*nodesView)
+	for _, step := range []struct {
+		node    string
+		devices bool
+	}{{"node-a1", false}, {"node-b1", false}, {"node-a2", true}} {
+		title, lines := v.Explain()
+		got := strings.Contains(strings.Join(lines, "\n"), explainDevices)
+		if title != step.node || got != step.devices {
+			t.Errorf("%s: devices explained %v, want %v (title %s)", step.node, got, step.devices, title)
+		}
+		hs.keys("j")
+	}
+}
