@@ -24,8 +24,8 @@ func TestExplainDemoGPUPods(t *testing.T) {
 	}})
 	checkCmd(t, newExplainCommand, []string{"--demo", "default/gpu-finetune"}, cmdWant{stdout: []string{
 		"Outcome:    Unschedulable",
-		"claim default/gpu-finetune-gpus request gpus (2 × gpu.example.com): matching devices per node: 0 free of 2 requested; gpu-0, gpu-1 held by default/gpu-batch-gpus (pod default/gpu-batch) (node-a2)",
-		"preemption never evicts a lower-priority holder",
+		"claim default/gpu-finetune-gpus request gpus (2 × gpu.example.com): node-a2 has 0 free of 2 requested (gpu-0, gpu-1 held by default/gpu-batch-gpus (pod default/gpu-batch))",
+		"a lower-priority holder is never preempted for devices (DynamicResources rejects UnschedulableAndUnresolvable)",
 		"no candidate node: evicting lower-priority pods would not help on any node",
 	}})
 	checkCmd(t, newExplainCommand, []string{"--demo", "default/gpu-inference"}, cmdWant{stdout: []string{

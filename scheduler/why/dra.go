@@ -94,13 +94,16 @@ func describeDeviceClaim(c *resourcev1.ResourceClaim) string {
 	return s
 }
 
-// draDetail names the pod's claims, then per rejected node its devices:
-// how many the node's slices publish and which claims hold them, then per
-// request what the cluster's devices offer it (draHints).
+// draDetail says per request what the cluster's devices offer it
+// (draHints), then names the pod's claims and, per rejected node, its
+// devices: how many the node's slices publish and which claims hold them.
 func draDetail(in Input, g group) string {
 	found, missing := podClaims(in)
 	var parts []string
 	parts = append(parts, missing...)
+	// What each request finds first: the Pod view shows a group's first
+	// lines when it is long.
+	parts = append(parts, draHints(in)...)
 	for _, c := range found {
 		parts = append(parts, describeDeviceClaim(c))
 	}
@@ -138,7 +141,6 @@ func draDetail(in Input, g group) string {
 	if len(b.order) > 0 {
 		parts = append(parts, "node devices: "+b.String())
 	}
-	parts = append(parts, draHints(in)...)
 	if len(parts) == 0 {
 		return ""
 	}

@@ -396,9 +396,16 @@ func draHints(in Input) []string {
 		case len(t.matching) == 0:
 			out = append(out, head+": "+r.noMatchSentence(m, t.inClass))
 		default:
-			var b byValue
+			// "node-a2 has 0 free of 2 requested (gpu-0, gpu-1 held by
+			// ns/claim (pod ns/pod))", the first few nodes by name.
+			const show = 3
+			var per []string
 			lower := false
-			for _, n := range matched {
+			for k, n := range matched {
+				if k == show {
+					per = append(per, fmt.Sprintf("%d more nodes with matching devices", len(matched)-show))
+					break
+				}
 				held := map[string][]string{}
 				var order []string
 				for _, d := range n.t.matching {
@@ -409,9 +416,9 @@ func draHints(in Input) []string {
 						held[h] = append(held[h], d.Name)
 					}
 				}
-				desc := fmt.Sprintf("%d free of %d requested", len(n.t.free), r.count)
+				desc := fmt.Sprintf("%s has %d free of %d requested", n.node, len(n.t.free), r.count)
 				if r.all {
-					desc = fmt.Sprintf("%d free of all %d", len(n.t.free), len(n.t.matching))
+					desc = fmt.Sprintf("%s has %d free of all %d", n.node, len(n.t.free), len(n.t.matching))
 				}
 				var hs []string
 				for _, h := range order {
@@ -419,13 +426,13 @@ func draHints(in Input) []string {
 					lower = lower || holderBelow(in, h, prio)
 				}
 				if len(hs) > 0 {
-					desc += "; " + strings.Join(hs, "; ")
+					desc += " (" + strings.Join(hs, "; ") + ")"
 				}
-				b.add(desc, n.node)
+				per = append(per, desc)
 			}
-			s := head + ": matching devices per node: " + b.String()
+			s := head + ": " + strings.Join(per, "; ")
 			if lower {
-				s += "; DynamicResources rejects UnschedulableAndUnresolvable, so preemption never evicts a lower-priority holder: the pod waits until the devices are released"
+				s += "; a lower-priority holder is never preempted for devices (DynamicResources rejects UnschedulableAndUnresolvable)"
 			}
 			out = append(out, s)
 		}

@@ -17,13 +17,19 @@ func TestVerdictNamesClaimsAndDeviceHolders(t *testing.T) {
 	e := run(t, string(data))
 	v := strings.Join(Verdict(inputFor(t, e, "default/finetune")), "\n")
 	for _, want := range []string{
-		`cannot allocate all claims (DynamicResources): claim default/finetune-gpus (gpus: 2 × gpu.example.com where device.attributes["gpu.example.com"].model == "a100")`,
+		"cannot allocate all claims (DynamicResources): claim default/finetune-gpus request gpus (2 × gpu.example.com): gpu-a has 0 free of 2 requested (gpu-0, gpu-1 held by default/batch-gpus (pod default/batch)); a lower-priority holder is never preempted for devices",
+		`claim default/finetune-gpus (gpus: 2 × gpu.example.com where device.attributes["gpu.example.com"].model == "a100")`,
 		"2 devices, 2 held by default/batch-gpus (pod default/batch) (gpu-a)",
 		"1 device, 1 held by default/inference-gpu (pod default/inference) (gpu-b)",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("verdict lacks %q:\n%s", want, v)
 		}
+	}
+	// The H100 nobody has: the models present are named.
+	v = strings.Join(Verdict(inputFor(t, e, "default/trainer")), "\n")
+	if want := "no device of class gpu.example.com has model h100; the models present are a100, l4;"; !strings.Contains(v, want) {
+		t.Errorf("verdict lacks %q:\n%s", want, v)
 	}
 }
 
