@@ -317,12 +317,24 @@ func TestConformanceCuratedDRA(t *testing.T) {
 // TestConformanceDRAExample runs the GPU example snapshot the README points
 // to, loaded as schedtui loads it (claims generated from templates).
 func TestConformanceDRAExample(t *testing.T) {
-	c, rep, err := snapshot.LoadFile("../testdata/dra-gpus.yaml")
+	runSnapshotFile(t, "dra-gpus", "../testdata/dra-gpus.yaml")
+}
+
+// TestConformanceDemo runs the embedded demo (its GPU pods among the rest)
+// against the upstream scheduler, loaded as schedtui --demo loads it.
+func TestConformanceDemo(t *testing.T) {
+	runSnapshotFile(t, "demo", "../testdata/demo.yaml")
+}
+
+// runSnapshotFile runs one snapshot file as a scenario of its own, with
+// the default gates; a problem loading it fails the test.
+func runSnapshotFile(t *testing.T, name, path string) {
+	c, rep, err := snapshot.LoadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range rep.Problems {
 		t.Errorf("loading: %s", p)
 	}
-	runScenarios(t, []*scenario.Scenario{{Name: "dra-gpus", Cluster: c}}, features.Defaults())
+	runScenarios(t, []*scenario.Scenario{{Name: name, Cluster: c}}, features.Defaults())
 }

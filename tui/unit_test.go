@@ -72,7 +72,7 @@ func TestExplainFit(t *testing.T) {
 	}{
 		{"node-a1", "cpu: requests 3500m, node has 4000m allocatable, 2500m requested by 3 pods → 1500m free: Insufficient cpu (3500m > 1500m)"},
 		{"node-b2", "cpu: requests 3500m, node has 4000m allocatable, 3000m requested by 2 pods → 1000m free: Insufficient cpu (3500m > 1000m)"},
-		{"node-a2", "cpu: requests 3500m, node has 8000m allocatable, 6000m requested by 1 pod → 2000m free: Insufficient cpu (3500m > 2000m)"},
+		{"node-a2", "cpu: requests 3500m, node has 8000m allocatable, 6000m requested by 2 pods → 2000m free: Insufficient cpu (3500m > 2000m)"},
 		{"node-b1", "memory: requests 2Gi, node has 8Gi allocatable, 3Gi requested by 2 pods → 5Gi free: fits"},
 	}
 	for _, tc := range tests {
@@ -206,5 +206,24 @@ func TestBackend(t *testing.T) {
 	}
 	if q := b.Queue(); len(q.Gated) != 1 || q.Gated[0].Pod != "default/gated-job" {
 		t.Errorf("gated: %+v", q.Gated)
+	}
+}
+
+// The Nodes view's teaching pane speaks of devices only on a node that
+// publishes some (the demo's node-a2).
+func TestNodesExplainDevices(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	hs.keys("6")
+	v := hs.m.views[viewNodes].(*nodesView)
+	for _, step := range []struct {
+		node    string
+		devices bool
+	}{{"node-a1", false}, {"node-b1", false}, {"node-a2", true}} {
+		title, lines := v.Explain()
+		got := strings.Contains(strings.Join(lines, "\n"), explainDevices)
+		if title != step.node || got != step.devices {
+			t.Errorf("%s: devices explained %v, want %v (title %s)", step.node, got, step.devices, title)
+		}
+		hs.keys("j")
 	}
 }

@@ -228,6 +228,9 @@ func (v *attemptView) podLines(w int) []string {
 	if len(p.Spec.SchedulingGates) > 0 {
 		kv("gates", fmt.Sprint(len(p.Spec.SchedulingGates)))
 	}
+	for _, c := range v.claimLines(p, a) {
+		kv("claim", c)
+	}
 	if a.Nominated != "" && v.c.revealed(record.PhasePostFilter) {
 		kv("nominated", a.Nominated)
 	}

@@ -466,7 +466,11 @@ func (v *filterView) Explain() (string, []string) {
 	if f == nil {
 		pod = nil
 	}
-	return orNone(plugin) + " on " + node, explainFilter(plugin, st, pod, f.nodeInfo(node), all, nom)
+	lines := explainFilter(plugin, st, pod, f.nodeInfo(node), all, nom)
+	if plugin == "DynamicResources" && f != nil {
+		lines = append(lines, explainDRA(f, node)...)
+	}
+	return orNone(plugin) + " on " + node, lines
 }
 
 func (v *filterView) ShortHelp() []key.Binding {

@@ -168,6 +168,9 @@ func (v *nodesView) detail(w int) []string {
 		}
 		out = append(out, st.WarnE.wrap("nominated here: "+strings.Join(s, ", ")))
 	}
+	// Devices come before pods: a node runs many more pods than it has
+	// devices, and the view shows only its height.
+	out = append(out, deviceLines(st, v.cl.dra.nodeDevices(n.node), w, max(4, v.h/2))...)
 	out = append(out, st.HeadingE.wrap(fmt.Sprintf("pods (%d)", len(n.pods))))
 	for _, p := range n.pods {
 		r := podRequests(p).Resource
@@ -182,10 +185,14 @@ func (v *nodesView) Explain() (string, []string) {
 		return "Nodes", nil
 	}
 	free := n.allocatable.MilliCPU - n.requested.MilliCPU
-	return n.node.Name, []string{
+	out := []string{
 		fmt.Sprintf("Allocatable is what the kubelet offers pods; requested is the sum of the requests of the pods the scheduler placed here (%d pods). NodeResourcesFit lets a pod in only if its request fits in the difference: %s cpu free now.", len(n.pods), milli(free)),
 		"", "Nominated pods are not running here yet, but Filter reserves their room for pods of lower or equal priority.",
 	}
+	if devs := v.cl.dra.nodeDevices(n.node); len(devs) > 0 {
+		out = append(out, "", explainDevices)
+	}
+	return n.node.Name, out
 }
 
 func (v *nodesView) ShortHelp() []key.Binding {

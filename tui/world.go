@@ -55,6 +55,8 @@ type cluster struct {
 	nodeIdx map[string]int
 	// nominated lists, per node, the pods nominated to it.
 	nominated map[string][]nominee
+	// dra is the devices and claims (devices.go), nil without any.
+	dra *draState
 }
 
 type nodeView struct {
@@ -150,6 +152,7 @@ func captureCluster(s *scheduler.Scheduler) cluster {
 		c.nodes = append(c.nodes, nv)
 		c.nodeIdx[ni.Name()] = i
 	}
+	c.dra = captureDRA(s)
 	nom := s.Nominator()
 	for _, n := range nom.Nodes() {
 		for _, pi := range nom.NominatedPodsForNode(n) {

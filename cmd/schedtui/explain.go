@@ -349,6 +349,14 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs)
 	if x.attempt == nil {
 		return x, nil
 	}
+	if x.attempt == h.Last() && x.attempt.Attempt.Outcome == record.Scheduled {
+		// The devices its claims hold now, as PreBind wrote them.
+		if p := e.Pod(h.Pod); p != nil {
+			for _, l := range why.PodClaimAllocations(e.Scheduler(), p) {
+				x.Verdict = append(x.Verdict, "Claim:      "+l)
+			}
+		}
+	}
 	in := why.Input{Attempt: x.attempt.Attempt, Refs: refs}
 	if o := in.Attempt.Outcome; o == record.Unschedulable || o == record.Error {
 		// The verdict names objects and the hints are proven on the

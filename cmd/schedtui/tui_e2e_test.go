@@ -117,7 +117,7 @@ func startDemo(t *testing.T, w, h int) *tmuxSession {
 	s := &tmuxSession{t: t, tmux: tmux, name: strings.ReplaceAll(fmt.Sprintf("schedtui-%s-%d", t.Name(), os.Getpid()), "/", "-")}
 	s.cmd("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-e", "TERM=xterm-256color", tuiBin, "--demo")
 	t.Cleanup(func() { _ = s.command("kill-server").Run() })
-	s.waitFor("Active (9)", "default/critical-api")
+	s.waitFor("Active (12)", "default/critical-api")
 	return s
 }
 
@@ -167,4 +167,13 @@ func TestTUIEndToEnd(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Errorf("q did not quit: the session is still there:\n%s", s.capture())
+}
+
+// TestTUINodesViewDevices opens the Nodes view on the demo's GPU node and
+// sees its devices: driver, pool/device, attributes, capacity, holder.
+func TestTUINodesViewDevices(t *testing.T) {
+	s := startDemo(t, 120, 30)
+	s.keys("6", "j", "j")
+	s.waitFor("devices (3, 1 free)", "gpu.example.com node-a2/gpu-0 model=a100 · memory=80Gi",
+		"held by default/gpu-batch-gpus (pod default/gpu-batch)", "gpu.example.com node-a2/gpu-2 model=l4 · memory=24Gi · free")
 }

@@ -729,8 +729,8 @@ func TestQueueAtPop(t *testing.T) {
 		if !ok {
 			t.Fatalf("at %s: no queue at pop", c.Phase)
 		}
-		if len(q.Unschedulable) != 0 || len(q.ActiveQ) != 8 || slices.Index(names(q.ActiveQ), a.Pod) >= 0 {
-			t.Fatalf("at %s: active %v, unschedulable %v; want 8 active without %s, none unschedulable",
+		if len(q.Unschedulable) != 0 || len(q.ActiveQ) != 11 || slices.Index(names(q.ActiveQ), a.Pod) >= 0 {
+			t.Fatalf("at %s: active %v, unschedulable %v; want 11 active without %s, none unschedulable",
 				c.Phase, names(q.ActiveQ), names(q.Unschedulable), a.Pod)
 		}
 		c = e.StepPhase()

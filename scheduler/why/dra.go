@@ -8,8 +8,11 @@ import (
 	"sort"
 	"strings"
 
+	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
+
+	"github.com/schedtui/schedtui/scheduler"
 )
 
 // podClaims resolves the pod's claims as DynamicResources does; a claim
@@ -34,16 +37,21 @@ func podClaims(in Input) (found []*resourcev1.ResourceClaim, missing []string) {
 	return found, missing
 }
 
-// describeDeviceRequest is "gpu: 2 × gpu.example.com where <cel>", a
+// DescribeDeviceRequest is "gpu: 2 × gpu.example.com where <cel>", a
 // prioritized list as its choices joined by " else ".
-func describeDeviceRequest(r resourcev1.DeviceRequest) string {
+func DescribeDeviceRequest(r resourcev1.DeviceRequest) string { return describeRequest(r, true) }
+
+// DeviceRequestSummary is DescribeDeviceRequest without the selectors.
+func DeviceRequestSummary(r resourcev1.DeviceRequest) string { return describeRequest(r, false) }
+
+func describeRequest(r resourcev1.DeviceRequest, selectors bool) string {
 	one := func(class string, mode resourcev1.DeviceAllocationMode, count int64, sel []resourcev1.DeviceSelector) string {
 		s := fmt.Sprintf("%d × %s", count, class)
 		if mode == resourcev1.DeviceAllocationModeAll {
 			s = "all of " + class
 		}
 		for _, x := range sel {
-			if x.CEL != nil {
+			if x.CEL != nil && selectors {
 				s += " where " + x.CEL.Expression
 			}
 		}
@@ -66,7 +74,7 @@ func describeDeviceRequest(r resourcev1.DeviceRequest) string {
 func describeDeviceClaim(c *resourcev1.ResourceClaim) string {
 	var reqs []string
 	for _, r := range c.Spec.Devices.Requests {
-		reqs = append(reqs, describeDeviceRequest(r))
+		reqs = append(reqs, DescribeDeviceRequest(r))
 	}
 	s := "claim " + c.Namespace + "/" + c.Name + " (" + strings.Join(reqs, "; ") + ")"
 	if a := c.Status.Allocation; a != nil {
@@ -86,53 +94,27 @@ func describeDeviceClaim(c *resourcev1.ResourceClaim) string {
 	return s
 }
 
-// deviceHolders maps driver/pool/device to the claims holding it (and
-// their pods).
-func deviceHolders(in Input) map[string][]string {
-	out := map[string][]string{}
-	for _, c := range in.Sched.Objects().ResourceClaims() {
-		a := c.Status.Allocation
-		if a == nil {
-			continue
-		}
-		holder := c.Namespace + "/" + c.Name
-		if len(c.Status.ReservedFor) > 0 {
-			var pods []string
-			for _, r := range c.Status.ReservedFor {
-				pods = append(pods, c.Namespace+"/"+r.Name)
-			}
-			holder += " (" + names(pods) + ")"
-		}
-		for _, r := range a.Devices.Results {
-			if r.AdminAccess != nil && *r.AdminAccess {
-				continue
-			}
-			id := r.Driver + "/" + r.Pool + "/" + r.Device
-			out[id] = append(out[id], holder)
-		}
-	}
-	return out
-}
-
-// draDetail names the pod's claims, then per rejected node its devices:
-// how many the node's slices publish and which claims hold them.
+// draDetail says per request what the cluster's devices offer it
+// (draHints), then names the pod's claims and, per rejected node, its
+// devices: how many the node's slices publish and which claims hold them.
 func draDetail(in Input, g group) string {
 	found, missing := podClaims(in)
 	var parts []string
 	parts = append(parts, missing...)
+	// What each request finds first: the Pod view shows a group's first
+	// lines when it is long.
+	parts = append(parts, draHints(in)...)
 	for _, c := range found {
 		parts = append(parts, describeDeviceClaim(c))
 	}
 	parts = append(parts, extendedDetail(in)...)
-	holders := deviceHolders(in)
+	holders := Holders(in.Sched.Objects().ResourceClaims())
 	var b byValue
+	byNode, _ := slicesByNode(in.Sched.Objects().ResourceSlices())
 	for _, n := range g.nodes {
 		total := 0
 		held := map[string]int{}
-		for _, s := range in.Sched.Objects().ResourceSlices() {
-			if s.Spec.NodeName == nil || *s.Spec.NodeName != n {
-				continue
-			}
+		for _, s := range byNode[n] {
 			for _, d := range s.Spec.Devices {
 				total++
 				for _, h := range holders[s.Spec.Driver+"/"+s.Spec.Pool.Name+"/"+d.Name] {
@@ -164,4 +146,54 @@ func draDetail(in Input, g group) string {
 		return ""
 	}
 	return strings.Join(parts, "; ") + "."
+}
+
+// AllocationString names a claim's allocated devices, one per result:
+// "gpu/l4 → gpu.example.com/node-a2/gpu-2 (choice 2 of a100, l4)", the
+// choice said for a request with a prioritized list.
+func AllocationString(c *resourcev1.ResourceClaim) string {
+	if c.Status.Allocation == nil {
+		return ""
+	}
+	var out []string
+	for _, r := range c.Status.Allocation.Devices.Results {
+		s := r.Request + " → " + r.Driver + "/" + r.Pool + "/" + r.Device
+		parent, sub, ok := strings.Cut(r.Request, "/")
+		for _, req := range c.Spec.Devices.Requests {
+			if !ok || req.Name != parent || len(req.FirstAvailable) == 0 {
+				continue
+			}
+			var choices []string
+			n := 0
+			for i, fa := range req.FirstAvailable {
+				choices = append(choices, fa.Name)
+				if fa.Name == sub {
+					n = i + 1
+				}
+			}
+			s += fmt.Sprintf(" (choice %d of %s)", n, strings.Join(choices, ", "))
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// PodClaimAllocations is, for a bound pod, each of its claims and the
+// devices allocated to it, when the claim is reserved for the pod:
+// "gpu: default/gpu-inference-gpu gpu/l4 → ... (choice 2 of a100, l4)".
+func PodClaimAllocations(s *scheduler.Scheduler, pod *v1.Pod) []string {
+	found, _ := podClaims(Input{Sched: s, Pod: pod})
+	var out []string
+	for _, c := range found {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.ReservedFor {
+			if r.UID == pod.UID {
+				out = append(out, c.Namespace+"/"+c.Name+": "+AllocationString(c))
+				break
+			}
+		}
+	}
+	return out
 }
