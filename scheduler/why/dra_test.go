@@ -159,7 +159,7 @@ func TestVerdictNamesExtendedResourceClaims(t *testing.T) {
 	v := strings.Join(Verdict(inputFor(t, e, "default/second")), "\n")
 	for _, want := range []string{
 		"cannot allocate all claims (DynamicResources): example.com/gpu: 1 through class gpu.example.com on nodes without it allocatable",
-		"2 devices, 2 held by " + claim + " (default/first)",
+		"2 devices, 2 held by " + claim + " (pod default/first)",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("verdict lacks %q:\n%s", want, v)
