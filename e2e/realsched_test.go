@@ -50,6 +50,10 @@ var (
 // high-priority pods that do not fit without preemption.
 var realSchedSeeds = []int64{18, 3, 25}
 
+// seedsFlag overrides realSchedSeeds, to hunt a rare disagreement on
+// other scenarios: -real-sched-seeds=3,7,40.
+var seedsFlag = flag.String("real-sched-seeds", "", "TestRealScheduler: comma-separated scenario seeds to run instead of the default ones")
+
 // TestRealScheduler runs the real kube-scheduler (k8s.io/kubernetes
 // v1.37.1, in-process) against the API server on generated scenarios,
 // while `schedtui record` records and the TUI watches in tmux. Every
@@ -71,7 +75,18 @@ var realSchedSeeds = []int64{18, 3, 25}
 // [-args -shadow-strict=false -live-timers=false]; SCHEDTUI_E2E_KEEP=DIR
 // keeps the recordings.
 func TestRealScheduler(t *testing.T) {
-	for _, seed := range realSchedSeeds {
+	seeds := realSchedSeeds
+	if *seedsFlag != "" {
+		seeds = nil
+		for _, f := range strings.Split(*seedsFlag, ",") {
+			n, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+			if err != nil {
+				t.Fatalf("-real-sched-seeds: %q is not a seed: %v", f, err)
+			}
+			seeds = append(seeds, n)
+		}
+	}
+	for _, seed := range seeds {
 		t.Run(fmt.Sprintf("seed-%d", seed), func(t *testing.T) { runRealScheduler(t, seed) })
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -220,6 +221,47 @@ func TestShadowLiveEqualsReplay(t *testing.T) {
 	}
 }
 
+// TestShadowLateApplication: live, the engine's clock (moved by the
+// session's ticks) may be past a change's arrival when the change is
+// applied; the windows are measured in arrival time, so the verdicts are
+// the replay's. low's deletion arrives 400ms before high's decision,
+// which is applied 1.5s late.
+func TestShadowLateApplication(t *testing.T) {
+	changes := func(e *Engine) []ClusterChange {
+		probe := load(t, terminatingShadow, Options{Shadow: true})
+		applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 3*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
+		probe.RunToQuiescence()
+		msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+		return append(terminatingSetUp(e), at(e, 2600*time.Millisecond, PodDelete, e.Pod("default/low")),
+			at(e, 3*time.Second, PodUpdate, terminatingRetry(e, msg)))
+	}
+	rec := load(t, terminatingShadow, Options{Shadow: true})
+	applyAll(t, rec, changes(rec)...)
+	rec.RunToQuiescence()
+
+	live := load(t, terminatingShadow, Options{Shadow: true})
+	for _, c := range changes(live) {
+		if c.Kind == PodUpdate && c.Pod.ResourceVersion == "r" {
+			live.RunUntil(c.At.Sub(live.Start()) + 1500*time.Millisecond)
+		} else {
+			live.RunUntil(c.At.Sub(live.Start()))
+		}
+		applyAll(t, live, c)
+	}
+	// The observations' times are when they were made: the replay's at
+	// arrival, the live ones when applied.
+	untimed := func(lines []string) []string {
+		for i, l := range lines {
+			lines[i] = regexp.MustCompile(`"time":"[^"]*",`).ReplaceAllString(l, "")
+		}
+		return lines
+	}
+	got, want := untimed(observationLines(t, live)), untimed(observationLines(t, rec))
+	if len(want) != 2 || !strings.Contains(want[1], `"verdict":"agree"`) || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("live:\n%s\nreplay:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestShadowForkAndRewind: a shadow attempt forks to the state it was
 // judged on, and a rewind replays the same verdicts.
 func TestShadowForkAndRewind(t *testing.T) {
@@ -254,6 +296,26 @@ func TestShadowForkAndRewind(t *testing.T) {
 var terminatingShadow = listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "2", "") +
 	podYAML("low", "4", 0, "    nodeName: n1\n") + podYAML("high", "4", 100, "")
 
+// terminatingSetUp: at 1s the cluster's scheduler preempts low for high
+// (low terminating, high nominated to n1).
+func terminatingSetUp(e *Engine) []ClusterChange {
+	low := e.Pod("default/low").DeepCopy()
+	now := metav1.NewTime(e.Start())
+	low.DeletionTimestamp, low.ResourceVersion = &now, "d"
+	low.Status.Conditions = append(low.Status.Conditions, v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler})
+	high := unschedulableUpdate(e, "default/high", "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims")
+	high.Status.NominatedNodeName = "n1"
+	return []ClusterChange{at(e, time.Second, PodUpdate, low), at(e, time.Second, PodUpdate, high)}
+}
+
+// terminatingRetry is high's next decision, unschedulable with msg.
+func terminatingRetry(e *Engine, msg string) *v1.Pod {
+	p := unschedulableUpdate(e, "default/high", msg)
+	p.Status.NominatedNodeName = "n1"
+	p.ResourceVersion = "r"
+	return p
+}
+
 // TestShadowDeletionBeforeDecision: the cluster's scheduler attempted high
 // while low was still terminating on its nominated node ("not eligible due
 // to a terminating pod on the nominated node"), but the kubelet's deletion
@@ -261,21 +323,7 @@ var terminatingShadow = listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "2
 // attempt). Judged without the deletion it agrees, flagged uncertain; a
 // deletion more than ShadowWindow before is not doubted.
 func TestShadowDeletionBeforeDecision(t *testing.T) {
-	setUp := func(e *Engine) []ClusterChange {
-		low := e.Pod("default/low").DeepCopy()
-		now := metav1.NewTime(e.Start())
-		low.DeletionTimestamp, low.ResourceVersion = &now, "d"
-		low.Status.Conditions = append(low.Status.Conditions, v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler})
-		high := unschedulableUpdate(e, "default/high", "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims")
-		high.Status.NominatedNodeName = "n1"
-		return []ClusterChange{at(e, time.Second, PodUpdate, low), at(e, time.Second, PodUpdate, high)}
-	}
-	retry := func(e *Engine, msg string) *v1.Pod {
-		p := unschedulableUpdate(e, "default/high", msg)
-		p.Status.NominatedNodeName = "n1"
-		p.ResourceVersion = "r"
-		return p
-	}
+	setUp, retry := terminatingSetUp, terminatingRetry
 	// schedtui's own message with low still terminating.
 	e := load(t, terminatingShadow, Options{Shadow: true})
 	applyAll(t, e, append(setUp(e), at(e, 3*time.Second, PodUpdate, retry(e, "?")))...)
@@ -468,6 +516,56 @@ func TestShadowClearedNominationBeforeDecision(t *testing.T) {
 		}
 		if e.Scheduler().Nominator().NominatedNode("uid-x") != "" {
 			t.Errorf("cleared %s before: the alternative left x nominated", after)
+		}
+	}
+}
+
+// TestShadowJudgedWhenInFlight is seed 8's pending-001 in the real
+// scheduler's test: the cluster's scheduler assumed a on n1 (its PreBind
+// nomination arrives), then placed b on n1 too, counting a there; a's
+// binding arrives 2s later. a's attempt saw neither b bound nor b at all:
+// it is judged on the state when its nomination arrived. On the state at
+// its binding (b on n1, a taken off) n1 scores below n2: without the
+// nomination the same bindings disagree.
+func TestShadowJudgedWhenInFlight(t *testing.T) {
+	cluster := listHeader + nodeYAML("n1", "16", "") + nodeYAML("n2", "8", "") + podYAML("a", "2", 0, "") + podYAML("b", "4", 0, "")
+	for _, traced := range []bool{true, false} {
+		// A checkpoint after b's attempt, between a's nomination and its
+		// binding: the fork replays from before the nomination.
+		e := load(t, cluster, Options{Shadow: true, CheckpointInterval: 1})
+		var cs []ClusterChange
+		if traced {
+			cs = append(cs, at(e, 10*time.Second, PodUpdate, nominate(e, "default/a", "n1")))
+		}
+		cs = append(cs, at(e, 10*time.Second+200*time.Millisecond, PodUpdate, bindTo(e, "default/b", "n1")),
+			at(e, 12*time.Second, PodUpdate, bindTo(e, "default/a", "n1")))
+		applyAll(t, e, cs...)
+		e.RunToQuiescence()
+		v := verdicts(e)
+		a := v["default/a"]
+		if !traced {
+			if a.Reason != string(Disagree) || a.Judged == nil || a.Judged.AsOf != "" {
+				t.Errorf("a bound without a nomination first: %+v %+v", a, a.Judged)
+			}
+			continue
+		}
+		if b := v["default/b"]; b.Reason != string(Agree) || b.Judged == nil || strings.Join(b.Judged.InFlight, ",") != "default/a→n1" {
+			t.Errorf("b: %+v %+v", b, b.Judged)
+		}
+		if a.Reason != string(Agree) || a.Uncertain != "" || a.Judged == nil || a.Judged.Bound != 0 ||
+			!strings.Contains(a.Judged.AsOf, "its PreBind nomination to n1, 2s before the binding") {
+			t.Errorf("a: %+v %+v", a, a.Judged)
+		}
+		if att := e.Attempts()[a.Attempt]; att.Pod != "default/a" || att.Node != "n1" {
+			t.Errorf("a's observation names attempt %+v", att)
+		}
+		// The fork of a's attempt holds the state it was judged on.
+		s, pod, err := e.Fork(a.Attempt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Evaluate(pod); got.Node != "n1" || s.Snapshot().List()[0].Requested.MilliCPU != 0 {
+			t.Errorf("on the fork a goes to %q, n1 requests %dm", got.Node, s.Snapshot().List()[0].Requested.MilliCPU)
 		}
 	}
 }
