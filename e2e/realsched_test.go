@@ -31,12 +31,8 @@ var (
 	// disagreement with the real kube-scheduler, live and in replay, every
 	// real decision judged, the live verdicts equal to the replay's, and
 	// for a pod the cluster leaves unschedulable, schedtui's message
-	// identical to the cluster's. It is off by default, and report only
-	// logs: runs on a loaded machine still see an occasional disagreement
-	// that shadow mode flags uncertain (the cluster's scheduler lagging
-	// behind a victim's deletion by more than ShadowWindow), a gap issue
-	// 15 keeps open. Run with -shadow-strict to hold the bar.
-	shadowStrict = flag.Bool("shadow-strict", false, "TestRealScheduler: fail on any disagreement with the real kube-scheduler, a decision not judged, another message, or live verdicts that differ from the replay's (default: log them; see the comment above)")
+	// identical to the cluster's. -shadow-strict=false only logs them.
+	shadowStrict = flag.Bool("shadow-strict", true, "TestRealScheduler: fail on any disagreement with the real kube-scheduler, a decision not judged, another message, or live verdicts that differ from the replay's (false: log them)")
 	// liveTimers checks that live mode's clock follows the wall clock: a
 	// pod the cluster's scheduler rejected leaves backoff on schedtui's
 	// mirror of its queue in real time, without a key press

@@ -39,7 +39,11 @@ package engine
 //     its nomination, room or not (the annotation is written after its
 //     Filter passed there);
 //   - the pod judged is taken as it was before the decision, with the
-//     nomination it had before its own PreBind nomination.
+//     nomination it had before its own PreBind nomination;
+//   - a pod in flight is judged on the state when its trace (the PreBind
+//     nomination, the claim's annotation) arrived, evaluated then: the
+//     cluster's scheduler assumed it before writing the trace, so the
+//     pods decided after it were attempted after it (tracedAttempt).
 //
 // The reconstruction cannot see the pods the cluster's scheduler assumed
 // without a nomination: its binding cycles run concurrently and bindings
@@ -47,17 +51,18 @@ package engine
 // times only, so that a replay gives the verdicts the live run gave:
 //
 //   - backward: a disagreement is judged again with the changes of other
-//     pods that arrived within ShadowWindow before the decision undone,
-//     the most recent first, up to maxShadowAlternatives: bindings (the
-//     cluster's scheduler may have attempted the pod before it assumed
-//     them) and deletions of bound pods (its attempt may have run before
+//     pods that arrived shortly before the decision undone, the most
+//     recent first, up to maxShadowAlternatives, then the deletions of
+//     the pods terminating on the pod's nominated node together: bindings
+//     within ShadowWindow (the cluster's scheduler may have attempted the
+//     pod before it assumed them) and deletions of bound pods (its attempt may have run before
 //     its informer delivered them: the decision is written to the API
 //     after the attempt, asynchronously, while a kubelet may confirm a
 //     victim's termination meanwhile), and nominations cleared without
 //     any other change (a preemption clears those of the lower-priority
 //     pods nominated to its node through the API, after its cycle: the
 //     cluster's scheduler counts them there until its informer delivers
-//     the clearing);
+//     the clearing), both within lagWindow, the lag the run observes;
 //   - forward: when a binding, a PreBind nomination or a claim's selected
 //     node arrives within ShadowWindow after a decision judged a
 //     disagreement, that decision
@@ -70,6 +75,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -617,21 +623,52 @@ func (e *Engine) judgeDecision(old *v1.Pod, d decision) *judgement {
 		return j
 	}
 	recent := e.recentChanges(pod.UID)
+	var alternatives [][]pastChange
 	for k := 1; k <= len(recent) && k <= maxShadowAlternatives; k++ {
-		undo := recent[len(recent)-k:]
+		alternatives = append(alternatives, recent[len(recent)-k:])
+	}
+	if victims := terminatingOn(recent, pod.Status.NominatedNodeName); len(victims) > 0 {
+		// A preemptor is not eligible to preempt again while a victim
+		// still terminates on its nominated node: the cluster's
+		// scheduler may not have seen any of their deletions yet.
+		alternatives = append(alternatives, victims)
+	}
+	for _, undo := range alternatives {
 		alt := e.evaluate(pod, undo)
 		if v, why := shadowVerdict(alt.a, d); v != Disagree {
 			j.res, j.verdict, j.why = alt, v, why
-			j.uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler attempted the pod before it saw %s (within %s before): judged without them",
-				v, changeList(undo), ShadowWindow), []string{traced})
+			j.uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler attempted the pod before it saw %s (up to %s before; %s): judged without them",
+				v, changeList(undo), e.shadow.arrived.Sub(undo[0].at), e.windows()), []string{traced})
 			return j
 		}
 	}
 	if len(recent) > 0 {
-		j.uncertain = fmt.Sprintf("%s arrived within %s before: the cluster's scheduler may have attempted the pod before them (without them it disagrees too)",
-			changeList(recent), ShadowWindow)
+		j.uncertain = fmt.Sprintf("%s arrived shortly before (%s): the cluster's scheduler may have attempted the pod before them (without them it disagrees too)",
+			changeList(recent), e.windows())
 	}
 	return j
+}
+
+// terminatingOn are the deletions among cs of pods that were terminating
+// on node.
+func terminatingOn(cs []pastChange, node string) []pastChange {
+	var out []pastChange
+	for _, c := range cs {
+		if node != "" && c.deleted && c.pod.DeletionTimestamp != nil && c.pod.Spec.NodeName == node {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// windows says how far back the changes doubted reach.
+func (e *Engine) windows() string {
+	s := e.shadow
+	lag := fmt.Sprintf("deletions and cleared nominations within %s", s.lagWindow())
+	if len(s.reactions) > 0 {
+		lag += fmt.Sprintf(" (the shortest of the cluster's scheduler's %d latest reaction times to a new pod)", len(s.reactions))
+	}
+	return fmt.Sprintf("bindings within %s, %s", ShadowWindow, lag)
 }
 
 func changeList(cs []pastChange) string {
@@ -642,10 +679,12 @@ func changeList(cs []pastChange) string {
 	return strings.Join(names, ", ")
 }
 
-// recentChanges are the changes of other pods that arrived within
-// ShadowWindow before now, in arrival order: the bindings of pods still
-// bound there, the deletions of bound pods not back since, and the
-// nominations cleared of pods still pending without one.
+// recentChanges are the changes of other pods that arrived shortly before
+// now, in arrival order: the bindings of pods still bound there (within
+// ShadowWindow: their binding cycles commit out of attempt order), the
+// deletions of bound pods not back since, and the nominations cleared of
+// pods still pending without one (within lagWindow: the cluster's
+// scheduler may not have seen them yet).
 func (e *Engine) recentChanges(uid types.UID) []pastChange {
 	var out []pastChange
 	for _, r := range e.shadow.recent {

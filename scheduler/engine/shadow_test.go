@@ -569,3 +569,44 @@ func TestShadowJudgedWhenInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestShadowLagWindow is seed 3's pending-012 in the real scheduler's
+// test on a loaded machine: high's retry was decided by a cluster
+// scheduler that still saw low terminating on its nominated node, but
+// low's deletion had arrived 1.5s before the decision, beyond
+// ShadowWindow. Once the run has seen the cluster's scheduler take 2s to
+// decide about a new pod (probe), deletions within 2s before a decision
+// are doubted: high agrees, uncertain; a deletion 2.5s before is not
+// doubted. A message no plausible state gives stays a disagreement.
+func TestShadowLagWindow(t *testing.T) {
+	probe := load(t, terminatingShadow, Options{Shadow: true})
+	applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 6*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
+	probe.RunToQuiescence()
+	msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+
+	for _, c := range []struct {
+		before time.Duration
+		msg    string
+		want   Verdict
+	}{{1500 * time.Millisecond, msg, Agree}, {2500 * time.Millisecond, msg, Disagree}, {1500 * time.Millisecond, "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.", Disagree}} {
+		e := load(t, terminatingShadow, Options{Shadow: true})
+		// A new pod the cluster's scheduler decides about 2s after it
+		// arrived.
+		created := e.Pod("default/high").DeepCopy()
+		created.Name, created.UID, created.Status = "new", "uid-new", v1.PodStatus{}
+		decided := created.DeepCopy()
+		decided.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: "any"}}
+		decided.ResourceVersion = "2"
+		cs := append(terminatingSetUp(e), at(e, 2*time.Second, PodAdd, created), at(e, 4*time.Second, PodUpdate, decided),
+			at(e, 6*time.Second-c.before, PodDelete, e.Pod("default/low")), at(e, 6*time.Second, PodUpdate, terminatingRetry(e, c.msg)))
+		applyAll(t, e, cs...)
+		e.RunToQuiescence()
+		o := verdicts(e)["default/high"]
+		if o.Reason != string(c.want) {
+			t.Errorf("deleted %s before, %q: %s, want %s: %+v", c.before, c.msg, o.Reason, c.want, o)
+		}
+		if c.want == Agree && (!strings.Contains(o.Uncertain, "the deletion of default/low") || !strings.Contains(o.Uncertain, "within 2s (the shortest")) {
+			t.Errorf("deleted %s before: uncertain %q", c.before, o.Uncertain)
+		}
+	}
+}
