@@ -577,7 +577,8 @@ func TestShadowJudgedWhenInFlight(t *testing.T) {
 // ShadowWindow. Once the run has seen the cluster's scheduler take 2s to
 // decide about a new pod (probe), deletions within 2s before a decision
 // are doubted: high agrees, uncertain; a deletion 2.5s before is not
-// doubted. A message no plausible state gives stays a disagreement.
+// doubted. A message no plausible state gives, or a binding to n2, too
+// small for high, stays a disagreement.
 func TestShadowLagWindow(t *testing.T) {
 	probe := load(t, terminatingShadow, Options{Shadow: true})
 	applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 6*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
@@ -585,10 +586,12 @@ func TestShadowLagWindow(t *testing.T) {
 	msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
 
 	for _, c := range []struct {
-		before time.Duration
-		msg    string
-		want   Verdict
-	}{{1500 * time.Millisecond, msg, Agree}, {2500 * time.Millisecond, msg, Disagree}, {1500 * time.Millisecond, "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.", Disagree}} {
+		before    time.Duration
+		msg, node string
+		want      Verdict
+	}{{1500 * time.Millisecond, msg, "", Agree}, {2500 * time.Millisecond, msg, "", Disagree},
+		{1500 * time.Millisecond, "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.", "", Disagree},
+		{1500 * time.Millisecond, "", "n2", Disagree}} {
 		e := load(t, terminatingShadow, Options{Shadow: true})
 		// A new pod the cluster's scheduler decides about 2s after it
 		// arrived.
@@ -597,8 +600,12 @@ func TestShadowLagWindow(t *testing.T) {
 		decided := created.DeepCopy()
 		decided.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: "any"}}
 		decided.ResourceVersion = "2"
+		final := terminatingRetry(e, c.msg)
+		if c.node != "" {
+			final.Spec.NodeName = c.node
+		}
 		cs := append(terminatingSetUp(e), at(e, 2*time.Second, PodAdd, created), at(e, 4*time.Second, PodUpdate, decided),
-			at(e, 6*time.Second-c.before, PodDelete, e.Pod("default/low")), at(e, 6*time.Second, PodUpdate, terminatingRetry(e, c.msg)))
+			at(e, 6*time.Second-c.before, PodDelete, e.Pod("default/low")), at(e, 6*time.Second, PodUpdate, final))
 		applyAll(t, e, cs...)
 		e.RunToQuiescence()
 		o := verdicts(e)["default/high"]
