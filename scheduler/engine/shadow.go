@@ -327,15 +327,18 @@ func (s *shadowState) shadowReacted(uid types.UID, reacted bool) {
 // nomination may have arrived unseen by the cluster's scheduler: its
 // informer delivers the change, its next cycle snapshots it, and the
 // decision is written and delivered to schedtui after the cycle. A new
-// pod goes through all of it before the first decision about it arrives
-// (plus its wait in the queue), so the shortest of the latest reaction
-// times bounds that lag as the run observes it; ShadowWindow when that is
-// shorter or none is known yet.
+// pod goes through all of it before the first decision about it arrives,
+// plus its wait in the queue (seconds in a burst), minus schedtui's own
+// delay on its creation (which makes the shortest ones near zero). The
+// median of the latest reaction times is that lag as the run observes
+// it; ShadowWindow when that is shorter or none is known yet.
 func (s *shadowState) lagWindow() time.Duration {
 	if len(s.reactions) == 0 {
 		return ShadowWindow
 	}
-	return max(ShadowWindow, slices.Min(s.reactions))
+	sorted := slices.Clone(s.reactions)
+	slices.Sort(sorted)
+	return max(ShadowWindow, sorted[len(sorted)/2])
 }
 
 // shadowAdded notes a pending pod arriving with a nomination.
@@ -666,7 +669,7 @@ func (e *Engine) windows() string {
 	s := e.shadow
 	lag := fmt.Sprintf("deletions and cleared nominations within %s", s.lagWindow())
 	if len(s.reactions) > 0 {
-		lag += fmt.Sprintf(" (the shortest of the cluster's scheduler's %d latest reaction times to a new pod)", len(s.reactions))
+		lag += fmt.Sprintf(" (the median of the cluster's scheduler's %d latest reaction times to a new pod)", len(s.reactions))
 	}
 	return fmt.Sprintf("bindings within %s, %s", ShadowWindow, lag)
 }

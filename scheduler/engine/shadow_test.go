@@ -612,7 +612,7 @@ func TestShadowLagWindow(t *testing.T) {
 		if o.Reason != string(c.want) {
 			t.Errorf("deleted %s before, %q: %s, want %s: %+v", c.before, c.msg, o.Reason, c.want, o)
 		}
-		if c.want == Agree && (!strings.Contains(o.Uncertain, "the deletion of default/low") || !strings.Contains(o.Uncertain, "within 2s (the shortest")) {
+		if c.want == Agree && (!strings.Contains(o.Uncertain, "the deletion of default/low") || !strings.Contains(o.Uncertain, "within 2s (the median")) {
 			t.Errorf("deleted %s before: uncertain %q", c.before, o.Uncertain)
 		}
 	}
