@@ -52,8 +52,10 @@ package engine
 //
 //   - backward: a disagreement is judged again with the changes of other
 //     pods that arrived shortly before the decision undone, the most
-//     recent first, up to maxShadowAlternatives, then the deletions of
-//     the pods terminating on the pod's nominated node together: bindings
+//     recent first, up to maxShadowAlternatives, then the deletions
+//     alone (the cluster's scheduler assumed the pods it bound before
+//     their bindings arrived), then the deletions of the pods terminating
+//     on the pod's nominated node together: bindings
 //     within ShadowWindow (the cluster's scheduler may have attempted the
 //     pod before it assumed them) and deletions of bound pods (its attempt may have run before
 //     its informer delivered them: the decision is written to the API
@@ -629,6 +631,19 @@ func (e *Engine) judgeDecision(old *v1.Pod, d decision) *judgement {
 	var alternatives [][]pastChange
 	for k := 1; k <= len(recent) && k <= maxShadowAlternatives; k++ {
 		alternatives = append(alternatives, recent[len(recent)-k:])
+	}
+	var deletions []pastChange
+	for _, c := range recent {
+		if c.deleted {
+			deletions = append(deletions, c)
+		}
+	}
+	if len(deletions) > 0 && len(deletions) < len(recent) {
+		// The cluster's scheduler assumed its own bindings before they
+		// arrived; the kubelet's deletions it may not have seen yet.
+		for k := 1; k <= len(deletions) && k <= maxShadowAlternatives; k++ {
+			alternatives = append(alternatives, deletions[len(deletions)-k:])
+		}
 	}
 	if victims := terminatingOn(recent, pod.Status.NominatedNodeName); len(victims) > 0 {
 		// A preemptor is not eligible to preempt again while a victim

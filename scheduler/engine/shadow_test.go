@@ -617,3 +617,33 @@ func TestShadowLagWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestShadowOwnBindingsKept is seed 18's team-a/pending-010 in the real
+// scheduler's test under load: a victim's deletion and then a binding of
+// the cluster's scheduler arrived shortly before a decision made without
+// the deletion but with the binding (the scheduler assumed the pod it
+// bound before the binding arrived; the kubelet's deletion it had not seen
+// yet). Undoing the most recent changes undoes the binding too; the
+// deletions alone, with the bindings kept, explain the message.
+func TestShadowOwnBindingsKept(t *testing.T) {
+	cluster := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") +
+		podYAML("low", "4", 0, "    nodeName: n1\n") + podYAML("high", "4", 0, "") + podYAML("other", "1", 0, "")
+	probe := load(t, cluster, Options{Shadow: true})
+	applyAll(t, probe, at(probe, 2*time.Second, PodUpdate, bindTo(probe, "default/other", "n2")),
+		at(probe, 3*time.Second, PodUpdate, unschedulableUpdate(probe, "default/high", "?")))
+	probe.RunToQuiescence()
+	msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+	if !strings.HasPrefix(msg, "0/2 nodes are available: 2 Insufficient cpu.") {
+		t.Fatalf("schedtui's message with low on n1 and other on n2: %q", msg)
+	}
+
+	e := load(t, cluster, Options{Shadow: true})
+	applyAll(t, e, at(e, 2600*time.Millisecond, PodDelete, e.Pod("default/low")),
+		at(e, 2900*time.Millisecond, PodUpdate, bindTo(e, "default/other", "n2")),
+		at(e, 3*time.Second, PodUpdate, unschedulableUpdate(e, "default/high", msg)))
+	e.RunToQuiescence()
+	o := verdicts(e)["default/high"]
+	if o.Reason != string(Agree) || !strings.Contains(o.Uncertain, "saw the deletion of default/low (") {
+		t.Errorf("high: %+v", o)
+	}
+}
