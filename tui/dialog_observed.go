@@ -64,6 +64,9 @@ func observedLines(ev engine.Event, rows []engine.CompareRow, w int) []string {
 		if len(j.InFlight) > 0 {
 			s += "; in flight (assumed, not bound yet): " + strings.Join(j.InFlight, ", ")
 		}
+		if j.AsOf != "" {
+			s += "; as of " + j.AsOf
+		}
 		out = append(out, wrap(s, w)...)
 	}
 	if ev.Uncertain != "" {

@@ -175,7 +175,14 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	last := started
 	watchErr := src.live.Watch(wctx, func(ch engine.ClusterChange) error {
 		typ, obj := ch.WatchEvent()
-		at := time.Now().UTC()
+		// The time the informer handed the change over, as a live
+		// session stamps it (live.Source), not the time it is written:
+		// shadow mode measures its windows in arrival time, and a
+		// replay is to judge as the live session does.
+		at := ch.At
+		if at.IsZero() {
+			at = time.Now().UTC()
+		}
 		if at.Before(last) {
 			at = last
 		}

@@ -308,6 +308,9 @@ func judgedText(ev engine.Event) string {
 	if len(j.InFlight) > 0 {
 		s += ", in flight: " + strings.Join(j.InFlight, ", ")
 	}
+	if j.AsOf != "" {
+		s += ", as of " + j.AsOf
+	}
 	if ev.Uncertain != "" {
 		s += " · uncertain: " + ev.Uncertain
 	}

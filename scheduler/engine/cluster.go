@@ -117,6 +117,7 @@ func (e *Engine) nodeIndex(name string) int {
 
 // applyNow applies a change as the event handlers do (eventhandlers.go).
 func (e *Engine) applyNow(c ClusterChange) error {
+	e.shadowArrival(c)
 	switch c.Kind {
 	case NodeAdd:
 		if e.nodeIndex(c.Node.Name) >= 0 {
@@ -170,6 +171,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		if e.responsible(c.Pod) {
 			e.q.Add(c.Pod)
 			e.shadowAdded(c.Pod)
+			e.shadowCreated(c.Pod)
 		}
 	case PodUpdate:
 		old := e.Pod(key(c.Pod))
@@ -223,6 +225,9 @@ func (e *Engine) applyNow(c ClusterChange) error {
 			return nil
 		}
 		e.sched.DeletePendingPod(old)
+		if e.shadow != nil {
+			e.shadow.shadowReacted(old.UID, false)
+		}
 		if e.responsible(old) {
 			e.q.Delete(old)
 			if old.Status.NominatedNodeName != "" {

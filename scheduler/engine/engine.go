@@ -135,6 +135,8 @@ type Engine struct {
 
 	// Rewinding (rewind.go).
 	replaying bool
+	// replayOp is the index of the op being replayed (currentOp).
+	replayOp int
 	// boundInCluster: the pods bindForReal bound, and where.
 	boundInCluster map[types.UID]string
 	// lastAttempt indexes the newest attempt per pod over the first

@@ -260,12 +260,16 @@ func (e *Engine) applyObject(c ClusterChange) error {
 			e.q.MoveAllToActiveOrBackoffQueue(framework.ClusterEvent{Resource: k.resource, ActionType: framework.Add}, nil, c.Object, nil)
 		}
 	case ObjectUpdate:
+		var claimed func()
+		if cur, ok := c.Object.(*v1.PersistentVolumeClaim); ok {
+			claimed = e.shadowClaim(old.(*v1.PersistentVolumeClaim), cur)
+		}
 		objs.Add(c.Object)
 		if k.resource != "" {
 			e.q.MoveAllToActiveOrBackoffQueue(framework.ClusterEvent{Resource: k.resource, ActionType: framework.Update}, old, c.Object, nil)
 		}
-		if cur, ok := c.Object.(*v1.PersistentVolumeClaim); ok {
-			e.shadowClaim(old.(*v1.PersistentVolumeClaim), cur)
+		if claimed != nil {
+			claimed()
 		}
 	}
 	if rule, ok := c.Object.(*resourcev1.DeviceTaintRule); ok {

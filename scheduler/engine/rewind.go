@@ -217,6 +217,7 @@ func (e *Engine) replay(from, to int) {
 	e.replaying = true
 	defer func() { e.replaying = false }()
 	for i := from; i < to; i++ {
+		e.replayOp = i
 		e.runOp(e.log[i-e.logBase])
 	}
 }
@@ -365,7 +366,7 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 		return nil, 0, e.notRetained(i)
 	}
 	k := e.opsBefore(i)
-	c := e.checkpointAtOrBefore(k)
+	c := e.checkpointAtOrBefore(e.shadowTracedAt(i, k))
 	if c == nil {
 		return nil, 0, e.notRetained(i)
 	}
@@ -383,6 +384,7 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 	if err := f.restore(c); err != nil {
 		return nil, 0, err
 	}
+	f.shadowCapture(i, e.attempts[i].Pod)
 	f.replay(c.ops, k)
 	return f, k, nil
 }

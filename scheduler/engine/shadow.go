@@ -39,7 +39,11 @@ package engine
 //     its nomination, room or not (the annotation is written after its
 //     Filter passed there);
 //   - the pod judged is taken as it was before the decision, with the
-//     nomination it had before its own PreBind nomination.
+//     nomination it had before its own PreBind nomination;
+//   - a pod in flight is judged on the state when its trace (the PreBind
+//     nomination, the claim's annotation) arrived, evaluated then: the
+//     cluster's scheduler assumed it before writing the trace, so the
+//     pods decided after it were attempted after it (tracedAttempt).
 //
 // The reconstruction cannot see the pods the cluster's scheduler assumed
 // without a nomination: its binding cycles run concurrently and bindings
@@ -47,17 +51,20 @@ package engine
 // times only, so that a replay gives the verdicts the live run gave:
 //
 //   - backward: a disagreement is judged again with the changes of other
-//     pods that arrived within ShadowWindow before the decision undone,
-//     the most recent first, up to maxShadowAlternatives: bindings (the
-//     cluster's scheduler may have attempted the pod before it assumed
-//     them) and deletions of bound pods (its attempt may have run before
+//     pods that arrived shortly before the decision undone, the most
+//     recent first, up to maxShadowAlternatives, then the deletions
+//     alone (the cluster's scheduler assumed the pods it bound before
+//     their bindings arrived), then the deletions of the pods terminating
+//     on the pod's nominated node together: bindings
+//     within ShadowWindow (the cluster's scheduler may have attempted the
+//     pod before it assumed them) and deletions of bound pods (its attempt may have run before
 //     its informer delivered them: the decision is written to the API
 //     after the attempt, asynchronously, while a kubelet may confirm a
 //     victim's termination meanwhile), and nominations cleared without
 //     any other change (a preemption clears those of the lower-priority
 //     pods nominated to its node through the API, after its cycle: the
 //     cluster's scheduler counts them there until its informer delivers
-//     the clearing);
+//     the clearing), both within lagWindow, the lag the run observes;
 //   - forward: when a binding, a PreBind nomination or a claim's selected
 //     node arrives within ShadowWindow after a decision judged a
 //     disagreement, that decision
@@ -70,6 +77,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -87,6 +95,10 @@ import (
 // commit in the other).
 const ShadowWindow = time.Second
 
+// maxReactions is how many of the latest reaction times (a pod's
+// creation to the first decision about it) lagWindow reads.
+const maxReactions = 16
+
 // maxShadowAlternatives bounds the backward alternatives tried for one
 // decision.
 const maxShadowAlternatives = 4
@@ -102,6 +114,10 @@ const maxRecent = 32
 type JudgedOn struct {
 	Bound    int      `json:"bound"`
 	InFlight []string `json:"inFlight"`
+	// AsOf, when set, says the state is the one when the pod went in
+	// flight (its PreBind nomination or its claim's selected node), not
+	// the one when its binding arrived.
+	AsOf string `json:"asOf,omitempty"`
 }
 
 // shadowState is shadow mode's bookkeeping; it is part of checkpoints.
@@ -117,6 +133,21 @@ type shadowState struct {
 	removed []recentRemoval
 	// capture is set in a fork replaying to an attempt (shadowFork).
 	capture *forkCapture
+	// arrived is when the change being applied arrived (its At), never
+	// before the previous one's: the windows are measured in arrival
+	// time, not on the engine's clock, which a live session's ticks may
+	// have moved past a change still waiting to be applied. A recording
+	// replays each change at its At, so live and replay measure alike.
+	arrived time.Time
+	// tracedOps maps an attempt judged on the state when its pod went in
+	// flight to the op during which that state was evaluated: a fork of
+	// the attempt replays from there.
+	tracedOps map[int]int
+	// created holds when the pending pods created since the start
+	// arrived, until the first decision about them; reactions the
+	// latest delays from that arrival to the decision's (lagWindow).
+	created   map[types.UID]time.Time
+	reactions []time.Duration
 }
 
 type inflight struct {
@@ -127,6 +158,24 @@ type inflight struct {
 	// claim is the claim ("namespace/name") whose selected-node
 	// annotation put the pod in flight, "" for a PreBind nomination.
 	claim string
+	// atTrace is the pod's attempt on the state when its trace (the
+	// nomination or the annotation) arrived, nil when not evaluated.
+	atTrace *tracedAttempt
+}
+
+// tracedAttempt is a pod's attempt evaluated when it went in flight: the
+// cluster's scheduler had assumed it before it wrote the trace, so every
+// pod decided after the trace was decided after it, and the state then is
+// the one its attempt saw, not the state when its binding arrives (with
+// the pods decided meanwhile bound).
+type tracedAttempt struct {
+	res evalResult
+	at  time.Time
+	// op is the op during which it was evaluated (Engine.currentOp).
+	op int
+	// what is the trace: "its PreBind nomination to node" or "claim ns/name
+	// annotated with selected node node".
+	what string
 }
 
 // decision is what the cluster's scheduler decided: a binding to node, or
@@ -179,7 +228,9 @@ func (c pastChange) String() string {
 }
 
 type forkCapture struct {
-	want  int
+	want int
+	// of is attempt want's pod: only its evaluations are kept.
+	of    string
 	sched *scheduler.Scheduler
 	pod   *v1.Pod
 }
@@ -187,7 +238,9 @@ type forkCapture struct {
 // Shadowing reports whether the engine runs in shadow mode.
 func (e *Engine) Shadowing() bool { return e.opts.Shadow }
 
-func newShadowState() *shadowState { return &shadowState{inflight: map[types.UID]inflight{}} }
+func newShadowState() *shadowState {
+	return &shadowState{inflight: map[types.UID]inflight{}, tracedOps: map[int]int{}, created: map[types.UID]time.Time{}}
+}
 
 // clone copies the state for a checkpoint, with the recent observations
 // as they stand in the timeline.
@@ -195,7 +248,15 @@ func (s *shadowState) clone(timeline []Event) *shadowState {
 	if s == nil {
 		return nil
 	}
-	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, removed: append([]recentRemoval(nil), s.removed...)}
+	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, removed: append([]recentRemoval(nil), s.removed...), arrived: s.arrived,
+		tracedOps: make(map[int]int, len(s.tracedOps)), created: make(map[types.UID]time.Time, len(s.created)),
+		reactions: append([]time.Duration(nil), s.reactions...)}
+	for k, v := range s.created {
+		c.created[k] = v
+	}
+	for k, v := range s.tracedOps {
+		c.tracedOps[k] = v
+	}
 	for k, v := range s.inflight {
 		c.inflight[k] = v
 	}
@@ -222,6 +283,66 @@ func (s *shadowState) restore(timeline []Event) *shadowState {
 	return s.clone(timeline)
 }
 
+// shadowArrival notes the arrival time of a change about to be applied:
+// its At, or the engine's now for a change without one.
+func (e *Engine) shadowArrival(c ClusterChange) {
+	s := e.shadow
+	if s == nil {
+		return
+	}
+	at := c.At
+	if at.IsZero() {
+		at = e.now
+	}
+	if at.After(s.arrived) {
+		s.arrived = at
+	}
+}
+
+// shadowCreated notes the arrival of a pending pod created while the
+// engine follows the cluster, for its reaction time.
+func (e *Engine) shadowCreated(p *v1.Pod) {
+	if e.shadow != nil {
+		e.shadow.created[p.UID] = e.shadow.arrived
+	}
+}
+
+// shadowReacted takes the reaction time of the first decision about a
+// pod created while the engine follows the cluster; a pod deleted before
+// any decision (reacted false) is forgotten.
+func (s *shadowState) shadowReacted(uid types.UID, reacted bool) {
+	at, ok := s.created[uid]
+	if !ok {
+		return
+	}
+	delete(s.created, uid)
+	if !reacted {
+		return
+	}
+	if len(s.reactions) >= maxReactions {
+		s.reactions = append(s.reactions[:0], s.reactions[1:]...)
+	}
+	s.reactions = append(s.reactions, s.arrived.Sub(at))
+}
+
+// lagWindow is how long before a decision a deletion or a cleared
+// nomination may have arrived unseen by the cluster's scheduler: its
+// informer delivers the change, its next cycle snapshots it, and the
+// decision is written and delivered to schedtui after the cycle. A new
+// pod goes through all of it before the first decision about it arrives,
+// plus its wait in the queue (seconds in a burst), minus schedtui's own
+// delay on its creation (which makes the shortest ones near zero). The
+// median of the latest reaction times is that lag as the run observes
+// it; ShadowWindow when that is shorter or none is known yet.
+func (s *shadowState) lagWindow() time.Duration {
+	if len(s.reactions) == 0 {
+		return ShadowWindow
+	}
+	sorted := slices.Clone(s.reactions)
+	slices.Sort(sorted)
+	return max(ShadowWindow, sorted[len(sorted)/2])
+}
+
 // shadowAdded notes a pending pod arriving with a nomination.
 func (e *Engine) shadowAdded(p *v1.Pod) {
 	s := e.shadow
@@ -245,8 +366,7 @@ func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 		// The scheduler writes PodScheduled=False after it forgot the
 		// pod: its binding cycle failed, or it attempted the pod again.
 		delete(s.inflight, cur.UID)
-	case cur.Status.NominatedNodeName == old.Status.NominatedNodeName:
-	case sameCondition(scheduledCondition(old), scheduledCondition(cur)):
+	case preBindNomination(old, cur):
 		before := old.Status.NominatedNodeName
 		if f, ok := s.inflight[cur.UID]; ok {
 			before = f.before
@@ -254,10 +374,18 @@ func (s *shadowState) track(old, cur *v1.Pod) (prebind bool) {
 		s.seq++
 		s.inflight[cur.UID] = inflight{pod: key(cur), node: cur.Status.NominatedNodeName, before: before, seq: s.seq}
 		return true
-	default:
+	case cur.Status.NominatedNodeName != old.Status.NominatedNodeName:
 		delete(s.inflight, cur.UID)
 	}
 	return false
+}
+
+// preBindNomination reports whether the update of a pending pod is a
+// nomination the cluster's scheduler writes for a pod it assumed: a new
+// nominated node without a change of the PodScheduled condition.
+func preBindNomination(old, cur *v1.Pod) bool {
+	return cur.Spec.NodeName == "" && cur.Status.NominatedNodeName != "" && cur.Status.NominatedNodeName != old.Status.NominatedNodeName &&
+		sameCondition(scheduledCondition(old), scheduledCondition(cur))
 }
 
 // setsScheduledFalse reports whether the update set or changed cur's
@@ -269,13 +397,17 @@ func setsScheduledFalse(old, cur *v1.Pod) bool {
 
 // shadowClaim notes a claim's selected-node annotation newly set: the
 // pending pods using the claim are in flight on that node, and the recent
-// disagreements they may explain are judged again.
-func (e *Engine) shadowClaim(old, cur *v1.PersistentVolumeClaim) {
+// disagreements they may explain are judged again. It is called before
+// the claim's update is stored, to evaluate those pods on the state their
+// attempt saw, and returns what to do once it is stored (nil: nothing).
+func (e *Engine) shadowClaim(old, cur *v1.PersistentVolumeClaim) func() {
 	s := e.shadow
 	node := cur.Annotations[framework.AnnSelectedNode]
 	if s == nil || node == "" || node == old.Annotations[framework.AnnSelectedNode] {
-		return
+		return nil
 	}
+	claim := cur.Namespace + "/" + cur.Name
+	var flights []inflight
 	for _, p := range e.sched.Objects().Pods() {
 		if p.Spec.NodeName != "" || !e.responsible(p) || !framework.PodUsesClaim(p, cur) {
 			continue
@@ -287,10 +419,25 @@ func (e *Engine) shadowClaim(old, cur *v1.PersistentVolumeClaim) {
 		if f, ok := s.inflight[p.UID]; ok {
 			before = f.before
 		}
-		s.seq++
-		claim := cur.Namespace + "/" + cur.Name
-		s.inflight[p.UID] = inflight{pod: key(p), node: node, before: before, seq: s.seq, claim: claim}
-		e.reviseRecent(p.UID, key(p), "claim "+claim+" annotated with selected node "+node, false)
+		judged := p
+		if before != p.Status.NominatedNodeName {
+			judged = p.DeepCopy()
+			judged.Status.NominatedNodeName = before
+		}
+		flights = append(flights, inflight{pod: key(p), node: node, before: before, claim: claim,
+			atTrace: &tracedAttempt{res: e.evaluate(judged, nil), at: s.arrived, op: e.currentOp(), what: "claim " + claim + " annotated with selected node " + node}})
+	}
+	if len(flights) == 0 {
+		return nil
+	}
+	return func() {
+		for _, f := range flights {
+			p := e.Pod(f.pod)
+			s.seq++
+			f.seq = s.seq
+			s.inflight[p.UID] = f
+			e.reviseRecent(p.UID, f.pod, f.atTrace.what, false)
+		}
 	}
 }
 
@@ -300,7 +447,7 @@ func (e *Engine) shadowDeleted(old *v1.Pod) {
 	if e.shadow == nil || old.Spec.NodeName == "" {
 		return
 	}
-	e.shadowRemoved(recentRemoval{at: e.now, pod: old})
+	e.shadowRemoved(recentRemoval{at: e.shadow.arrived, pod: old})
 }
 
 // shadowRemoved notes a deletion or a cleared nomination for the backward
@@ -309,7 +456,7 @@ func (e *Engine) shadowRemoved(r recentRemoval) {
 	s := e.shadow
 	kept := s.removed[:0:0]
 	for _, d := range s.removed {
-		if e.now.Sub(d.at) <= ShadowWindow {
+		if s.arrived.Sub(d.at) <= s.lagWindow() {
 			kept = append(kept, d)
 		}
 	}
@@ -360,6 +507,9 @@ func unschedulableDecision(old, cur *v1.Pod) (string, bool) {
 
 // judgement is a decision judged, before it is on the timeline.
 type judgement struct {
+	// tracedOp is the op of the evaluation when it was made as the pod
+	// went in flight (tracedAttempt.op), -1 when made for the decision.
+	tracedOp  int
 	d         decision
 	pod       *v1.Pod
 	res       evalResult
@@ -382,9 +532,17 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 		} else if msg, ok := unschedulableDecision(old, cur); ok {
 			j = e.judgeDecision(old, decision{msg: msg})
 		}
+		if j != nil {
+			e.shadow.shadowReacted(cur.UID, true)
+		}
+	}
+	var traced *tracedAttempt
+	if e.responsible(old) && old.Spec.NodeName == "" && old.UID == cur.UID && preBindNomination(old, cur) {
+		traced = &tracedAttempt{res: e.evaluate(e.judgedPod(old), nil), at: e.shadow.arrived, op: e.currentOp(),
+			what: "its PreBind nomination to " + cur.Status.NominatedNodeName}
 	}
 	if e.responsible(old) && old.UID == cur.UID && clearsNomination(old, cur) {
-		e.shadowRemoved(recentRemoval{at: e.now, pod: old, nomination: old.Status.NominatedNodeName})
+		e.shadowRemoved(recentRemoval{at: e.shadow.arrived, pod: old, nomination: old.Status.NominatedNodeName})
 	}
 	e.bump()
 	e.clusterEvent(c, "")
@@ -392,6 +550,10 @@ func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
 	prebind := false
 	if e.responsible(old) {
 		prebind = e.shadow.track(old, cur)
+	}
+	if f, ok := e.shadow.inflight[cur.UID]; ok && prebind && traced != nil {
+		f.atTrace = traced
+		e.shadow.inflight[cur.UID] = f
 	}
 	if j != nil && j.d.node == "" && e.responsible(cur) {
 		e.requeueRejected(cur, j.res.a)
@@ -442,28 +604,89 @@ func (e *Engine) judgedPod(p *v1.Pod) *v1.Pod {
 // judgeDecision evaluates the pod's attempt for decision d on the state before
 // it, with the backward alternatives when it disagrees.
 func (e *Engine) judgeDecision(old *v1.Pod, d decision) *judgement {
+	traced := ""
+	if f, ok := e.shadow.inflight[old.UID]; ok && f.atTrace != nil && d.node == f.node {
+		// Bound where it went in flight: judged on the state when it did.
+		t := f.atTrace
+		j := &judgement{d: d, pod: t.res.pod, res: t.res, tracedOp: t.op}
+		j.res.judged.AsOf = fmt.Sprintf("%s, %s before the binding (the cluster's scheduler had assumed the pod then)",
+			t.what, e.shadow.arrived.Sub(t.at))
+		j.verdict, j.why = shadowVerdict(j.res.a, d)
+		if j.verdict != Disagree {
+			return j
+		}
+		// Pods assumed before it may have been bound after its trace
+		// (their binding cycles commit out of order): the state at its
+		// binding is judged next.
+		traced = fmt.Sprintf("on the state when %s arrived it disagrees (%s)", t.what, j.why)
+	}
 	pod := e.judgedPod(old)
-	j := &judgement{d: d, pod: pod, res: e.evaluate(pod, nil)}
+	j := &judgement{d: d, pod: pod, res: e.evaluate(pod, nil), tracedOp: -1}
 	j.verdict, j.why = shadowVerdict(j.res.a, d)
 	if j.verdict != Disagree {
+		j.uncertain = traced
 		return j
 	}
 	recent := e.recentChanges(pod.UID)
+	var alternatives [][]pastChange
 	for k := 1; k <= len(recent) && k <= maxShadowAlternatives; k++ {
-		undo := recent[len(recent)-k:]
+		alternatives = append(alternatives, recent[len(recent)-k:])
+	}
+	var deletions []pastChange
+	for _, c := range recent {
+		if c.deleted {
+			deletions = append(deletions, c)
+		}
+	}
+	if len(deletions) > 0 && len(deletions) < len(recent) {
+		// The cluster's scheduler assumed its own bindings before they
+		// arrived; the kubelet's deletions it may not have seen yet.
+		for k := 1; k <= len(deletions) && k <= maxShadowAlternatives; k++ {
+			alternatives = append(alternatives, deletions[len(deletions)-k:])
+		}
+	}
+	if victims := terminatingOn(recent, pod.Status.NominatedNodeName); len(victims) > 0 {
+		// A preemptor is not eligible to preempt again while a victim
+		// still terminates on its nominated node: the cluster's
+		// scheduler may not have seen any of their deletions yet.
+		alternatives = append(alternatives, victims)
+	}
+	for _, undo := range alternatives {
 		alt := e.evaluate(pod, undo)
 		if v, why := shadowVerdict(alt.a, d); v != Disagree {
 			j.res, j.verdict, j.why = alt, v, why
-			j.uncertain = fmt.Sprintf("%s only if the cluster's scheduler attempted the pod before it saw %s (within %s before): judged without them",
-				v, changeList(undo), ShadowWindow)
+			j.uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler attempted the pod before it saw %s (up to %s before; %s): judged without them",
+				v, changeList(undo), e.shadow.arrived.Sub(undo[0].at), e.windows()), []string{traced})
 			return j
 		}
 	}
 	if len(recent) > 0 {
-		j.uncertain = fmt.Sprintf("%s arrived within %s before: the cluster's scheduler may have attempted the pod before them (without them it disagrees too)",
-			changeList(recent), ShadowWindow)
+		j.uncertain = fmt.Sprintf("%s arrived shortly before (%s): the cluster's scheduler may have attempted the pod before them (without them it disagrees too)",
+			changeList(recent), e.windows())
 	}
 	return j
+}
+
+// terminatingOn are the deletions among cs of pods that were terminating
+// on node.
+func terminatingOn(cs []pastChange, node string) []pastChange {
+	var out []pastChange
+	for _, c := range cs {
+		if node != "" && c.deleted && c.pod.DeletionTimestamp != nil && c.pod.Spec.NodeName == node {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// windows says how far back the changes doubted reach.
+func (e *Engine) windows() string {
+	s := e.shadow
+	lag := fmt.Sprintf("deletions and cleared nominations within %s", s.lagWindow())
+	if len(s.reactions) > 0 {
+		lag += fmt.Sprintf(" (the median of the cluster's scheduler's %d latest reaction times to a new pod)", len(s.reactions))
+	}
+	return fmt.Sprintf("bindings within %s, %s", ShadowWindow, lag)
 }
 
 func changeList(cs []pastChange) string {
@@ -474,14 +697,16 @@ func changeList(cs []pastChange) string {
 	return strings.Join(names, ", ")
 }
 
-// recentChanges are the changes of other pods that arrived within
-// ShadowWindow before now, in arrival order: the bindings of pods still
-// bound there, the deletions of bound pods not back since, and the
-// nominations cleared of pods still pending without one.
+// recentChanges are the changes of other pods that arrived shortly before
+// now, in arrival order: the bindings of pods still bound there (within
+// ShadowWindow: their binding cycles commit out of attempt order), the
+// deletions of bound pods not back since, and the nominations cleared of
+// pods still pending without one (within lagWindow: the cluster's
+// scheduler may not have seen them yet).
 func (e *Engine) recentChanges(uid types.UID) []pastChange {
 	var out []pastChange
 	for _, r := range e.shadow.recent {
-		if r.d.node == "" || r.uid == uid || e.now.Sub(r.at) > ShadowWindow {
+		if r.d.node == "" || r.uid == uid || e.shadow.arrived.Sub(r.at) > ShadowWindow {
 			continue
 		}
 		if p := e.Pod(r.pod); p != nil && p.UID == r.uid && p.Spec.NodeName == r.d.node {
@@ -489,7 +714,7 @@ func (e *Engine) recentChanges(uid types.UID) []pastChange {
 		}
 	}
 	for _, d := range e.shadow.removed {
-		if d.pod.UID == uid || e.now.Sub(d.at) > ShadowWindow {
+		if d.pod.UID == uid || e.shadow.arrived.Sub(d.at) > e.shadow.lagWindow() {
 			continue
 		}
 		p := e.Pod(key(d.pod))
@@ -510,25 +735,30 @@ func (e *Engine) recentChanges(uid types.UID) []pastChange {
 // then the observation, and remembers it for ShadowWindow.
 func (e *Engine) observeJudgement(j *judgement) {
 	idx := e.recordAttempt(j.res)
+	if j.tracedOp >= 0 {
+		e.shadow.tracedOps[idx] = j.tracedOp
+	}
 	e.event(Event{Kind: EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
 		Message: j.why, Attempt: idx, Judged: &j.res.judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
 	s := e.shadow
 	kept := s.recent[:0]
 	for _, r := range s.recent {
-		if e.now.Sub(r.at) <= ShadowWindow {
+		if s.arrived.Sub(r.at) <= ShadowWindow {
 			kept = append(kept, r)
 		}
 	}
 	if len(kept) >= maxRecent {
 		kept = append(kept[:0], kept[len(kept)-maxRecent+1:]...)
 	}
-	s.recent = append(kept, recentDecision{at: e.now, pod: key(j.pod), uid: j.pod.UID, d: j.d, judged: j.pod, ev: len(e.timeline) - 1})
+	s.recent = append(kept, recentDecision{at: s.arrived, pod: key(j.pod), uid: j.pod.UID, d: j.d, judged: j.pod, ev: len(e.timeline) - 1})
 }
 
 func joinNotes(first string, notes []string) string {
-	all := append([]string(nil), notes...)
-	if first != "" {
-		all = append([]string{first}, all...)
+	var all []string
+	for _, n := range append([]string{first}, notes...) {
+		if n != "" {
+			all = append(all, n)
+		}
 	}
 	return strings.Join(all, "; ")
 }
@@ -541,7 +771,7 @@ func (e *Engine) reviseRecent(uid types.UID, pod, what string, bound bool) {
 	s := e.shadow
 	for i := range s.recent {
 		r := &s.recent[i]
-		if r.uid == uid || e.timeline[r.ev].Reason != string(Disagree) || e.now.Sub(r.at) > ShadowWindow {
+		if r.uid == uid || e.timeline[r.ev].Reason != string(Disagree) || s.arrived.Sub(r.at) > ShadowWindow {
 			continue
 		}
 		p := e.Pod(r.pod)
@@ -566,7 +796,7 @@ func (e *Engine) reviseRecent(uid types.UID, pod, what string, bound bool) {
 		ev := e.timeline[r.ev]
 		ev.Attempt, ev.Predicted, ev.Reason, ev.Message, ev.Judged = idx, res.a.Node, string(v), why, &judged
 		ev.Uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler assumed %s (%s %s later) before it attempted the pod: judged again with it",
-			v, pod, what, e.now.Sub(r.at)), res.notes)
+			v, pod, what, s.arrived.Sub(r.at)), res.notes)
 		e.timeline[r.ev] = ev
 	}
 }
@@ -642,7 +872,7 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 		res.judged.InFlight = append(res.judged.InFlight, f.pod+"→"+f.node)
 	}
 	res.a, res.pod = e.sched.Evaluate(pod), pod
-	if c := e.shadow.capture; c != nil && c.sched == nil {
+	if c := e.shadow.capture; c != nil && c.sched == nil && c.of == key(pod) {
 		res.fork = e.cloneScheduler()
 	}
 	return res
@@ -765,15 +995,47 @@ func (e *Engine) cloneScheduler() *scheduler.Scheduler {
 	return s
 }
 
-// shadowFork is Fork's end in shadow mode: the fork runs op o, which made
-// attempt i, and keeps the state that attempt was evaluated on.
+// shadowFork is Fork's end in shadow mode: the fork, replayed with the
+// capture set since before the op that evaluated attempt i's state
+// (shadowTracedAt), runs op o, which made attempt i, and keeps the state
+// that attempt was evaluated on.
 func (e *Engine) shadowFork(i, k int, o op) (*scheduler.Scheduler, *v1.Pod, error) {
-	c := &forkCapture{want: i}
-	e.shadow.capture = c
+	c := e.shadow.capture
 	e.replaying = true
+	e.replayOp = k
 	e.runOp(o)
-	if c.sched == nil || i >= len(e.attempts) {
+	if c == nil || c.sched == nil || i >= len(e.attempts) {
 		return nil, nil, fmt.Errorf("replaying to attempt %d (op %d): the attempt was not made again", i, k)
 	}
 	return c.sched, c.pod, nil
+}
+
+// shadowTracedAt is the op from which a fork of attempt i replays: the
+// op that made it (k), or, for an attempt evaluated when its pod went in
+// flight, the op during which it was.
+func (e *Engine) shadowTracedAt(i, k int) int {
+	if e.shadow == nil {
+		return k
+	}
+	if op, ok := e.shadow.tracedOps[i]; ok && op < k {
+		return op
+	}
+	return k
+}
+
+// shadowCapture makes a fork keep the state attempt i (of pod) is
+// evaluated on as it replays.
+func (e *Engine) shadowCapture(i int, pod string) {
+	if e.shadow != nil {
+		e.shadow.capture = &forkCapture{want: i, of: pod}
+	}
+}
+
+// currentOp is the index of the op running: the one being replayed, else
+// the next to be logged.
+func (e *Engine) currentOp() int {
+	if e.replaying {
+		return e.replayOp
+	}
+	return e.logBase + len(e.log)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -220,6 +221,47 @@ func TestShadowLiveEqualsReplay(t *testing.T) {
 	}
 }
 
+// TestShadowLateApplication: live, the engine's clock (moved by the
+// session's ticks) may be past a change's arrival when the change is
+// applied; the windows are measured in arrival time, so the verdicts are
+// the replay's. low's deletion arrives 400ms before high's decision,
+// which is applied 1.5s late.
+func TestShadowLateApplication(t *testing.T) {
+	changes := func(e *Engine) []ClusterChange {
+		probe := load(t, terminatingShadow, Options{Shadow: true})
+		applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 3*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
+		probe.RunToQuiescence()
+		msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+		return append(terminatingSetUp(e), at(e, 2600*time.Millisecond, PodDelete, e.Pod("default/low")),
+			at(e, 3*time.Second, PodUpdate, terminatingRetry(e, msg)))
+	}
+	rec := load(t, terminatingShadow, Options{Shadow: true})
+	applyAll(t, rec, changes(rec)...)
+	rec.RunToQuiescence()
+
+	live := load(t, terminatingShadow, Options{Shadow: true})
+	for _, c := range changes(live) {
+		if c.Kind == PodUpdate && c.Pod.ResourceVersion == "r" {
+			live.RunUntil(c.At.Sub(live.Start()) + 1500*time.Millisecond)
+		} else {
+			live.RunUntil(c.At.Sub(live.Start()))
+		}
+		applyAll(t, live, c)
+	}
+	// The observations' times are when they were made: the replay's at
+	// arrival, the live ones when applied.
+	untimed := func(lines []string) []string {
+		for i, l := range lines {
+			lines[i] = regexp.MustCompile(`"time":"[^"]*",`).ReplaceAllString(l, "")
+		}
+		return lines
+	}
+	got, want := untimed(observationLines(t, live)), untimed(observationLines(t, rec))
+	if len(want) != 2 || !strings.Contains(want[1], `"verdict":"agree"`) || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("live:\n%s\nreplay:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestShadowForkAndRewind: a shadow attempt forks to the state it was
 // judged on, and a rewind replays the same verdicts.
 func TestShadowForkAndRewind(t *testing.T) {
@@ -254,6 +296,26 @@ func TestShadowForkAndRewind(t *testing.T) {
 var terminatingShadow = listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "2", "") +
 	podYAML("low", "4", 0, "    nodeName: n1\n") + podYAML("high", "4", 100, "")
 
+// terminatingSetUp: at 1s the cluster's scheduler preempts low for high
+// (low terminating, high nominated to n1).
+func terminatingSetUp(e *Engine) []ClusterChange {
+	low := e.Pod("default/low").DeepCopy()
+	now := metav1.NewTime(e.Start())
+	low.DeletionTimestamp, low.ResourceVersion = &now, "d"
+	low.Status.Conditions = append(low.Status.Conditions, v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler})
+	high := unschedulableUpdate(e, "default/high", "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims")
+	high.Status.NominatedNodeName = "n1"
+	return []ClusterChange{at(e, time.Second, PodUpdate, low), at(e, time.Second, PodUpdate, high)}
+}
+
+// terminatingRetry is high's next decision, unschedulable with msg.
+func terminatingRetry(e *Engine, msg string) *v1.Pod {
+	p := unschedulableUpdate(e, "default/high", msg)
+	p.Status.NominatedNodeName = "n1"
+	p.ResourceVersion = "r"
+	return p
+}
+
 // TestShadowDeletionBeforeDecision: the cluster's scheduler attempted high
 // while low was still terminating on its nominated node ("not eligible due
 // to a terminating pod on the nominated node"), but the kubelet's deletion
@@ -261,21 +323,7 @@ var terminatingShadow = listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "2
 // attempt). Judged without the deletion it agrees, flagged uncertain; a
 // deletion more than ShadowWindow before is not doubted.
 func TestShadowDeletionBeforeDecision(t *testing.T) {
-	setUp := func(e *Engine) []ClusterChange {
-		low := e.Pod("default/low").DeepCopy()
-		now := metav1.NewTime(e.Start())
-		low.DeletionTimestamp, low.ResourceVersion = &now, "d"
-		low.Status.Conditions = append(low.Status.Conditions, v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler})
-		high := unschedulableUpdate(e, "default/high", "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims")
-		high.Status.NominatedNodeName = "n1"
-		return []ClusterChange{at(e, time.Second, PodUpdate, low), at(e, time.Second, PodUpdate, high)}
-	}
-	retry := func(e *Engine, msg string) *v1.Pod {
-		p := unschedulableUpdate(e, "default/high", msg)
-		p.Status.NominatedNodeName = "n1"
-		p.ResourceVersion = "r"
-		return p
-	}
+	setUp, retry := terminatingSetUp, terminatingRetry
 	// schedtui's own message with low still terminating.
 	e := load(t, terminatingShadow, Options{Shadow: true})
 	applyAll(t, e, append(setUp(e), at(e, 3*time.Second, PodUpdate, retry(e, "?")))...)
@@ -469,5 +517,133 @@ func TestShadowClearedNominationBeforeDecision(t *testing.T) {
 		if e.Scheduler().Nominator().NominatedNode("uid-x") != "" {
 			t.Errorf("cleared %s before: the alternative left x nominated", after)
 		}
+	}
+}
+
+// TestShadowJudgedWhenInFlight is seed 8's pending-001 in the real
+// scheduler's test: the cluster's scheduler assumed a on n1 (its PreBind
+// nomination arrives), then placed b on n1 too, counting a there; a's
+// binding arrives 2s later. a's attempt saw neither b bound nor b at all:
+// it is judged on the state when its nomination arrived. On the state at
+// its binding (b on n1, a taken off) n1 scores below n2: without the
+// nomination the same bindings disagree.
+func TestShadowJudgedWhenInFlight(t *testing.T) {
+	cluster := listHeader + nodeYAML("n1", "16", "") + nodeYAML("n2", "8", "") + podYAML("a", "2", 0, "") + podYAML("b", "4", 0, "")
+	for _, traced := range []bool{true, false} {
+		// A checkpoint after b's attempt, between a's nomination and its
+		// binding: the fork replays from before the nomination.
+		e := load(t, cluster, Options{Shadow: true, CheckpointInterval: 1})
+		var cs []ClusterChange
+		if traced {
+			cs = append(cs, at(e, 10*time.Second, PodUpdate, nominate(e, "default/a", "n1")))
+		}
+		cs = append(cs, at(e, 10*time.Second+200*time.Millisecond, PodUpdate, bindTo(e, "default/b", "n1")),
+			at(e, 12*time.Second, PodUpdate, bindTo(e, "default/a", "n1")))
+		applyAll(t, e, cs...)
+		e.RunToQuiescence()
+		v := verdicts(e)
+		a := v["default/a"]
+		if !traced {
+			if a.Reason != string(Disagree) || a.Judged == nil || a.Judged.AsOf != "" {
+				t.Errorf("a bound without a nomination first: %+v %+v", a, a.Judged)
+			}
+			continue
+		}
+		if b := v["default/b"]; b.Reason != string(Agree) || b.Judged == nil || strings.Join(b.Judged.InFlight, ",") != "default/a→n1" {
+			t.Errorf("b: %+v %+v", b, b.Judged)
+		}
+		if a.Reason != string(Agree) || a.Uncertain != "" || a.Judged == nil || a.Judged.Bound != 0 ||
+			!strings.Contains(a.Judged.AsOf, "its PreBind nomination to n1, 2s before the binding") {
+			t.Errorf("a: %+v %+v", a, a.Judged)
+		}
+		if att := e.Attempts()[a.Attempt]; att.Pod != "default/a" || att.Node != "n1" {
+			t.Errorf("a's observation names attempt %+v", att)
+		}
+		// The fork of a's attempt holds the state it was judged on.
+		s, pod, err := e.Fork(a.Attempt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Evaluate(pod); got.Node != "n1" || s.Snapshot().List()[0].Requested.MilliCPU != 0 {
+			t.Errorf("on the fork a goes to %q, n1 requests %dm", got.Node, s.Snapshot().List()[0].Requested.MilliCPU)
+		}
+	}
+}
+
+// TestShadowLagWindow is seed 3's pending-012 in the real scheduler's
+// test on a loaded machine: high's retry was decided by a cluster
+// scheduler that still saw low terminating on its nominated node, but
+// low's deletion had arrived 1.5s before the decision, beyond
+// ShadowWindow. Once the run has seen the cluster's scheduler take 2s to
+// decide about a new pod (probe), deletions within 2s before a decision
+// are doubted: high agrees, uncertain; a deletion 2.5s before is not
+// doubted. A message no plausible state gives, or a binding to n2, too
+// small for high, stays a disagreement.
+func TestShadowLagWindow(t *testing.T) {
+	probe := load(t, terminatingShadow, Options{Shadow: true})
+	applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 6*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
+	probe.RunToQuiescence()
+	msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+
+	for _, c := range []struct {
+		before    time.Duration
+		msg, node string
+		want      Verdict
+	}{{1500 * time.Millisecond, msg, "", Agree}, {2500 * time.Millisecond, msg, "", Disagree},
+		{1500 * time.Millisecond, "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.", "", Disagree},
+		{1500 * time.Millisecond, "", "n2", Disagree}} {
+		e := load(t, terminatingShadow, Options{Shadow: true})
+		// A new pod the cluster's scheduler decides about 2s after it
+		// arrived.
+		created := e.Pod("default/high").DeepCopy()
+		created.Name, created.UID, created.Status = "new", "uid-new", v1.PodStatus{}
+		decided := created.DeepCopy()
+		decided.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: "any"}}
+		decided.ResourceVersion = "2"
+		final := terminatingRetry(e, c.msg)
+		if c.node != "" {
+			final.Spec.NodeName = c.node
+		}
+		cs := append(terminatingSetUp(e), at(e, 2*time.Second, PodAdd, created), at(e, 4*time.Second, PodUpdate, decided),
+			at(e, 6*time.Second-c.before, PodDelete, e.Pod("default/low")), at(e, 6*time.Second, PodUpdate, final))
+		applyAll(t, e, cs...)
+		e.RunToQuiescence()
+		o := verdicts(e)["default/high"]
+		if o.Reason != string(c.want) {
+			t.Errorf("deleted %s before, %q: %s, want %s: %+v", c.before, c.msg, o.Reason, c.want, o)
+		}
+		if c.want == Agree && (!strings.Contains(o.Uncertain, "the deletion of default/low") || !strings.Contains(o.Uncertain, "within 2s (the median")) {
+			t.Errorf("deleted %s before: uncertain %q", c.before, o.Uncertain)
+		}
+	}
+}
+
+// TestShadowOwnBindingsKept is seed 18's team-a/pending-010 in the real
+// scheduler's test under load: a victim's deletion and then a binding of
+// the cluster's scheduler arrived shortly before a decision made without
+// the deletion but with the binding (the scheduler assumed the pod it
+// bound before the binding arrived; the kubelet's deletion it had not seen
+// yet). Undoing the most recent changes undoes the binding too; the
+// deletions alone, with the bindings kept, explain the message.
+func TestShadowOwnBindingsKept(t *testing.T) {
+	cluster := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") +
+		podYAML("low", "4", 0, "    nodeName: n1\n") + podYAML("high", "4", 0, "") + podYAML("other", "1", 0, "")
+	probe := load(t, cluster, Options{Shadow: true})
+	applyAll(t, probe, at(probe, 2*time.Second, PodUpdate, bindTo(probe, "default/other", "n2")),
+		at(probe, 3*time.Second, PodUpdate, unschedulableUpdate(probe, "default/high", "?")))
+	probe.RunToQuiescence()
+	msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+	if !strings.HasPrefix(msg, "0/2 nodes are available: 2 Insufficient cpu.") {
+		t.Fatalf("schedtui's message with low on n1 and other on n2: %q", msg)
+	}
+
+	e := load(t, cluster, Options{Shadow: true})
+	applyAll(t, e, at(e, 2600*time.Millisecond, PodDelete, e.Pod("default/low")),
+		at(e, 2900*time.Millisecond, PodUpdate, bindTo(e, "default/other", "n2")),
+		at(e, 3*time.Second, PodUpdate, unschedulableUpdate(e, "default/high", msg)))
+	e.RunToQuiescence()
+	o := verdicts(e)["default/high"]
+	if o.Reason != string(Agree) || !strings.Contains(o.Uncertain, "saw the deletion of default/low (") {
+		t.Errorf("high: %+v", o)
 	}
 }
