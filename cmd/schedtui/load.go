@@ -40,6 +40,11 @@ type session struct {
 	// what they resolve to.
 	settings snapshot.SchedulerSettings
 	gates    *features.Resolved
+	// ctx stops a run once done (Ctrl-C): run says how far it got.
+	ctx context.Context
+	// quietProgress leaves out the progress line on stderr (stdout shows
+	// the run as it goes).
+	quietProgress bool
 }
 
 // resolved is the version and gates the session schedules with.
@@ -303,14 +308,17 @@ func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return src.session(f, w)
+	return src.session(ctx, f, w)
 }
 
 // session is the source ready to schedule: a state written by snapshot
 // --at restarts at its attempt (resumeOf).
-func (src *source) session(f *sourceFlags, w io.Writer) (*session, error) {
+func (src *source) session(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w,
-		settings: src.settings, gates: src.gates}
+		settings: src.settings, gates: src.gates, ctx: ctx}
 	var err error
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)
