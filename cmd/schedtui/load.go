@@ -227,7 +227,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.cluster, s.report = c, r
 		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 	case modeSnapshot:
-		o, err := snapshot.Open(f.snapshot)
+		o, err := openSnapshot(ctx, f.snapshot)
 		if err != nil {
 			return nil, err
 		}
@@ -300,6 +300,30 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			"the same name, both will race for these pods.\n", strings.Join(profileNames(s.cfg), " or "), s.name)
 	}
 	return s, nil
+}
+
+// openSnapshot opens path, giving up once ctx is done (Ctrl-C while a big
+// snapshot loads): the command then ends at once with an error, the load
+// left to the process's exit.
+func openSnapshot(ctx context.Context, path string) (*snapshot.Opened, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted before loading %s: %w", path, err)
+	}
+	type opened struct {
+		o   *snapshot.Opened
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		o, err := snapshot.Open(path)
+		ch <- opened{o, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.o, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("interrupted while loading %s: %w", path, ctx.Err())
+	}
 }
 
 // load reads the source (see loadSource); session.run schedules it.

@@ -90,3 +90,14 @@ func TestRunProgressLineOnlyOnATerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadInterrupted: Ctrl-C before or while a snapshot loads ends the
+// command with an error saying so, not a half-loaded run.
+func TestLoadInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := load(ctx, &sourceFlags{snapshot: "../../testdata/demo.yaml"}, io.Discard)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want the load interrupted", err)
+	}
+}
