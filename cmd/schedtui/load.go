@@ -13,6 +13,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/features"
@@ -160,8 +161,22 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		return nil, fmt.Errorf("reading the live cluster: %w (use --snapshot PATH or --demo to work without the cluster)", err)
 	}
 	sink := &statusSink{}
-	sink.set(func(st live.Status) {
+	printStatus := func(st live.Status) {
 		fmt.Fprintf(w, "%s [%d/%d]: %s\n", lc.Name, st.Synced, st.Total, st)
+	}
+	// On a terminal the sync's progress is one line rewritten in place;
+	// warnings and errors still get lines of their own.
+	var lineMu sync.Mutex
+	line := progress.NewLine(w, isTerminal(w), "syncing "+lc.Name, "kinds", progressClock)
+	sink.set(func(st live.Status) {
+		lineMu.Lock()
+		defer lineMu.Unlock()
+		if line != nil && !st.Warning && st.Err == nil {
+			line.Report(int64(st.Synced), int64(st.Total))
+			return
+		}
+		line.Done()
+		printStatus(st)
 	})
 	ls := live.NewSource(lc.Name, lc.Client, sink.report)
 	if f.bind {
@@ -170,6 +185,10 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		fmt.Fprintf(w, "%s: reading %s (read-only)\n", lc.Name, lc.Host)
 	}
 	c, r, err := ls.Sync(ctx)
+	lineMu.Lock()
+	line.Done()
+	lineMu.Unlock()
+	sink.set(printStatus)
 	if err != nil {
 		ls.Stop()
 		return nil, fmt.Errorf("%w (use --snapshot PATH or --demo to work without the cluster)", err)

@@ -101,3 +101,29 @@ func TestLoadInterrupted(t *testing.T) {
 		t.Fatalf("err = %v, want the load interrupted", err)
 	}
 }
+
+// TestLiveSyncProgressLine: on a terminal a live sync's progress is one
+// line rewritten in place, cleared before the summary line.
+func TestLiveSyncProgressLine(t *testing.T) {
+	fakeCluster(t)
+	clock := time.Unix(0, 0)
+	defer func(f func() time.Time, g func(io.Writer) bool) { progressClock, isTerminal = f, g }(progressClock, isTerminal)
+	progressClock = func() time.Time { clock = clock.Add(time.Second); return clock }
+	var stderr bytes.Buffer
+	isTerminal = func(w io.Writer) bool { return w == &stderr }
+	src, err := loadLive(context.Background(), &sourceFlags{context: "c1"}, &stderr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.stop()
+	got := stderr.String()
+	if !strings.Contains(got, "\r\x1b[Ksyncing c1: ") || !strings.Contains(got, " kinds (") {
+		t.Errorf("no progress line on the terminal:\n%q", got)
+	}
+	if strings.Contains(got, "c1 [") {
+		t.Errorf("status lines printed besides the progress line:\n%q", got)
+	}
+	if !strings.Contains(got, "\r\x1b[Kc1: synced 1 nodes, 1 pods") {
+		t.Errorf("the progress line is not cleared before the summary:\n%q", got)
+	}
+}
