@@ -168,3 +168,14 @@ func TestTUIEndToEnd(t *testing.T) {
 	}
 	t.Errorf("q did not quit: the session is still there:\n%s", s.capture())
 }
+
+// TestTUIContinue: c runs to the end in chunks in the real binary, the
+// keys typed meanwhile apply after it, and a second c says nothing is left.
+func TestTUIContinue(t *testing.T) {
+	s := startDemo(t, 100, 30)
+	s.keys("c", "7")
+	s.waitFor("no breakpoints set (b): ran until nothing was left to schedule")
+	s.waitFor("engine quiescent", "Events")
+	s.keys("2", "c")
+	s.waitFor("no breakpoints set (b): ran until nothing was left to schedule")
+}
