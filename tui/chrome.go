@@ -179,6 +179,9 @@ func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 	case statusMsg:
 		s.text, s.isErr, s.attempt = msg.text, msg.err, msg.attempt
 	case busyMsg:
+		if msg.label == "" {
+			s.progress.set(progressMsg{})
+		}
 		s.busy = msg.label
 	case progressMsg:
 		s.progress.set(msg)
@@ -200,7 +203,7 @@ func (s *statusBar) View() string {
 	switch {
 	case s.busy != "":
 		left = s.busy + "…"
-		if p := s.progress.text(); p != "" {
+		if p := s.progress.text(s.busy); p != "" {
 			left = s.busy + " " + p
 		}
 	case s.attempt >= 0 && (s.attempt != s.c.Focus || !attemptViews[s.c.Active]):

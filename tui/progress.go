@@ -60,11 +60,12 @@ type chunkMsg struct {
 	at       time.Time
 }
 
-// progressMsg tells the status bar how far the running operation is; the
-// zero value clears it.
+// progressMsg tells the status bar how far the running operation is
+// (counting unit; cancellable by esc); the zero value clears it.
 type progressMsg struct {
-	label string
-	est   progress.Estimate
+	label, unit string
+	est         progress.Estimate
+	cancellable bool
 }
 
 // continueLong starts (or holds, while another operation runs) a continue
@@ -135,7 +136,8 @@ func (s *session) onChunk(msg chunkMsg) tea.Cmd {
 	case op.cancelled:
 		n = note{text: fmt.Sprintf("%s cancelled after %s attempt(s): stopped after the last one (c carries on)", op.label, progress.Count(op.done)), attempt: op.done > 0}
 	default:
-		s.c.post(progressMsg{op.label, progress.Estimate{Done: op.done, Total: op.total, Elapsed: msg.at.Sub(op.start)}})
+		s.c.post(progressMsg{label: op.label, unit: "attempts", cancellable: true,
+			est: progress.Estimate{Done: op.done, Total: op.total, Elapsed: msg.at.Sub(op.start)}})
 		return s.chunkCmd(op)
 	}
 	if msg.forecast && msg.end == nil {
@@ -162,7 +164,7 @@ func (s *session) cancelLong() bool {
 // (when the total is known), the attempts made and the time left, once the
 // operation ran for progress.Quiet.
 type progressView struct {
-	est progress.Estimate
+	msg progressMsg
 	bar progressbar.Model
 }
 
@@ -170,16 +172,74 @@ func newProgressView() progressView {
 	return progressView{bar: progressbar.New(progressbar.WithWidth(16), progressbar.WithoutPercentage(), progressbar.WithFillCharacters('█', '░'))}
 }
 
-func (p *progressView) set(msg progressMsg) { p.est = msg.est }
+func (p *progressView) set(msg progressMsg) { p.msg = msg }
 
-// text is the progress after label ("" while quiet).
-func (p *progressView) text() string {
-	if !p.est.Shown() {
+// text is the progress of the operation labelled busy ("" while quiet, or
+// when what was reported is another operation's).
+func (p *progressView) text(busy string) string {
+	m := p.msg
+	if !m.est.Shown() || m.label != strings.TrimSuffix(busy, " (cancelling)") {
 		return ""
 	}
 	out := ""
-	if f := p.est.Fraction(); f >= 0 {
+	if f := m.est.Fraction(); f >= 0 {
 		out = p.bar.ViewAs(f) + " "
 	}
-	return out + p.est.Text("attempts") + " · esc cancels"
+	out += m.est.Text(m.unit)
+	if m.cancellable {
+		out += " · esc cancels"
+	}
+	return out
+}
+
+// progressFeed carries the progress of an operation that runs as one Cmd
+// (a rewind) out of it: the latest report waits in a one-slot channel,
+// older ones dropped, read by a Cmd the session re-issues until the
+// operation ends and closes it. Reports come from the Cmd's goroutine only.
+type progressFeed struct {
+	label, unit string
+	ch          chan progressMsg
+	now         func() time.Time
+	start, last time.Time
+}
+
+// feedMsg is a report of feed, to the session.
+type feedMsg struct {
+	feed *progressFeed
+	msg  progressMsg
+}
+
+func newProgressFeed(label, unit string, now func() time.Time) *progressFeed {
+	return &progressFeed{label: label, unit: unit, ch: make(chan progressMsg, 1), now: now}
+}
+
+// begin starts the clock, as the operation starts.
+func (f *progressFeed) begin() { f.start = f.now() }
+
+// Report passes done of total on, at most every progress.Redraw.
+func (f *progressFeed) Report(done, total int64) {
+	t := f.now()
+	if t.Sub(f.last) < progress.Redraw && done < total {
+		return
+	}
+	f.last = t
+	select {
+	case <-f.ch:
+	default:
+	}
+	f.ch <- progressMsg{label: f.label, unit: f.unit, est: progress.Estimate{Done: done, Total: total, Elapsed: t.Sub(f.start)}}
+}
+
+// end closes the feed, as the operation ends.
+func (f *progressFeed) end() { close(f.ch) }
+
+// wait delivers the next report (nothing once the feed is closed).
+func (f *progressFeed) wait() tea.Cmd {
+	return func() tea.Msg {
+		m, ok := <-f.ch
+		if !ok {
+			return nil
+		}
+		return feedMsg{f, m}
+	}
 }

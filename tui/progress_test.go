@@ -109,16 +109,63 @@ func TestCtrlCCancelsThenQuits(t *testing.T) {
 func TestProgressBar(t *testing.T) {
 	hs := newHarness(t, 120, 40)
 	hs.send(busyMsg{"continuing"})
-	hs.send(progressMsg{"continuing", progress.Estimate{Done: 3, Total: 6, Elapsed: progress.Quiet / 2}})
+	hs.send(progressMsg{label: "continuing", unit: "attempts", cancellable: true, est: progress.Estimate{Done: 3, Total: 6, Elapsed: progress.Quiet / 2}})
 	if s := hs.screen(); !strings.Contains(s, "continuing…") || strings.Contains(s, "esc cancels") {
 		t.Errorf("progress shown before %v:\n%s", progress.Quiet, s)
 	}
-	hs.send(progressMsg{"continuing", progress.Estimate{Done: 3, Total: 6, Elapsed: 2 * time.Second}})
+	hs.send(progressMsg{label: "continuing", unit: "attempts", cancellable: true, est: progress.Estimate{Done: 3, Total: 6, Elapsed: 2 * time.Second}})
 	hs.contains("continuing ████████░░░░░░░░ 3/6 attempts (50%) · 2s left · esc cancels")
 	hs.golden(120, 40)
 	hs.send(progressMsg{})
 	hs.send(busyMsg{})
 	if strings.Contains(hs.screen(), "esc cancels") {
 		t.Error("the bar stays after the operation")
+	}
+}
+
+// TestRewindProgress: a rewind's replay reports through its feed to the
+// status line, which names no cancel (a rewind cannot be cancelled).
+func TestRewindProgress(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	hs.keys("n", "n", "n")
+	clock := time.Unix(0, 0)
+	hs.m.s.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	_, cmd := hs.m.Update(keyMsg("u"))
+	var reports []feedMsg
+	var collect func(tea.Cmd)
+	collect = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				collect(c)
+			}
+		case feedMsg:
+			reports = append(reports, msg)
+		default:
+			hs.run(func() tea.Msg { return msg })
+		}
+	}
+	collect(cmd)
+	if n := len(hs.m.s.b.Attempts()); n != 2 {
+		t.Fatalf("%d attempts after u, want 2", n)
+	}
+	if len(reports) != 1 {
+		t.Fatalf("%d progress reports read, want the latest one", len(reports))
+	}
+	r := reports[0].msg
+	if r.est.Done != r.est.Total || r.est.Total == 0 || r.label != "rewinding" {
+		t.Fatalf("last report %+v, want all the steps replayed", r)
+	}
+	hs.send(busyMsg{"rewinding"})
+	hs.send(r)
+	hs.contains("rewinding ████████████████ ")
+	if strings.Contains(hs.screen(), "esc cancels") {
+		t.Error("a rewind offers a cancel it does not have")
+	}
+	if msg := reports[0].feed.wait()(); msg != nil {
+		t.Errorf("the feed is not closed after the rewind: %#v", msg)
 	}
 }

@@ -77,6 +77,9 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 		return s.continueLong(msg.op)
 	case chunkMsg:
 		return s.onChunk(msg)
+	case feedMsg:
+		s.c.post(msg.msg)
+		return msg.feed.wait()
 	case forkMsg:
 		delete(s.forkPending, msg.ref)
 		if msg.f == nil || !s.shows(msg.ref) {
@@ -269,12 +272,26 @@ func (s *session) continueToBreakpoint() tea.Cmd {
 }
 
 func (s *session) rewind() tea.Cmd {
-	return s.engineCmd("rewinding", s.rewindForecast(func() note {
-		if err := s.b.Rewind(1); err != nil {
+	feed := newProgressFeed("rewinding", "steps replayed", s.now)
+	b := s.b
+	op := s.rewindForecast(func() note {
+		// The engine itself, not a forecast (rewindForecast rewinds those).
+		var err error
+		if b.API == engine.API(b.engine) {
+			err = b.engine.RewindReporting(1, feed)
+		} else {
+			err = b.Rewind(1)
+		}
+		if err != nil {
 			return note{text: "rewind: " + err.Error()}
 		}
 		return note{text: "rewound one attempt"}
-	}))
+	})
+	return tea.Batch(s.engineCmd("rewinding", func() note {
+		defer feed.end()
+		feed.begin()
+		return op()
+	}), feed.wait())
 }
 
 func (s *session) onEngine(msg engineMsg) tea.Cmd {

@@ -75,3 +75,22 @@ func TestRunUntilCancelled(t *testing.T) {
 		t.Error("a cancelled RunUntil moved the clock to its deadline")
 	}
 }
+
+// TestRewindReporting: a rewind reports the steps it replays, ending with
+// all of them, and rewinds as Rewind does.
+func TestRewindReporting(t *testing.T) {
+	e := demo(t, Options{Seed: 1})
+	for range 4 {
+		e.Step()
+	}
+	var last, total, reports int64
+	if err := e.RewindReporting(1, progress.Func(func(done, tot int64) { last, total = done, tot; reports++ })); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.Attempts()); n != 3 {
+		t.Fatalf("%d attempts after rewinding one of 4, want 3", n)
+	}
+	if total == 0 || last != total || reports != total {
+		t.Errorf("reported %d of %d in %d reports, want every step replayed reported", last, total, reports)
+	}
+}
