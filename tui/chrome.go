@@ -158,6 +158,7 @@ type statusBar struct {
 	// the views of that attempt only.
 	attempt   int
 	busy      string
+	progress  progressView
 	queries   [numViews]string // each view's search
 	src       *SourceStatus
 	help      help.Model
@@ -165,7 +166,7 @@ type statusBar struct {
 }
 
 func newStatusBar(c *Common, notice string) *statusBar {
-	return &statusBar{c: c, text: notice, attempt: -1, help: help.New()}
+	return &statusBar{c: c, text: notice, attempt: -1, help: help.New(), progress: newProgressView()}
 }
 
 func (s *statusBar) Init() tea.Cmd             { return nil }
@@ -178,7 +179,12 @@ func (s *statusBar) Update(msg tea.Msg) tea.Cmd {
 	case statusMsg:
 		s.text, s.isErr, s.attempt = msg.text, msg.err, msg.attempt
 	case busyMsg:
+		if msg.label == "" {
+			s.progress.set(progressMsg{})
+		}
 		s.busy = msg.label
+	case progressMsg:
+		s.progress.set(msg)
 	case searchMsg:
 		s.queries[msg.view] = msg.q
 	case sourceMsg:
@@ -197,6 +203,9 @@ func (s *statusBar) View() string {
 	switch {
 	case s.busy != "":
 		left = s.busy + "…"
+		if p := s.progress.text(s.busy); p != "" {
+			left = s.busy + " " + p
+		}
 	case s.attempt >= 0 && (s.attempt != s.c.Focus || !attemptViews[s.c.Active]):
 		// A note about an attempt (breakpoint hit, attempt #n) applies to
 		// the views of that attempt only.

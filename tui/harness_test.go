@@ -79,7 +79,7 @@ func (hs *harness) run(cmd tea.Cmd) {
 		hs.quit = true
 	case engineMsg, forkMsg, diagMsg, routed, needDiagMsg, openPodMsg, openNodeMsg,
 		focusAttemptMsg, toggleBreakpointMsg, openWhatIfMsg, whatIfMsg, sourceMsg, liveMsg, hintsMsg, clockMsg,
-		compareWithMsg, comparisonMsg:
+		compareWithMsg, comparisonMsg, chunkMsg:
 		hs.send(msg)
 	}
 }

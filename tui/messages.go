@@ -42,11 +42,13 @@ type (
 	}
 	// liveMsg is the engine's state captured after live changes.
 	liveMsg struct{ w *world }
-	// runMsg runs op on the engine, after the running one if any.
+	// runMsg runs op on the engine, after the running one if any;
+	// longMsg continues to breakpoints in chunks (progress.go).
 	runMsg struct {
 		label string
 		op    func() note
 	}
+	longMsg struct{ op *longOp }
 	// note is what an operation tells the status line; about the
 	// attempt at the cursor, or about the engine (stopped, rewound).
 	note struct {

@@ -147,7 +147,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.search.Update(msg)
 		m.status.Update(msg)
 		return m.fresh(msg.view).Update(msg)
-	case statusMsg, busyMsg:
+	case statusMsg, busyMsg, progressMsg:
 		return m.status.Update(msg)
 	case sourceMsg:
 		m.status.Update(msg)
@@ -218,6 +218,10 @@ func (m *Model) keys() help.KeyMap {
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
 	switch {
+	case (msg.String() == "ctrl+c" || key.Matches(msg, k.Back)) && m.s.cancelLong():
+		// A long operation stops after its attempt in progress; a second
+		// Ctrl-C quits.
+		return nil
 	case msg.String() == "ctrl+c",
 		// q would quit after the running operation anyway.
 		m.top() == nil && !m.s.holding() && key.Matches(msg, k.Quit):

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -40,11 +41,19 @@ type session struct {
 	// newCmp builds one for the C dialog (nil: not offered).
 	cmp    *Comparison
 	newCmp NewComparison
+
+	// long is the long operation running in chunks (progress.go), nil
+	// when none; now stamps its progress; chunkTime bounds each chunk,
+	// and chunkAttempts, when set, too (tests).
+	long          *longOp
+	now           func() time.Time
+	chunkTime     time.Duration
+	chunkAttempts int64
 }
 
 func newSession(b *Backend, src Source, c *Common) *session {
 	return &session{b: b, src: src, c: c, forkPending: map[attemptRef]bool{}, diagPending: map[attemptRef]bool{}, hintsPending: map[attemptRef]bool{},
-		tick: everySecond}
+		tick: everySecond, now: time.Now, chunkTime: chunkTime}
 }
 
 // Init captures the engine's initial state and starts following the
@@ -64,6 +73,13 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 		return s.onEngine(msg)
 	case runMsg:
 		return s.engineCmd(msg.label, msg.op)
+	case longMsg:
+		return s.continueLong(msg.op)
+	case chunkMsg:
+		return s.onChunk(msg)
+	case feedMsg:
+		s.c.post(msg.msg)
+		return msg.feed.wait()
 	case forkMsg:
 		delete(s.forkPending, msg.ref)
 		if msg.f == nil || !s.shows(msg.ref) {
@@ -247,25 +263,35 @@ func (s *session) stepPhase() tea.Cmd {
 
 func (s *session) continueToBreakpoint() tea.Cmd {
 	bps := append([]engine.Breakpoint(nil), s.c.Bps...)
-	return s.engineCmd("continuing", s.forecast(func() note {
-		i := s.b.Continue(bps)
-		if i < 0 {
-			if len(bps) == 0 {
-				return note{text: "no breakpoints set (b): ran until nothing was left to schedule"}
-			}
-			return note{text: "no breakpoint hit: nothing left to schedule"}
-		}
-		return note{"breakpoint hit: " + bpString(bps[i]), true}
-	}))
+	none := note{text: "no breakpoint hit: nothing left to schedule"}
+	if len(bps) == 0 {
+		none = note{text: "no breakpoints set (b): ran until nothing was left to schedule"}
+	}
+	return s.continueLong(&longOp{label: "continuing", bps: bps, none: none,
+		hit: func(i int) note { return note{"breakpoint hit: " + bpString(bps[i]), true} }})
 }
 
 func (s *session) rewind() tea.Cmd {
-	return s.engineCmd("rewinding", s.rewindForecast(func() note {
-		if err := s.b.Rewind(1); err != nil {
+	feed := newProgressFeed("rewinding", "steps replayed", s.now)
+	b := s.b
+	op := s.rewindForecast(func() note {
+		// The engine itself, not a forecast (rewindForecast rewinds those).
+		var err error
+		if b.API == engine.API(b.engine) {
+			err = b.engine.RewindReporting(1, feed)
+		} else {
+			err = b.Rewind(1)
+		}
+		if err != nil {
 			return note{text: "rewind: " + err.Error()}
 		}
 		return note{text: "rewound one attempt"}
-	}))
+	})
+	return tea.Batch(s.engineCmd("rewinding", func() note {
+		defer feed.end()
+		feed.begin()
+		return op()
+	}), feed.wait())
 }
 
 func (s *session) onEngine(msg engineMsg) tea.Cmd {
@@ -416,13 +442,10 @@ func (s *session) openPod(pod string) tea.Cmd {
 		s.status(pod+" was never attempted (gated pods wait for their gates)", true)
 		return nil
 	}
-	bp := []engine.Breakpoint{{PodPattern: pod}}
-	s.c.post(goToMsg{viewAttempt, true}, runMsg{"running to " + pod, s.forecast(func() note {
-		if s.b.Continue(bp) < 0 {
-			return note{text: "the engine went quiet before " + pod + " was attempted"}
-		}
-		return note{"stopped at " + pod, true}
-	})})
+	s.c.post(goToMsg{viewAttempt, true}, longMsg{&longOp{label: "running to " + pod,
+		bps:  []engine.Breakpoint{{PodPattern: pod}},
+		none: note{text: "the engine went quiet before " + pod + " was attempted"},
+		hit:  func(int) note { return note{"stopped at " + pod, true} }}})
 	return nil
 }
 

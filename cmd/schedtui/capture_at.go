@@ -61,7 +61,7 @@ func captureAt(ctx context.Context, f *sourceFlags, at string, until time.Durati
 	if err != nil {
 		return err
 	}
-	s, err := src.session(f, stderr)
+	s, err := src.session(ctx, f, stderr)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/features"
@@ -40,6 +41,11 @@ type session struct {
 	// what they resolve to.
 	settings snapshot.SchedulerSettings
 	gates    *features.Resolved
+	// ctx stops a run once done (Ctrl-C): run says how far it got.
+	ctx context.Context
+	// quietProgress leaves out the progress line on stderr (stdout shows
+	// the run as it goes).
+	quietProgress bool
 }
 
 // resolved is the version and gates the session schedules with.
@@ -155,8 +161,22 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		return nil, fmt.Errorf("reading the live cluster: %w (use --snapshot PATH or --demo to work without the cluster)", err)
 	}
 	sink := &statusSink{}
-	sink.set(func(st live.Status) {
+	printStatus := func(st live.Status) {
 		fmt.Fprintf(w, "%s [%d/%d]: %s\n", lc.Name, st.Synced, st.Total, st)
+	}
+	// On a terminal the sync's progress is one line rewritten in place;
+	// warnings and errors still get lines of their own.
+	var lineMu sync.Mutex
+	line := progress.NewLine(w, isTerminal(w), "syncing "+lc.Name, "kinds", progressClock)
+	sink.set(func(st live.Status) {
+		lineMu.Lock()
+		defer lineMu.Unlock()
+		if line != nil && !st.Warning && st.Err == nil {
+			line.Report(int64(st.Synced), int64(st.Total))
+			return
+		}
+		line.Done()
+		printStatus(st)
 	})
 	ls := live.NewSource(lc.Name, lc.Client, sink.report)
 	if f.bind {
@@ -165,6 +185,10 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		fmt.Fprintf(w, "%s: reading %s (read-only)\n", lc.Name, lc.Host)
 	}
 	c, r, err := ls.Sync(ctx)
+	lineMu.Lock()
+	line.Done()
+	lineMu.Unlock()
+	sink.set(printStatus)
 	if err != nil {
 		ls.Stop()
 		return nil, fmt.Errorf("%w (use --snapshot PATH or --demo to work without the cluster)", err)
@@ -222,7 +246,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.cluster, s.report = c, r
 		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 	case modeSnapshot:
-		o, err := snapshot.Open(f.snapshot)
+		o, err := openSnapshot(ctx, f.snapshot)
 		if err != nil {
 			return nil, err
 		}
@@ -297,20 +321,47 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	return s, nil
 }
 
+// openSnapshot opens path, giving up once ctx is done (Ctrl-C while a big
+// snapshot loads): the command then ends at once with an error, the load
+// left to the process's exit.
+func openSnapshot(ctx context.Context, path string) (*snapshot.Opened, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interrupted before loading %s: %w", path, err)
+	}
+	type opened struct {
+		o   *snapshot.Opened
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		o, err := snapshot.Open(path)
+		ch <- opened{o, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.o, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("interrupted while loading %s: %w", path, ctx.Err())
+	}
+}
+
 // load reads the source (see loadSource); session.run schedules it.
 func load(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
 	src, err := loadSource(ctx, f, w, false)
 	if err != nil {
 		return nil, err
 	}
-	return src.session(f, w)
+	return src.session(ctx, f, w)
 }
 
 // session is the source ready to schedule: a state written by snapshot
 // --at restarts at its attempt (resumeOf).
-func (src *source) session(f *sourceFlags, w io.Writer) (*session, error) {
+func (src *source) session(ctx context.Context, f *sourceFlags, w io.Writer) (*session, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w,
-		settings: src.settings, gates: src.gates}
+		settings: src.settings, gates: src.gates, ctx: ctx}
 	var err error
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
@@ -101,19 +103,42 @@ written: memory does not grow with the attempts' detail.`,
 
 // run builds the queue engine and runs it as run and explain do: until
 // quiescent, or for until of virtual time. opts adjust the engine's
-// options (run streams its output).
+// options (run streams its output). Its progress goes to stderr as one
+// updating line when stderr is a terminal. Once s.ctx is done (Ctrl-C) it
+// stops after the attempt in progress and returns the engine as it is
+// then, with an error saying how far it got.
 func (s *session) run(until time.Duration, opts ...func(*engine.Options)) (*engine.Engine, error) {
 	e, err := s.engine(opts...)
 	if err != nil {
 		return nil, err
 	}
+	ctx := s.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	show := !s.quietProgress && isTerminal(s.stderr)
 	if until > 0 {
-		e.RunUntil(until)
+		line := progress.NewLine(s.stderr, show, "scheduling", "s of virtual time", progressClock)
+		err = e.RunUntilCtx(ctx, until, progress.Func(func(ms, total int64) { line.Report(ms/1000, total/1000) }))
+		line.Done()
 	} else {
-		e.RunToQuiescence()
+		line := progress.NewLine(s.stderr, show, "scheduling", "attempts", progressClock)
+		_, err = e.RunToQuiescenceCtx(ctx, line)
+		line.Done()
+	}
+	if err != nil {
+		return e, fmt.Errorf("interrupted after %s attempt(s), at %s of virtual time: %w", progress.Count(int64(len(e.Attempts()))),
+			offset(e.Now().Sub(e.Start())), err)
 	}
 	return e, nil
 }
+
+// isTerminal reports whether a command's stdout or stderr is a terminal:
+// the progress line is drawn only there (tests replace it).
+var isTerminal = progress.IsTerminal
+
+// progressClock times the progress lines (tests replace it).
+var progressClock = time.Now
 
 // eventInNamespace reports whether a timeline event is about a pod (the
 // pod, a preemptor or a victim) or an object of namespace ns, or about a
@@ -176,16 +201,23 @@ func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error 
 	if !p.json {
 		fmt.Fprintf(p.w, "scheduler: %s\n", s.resolved().Summary())
 	}
+	// The attempts stream to stdout: on a terminal they are the progress.
+	s.quietProgress = isTerminal(w)
 	e, err := s.run(until, p.headless)
-	if err != nil {
+	if e == nil {
 		return err
 	}
+	interrupted := err
 	e.Flush()
-	if !p.json && p.err == nil {
+	if !p.json && p.err == nil && interrupted == nil {
 		p.err = printPending(p.w, e, p.keep)
 	}
 	if err := p.w.Flush(); p.err == nil {
 		p.err = err
+	}
+	if interrupted != nil {
+		// Every line written is whole: -o json stays one object per line.
+		return fmt.Errorf("%w; the output holds the lines up to there", interrupted)
 	}
 	return p.err
 }

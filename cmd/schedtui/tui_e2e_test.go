@@ -177,3 +177,14 @@ func TestTUINodesViewDevices(t *testing.T) {
 	s.waitFor("devices (3, 1 free)", "gpu.example.com node-a2/gpu-0 model=a100 · memory=80Gi",
 		"held by default/gpu-batch-gpus (pod default/gpu-batch)", "gpu.example.com node-a2/gpu-2 model=l4 · memory=24Gi · free")
 }
+
+// TestTUIContinue: c runs to the end in chunks in the real binary, the
+// keys typed meanwhile apply after it, and a second c says nothing is left.
+func TestTUIContinue(t *testing.T) {
+	s := startDemo(t, 100, 30)
+	s.keys("c", "7")
+	s.waitFor("no breakpoints set (b): ran until nothing was left to schedule")
+	s.waitFor("engine quiescent", "Events")
+	s.keys("2", "c")
+	s.waitFor("no breakpoints set (b): ran until nothing was left to schedule")
+}

@@ -5,8 +5,10 @@
 package engine
 
 import (
+	"context"
 	"time"
 
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -152,6 +154,9 @@ type API interface {
 	// Continue steps until a breakpoint matches or the engine is quiescent;
 	// it returns the matching breakpoint's index or -1.
 	Continue(bps []Breakpoint) int
+	// ContinueCtx is Continue reporting its progress to p and stopping
+	// after the attempt in progress once ctx is done (its error).
+	ContinueCtx(ctx context.Context, bps []Breakpoint, p progress.Reporter) (int, error)
 	// Rewind undoes n attempts by deterministic replay from checkpoints.
 	Rewind(n int) error
 	// RunUntil runs until virtual time reaches d from the start, flush

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"path"
 	"sort"
 	"time"
 
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -100,17 +102,45 @@ func (bp Breakpoint) Matches(a *record.Attempt) bool {
 // Continue steps until an attempt matches a breakpoint (the first match in
 // list order is returned) or the engine is quiescent (-1).
 func (e *Engine) Continue(bps []Breakpoint) int {
+	i, _ := e.ContinueCtx(context.Background(), bps, nil)
+	return i
+}
+
+// ContinueCtx is Continue, reporting to p after each attempt (attempts
+// made of those plus the pods waiting in activeQ and backoffQ: an estimate
+// that grows when pods come back) and stopping before the next attempt
+// once ctx is done: the engine is then as after the last attempt made, and
+// the error is ctx's.
+func (e *Engine) ContinueCtx(ctx context.Context, bps []Breakpoint, p progress.Reporter) (int, error) {
+	hit, _, err := e.continueCtx(ctx, bps, p)
+	return hit, err
+}
+
+// continueCtx is ContinueCtx, also returning the number of attempts made.
+func (e *Engine) continueCtx(ctx context.Context, bps []Breakpoint, p progress.Reporter) (hit, n int, err error) {
 	for {
+		if err := ctx.Err(); err != nil {
+			return -1, n, err
+		}
 		a, ok := e.Step()
 		if !ok {
-			return -1
+			return -1, n, nil
 		}
+		n++
+		progress.Report(p, int64(n), int64(n)+e.waiting())
 		for i, bp := range bps {
 			if bp.Matches(a) {
-				return i
+				return i, n, nil
 			}
 		}
 	}
+}
+
+// waiting counts the pods in activeQ and the backoff queues: those the
+// engine attempts next without a cluster event.
+func (e *Engine) waiting() int64 {
+	active, backoff, errorBackoff, _, _ := e.q.Counts()
+	return int64(active + backoff + errorBackoff)
 }
 
 // RunUntil runs for virtual time d from the start: attempts and flushes
@@ -118,29 +148,43 @@ func (e *Engine) Continue(bps []Breakpoint) int {
 // remaining pods), and the clock ends at start+d. It returns early only
 // when nothing at all is left to happen (no pending pod, no timer). In
 // real time it stops at the Clock's now if that comes first.
-func (e *Engine) RunUntil(d time.Duration) {
+func (e *Engine) RunUntil(d time.Duration) { _ = e.RunUntilCtx(context.Background(), d, nil) }
+
+// RunUntilCtx is RunUntil, reporting virtual milliseconds run of d's to p
+// after each attempt and stopping before the next once ctx is done (the
+// clock then stays where the last attempt left it; the error is ctx's).
+func (e *Engine) RunUntilCtx(ctx context.Context, d time.Duration, p progress.Reporter) error {
 	deadline := e.realTimeDeadline(e.start.Add(d))
+	total := deadline.Sub(e.start).Milliseconds()
 	for e.now.Before(deadline) || e.q.Poppable() && !e.now.After(deadline) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if _, ok := e.stepOp(deadline, false); !ok {
 			break
 		}
+		progress.Report(p, e.now.Sub(e.start).Milliseconds(), total)
 	}
 	if e.now.Before(deadline) {
 		e.now = deadline
 		e.logOp(op{kind: opAdvance, until: deadline})
 	}
+	return nil
 }
 
 // RunToQuiescence steps until the engine is quiescent and returns the
 // number of attempts made.
 func (e *Engine) RunToQuiescence() int {
-	n := 0
-	for {
-		if _, ok := e.Step(); !ok {
-			return n
-		}
-		n++
-	}
+	n, _ := e.RunToQuiescenceCtx(context.Background(), nil)
+	return n
+}
+
+// RunToQuiescenceCtx is RunToQuiescence, reporting to p as ContinueCtx
+// does and stopping before the next attempt once ctx is done (the error is
+// then ctx's).
+func (e *Engine) RunToQuiescenceCtx(ctx context.Context, p progress.Reporter) (int, error) {
+	_, n, err := e.continueCtx(ctx, nil, p)
+	return n, err
 }
 
 // Quiescent reports whether Step would make no attempt (see quiescent);

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/queue"
@@ -212,13 +213,15 @@ func inSet(s []types.UID, u types.UID) bool {
 	return false
 }
 
-// replay re-executes logged ops [from, to).
-func (e *Engine) replay(from, to int) {
+// replay re-executes logged ops [from, to), reporting the ops done of
+// to-from to p.
+func (e *Engine) replay(from, to int, p progress.Reporter) {
 	e.replaying = true
 	defer func() { e.replaying = false }()
 	for i := from; i < to; i++ {
 		e.replayOp = i
 		e.runOp(e.log[i-e.logBase])
+		progress.Report(p, int64(i-from+1), int64(to-from))
 	}
 }
 
@@ -272,7 +275,13 @@ func (e *Engine) checkpointAtOrBefore(k int) *checkpoint {
 // before attempt len-n started (clock, queue, cluster, timeline), and
 // forgets what followed, including changes applied afterwards. Stepping
 // again replays the same attempts (runs are deterministic).
-func (e *Engine) Rewind(n int) error {
+func (e *Engine) Rewind(n int) error { return e.RewindReporting(n, nil) }
+
+// RewindReporting is Rewind, reporting the logged operations replayed of
+// those to replay to p. It cannot be cancelled: once the checkpoint is
+// restored the state it left is gone, and going back to it would replay
+// as much again.
+func (e *Engine) RewindReporting(n int, p progress.Reporter) error {
 	target := len(e.attempts) - n
 	if n <= 0 || target < 0 {
 		return fmt.Errorf("cannot rewind %d of %d attempts", n, len(e.attempts))
@@ -291,7 +300,7 @@ func (e *Engine) Rewind(n int) error {
 	if err := e.restore(c); err != nil {
 		return err
 	}
-	e.replay(c.ops, k)
+	e.replay(c.ops, k, p)
 	e.log = e.log[:k-e.logBase]
 	// Checkpoints after the target belong to the undone future.
 	kept := e.checkpoints[:0]
@@ -385,6 +394,6 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 		return nil, 0, err
 	}
 	f.shadowCapture(i, e.attempts[i].Pod)
-	f.replay(c.ops, k)
+	f.replay(c.ops, k, nil)
 	return f, k, nil
 }

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+)
+
+// TestRunInterrupted cancels run -o json after its second attempt, as
+// Ctrl-C does: every line written is a whole JSON object, the run stopped
+// there, and the error says so.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := load(ctx, &sourceFlags{demo: true}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	attempts := 0
+	p := &runPrinter{json: true, keep: func(ev engine.Event) bool {
+		if ev.Kind == engine.EventAttempt {
+			if attempts++; attempts == 2 {
+				cancel()
+			}
+		}
+		return true
+	}}
+	var out bytes.Buffer
+	err = s.stream(&out, 0, p)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 2 attempt(s)") {
+		t.Fatalf("err = %v, want it interrupted after 2 attempts", err)
+	}
+	written := 0
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			t.Fatalf("line %q is not a JSON object: %v", line, err)
+		}
+		if _, ok := obj["outcome"]; ok {
+			written++
+		}
+	}
+	if written != 2 {
+		t.Errorf("%d attempts written, want 2:\n%s", written, out.String())
+	}
+}
+
+// TestRunProgressLineOnlyOnATerminal: run draws its progress on stderr
+// when stderr is a terminal and stdout is not, and clears it at the end.
+func TestRunProgressLineOnlyOnATerminal(t *testing.T) {
+	clock := time.Unix(0, 0)
+	defer func(f func() time.Time, g func(io.Writer) bool) { progressClock, isTerminal = f, g }(progressClock, isTerminal)
+	progressClock = func() time.Time { clock = clock.Add(time.Second); return clock }
+	for _, c := range []struct {
+		name                 string
+		stderrTTY, stdoutTTY bool
+		want                 bool
+	}{
+		{"stderr a terminal", true, false, true},
+		{"neither a terminal", false, false, false},
+		{"stdout a terminal too", true, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			isTerminal = func(w io.Writer) bool { return w == &stderr && c.stderrTTY || w == &stdout && c.stdoutTTY }
+			cmd := newRunCommand()
+			cmd.SetOut(&stdout)
+			cmd.SetErr(&stderr)
+			cmd.SetArgs([]string{"--demo", "-o", "json"})
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			got := stderr.String()
+			if has := strings.Contains(got, "\r\x1b[Kscheduling: 1/"); has != c.want {
+				t.Fatalf("progress line shown: %v, want %v; stderr:\n%q", has, c.want, got)
+			}
+			if c.want && !strings.HasSuffix(got, "\r\x1b[K") {
+				t.Errorf("the progress line is not cleared at the end: %q", got)
+			}
+			if strings.Contains(stdout.String(), "\r") {
+				t.Error("the progress line went to stdout")
+			}
+		})
+	}
+}
+
+// TestLoadInterrupted: Ctrl-C before or while a snapshot loads ends the
+// command with an error saying so, not a half-loaded run.
+func TestLoadInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := load(ctx, &sourceFlags{snapshot: "../../testdata/demo.yaml"}, io.Discard)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v, want the load interrupted", err)
+	}
+}
+
+// TestLiveSyncProgressLine: on a terminal a live sync's progress is one
+// line rewritten in place, cleared before the summary line.
+func TestLiveSyncProgressLine(t *testing.T) {
+	fakeCluster(t)
+	clock := time.Unix(0, 0)
+	defer func(f func() time.Time, g func(io.Writer) bool) { progressClock, isTerminal = f, g }(progressClock, isTerminal)
+	progressClock = func() time.Time { clock = clock.Add(time.Second); return clock }
+	var stderr bytes.Buffer
+	isTerminal = func(w io.Writer) bool { return w == &stderr }
+	src, err := loadLive(context.Background(), &sourceFlags{context: "c1"}, &stderr, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.stop()
+	got := stderr.String()
+	if !strings.Contains(got, "\r\x1b[Ksyncing c1: ") || !strings.Contains(got, " kinds (") {
+		t.Errorf("no progress line on the terminal:\n%q", got)
+	}
+	if strings.Contains(got, "c1 [") {
+		t.Errorf("status lines printed besides the progress line:\n%q", got)
+	}
+	if !strings.Contains(got, "\r\x1b[Kc1: synced 1 nodes, 1 pods") {
+		t.Errorf("the progress line is not cleared before the summary:\n%q", got)
+	}
+}
