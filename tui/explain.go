@@ -42,7 +42,7 @@ var pluginPurpose = map[string]string{
 	"PodTopologySpread":               "Filter: placing the pod must keep the skew between topology domains within maxSkew (DoNotSchedule). Score: prefers domains with fewer matching pods.",
 	"InterPodAffinity":                "Filter: required pod (anti-)affinity with pods already running. Score: preferred terms, weighted.",
 	"ImageLocality":                   "prefers nodes that already have the pod's images, weighted by image size and how widely the image is spread.",
-	"DynamicResources":                "allocates the devices of the pod's ResourceClaims and DRA-backed extended resources (DRA) with upstream's structured allocator: each request needs enough devices, of its DeviceClass, that match the class's and the request's CEL selectors and that no other claim holds. Every rejection is UnschedulableAndUnresolvable: preemption never evicts for devices.",
+	"DynamicResources":                "allocates devices for the pod's claims and DRA-backed extended resources with upstream's structured allocator: each request needs enough free devices of its DeviceClass that match the class's and the request's CEL selectors. Every rejection is UnschedulableAndUnresolvable: preemption never evicts for devices.",
 	"NodeDeclaredFeatures":            "rejects nodes that do not declare the features the pod needs.",
 	"SchedulingGates":                 "keeps the pod out of the active queue while spec.schedulingGates is not empty.",
 	"DefaultPreemption":               "when no node fits, looks for a node where evicting lower-priority pods would make room.",
