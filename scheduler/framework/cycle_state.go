@@ -20,9 +20,42 @@ type StateKey string
 // CycleState holds one scheduling cycle's plugin data. The cycle is run on
 // one goroutine, so it needs no lock.
 type CycleState struct {
-	storage           map[StateKey]StateData
+	storage map[StateKey]StateData
+	// SkipFilterPlugins and SkipScorePlugins are set through
+	// SetSkipFilterPlugins and SetSkipScorePlugins, which keep the plugins
+	// left to run beside them.
 	SkipFilterPlugins sets.Set[string]
 	SkipScorePlugins  sets.Set[string]
+	// filterToRun and scoreToRun are the plugins not skipped, in the
+	// framework's order: Filter runs on every node, and looking each
+	// plugin up in the skip set there would cost a map access per node
+	// and plugin.
+	filterToRun []FilterPlugin
+	scoreToRun  []ScorePlugin
+}
+
+// SetSkipFilterPlugins records the Filter plugins PreFilter skipped and
+// the ones left to run, in order.
+func (c *CycleState) SetSkipFilterPlugins(skip sets.Set[string], toRun []FilterPlugin) {
+	c.SkipFilterPlugins, c.filterToRun = skip, toRun
+}
+
+// FilterPluginsToRun is the toRun of SetSkipFilterPlugins; ok is false
+// before it was called.
+func (c *CycleState) FilterPluginsToRun() (toRun []FilterPlugin, ok bool) {
+	return c.filterToRun, c.filterToRun != nil
+}
+
+// SetSkipScorePlugins records the Score plugins PreScore skipped and the
+// ones left to run, in order.
+func (c *CycleState) SetSkipScorePlugins(skip sets.Set[string], toRun []ScorePlugin) {
+	c.SkipScorePlugins, c.scoreToRun = skip, toRun
+}
+
+// ScorePluginsToRun is the toRun of SetSkipScorePlugins; ok is false
+// before it was called.
+func (c *CycleState) ScorePluginsToRun() (toRun []ScorePlugin, ok bool) {
+	return c.scoreToRun, c.scoreToRun != nil
 }
 
 // NewCycleState returns an empty state.
@@ -59,5 +92,7 @@ func (c *CycleState) Clone() *CycleState {
 	}
 	out.SkipFilterPlugins = c.SkipFilterPlugins.Clone()
 	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
+	// The plugin lists are never changed in place, so copies share them.
+	out.filterToRun, out.scoreToRun = c.filterToRun, c.scoreToRun
 	return out
 }

@@ -180,8 +180,9 @@ func (s *Snapshot) AddPod(pod *v1.Pod) error {
 	if !ok {
 		return fmt.Errorf("node %q of pod %s/%s is not in the snapshot", pod.Spec.NodeName, pod.Namespace, pod.Name)
 	}
+	before := listMembership(ni)
 	ni.AddPod(pod)
-	s.refreshLists()
+	s.refreshListsAfter(ni, pod, before)
 	return nil
 }
 
@@ -191,11 +192,39 @@ func (s *Snapshot) RemovePod(pod *v1.Pod) error {
 	if !ok {
 		return fmt.Errorf("node %q of pod %s/%s is not in the snapshot", pod.Spec.NodeName, pod.Namespace, pod.Name)
 	}
+	before := listMembership(ni)
 	if err := ni.RemovePod(pod); err != nil {
 		return err
 	}
-	s.refreshLists()
+	s.refreshListsAfter(ni, pod, before)
 	return nil
+}
+
+// membership is which of the snapshot's lists a NodeInfo belongs in.
+type membership struct{ affinity, requiredAntiAffinity bool }
+
+func listMembership(ni *NodeInfo) membership {
+	return membership{len(ni.PodsWithAffinity) > 0, len(ni.PodsWithRequiredAntiAffinity) > 0}
+}
+
+// refreshListsAfter recomputes the lists after pod was added to or
+// removed from ni only when that can have changed them: ni joined or left
+// an affinity list, or the pod uses claims. Otherwise the lists are
+// already what refreshLists would build, and walking every node on each
+// assume would dominate the cycle in large clusters.
+func (s *Snapshot) refreshListsAfter(ni *NodeInfo, pod *v1.Pod, before membership) {
+	if listMembership(ni) != before || usesClaims(pod) {
+		s.refreshLists()
+	}
+}
+
+func usesClaims(pod *v1.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // NodeTreeOrder orders nodes as the scheduler cache's node tree lists them:

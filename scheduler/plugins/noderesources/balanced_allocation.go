@@ -94,7 +94,8 @@ func balancedResourceScorer(requested, allocated, allocatable []int64) int64 {
 // at 1) of the resources the node has. Float operations are kept in
 // upstream's order so results match to the last bit.
 func balancedResourceScore(requested, allocatable []int64) int64 {
-	var fractions []float64
+	// On the stack for the usual handful of resources.
+	fractions := make([]float64, 0, 8)
 	var total float64
 	for i := range requested {
 		if allocatable[i] == 0 {

@@ -42,7 +42,9 @@ func Fits(pod *v1.Pod, nodeInfo *framework.NodeInfo, podLevelResources bool) []I
 // resources would be delegated to DynamicResources upstream; schedtui has
 // no DeviceClasses, so every extended resource is node allocatable here.
 func fitsRequest(podRequest *framework.Resource, nodeInfo *framework.NodeInfo, ignoredExtended, ignoredGroups sets.Set[string]) []InsufficientResource {
-	out := make([]InsufficientResource, 0, 4)
+	// Nil until a resource is short: most nodes fit, and Filter runs on
+	// every node of the cycle.
+	var out []InsufficientResource
 	alloc, used := nodeInfo.Allocatable, nodeInfo.Requested
 
 	// The pod count is checked even for pods that request nothing: every

@@ -73,7 +73,9 @@ func (r *resourceAllocationScorer) score(nodeInfo *framework.NodeInfo, podReques
 // a pod that does not want GPUs.
 func (r *resourceAllocationScorer) nodeAllocatableRequest(nodeInfo *framework.NodeInfo, podRequests []int64) (requested, allocated, allocatable []int64) {
 	n := len(r.resources)
-	requested, allocated, allocatable = make([]int64, n), make([]int64, n), make([]int64, n)
+	// One allocation for the three: Score runs on every feasible node.
+	all := make([]int64, 3*n)
+	requested, allocated, allocatable = all[:n:n], all[n:2*n:2*n], all[2*n:]
 	for i := range r.resources {
 		name := v1.ResourceName(r.resources[i].Name)
 		if podRequests[i] == 0 && framework.IsScalarResourceName(name) {
