@@ -259,76 +259,69 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 }
 
 // RunScorePlugins scores every node with each non-skipped Score plugin,
-// normalizes per plugin, checks the [0,100] range and applies weights.
-func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, *framework.Status) {
+// normalizes per plugin, checks the [0,100] range and applies weights. It
+// returns each node's total and each plugin's scores.
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, []framework.PluginScores, *framework.Status) {
 	plugins, ok := state.ScorePluginsToRun()
 	if !ok {
 		plugins = pluginsNotIn(f.scorePlugins, state.SkipScorePlugins)
 	}
-	out := make([]framework.NodePluginScores, len(nodes))
-	if len(plugins) == 0 {
-		for i, ni := range nodes {
-			out[i] = framework.NodePluginScores{Name: ni.Name(), Scores: []framework.PluginScore{}}
-		}
-		return out, nil
+	n := len(nodes)
+	out := make([]framework.NodePluginScores, n)
+	for i, ni := range nodes {
+		out[i].Name = ni.Name()
 	}
-	// One allocation each for every node's plugin scores and for every
-	// plugin's score list: per-node slices would be thousands of small
-	// allocations per cycle.
-	names := make([]string, len(plugins))
+	// One block of raw scores for every plugin: the matrix is plugins ×
+	// feasible nodes, hundreds of nodes per cycle.
+	raw := make([]int64, len(plugins)*n)
+	cols := make([]framework.PluginScores, len(plugins))
 	for p, pl := range plugins {
-		names[p] = pl.Name()
-	}
-	allScores := make([]framework.PluginScore, len(nodes)*len(plugins))
-	allLists := make([]framework.NodeScore, len(plugins)*len(nodes))
-	lists := make([]framework.NodeScoreList, len(plugins))
-	for p := range plugins {
-		lists[p] = allLists[p*len(nodes) : (p+1)*len(nodes) : (p+1)*len(nodes)]
+		cols[p] = framework.PluginScores{Name: pl.Name(), Weight: int64(f.scorePluginWeight[pl.Name()]), Raw: raw[p*n : (p+1)*n : (p+1)*n]}
 	}
 	for i, ni := range nodes {
-		scores := allScores[i*len(plugins) : (i+1)*len(plugins) : (i+1)*len(plugins)]
-		name := ni.Name()
 		for p, pl := range plugins {
 			s, st := pl.Score(ctx, state, pod, ni)
 			if !st.IsSuccess() {
-				return nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", st.AsError()))
+				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", st.AsError()))
 			}
-			scores[p] = framework.PluginScore{Name: names[p], Raw: s}
-			lists[p][i] = framework.NodeScore{Name: name, Score: s}
+			cols[p].Raw[i] = s
 		}
-		out[i] = framework.NodePluginScores{Name: name, Scores: scores}
 	}
+	var list framework.NodeScoreList
 	for p, pl := range plugins {
 		ext := pl.ScoreExtensions()
 		if ext == nil {
 			continue
 		}
-		if st := ext.NormalizeScore(ctx, state, pod, lists[p]); !st.IsSuccess() {
-			err := fmt.Errorf("plugin %q failed with: %w", pl.Name(), st.AsError())
-			return nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugins: %w", err))
+		if list == nil {
+			list = make(framework.NodeScoreList, n)
 		}
-	}
-	weights := make([]int64, len(plugins))
-	for p := range plugins {
-		weights[p] = int64(f.scorePluginWeight[names[p]])
+		for i := range list {
+			list[i] = framework.NodeScore{Name: out[i].Name, Score: cols[p].Raw[i]}
+		}
+		if st := ext.NormalizeScore(ctx, state, pod, list); !st.IsSuccess() {
+			err := fmt.Errorf("plugin %q failed with: %w", pl.Name(), st.AsError())
+			return nil, nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugins: %w", err))
+		}
+		cols[p].Normalized = make([]int64, n)
+		for i := range list {
+			cols[p].Normalized[i] = list[i].Score
+		}
 	}
 	for i := range out {
 		var total int64
-		for p := range plugins {
-			s := lists[p][i].Score
+		for p := range cols {
+			s := cols[p].Final(i)
 			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
 				err := fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
-					names[p], s, framework.MinNodeScore, framework.MaxNodeScore)
-				return nil, framework.AsStatus(fmt.Errorf("applying score defaultWeights on Score plugins: %w", err))
+					cols[p].Name, s, framework.MinNodeScore, framework.MaxNodeScore)
+				return nil, nil, framework.AsStatus(fmt.Errorf("applying score defaultWeights on Score plugins: %w", err))
 			}
-			w := weights[p]
-			out[i].Scores[p].Normalized = s
-			out[i].Scores[p].Score = s * w
-			total += s * w
+			total += s * cols[p].Weight
 		}
 		out[i].TotalScore = total
 	}
-	return out, nil
+	return out, cols, nil
 }
 
 // RunReservePluginsReserve runs Reserve plugins; the first failure stops.

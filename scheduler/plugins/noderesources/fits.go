@@ -2,7 +2,7 @@ package noderesources
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -86,11 +86,12 @@ func fitsRequest(podRequest *framework.Resource, nodeInfo *framework.NodeInfo, i
 		})
 	}
 
-	names := make([]v1.ResourceName, 0, len(podRequest.ScalarResources))
+	// Most pods request no scalar resource: no allocation then.
+	var names []v1.ResourceName
 	for name := range podRequest.ScalarResources {
 		names = append(names, name)
 	}
-	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	slices.Sort(names)
 	for _, name := range names {
 		q := podRequest.ScalarResources[name]
 		if q <= 0 {
