@@ -59,7 +59,7 @@ func (ba *BalancedAllocation) PreScore(_ context.Context, state *framework.Cycle
 	if isBestEffort(reqs) {
 		return framework.NewStatus(framework.Skip)
 	}
-	state.Write(balancedAllocationPreScoreStateKey, &preScoreState{podRequests: reqs})
+	state.Write(balancedAllocationPreScoreStateKey, newPreScoreState(reqs))
 	return nil
 }
 
@@ -68,12 +68,12 @@ func (ba *BalancedAllocation) PreScore(_ context.Context, state *framework.Cycle
 func (ba *BalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
 	s, err := getPreScoreState(state, balancedAllocationPreScoreStateKey)
 	if err != nil {
-		s = &preScoreState{podRequests: ba.scorer.podRequests(pod)}
+		s = newPreScoreState(ba.scorer.podRequests(pod))
 		if isBestEffort(s.podRequests) {
 			return 0, nil
 		}
 	}
-	return ba.scorer.score(nodeInfo, s.podRequests)
+	return ba.scorer.score(nodeInfo, s)
 }
 
 // ScoreExtensions is nil: scores are already in [50, 100].
