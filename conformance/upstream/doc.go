@@ -22,7 +22,9 @@
 // pods the cluster lacks are created after the cluster's pods. The same pod
 // may appear in pending more than once (a retry sees its own nomination).
 //
-// Parallelism is forced to 1. Upstream runs Filter, Score and the preemption
+// Parallelism is forced to 1 (except in Throughput, the upstream side of
+// the throughput benchmark, which runs Scheduler.Run as configured and
+// compares no attempt). Upstream runs Filter, Score and the preemption
 // dry run on 16 goroutines: the feasible-node list is then in completion
 // order, which decides both which max-score node the scoring heap pops (there
 // is no random tie-break without extenders) and, once percentageOfNodesToScore

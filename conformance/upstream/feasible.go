@@ -31,7 +31,7 @@ func Feasible(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 			err = fmt.Errorf("upstream: panic while running the upstream scheduler: %v\n%s", r, debug.Stack())
 		}
 	}()
-	h, err := start(ctx, c, cfg, nil, false)
+	h, err := start(ctx, c, cfg, nil, false, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -53,7 +53,7 @@ func Run(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerCo
 		}
 	}()
 
-	h, err := start(ctx, c, cfg, pending, true)
+	h, err := start(ctx, c, cfg, pending, true, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -120,8 +120,10 @@ type preemptionHooks struct {
 // start builds the scheduler over the cluster. With ordered, nodes and
 // pods are created one by one after the informers watch (see below);
 // otherwise the informers list them at once, in no particular order,
-// which is enough where order does not matter (Feasible) and much faster.
-func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, pending []*v1.Pod, ordered bool) (_ *harness, err error) {
+// which is enough where order does not matter (Feasible, Throughput) and
+// much faster. parallelism overrides the configuration's (1 makes every
+// attempt reproducible, see the package documentation); 0 keeps it.
+func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, pending []*v1.Pod, ordered bool, parallelism int32) (_ *harness, err error) {
 	if _, lerr := logr.FromContext(parent); lerr != nil {
 		// Upstream logs through the context's logger; stay quiet unless the
 		// caller asked for logs.
@@ -153,7 +155,7 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 	}
 
 	h.snap = internalcache.NewEmptySnapshot()
-	opts, err := schedulerOptions(cfg, h.snap)
+	opts, err := schedulerOptions(cfg, h.snap, parallelism)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +268,7 @@ func (h *harness) stop() {
 // schedulerOptions turns the versioned configuration into scheduler.New
 // options the way cmd/kube-scheduler does, except that Parallelism is forced
 // to 1 (see the package documentation).
-func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalcache.Snapshot) ([]scheduler.Option, error) {
+func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalcache.Snapshot, parallelism int32) ([]scheduler.Option, error) {
 	versioned := &configv1.KubeSchedulerConfiguration{}
 	if cfg != nil {
 		versioned = cfg.DeepCopy()
@@ -280,6 +282,9 @@ func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalca
 	if err := validation.ValidateKubeSchedulerConfiguration(internal); err != nil {
 		return nil, fmt.Errorf("upstream: invalid KubeSchedulerConfiguration: %w", err)
 	}
+	if parallelism == 0 {
+		parallelism = internal.Parallelism
+	}
 	return []scheduler.Option{
 		scheduler.WithExtenders(internal.Extenders...),
 		scheduler.WithComponentConfigVersion(internal.TypeMeta.APIVersion),
@@ -287,7 +292,7 @@ func schedulerOptions(cfg *configv1.KubeSchedulerConfiguration, snap *internalca
 		scheduler.WithPercentageOfNodesToScore(internal.PercentageOfNodesToScore),
 		scheduler.WithPodInitialBackoffSeconds(internal.PodInitialBackoffSeconds),
 		scheduler.WithPodMaxBackoffSeconds(internal.PodMaxBackoffSeconds),
-		scheduler.WithParallelism(1),
+		scheduler.WithParallelism(parallelism),
 		scheduler.WithNodeInfoSnapshot(snap),
 	}, nil
 }
