@@ -14,9 +14,10 @@ func (c *ScoreColumn) SetRawScores(raw []int64) {
 	for _, v := range raw {
 		n += varintLen(v)
 	}
-	c.Raw = make([]byte, 0, n)
+	c.Raw = make([]byte, n)
+	off := 0
 	for _, v := range raw {
-		c.Raw = binary.AppendVarint(c.Raw, v)
+		off += binary.PutVarint(c.Raw[off:], v)
 	}
 }
 
