@@ -182,7 +182,16 @@ func (s *Snapshot) AddPod(pod *v1.Pod) error {
 	}
 	before := listMembership(ni)
 	ni.AddPod(pod)
-	s.refreshListsAfter(ni, pod, before)
+	if listMembership(ni) != before {
+		s.refreshLists()
+		return nil
+	}
+	// A claim the pod uses is now in use, whatever it was before.
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			s.usedPVCSet[pod.Namespace+"/"+v.PersistentVolumeClaim.ClaimName] = struct{}{}
+		}
+	}
 	return nil
 }
 
@@ -196,26 +205,22 @@ func (s *Snapshot) RemovePod(pod *v1.Pod) error {
 	if err := ni.RemovePod(pod); err != nil {
 		return err
 	}
-	s.refreshListsAfter(ni, pod, before)
+	// A claim the pod used may still be used by a pod on another node,
+	// which only a walk over every node tells.
+	if listMembership(ni) != before || usesClaims(pod) {
+		s.refreshLists()
+	}
 	return nil
 }
 
 // membership is which of the snapshot's lists a NodeInfo belongs in.
+// AddPod and RemovePod rebuild the lists only when the pod's node joined
+// or left one (or, on removal, the pod used claims): walking every node on
+// each assume would dominate the cycle in large clusters.
 type membership struct{ affinity, requiredAntiAffinity bool }
 
 func listMembership(ni *NodeInfo) membership {
 	return membership{len(ni.PodsWithAffinity) > 0, len(ni.PodsWithRequiredAntiAffinity) > 0}
-}
-
-// refreshListsAfter recomputes the lists after pod was added to or
-// removed from ni only when that can have changed them: ni joined or left
-// an affinity list, or the pod uses claims. Otherwise the lists are
-// already what refreshLists would build, and walking every node on each
-// assume would dominate the cycle in large clusters.
-func (s *Snapshot) refreshListsAfter(ni *NodeInfo, pod *v1.Pod, before membership) {
-	if listMembership(ni) != before || usesClaims(pod) {
-		s.refreshLists()
-	}
 }
 
 func usesClaims(pod *v1.Pod) bool {
