@@ -126,11 +126,7 @@ func (s *Scheduler) addExtenderScores(pod *v1.Pod, nodes []*framework.NodeInfo, 
 	if len(s.extenders) == 0 || nodes == nil {
 		return nil
 	}
-	type extenderScores struct {
-		total  int64
-		scores []framework.PluginScore
-	}
-	byNode := map[string]*extenderScores{}
+	total := map[string]int64{}
 	var cols []record.ScoreColumn
 	for _, e := range s.extenders {
 		if !e.IsInterested(pod) {
@@ -143,13 +139,7 @@ func (s *Scheduler) addExtenderScores(pod *v1.Pod, nodes []*framework.NodeInfo, 
 		col := map[string]int64{}
 		for _, hp := range *list {
 			final := hp.Score * weight * (framework.MaxNodeScore / extenderv1.MaxExtenderPriority)
-			es := byNode[hp.Host]
-			if es == nil {
-				es = &extenderScores{}
-				byNode[hp.Host] = es
-			}
-			es.scores = append(es.scores, framework.PluginScore{Name: e.Name(), Raw: hp.Score, Normalized: hp.Score, Score: final})
-			es.total += final
+			total[hp.Host] += final
 			col[hp.Host] += hp.Score
 		}
 		if e.IsPrioritizer() {
@@ -161,9 +151,8 @@ func (s *Scheduler) addExtenderScores(pod *v1.Pod, nodes []*framework.NodeInfo, 
 		}
 	}
 	for i := range scores {
-		if es, ok := byNode[nodes[i].Name()]; ok {
-			scores[i].Scores = append(scores[i].Scores, es.scores...)
-			scores[i].TotalScore += es.total
+		if t, ok := total[nodes[i].Name()]; ok {
+			scores[i].TotalScore += t
 			scores[i].Randomizer = s.rand.Int()
 		}
 	}
@@ -229,6 +218,11 @@ func noteExtenderRejections(before, after int, d *framework.Diagnosis) {
 // has no place for a node outside the cluster, so the attempt fails with
 // this error instead of quietly leaving the node out.
 func (s *Scheduler) checkExtenderNodes(nodes []*framework.NodeInfo) error {
+	if len(s.extenders) == 0 {
+		// Every node came from the snapshot, whose nodes the node list
+		// names.
+		return nil
+	}
 	for _, ni := range nodes {
 		if s.nodeList.Index(ni.Name()) < 0 {
 			return fmt.Errorf("an extender returned node %q, which is not in the cluster; schedtui cannot simulate scheduling onto it", ni.Name())

@@ -6,7 +6,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
-	"github.com/schedtui/schedtui/scheduler/framework/runtime"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -62,30 +61,45 @@ func (r *recorder) narrowed(nodes []*framework.NodeInfo) {
 
 func (r *recorder) feasible(nodes []*framework.NodeInfo) {
 	r.a.Feasible = make([]int32, len(nodes))
+	next := int32(0)
 	for i, ni := range nodes {
-		r.a.Feasible[i] = r.a.Nodes.Index(ni.Name())
+		idx := indexFrom(r.a.Nodes, ni.Name(), next)
+		r.a.Feasible[i] = idx
+		next = idx + 1
 	}
 }
 
-// scores stores one column per plugin that ran, in feasible order (which
-// is the order RunScorePlugins was given).
-func (r *recorder) scores(fwk *runtime.Framework, scores []framework.NodePluginScores) {
-	r.a.Scored = true
-	if len(scores) == 0 {
-		return
-	}
-	cols := make([]record.ScoreColumn, len(scores[0].Scores))
-	for p, ps := range scores[0].Scores {
-		cols[p] = record.ScoreColumn{Plugin: ps.Name, Weight: int32(fwk.ScoreWeight(ps.Name))}
-		if sp, ok := fwk.Plugin(ps.Name).(framework.ScorePlugin); ok && sp.ScoreExtensions() != nil {
-			cols[p].Normalized = make([]uint8, 0, len(scores))
+// indexFrom is the node's index in l, looked for first at from and the
+// few indices after it: Filter visits nodes in node-list order (rotated
+// at the start index), so a feasible node usually follows the previous
+// one closely, and comparing a few names is cheaper than hashing one.
+func indexFrom(l *record.NodeList, name string, from int32) int32 {
+	const near = 4
+	for k := int32(0); k < near && len(l.Names) > 0; k++ {
+		j := (from + k) % int32(len(l.Names))
+		if l.Names[j] == name {
+			return j
 		}
 	}
-	for _, nps := range scores {
-		for p, ps := range nps.Scores {
-			cols[p].AppendScore(ps.Raw)
-			if cols[p].Normalized != nil {
-				cols[p].Normalized = append(cols[p].Normalized, uint8(ps.Normalized))
+	return l.Index(name)
+}
+
+// scores stores one column per plugin that ran, in feasible order (which
+// is the order RunScorePlugins was given); normalized scores are kept for
+// plugins that normalize.
+func (r *recorder) scores(nodes int, plugins []framework.PluginScores) {
+	r.a.Scored = true
+	if nodes == 0 {
+		return
+	}
+	cols := make([]record.ScoreColumn, len(plugins))
+	for p, ps := range plugins {
+		cols[p] = record.ScoreColumn{Plugin: ps.Name, Weight: int32(ps.Weight)}
+		cols[p].SetRawScores(ps.Raw)
+		if ps.Normalized != nil {
+			cols[p].Normalized = make([]uint8, len(ps.Normalized))
+			for i, v := range ps.Normalized {
+				cols[p].Normalized[i] = uint8(v)
 			}
 		}
 	}

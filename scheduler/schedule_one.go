@@ -470,13 +470,13 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *runtime.Framework,
 	if !st.IsSuccess() {
 		return nil, st.AsError()
 	}
-	scores, st := fwk.RunScorePlugins(ctx, state, pod, nodes)
+	scores, cols, st := fwk.RunScorePlugins(ctx, state, pod, nodes)
 	rec.phase(record.PhaseScore, st)
 	rec.phase(record.PhaseNormalizeScore, st)
 	if !st.IsSuccess() {
 		return nil, st.AsError()
 	}
-	rec.scores(fwk, scores)
+	rec.scores(len(nodes), cols)
 	rec.a.Scores = append(rec.a.Scores, s.addExtenderScores(pod, nodes, scores)...)
 	return scores, nil
 }

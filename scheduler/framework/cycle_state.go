@@ -20,44 +20,105 @@ type StateKey string
 // CycleState holds one scheduling cycle's plugin data. The cycle is run on
 // one goroutine, so it needs no lock.
 type CycleState struct {
-	storage           map[StateKey]StateData
+	// storage is a short list (one entry per plugin that keeps state, a
+	// dozen at most) searched in order: plugins read their state on every
+	// node, and comparing a few keys costs less than hashing one.
+	storage []stateEntry
+	// SkipFilterPlugins and SkipScorePlugins are set through
+	// SetSkipFilterPlugins and SetSkipScorePlugins, which keep the plugins
+	// left to run beside them.
 	SkipFilterPlugins sets.Set[string]
 	SkipScorePlugins  sets.Set[string]
+	// filterToRun and scoreToRun are the plugins not skipped, in the
+	// framework's order: Filter runs on every node, and looking each
+	// plugin up in the skip set there would cost a map access per node
+	// and plugin.
+	filterToRun []FilterPlugin
+	scoreToRun  []ScorePlugin
+}
+
+// SetSkipFilterPlugins records the Filter plugins PreFilter skipped and
+// the ones left to run, in order.
+func (c *CycleState) SetSkipFilterPlugins(skip sets.Set[string], toRun []FilterPlugin) {
+	c.SkipFilterPlugins, c.filterToRun = skip, toRun
+}
+
+// FilterPluginsToRun is the toRun of SetSkipFilterPlugins; ok is false
+// before it was called.
+func (c *CycleState) FilterPluginsToRun() (toRun []FilterPlugin, ok bool) {
+	return c.filterToRun, c.filterToRun != nil
+}
+
+// SetSkipScorePlugins records the Score plugins PreScore skipped and the
+// ones left to run, in order.
+func (c *CycleState) SetSkipScorePlugins(skip sets.Set[string], toRun []ScorePlugin) {
+	c.SkipScorePlugins, c.scoreToRun = skip, toRun
+}
+
+// ScorePluginsToRun is the toRun of SetSkipScorePlugins; ok is false
+// before it was called.
+func (c *CycleState) ScorePluginsToRun() (toRun []ScorePlugin, ok bool) {
+	return c.scoreToRun, c.scoreToRun != nil
+}
+
+type stateEntry struct {
+	key StateKey
+	val StateData
 }
 
 // NewCycleState returns an empty state.
 func NewCycleState() *CycleState {
-	return &CycleState{storage: map[StateKey]StateData{}}
+	return &CycleState{}
+}
+
+func (c *CycleState) find(key StateKey) int {
+	for i := range c.storage {
+		if c.storage[i].key == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // Read returns the data under key, or ErrNotFound.
 func (c *CycleState) Read(key StateKey) (StateData, error) {
-	if v, ok := c.storage[key]; ok {
-		return v, nil
+	if i := c.find(key); i >= 0 {
+		return c.storage[i].val, nil
 	}
 	return nil, ErrNotFound
 }
 
 // Write stores data under key.
-func (c *CycleState) Write(key StateKey, val StateData) { c.storage[key] = val }
+func (c *CycleState) Write(key StateKey, val StateData) {
+	if i := c.find(key); i >= 0 {
+		c.storage[i].val = val
+		return
+	}
+	c.storage = append(c.storage, stateEntry{key, val})
+}
 
 // Delete removes key.
-func (c *CycleState) Delete(key StateKey) { delete(c.storage, key) }
+func (c *CycleState) Delete(key StateKey) {
+	if i := c.find(key); i >= 0 {
+		c.storage = append(c.storage[:i], c.storage[i+1:]...)
+	}
+}
 
 // Clone deep-copies the state through each entry's Clone.
 func (c *CycleState) Clone() *CycleState {
 	if c == nil {
 		return nil
 	}
-	out := &CycleState{storage: make(map[StateKey]StateData, len(c.storage))}
-	for k, v := range c.storage {
-		if v == nil {
-			out.storage[k] = nil
-			continue
+	out := &CycleState{storage: make([]stateEntry, len(c.storage))}
+	for i, e := range c.storage {
+		out.storage[i].key = e.key
+		if e.val != nil {
+			out.storage[i].val = e.val.Clone()
 		}
-		out.storage[k] = v.Clone()
 	}
 	out.SkipFilterPlugins = c.SkipFilterPlugins.Clone()
 	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
+	// The plugin lists are never changed in place, so copies share them.
+	out.filterToRun, out.scoreToRun = c.filterToRun, c.scoreToRun
 	return out
 }

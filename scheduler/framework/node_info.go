@@ -10,6 +10,10 @@ import (
 // and assumed) and the aggregates Filter and Score plugins read.
 type NodeInfo struct {
 	node *v1.Node
+	// name is node.Name, kept beside the pointer: every Filter and Score
+	// of the cycle asks for it, and following the pointer to the node
+	// object is a cache miss per node in large clusters.
+	name string
 
 	Pods                         []*PodInfo
 	PodsWithAffinity             []*PodInfo
@@ -75,15 +79,16 @@ func (n *NodeInfo) Node() *v1.Node {
 
 // Name returns the node's name, or "" without a node.
 func (n *NodeInfo) Name() string {
-	if n == nil || n.node == nil {
+	if n == nil {
 		return ""
 	}
-	return n.node.Name
+	return n.name
 }
 
 // SetNode sets the node and its allocatable resources.
 func (n *NodeInfo) SetNode(node *v1.Node) {
 	n.node = node
+	n.name = node.Name
 	n.Allocatable = NewResource(node.Status.Allocatable)
 	n.DeclaredFeatures = node.Status.DeclaredFeatures
 	n.Generation = nextGeneration()
@@ -93,6 +98,7 @@ func (n *NodeInfo) SetNode(node *v1.Node) {
 func (n *NodeInfo) Clone() *NodeInfo {
 	c := &NodeInfo{
 		node:             n.node,
+		name:             n.name,
 		Requested:        n.Requested.Clone(),
 		NonZeroRequested: n.NonZeroRequested.Clone(),
 		Allocatable:      n.Allocatable.Clone(),

@@ -180,8 +180,18 @@ func (s *Snapshot) AddPod(pod *v1.Pod) error {
 	if !ok {
 		return fmt.Errorf("node %q of pod %s/%s is not in the snapshot", pod.Spec.NodeName, pod.Namespace, pod.Name)
 	}
+	before := listMembership(ni)
 	ni.AddPod(pod)
-	s.refreshLists()
+	if listMembership(ni) != before {
+		s.refreshLists()
+		return nil
+	}
+	// A claim the pod uses is now in use, whatever it was before.
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			s.usedPVCSet[pod.Namespace+"/"+v.PersistentVolumeClaim.ClaimName] = struct{}{}
+		}
+	}
 	return nil
 }
 
@@ -191,11 +201,35 @@ func (s *Snapshot) RemovePod(pod *v1.Pod) error {
 	if !ok {
 		return fmt.Errorf("node %q of pod %s/%s is not in the snapshot", pod.Spec.NodeName, pod.Namespace, pod.Name)
 	}
+	before := listMembership(ni)
 	if err := ni.RemovePod(pod); err != nil {
 		return err
 	}
-	s.refreshLists()
+	// A claim the pod used may still be used by a pod on another node,
+	// which only a walk over every node tells.
+	if listMembership(ni) != before || usesClaims(pod) {
+		s.refreshLists()
+	}
 	return nil
+}
+
+// membership is which of the snapshot's lists a NodeInfo belongs in.
+// AddPod and RemovePod rebuild the lists only when the pod's node joined
+// or left one (or, on removal, the pod used claims): walking every node on
+// each assume would dominate the cycle in large clusters.
+type membership struct{ affinity, requiredAntiAffinity bool }
+
+func listMembership(ni *NodeInfo) membership {
+	return membership{len(ni.PodsWithAffinity) > 0, len(ni.PodsWithRequiredAntiAffinity) > 0}
+}
+
+func usesClaims(pod *v1.Pod) bool {
+	for _, v := range pod.Spec.Volumes {
+		if v.PersistentVolumeClaim != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // NodeTreeOrder orders nodes as the scheduler cache's node tree lists them:

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -101,5 +102,71 @@ func TestHostPortConflicts(t *testing.T) {
 		if got := h.CheckConflict(c.ip, c.proto, c.port); got != c.want {
 			t.Errorf("CheckConflict(%q,%q,%d) = %v", c.ip, c.proto, c.port, got)
 		}
+	}
+}
+
+// TestSnapshotListsFollowPods checks that AddPod and RemovePod, which
+// rebuild the lists only when they can have changed, leave them as a
+// full rebuild would: the affinity lists in node order, and a claim in
+// use while any pod on any node uses it.
+func TestSnapshotListsFollowPods(t *testing.T) {
+	node := func(name string) *v1.Node { return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+	pod := func(name, node, claim string, antiAffinity bool) *v1.Pod {
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: k8stypes.UID(name)}, Spec: v1.PodSpec{NodeName: node}}
+		if claim != "" {
+			p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}
+		}
+		if antiAffinity {
+			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: "k"}}}}
+		}
+		return p
+	}
+	s := NewSnapshot([]*v1.Node{node("a"), node("b"), node("c")}, nil)
+	names := func(l []*NodeInfo) []string {
+		var out []string
+		for _, ni := range l {
+			out = append(out, ni.Name())
+		}
+		return out
+	}
+	c1, a1, b1 := pod("c1", "c", "", true), pod("a1", "a", "", true), pod("b1", "b", "", false)
+	for _, p := range []*v1.Pod{c1, a1, b1} {
+		if err := s.AddPod(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := names(s.HavePodsWithRequiredAntiAffinityList()); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("anti-affinity list %v, want [a c]", got)
+	}
+	if got := names(s.HavePodsWithAffinityList()); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("affinity list %v, want [a c]", got)
+	}
+	if err := s.RemovePod(a1); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(s.HavePodsWithRequiredAntiAffinityList()); !slices.Equal(got, []string{"c"}) {
+		t.Errorf("after removing a1: anti-affinity list %v, want [c]", got)
+	}
+
+	onA, onB := pod("pa", "a", "claim", false), pod("pb", "b", "claim", false)
+	for _, p := range []*v1.Pod{onA, onB} {
+		if err := s.AddPod(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !s.IsPVCUsedByPods("ns/claim") {
+		t.Fatal("claim not in use after AddPod")
+	}
+	if err := s.RemovePod(onA); err != nil {
+		t.Fatal(err)
+	}
+	if !s.IsPVCUsedByPods("ns/claim") {
+		t.Error("claim still used on b, reported unused")
+	}
+	if err := s.RemovePod(onB); err != nil {
+		t.Fatal(err)
+	}
+	if s.IsPVCUsedByPods("ns/claim") {
+		t.Error("claim used by no pod, reported in use")
 	}
 }

@@ -177,22 +177,30 @@ type NodeScore struct {
 // NodeScoreList is the scores of one plugin over the feasible nodes.
 type NodeScoreList []NodeScore
 
-// PluginScore is one plugin's contribution to a node's total.
-type PluginScore struct {
-	Name string
+// PluginScores is one Score plugin's scores over the scored nodes, in
+// their order: kept per plugin rather than per node, so that a cycle makes
+// a handful of allocations for the whole matrix.
+type PluginScores struct {
+	Name   string
+	Weight int64
 	// Raw is what Score returned, before NormalizeScore.
-	Raw int64
-	// Normalized is the score after NormalizeScore (Raw for plugins
-	// without it).
-	Normalized int64
-	// Score is the normalized score times the plugin's weight.
-	Score int64
+	Raw []int64
+	// Normalized is the scores after NormalizeScore; nil for a plugin
+	// without ScoreExtensions, whose normalized scores are Raw.
+	Normalized []int64
 }
 
-// NodePluginScores is a node's per-plugin scores and total.
+// Final is node i's normalized score (before the weight).
+func (p *PluginScores) Final(i int) int64 {
+	if p.Normalized != nil {
+		return p.Normalized[i]
+	}
+	return p.Raw[i]
+}
+
+// NodePluginScores is a node's total score.
 type NodePluginScores struct {
 	Name       string
-	Scores     []PluginScore
 	TotalScore int64
 	// Randomizer breaks ties; 0 unless extenders scored the node (1.37).
 	Randomizer int

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 func TestFitErrorMessage(t *testing.T) {
@@ -80,8 +81,7 @@ func TestNodesForStatusCode(t *testing.T) {
 	nodes := []*NodeInfo{}
 	for _, n := range []string{"a", "b", "c"} {
 		ni := NewNodeInfo()
-		ni.SetNode(&v1.Node{})
-		ni.node.Name = n
+		ni.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}})
 		nodes = append(nodes, ni)
 	}
 	m := NewNodeToStatus(map[string]*Status{"a": NewStatus(Unschedulable), "b": NewStatus(UnschedulableAndUnresolvable)}, NewStatus(UnschedulableAndUnresolvable))

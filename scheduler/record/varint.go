@@ -7,6 +7,34 @@ func (c *ScoreColumn) AppendScore(raw int64) {
 	c.Raw = binary.AppendVarint(c.Raw, raw)
 }
 
+// SetRawScores sets a column's raw scores, in one allocation of the exact
+// size.
+func (c *ScoreColumn) SetRawScores(raw []int64) {
+	n := 0
+	for _, v := range raw {
+		n += varintLen(v)
+	}
+	c.Raw = make([]byte, n)
+	off := 0
+	for _, v := range raw {
+		off += binary.PutVarint(c.Raw[off:], v)
+	}
+}
+
+// varintLen is how many bytes binary.AppendVarint writes for v.
+func varintLen(v int64) int {
+	ux := uint64(v) << 1
+	if v < 0 {
+		ux = ^ux
+	}
+	n := 1
+	for ux >= 0x80 {
+		ux >>= 7
+		n++
+	}
+	return n
+}
+
 // RawScores decodes the raw scores.
 func (c *ScoreColumn) RawScores() []int64 {
 	out := make([]int64, 0, len(c.Raw))

@@ -48,7 +48,7 @@ func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *v1.Pod, gatin
 // the node set.
 func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod) (*framework.PreFilterResult, *framework.Status, sets.Set[string]) {
 	skip := sets.New[string]()
-	defer func() { state.SkipFilterPlugins = skip }()
+	defer func() { state.SetSkipFilterPlugins(skip, pluginsNotIn(f.filterPlugins, skip)) }()
 	nodes := f.Snapshot().List()
 	var result *framework.PreFilterResult
 	withNodes := sets.New[string]()
@@ -115,13 +115,26 @@ func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *f
 	return nil
 }
 
+// pluginsNotIn is plugins, in order, less those named in skip. The result
+// is never nil, so that CycleState tells it from "not computed".
+func pluginsNotIn[P framework.Plugin](plugins []P, skip sets.Set[string]) []P {
+	out := make([]P, 0, len(plugins))
+	for _, pl := range plugins {
+		if !skip.Has(pl.Name()) {
+			out = append(out, pl)
+		}
+	}
+	return out
+}
+
 // RunFilterPlugins runs Filter plugins in order, skipping those PreFilter
 // skipped, and returns the first failure with its plugin's name.
 func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
-	for _, pl := range f.filterPlugins {
-		if state.SkipFilterPlugins.Has(pl.Name()) {
-			continue
-		}
+	plugins, ok := state.FilterPluginsToRun()
+	if !ok {
+		plugins = pluginsNotIn(f.filterPlugins, state.SkipFilterPlugins)
+	}
+	for _, pl := range plugins {
 		if s := pl.Filter(ctx, state, pod, ni); !s.IsSuccess() {
 			if !s.IsRejected() {
 				s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
@@ -231,7 +244,7 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 // as skipped for the cycle.
 func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) *framework.Status {
 	skip := sets.New[string]()
-	defer func() { state.SkipScorePlugins = skip }()
+	defer func() { state.SetSkipScorePlugins(skip, pluginsNotIn(f.scorePlugins, skip)) }()
 	for _, pl := range f.preScorePlugins {
 		s := pl.PreScore(ctx, state, pod, nodes)
 		if s.IsSkip() {
@@ -246,64 +259,69 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 }
 
 // RunScorePlugins scores every node with each non-skipped Score plugin,
-// normalizes per plugin, checks the [0,100] range and applies weights.
-func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, *framework.Status) {
-	var plugins []framework.ScorePlugin
-	for _, pl := range f.scorePlugins {
-		if !state.SkipScorePlugins.Has(pl.Name()) {
-			plugins = append(plugins, pl)
-		}
+// normalizes per plugin, checks the [0,100] range and applies weights. It
+// returns each node's total and each plugin's scores.
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, []framework.PluginScores, *framework.Status) {
+	plugins, ok := state.ScorePluginsToRun()
+	if !ok {
+		plugins = pluginsNotIn(f.scorePlugins, state.SkipScorePlugins)
 	}
-	out := make([]framework.NodePluginScores, len(nodes))
-	if len(plugins) == 0 {
-		for i, ni := range nodes {
-			out[i] = framework.NodePluginScores{Name: ni.Name(), Scores: []framework.PluginScore{}}
-		}
-		return out, nil
+	n := len(nodes)
+	out := make([]framework.NodePluginScores, n)
+	for i, ni := range nodes {
+		out[i].Name = ni.Name()
 	}
-	lists := make([]framework.NodeScoreList, len(plugins))
-	for p := range plugins {
-		lists[p] = make(framework.NodeScoreList, len(nodes))
+	// One block of raw scores for every plugin: the matrix is plugins ×
+	// feasible nodes, hundreds of nodes per cycle.
+	raw := make([]int64, len(plugins)*n)
+	cols := make([]framework.PluginScores, len(plugins))
+	for p, pl := range plugins {
+		cols[p] = framework.PluginScores{Name: pl.Name(), Weight: int64(f.scorePluginWeight[pl.Name()]), Raw: raw[p*n : (p+1)*n : (p+1)*n]}
 	}
 	for i, ni := range nodes {
-		scores := make([]framework.PluginScore, len(plugins))
 		for p, pl := range plugins {
 			s, st := pl.Score(ctx, state, pod, ni)
 			if !st.IsSuccess() {
-				return nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", st.AsError()))
+				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", st.AsError()))
 			}
-			scores[p] = framework.PluginScore{Name: pl.Name(), Raw: s}
-			lists[p][i] = framework.NodeScore{Name: ni.Name(), Score: s}
+			cols[p].Raw[i] = s
 		}
-		out[i] = framework.NodePluginScores{Name: ni.Name(), Scores: scores}
 	}
+	var list framework.NodeScoreList
 	for p, pl := range plugins {
 		ext := pl.ScoreExtensions()
 		if ext == nil {
 			continue
 		}
-		if st := ext.NormalizeScore(ctx, state, pod, lists[p]); !st.IsSuccess() {
+		if list == nil {
+			list = make(framework.NodeScoreList, n)
+		}
+		for i := range list {
+			list[i] = framework.NodeScore{Name: out[i].Name, Score: cols[p].Raw[i]}
+		}
+		if st := ext.NormalizeScore(ctx, state, pod, list); !st.IsSuccess() {
 			err := fmt.Errorf("plugin %q failed with: %w", pl.Name(), st.AsError())
-			return nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugins: %w", err))
+			return nil, nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugins: %w", err))
+		}
+		cols[p].Normalized = make([]int64, n)
+		for i := range list {
+			cols[p].Normalized[i] = list[i].Score
 		}
 	}
 	for i := range out {
 		var total int64
-		for p, pl := range plugins {
-			s := lists[p][i].Score
+		for p := range cols {
+			s := cols[p].Final(i)
 			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
 				err := fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
-					pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore)
-				return nil, framework.AsStatus(fmt.Errorf("applying score defaultWeights on Score plugins: %w", err))
+					cols[p].Name, s, framework.MinNodeScore, framework.MaxNodeScore)
+				return nil, nil, framework.AsStatus(fmt.Errorf("applying score defaultWeights on Score plugins: %w", err))
 			}
-			w := int64(f.scorePluginWeight[pl.Name()])
-			out[i].Scores[p].Normalized = s
-			out[i].Scores[p].Score = s * w
-			total += s * w
+			total += s * cols[p].Weight
 		}
 		out[i].TotalScore = total
 	}
-	return out, nil
+	return out, cols, nil
 }
 
 // RunReservePluginsReserve runs Reserve plugins; the first failure stops.

@@ -60,7 +60,7 @@ func (ba *BalancedAllocation) PreScore(_ context.Context, state *framework.Cycle
 	if isBestEffort(reqs) {
 		return framework.NewStatus(framework.Skip)
 	}
-	state.Write(balancedAllocationPreScoreStateKey, &preScoreState{podRequests: reqs, dra: ba.scorer.dra.preScore(ba.scorer.resources)})
+	state.Write(balancedAllocationPreScoreStateKey, newPreScoreState(reqs, ba.scorer.dra.preScore(ba.scorer.resources)))
 	return nil
 }
 
@@ -69,13 +69,13 @@ func (ba *BalancedAllocation) PreScore(_ context.Context, state *framework.Cycle
 func (ba *BalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
 	s, err := getPreScoreState(state, balancedAllocationPreScoreStateKey)
 	if err != nil {
-		s = &preScoreState{podRequests: ba.scorer.podRequests(pod)}
+		s = newPreScoreState(ba.scorer.podRequests(pod), nil)
 		if isBestEffort(s.podRequests) {
 			return 0, nil
 		}
 		s.dra = ba.scorer.dra.preScore(ba.scorer.resources)
 	}
-	return ba.scorer.score(nodeInfo, s.podRequests, s.dra)
+	return ba.scorer.score(nodeInfo, s)
 }
 
 // ScoreExtensions is nil: scores are already in [50, 100].
@@ -96,7 +96,8 @@ func balancedResourceScorer(requested, allocated, allocatable []int64) int64 {
 // at 1) of the resources the node has. Float operations are kept in
 // upstream's order so results match to the last bit.
 func balancedResourceScore(requested, allocatable []int64) int64 {
-	var fractions []float64
+	// On the stack for the usual handful of resources.
+	fractions := make([]float64, 0, 8)
 	var total float64
 	for i := range requested {
 		if allocatable[i] == 0 {

@@ -20,12 +20,20 @@ import (
 var podRequestOptsFitScore = resourcehelper.PodResourcesOptions{SkipPodLevelResources: true}
 
 // preScoreState holds the pod's request per configured resource; it is not
-// modified after PreScore, so clones share it.
+// modified after PreScore, so clones share it. scratch is Score's working
+// space for the node's amounts (three per resource), reused from node to
+// node: Score runs on one goroutine per cycle (RunScorePlugins), and a
+// fresh buffer per node was most of the cycle's allocations.
 type preScoreState struct {
 	podRequests []int64
 	// dra holds the DRA devices when a DeviceClass backs some scoring
 	// resource.
-	dra *draDevices
+	dra     *draDevices
+	scratch []int64
+}
+
+func newPreScoreState(podRequests []int64, dra *draDevices) *preScoreState {
+	return &preScoreState{podRequests: podRequests, dra: dra, scratch: make([]int64, 3*len(podRequests))}
 }
 
 func (s *preScoreState) Clone() framework.StateData { return s }
@@ -33,7 +41,7 @@ func (s *preScoreState) Clone() framework.StateData { return s }
 // PreScore computes the pod's requests for scoring. It never skips: a pod
 // without requests is scored with the non-zero defaults.
 func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
-	state.Write(preScoreStateKey, &preScoreState{podRequests: f.scorer.podRequests(pod), dra: f.scorer.dra.preScore(f.scorer.resources)})
+	state.Write(preScoreStateKey, newPreScoreState(f.scorer.podRequests(pod), f.scorer.dra.preScore(f.scorer.resources)))
 	return nil
 }
 
@@ -55,9 +63,9 @@ func getPreScoreState(state *framework.CycleState, key framework.StateKey) (*pre
 func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
 	s, err := getPreScoreState(state, preScoreStateKey)
 	if err != nil {
-		s = &preScoreState{podRequests: f.scorer.podRequests(pod), dra: f.scorer.dra.preScore(f.scorer.resources)}
+		s = newPreScoreState(f.scorer.podRequests(pod), f.scorer.dra.preScore(f.scorer.resources))
 	}
-	return f.scorer.score(nodeInfo, s.podRequests, s.dra)
+	return f.scorer.score(nodeInfo, s)
 }
 
 // ScoreExtensions is nil: the strategies already produce 0..100.

@@ -2,7 +2,7 @@ package noderesources
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -64,7 +64,9 @@ func delegatedToDRA(name v1.ResourceName, nodeInfo *framework.NodeInfo, dra Devi
 // extended resource the node has no allocatable for is left to
 // DynamicResources (delegatedToDRA), after the ignored-resource check.
 func fitsRequest(podRequest *framework.Resource, nodeInfo *framework.NodeInfo, ignoredExtended, ignoredGroups sets.Set[string], dra DeviceClassResolver) []InsufficientResource {
-	out := make([]InsufficientResource, 0, 4)
+	// Nil until a resource is short: most nodes fit, and Filter runs on
+	// every node of the cycle.
+	var out []InsufficientResource
 	alloc, used := nodeInfo.Allocatable, nodeInfo.Requested
 
 	// The pod count is checked even for pods that request nothing: every
@@ -106,11 +108,12 @@ func fitsRequest(podRequest *framework.Resource, nodeInfo *framework.NodeInfo, i
 		})
 	}
 
-	names := make([]v1.ResourceName, 0, len(podRequest.ScalarResources))
+	// Most pods request no scalar resource: no allocation then.
+	var names []v1.ResourceName
 	for name := range podRequest.ScalarResources {
 		names = append(names, name)
 	}
-	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	slices.Sort(names)
 	for _, name := range names {
 		q := podRequest.ScalarResources[name]
 		if q <= 0 {

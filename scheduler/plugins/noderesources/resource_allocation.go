@@ -59,14 +59,15 @@ func isBestEffort(podRequests []int64) bool {
 	return true
 }
 
-func (r *resourceAllocationScorer) score(nodeInfo *framework.NodeInfo, podRequests []int64, dev *draDevices) (int64, *framework.Status) {
+func (r *resourceAllocationScorer) score(nodeInfo *framework.NodeInfo, s *preScoreState) (int64, *framework.Status) {
+	podRequests := s.podRequests
 	if len(r.resources) == 0 {
 		return 0, framework.NewStatus(framework.Error, "resources not found")
 	}
 	if nodeInfo == nil || len(podRequests) != len(r.resources) {
 		return 0, framework.NewStatus(framework.Error, "node or pod requests missing")
 	}
-	requested, allocated, allocatable := r.nodeAllocatableRequest(nodeInfo, podRequests, dev)
+	requested, allocated, allocatable := r.nodeAllocatableRequest(nodeInfo, podRequests, s.dra, s.scratch)
 	return r.scorer(requested, allocated, allocatable), nil
 }
 
@@ -74,9 +75,11 @@ func (r *resourceAllocationScorer) score(nodeInfo *framework.NodeInfo, podReques
 // scorer skips) when the node has none of it, or when it is a scalar
 // resource the pod does not request: a GPU node must not look emptier to
 // a pod that does not want GPUs.
-func (r *resourceAllocationScorer) nodeAllocatableRequest(nodeInfo *framework.NodeInfo, podRequests []int64, dev *draDevices) (requested, allocated, allocatable []int64) {
+func (r *resourceAllocationScorer) nodeAllocatableRequest(nodeInfo *framework.NodeInfo, podRequests []int64, dev *draDevices, scratch []int64) (requested, allocated, allocatable []int64) {
 	n := len(r.resources)
-	requested, allocated, allocatable = make([]int64, n), make([]int64, n), make([]int64, n)
+	all := scratch[:3*n]
+	clear(all)
+	requested, allocated, allocatable = all[:n:n], all[n:2*n:2*n], all[2*n:]
 	for i := range r.resources {
 		name := v1.ResourceName(r.resources[i].Name)
 		if podRequests[i] == 0 && framework.IsScalarResourceName(name) {
