@@ -57,7 +57,7 @@ func syntheticAttempt(pod string, nodes int, score func(p, i int) int64, plugins
 // its nodes; no scheduler runs.
 func syntheticModel(a *record.Attempt, filterPlugins []string, width, height int) *Model {
 	w := &world{
-		attempts: []*record.Attempt{a}, cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
+		attempts: engine.AttemptsOf(a), cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
 		cluster: cluster{nodeIdx: map[string]int{}, nominated: map[string][]nominee{}}, pods: map[string]*v1.Pod{},
 		filterPlugins: map[string][]string{a.Profile: filterPlugins},
 	}
