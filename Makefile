@@ -61,7 +61,7 @@ $(addprefix test-nested-,$(NESTED)): test-nested-%:
 # 5000 nodes under the debugger's retention, peak-rss-MiB under 2048, the
 # last hour rewound; about ten minutes per simulated hour on the shared
 # two-core machine, so hours: -v prints the figures each simulated hour,
-# SCHEDTUI_BENCH_MINUTES shortens it). Measured (README): 1406 MiB after two
+# SCHEDTUI_BENCH_MINUTES shortens it). Measured (README): 1520 MiB after four
 # simulated hours, the rewind window full; the whole day not run to its end.
 bench:
 	$(GO) test -run='^$$' -bench=. -skip='^BenchmarkLongReplay$$' -benchmem $(PKGS)
