@@ -56,6 +56,9 @@ type Backend struct {
 	// snapshots and recordings.
 	fc *forecaster
 
+	// observed counts the observations captured (world.go).
+	observed observedTally
+
 	// captures counts captures (under mu): a world captured earlier never
 	// replaces one captured later.
 	captures uint64

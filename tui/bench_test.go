@@ -69,7 +69,7 @@ func syntheticAttempt(pod string, nodes int, score func(p, i int) int64, plugins
 // its nodes; no scheduler runs.
 func syntheticModel(a *record.Attempt, filterPlugins []string, width, height int) *Model {
 	w := &world{
-		attempts: []*record.Attempt{a}, cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
+		attempts: engine.AttemptsOf(a), cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
 		cluster: cluster{nodeIdx: map[string]int{}, nominated: map[string][]nominee{}}, pods: map[string]*v1.Pod{},
 		filterPlugins: map[string][]string{a.Profile: filterPlugins},
 	}
@@ -253,7 +253,7 @@ func BenchmarkKeyPressScale(b *testing.B) {
 	}
 	nodes, pods := len(hs.m.c.World.nodes), benchSize("SCHEDTUI_BENCH_PODS", 300000)
 	hs.t = b
-	if len(hs.m.c.World.attempts) == 0 {
+	if hs.m.c.World.attempts.Len() == 0 {
 		t0 := time.Now()
 		hs.keys("n")
 		b.Logf("first attempt: %v", time.Since(t0).Round(time.Millisecond))

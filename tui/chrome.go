@@ -105,7 +105,7 @@ func (h *header) title() string {
 	counts := ""
 	if w := c.World; w != nil {
 		if a := c.focused(); a != nil {
-			where := forecastPrefix(c) + fmt.Sprintf("attempt %d/%d", c.Focus+1, len(w.attempts))
+			where := forecastPrefix(c) + fmt.Sprintf("attempt %d/%d", c.Focus+1, w.attempts.Len())
 			if c.Focus != w.cursor.Attempt {
 				where += fmt.Sprintf(" (cursor at %d)", w.cursor.Attempt+1)
 			}

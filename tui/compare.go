@@ -35,7 +35,7 @@ type NewComparison func(side string) (*Comparison, error)
 // rightWorld is the second side after the last operation.
 type rightWorld struct {
 	label, title string
-	attempts     []*record.Attempt
+	attempts     engine.AttemptLog
 	// byPod lists each pod's attempts, as indexes into attempts.
 	byPod map[string][]int
 	done  bool
@@ -50,65 +50,66 @@ type rightWorld struct {
 // after the first side was rewound it rewinds to the first side's count
 // (it may otherwise stay ahead). It must run without the first side's
 // lock held.
-func syncRight(cmp *Comparison, left []*record.Attempt, focus int) *rightWorld {
+func syncRight(cmp *Comparison, left engine.AttemptLog, focus int) *rightWorld {
 	b := cmp.Backend
 	w := &rightWorld{label: cmp.Label, title: cmp.Describe, byPod: map[string][]int{}}
 	if w.title == "" {
 		w.title = cmp.Label
 	}
 	b.Locked(func() {
-		if n := len(b.Attempts()); len(left) < cmp.leftSeen && n > len(left) {
-			w.err = b.Rewind(n - len(left))
+		if n := b.Attempts().Len(); left.Len() < cmp.leftSeen && n > left.Len() {
+			w.err = b.Rewind(n - left.Len())
 		}
-		cmp.leftSeen = len(left)
-		for len(b.Attempts()) < len(left) {
+		cmp.leftSeen = left.Len()
+		for b.Attempts().Len() < left.Len() {
 			if _, ok := b.Step(); !ok {
 				break
 			}
 		}
-		if focus >= 0 && focus < len(left) {
-			pod, nth := left[focus].Pod, podAttemptNumber(left, focus)
-			for extra := 0; extra < 2*len(left)+16 && countPod(b.Attempts(), pod) < nth; extra++ {
+		if focus >= 0 && focus < left.Len() {
+			pod, nth := left.At(focus).Pod, podAttemptNumber(left, focus)
+			for extra := 0; extra < 2*left.Len()+16 && countPod(b.Attempts(), b.Attempts().Len(), pod) < nth; extra++ {
 				if _, ok := b.Step(); !ok {
 					break
 				}
 			}
 		}
-		w.attempts = append([]*record.Attempt(nil), b.Attempts()...)
+		w.attempts = b.Attempts()
 		w.done = b.Quiescent != nil && b.Quiescent()
 	})
-	for i, a := range w.attempts {
+	for i, a := range w.attempts.All() {
 		w.byPod[a.Pod] = append(w.byPod[a.Pod], i)
 	}
 	return w
 }
 
 // podAttemptNumber is attempt i's number among its pod's attempts, from 1.
-func podAttemptNumber(attempts []*record.Attempt, i int) int {
-	return countPod(attempts[:i+1], attempts[i].Pod)
+func podAttemptNumber(attempts engine.AttemptLog, i int) int {
+	return countPod(attempts, i+1, attempts.At(i).Pod)
 }
 
-func countPod(attempts []*record.Attempt, pod string) int {
-	n := 0
-	for _, a := range attempts {
-		if a.Pod == pod {
-			n++
+// countPod counts pod's attempts among the first n.
+func countPod(attempts engine.AttemptLog, n int, pod string) int {
+	c := 0
+	for i := range n {
+		if attempts.At(i).Pod == pod {
+			c++
 		}
 	}
-	return n
+	return c
 }
 
 // counterpart is the second side's attempt matching the first side's
 // attempt i (the same pod's same attempt), or nil when it has not made it.
 func (c *Common) counterpart(i int) *record.Attempt {
 	r := c.Right
-	if r == nil || c.World == nil || i < 0 || i >= len(c.World.attempts) {
+	if r == nil || c.World == nil || i < 0 || i >= c.World.attempts.Len() {
 		return nil
 	}
 	left := c.World.attempts
-	list := r.byPod[left[i].Pod]
+	list := r.byPod[left.At(i).Pod]
 	if n := podAttemptNumber(left, i); n <= len(list) {
-		return r.attempts[list[n-1]]
+		return r.attempts.At(list[n-1])
 	}
 	return nil
 }
@@ -117,7 +118,7 @@ func (c *Common) counterpart(i int) *record.Attempt {
 // than its counterpart (the Events view marks it ≠).
 func (c *Common) diverges(i int) bool {
 	ra := c.counterpart(i)
-	return ra != nil && !compare.Same(c.World.attempts[i], ra)
+	return ra != nil && !compare.Same(c.World.attempts.At(i), ra)
 }
 
 // compareMark marks, in compare mode, an attempt event that diverges
@@ -149,7 +150,7 @@ func comparePane(c *Common, scores bool, w, h int) string {
 		return block(strings.Join(lines, "\n"), w, h)
 	case c.counterpart(c.Focus) == nil:
 		lines = append(lines, wrap(fmt.Sprintf("The right side has not made %s's attempt %d (it made %d attempt(s)).",
-			la.Pod, podAttemptNumber(c.World.attempts, c.Focus), len(r.attempts)), w)...)
+			la.Pod, podAttemptNumber(c.World.attempts, c.Focus), r.attempts.Len()), w)...)
 		return block(strings.Join(lines, "\n"), w, h)
 	}
 	ra := c.counterpart(c.Focus)

@@ -104,11 +104,11 @@ func TestCompareGolden(t *testing.T) {
 func TestCompareStepsBothSides(t *testing.T) {
 	hs := newCompareHarness(t, 100, 30, true)
 	hs.keys("n", "n", "n")
-	if l, r := len(hs.m.c.World.attempts), len(hs.m.c.Right.attempts); l != 3 || r < 3 {
+	if l, r := hs.m.c.World.attempts.Len(), hs.m.c.Right.attempts.Len(); l != 3 || r < 3 {
 		t.Fatalf("after 3 n: left %d attempts, right %d", l, r)
 	}
 	hs.keys("u")
-	if l, r := len(hs.m.c.World.attempts), len(hs.m.c.Right.attempts); l != 2 || r != 2 {
+	if l, r := hs.m.c.World.attempts.Len(), hs.m.c.Right.attempts.Len(); l != 2 || r != 2 {
 		t.Fatalf("after u: left %d attempts, right %d", l, r)
 	}
 	hs.keys("7", "g", "]")

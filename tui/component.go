@@ -94,10 +94,10 @@ func (c *Common) post(msgs ...tea.Msg) { c.outbox = append(c.outbox, msgs...) }
 
 // focused is the attempt in focus, or nil.
 func (c *Common) focused() *record.Attempt {
-	if c.World == nil || c.Focus < 0 || c.Focus >= len(c.World.attempts) {
+	if c.World == nil || c.Focus < 0 || c.Focus >= c.World.attempts.Len() {
 		return nil
 	}
-	return c.World.attempts[c.Focus]
+	return c.World.attempts.At(c.Focus)
 }
 
 // revealed reports whether phase p of the focused attempt may be shown:

@@ -19,7 +19,7 @@ func TestDialogStack(t *testing.T) {
 	// n is text in the dialog, not a step.
 	hs.typeText("pod=web-3")
 	hs.keys("<enter>", "n")
-	if n := len(hs.m.c.World.attempts); n != 0 {
+	if n := hs.m.c.World.attempts.Len(); n != 0 {
 		t.Fatalf("a key typed in the dialog stepped the engine: %d attempts", n)
 	}
 	if len(hs.m.c.Bps) != 1 || hs.m.c.Bps[0].PodPattern != "*/web-3" {
@@ -39,7 +39,7 @@ func TestDialogStack(t *testing.T) {
 		t.Fatalf("closeDialogMsg left %d dialogs", len(hs.m.dialogs))
 	}
 	hs.keys("n")
-	if n := len(hs.m.c.World.attempts); n != 1 {
+	if n := hs.m.c.World.attempts.Len(); n != 1 {
 		t.Fatalf("n after the dialog closed: %d attempts, want 1", n)
 	}
 }

@@ -65,7 +65,7 @@ func TestTypeAhead(t *testing.T) {
 	_, running = hs.m.Update(keyMsg("n"))
 	hs.keys("2", "n")
 	hs.run(running)
-	if got, n := hs.m.c.Active, len(hs.m.c.World.attempts); got != viewAttempt || n != 3 {
+	if got, n := hs.m.c.Active, hs.m.c.World.attempts.Len(); got != viewAttempt || n != 3 {
 		t.Errorf("n 2 n typed ahead: on %s with %d attempts, want Pod with 3", viewTitles[got], n)
 	}
 }
@@ -337,7 +337,7 @@ func TestStaleResultsAfterRewind(t *testing.T) {
 		if f := hs.m.c.Forks[0]; f == nil || f.err != nil {
 			t.Fatalf("attempt #1 after u n: fork %+v, want its own", f)
 		}
-		if h := hs.m.c.Hints[0]; h == nil || h.attempt != hs.m.c.World.attempts[0] || h.err != nil {
+		if h := hs.m.c.Hints[0]; h == nil || h.attempt != hs.m.c.World.attempts.At(0) || h.err != nil {
 			t.Errorf("attempt #1 after u n: hints %+v, want its own", h)
 		}
 		hs.contains("attempt 1/1")
@@ -352,7 +352,7 @@ func TestStaleResultsAfterRewind(t *testing.T) {
 		_, late := hs.m.Update(fork()) // the fork is in: the hints start…
 		hs.keys("u", "n")              // …the attempt is undone and made anew…
 		hs.run(late)                   // …and then they finish
-		if h := hs.m.c.Hints[0]; h == nil || h.attempt != hs.m.c.World.attempts[0] || h.err != nil {
+		if h := hs.m.c.Hints[0]; h == nil || h.attempt != hs.m.c.World.attempts.At(0) || h.err != nil {
 			t.Errorf("attempt #1 after u n: hints %+v, want its own", h)
 		}
 		hs.contains("(proven)")

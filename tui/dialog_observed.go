@@ -24,8 +24,8 @@ type observedDialog struct {
 
 func newObservedDialog(c *Common, ev engine.Event) *observedDialog {
 	d := &observedDialog{c: c, ev: ev}
-	if w := c.World; w != nil && ev.Attempt >= 0 && ev.Attempt < len(w.attempts) {
-		d.rows = engine.Compare(ev, w.attempts[ev.Attempt])
+	if w := c.World; w != nil && ev.Attempt >= 0 && ev.Attempt < w.attempts.Len() {
+		d.rows = engine.Compare(ev, w.attempts.At(ev.Attempt))
 	}
 	return d
 }

@@ -152,7 +152,7 @@ func captureForecast(b *Backend, w *world) {
 	if f == nil {
 		return
 	}
-	fi := &forecastInfo{at: f.At(), base: f.Base(), baseEvents: f.BaseEvents(), liveFrom: len(w.events), changes: f.ChangesSince(),
+	fi := &forecastInfo{at: f.At(), base: f.Base(), baseEvents: f.BaseEvents(), liveFrom: w.events.Len(), changes: f.ChangesSince(),
 		judgments: map[int]engine.Judgment{}, counts: map[engine.ForecastVerdict]int{}}
 	byPod := map[string][]engine.Judgment{}
 	for _, j := range f.Judgments() {
@@ -161,14 +161,13 @@ func captureForecast(b *Backend, w *world) {
 		byPod[j.Pod] = append(byPod[j.Pod], j)
 	}
 	for _, ev := range f.LiveSince() {
-		ev.Seq = len(w.events) + 1
-		w.events = append(w.events, ev)
+		w.events.add(ev)
 		if ev.Kind != engine.EventObserved {
 			continue
 		}
 		w.observed.add(ev.Reason)
 		for _, j := range byPod[ev.Pod] {
-			w.events = append(w.events, engine.Event{Seq: len(w.events) + 1, Time: j.Time, Kind: eventForecast, Pod: j.Pod,
+			w.events.add(engine.Event{Time: j.Time, Kind: eventForecast, Pod: j.Pod,
 				Attempt: j.Attempt, Node: j.Node, Predicted: j.Predicted, Reason: string(j.Verdict), Message: j.Message})
 		}
 		delete(byPod, ev.Pod)

@@ -34,8 +34,8 @@ func TestLiveForecast(t *testing.T) {
 	b.Locked(func() {
 		q := mirror.Queue()
 		q.Now = before.Now
-		if !reflect.DeepEqual(q, before) || len(mirror.Attempts()) != 0 {
-			t.Errorf("the live engine changed: queue %+v (was %+v), %d attempts", q, before, len(mirror.Attempts()))
+		if !reflect.DeepEqual(q, before) || mirror.Attempts().Len() != 0 {
+			t.Errorf("the live engine changed: queue %+v (was %+v), %d attempts", q, before, mirror.Attempts().Len())
 		}
 	})
 
@@ -151,7 +151,7 @@ func TestLiveForecastStepPhase(t *testing.T) {
 	hs.keys("c")
 	hs.contains("[forecast]", "forecast attempt 3/3", "ran until nothing was left to schedule")
 	b.Locked(func() {
-		if n := len(mirror.Attempts()); n != 0 {
+		if n := mirror.Attempts().Len(); n != 0 {
 			t.Errorf("the live engine made %d attempts", n)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -21,16 +22,22 @@ type attemptRef struct {
 
 // refTo names attempt i of w.
 func refTo(w *world, i int) attemptRef {
-	if w == nil || i < 0 || i >= len(w.attempts) {
+	if w == nil || i < 0 || i >= w.attempts.Len() {
 		return attemptRef{i: i}
 	}
-	return attemptRef{i, w.attempts[i]}
+	return attemptRef{i, w.attempts.At(i)}
 }
 
 // in reports whether attempts (the engine's, or a world's) still hold r's
-// attempt at its index.
-func (r attemptRef) in(attempts []*record.Attempt) bool {
-	return r.a != nil && r.i >= 0 && r.i < len(attempts) && attempts[r.i] == r.a
+// attempt at its index. A summarized attempt comes out of the engine's
+// archive a new copy each time: the same line (sequence number, pod, time)
+// is the same attempt.
+func (r attemptRef) in(attempts engine.AttemptLog) bool {
+	if r.a == nil || r.i < 0 || r.i >= attempts.Len() {
+		return false
+	}
+	a := attempts.At(r.i)
+	return a == r.a || a.Summarized && r.a.Summarized && a.Seq == r.a.Seq && a.PodUID == r.a.PodUID && a.Time.Equal(r.a.Time)
 }
 
 // errReplaced: the attempt a computation was for was undone by a rewind

@@ -55,7 +55,7 @@ func continueOneByOne(t *testing.T) (*harness, []chunkMsg) {
 func TestContinueCancelled(t *testing.T) {
 	uninterrupted := demoBackend(t)
 	uninterrupted.Continue(nil)
-	all := len(uninterrupted.Attempts())
+	all := uninterrupted.Attempts().Len()
 	hs, held := continueOneByOne(t)
 	held = hs.nextChunk(held) // attempt 1 made, the second chunk running
 	hs.send(keyMsg("<esc>"))
@@ -65,10 +65,10 @@ func TestContinueCancelled(t *testing.T) {
 	if rest := hs.nextChunk(held); len(rest) != 0 {
 		t.Fatalf("cancelled, yet %d more chunk(s) issued", len(rest))
 	}
-	if n := len(hs.m.c.World.attempts); n != 2 {
+	if n := hs.m.c.World.attempts.Len(); n != 2 {
 		t.Fatalf("the views show %d attempts after cancelling during the second, want 2", n)
 	}
-	if n := len(hs.m.s.b.Attempts()); n != 2 {
+	if n := hs.m.s.b.Attempts().Len(); n != 2 {
 		t.Fatalf("the engine made %d attempts, want 2", n)
 	}
 	if hs.m.s.busy != "" || hs.m.s.long != nil {
@@ -79,12 +79,12 @@ func TestContinueCancelled(t *testing.T) {
 	hs.keys("c")
 	got := hs.m.s.b.Attempts()
 	want := uninterrupted.Attempts()
-	if len(got) != all || len(want) != all {
-		t.Fatalf("after carrying on: %d attempts, uninterrupted %d", len(got), all)
+	if got.Len() != all || want.Len() != all {
+		t.Fatalf("after carrying on: %d attempts, uninterrupted %d", got.Len(), all)
 	}
-	for i := range got {
-		if got[i].Pod != want[i].Pod || got[i].Outcome != want[i].Outcome || got[i].Node != want[i].Node {
-			t.Errorf("attempt %d: %s %s %s, uninterrupted %s %s %s", i, got[i].Pod, got[i].Outcome, got[i].Node, want[i].Pod, want[i].Outcome, want[i].Node)
+	for i, g := range got.All() {
+		if w := want.At(i); g.Pod != w.Pod || g.Outcome != w.Outcome || g.Node != w.Node {
+			t.Errorf("attempt %d: %s %s %s, uninterrupted %s %s %s", i, g.Pod, g.Outcome, g.Node, w.Pod, w.Outcome, w.Node)
 		}
 	}
 }
@@ -149,7 +149,7 @@ func TestRewindProgress(t *testing.T) {
 		}
 	}
 	collect(cmd)
-	if n := len(hs.m.s.b.Attempts()); n != 2 {
+	if n := hs.m.s.b.Attempts().Len(); n != 2 {
 		t.Fatalf("%d attempts after u, want 2", n)
 	}
 	if len(reports) != 1 {

@@ -18,7 +18,7 @@ func TestRetentionInTheDebugger(t *testing.T) {
 		hs.keys("n")
 	}
 	r := hs.m.c.World.retained
-	if r.Summary == 0 || r.Full+r.Summary != len(hs.m.c.World.attempts) {
+	if r.Summary == 0 || r.Full+r.Summary != hs.m.c.World.attempts.Len() {
 		t.Fatalf("after 8 attempts with a window of 2: %+v", r)
 	}
 	hs.contains("kept: ", " summary · ")
@@ -31,7 +31,7 @@ func TestRetentionInTheDebugger(t *testing.T) {
 	}
 	// An old attempt opened shows its line, and says how to get it whole.
 	old := -1
-	for i, a := range hs.m.c.World.attempts {
+	for i, a := range hs.m.c.World.attempts.All() {
 		if a.Summarized {
 			old = i
 			break

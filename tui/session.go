@@ -431,8 +431,8 @@ func (s *session) openPod(pod string) tea.Cmd {
 	if w == nil {
 		return nil
 	}
-	for i := len(w.attempts) - 1; i >= 0; i-- {
-		if w.attempts[i].Pod == pod {
+	for i := w.attempts.Len() - 1; i >= 0; i-- {
+		if w.attempts.At(i).Pod == pod {
 			s.focus(i)
 			s.c.post(goToMsg{viewAttempt, true})
 			return s.ensureFork()

@@ -44,7 +44,7 @@ func TestShadowStatusCounts(t *testing.T) {
 			}
 		}
 	})
-	if n := len(e.Attempts()); n != 2 {
+	if n := e.Attempts().Len(); n != 2 {
 		t.Fatalf("%d attempts, want one per decision", n)
 	}
 	hs.send(runMsg{"capture", func() note { return note{} }})

@@ -24,7 +24,7 @@ func TestScoreExplanationsMatchRecord(t *testing.T) {
 				break
 			}
 		}
-		attempts = b.Attempts()
+		attempts = b.Attempts().Slice(0, b.Attempts().Len())
 	})
 	checked := 0
 	for i, a := range attempts {
@@ -185,16 +185,16 @@ func TestBackend(t *testing.T) {
 	if i := b.Continue([]engine.Breakpoint{{Node: "node-b1"}}); i != 0 {
 		t.Fatalf("Continue: %d", i)
 	}
-	n := len(b.Attempts())
-	last := b.Attempts()[n-1]
+	n := b.Attempts().Len()
+	last := b.Attempts().At(n - 1)
 	if last.Node != "node-b1" {
 		t.Fatalf("stopped at %s on %q", last.Pod, last.Node)
 	}
 	if err := b.Rewind(1); err != nil {
 		t.Fatal(err)
 	}
-	if len(b.Attempts()) != n-1 {
-		t.Fatalf("after rewind: %d attempts, want %d", len(b.Attempts()), n-1)
+	if b.Attempts().Len() != n-1 {
+		t.Fatalf("after rewind: %d attempts, want %d", b.Attempts().Len(), n-1)
 	}
 	again, _ := b.Step()
 	if again.Pod != last.Pod || again.Node != last.Node || again.Message != last.Message {

@@ -15,10 +15,14 @@ import (
 // eventsView is the timeline: queue moves, attempts, preemptions,
 // evictions and cluster events, newest last.
 type eventsView struct {
-	c      *Common
-	w, h   int
-	l      list
+	c    *Common
+	w, h int
+	l    list
+	// order lists the events shown when a filter is set; without one
+	// every event up to shown is, and count is their number: a long
+	// session's timeline is never copied nor walked whole.
 	order  []int
+	count  int
 	filter matcher
 	follow bool // keep the cursor on the newest event
 }
@@ -29,19 +33,24 @@ func (v *eventsView) Init() tea.Cmd    { return nil }
 func (v *eventsView) SetSize(w, h int) { v.w, v.h = w, h; v.l.h = h; v.l.clamp() }
 
 func (v *eventsView) Refresh() {
-	v.order = v.order[:0]
+	v.order, v.count = v.order[:0], 0
 	if v.c.World == nil {
 		v.l.set(0)
 		return
 	}
-	for i := range v.c.World.events[:v.shown()] {
-		if v.filter.match(eventText(&v.c.World.events[i])) {
-			v.order = append(v.order, i)
+	if v.filter.q == "" {
+		v.count = v.shown()
+	} else {
+		for i := range v.shown() {
+			if v.filter.match(eventText(v.c.World.events.At(i))) {
+				v.order = append(v.order, i)
+			}
 		}
+		v.count = len(v.order)
 	}
-	v.l.set(len(v.order))
+	v.l.set(v.count)
 	if v.follow {
-		v.l.cursor = len(v.order) - 1
+		v.l.cursor = v.count - 1
 		v.l.clamp()
 	}
 }
@@ -51,22 +60,31 @@ func (v *eventsView) Refresh() {
 // stays hidden until stepped to, with what came after it.
 func (v *eventsView) shown() int {
 	w := v.c.World
-	evs := w.events
+	evs := &w.events
 	c := w.cursor
-	if c.Attempt < 0 || c.Attempt >= len(w.attempts) || c.Phase >= w.attempts[c.Attempt].LastPhase() {
-		return len(evs)
+	if c.Attempt < 0 || c.Attempt >= w.attempts.Len() || c.Phase >= w.attempts.At(c.Attempt).LastPhase() {
+		return evs.Len()
 	}
-	for i := range evs {
-		if evs[i].Kind == engine.EventAttempt && evs[i].Attempt == c.Attempt {
+	// The attempt stepped by phase is the newest: look from the end.
+	for i := evs.Len() - 1; i >= 0; i-- {
+		if ev := evs.At(i); ev.Kind == engine.EventAttempt && ev.Attempt == c.Attempt {
 			return i
 		}
 	}
-	return len(evs)
+	return evs.Len()
+}
+
+// row is the index in the timeline of the view's row i.
+func (v *eventsView) row(i int) int {
+	if v.filter.q == "" {
+		return i
+	}
+	return v.order[i]
 }
 
 func (v *eventsView) move(dr, dc int) {
 	v.l.move(dr, dc)
-	v.follow = v.l.cursor == len(v.order)-1
+	v.follow = v.l.cursor == v.count-1
 }
 
 func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
@@ -101,15 +119,15 @@ func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (v *eventsView) selected() *engine.Event {
-	if v.c.World == nil || v.l.cursor >= len(v.order) {
+	if v.c.World == nil || v.l.cursor >= v.count {
 		return nil
 	}
-	return &v.c.World.events[v.order[v.l.cursor]]
+	return v.c.World.events.At(v.row(v.l.cursor))
 }
 
 func (v *eventsView) Click(_, y int) tea.Cmd {
 	i := v.l.top + y
-	if i < len(v.order) {
+	if i < v.count {
 		v.l.cursor = i
 		v.follow = false
 	}
@@ -170,15 +188,15 @@ func eventText(e *engine.Event) string {
 
 func (v *eventsView) View() string {
 	st := v.c.St
-	if v.c.World == nil || len(v.order) == 0 {
+	if v.c.World == nil || v.count == 0 {
 		return block("No events.", v.w, v.h)
 	}
 	var b strings.Builder
-	for i := v.l.top; i < v.l.top+v.h && i < len(v.order); i++ {
+	for i := v.l.top; i < v.l.top+v.h && i < v.count; i++ {
 		if i > v.l.top {
 			b.WriteByte('\n')
 		}
-		e := &v.c.World.events[v.order[i]]
+		e := v.c.World.events.At(v.row(i))
 		s := fit(fmt.Sprintf("%4d %s %s%s%s%s", e.Seq, e.Time.In(v.c.Loc).Format("15:04:05"), compareMark(v.c, e), v.c.World.eventMark(e), eventText(e), v.extenderCalls(e)), v.w)
 		switch {
 		case i == v.l.cursor:
@@ -264,10 +282,10 @@ func (v *eventsView) FullHelp() [][]key.Binding {
 }
 
 func (v *eventsView) attemptOf(e *engine.Event) *record.Attempt {
-	if e.Kind != engine.EventAttempt || e.Attempt < 0 || e.Attempt >= len(v.c.World.attempts) {
+	if e.Kind != engine.EventAttempt || e.Attempt < 0 || e.Attempt >= v.c.World.attempts.Len() {
 		return nil
 	}
-	return v.c.World.attempts[e.Attempt]
+	return v.c.World.attempts.At(e.Attempt)
 }
 
 // extenderCalls sums up an attempt's calls to extenders: verb and latency
@@ -293,8 +311,8 @@ func (v *eventsView) extenderCalls(e *engine.Event) string {
 // jumpDivergence moves to the next (dir 1) or previous (-1) attempt that
 // diverges from compare mode's second side.
 func (v *eventsView) jumpDivergence(dir int) {
-	for i := v.l.cursor + dir; i >= 0 && i < len(v.order); i += dir {
-		e := &v.c.World.events[v.order[i]]
+	for i := v.l.cursor + dir; i >= 0 && i < v.count; i += dir {
+		e := v.c.World.events.At(v.row(i))
 		if e.Kind == engine.EventAttempt && v.c.diverges(e.Attempt) {
 			v.move(i-v.l.cursor, 0)
 			return

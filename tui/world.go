@@ -10,19 +10,20 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
-	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // world is the engine's state captured under the backend lock right after
 // an operation, so that views read it while the next Cmd runs.
 type world struct {
-	attempts []*record.Attempt
+	// attempts and events are the engine's logs as they were: views read
+	// the rows they show, never a copy of the whole.
+	attempts engine.AttemptLog
 	cursor   engine.Cursor
 	// queue is the queue the views may show: while the cursor's attempt
 	// is stepped by phase, as that attempt popped its pod (its end, and
 	// what followed, not revealed yet).
 	queue  engine.QueueSnapshot
-	events []engine.Event
+	events eventList
 	// cluster is the nodes at the cursor.
 	cluster
 	// filterPlugins is each profile's Filter plugins, in run order.
@@ -75,10 +76,10 @@ type nominee struct {
 // capture reads the backend's state. It must run under the backend lock.
 func capture(b *Backend) *world {
 	w := &world{
-		attempts:      append([]*record.Attempt(nil), b.Attempts()...),
+		attempts:      b.Attempts(),
 		cursor:        b.Cursor(),
 		queue:         shownQueue(b),
-		events:        append([]engine.Event(nil), b.Timeline()...),
+		events:        eventList{log: b.Timeline()},
 		filterPlugins: map[string][]string{},
 		pods:          map[string]*v1.Pod{},
 		done:          b.Quiescent != nil && b.Quiescent(),
@@ -88,17 +89,7 @@ func capture(b *Backend) *world {
 	}
 	b.captures++
 	w.seq = b.captures
-	uidPod := make(map[string]string, len(w.attempts))
-	for _, a := range w.attempts {
-		uidPod[a.PodUID] = a.Pod
-	}
-	for i := range w.events {
-		ev := &w.events[i]
-		if ev.Kind == engine.EventObserved {
-			w.observed.add(ev.Reason)
-		}
-		ev.Message = namePreemptor(ev, uidPod)
-	}
+	w.observed = b.observed.count(w.events.log)
 	captureForecast(b, w)
 	s := b.State()
 	w.cluster = captureCluster(s)
@@ -110,16 +101,14 @@ func capture(b *Backend) *world {
 			}
 		}
 	}
-	for _, a := range w.attempts {
-		if a.Summarized {
-			// Retention kept its line only; the views show no more of it.
-			continue
-		}
-		addPod(a.Pod)
-		if w.filterPlugins[a.Profile] == nil {
-			if f := s.Profile(a.Profile); f != nil {
-				w.filterPlugins[a.Profile] = f.FilterPluginNames()
-			}
+	for name, f := range s.Profiles() {
+		w.filterPlugins[name] = f.FilterPluginNames()
+	}
+	// The attempts kept whole: retention keeps the line only of the
+	// others, and the views show no more of those.
+	for _, a := range w.attempts.Whole() {
+		if !a.Summarized {
+			addPod(a.Pod)
 		}
 	}
 	for _, list := range [][]engine.QueuedPod{w.queue.ActiveQ, w.queue.BackoffQ, w.queue.Unschedulable, w.queue.Gated} {
@@ -162,26 +151,51 @@ func captureCluster(s *scheduler.Scheduler) cluster {
 	return c
 }
 
+// eventList is the timeline as the Events view shows it: the engine's,
+// then, while a forecast is shown, the live cluster's events since the
+// fork with the forecast's judgments (captureForecast).
+type eventList struct {
+	log   engine.EventLog
+	extra []engine.Event
+}
+
+// Len is the number of events.
+func (l *eventList) Len() int { return l.log.Len() + len(l.extra) }
+
+// At is event i, a copy, with the preemptor of a victim's Preempted
+// event named (namePreemptor).
+func (l *eventList) At(i int) *engine.Event {
+	var ev engine.Event
+	if n := l.log.Len(); i < n {
+		ev = l.log.At(i)
+	} else {
+		ev = l.extra[i-n]
+	}
+	ev.Message = namePreemptor(&ev)
+	return &ev
+}
+
+// add appends an event after the engine's, numbered after them.
+func (l *eventList) add(ev engine.Event) {
+	ev.Seq = l.Len() + 1
+	l.extra = append(l.extra, ev)
+}
+
 // namePreemptor is the message of a victim's Preempted event with the
 // preemptor named by namespace/name: the event, as upstream's, names it by
-// UID ("Preempted by pod <UID> on node <node>"). Every preemptor made an
-// attempt, so uidPod (attempts' pod UIDs) knows it.
-func namePreemptor(ev *engine.Event, uidPod map[string]string) string {
+// UID ("Preempted by pod <UID> on node <node>"); Event.Preemptor names it.
+func namePreemptor(ev *engine.Event) string {
 	const by = "by pod "
 	i := strings.Index(ev.Message, by)
-	if ev.Kind != engine.EventCluster || ev.Reason != "Preempted" || i < 0 {
+	if ev.Kind != engine.EventCluster || ev.Reason != "Preempted" || i < 0 || ev.Preemptor == "" {
 		return ev.Message
 	}
 	rest := ev.Message[i+len(by):]
-	uid, tail, _ := strings.Cut(rest, " ")
-	name, ok := uidPod[uid]
-	if !ok {
-		return ev.Message
-	}
+	_, tail, _ := strings.Cut(rest, " ")
 	if tail != "" {
 		tail = " " + tail
 	}
-	return ev.Message[:i+len(by)] + name + tail
+	return ev.Message[:i+len(by)] + ev.Preemptor + tail
 }
 
 func copyResource(r *framework.Resource) framework.Resource {
@@ -196,6 +210,43 @@ func copyResource(r *framework.Resource) framework.Resource {
 		}
 	}
 	return c
+}
+
+// observedTally counts the observations of a backend's timeline from one
+// capture to the next, reading only the events new since the last one
+// (and those shadow mode may still judge again); a rewind, or a timeline
+// compacted since, makes it count again from the start.
+type observedTally struct {
+	upTo   int
+	last   engine.Event
+	counts observedCounts
+}
+
+func (t *observedTally) count(l engine.EventLog) observedCounts {
+	settled := l.Settled()
+	if t.upTo > settled || t.upTo > 0 && !sameMark(l.At(t.upTo-1), t.last) {
+		*t = observedTally{}
+	}
+	for i := t.upTo; i < settled; i++ {
+		if ev := l.At(i); ev.Kind == engine.EventObserved {
+			t.counts.add(ev.Reason)
+		}
+	}
+	if t.upTo = settled; settled > 0 {
+		t.last = l.At(settled - 1)
+	}
+	c := t.counts
+	for i := settled; i < l.Len(); i++ {
+		if ev := l.At(i); ev.Kind == engine.EventObserved {
+			c.add(ev.Reason)
+		}
+	}
+	return c
+}
+
+// sameMark: a and b are the same event, as far as a tally can tell.
+func sameMark(a, b engine.Event) bool {
+	return a.Seq == b.Seq && a.Time.Equal(b.Time) && a.Kind == b.Kind && a.Pod == b.Pod && a.Reason == b.Reason && a.Attempt == b.Attempt
 }
 
 // observedCounts counts observations by verdict.

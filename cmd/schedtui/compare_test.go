@@ -165,7 +165,7 @@ func TestCompareAgreesWithRun(t *testing.T) {
 func checkSide(t *testing.T, where string, rep *compare.Report, side int, want map[string][]record.AttemptJSON) int {
 	t.Helper()
 	got := map[string][]record.AttemptJSON{}
-	for _, a := range rep.Runs[side].Engine.Attempts() {
+	for _, a := range rep.Runs[side].Engine.Attempts().All() {
 		got[a.Pod] = append(got[a.Pod], a.JSON())
 	}
 	if !reflect.DeepEqual(normalize(got), normalize(want)) {

@@ -311,7 +311,7 @@ func runEngine(t *testing.T, cfg *configv1.KubeSchedulerConfiguration, reg fwkru
 	t.Helper()
 	e := newEngine(t, cfg, reg, nodes, pods)
 	e.RunToQuiescence()
-	return e.Attempts()
+	return e.Attempts().Slice(0, e.Attempts().Len())
 }
 
 func newEngine(t *testing.T, cfg *configv1.KubeSchedulerConfiguration, reg fwkruntime.Registry, nodes []*v1.Node, pods []*v1.Pod) *engine.Engine {
@@ -379,7 +379,7 @@ func retryGaps(t *testing.T, body string) []time.Duration {
 	}
 	e.RunUntil(80 * time.Second)
 	var gaps []time.Duration
-	as := e.Attempts()
+	as := e.Attempts().Slice(0, e.Attempts().Len())
 	for i := 1; i < len(as); i++ {
 		gaps = append(gaps, as[i].Time.Sub(as[i-1].Time))
 	}
@@ -737,7 +737,7 @@ func argsRun(t *testing.T, plugin, args string) string {
 	}
 	e.RunToQuiescence()
 	var b strings.Builder
-	for _, a := range e.Attempts() {
+	for _, a := range e.Attempts().All() {
 		fmt.Fprintf(&b, "%s %s %s %q %s %v %d\n", a.Pod, a.Outcome, a.Node, a.Message, a.Nominated, a.Victims, a.NodesToFind)
 		for _, c := range a.Scores {
 			fmt.Fprintf(&b, "  %s ×%d %v %v\n", c.Plugin, c.Weight, c.Raw, c.Normalized)

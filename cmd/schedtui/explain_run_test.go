@@ -281,13 +281,13 @@ func TestExplainAgreesWithRunAtScale(t *testing.T) {
 // -o json streams it.
 func printJSON(w io.Writer, e *engine.Engine, keep func(engine.Event) bool) error {
 	attempts := e.Attempts()
-	for _, ev := range e.Timeline() {
+	for _, ev := range e.Timeline().All() {
 		if !keep(ev) {
 			continue
 		}
 		var a *record.Attempt
 		if ev.Kind == engine.EventAttempt {
-			a = attempts[ev.Attempt]
+			a = attempts.At(ev.Attempt)
 		}
 		if err := writeJSONEvent(w, ev, a, record.DetailFull); err != nil {
 			return err

@@ -127,7 +127,7 @@ func (s *session) run(until time.Duration, opts ...func(*engine.Options)) (*engi
 		line.Done()
 	}
 	if err != nil {
-		return e, fmt.Errorf("interrupted after %s attempt(s), at %s of virtual time: %w", progress.Count(int64(len(e.Attempts()))),
+		return e, fmt.Errorf("interrupted after %s attempt(s), at %s of virtual time: %w", progress.Count(int64(e.Attempts().Len())),
 			offset(e.Now().Sub(e.Start())), err)
 	}
 	return e, nil

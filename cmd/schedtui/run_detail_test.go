@@ -45,10 +45,10 @@ func TestRunStreamsTodaysOutput(t *testing.T) {
 		}{{&wantText, false}, {&wantWide, true}} {
 			// Text output opens with what is simulated.
 			out.w.WriteString("scheduler: kube-scheduler 1.37\n")
-			for _, ev := range e.Timeline() {
+			for _, ev := range e.Timeline().All() {
 				var a *record.Attempt
 				if ev.Kind == engine.EventAttempt {
-					a = e.Attempts()[ev.Attempt]
+					a = e.Attempts().At(ev.Attempt)
 				}
 				if err := writeTextEvent(out.w, offset(ev.Time.Sub(e.Start())), ev, a, out.wide); err != nil {
 					t.Fatal(err)

@@ -78,7 +78,7 @@ func summarize(run Run) Summary {
 		}
 	}
 	victims := map[string]bool{}
-	for _, ev := range e.Timeline() {
+	for _, ev := range e.Timeline().All() {
 		if ev.Kind == engine.EventPreemption {
 			s.Preemptions++
 			for _, v := range ev.Victims {

@@ -99,7 +99,9 @@ type Event struct {
 	Node    string
 	Victims []string
 	Message string
-	// Preemptor is the pod that preempted the victim (EventEviction).
+	// Preemptor is the pod that preempted the victim (EventEviction, and
+	// the EventCluster marking the victim "Preempted", whose message names
+	// the preemptor by UID as upstream's does).
 	Preemptor string
 	// Predicted is the node schedtui chose for a pod the cluster's
 	// scheduler decided about (EventObserved; "" for none).
@@ -169,7 +171,7 @@ type API interface {
 	// while that attempt is stepped by phase and not fully revealed (ok
 	// false otherwise: Queue is the queue to show).
 	QueueAtPop() (q QueueSnapshot, ok bool)
-	Timeline() []Event
-	Attempts() []*record.Attempt
+	Timeline() EventLog
+	Attempts() AttemptLog
 	Cursor() Cursor
 }

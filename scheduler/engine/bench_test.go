@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"testing"
@@ -64,7 +66,7 @@ func BenchmarkRunToQuiescence(b *testing.B) {
 		}
 		rewind := time.Since(rw)
 		rw = time.Now()
-		if err := e.Rewind(len(e.Attempts()) / 2); err != nil {
+		if err := e.Rewind(e.Attempts().Len() / 2); err != nil {
 			b.Fatal(err)
 		}
 		rewindHalf := time.Since(rw)
@@ -92,9 +94,11 @@ func BenchmarkRunToQuiescence(b *testing.B) {
 // and the live heap, then rewinds to the first attempt of the last hour
 // and checks the attempt made again is the one summarized there.
 // SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_MINUTES shrink it; the whole day
-// takes tens of minutes on two cores. Run it with -benchtime=1x.
+// takes hours on a shared two-core machine, and -v prints the figures at
+// each simulated hour; SCHEDTUI_BENCH_HEAPPROFILE writes the live heap's
+// profile at the end. Run it with -benchtime=1x.
 //
-//	go test ./scheduler/engine -run '^$' -bench LongReplay -benchtime=1x -timeout 2h
+//	go test ./scheduler/engine -run '^$' -bench LongReplay -benchtime=1x -timeout 6h -v
 func BenchmarkLongReplay(b *testing.B) {
 	nodeCount := benchEnv(b, "SCHEDTUI_BENCH_NODES", 5000)
 	minutes := benchEnv(b, "SCHEDTUI_BENCH_MINUTES", 24*60)
@@ -119,19 +123,25 @@ func BenchmarkLongReplay(b *testing.B) {
 			if s%60 == 0 {
 				m.Note()
 			}
+			if s%3600 == 3599 && testing.Verbose() {
+				// The whole day takes long: -v shows how far it got.
+				fmt.Fprintf(os.Stderr, "%dh: %d attempts, %+v, peak RSS %.0f MiB, peak heap %.0f MiB, %s\n", (s+1)/3600,
+					e.Attempts().Len(), e.Retained(), peakmem.MiB(peakmem.PeakRSS()), peakmem.MiB(m.PeakHeap()), time.Since(start).Round(time.Second))
+			}
 		}
 		run := time.Since(start)
 		m.Note()
+		writeHeapProfile(b)
 		r := e.Retained()
 		attempts := e.Attempts()
 		hourAgo := e.Now().Add(-time.Hour)
-		target := sort.Search(len(attempts), func(i int) bool { return !attempts[i].Time.Before(hourAgo) })
+		target := sort.Search(attempts.Len(), func(i int) bool { return !attempts.At(i).Time.Before(hourAgo) })
 		if target < r.RewindableFrom {
 			b.Fatalf("the last hour starts at attempt %d, rewind reaches back to %d only", target, r.RewindableFrom)
 		}
-		want := attempts[target]
+		want := attempts.At(target)
 		rw := time.Now()
-		if err := e.Rewind(len(attempts) - target); err != nil {
+		if err := e.Rewind(attempts.Len() - target); err != nil {
 			b.Fatalf("rewinding to the last hour's first attempt: %v", err)
 		}
 		rewind := time.Since(rw)
@@ -141,11 +151,11 @@ func BenchmarkLongReplay(b *testing.B) {
 		}
 		rss := peakmem.PeakRSS()
 		b.Logf("%d changes, %d attempts, %+v: peak RSS %.0f MiB, peak heap %.0f MiB; run %s, rewind an hour %s",
-			changes, len(attempts), r, peakmem.MiB(rss), peakmem.MiB(m.PeakHeap()), run, rewind)
+			changes, attempts.Len(), r, peakmem.MiB(rss), peakmem.MiB(m.PeakHeap()), run, rewind)
 		b.ReportMetric(peakmem.MiB(rss), "peak-rss-MiB")
 		b.ReportMetric(peakmem.MiB(m.PeakHeap()), "peak-heap-MiB")
 		b.ReportMetric(float64(changes), "changes")
-		b.ReportMetric(float64(len(attempts)), "attempts")
+		b.ReportMetric(float64(attempts.Len()), "attempts")
 		b.ReportMetric(float64(r.Full), "kept-full")
 		b.ReportMetric(float64(r.Checkpoints), "checkpoints")
 		b.ReportMetric(run.Seconds(), "run-s")
@@ -153,6 +163,25 @@ func BenchmarkLongReplay(b *testing.B) {
 		if rss >= 2<<30 {
 			b.Errorf("peak RSS %.0f MiB, the bound is 2 GiB", peakmem.MiB(rss))
 		}
+	}
+}
+
+// writeHeapProfile writes the live heap's profile to the file
+// SCHEDTUI_BENCH_HEAPPROFILE names, if any, while the engine is still
+// held: -memprofile is written once the benchmark let go of it.
+func writeHeapProfile(b *testing.B) {
+	name := os.Getenv("SCHEDTUI_BENCH_HEAPPROFILE")
+	if name == "" {
+		return
+	}
+	runtime.GC()
+	f, err := os.Create(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.WriteHeapProfile(f); err != nil {
+		b.Fatal(err)
 	}
 }
 

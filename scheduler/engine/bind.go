@@ -78,7 +78,7 @@ func (e *Engine) Binds() bool { return e.opts.Bind != nil }
 // SetBind turns on binding in a real cluster (see Options.Bind) for an
 // engine built without it, before its first attempt.
 func (e *Engine) SetBind(f BindFunc) error {
-	if len(e.attempts) > 0 {
+	if e.attemptCount() > 0 {
 		return errors.New("--bind must be set before the first attempt")
 	}
 	if e.opts.Shadow {

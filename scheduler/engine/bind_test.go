@@ -33,7 +33,7 @@ func TestBindForReal(t *testing.T) {
 	e.RunToQuiescence()
 	var scheduled []string
 	first := -1
-	for i, a := range e.Attempts() {
+	for i, a := range e.Attempts().All() {
 		if a.Outcome == record.Scheduled {
 			scheduled = append(scheduled, a.Pod+"@"+a.Node)
 			if first < 0 {

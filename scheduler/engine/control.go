@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"path"
+	"slices"
 	"sort"
 	"time"
 
@@ -31,7 +32,7 @@ func (e *Engine) stepOp(limit time.Time, strict bool) (*record.Attempt, bool) {
 	before := e.snapshotMarks()
 	a, _, err := e.step(limit, strict, false)
 	if a != nil {
-		e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: a.LastPhase()}
+		e.cursor = Cursor{Attempt: e.attemptCount() - 1, Phase: a.LastPhase()}
 	}
 	if err == nil || e.changedSince(before) {
 		e.logOp(op{kind: opStep, limit: limit, strict: strict})
@@ -50,10 +51,10 @@ type marks struct {
 	gen      uint64
 }
 
-func (e *Engine) snapshotMarks() marks { return marks{e.now, len(e.timeline), e.gen} }
+func (e *Engine) snapshotMarks() marks { return marks{e.now, e.timelineLen(), e.gen} }
 
 func (e *Engine) changedSince(m marks) bool {
-	return !e.now.Equal(m.now) || len(e.timeline) != m.timeline || e.gen != m.gen
+	return !e.now.Equal(m.now) || e.timelineLen() != m.timeline || e.gen != m.gen
 }
 
 // StepPhase reveals the next phase of the current attempt (the attempt is
@@ -61,8 +62,8 @@ func (e *Engine) changedSince(m marks) bool {
 // PreEnqueue when the current one is fully revealed.
 func (e *Engine) StepPhase() Cursor {
 	c := e.cursor
-	if c.Attempt >= 0 && c.Attempt == len(e.attempts)-1 {
-		a := e.attempts[c.Attempt]
+	if c.Attempt >= 0 && c.Attempt == e.attemptCount()-1 {
+		a := e.attemptAt(c.Attempt)
 		for p := c.Phase + 1; p < record.NumPhases; p++ {
 			if a.Phases[p].Code != record.CodeNotRun {
 				e.cursor.Phase = p
@@ -197,12 +198,28 @@ func (e *Engine) Now() time.Time { return e.now }
 // Start is virtual time zero.
 func (e *Engine) Start() time.Time { return e.start }
 
-// Timeline returns every event so far. The slice is shared: do not modify.
-func (e *Engine) Timeline() []Event { return e.timeline }
+// Timeline returns every event so far (archive.go: the events older than
+// every checkpoint are archived, their queue moves and cluster changes
+// dropped).
+func (e *Engine) Timeline() EventLog {
+	l := EventLog{archive: e.evArchive, attempts: e.Attempts(), tail: e.timeline, recentFrom: len(e.timeline)}
+	if s := e.shadow; s != nil && len(s.recent) > 0 {
+		// Shadow mode may judge these again, in place: a copy.
+		from := len(e.timeline)
+		for _, r := range s.recent {
+			from = min(from, r.ev-e.evArchive.len())
+		}
+		from = max(from, 0)
+		l.tail, l.recentFrom, l.recent = e.timeline[:from], from, slices.Clone(e.timeline[from:])
+	}
+	return l
+}
 
-// Attempts returns every attempt so far. The slice is shared: do not
-// modify.
-func (e *Engine) Attempts() []*record.Attempt { return e.attempts }
+// Attempts returns every attempt so far (archive.go: those older than the
+// detailed window come out summarized).
+func (e *Engine) Attempts() AttemptLog {
+	return AttemptLog{archive: e.archive.view(), pinnedIdx: e.pinnedIdx, pinned: e.pinnedAtt, whole: e.attempts}
+}
 
 // Cursor says which attempt and phase are revealed.
 func (e *Engine) Cursor() Cursor { return e.cursor }

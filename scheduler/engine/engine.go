@@ -140,12 +140,11 @@ type Engine struct {
 	// boundInCluster: the pods bindForReal bound, and where.
 	boundInCluster map[types.UID]string
 	// lastAttempt indexes the newest attempt per pod over the first
-	// attemptIndexed attempts, the last of them lastIndexed (observe.go);
+	// attemptIndexed attempts (observe.go);
 	// seenUnschedulable is the last
 	// unschedulable message of the cluster's scheduler seen per pod.
 	lastAttempt       map[types.UID]int
 	attemptIndexed    int
-	lastIndexed       *record.Attempt
 	seenUnschedulable map[types.UID]string
 	// shadow is shadow mode's bookkeeping (shadow.go).
 	shadow       *shadowState
@@ -154,16 +153,22 @@ type Engine struct {
 	ckptInterval int
 	// Retention (retention.go): logBase is the number of ops dropped
 	// from the front of log; emitted counts the events handed to OnEvent;
-	// the attempts before detailedFrom are summarized except deferred
-	// (pinned, left whole); pinned is SetPinned's.
+	// pinned is SetPinned's.
 	logBase int
 	emitted int
-	// The timeline before compactedTo is compacted: eventsDropped queue
-	// moves and cluster changes older than every checkpoint were dropped.
-	compactedTo   int
+	// archive holds the lines of the attempts before attempts[0]
+	// (archive.go), except pinnedAtt, archived attempts left whole
+	// (pinnedIdx their indexes, sorted); both are only appended to or
+	// replaced, never written in place, as handed-out logs read them.
+	archive   attemptArchive
+	pinnedIdx []int
+	pinnedAtt []*record.Attempt
+	// evArchive holds the timeline's events before timeline[0]: the
+	// attempts, preemptions, evictions and observations older than every
+	// checkpoint; eventsDropped queue moves and cluster changes older
+	// than that were dropped.
+	evArchive     eventArchive
 	eventsDropped int
-	detailedFrom  int
-	deferred      []int
 	pinned        func(pod string) bool
 }
 
@@ -374,7 +379,7 @@ func gatingMessage(m queue.Move) string {
 }
 
 func (e *Engine) event(ev Event) {
-	ev.Seq = len(e.timeline) + 1
+	ev.Seq = e.timelineLen() + 1
 	if ev.Time.IsZero() {
 		ev.Time = e.now
 	}
@@ -457,7 +462,7 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	// The pod passed PreEnqueue before it could be popped.
 	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}
 	e.attempts = append(e.attempts, a)
-	idx := len(e.attempts) - 1
+	idx := e.attemptCount() - 1
 	e.lastGen[uid] = genAtStart
 	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
 	if d := e.decision; d != nil && d.sync && !d.notCarriedOut {

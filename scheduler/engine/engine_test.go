@@ -87,7 +87,7 @@ func priorityClass(v int) string {
 func timelineJSON(t testing.TB, e *Engine) string {
 	t.Helper()
 	var b strings.Builder
-	for _, ev := range e.Timeline() {
+	for _, ev := range e.Timeline().All() {
 		j, err := json.Marshal(ev)
 		if err != nil {
 			t.Fatal(err)
@@ -95,7 +95,7 @@ func timelineJSON(t testing.TB, e *Engine) string {
 		b.Write(j)
 		b.WriteByte('\n')
 	}
-	for _, a := range e.Attempts() {
+	for _, a := range e.Attempts().All() {
 		j, err := json.Marshal(a.JSON())
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func timelineJSON(t testing.TB, e *Engine) string {
 
 func findEvents(e *Engine, kind EventKind, pod string) []Event {
 	var out []Event
-	for _, ev := range e.Timeline() {
+	for _, ev := range e.Timeline().All() {
 		if ev.Kind == kind && (pod == "" || ev.Pod == pod) {
 			out = append(out, ev)
 		}
@@ -162,8 +162,8 @@ func TestPreemptionGracefulTermination(t *testing.T) {
 	}
 	// Half-way through the grace period: the victim is terminating.
 	e.RunUntil(30 * time.Second)
-	if len(e.Attempts()) != 1 {
-		t.Fatalf("attempts before the victim left: %d", len(e.Attempts()))
+	if e.Attempts().Len() != 1 {
+		t.Fatalf("attempts before the victim left: %d", e.Attempts().Len())
 	}
 	v := e.Pod("default/victim")
 	if v == nil || v.DeletionTimestamp == nil || !v.DeletionTimestamp.Time.Equal(scheduler.Epoch.Add(60*time.Second)) {
@@ -247,7 +247,7 @@ func TestFlushRetriesAndQuiescence(t *testing.T) {
 	e := load(t, yaml, Options{})
 	n := e.RunToQuiescence()
 	var got []string
-	for _, a := range e.Attempts() {
+	for _, a := range e.Attempts().All() {
 		got = append(got, fmt.Sprintf("%s@%s:%s", a.Pod, a.Time.Sub(scheduler.Epoch), a.Outcome))
 	}
 	// stuck fails before fits binds, so the cluster changed after its
@@ -261,7 +261,7 @@ func TestFlushRetriesAndQuiescence(t *testing.T) {
 	}
 	e.RunUntil(20 * time.Minute)
 	got = got[:0]
-	for _, a := range e.Attempts()[3:] {
+	for _, a := range e.Attempts().Slice(3, e.Attempts().Len()) {
 		got = append(got, a.Time.Sub(scheduler.Epoch).String())
 	}
 	// Each retry sets Timestamp; the next flush is the first 30s tick
@@ -376,7 +376,7 @@ func TestRewindEqualsReplay(t *testing.T) {
 	opts := Options{Seed: 3, CheckpointInterval: 2, MaxCheckpoints: 3}
 	full := demo(t, opts)
 	full.RunUntil(12 * time.Minute)
-	total := len(full.Attempts())
+	total := full.Attempts().Len()
 	if total < 10 {
 		t.Fatalf("only %d attempts", total)
 	}
@@ -424,7 +424,7 @@ func TestRewindForgetsLaterChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Step() // b binds on n2
-	if a := e.Attempts()[1]; a.Node != "n2" {
+	if a := e.Attempts().At(1); a.Node != "n2" {
 		t.Fatalf("b on %q", a.Node)
 	}
 	if err := e.Rewind(1); err != nil {
@@ -436,8 +436,8 @@ func TestRewindForgetsLaterChanges(t *testing.T) {
 	if err := e.Rewind(1); err != nil {
 		t.Fatal(err)
 	}
-	if e.Scheduler().Snapshot().NumNodes() != 1 || len(e.Attempts()) != 0 {
-		t.Errorf("rewind to the start kept %d nodes, %d attempts", e.Scheduler().Snapshot().NumNodes(), len(e.Attempts()))
+	if e.Scheduler().Snapshot().NumNodes() != 1 || e.Attempts().Len() != 0 {
+		t.Errorf("rewind to the start kept %d nodes, %d attempts", e.Scheduler().Snapshot().NumNodes(), e.Attempts().Len())
 	}
 	a, _ := e.Step()
 	b, _ := e.Step()
@@ -476,7 +476,7 @@ func TestBreakpoints(t *testing.T) {
 				t.Fatalf("Continue = %d, want %d", got, tt.want)
 			}
 			if tt.want >= 0 {
-				if a := e.Attempts()[len(e.Attempts())-1]; a.Pod != tt.wantPod {
+				if a := e.Attempts().At(e.Attempts().Len() - 1); a.Pod != tt.wantPod {
 					t.Errorf("stopped at %s, want %s", a.Pod, tt.wantPod)
 				}
 			} else if !e.Quiescent() {
@@ -511,8 +511,8 @@ func TestFork(t *testing.T) {
 	e := demo(t, Options{Seed: 1})
 	e.RunToQuiescence()
 	var i int
-	for i = range e.Attempts() {
-		if e.Attempts()[i].Pod == "default/critical-api" && e.Attempts()[i].Outcome == record.Scheduled {
+	for i = range e.Attempts().All() {
+		if e.Attempts().At(i).Pod == "default/critical-api" && e.Attempts().At(i).Outcome == record.Scheduled {
 			break
 		}
 	}
@@ -524,10 +524,10 @@ func TestFork(t *testing.T) {
 		t.Errorf("fork pod %s nominated %q", pod.Name, pod.Status.NominatedNodeName)
 	}
 	a := s.ScheduleOne(pod)
-	if a.Outcome != record.Scheduled || a.Node != e.Attempts()[i].Node {
-		t.Errorf("fork schedules to %s %s, the engine did %s", a.Outcome, a.Node, e.Attempts()[i].Node)
+	if a.Outcome != record.Scheduled || a.Node != e.Attempts().At(i).Node {
+		t.Errorf("fork schedules to %s %s, the engine did %s", a.Outcome, a.Node, e.Attempts().At(i).Node)
 	}
-	if _, _, err := e.Fork(len(e.Attempts())); err == nil {
+	if _, _, err := e.Fork(e.Attempts().Len()); err == nil {
 		t.Error("fork past the end succeeded")
 	}
 }
@@ -536,7 +536,7 @@ func TestJSONLines(t *testing.T) {
 	e := load(t, preemptionCluster, Options{})
 	e.RunToQuiescence()
 	var kinds []string
-	for _, ev := range e.Timeline() {
+	for _, ev := range e.Timeline().All() {
 		if j, ok := EventJSON(ev); ok {
 			b, _ := json.Marshal(j)
 			var m map[string]any
@@ -568,10 +568,10 @@ func TestRewindGenerated(t *testing.T) {
 				return e
 			}
 			full := run()
-			total := len(full.Attempts())
+			total := full.Attempts().Len()
 			want := timelineJSON(t, full)
 			var preempted bool
-			for _, a := range full.Attempts() {
+			for _, a := range full.Attempts().All() {
 				preempted = preempted || len(a.Victims) > 0
 			}
 			t.Logf("%d nodes, %d attempts, preemption: %v", full.Scheduler().Snapshot().NumNodes(), total, preempted)
@@ -620,7 +620,7 @@ func TestRewindSynthetic(t *testing.T) {
 		return e
 	}
 	full := run(-1)
-	total := len(full.Attempts())
+	total := full.Attempts().Len()
 	want := timelineJSON(t, full)
 	for _, n := range []int{1, 4, total / 2, total - 3} {
 		e := run(-1)
@@ -654,8 +654,8 @@ func TestRewindKeepsQuiescence(t *testing.T) {
 	if err := e.Rewind(1); err != nil {
 		t.Fatal(err)
 	}
-	if n := e.RunToQuiescence(); n != 1 || len(e.Attempts()) != 2 {
-		t.Errorf("after rewinding 1: %d more attempts, %d in all; want 1 and 2", n, len(e.Attempts()))
+	if n := e.RunToQuiescence(); n != 1 || e.Attempts().Len() != 2 {
+		t.Errorf("after rewinding 1: %d more attempts, %d in all; want 1 and 2", n, e.Attempts().Len())
 	}
 }
 
@@ -665,7 +665,7 @@ func TestAttemptDuration(t *testing.T) {
 	e := load(t, preemptionCluster, Options{AttemptDuration: 10 * time.Second})
 	e.RunToQuiescence()
 	var times []string
-	for _, a := range e.Attempts() {
+	for _, a := range e.Attempts().All() {
 		times = append(times, a.Time.Sub(scheduler.Epoch).String())
 	}
 	if strings.Join(times, " ") != "0s 1m0s" || !e.Now().Equal(scheduler.Epoch.Add(70*time.Second)) {
@@ -714,7 +714,7 @@ func TestQueueAtPop(t *testing.T) {
 		t.Fatal("before any attempt: a queue at pop")
 	}
 	c := e.StepPhase()
-	a := e.Attempts()[c.Attempt]
+	a := e.Attempts().At(c.Attempt)
 	if a.Pod != "default/critical-api" || a.Outcome != record.Unschedulable {
 		t.Fatalf("first attempt %s %s, want critical-api Unschedulable", a.Pod, a.Outcome)
 	}

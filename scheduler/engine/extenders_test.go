@@ -36,7 +36,7 @@ func TestForkReplaysExtenderAnswers(t *testing.T) {
 		t.Fatal("the extender was never called")
 	}
 	last := -1
-	for i, a := range e.Attempts() {
+	for i, a := range e.Attempts().All() {
 		if len(a.ExtenderCalls) > 0 {
 			last = i
 		}
@@ -55,7 +55,7 @@ func TestForkReplaysExtenderAnswers(t *testing.T) {
 	if got := len(srv.Calls()); got != calls {
 		t.Errorf("the fork's attempt called the extender %d more times", got-calls)
 	}
-	orig := e.Attempts()[last]
+	orig := e.Attempts().At(last)
 	if a.Outcome != orig.Outcome || a.Node != orig.Node || len(a.ExtenderCalls) != len(orig.ExtenderCalls) {
 		t.Fatalf("fork: %v %q %d calls; engine: %v %q %d calls", a.Outcome, a.Node, len(a.ExtenderCalls), orig.Outcome, orig.Node, len(orig.ExtenderCalls))
 	}
@@ -94,7 +94,7 @@ func TestBindExtenderOnlyWithBind(t *testing.T) {
 	e = build(t, c.DeepCopy(), Options{Seed: 1, Config: cfg, Bind: cluster.bind})
 	e.RunToQuiescence()
 	scheduled := 0
-	for _, a := range e.Attempts() {
+	for _, a := range e.Attempts().All() {
 		if a.Outcome == record.Scheduled {
 			scheduled++
 		}

@@ -95,9 +95,11 @@ func (e *Engine) Forecast() (*Forecast, error) {
 	// Nor does it hand out events, or apply the mirror's retention to the
 	// attempts and timeline it shares with the mirror.
 	opts.OnEvent, opts.Retention = nil, Retention{}
-	n, m := len(e.attempts), len(e.timeline)
+	n, m := e.attemptCount(), e.timelineLen()
+	k, j := len(e.attempts), len(e.timeline)
 	f := &Engine{opts: opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
-		start: e.start, ckptInterval: e.ckptInterval, attempts: e.attempts[:n:n], timeline: e.timeline[:m:m]}
+		start: e.start, ckptInterval: e.ckptInterval, archive: e.archive, pinnedIdx: e.pinnedIdx, pinnedAtt: e.pinnedAtt,
+		attempts: e.attempts[:k:k], evArchive: e.evArchive, eventsDropped: e.eventsDropped, timeline: e.timeline[:j:j]}
 	if err := f.restore(c); err != nil {
 		return nil, fmt.Errorf("forking the live state: %w", err)
 	}
@@ -114,11 +116,11 @@ func (f *Forecast) Base() int       { return f.base }
 func (f *Forecast) BaseEvents() int { return f.baseEvents }
 
 // Made is the number of forecast attempts.
-func (f *Forecast) Made() int { return len(f.attempts) - f.base }
+func (f *Forecast) Made() int { return f.attemptCount() - f.base }
 
 // Rewind undoes forecast attempts, never past the first.
 func (f *Forecast) Rewind(n int) error {
-	if n > 0 && len(f.attempts)-n < f.base {
+	if n > 0 && f.attemptCount()-n < f.base {
 		return ErrForecastStart
 	}
 	return f.Engine.Rewind(n)
@@ -133,12 +135,12 @@ func (f *Forecast) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	return f.Engine.Fork(i)
 }
 
-// LiveSince is the mirror's timeline since the forecast forked from it
-// (shared: do not modify).
+// LiveSince is the mirror's timeline since the forecast forked from it.
 func (f *Forecast) LiveSince() []Event {
 	// The mirror may have compacted its timeline since (retention.go).
 	from := f.mirrorEvents - (f.mirror.eventsDropped - f.droppedAtFork)
-	return f.mirror.timeline[max(from, 0):]
+	l := f.mirror.Timeline()
+	return l.Slice(max(from, 0), l.Len())
 }
 
 // ChangesSince is the number of cluster changes the mirror applied since
@@ -170,8 +172,8 @@ func (f *Forecast) Judgments() []Judgment {
 		return nil
 	}
 	var out []Judgment
-	for i := f.base; i < len(f.attempts); i++ {
-		a := f.attempts[i]
+	for i := f.base; i < f.attemptCount(); i++ {
+		a := f.attemptAt(i)
 		ev, ok := decided[a.Pod]
 		if !ok || a.Outcome == record.Skipped {
 			continue

@@ -24,7 +24,7 @@ func TestForecast(t *testing.T) {
 	clk.set(10 * time.Second)
 	e := load(t, forecastCluster, realTime(clk))
 	e.Tick()
-	queue, events, now := e.Queue(), len(e.Timeline()), e.Now()
+	queue, events, now := e.Queue(), e.Timeline().Len(), e.Now()
 
 	f, err := e.Forecast()
 	if err != nil {
@@ -55,8 +55,8 @@ func TestForecast(t *testing.T) {
 
 	// The mirror is as it was: same queue, same timeline, no attempt, no
 	// pod bound, same clock.
-	if !reflect.DeepEqual(e.Queue(), queue) || len(e.Timeline()) != events || len(e.Attempts()) != 0 || !e.Now().Equal(now) {
-		t.Fatalf("the mirror changed: queue %+v, %d events (was %d), %d attempts", e.Queue(), len(e.Timeline()), events, len(e.Attempts()))
+	if !reflect.DeepEqual(e.Queue(), queue) || e.Timeline().Len() != events || e.Attempts().Len() != 0 || !e.Now().Equal(now) {
+		t.Fatalf("the mirror changed: queue %+v, %d events (was %d), %d attempts", e.Queue(), e.Timeline().Len(), events, e.Attempts().Len())
 	}
 	for _, p := range []string{"default/p1", "default/p2", "default/p3"} {
 		if n := e.Pod(p).Spec.NodeName; n != "" {
@@ -71,7 +71,7 @@ func TestForecast(t *testing.T) {
 	if err := f.Rewind(1); err != nil || f.Made() != 3 {
 		t.Fatalf("rewind one: %v, %d made", err, f.Made())
 	}
-	if _, ok := f.Step(); !ok || f.Made() != 4 || len(e.Timeline()) != events {
+	if _, ok := f.Step(); !ok || f.Made() != 4 || e.Timeline().Len() != events {
 		t.Fatal("stepping again after the rewind")
 	}
 

@@ -64,7 +64,7 @@ func (e *Engine) Histories() []PodHistory {
 		}
 		return h
 	}
-	for _, ev := range e.timeline {
+	for _, ev := range e.Timeline().All() {
 		switch ev.Kind {
 		case EventQueueMove:
 			h := get(ev.Pod)
@@ -73,7 +73,7 @@ func (e *Engine) Histories() []PodHistory {
 			}
 		case EventAttempt:
 			h := get(ev.Pod)
-			a := e.attempts[ev.Attempt]
+			a := e.attemptAt(ev.Attempt)
 			h.Attempts = append(h.Attempts, PodAttempt{N: len(h.Attempts) + 1, Index: ev.Attempt, Time: a.Time, Events: events[h.Pod], Attempt: a})
 			events[h.Pod] = nil
 		}

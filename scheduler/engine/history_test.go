@@ -22,13 +22,13 @@ func TestHistories(t *testing.T) {
 		byPod[h.Pod] = h
 		for n, a := range h.Attempts {
 			seen++
-			if a.N != n+1 || e.Attempts()[a.Index] != a.Attempt || a.Attempt.Pod != h.Pod {
+			if a.N != n+1 || e.Attempts().At(a.Index) != a.Attempt || a.Attempt.Pod != h.Pod {
 				t.Errorf("%s: attempt %d is %+v", h.Pod, n+1, a)
 			}
 		}
 	}
-	if seen != len(e.Attempts()) {
-		t.Errorf("%d attempts in histories, %d in the run", seen, len(e.Attempts()))
+	if seen != e.Attempts().Len() {
+		t.Errorf("%d attempts in histories, %d in the run", seen, e.Attempts().Len())
 	}
 	web3 := byPod["default/web-3"]
 	if len(web3.Attempts) != 2 || web3.Attempts[0].Attempt.Outcome.String() != "Unschedulable" || web3.Last().Attempt.Node != "node-b2" {

@@ -73,7 +73,9 @@ func serviceObj(name string) *v1.Service {
 }
 
 // eventsSince returns the timeline events from index i on.
-func eventsSince(e *Engine, i int) []Event { return append([]Event(nil), e.Timeline()[i:]...) }
+func eventsSince(e *Engine, i int) []Event {
+	return append([]Event(nil), e.Timeline().Slice(i, e.Timeline().Len())...)
+}
 
 // TestObjectChanges applies changes of objects other than nodes and pods
 // to a pod stuck on its missing claim: the kinds a plugin registered
@@ -184,7 +186,7 @@ func TestObjectChanges(t *testing.T) {
 			if tc.before == nil && !strings.Contains(a.Message, `persistentvolumeclaim "data" not found`) {
 				t.Errorf("first attempt: %s", a.Message)
 			}
-			mark := len(e.Timeline())
+			mark := e.Timeline().Len()
 			for _, c := range tc.changes {
 				if err := e.Apply(c); err != nil {
 					t.Fatalf("Apply(%s): %v", c, err)
@@ -253,13 +255,13 @@ func TestObjectChangeErrors(t *testing.T) {
 		{ClusterChange{Kind: ObjectUpdate, Object: claimObj("data", "")}, "PersistentVolumeClaim default/data does not exist"},
 		{ClusterChange{Kind: ObjectDelete, Object: volumeObj("pv-x", "")}, "PersistentVolume pv-x does not exist"},
 	} {
-		before := len(e.Timeline())
+		before := e.Timeline().Len()
 		err := e.Apply(tc.c)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Apply(%s %v): %v, want %q", tc.c.Kind, tc.c.Object, err, tc.want)
 		}
-		if len(e.Timeline()) != before {
-			t.Errorf("a refused change reached the timeline: %+v", e.Timeline()[before:])
+		if e.Timeline().Len() != before {
+			t.Errorf("a refused change reached the timeline: %+v", e.Timeline().Slice(before, e.Timeline().Len()))
 		}
 	}
 	// Scheduled, it is refused when due: a "not applied" cluster event.
@@ -339,7 +341,7 @@ func TestRewindAcrossObjectChanges(t *testing.T) {
 	}
 	full := run()
 	total := full.RunToQuiescence()
-	if a := full.Attempts(); len(a) == 0 || a[len(a)-1].Outcome != record.Scheduled || a[len(a)-1].Pod != "default/app" ||
+	if a := full.Attempts().Slice(0, full.Attempts().Len()); len(a) == 0 || a[len(a)-1].Outcome != record.Scheduled || a[len(a)-1].Pod != "default/app" ||
 		!a[len(a)-1].Time.Equal(scheduler.Epoch.Add(8*time.Minute)) {
 		t.Fatalf("attempts %s", attemptsSummary(a))
 	}
@@ -377,7 +379,7 @@ func TestRewindAcrossObjectChanges(t *testing.T) {
 	if _, err := s.Objects().PersistentVolumeClaim("default", "data"); err == nil || pod.Name == "" {
 		t.Errorf("the fork of the first attempt holds the claim added later")
 	}
-	last := len(full.Attempts()) - 1
+	last := full.Attempts().Len() - 1
 	if s, _, err = full.Fork(last); err != nil {
 		t.Fatal(err)
 	} else if _, err := s.Objects().PersistentVolumeClaim("default", "data"); err != nil {

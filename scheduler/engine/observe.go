@@ -184,21 +184,20 @@ func firstLine(s string) string {
 }
 
 // lastAttemptOf returns the newest attempt for a pod, or -1 and nil. The
-// index it keeps is rebuilt when a rewind replaced the attempts it saw.
+// index it keeps is rebuilt when a rewind replaced the attempts it saw
+// (truncate).
 func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
-	n := e.attemptIndexed
-	if e.lastAttempt == nil || n > len(e.attempts) || n > 0 && e.attempts[n-1] != e.lastIndexed {
+	if e.lastAttempt == nil || e.attemptIndexed > e.attemptCount() {
 		e.lastAttempt, e.attemptIndexed = map[types.UID]int{}, 0
 	}
-	for ; e.attemptIndexed < len(e.attempts); e.attemptIndexed++ {
-		e.lastAttempt[types.UID(e.attempts[e.attemptIndexed].PodUID)] = e.attemptIndexed
-		e.lastIndexed = e.attempts[e.attemptIndexed]
+	for ; e.attemptIndexed < e.attemptCount(); e.attemptIndexed++ {
+		e.lastAttempt[e.podUIDAt(e.attemptIndexed)] = e.attemptIndexed
 	}
 	i, ok := e.lastAttempt[uid]
 	if !ok {
 		return -1, nil
 	}
-	return i, e.attempts[i]
+	return i, e.attemptAt(i)
 }
 
 // observedAttempt reports whether the timeline holds an observation of

@@ -31,7 +31,7 @@ func TestContinueCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || hit != -1 {
 		t.Fatalf("ContinueCtx = %d, %v; want -1, context.Canceled", hit, err)
 	}
-	if n := len(e.Attempts()); n != 3 {
+	if n := e.Attempts().Len(); n != 3 {
 		t.Fatalf("%d attempts after cancelling at the third, want 3", n)
 	}
 	if c := e.Cursor(); c.Attempt != 2 {
@@ -45,8 +45,8 @@ func TestContinueCancelled(t *testing.T) {
 	if n, err := e.RunToQuiescenceCtx(context.Background(), nil); err != nil || n != all-3 {
 		t.Fatalf("after the cancel: %d more attempts (%v), want %d", n, err, all-3)
 	}
-	for i, a := range e.Attempts() {
-		if w := whole.Attempts()[i]; a.Pod != w.Pod || a.Outcome != w.Outcome || a.Node != w.Node {
+	for i, a := range e.Attempts().All() {
+		if w := whole.Attempts().At(i); a.Pod != w.Pod || a.Outcome != w.Outcome || a.Node != w.Node {
 			t.Errorf("attempt %d: %s %s %s, uninterrupted %s %s %s", i, a.Pod, a.Outcome, a.Node, w.Pod, w.Outcome, w.Node)
 		}
 	}
@@ -65,7 +65,7 @@ func TestRunUntilCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("RunUntilCtx: %v, want context.Canceled", err)
 	}
-	if n := len(e.Attempts()); n != 1 {
+	if n := e.Attempts().Len(); n != 1 {
 		t.Fatalf("%d attempts, want 1", n)
 	}
 	if total != time.Hour.Milliseconds() || last != e.Now().Sub(e.Start()).Milliseconds() {
@@ -87,7 +87,7 @@ func TestRewindReporting(t *testing.T) {
 	if err := e.RewindReporting(1, progress.Func(func(done, tot int64) { last, total = done, tot; reports++ })); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(e.Attempts()); n != 3 {
+	if n := e.Attempts().Len(); n != 3 {
 		t.Fatalf("%d attempts after rewinding one of 4, want 3", n)
 	}
 	if total == 0 || last != total || reports != total {

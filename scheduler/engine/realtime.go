@@ -50,7 +50,7 @@ func (e *Engine) AdvanceTo(t time.Time) bool {
 	if e.changedSince(before) {
 		e.logTick(t)
 	}
-	return len(e.timeline) != before.timeline || e.gen != before.gen
+	return e.timelineLen() != before.timeline || e.gen != before.gen
 }
 
 // Tick advances a real-time engine to its Clock's now (AdvanceTo); a
@@ -88,7 +88,7 @@ func (e *Engine) logTick(t time.Time) {
 	if e.replaying {
 		return
 	}
-	if n := len(e.log); n > 0 && e.log[n-1].kind == opTick && e.log[n-1].attempts == len(e.attempts) &&
+	if n := len(e.log); n > 0 && e.log[n-1].kind == opTick && e.log[n-1].attempts == e.attemptCount() &&
 		(len(e.checkpoints) == 0 || e.checkpoints[len(e.checkpoints)-1].ops < e.logBase+n) {
 		e.log[n-1].until = t
 		return

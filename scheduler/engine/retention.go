@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -19,18 +20,21 @@ import (
 // it (tens of bytes; a cluster change holds its object) and, every
 // CheckpointInterval attempts, a checkpoint (node and pod pointers, the
 // NodeInfos that changed, the queue, the object store's maps). Records
-// dominate, then checkpoints and the changes in the log.
+// dominate, then checkpoints and the changes in the log. An attempt past
+// the detailed window costs its archived line only (archive.go: a few
+// dozen bytes with its timeline event).
 type Retention struct {
 	// Headless keeps nothing a headless run does not need: no op log and
 	// no checkpoint (Rewind and Fork are refused), and each attempt is
-	// summarized once Options.OnEvent has been handed it. `schedtui run`.
+	// archived once Options.OnEvent has been handed it. `schedtui run`.
 	Headless bool
 	// Detailed, when positive, keeps full detail for the last Detailed
 	// attempts only, and for pinned attempts: the latest attempt of a pod
 	// still pending and every attempt of a pod SetPinned names. Older
-	// attempts are summarized (record.Attempt.Summary, a copy: views
-	// holding the whole one keep it): they keep their line. Rewinding to
-	// one replays it from a checkpoint, whole again.
+	// attempts are archived (archive.go): they keep their line, and come
+	// out of Attempts as record.Attempt.Summary makes it (views holding
+	// the whole one keep it). Rewinding to one replays it from a
+	// checkpoint, whole again.
 	Detailed int
 	// Sliding makes the checkpoints a window: once MaxCheckpoints are
 	// held, the oldest is dropped with the ops before the next one, so
@@ -57,8 +61,8 @@ type Retained struct {
 
 // Retained reports what the engine holds now.
 func (e *Engine) Retained() Retained {
-	summary := e.detailedFrom - len(e.deferred)
-	r := Retained{Full: len(e.attempts) - summary, Summary: summary, Checkpoints: len(e.checkpoints), RewindableFrom: -1}
+	summary := e.archive.len() - len(e.pinnedIdx)
+	r := Retained{Full: e.attemptCount() - summary, Summary: summary, Checkpoints: len(e.checkpoints), RewindableFrom: -1}
 	if len(e.checkpoints) > 0 {
 		r.RewindableFrom = e.checkpoints[0].attempts
 	}
@@ -96,34 +100,39 @@ func (e *Engine) SetPinned(pinned func(pod string) bool) { e.pinned = pinned }
 func (e *Engine) retain() {
 	e.emit(false)
 	n := e.opts.Retention.Detailed
-	if e.opts.Retention.Headless || n <= 0 {
+	if e.opts.Retention.Headless || n <= 0 || len(e.attempts) <= n {
 		return
 	}
-	for end := len(e.attempts) - n; e.detailedFrom < end; e.detailedFrom++ {
-		if e.detailedFrom%n == 0 {
-			e.recheckDeferred()
+	for len(e.attempts) > n {
+		i := e.archive.len()
+		if i%n == 0 {
+			e.recheckPinned()
 		}
-		i := e.detailedFrom
-		if a := e.attempts[i]; e.pinnedAttempt(i, a) {
-			e.deferred = append(e.deferred, i)
-		} else {
-			e.attempts[i] = a.Summary()
+		if a := e.attempts[0]; e.pinnedAttempt(i, a) {
+			e.pinnedIdx = append(e.pinnedIdx, i)
+			e.pinnedAtt = append(e.pinnedAtt, a)
 		}
+		e.archive.add(e.attempts[0])
+		e.attempts = e.attempts[1:]
 	}
+	// A new array: the old one's front still points at the attempts
+	// just archived, and handed-out logs may read it, so it is not
+	// cleared but left to them.
+	e.attempts = slices.Clone(e.attempts)
 }
 
-// recheckDeferred summarizes the attempts left whole below the window
-// whose pods are no longer pinned.
-func (e *Engine) recheckDeferred() {
-	kept := e.deferred[:0]
-	for _, i := range e.deferred {
-		if a := e.attempts[i]; e.pinnedAttempt(i, a) {
-			kept = append(kept, i)
-		} else {
-			e.attempts[i] = a.Summary()
+// recheckPinned drops from the whole ones the archived attempts whose
+// pods are no longer pinned: their lines are in the archive. New slices,
+// as handed-out logs read the old ones.
+func (e *Engine) recheckPinned() {
+	var idx []int
+	var att []*record.Attempt
+	for k, i := range e.pinnedIdx {
+		if a := e.pinnedAtt[k]; e.pinnedAttempt(i, a) {
+			idx, att = append(idx, i), append(att, a)
 		}
 	}
-	e.deferred = kept
+	e.pinnedIdx, e.pinnedAtt = idx, att
 }
 
 // pinnedAttempt: attempt i of a pod SetPinned names, or the latest attempt
@@ -140,19 +149,53 @@ func (e *Engine) pinnedAttempt(i int, a *record.Attempt) bool {
 	return pending
 }
 
-// retainAfterRestore forgets the retention bookkeeping of the attempts a
-// restore dropped or is about to make again (whole) by replay.
+// attemptCount is the number of attempts made.
+func (e *Engine) attemptCount() int { return e.archive.len() + len(e.attempts) }
+
+// attemptAt is attempt i, summarized when archived.
+func (e *Engine) attemptAt(i int) *record.Attempt {
+	if n := e.archive.len(); i >= n {
+		return e.attempts[i-n]
+	}
+	return e.Attempts().At(i)
+}
+
+// podUIDAt is attempt i's pod UID.
+func (e *Engine) podUIDAt(i int) types.UID {
+	if n := e.archive.len(); i < n {
+		return types.UID(e.archive.uid.at(i))
+	}
+	return types.UID(e.attempts[i-e.archive.len()].PodUID)
+}
+
+// timelineLen is the number of events in the timeline.
+func (e *Engine) timelineLen() int { return e.evArchive.len() + len(e.timeline) }
+
+// truncate forgets the attempts from index attempts on and the events
+// from position events on, for a restore. Full slice expressions: replay
+// appends to fresh arrays, so logs handed out before keep their contents.
+func (e *Engine) truncate(attempts, events int) {
+	if attempts < e.attemptIndexed {
+		e.lastAttempt = nil
+	}
+	if n := e.archive.len(); attempts >= n {
+		k := attempts - n
+		e.attempts = e.attempts[:k:k]
+	} else {
+		e.archive = e.archive.cut(attempts)
+		e.attempts = nil
+		k, _ := slices.BinarySearch(e.pinnedIdx, attempts)
+		e.pinnedIdx, e.pinnedAtt = e.pinnedIdx[:k:k], e.pinnedAtt[:k:k]
+	}
+	// The archive ends at the oldest checkpoint's position (compactTimeline):
+	// no restore goes further back.
+	k := max(events-e.evArchive.len(), 0)
+	e.timeline = e.timeline[:k:k]
+}
+
+// retainAfterRestore forgets the events handed out that a restore is
+// about to make again by replay.
 func (e *Engine) retainAfterRestore(c *checkpoint) {
-	if e.detailedFrom > c.attempts {
-		e.detailedFrom = c.attempts
-	}
-	kept := e.deferred[:0]
-	for _, i := range e.deferred {
-		if i < e.detailedFrom {
-			kept = append(kept, i)
-		}
-	}
-	e.deferred = kept
 	if e.emitted > c.timeline {
 		e.emitted = c.timeline
 	}
@@ -161,33 +204,37 @@ func (e *Engine) retainAfterRestore(c *checkpoint) {
 // emit hands the timeline's new events to Options.OnEvent, in order. In
 // shadow mode an observation may still be judged again within
 // ShadowWindow (reviseRecent): it and what follows wait, unless all is
-// set (the run is over). A headless engine summarizes each attempt once
+// set (the run is over). A headless engine archives each attempt once
 // handed out.
 func (e *Engine) emit(all bool) {
 	on := e.opts.OnEvent
 	if on == nil {
 		return
 	}
-	end := len(e.timeline)
+	end := e.timelineLen()
 	if s := e.shadow; s != nil && !all {
 		for _, r := range s.recent {
-			if e.now.Sub(r.at) <= ShadowWindow && r.ev < end {
+			if s.arrived.Sub(r.at) <= ShadowWindow && r.ev < end {
 				end = r.ev
 			}
 		}
 	}
 	for ; e.emitted < end; e.emitted++ {
-		ev := e.timeline[e.emitted]
+		ev := e.timeline[e.emitted-e.evArchive.len()]
+		ev.Seq = e.emitted + 1
 		var a *record.Attempt
 		if ev.Kind == EventAttempt {
-			a = e.attempts[ev.Attempt]
+			a = e.attemptAt(ev.Attempt)
 		}
 		on(ev, a)
 		if a != nil && e.opts.Retention.Headless {
-			// In place: nothing else reads a headless engine's attempts
-			// concurrently, and lastAttemptOf's index stays valid.
-			a.Summarize()
-			e.detailedFrom = ev.Attempt + 1
+			// Attempts are handed out in order. Cleared in place:
+			// nothing else reads a headless engine's attempts.
+			for e.archive.len() <= ev.Attempt {
+				e.archive.add(e.attempts[0])
+				e.attempts[0] = nil
+				e.attempts = e.attempts[1:]
+			}
 		}
 	}
 }
@@ -199,21 +246,24 @@ func (e *Engine) Flush() { e.emit(true) }
 // dropOldestCheckpoint is the sliding window's step: the oldest checkpoint
 // goes, and with it the ops only it could replay.
 func (e *Engine) dropOldestCheckpoint() {
-	e.checkpoints = e.checkpoints[1:]
+	// Shifted, not resliced: the array's front would hold the dropped
+	// checkpoint (a copy of the cluster) until appends outgrow it.
+	e.checkpoints = slices.Delete(e.checkpoints, 0, 1)
 	first := e.checkpoints[0].ops
 	e.log = append([]op(nil), e.log[first-e.logBase:]...)
 	e.logBase = first
 	e.compactTimeline()
 }
 
-// compactTimeline drops the queue moves and cluster changes older than the
-// oldest checkpoint: no rewind reaches them any more, and on a long run
-// they are most of the timeline (a pod's arrival, its moves, its deletion).
-// Attempts, preemptions, evictions and observations stay: each attempt
-// keeps its line. In place, so that the array does not grow past its peak:
-// the timeline's positions after the horizon move down (Seq follows them),
-// and so do the checkpoints' and the emitted count. Shadow mode keeps its
-// timeline whole: its recent observations hold positions (shadow.go).
+// compactTimeline archives the timeline older than the oldest
+// checkpoint, dropping its queue moves and cluster changes: no rewind
+// reaches them any more, and on a long run they are most of the timeline
+// (a pod's arrival, its moves, its deletion). Attempts, preemptions,
+// evictions and observations stay: each attempt keeps its line. The
+// timeline's positions after the horizon move down (EventLog numbers
+// events by position), and so do the checkpoints' and the emitted count.
+// Shadow mode keeps its timeline whole: its recent observations hold
+// positions (shadow.go).
 func (e *Engine) compactTimeline() {
 	if e.shadow != nil || len(e.checkpoints) == 0 {
 		return
@@ -222,28 +272,22 @@ func (e *Engine) compactTimeline() {
 	if e.opts.OnEvent != nil {
 		horizon = min(horizon, e.emitted)
 	}
-	tl := e.timeline
-	start := e.compactedTo
-	w := start
-	for r := start; r < horizon; r++ {
-		switch tl[r].Kind {
+	base := e.evArchive.len()
+	if horizon <= base {
+		return
+	}
+	log := e.Attempts()
+	for _, ev := range e.timeline[:horizon-base] {
+		switch ev.Kind {
 		case EventQueueMove, EventCluster:
 			continue
 		}
-		tl[w] = tl[r]
-		w++
+		e.evArchive.add(ev, log)
 	}
-	dropped := horizon - w
-	e.compactedTo = w
-	if dropped <= 0 {
-		return
-	}
-	n := copy(tl[w:], tl[horizon:])
-	clear(tl[w+n:])
-	e.timeline = tl[:w+n]
-	for i := start; i < len(e.timeline); i++ {
-		e.timeline[i].Seq = i + 1
-	}
+	// Not cleared in place: handed-out logs may read the front; the
+	// array goes when appends outgrow it.
+	e.timeline = e.timeline[horizon-base:]
+	dropped := horizon - e.evArchive.len()
 	for _, c := range e.checkpoints {
 		c.timeline -= dropped
 	}

@@ -63,8 +63,8 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 		r := e.Retained()
 		q := e.Queue()
 		pending := len(q.ActiveQ) + len(q.BackoffQ) + len(q.Unschedulable) + len(q.Gated)
-		if r.Full+r.Summary != len(e.Attempts()) {
-			t.Fatalf("second %d: %+v does not add up to %d attempts", s, r, len(e.Attempts()))
+		if r.Full+r.Summary != e.Attempts().Len() {
+			t.Fatalf("second %d: %+v does not add up to %d attempts", s, r, e.Attempts().Len())
 		}
 		if r.Full > detailed+pending {
 			t.Fatalf("second %d: %d attempts whole, want at most %d (window) + %d (pending)", s, r.Full, detailed, pending)
@@ -72,7 +72,7 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 		if r.Checkpoints > maxCkpt {
 			t.Fatalf("second %d: %d checkpoints, want at most %d", s, r.Checkpoints, maxCkpt)
 		}
-		if back := len(e.Attempts()) - r.RewindableFrom; back > (maxCkpt+1)*interval {
+		if back := e.Attempts().Len() - r.RewindableFrom; back > (maxCkpt+1)*interval {
 			t.Fatalf("second %d: rewind reaches %d attempts back, want at most %d", s, back, (maxCkpt+1)*interval)
 		}
 		if len(e.log) > (maxCkpt+1)*interval*opsPerAtt {
@@ -82,7 +82,7 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 	if changes < 5000 {
 		t.Fatalf("only %d changes", changes)
 	}
-	got, want := e.Attempts(), ref.Attempts()
+	got, want := e.Attempts().Slice(0, e.Attempts().Len()), ref.Attempts().Slice(0, ref.Attempts().Len())
 	if len(got) != len(want) {
 		t.Fatalf("%d attempts, the full run made %d", len(got), len(want))
 	}
@@ -100,7 +100,7 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 	if r := e.Retained(); summarized != r.Summary || summarized < len(got)-detailed-100 {
 		t.Fatalf("%d summarized, Retained says %+v", summarized, r)
 	}
-	for i, ev := range e.Timeline() {
+	for i, ev := range e.Timeline().All() {
 		if ev.Seq != i+1 {
 			t.Fatalf("event %d has Seq %d", i, ev.Seq)
 		}
@@ -108,7 +108,7 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 	if e.eventsDropped == 0 {
 		t.Fatal("no event was dropped from the timeline")
 	}
-	if !reflect.DeepEqual(withoutSeq(e.Timeline()), compacted(ref.Timeline(), e.compactedTo+e.eventsDropped)) {
+	if !reflect.DeepEqual(withoutSeq(e.Timeline().Slice(0, e.Timeline().Len())), compacted(ref.Timeline().Slice(0, ref.Timeline().Len()), e.evArchive.len()+e.eventsDropped)) {
 		t.Fatal("the timeline is not the full run's with the queue moves and cluster changes before the oldest checkpoint dropped")
 	}
 
@@ -123,7 +123,7 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 	if err := e.Rewind(len(got) - target); err != nil {
 		t.Fatal(err)
 	}
-	after := e.Attempts()
+	after := e.Attempts().Slice(0, e.Attempts().Len())
 	if len(after) != target || after[target-1].Summarized || attemptJSON(t, after[target-1]) != attemptJSON(t, want[target-1]) {
 		t.Fatalf("after rewinding to attempt %d: %d attempts, the last not the full run's", target, len(after))
 	}
@@ -156,17 +156,17 @@ func TestHeadlessStreams(t *testing.T) {
 	}
 	e.RunToQuiescence()
 	e.Flush()
-	if !reflect.DeepEqual(events, ref.Timeline()) {
-		t.Fatalf("handed out %d events, the full run has %d (or they differ)", len(events), len(ref.Timeline()))
+	if !reflect.DeepEqual(events, ref.Timeline().Slice(0, ref.Timeline().Len())) {
+		t.Fatalf("handed out %d events, the full run has %d (or they differ)", len(events), ref.Timeline().Len())
 	}
-	if len(whole) != len(ref.Attempts()) {
-		t.Fatalf("%d attempts handed out, %d made", len(whole), len(ref.Attempts()))
+	if len(whole) != ref.Attempts().Len() {
+		t.Fatalf("%d attempts handed out, %d made", len(whole), ref.Attempts().Len())
 	}
-	for i, a := range ref.Attempts() {
+	for i, a := range ref.Attempts().All() {
 		if whole[i] != attemptJSON(t, a) {
 			t.Fatalf("attempt %d handed out differs from the full run's", i)
 		}
-		if !e.Attempts()[i].Summarized {
+		if !e.Attempts().At(i).Summarized {
 			t.Fatalf("attempt %d kept whole after it was handed out", i)
 		}
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -61,9 +62,9 @@ func (e *Engine) logOp(o op) {
 	if e.opts.Retention.Headless {
 		return
 	}
-	o.attempts = len(e.attempts)
+	o.attempts = e.attemptCount()
 	e.log = append(e.log, o)
-	if len(e.attempts)-e.lastCheckpointAttempts() >= e.ckptInterval {
+	if e.attemptCount()-e.lastCheckpointAttempts() >= e.ckptInterval {
 		if err := e.checkpoint(); err != nil {
 			// A failed capture only costs replay time on rewind.
 			e.event(Event{Kind: EventCluster, Reason: "Checkpoint", Message: err.Error()})
@@ -115,6 +116,8 @@ func (e *Engine) checkpoint() error {
 		if last := e.checkpoints[len(e.checkpoints)-1]; kept[len(kept)-1] != last {
 			kept = append(kept, last)
 		}
+		// The array's end would still hold the dropped ones.
+		clear(e.checkpoints[len(kept):])
 		e.checkpoints = kept
 		e.ckptInterval *= 2
 	}
@@ -137,7 +140,7 @@ func (e *Engine) capture() (*checkpoint, error) {
 		return nil, err
 	}
 	c := &checkpoint{
-		ops: e.logBase + len(e.log), attempts: len(e.attempts), timeline: len(e.timeline), sched: ss, queue: qs,
+		ops: e.logBase + len(e.log), attempts: e.attemptCount(), timeline: e.timelineLen(), sched: ss, queue: qs,
 		now: e.now, lastBackoffFlush: e.lastBackoffFlush, lastLeftoverFlush: e.lastLeftoverFlush,
 		timerSeq: e.timerSeq, nodeOrder: append([]*v1.Node(nil), e.nodeOrder...), gen: e.gen,
 		lastGen: make(map[types.UID]uint64, len(e.lastGen)), cursor: e.cursor,
@@ -193,12 +196,14 @@ func (e *Engine) restore(c *checkpoint) error {
 			}
 		}
 	}
-	// Full slice expressions: replay appends to fresh arrays, so slices
-	// handed out before the rewind keep their contents.
-	e.attempts = e.attempts[:c.attempts:c.attempts]
-	e.timeline = e.timeline[:c.timeline:c.timeline]
+	e.truncate(c.attempts, c.timeline)
 	e.cursor = c.cursor
 	e.decision, e.volumeWrites = nil, nil
+	if c.shadow != nil && len(c.shadow.recent) > 0 {
+		// restore puts the recent observations back in place: logs
+		// handed out before (Timeline) read the old array.
+		e.timeline = slices.Clone(e.timeline)
+	}
 	e.shadow = c.shadow.restore(e.timeline)
 	e.retainAfterRestore(c)
 	return nil
@@ -230,7 +235,7 @@ func (e *Engine) runOp(o op) {
 	switch o.kind {
 	case opStep:
 		if a, _, err := e.step(o.limit, o.strict, false); err == nil && a != nil {
-			e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: a.LastPhase()}
+			e.cursor = Cursor{Attempt: e.attemptCount() - 1, Phase: a.LastPhase()}
 		}
 	case opApply:
 		if !o.change.At.After(e.now) {
@@ -282,9 +287,9 @@ func (e *Engine) Rewind(n int) error { return e.RewindReporting(n, nil) }
 // restored the state it left is gone, and going back to it would replay
 // as much again.
 func (e *Engine) RewindReporting(n int, p progress.Reporter) error {
-	target := len(e.attempts) - n
+	target := e.attemptCount() - n
 	if n <= 0 || target < 0 {
-		return fmt.Errorf("cannot rewind %d of %d attempts", n, len(e.attempts))
+		return fmt.Errorf("cannot rewind %d of %d attempts", n, e.attemptCount())
 	}
 	if len(e.boundInCluster) > 0 {
 		return ErrRewindAfterBind
@@ -303,15 +308,9 @@ func (e *Engine) RewindReporting(n int, p progress.Reporter) error {
 	e.replay(c.ops, k, p)
 	e.log = e.log[:k-e.logBase]
 	// Checkpoints after the target belong to the undone future.
-	kept := e.checkpoints[:0]
-	for _, cp := range e.checkpoints {
-		if cp.ops <= k {
-			kept = append(kept, cp)
-		}
-	}
-	e.checkpoints = kept
-	if len(e.attempts) > 0 {
-		e.cursor = Cursor{Attempt: len(e.attempts) - 1, Phase: e.attempts[len(e.attempts)-1].LastPhase()}
+	e.checkpoints = slices.DeleteFunc(e.checkpoints, func(cp *checkpoint) bool { return cp.ops > k })
+	if n := e.attemptCount(); n > 0 {
+		e.cursor = Cursor{Attempt: n - 1, Phase: e.attemptAt(n - 1).LastPhase()}
 	} else {
 		e.cursor = Cursor{Attempt: -1}
 	}
@@ -368,8 +367,8 @@ func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
 // replayedTo is a separate engine replayed up to the op that made attempt
 // i (index k in the log), that op not yet run.
 func (e *Engine) replayedTo(i int) (*Engine, int, error) {
-	if i < 0 || i >= len(e.attempts) {
-		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, len(e.attempts))
+	if i < 0 || i >= e.attemptCount() {
+		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, e.attemptCount())
 	}
 	if !e.retainedFrom(i) {
 		return nil, 0, e.notRetained(i)
@@ -384,16 +383,12 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 	opts.OnEvent = nil
 	f := &Engine{opts: opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
 		start: e.start, log: e.log[:kl:kl], logBase: e.logBase, ckptInterval: e.ckptInterval,
-		attempts: e.attempts[:c.attempts:c.attempts], timeline: e.timeline[:c.timeline:c.timeline]}
-	if e.opts.Shadow {
-		// Restoring puts the checkpoint's recent observations back into
-		// the timeline: the fork's, not the engine's.
-		f.timeline = append([]Event(nil), f.timeline...)
-	}
+		archive: e.archive, pinnedIdx: e.pinnedIdx, pinnedAtt: e.pinnedAtt, attempts: e.attempts,
+		evArchive: e.evArchive, eventsDropped: e.eventsDropped, timeline: e.timeline}
 	if err := f.restore(c); err != nil {
 		return nil, 0, err
 	}
-	f.shadowCapture(i, e.attempts[i].Pod)
+	f.shadowCapture(i, e.attemptAt(i).Pod)
 	f.replay(c.ops, k, nil)
 	return f, k, nil
 }

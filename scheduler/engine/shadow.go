@@ -928,7 +928,7 @@ func (e *Engine) recordAttempt(res evalResult) int {
 	a := res.a
 	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}
 	e.attempts = append(e.attempts, a)
-	idx := len(e.attempts) - 1
+	idx := e.attemptCount() - 1
 	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
 	if c := e.shadow.capture; c != nil && c.want == idx && res.fork != nil {
 		c.sched, c.pod = res.fork, res.pod
@@ -958,7 +958,7 @@ func shadowVerdict(a *record.Attempt, d decision) (Verdict, string) {
 // makes an attempt (a decision of the cluster's scheduler judged); it
 // returns errQuiescent when no change is left (before limit).
 func (e *Engine) shadowStep(limit time.Time) (*record.Attempt, *framework.QueuedPodInfo, error) {
-	n := len(e.attempts)
+	n := e.attemptCount()
 	for {
 		for {
 			t := e.timers.peek()
@@ -967,7 +967,7 @@ func (e *Engine) shadowStep(limit time.Time) (*record.Attempt, *framework.Queued
 			}
 			e.timers.pop()
 			e.fire(t)
-			if len(e.attempts) > n {
+			if e.attemptCount() > n {
 				return e.attempts[len(e.attempts)-1], nil, nil
 			}
 		}
@@ -1004,7 +1004,7 @@ func (e *Engine) shadowFork(i, k int, o op) (*scheduler.Scheduler, *v1.Pod, erro
 	e.replaying = true
 	e.replayOp = k
 	e.runOp(o)
-	if c == nil || c.sched == nil || i >= len(e.attempts) {
+	if c == nil || c.sched == nil || i >= e.attemptCount() {
 		return nil, nil, fmt.Errorf("replaying to attempt %d (op %d): the attempt was not made again", i, k)
 	}
 	return c.sched, c.pod, nil

@@ -97,7 +97,7 @@ func TestShadowOutOfOrderBindings(t *testing.T) {
 	if o.Judged == nil || len(o.Judged.InFlight) != 1 || o.Judged.InFlight[0] != "default/a→big" {
 		t.Errorf("b judged on %+v", o.Judged)
 	}
-	if a := e.Attempts()[o.Attempt]; a.Pod != "default/b" || a.Node != "small" {
+	if a := e.Attempts().At(o.Attempt); a.Pod != "default/b" || a.Node != "small" {
 		t.Errorf("b's observation names attempt %+v", a)
 	}
 	// More than ShadowWindow apart, the order is not doubted.
@@ -111,7 +111,7 @@ func TestShadowOutOfOrderBindings(t *testing.T) {
 		t.Errorf("b, bound 10s apart: %+v", o)
 	}
 	// The two sides: small passes Filter, and scores below big.
-	rows := Compare(o, e.Attempts()[o.Attempt])
+	rows := Compare(o, e.Attempts().At(o.Attempt))
 	var text []string
 	for _, r := range rows {
 		text = append(text, fmt.Sprintf("%s|%s|%s|%v", r.What, r.Cluster, r.Schedtui, r.Differs))
@@ -171,14 +171,14 @@ func TestShadowPreemptionNotCarriedOut(t *testing.T) {
 	if o.Reason != string(Agree) || o.Node != "" {
 		t.Errorf("high: %+v", o)
 	}
-	att := e.Attempts()[o.Attempt]
+	att := e.Attempts().At(o.Attempt)
 	if att.Message != msg || len(att.Victims) != 1 {
 		t.Errorf("the shadow attempt: %q victims %v", att.Message, att.Victims)
 	}
 	if p := e.Pod("default/low"); p == nil || p.DeletionTimestamp != nil || p.Spec.NodeName != "n1" {
 		t.Errorf("schedtui's preemption was carried out: %+v", p)
 	}
-	for _, ev := range e.Timeline() {
+	for _, ev := range e.Timeline().All() {
 		if ev.Kind == EventPreemption || ev.Kind == EventEviction || ev.Reason == "Preempted" {
 			t.Errorf("shadow mode preempted: %+v", ev)
 		}
@@ -231,7 +231,7 @@ func TestShadowLateApplication(t *testing.T) {
 		probe := load(t, terminatingShadow, Options{Shadow: true})
 		applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 3*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
 		probe.RunToQuiescence()
-		msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+		msg := probe.Attempts().At(lastObservation(t, probe).Attempt).Message
 		return append(terminatingSetUp(e), at(e, 2600*time.Millisecond, PodDelete, e.Pod("default/low")),
 			at(e, 3*time.Second, PodUpdate, terminatingRetry(e, msg)))
 	}
@@ -328,7 +328,7 @@ func TestShadowDeletionBeforeDecision(t *testing.T) {
 	e := load(t, terminatingShadow, Options{Shadow: true})
 	applyAll(t, e, append(setUp(e), at(e, 3*time.Second, PodUpdate, retry(e, "?")))...)
 	e.RunToQuiescence()
-	msg := e.Attempts()[lastObservation(t, e).Attempt].Message
+	msg := e.Attempts().At(lastObservation(t, e).Attempt).Message
 	if !strings.Contains(msg, "not eligible due to a terminating pod on the nominated node") {
 		t.Fatalf("schedtui's message with the victim terminating: %q", msg)
 	}
@@ -349,7 +349,7 @@ func TestShadowDeletionBeforeDecision(t *testing.T) {
 		if doubted != (c.before < ShadowWindow) {
 			t.Errorf("deleted %s before: uncertain %q", c.before, o.Uncertain)
 		}
-		if a := e.Attempts()[o.Attempt]; c.want == Agree && a.Message != msg {
+		if a := e.Attempts().At(o.Attempt); c.want == Agree && a.Message != msg {
 			t.Errorf("the attempt judged: %q", a.Message)
 		}
 	}
@@ -374,7 +374,7 @@ func TestShadowPreBindNominationAfterDecision(t *testing.T) {
 	if o.Judged == nil || strings.Join(o.Judged.InFlight, ",") != "default/a→big" || o.Judged.Bound != 0 {
 		t.Errorf("b judged on %+v", o.Judged)
 	}
-	if a := e.Attempts()[o.Attempt]; a.Pod != "default/b" || a.Node != "small" {
+	if a := e.Attempts().At(o.Attempt); a.Pod != "default/b" || a.Node != "small" {
 		t.Errorf("b's observation names attempt %+v", a)
 	}
 }
@@ -556,7 +556,7 @@ func TestShadowJudgedWhenInFlight(t *testing.T) {
 			!strings.Contains(a.Judged.AsOf, "its PreBind nomination to n1, 2s before the binding") {
 			t.Errorf("a: %+v %+v", a, a.Judged)
 		}
-		if att := e.Attempts()[a.Attempt]; att.Pod != "default/a" || att.Node != "n1" {
+		if att := e.Attempts().At(a.Attempt); att.Pod != "default/a" || att.Node != "n1" {
 			t.Errorf("a's observation names attempt %+v", att)
 		}
 		// The fork of a's attempt holds the state it was judged on.
@@ -583,7 +583,7 @@ func TestShadowLagWindow(t *testing.T) {
 	probe := load(t, terminatingShadow, Options{Shadow: true})
 	applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 6*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
 	probe.RunToQuiescence()
-	msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+	msg := probe.Attempts().At(lastObservation(t, probe).Attempt).Message
 
 	for _, c := range []struct {
 		before    time.Duration
@@ -632,7 +632,7 @@ func TestShadowOwnBindingsKept(t *testing.T) {
 	applyAll(t, probe, at(probe, 2*time.Second, PodUpdate, bindTo(probe, "default/other", "n2")),
 		at(probe, 3*time.Second, PodUpdate, unschedulableUpdate(probe, "default/high", "?")))
 	probe.RunToQuiescence()
-	msg := probe.Attempts()[lastObservation(t, probe).Attempt].Message
+	msg := probe.Attempts().At(lastObservation(t, probe).Attempt).Message
 	if !strings.HasPrefix(msg, "0/2 nodes are available: 2 Insufficient cpu.") {
 		t.Fatalf("schedtui's message with low on n1 and other on n2: %q", msg)
 	}

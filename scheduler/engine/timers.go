@@ -164,7 +164,7 @@ func (e *Engine) deleteVictims(d *pendingPreemption) {
 		deleting.DeletionGracePeriodSeconds = &secs
 		e.updateAssigned(marked, deleting)
 		e.event(Event{Kind: EventCluster, Pod: v, Node: cur.Spec.NodeName, Reason: "Preempted",
-			Message: fmt.Sprintf("Preempted by pod %s on node %s", d.preemptor.UID, d.node)})
+			Message: fmt.Sprintf("Preempted by pod %s on node %s", d.preemptor.UID, d.node), Preemptor: key(d.preemptor)})
 		e.addTimer(&timer{at: e.now.Add(grace), kind: timerTerminate, victim: v, victimUID: string(cur.UID),
 			node: cur.Spec.NodeName, preemptor: key(d.preemptor)})
 	}

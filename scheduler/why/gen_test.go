@@ -32,10 +32,10 @@ func TestHintsProvenOnGeneratedScenarios(t *testing.T) {
 				}
 				e.RunToQuiescence()
 				last := map[string]int{}
-				for i, a := range e.Attempts() {
+				for i, a := range e.Attempts().All() {
 					last[a.Pod] = i
 				}
-				for i, a := range e.Attempts() {
+				for i, a := range e.Attempts().All() {
 					if last[a.Pod] != i || a.Outcome != record.Unschedulable {
 						continue
 					}

@@ -34,8 +34,8 @@ func run(t testing.TB, yaml string) *engine.Engine {
 // inputFor forks the last attempt of pod.
 func inputFor(t testing.TB, e *engine.Engine, pod string) Input {
 	t.Helper()
-	for i := len(e.Attempts()) - 1; i >= 0; i-- {
-		a := e.Attempts()[i]
+	for i := e.Attempts().Len() - 1; i >= 0; i-- {
+		a := e.Attempts().At(i)
 		if a.Pod != pod {
 			continue
 		}
@@ -99,7 +99,7 @@ func stuck(t *testing.T, e *engine.Engine, pod string) Input {
 func verify(t *testing.T, e *engine.Engine, in Input, h Hint) {
 	t.Helper()
 	i := -1
-	for j, a := range e.Attempts() {
+	for j, a := range e.Attempts().All() {
 		if a == in.Attempt {
 			i = j
 		}

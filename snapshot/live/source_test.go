@@ -423,7 +423,7 @@ func TestWatchIntoEngine(t *testing.T) {
 	if !ok || a.Pod != "default/web" || a.Node != "n1" {
 		t.Fatalf("attempt %v (ok %v), want default/web scheduled on n1", a, ok)
 	}
-	if ev := e.Timeline()[0]; ev.Reason != string(engine.PodAdd) || !ev.Time.Equal(arrived) || !a.Time.Equal(arrived) {
+	if ev := e.Timeline().At(0); ev.Reason != string(engine.PodAdd) || !ev.Time.Equal(arrived) || !a.Time.Equal(arrived) {
 		t.Errorf("the pod arrived at %v and was attempted at %v, want at %v", ev.Time, a.Time, arrived)
 	}
 	// Other kinds reach the engine's object store too.

@@ -1,0 +1,339 @@
+package engine
+
+import (
+	"iter"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// The archive keeps the summary lines of the attempts older than the
+// detailed window (Retention.Detailed) and the timeline events older than
+// the oldest checkpoint, a few dozen bytes each, so that a debugger left
+// open for days on a busy cluster holds every attempt's line without
+// holding a record.Attempt (about 0.7 KB even summarized: the phases
+// alone are twelve statuses) or an Event (about 0.3 KB) per line.
+//
+// An attempt's line is record.Attempt.Summary. Its columns are what differs
+// from one attempt to the next (sequence number, time, pod, UID, node);
+// the rest (outcome, message, nomination, victims, phases, rejecting
+// plugins, priority, profile) is its shape, interned: a busy cluster makes
+// many attempts of few shapes. An archived event is a reference: to its
+// attempt, whose line says all an attempt event says, or to a copy of the
+// event (preemptions, evictions, observations: few).
+//
+// Every column is append-only, and cut with full slice expressions, so
+// that a view handed out (AttemptLog, EventLog) keeps reading what it was
+// handed while the engine goes on: nothing is written below a length a
+// view holds.
+
+// attemptShape is what an archived attempt shares with others like it.
+type attemptShape struct {
+	priority         int32
+	profile          string
+	outcome          record.Outcome
+	message          string
+	nominated        string
+	victims          string // joinList
+	unschedulable    string // joinList
+	pending          string // joinList
+	phases           [record.NumPhases]record.PhaseStatus
+	nominatedFastPth bool
+	loc              *time.Location
+}
+
+// attemptArchive is the archived attempts' columns; index i is attempt i.
+type attemptArchive struct {
+	seq   []int32
+	at    []int64 // nanoseconds since the Unix epoch, in the shape's location
+	node  []uint32
+	shape []uint32
+	pod   textColumn
+	uid   textColumn
+	// tables are shared by every view and fork: they only grow.
+	tables *archiveTables
+}
+
+type archiveTables struct {
+	nodes    []string
+	nodeIdx  map[string]uint32
+	shapes   []attemptShape
+	shapeIdx map[attemptShape]uint32
+}
+
+// textColumn is strings laid end to end.
+type textColumn struct {
+	bytes []byte
+	ends  []uint32
+}
+
+func (c textColumn) add(s string) textColumn {
+	c.bytes = append(c.bytes, s...)
+	c.ends = append(c.ends, uint32(len(c.bytes)))
+	return c
+}
+
+func (c textColumn) at(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = c.ends[i-1]
+	}
+	return string(c.bytes[start:c.ends[i]])
+}
+
+func (c textColumn) cut(n int) textColumn {
+	end := 0
+	if n > 0 {
+		end = int(c.ends[n-1])
+	}
+	return textColumn{bytes: c.bytes[:end:end], ends: c.ends[:n:n]}
+}
+
+func (r *attemptArchive) len() int { return len(r.seq) }
+
+// add archives a's line as attempt r.len().
+func (r *attemptArchive) add(a *record.Attempt) {
+	if r.tables == nil {
+		r.tables = &archiveTables{nodeIdx: map[string]uint32{}, shapeIdx: map[attemptShape]uint32{}}
+	}
+	t := r.tables
+	s := attemptShape{priority: a.Priority, profile: a.Profile, outcome: a.Outcome, message: a.Message, nominated: a.Nominated,
+		victims: joinList(a.Victims), unschedulable: joinList(a.UnschedulablePlugins), pending: joinList(a.PendingPlugins),
+		phases: a.Phases, nominatedFastPth: a.NominatedFastPath, loc: a.Time.Location()}
+	si, ok := t.shapeIdx[s]
+	if !ok {
+		si = uint32(len(t.shapes))
+		t.shapes = append(t.shapes, s)
+		t.shapeIdx[s] = si
+	}
+	ni, ok := t.nodeIdx[a.Node]
+	if !ok {
+		ni = uint32(len(t.nodes))
+		t.nodes = append(t.nodes, a.Node)
+		t.nodeIdx[a.Node] = ni
+	}
+	r.seq = append(r.seq, int32(a.Seq))
+	r.at = append(r.at, a.Time.UnixNano())
+	r.node = append(r.node, ni)
+	r.shape = append(r.shape, si)
+	r.pod = r.pod.add(a.Pod)
+	r.uid = r.uid.add(a.PodUID)
+}
+
+// cut is the archive's first n attempts, sharing the columns.
+func (r attemptArchive) cut(n int) attemptArchive {
+	return attemptArchive{seq: r.seq[:n:n], at: r.at[:n:n], node: r.node[:n:n], shape: r.shape[:n:n],
+		pod: r.pod.cut(n), uid: r.uid.cut(n), tables: r.tables}
+}
+
+// view is the archive as it is now, for readers outside the engine lock:
+// the tables' slices are read at their current length.
+func (r attemptArchive) view() archiveView {
+	if r.tables == nil {
+		return archiveView{}
+	}
+	return archiveView{attemptArchive: r, nodes: r.tables.nodes, shapes: r.tables.shapes}
+}
+
+type archiveView struct {
+	attemptArchive
+	nodes  []string
+	shapes []attemptShape
+}
+
+// summary is archived attempt i as record.Attempt.Summary made it.
+func (v archiveView) summary(i int) *record.Attempt {
+	s := v.shapes[v.shape[i]]
+	a := &record.Attempt{Seq: int(v.seq[i]), Time: time.Unix(0, v.at[i]).In(s.loc), Pod: v.pod.at(i), PodUID: v.uid.at(i),
+		Priority: s.priority, Profile: s.profile, Outcome: s.outcome, Node: v.nodes[v.node[i]], Message: s.message,
+		Nominated: s.nominated, Victims: splitList(s.victims), Phases: s.phases, NominatedFastPath: s.nominatedFastPth,
+		UnschedulablePlugins: splitList(s.unschedulable), PendingPlugins: splitList(s.pending)}
+	a.Summarize()
+	return a
+}
+
+// joinList encodes a list so that nil and empty stay apart.
+func joinList(ss []string) string {
+	if ss == nil {
+		return ""
+	}
+	return "\x01" + strings.Join(ss, "\x00")
+}
+
+func splitList(s string) []string {
+	switch s {
+	case "":
+		return nil
+	case "\x01":
+		return []string{}
+	}
+	return strings.Split(s[1:], "\x00")
+}
+
+// AttemptLog is the engine's attempts at one moment: a length and random
+// access, safe to read after the engine moved on (it never writes below
+// the length a log was handed out with). Attempts older than the detailed
+// window come out summarized, a new copy at each At.
+type AttemptLog struct {
+	archive archiveView
+	// pinned are archived attempts kept whole (pinnedIdx sorted).
+	pinnedIdx []int
+	pinned    []*record.Attempt
+	// whole are the attempts after the archive's.
+	whole []*record.Attempt
+}
+
+// AttemptsOf is a log of the given attempts, all whole: views over
+// attempts no engine made (benchmarks of the views).
+func AttemptsOf(attempts ...*record.Attempt) AttemptLog { return AttemptLog{whole: attempts} }
+
+// Len is the number of attempts.
+func (l AttemptLog) Len() int { return l.archive.len() + len(l.whole) }
+
+// At is attempt i (0 ≤ i < Len).
+func (l AttemptLog) At(i int) *record.Attempt {
+	n := l.archive.len()
+	if i >= n {
+		return l.whole[i-n]
+	}
+	if k, ok := slices.BinarySearch(l.pinnedIdx, i); ok {
+		return l.pinned[k]
+	}
+	return l.archive.summary(i)
+}
+
+// Slice is attempts [from, to) in a new slice.
+func (l AttemptLog) Slice(from, to int) []*record.Attempt {
+	out := make([]*record.Attempt, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, l.At(i))
+	}
+	return out
+}
+
+// All yields every attempt with its index, in order.
+func (l AttemptLog) All() iter.Seq2[int, *record.Attempt] {
+	return func(yield func(int, *record.Attempt) bool) {
+		for i := range l.Len() {
+			if !yield(i, l.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Whole yields the attempts kept whole (not summarized by retention) with
+// their indexes, in order.
+func (l AttemptLog) Whole() iter.Seq2[int, *record.Attempt] {
+	return func(yield func(int, *record.Attempt) bool) {
+		for k, i := range l.pinnedIdx {
+			if !yield(i, l.pinned[k]) {
+				return
+			}
+		}
+		n := l.archive.len()
+		for k, a := range l.whole {
+			if !yield(n+k, a) {
+				return
+			}
+		}
+	}
+}
+
+// eventArchive is the archived timeline: ref k ≥ 0 is the event of
+// attempt k, ref < 0 is ^index into others.
+type eventArchive struct {
+	refs   []int32
+	others []Event
+}
+
+func (r eventArchive) len() int { return len(r.refs) }
+
+// add archives ev, whose line the attempt log already holds when it is an
+// attempt's own event.
+func (r *eventArchive) add(ev Event, attempts AttemptLog) {
+	if ev.Kind == EventAttempt && ev.Attempt >= 0 && ev.Attempt < attempts.Len() && sameEvent(ev, attemptEvent(attempts.At(ev.Attempt), ev.Attempt)) {
+		r.refs = append(r.refs, int32(ev.Attempt))
+		return
+	}
+	r.refs = append(r.refs, ^int32(len(r.others)))
+	r.others = append(r.others, ev)
+}
+
+// attemptEvent is the timeline's event for attempt idx.
+func attemptEvent(a *record.Attempt, idx int) Event {
+	return Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time}
+}
+
+// sameEvent compares events but for Seq (positions move as the timeline
+// is compacted).
+func sameEvent(a, b Event) bool {
+	if !a.Time.Equal(b.Time) {
+		return false
+	}
+	a.Seq, b.Seq, a.Time, b.Time = 0, 0, time.Time{}, time.Time{}
+	return reflect.DeepEqual(a, b)
+}
+
+// EventLog is the timeline at one moment: a length and random access,
+// safe to read after the engine moved on. Seq is set from the position.
+type EventLog struct {
+	archive  eventArchive
+	attempts AttemptLog
+	// tail follows the archive; from recentFrom on (events shadow mode
+	// may still judge again) it is a copy.
+	tail       []Event
+	recent     []Event
+	recentFrom int
+}
+
+// Len is the number of events.
+func (l EventLog) Len() int { return l.archive.len() + l.recentFrom + len(l.recent) }
+
+// At is event i (0 ≤ i < Len), its Seq i+1.
+func (l EventLog) At(i int) Event {
+	var ev Event
+	n := l.archive.len()
+	switch {
+	case i >= n+l.recentFrom:
+		ev = l.recent[i-n-l.recentFrom]
+	case i >= n:
+		ev = l.tail[i-n]
+	default:
+		if ref := l.archive.refs[i]; ref >= 0 {
+			ev = attemptEvent(l.attempts.At(int(ref)), int(ref))
+		} else {
+			ev = l.archive.others[^ref]
+		}
+	}
+	ev.Seq = i + 1
+	return ev
+}
+
+// Settled is the number of events the engine will not change any more
+// but by a rewind: the others are observations shadow mode may judge
+// again, and what follows them.
+func (l EventLog) Settled() int { return l.archive.len() + l.recentFrom }
+
+// Slice is events [from, to) in a new slice.
+func (l EventLog) Slice(from, to int) []Event {
+	out := make([]Event, 0, to-from)
+	for i := from; i < to; i++ {
+		out = append(out, l.At(i))
+	}
+	return out
+}
+
+// All yields every event with its index, in order.
+func (l EventLog) All() iter.Seq2[int, Event] {
+	return func(yield func(int, Event) bool) {
+		for i := range l.Len() {
+			if !yield(i, l.At(i)) {
+				return
+			}
+		}
+	}
+}
