@@ -105,7 +105,7 @@ func BenchmarkKeyPress(b *testing.B) {
 	}
 }
 
-// The debugger at scale (issue 13): a snapshot of 15,000 nodes and
+// The debugger at scale: a snapshot of 15,000 nodes and
 // 300,000 pods (internal/scalegen, the loader benchmark's cluster;
 // SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_PODS shrink it). The generated
 // JSON is 2.4 GiB and the benchmarks need about 12 GiB of memory.
