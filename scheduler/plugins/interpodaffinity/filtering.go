@@ -100,15 +100,21 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, mul
 // labels.
 func existingAntiAffinityCounts(pod *v1.Pod, nsLabels labels.Set, nodes []*framework.NodeInfo, hostnameFastPath bool) topologyToMatchedTermCount {
 	out := topologyToMatchedTermCount{}
-	for _, ni := range nodes {
-		node := ni.Node()
-		for _, existing := range ni.PodsWithRequiredAntiAffinity {
-			terms := existing.RequiredAntiAffinityTerms
-			if hostnameFastPath {
-				terms = notHostScoped(terms)
+	for _, part := range eachNodeChunk(nodes, func(nodes []*framework.NodeInfo) topologyToMatchedTermCount {
+		m := topologyToMatchedTermCount{}
+		for _, ni := range nodes {
+			node := ni.Node()
+			for _, existing := range ni.PodsWithRequiredAntiAffinity {
+				terms := existing.RequiredAntiAffinityTerms
+				if hostnameFastPath {
+					terms = notHostScoped(terms)
+				}
+				m.updateWithAntiAffinityTerms(terms, pod, nsLabels, node, 1)
 			}
-			out.updateWithAntiAffinityTerms(terms, pod, nsLabels, node, 1)
 		}
+		return m
+	}) {
+		out.add(part)
 	}
 	return out
 }
@@ -121,12 +127,20 @@ func incomingAffinityCounts(affinity, antiAffinity []framework.AffinityTerm, nod
 	if len(affinity) == 0 && len(antiAffinity) == 0 {
 		return aff, anti
 	}
-	for _, ni := range nodes {
-		node := ni.Node()
-		for _, existing := range ni.Pods {
-			aff.updateWithAffinityTerms(affinity, existing.Pod, node, 1)
-			anti.updateWithAntiAffinityTerms(antiAffinity, existing.Pod, nil, node, 1)
+	type counts struct{ aff, anti topologyToMatchedTermCount }
+	for _, part := range eachNodeChunk(nodes, func(nodes []*framework.NodeInfo) counts {
+		c := counts{topologyToMatchedTermCount{}, topologyToMatchedTermCount{}}
+		for _, ni := range nodes {
+			node := ni.Node()
+			for _, existing := range ni.Pods {
+				c.aff.updateWithAffinityTerms(affinity, existing.Pod, node, 1)
+				c.anti.updateWithAntiAffinityTerms(antiAffinity, existing.Pod, nil, node, 1)
+			}
 		}
+		return c
+	}) {
+		aff.add(part.aff)
+		anti.add(part.anti)
 	}
 	return aff, anti
 }

@@ -121,22 +121,33 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	}
 	s := &preScoreState{topologyScore: scoreMap{}, podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
 
+	type sums struct {
+		scores      scoreMap
+		accumulated bool
+	}
 	accumulated := false
-	for _, ni := range nodes {
-		pods := ni.PodsWithAffinity
-		if hasConstraints {
-			pods = ni.Pods
+	for _, part := range eachNodeChunk(nodes, func(nodes []*framework.NodeInfo) sums {
+		out := sums{scores: scoreMap{}}
+		for _, ni := range nodes {
+			pods := ni.PodsWithAffinity
+			if hasConstraints {
+				pods = ni.Pods
+			}
+			topoScore := scoreMap{}
+			for _, existing := range pods {
+				pl.processExistingPod(s, existing, ni.Node(), pod, topoScore)
+			}
+			// A node counts as accumulating when a term matched in a
+			// domain, even if the weights there cancel out to 0.
+			if len(topoScore) > 0 {
+				out.accumulated = true
+				out.scores.append(topoScore)
+			}
 		}
-		topoScore := scoreMap{}
-		for _, existing := range pods {
-			pl.processExistingPod(s, existing, ni.Node(), pod, topoScore)
-		}
-		// A node counts as accumulating when a term matched in a domain,
-		// even if the weights there cancel out to 0.
-		if len(topoScore) > 0 {
-			accumulated = true
-			s.topologyScore.append(topoScore)
-		}
+		return out
+	}) {
+		accumulated = accumulated || part.accumulated
+		s.topologyScore.append(part.scores)
 	}
 	if !accumulated {
 		return framework.NewStatus(framework.Skip)
