@@ -121,35 +121,27 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	}
 	s := &preScoreState{topologyScore: scoreMap{}, podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
 
-	type sums struct {
-		scores      scoreMap
-		accumulated bool
-	}
-	accumulated := false
-	for _, part := range eachNodeChunk(nodes, func(nodes []*framework.NodeInfo) sums {
-		out := sums{scores: scoreMap{}}
+	// Each chunk adds into one map of its own (upstream makes one per
+	// node and merges them; the sums are the same). Something accumulated
+	// when a term matched in some domain, even if the weights there cancel
+	// out to 0: processTerm creates the domain's entry whenever it adds,
+	// and nothing removes entries, so that is a non-empty map.
+	for _, part := range eachNodeChunk(nodes, func(nodes []*framework.NodeInfo) scoreMap {
+		sums := scoreMap{}
 		for _, ni := range nodes {
 			pods := ni.PodsWithAffinity
 			if hasConstraints {
 				pods = ni.Pods
 			}
-			topoScore := scoreMap{}
 			for _, existing := range pods {
-				pl.processExistingPod(s, existing, ni.Node(), pod, topoScore)
-			}
-			// A node counts as accumulating when a term matched in a
-			// domain, even if the weights there cancel out to 0.
-			if len(topoScore) > 0 {
-				out.accumulated = true
-				out.scores.append(topoScore)
+				pl.processExistingPod(s, existing, ni.Node(), pod, sums)
 			}
 		}
-		return out
+		return sums
 	}) {
-		accumulated = accumulated || part.accumulated
-		s.topologyScore.append(part.scores)
+		s.topologyScore.append(part)
 	}
-	if !accumulated {
+	if len(s.topologyScore) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
 	state.Write(preScoreStateKey, s)
