@@ -9,11 +9,11 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/schedtui/schedtui/conformance/upstream"
+	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
@@ -218,9 +218,9 @@ func runVersus(gen func() (*snapshot.Cluster, error), profiles string) (versusRe
 	}
 	c = nil
 	runtime.GC()
-	cpu0 := cpuTime()
+	cpu0 := peakmem.CPUTime()
 	r.upBound, r.upWall, err = up.Schedule(30 * time.Minute)
-	r.upCPU = cpuTime() - cpu0
+	r.upCPU = peakmem.CPUTime() - cpu0
 	up.Close()
 	if err != nil {
 		return r, err
@@ -250,12 +250,12 @@ func runVersus(gen func() (*snapshot.Cluster, error), profiles string) (versusRe
 	if err != nil {
 		return r, err
 	}
-	cpu0 = cpuTime()
+	cpu0 = peakmem.CPUTime()
 	start := time.Now()
 	e.RunToQuiescence()
 	e.Flush()
 	r.oursWall = time.Since(start)
-	r.oursCPU = cpuTime() - cpu0
+	r.oursCPU = peakmem.CPUTime() - cpu0
 	r.oursBound = bound
 	return r, stopProfiles()
 }
@@ -297,15 +297,6 @@ func startProfiles(dir string) (func() error, error) {
 		runtime.GC() // the allocation profile is as of the last GC
 		return writeAllocs("allocs.pprof")
 	}, nil
-}
-
-// cpuTime is the process's CPU time (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestVersusUpstreamHarness runs every workload of the side-by-side

@@ -3,7 +3,6 @@ package scheduler_test
 import (
 	"fmt"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -154,7 +154,7 @@ func BenchmarkScheduleBasic(b *testing.B) {
 				queue := s.PendingPods(pods)
 				runtime.GC()
 				b.StartTimer()
-				start, startCPU := time.Now(), cpuTime()
+				start, startCPU := time.Now(), peakmem.CPUTime()
 				for _, p := range queue {
 					if a := s.ScheduleOne(p); a.Outcome != record.Scheduled {
 						b.Fatalf("%s: %v %s", a.Pod, a.Outcome, a.Message)
@@ -162,19 +162,10 @@ func BenchmarkScheduleBasic(b *testing.B) {
 					attempts++
 				}
 				wall += time.Since(start)
-				cpu += cpuTime() - startCPU
+				cpu += peakmem.CPUTime() - startCPU
 			}
 			b.ReportMetric(float64(attempts)/wall.Seconds(), "pods/s")
 			b.ReportMetric(float64(attempts)/cpu.Seconds(), "pods/cpu-s")
 		})
 	}
-}
-
-// cpuTime is the process's CPU time, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/internal/scalegen"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
@@ -144,16 +144,6 @@ func benchSize(env string, def int) int {
 	return def
 }
 
-// cpuTime is the process's CPU time so far: on a shared machine the
-// wall-clock time depends on the neighbours, the CPU time does not.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // screenParts is the time of each part of the first screen: wall-clock
 // and CPU (on a shared machine, and under nice, the wall-clock time
 // depends on the neighbours, the CPU time does not).
@@ -175,7 +165,7 @@ func (p screenParts) totalCPU() time.Duration { return p.loadCPU + p.backendCPU 
 // the engine's state captured for the views (the session's first Cmd)
 // and the frame drawn.
 func firstScreen(b *testing.B, path string) (hs *harness, p screenParts) {
-	t0, c0 := time.Now(), cpuTime()
+	t0, c0 := time.Now(), peakmem.CPUTime()
 	o, err := snapshot.Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -184,17 +174,17 @@ func firstScreen(b *testing.B, path string) (hs *harness, p screenParts) {
 		b.Fatalf("the snapshot loaded with problems:\n%s", o.Report.String())
 	}
 	c := o.Cluster
-	t1, c1 := time.Now(), cpuTime()
+	t1, c1 := time.Now(), peakmem.CPUTime()
 	be, err := NewBackend("scale.json", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
-	t2, c2 := time.Now(), cpuTime()
+	t2, c2 := time.Now(), peakmem.CPUTime()
 	hs = &harness{t: b, m: New(Options{Backend: be, NoColor: true, Notice: "n: next attempt"}), wait: 10 * time.Minute}
 	hs.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	hs.run(hs.m.Init())
 	frame := hs.m.View().Content
-	t3, c3 := time.Now(), cpuTime()
+	t3, c3 := time.Now(), peakmem.CPUTime()
 	if !strings.Contains(ansi.Strip(frame), "Active (") {
 		b.Fatalf("the first screen does not show the queue:\n%s", ansi.Strip(frame))
 	}

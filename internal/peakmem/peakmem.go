@@ -1,6 +1,7 @@
 // Package peakmem measures a process's memory for the benchmarks that hold
 // a memory bound: the kernel's peak resident set (VmHWM), which a
-// benchmark resets at its start, and the Go heap's live objects, sampled.
+// benchmark resets at its start, and the Go heap's live objects, sampled;
+// and its CPU time, for the throughput benchmarks.
 package peakmem
 
 import (
@@ -11,6 +12,8 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Meter follows one measured stretch.
@@ -65,3 +68,15 @@ func PeakRSS() uint64 {
 
 // MiB is bytes in mebibytes, for b.ReportMetric.
 func MiB(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// CPUTime is the process's CPU time so far (user and system). The
+// throughput benchmarks report rates per CPU second beside wall-clock
+// ones: on a machine shared with other work, wall time says more about
+// the neighbours.
+func CPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

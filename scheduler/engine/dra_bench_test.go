@@ -2,15 +2,14 @@ package engine
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 )
 
@@ -45,16 +44,6 @@ func draWorkload(nodes []*v1.Node, pods []*v1.Pod, devicesPerNode int) ([]*v1.Po
 	return out, objs
 }
 
-// cpuTime is the process's CPU time (user and system): on a machine
-// shared with other work, wall time says more about the neighbours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkDRAAttempts compares attempts per CPU second of the same workload (5000
 // nodes, 2000 pending pods) with and without a one-GPU claim per pod (8
 // GPUs per node); the goal is a ratio of at most 2.
@@ -66,14 +55,14 @@ func BenchmarkDRAAttempts(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		start, attempts := cpuTime(), 0
+		start, attempts := peakmem.CPUTime(), 0
 		for {
 			if _, ok := e.Step(); !ok {
 				break
 			}
 			attempts++
 		}
-		return float64(attempts) / (cpuTime() - start).Seconds()
+		return float64(attempts) / (peakmem.CPUTime() - start).Seconds()
 	}
 	for i := 0; i < b.N; i++ {
 		plain := rate(pods, nil)
