@@ -93,6 +93,10 @@ type Replay struct {
 	// called); one per engine, since a store takes the recorded answers
 	// in turn.
 	ExtenderAnswers func() *scheduler.ExtenderAnswers
+	// Resume restarts the run where a state written by snapshot --at left
+	// it (engine.Options.Resume): its pod is popped first, with the
+	// scheduler's tie-breaking state; Start is then the state's time.
+	Resume *engine.Resume
 }
 
 // NewBackend builds the queue engine over a loaded cluster, with the
@@ -120,6 +124,9 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 			eo.Start = r.Start
 		}
 		eo.Shadow = eo.Shadow || r.Shadow
+		if r.Resume != nil {
+			eo.Resume = r.Resume
+		}
 		if r.ExtenderAnswers != nil {
 			eo.ExtenderAnswers = r.ExtenderAnswers()
 		}

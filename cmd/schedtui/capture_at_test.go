@@ -13,6 +13,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/tui"
 )
 
 var (
@@ -61,13 +62,9 @@ func checkAt(t *testing.T, dir, name string, s *session, e *engine.Engine, pa en
 	sameAttempt(t, where, answerOf(got), want)
 }
 
-// TestSnapshotAtReproducesAttempt: for pods of generated scenarios (every
-// pod's last attempt and its first when it had more) and every attempt of
-// the demo, the state snapshot --at writes makes run attempt that pod
-// first, with the same outcome, node, message, nomination and victims.
-func TestSnapshotAtReproducesAttempt(t *testing.T) {
-	dir := t.TempDir()
-	checked := 0
+// demoRun loads the demo as run does and runs it to the end.
+func demoRun(t *testing.T) (*session, *engine.Engine) {
+	t.Helper()
 	demo, err := load(context.Background(), &sourceFlags{demo: true, seed: 1}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +73,17 @@ func TestSnapshotAtReproducesAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return demo, e
+}
+
+// TestSnapshotAtReproducesAttempt: for pods of generated scenarios (every
+// pod's last attempt and its first when it had more) and every attempt of
+// the demo, the state snapshot --at writes makes run attempt that pod
+// first, with the same outcome, node, message, nomination and victims.
+func TestSnapshotAtReproducesAttempt(t *testing.T) {
+	dir := t.TempDir()
+	checked := 0
+	demo, e := demoRun(t)
 	for _, h := range e.Histories() {
 		for _, pa := range h.Attempts {
 			checkAt(t, dir, "demo", demo, e, pa)
@@ -189,4 +197,70 @@ func TestSnapshotAtCommand(t *testing.T) {
 	} {
 		checkCmd(t, newSnapshotCommand, []string{"--demo", "--at", tc.at, "-o", filepath.Join(dir, "x.yaml")}, cmdWant{errSubstr: tc.err})
 	}
+}
+
+// TestTUIRestartsAtSnapshotAt: the debugger over a state written by
+// snapshot --at makes that attempt first, as run does, on both sides of
+// compare mode, and says so on the status line. The attempt chosen is
+// one the queue alone would not pop first, so the header is what decides.
+func TestTUIRestartsAtSnapshotAt(t *testing.T) {
+	demo, e := demoRun(t)
+	var pa *engine.PodAttempt
+	for _, h := range e.Histories() {
+		for i := range h.Attempts {
+			if p := h.Attempts[i]; p.Index > 0 && !poppedFirstAnyway(t, demo, e, p) {
+				pa = &p
+				break
+			}
+		}
+		if pa != nil {
+			break
+		}
+	}
+	if pa == nil {
+		t.Fatal("every demo attempt would be popped first without the header: nothing to check")
+	}
+	c, hd, _, err := atState(demo, e, pa.Attempt.Pod, pa.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "at.yaml")
+	if _, err := snapshot.WriteFile(path, c, hd); err != nil {
+		t.Fatal(err)
+	}
+	var opts tui.Options
+	old := runTUI
+	runTUI = func(o tui.Options, _ io.Reader, _ io.Writer) error { opts = o; return nil }
+	t.Cleanup(func() { runTUI = old })
+	want := pa.Attempt.JSON()
+	first := func(side string, b *tui.Backend) {
+		t.Helper()
+		a, ok := b.API.(*engine.Engine).Step()
+		if !ok {
+			t.Fatalf("%s: nothing to attempt", side)
+		}
+		if got := a.JSON(); got.Pod != want.Pod {
+			t.Errorf("%s: the debugger attempts %s first over the state at %s", side, got.Pod, hd.At)
+		} else {
+			sameAttempt(t, side, answerOf(got), want)
+		}
+	}
+	open := func(f *sourceFlags) {
+		t.Helper()
+		if err := openTUI(context.Background(), f, strings.NewReader(""), io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open(&sourceFlags{snapshot: path, seed: 1})
+	if want := "the state at " + hd.At + " (snapshot --at)"; !strings.Contains(opts.Notice, want) {
+		t.Errorf("status line %q does not say %q", opts.Notice, want)
+	}
+	first("debugger", opts.Backend)
+	open(&sourceFlags{snapshot: path, seed: 1, compareWith: "defaults"})
+	first("compare mode's left side", opts.Backend)
+	cmp, err := opts.NewComparison("defaults")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first("compare side", cmp.Backend)
 }

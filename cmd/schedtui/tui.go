@@ -32,6 +32,15 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	}
 	defer src.stop()
 	replays := src.replay.forTUI(errw)
+	resume, err := resumeOf(src.header)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src.name, err)
+	}
+	if resume != nil {
+		// A state written by snapshot --at: both sides restart at its
+		// attempt, as run does.
+		replays = append(replays, tui.Replay{Start: src.header.CapturedAt, Resume: resume})
+	}
 	if src.live != nil && src.bind == nil && !f.simulate {
 		// Shadow mode: the cluster's scheduler decides, schedtui judges.
 		replays = append(replays, tui.Replay{Shadow: true})
@@ -63,6 +72,12 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", n)
 	} else if src.replay != nil {
 		notice = src.replay.notice()
+	} else if resume != nil {
+		at := src.header.At
+		if at == "" {
+			at = resume.First + "'s attempt"
+		}
+		notice = fmt.Sprintf("the state at %s (snapshot --at): n makes that attempt again · ?: help", at)
 	}
 	if src.live != nil && src.bind == nil && !f.simulate {
 		notice = "shadow mode: the cluster's scheduler decides, schedtui judges each decision (events: 7) · ?: help"
