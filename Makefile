@@ -32,8 +32,10 @@ vet:
 	$(GO) vet $(PKGS)
 	@for m in $(NESTED); do (cd $$m && $(GO) vet ./...) || exit 1; done
 
+# cmd/schedtui takes about three minutes on two idle cores; go test's
+# default of ten minutes a package is too tight on a loaded machine.
 test-main:
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 30m $(PKGS)
 
 # The end-to-end suite runs first and alone: it judges a real
 # kube-scheduler's decisions from what the API server delivers, and the
