@@ -127,3 +127,36 @@ func TestLiveSyncProgressLine(t *testing.T) {
 		t.Errorf("the progress line is not cleared before the summary:\n%q", got)
 	}
 }
+
+// TestLoadProgressLine: on a terminal, loading a snapshot or a recording
+// shows how far it is as one line rewritten in place, in MiB of the file,
+// cleared before anything else is printed; into a file or a pipe nothing.
+func TestLoadProgressLine(t *testing.T) {
+	clock := time.Unix(0, 0)
+	defer func(f func() time.Time, g func(io.Writer) bool) { progressClock, isTerminal = f, g }(progressClock, isTerminal)
+	progressClock = func() time.Time { clock = clock.Add(time.Second); return clock }
+	for _, path := range []string{"../../testdata/demo.yaml", "../../testdata/recording-stuck-pod.yaml"} {
+		for _, tty := range []bool{true, false} {
+			var stderr bytes.Buffer
+			isTerminal = func(w io.Writer) bool { return tty && w == &stderr }
+			src, err := loadSource(context.Background(), &sourceFlags{snapshot: path}, &stderr, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.stop()
+			got := stderr.String()
+			if !tty {
+				if strings.Contains(got, "\r") {
+					t.Errorf("%s: a progress line into a file:\n%q", path, got)
+				}
+				continue
+			}
+			if !strings.HasPrefix(got, "\r\x1b[Kloading "+path+": 0/1 MiB (0%)") || !strings.Contains(got, "\r\x1b[Kloading "+path+": 1/1 MiB (100%) · <1s left · Ctrl-C stops") {
+				t.Errorf("%s: no progress line from the start to the end of the load:\n%q", path, got)
+			}
+			if clearedAt, lastDrawn := strings.LastIndex(got, "\r\x1b[K"), strings.LastIndex(got, "\r\x1b[Kloading "); clearedAt <= lastDrawn {
+				t.Errorf("%s: the progress line is not cleared:\n%q", path, got)
+			}
+		}
+	}
+}
