@@ -216,6 +216,7 @@ func TestRewindCancelled(t *testing.T) {
 		t.Fatalf("still busy after the cancel: %q", hs.m.s.busy)
 	}
 	hs.contains("rewind cancelled at attempt 3: the replay stopped there, 2 attempt(s) further back than asked")
+	hs.golden(120, 40)
 	hs.keys("n", "n", "n")
 	got, want := hs.m.s.b.Attempts(), uninterrupted.Attempts()
 	if got.Len() != 6 {
