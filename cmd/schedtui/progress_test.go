@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,4 +162,42 @@ func TestLoadProgressLine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLoadInterruptedClearsLine: Ctrl-C while the load's line is shown
+// clears it before the command fails. The snapshot is a named pipe, so
+// that the load waits in its read until the test ends it.
+func TestLoadInterruptedClearsLine(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "snapshot.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clock, calls := time.Unix(0, 0), 0
+	defer func(f func() time.Time, g func(io.Writer) bool) { progressClock, isTerminal = f, g }(progressClock, isTerminal)
+	progressClock = func() time.Time {
+		// The first call starts the line, the second draws it: Ctrl-C
+		// comes as it is drawn.
+		if calls++; calls == 2 {
+			cancel()
+		}
+		clock = clock.Add(time.Second)
+		return clock
+	}
+	var stderr bytes.Buffer
+	isTerminal = func(w io.Writer) bool { return w == &stderr }
+	_, err := openSnapshot(ctx, fifo, &stderr)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted while loading") {
+		t.Fatalf("err = %v, want the load interrupted", err)
+	}
+	if got, want := stderr.String(), "\r\x1b[Kloading "+fifo+": 0 MiB · Ctrl-C stops\r\x1b[K"; got != want {
+		t.Errorf("stderr %q, want the line shown then cleared: %q", got, want)
+	}
+	// Let the load, left running, end.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 }
