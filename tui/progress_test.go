@@ -232,3 +232,17 @@ func TestRewindCancelled(t *testing.T) {
 		t.Error("Ctrl-C with nothing running did not quit")
 	}
 }
+
+// TestRewindCancelledBeforeItBegins: esc between u and the start of its
+// Cmd leaves the engine as it was, and says so.
+func TestRewindCancelledBeforeItBegins(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	hs.keys("n", "n", "n")
+	_, cmd := hs.m.Update(keyMsg("u"))
+	hs.send(keyMsg("<esc>"))
+	hs.run(cmd)
+	if n := hs.m.s.b.Attempts().Len(); n != 3 {
+		t.Fatalf("%d attempts after a rewind cancelled before it began, want 3", n)
+	}
+	hs.contains("rewind cancelled before it began: nothing changed")
+}
