@@ -78,6 +78,9 @@ type Loader struct {
 	configs            []EmbeddedConfig
 	headers            []*Header
 	sawSimulatorExport bool
+
+	// meter hears how far the load is (OpenReporting), or is nil.
+	meter *loadMeter
 }
 
 type origin struct {
@@ -126,6 +129,8 @@ func (l *Loader) LoadFile(path string) error {
 	if err != nil {
 		return &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
+	l.meter.startFile(int64(len(data)))
+	defer l.meter.endFile()
 	return l.LoadData(path, data)
 }
 
@@ -149,8 +154,11 @@ func (l *Loader) LoadData(name string, data []byte) error {
 	if len(docs) == 0 {
 		l.report.Warnf(name, 0, "", "", "no objects found")
 	}
+	l.meter.documents(docs)
 	for _, d := range docs {
+		l.meter.document(len(d.JSON))
 		l.AddDocument(d)
+		l.meter.documentDone()
 	}
 	return nil
 }
@@ -379,6 +387,7 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 		for i := range items {
 			w := prepareItem(items[i], membersOf(i), apiVersion, kind)
 			l.addItem(file, lineOf(i), &w, depth)
+			l.itemsAdded(depth, i+1, len(items))
 		}
 		return
 	}
@@ -409,6 +418,15 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 			l.addItem(file, lineOf(i), &work[i], depth)
 			work[i] = itemWork{} // the loader keeps what it needs
 		}
+		l.itemsAdded(depth, min(len(items), (c+1)*itemChunk), len(items))
+	}
+}
+
+// itemsAdded reports done of n items of a List at depth added: those of a
+// document's own List (depth 1) measure how far the document is.
+func (l *Loader) itemsAdded(depth, done, n int) {
+	if depth == 1 {
+		l.meter.within(done, n)
 	}
 }
 

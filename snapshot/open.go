@@ -16,6 +16,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/features"
 )
@@ -90,11 +91,18 @@ type Opened struct {
 //
 // A recording (a file `schedtui record` wrote, see ReadRecording) opens as
 // its initial state plus its Changes.
-func Open(path string) (*Opened, error) {
-	if o, ok, err := openRecordingFile(path); ok {
+func Open(path string) (*Opened, error) { return OpenReporting(path, nil) }
+
+// OpenReporting is Open, telling p how far it is: the bytes of the
+// snapshot's files loaded, of all of them (see loadMeter for what counts).
+// Reports come from the calling goroutine.
+func OpenReporting(path string, p progress.Reporter) (*Opened, error) {
+	meter := newLoadMeter(p)
+	if o, ok, err := openRecordingFile(path, meter); ok {
 		return o, err
 	}
 	l := NewLoader()
+	l.meter = meter
 	format, err := l.LoadPath(path)
 	if err != nil {
 		return nil, err
@@ -146,6 +154,7 @@ func (l *Loader) LoadPath(path string) (Format, error) {
 		return "", &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	if !fi.IsDir() {
+		l.meter.setTotal(fi.Size())
 		return FormatFile, l.LoadFile(path)
 	}
 	if dump := clusterInfoDumpNodes(path); dump != "" {
@@ -158,6 +167,15 @@ func (l *Loader) LoadPath(path string) (Format, error) {
 func (l *Loader) loadFiles(dir string, files []string) error {
 	if len(files) == 0 {
 		return &docread.ParseError{File: dir, Msg: "no snapshot files in the directory (looked for *.yaml, *.yml, *.json, optionally gzipped as *.gz)"}
+	}
+	if l.meter != nil {
+		var total int64
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				total += fi.Size()
+			}
+		}
+		l.meter.setTotal(total)
 	}
 	for _, f := range files {
 		if l.loadRecordingInDirectory(f) {

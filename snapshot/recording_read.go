@@ -114,8 +114,9 @@ func peekFile(path string) ([]byte, bool) {
 	return buf, true
 }
 
-// openRecordingFile opens path as a recording when it is one (ok).
-func openRecordingFile(path string) (o *Opened, ok bool, err error) {
+// openRecordingFile opens path as a recording when it is one (ok),
+// reporting to meter.
+func openRecordingFile(path string, meter *loadMeter) (o *Opened, ok bool, err error) {
 	head, isFile := peekFile(path)
 	if !isFile || !IsRecording(head) {
 		return nil, false, nil
@@ -124,7 +125,9 @@ func openRecordingFile(path string) (o *Opened, ok bool, err error) {
 	if err != nil {
 		return nil, true, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
-	o, err = ReadRecording(path, data)
+	meter.setTotal(int64(len(data)))
+	meter.startFile(int64(len(data)))
+	o, err = readRecording(path, data, meter)
 	if errors.Is(err, errNotRecording) {
 		return nil, false, nil
 	}
@@ -137,8 +140,12 @@ func openRecordingFile(path string) (o *Opened, ok bool, err error) {
 // Problems with single changes are in the Report (the change is left
 // out); a recording cut short is read up to the last complete change,
 // with a warning. The error means the initial state could not be read.
-func ReadRecording(name string, data []byte) (*Opened, error) {
+func ReadRecording(name string, data []byte) (*Opened, error) { return readRecording(name, data, nil) }
+
+// readRecording is ReadRecording, reporting to meter.
+func readRecording(name string, data []byte, meter *loadMeter) (*Opened, error) {
 	l := NewLoader()
+	l.meter = meter
 	parts, err := l.loadRecording(name, data)
 	if errors.Is(err, errNotRecording) {
 		return nil, &docread.ParseError{File: name, Msg: "not a recording: its header has no recording-started (schedtui record writes it)", Err: err}
@@ -156,6 +163,7 @@ func ReadRecording(name string, data []byte) (*Opened, error) {
 	o.Changes, o.RecordedUntil = l.decodeChanges(name, parts, c)
 	o.ExtenderAnswers = parts.answers
 	r.Sort()
+	l.meter.endFile()
 	return o, nil
 }
 
@@ -171,6 +179,8 @@ func (l *Loader) loadRecordingInDirectory(path string) bool {
 	if err != nil {
 		return false
 	}
+	l.meter.startFile(int64(len(data)))
+	defer l.meter.endFile()
 	// errNotRecording comes before anything is loaded.
 	parts, err := l.loadRecording(path, data)
 	if errors.Is(err, errNotRecording) {
@@ -242,9 +252,13 @@ func (l *Loader) loadJSONRecording(name string, data []byte, parts *recordingPar
 		return errNotRecording
 	}
 	end := int(dec.InputOffset())
+	// The initial state's share of the file, then the changes'.
+	initial := float64(end) / float64(len(data))
+	l.meter.step(0, initial)
 	if err := l.LoadData(name, data[:end]); err != nil {
 		return err
 	}
+	l.meter.step(initial, 1)
 	parts.header = h
 	line := 1 + bytes.Count(data[:end], []byte("\n"))
 	rest := data[end:]
@@ -323,10 +337,18 @@ func (l *Loader) loadYAMLRecording(name string, data []byte, parts *recordingPar
 			break
 		}
 	}
+	// The initial state's share of the file, then the changes': half to
+	// convert them to JSON here, half to decode them (decodeChanges).
+	initial := float64(boundary) / float64(len(data))
+	converted := (initial + 1) / 2
+	l.meter.step(0, initial)
 	if err := l.LoadData(name, data[:boundary]); err != nil {
 		return err
 	}
+	l.meter.step(initial, converted)
+	defer l.meter.step(converted, 1)
 	for i := firstChange; i < len(chunks); i++ {
+		l.meter.report(float64(i-firstChange) / float64(len(chunks)-firstChange))
 		c := chunks[i]
 		end := len(data)
 		if i+1 < len(chunks) {
@@ -427,6 +449,7 @@ func (l *Loader) decodeChanges(name string, parts *recordingParts, c *Cluster) (
 	endLine := 0
 	cut := false
 	for i, d := range parts.docs {
+		l.meter.report(float64(i) / float64(len(parts.docs)))
 		last := i == len(parts.docs)-1
 		// A damaged last document of a recording without an end is most
 		// likely where the recorder was killed.

@@ -63,6 +63,11 @@ func simulatorExport(data []byte) (map[string]json.RawMessage, bool) {
 func (l *Loader) addSimulatorExport(d docread.Document, top map[string]json.RawMessage) {
 	l.sawSimulatorExport = true
 	known := map[string]bool{simulatorConfigKey: true}
+	// How far the document is: the bytes of the objects' arrays added.
+	var arrays, added int
+	for _, k := range simulatorKeys {
+		arrays += len(top[k.key])
+	}
 	for _, k := range simulatorKeys {
 		known[k.key] = true
 		raw, ok := top[k.key]
@@ -87,6 +92,8 @@ func (l *Loader) addSimulatorExport(d docread.Document, top map[string]json.RawM
 				line = lines[i]
 			}
 			l.addDoc(d.File, line, withTypeMeta(it, ki.gv.String(), ki.kind), nil, 1)
+			added += len(it)
+			l.meter.within(added, arrays)
 		}
 	}
 	var unknown []string

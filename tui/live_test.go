@@ -27,7 +27,7 @@ func TestLiveRedraw(t *testing.T) {
 	hs.send(tea.WindowSizeMsg{Width: 140, Height: 40})
 	// What Init does, without waiting on the source yet: the state before
 	// the changes is on screen.
-	hs.send(runMsg{"loading", func() note { return note{} }})
+	hs.send(runMsg{label: "loading", op: func() note { return note{} }})
 	if s := hs.screen(); strings.Contains(s, "live-arrival") || !strings.Contains(s, "default/analytics") {
 		t.Fatalf("initial screen:\n%s", s)
 	}

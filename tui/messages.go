@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
@@ -43,10 +45,12 @@ type (
 	// liveMsg is the engine's state captured after live changes.
 	liveMsg struct{ w *world }
 	// runMsg runs op on the engine, after the running one if any;
-	// longMsg continues to breakpoints in chunks (progress.go).
+	// cancel, when set, makes op stop early (esc, Ctrl-C); longMsg
+	// continues to breakpoints in chunks (progress.go).
 	runMsg struct {
-		label string
-		op    func() note
+		label  string
+		op     func() note
+		cancel context.CancelFunc
 	}
 	longMsg struct{ op *longOp }
 	// note is what an operation tells the status line; about the

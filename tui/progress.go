@@ -149,15 +149,22 @@ func (s *session) onChunk(msg chunkMsg) tea.Cmd {
 	return s.engineCmd(op.label, func() note { return n })
 }
 
-// cancelLong cancels the long operation running, reporting whether there
-// was one not cancelled yet (a second Ctrl-C quits).
+// cancelLong cancels the long operation running (chunks, or one Cmd that
+// can stop early), reporting whether there was one not cancelled yet (a
+// second Ctrl-C quits).
 func (s *session) cancelLong() bool {
-	if s.long == nil || s.long.cancelled {
-		return false
+	switch {
+	case s.long != nil && !s.long.cancelled:
+		s.long.cancelled = true
+		s.c.post(busyMsg{s.long.label + " (cancelling)"})
+		return true
+	case s.cancelOp != nil:
+		s.cancelOp()
+		s.cancelOp = nil
+		s.c.post(busyMsg{s.busy + " (cancelling)"})
+		return true
 	}
-	s.long.cancelled = true
-	s.c.post(busyMsg{s.long.label + " (cancelling)"})
-	return true
+	return false
 }
 
 // progressView is the status line's part for a long operation: a bar
@@ -196,8 +203,10 @@ func (p *progressView) text(busy string) string {
 // (a rewind) out of it: the latest report waits in a one-slot channel,
 // older ones dropped, read by a Cmd the session re-issues until the
 // operation ends and closes it. Reports come from the Cmd's goroutine only.
+// cancellable: the operation stops early on esc (session.cancellableCmd).
 type progressFeed struct {
 	label, unit string
+	cancellable bool
 	ch          chan progressMsg
 	now         func() time.Time
 	start, last time.Time
@@ -227,7 +236,7 @@ func (f *progressFeed) Report(done, total int64) {
 	case <-f.ch:
 	default:
 	}
-	f.ch <- progressMsg{label: f.label, unit: f.unit, est: progress.Estimate{Done: done, Total: total, Elapsed: t.Sub(f.start)}}
+	f.ch <- progressMsg{label: f.label, unit: f.unit, cancellable: f.cancellable, est: progress.Estimate{Done: done, Total: total, Elapsed: t.Sub(f.start)}}
 }
 
 // end closes the feed, as the operation ends.

@@ -124,7 +124,7 @@ func TestProgressBar(t *testing.T) {
 }
 
 // TestRewindProgress: a rewind's replay reports through its feed to the
-// status line, which names no cancel (a rewind cannot be cancelled).
+// status line, which offers to cancel it.
 func TestRewindProgress(t *testing.T) {
 	hs := newHarness(t, 120, 40)
 	hs.keys("n", "n", "n")
@@ -161,11 +161,88 @@ func TestRewindProgress(t *testing.T) {
 	}
 	hs.send(busyMsg{"rewinding"})
 	hs.send(r)
-	hs.contains("rewinding ████████████████ ")
-	if strings.Contains(hs.screen(), "esc cancels") {
-		t.Error("a rewind offers a cancel it does not have")
-	}
+	hs.contains("rewinding ████████████████ ", "· esc cancels")
 	if msg := reports[0].feed.wait()(); msg != nil {
 		t.Errorf("the feed is not closed after the rewind: %#v", msg)
 	}
+}
+
+// TestRewindCancelled presses esc while u replays from the checkpoint: the
+// engine stops at the last step replayed, the views and the status line
+// show it there, and n then makes the attempts an uninterrupted run makes.
+func TestRewindCancelled(t *testing.T) {
+	uninterrupted := demoBackend(t)
+	uninterrupted.Continue(nil)
+	hs := newHarness(t, 120, 40)
+	hs.keys("n", "n", "n", "n", "n", "n")
+	// The replay's third report waits for the test to press esc, as a key
+	// arrives while the rewind runs.
+	reached, pressed := make(chan struct{}), make(chan struct{})
+	calls := 0
+	hs.m.s.now = func() time.Time {
+		if calls++; calls == 4 { // begin, then reports 1, 2, 3
+			close(reached)
+			<-pressed
+		}
+		return time.Unix(int64(calls), 0)
+	}
+	_, cmd := hs.m.Update(keyMsg("u"))
+	batch, ok := cmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("u did not start a rewind with a progress feed")
+	}
+	results := make(chan tea.Msg, len(batch))
+	for _, c := range batch {
+		go func() { results <- c() }()
+	}
+	<-reached
+	_, esc := hs.m.Update(keyMsg("<esc>"))
+	if esc != nil || hs.quit {
+		t.Fatal("esc during the rewind did something besides cancelling it")
+	}
+	close(pressed)
+	for range batch {
+		if msg, ok := (<-results).(engineMsg); ok {
+			hs.send(msg)
+		}
+	}
+	if n := hs.m.s.b.Attempts().Len(); n != 3 {
+		t.Fatalf("the engine has %d attempts after the cancel during the third step replayed, want 3", n)
+	}
+	if n := hs.m.c.World.attempts.Len(); n != 3 {
+		t.Fatalf("the views show %d attempts, want 3", n)
+	}
+	if hs.m.s.busy != "" || hs.m.s.cancelOp != nil {
+		t.Fatalf("still busy after the cancel: %q", hs.m.s.busy)
+	}
+	hs.contains("rewind cancelled at attempt 3: the replay stopped there, 2 attempt(s) further back than asked")
+	hs.golden(120, 40)
+	hs.keys("n", "n", "n")
+	got, want := hs.m.s.b.Attempts(), uninterrupted.Attempts()
+	if got.Len() != 6 {
+		t.Fatalf("%d attempts after stepping on, want 6", got.Len())
+	}
+	for i, g := range got.All() {
+		if w := want.At(i); g.Pod != w.Pod || g.Outcome != w.Outcome || g.Node != w.Node {
+			t.Errorf("attempt %d: %s %s %s, uninterrupted %s %s %s", i, g.Pod, g.Outcome, g.Node, w.Pod, w.Outcome, w.Node)
+		}
+	}
+	hs.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if !hs.quit {
+		t.Error("Ctrl-C with nothing running did not quit")
+	}
+}
+
+// TestRewindCancelledBeforeItBegins: esc between u and the start of its
+// Cmd leaves the engine as it was, and says so.
+func TestRewindCancelledBeforeItBegins(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	hs.keys("n", "n", "n")
+	_, cmd := hs.m.Update(keyMsg("u"))
+	hs.send(keyMsg("<esc>"))
+	hs.run(cmd)
+	if n := hs.m.s.b.Attempts().Len(); n != 3 {
+		t.Fatalf("%d attempts after a rewind cancelled before it began, want 3", n)
+	}
+	hs.contains("rewind cancelled before it began: nothing changed")
 }

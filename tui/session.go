@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/engine"
 )
 
@@ -45,8 +48,11 @@ type session struct {
 	// long is the long operation running in chunks (progress.go), nil
 	// when none; now stamps its progress; chunkTime bounds each chunk,
 	// and chunkAttempts, when set, too (tests).
-	long          *longOp
-	now           func() time.Time
+	long *longOp
+	now  func() time.Time
+	// cancelOp cancels the operation running as one Cmd, when it can
+	// stop early (a rewind); nil when none runs or it was cancelled.
+	cancelOp      context.CancelFunc
 	chunkTime     time.Duration
 	chunkAttempts int64
 }
@@ -72,6 +78,9 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 	case engineMsg:
 		return s.onEngine(msg)
 	case runMsg:
+		if msg.cancel != nil {
+			return s.cancellableCmd(msg.label, msg.cancel, msg.op)
+		}
 		return s.engineCmd(msg.label, msg.op)
 	case longMsg:
 		return s.continueLong(msg.op)
@@ -197,7 +206,7 @@ func waitSource(ch <-chan SourceStatus) tea.Cmd {
 
 // engineCmd runs op on the engine in a Cmd and captures the state after.
 func (s *session) engineCmd(label string, op func() note) tea.Cmd {
-	if s.hold(runMsg{label, op}) {
+	if s.hold(runMsg{label: label, op: op}) {
 		return nil
 	}
 	s.busy = label
@@ -271,31 +280,68 @@ func (s *session) continueToBreakpoint() tea.Cmd {
 		hit: func(i int) note { return note{"breakpoint hit: " + bpString(bps[i]), true} }})
 }
 
+// rewind undoes the last attempt. The engine's rewind replays up to a
+// checkpoint interval of steps and can be cancelled during the replay
+// (esc, Ctrl-C): the engine then stays at the last step replayed, an
+// earlier point of the same run, and the status line says where.
 func (s *session) rewind() tea.Cmd {
 	feed := newProgressFeed("rewinding", "steps replayed", s.now)
+	feed.cancellable = true
+	ctx, cancel := context.WithCancel(context.Background())
 	b := s.b
 	op := s.rewindForecast(func() note {
 		// The engine itself, not a forecast (rewindForecast rewinds those).
-		var err error
-		if b.API == engine.API(b.engine) {
-			err = b.engine.RewindReporting(1, feed)
-		} else {
-			err = b.Rewind(1)
+		if b.API != engine.API(b.engine) {
+			if err := b.Rewind(1); err != nil {
+				return note{text: "rewind: " + err.Error()}
+			}
+			return note{text: "rewound one attempt"}
 		}
-		if err != nil {
+		before := b.engine.Attempts().Len()
+		err := b.engine.RewindCtx(ctx, 1, feed)
+		switch {
+		case errors.Is(err, context.Canceled):
+			return rewindCancelled(before, b.engine.Attempts().Len())
+		case err != nil:
 			return note{text: "rewind: " + err.Error()}
 		}
 		return note{text: "rewound one attempt"}
 	})
-	return tea.Batch(s.engineCmd("rewinding", func() note {
+	return tea.Batch(s.cancellableCmd("rewinding", cancel, func() note {
+		defer cancel()
 		defer feed.end()
 		feed.begin()
 		return op()
 	}), feed.wait())
 }
 
+// rewindCancelled is the note of a rewind of one of before attempts
+// cancelled with left attempts made.
+func rewindCancelled(before, left int) note {
+	if left == before {
+		return note{text: "rewind cancelled before it began: nothing changed"}
+	}
+	at := "before the first attempt"
+	if left > 0 {
+		at = fmt.Sprintf("at attempt %s", progress.Count(int64(left)))
+	}
+	return note{text: fmt.Sprintf("rewind cancelled %s: the replay stopped there, %s attempt(s) further back than asked (n steps on as before)",
+		at, progress.Count(int64(before-1-left))), attempt: left > 0}
+}
+
+// cancellableCmd is engineCmd for an operation that stops early once
+// cancel is called (cancelLong).
+func (s *session) cancellableCmd(label string, cancel context.CancelFunc, op func() note) tea.Cmd {
+	if s.hold(runMsg{label: label, op: op, cancel: cancel}) {
+		return nil
+	}
+	s.cancelOp = cancel
+	return s.engineCmd(label, op)
+}
+
 func (s *session) onEngine(msg engineMsg) tea.Cmd {
 	s.busy = ""
+	s.cancelOp = nil
 	s.c.post(busyMsg{})
 	if msg.err != nil {
 		s.status(msg.err.Error(), true)

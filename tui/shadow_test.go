@@ -29,7 +29,7 @@ func TestShadowStatusCounts(t *testing.T) {
 	e := b.API.(*engine.Engine)
 	hs := &harness{t: t, m: New(Options{Backend: b, NoColor: true})}
 	hs.send(tea.WindowSizeMsg{Width: 160, Height: 40})
-	hs.send(runMsg{"loading", func() note { return note{} }})
+	hs.send(runMsg{label: "loading", op: func() note { return note{} }})
 
 	tiny := e.Pod("default/tiny").DeepCopy()
 	tiny.Spec.NodeName = e.Scheduler().Predict(tiny).Node
@@ -47,7 +47,7 @@ func TestShadowStatusCounts(t *testing.T) {
 	if n := e.Attempts().Len(); n != 2 {
 		t.Fatalf("%d attempts, want one per decision", n)
 	}
-	hs.send(runMsg{"capture", func() note { return note{} }})
+	hs.send(runMsg{label: "capture", op: func() note { return note{} }})
 	hs.contains("vs the cluster: 1 agree · 0 tie · 1 disagree (events: 7)")
 	hs.keys("7", "G")
 	hs.contains("default/analytics: the cluster bound it to node-a1; schedtui: no node (disagree")

@@ -246,7 +246,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		s.cluster, s.report = c, r
 		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 	case modeSnapshot:
-		o, err := openSnapshot(ctx, f.snapshot)
+		o, err := openSnapshot(ctx, f.snapshot, w)
 		if err != nil {
 			return nil, err
 		}
@@ -323,10 +323,27 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 
 // openSnapshot opens path, giving up once ctx is done (Ctrl-C while a big
 // snapshot loads): the command then ends at once with an error, the load
-// left to the process's exit.
-func openSnapshot(ctx context.Context, path string) (*snapshot.Opened, error) {
+// left to the process's exit. When w is a terminal, how far the load is
+// shows there as one line (MiB of the snapshot's files loaded, see
+// snapshot.OpenReporting), cleared before anything else is written.
+func openSnapshot(ctx context.Context, path string, w io.Writer) (*snapshot.Opened, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("interrupted before loading %s: %w", path, err)
+	}
+	// The load reports from its goroutine, which an interrupt leaves
+	// running: once the line is cleared it draws nothing more.
+	var mu sync.Mutex
+	line := progress.NewLine(w, isTerminal(w), "loading "+path, "MiB", progressClock)
+	report := progress.Func(func(done, total int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		line.Report(inMiB(done, total), inMiB(total, total))
+	})
+	stop := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		line.Done()
+		line = nil
 	}
 	type opened struct {
 		o   *snapshot.Opened
@@ -334,15 +351,26 @@ func openSnapshot(ctx context.Context, path string) (*snapshot.Opened, error) {
 	}
 	ch := make(chan opened, 1)
 	go func() {
-		o, err := snapshot.Open(path)
+		o, err := snapshot.OpenReporting(path, report)
 		ch <- opened{o, err}
 	}()
 	select {
 	case r := <-ch:
+		stop()
 		return r.o, r.err
 	case <-ctx.Done():
+		stop()
 		return nil, fmt.Errorf("interrupted while loading %s: %w", path, ctx.Err())
 	}
+}
+
+// inMiB is n bytes of total in MiB, rounded down but for the whole, which
+// is rounded up (a file under 1 MiB is 1, loaded or not).
+func inMiB(n, total int64) int64 {
+	if n >= total {
+		return (total + 1<<20 - 1) >> 20
+	}
+	return n >> 20
 }
 
 // load reads the source (see loadSource); session.run schedules it.

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -126,4 +129,75 @@ func TestLiveSyncProgressLine(t *testing.T) {
 	if !strings.Contains(got, "\r\x1b[Kc1: synced 1 nodes, 1 pods") {
 		t.Errorf("the progress line is not cleared before the summary:\n%q", got)
 	}
+}
+
+// TestLoadProgressLine: on a terminal, loading a snapshot or a recording
+// shows how far it is as one line rewritten in place, in MiB of the file,
+// cleared before anything else is printed; into a file or a pipe nothing.
+func TestLoadProgressLine(t *testing.T) {
+	clock := time.Unix(0, 0)
+	defer func(f func() time.Time, g func(io.Writer) bool) { progressClock, isTerminal = f, g }(progressClock, isTerminal)
+	progressClock = func() time.Time { clock = clock.Add(time.Second); return clock }
+	for _, path := range []string{"../../testdata/demo.yaml", "../../testdata/recording-stuck-pod.yaml"} {
+		for _, tty := range []bool{true, false} {
+			var stderr bytes.Buffer
+			isTerminal = func(w io.Writer) bool { return tty && w == &stderr }
+			src, err := loadSource(context.Background(), &sourceFlags{snapshot: path}, &stderr, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.stop()
+			got := stderr.String()
+			if !tty {
+				if strings.Contains(got, "\r") {
+					t.Errorf("%s: a progress line into a file:\n%q", path, got)
+				}
+				continue
+			}
+			if !strings.HasPrefix(got, "\r\x1b[Kloading "+path+": 0/1 MiB (0%)") || !strings.Contains(got, "\r\x1b[Kloading "+path+": 1/1 MiB (100%) · <1s left · Ctrl-C stops") {
+				t.Errorf("%s: no progress line from the start to the end of the load:\n%q", path, got)
+			}
+			if clearedAt, lastDrawn := strings.LastIndex(got, "\r\x1b[K"), strings.LastIndex(got, "\r\x1b[Kloading "); clearedAt <= lastDrawn {
+				t.Errorf("%s: the progress line is not cleared:\n%q", path, got)
+			}
+		}
+	}
+}
+
+// TestLoadInterruptedClearsLine: Ctrl-C while the load's line is shown
+// clears it before the command fails. The snapshot is a named pipe, so
+// that the load waits in its read until the test ends it.
+func TestLoadInterruptedClearsLine(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "snapshot.yaml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clock, calls := time.Unix(0, 0), 0
+	defer func(f func() time.Time, g func(io.Writer) bool) { progressClock, isTerminal = f, g }(progressClock, isTerminal)
+	progressClock = func() time.Time {
+		// The first call starts the line, the second draws it: Ctrl-C
+		// comes as it is drawn.
+		if calls++; calls == 2 {
+			cancel()
+		}
+		clock = clock.Add(time.Second)
+		return clock
+	}
+	var stderr bytes.Buffer
+	isTerminal = func(w io.Writer) bool { return w == &stderr }
+	_, err := openSnapshot(ctx, fifo, &stderr)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted while loading") {
+		t.Fatalf("err = %v, want the load interrupted", err)
+	}
+	if got, want := stderr.String(), "\r\x1b[Kloading "+fifo+": 0 MiB · Ctrl-C stops\r\x1b[K"; got != want {
+		t.Errorf("stderr %q, want the line shown then cleared: %q", got, want)
+	}
+	// Let the load, left running, end.
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
 }

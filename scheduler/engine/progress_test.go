@@ -84,7 +84,7 @@ func TestRewindReporting(t *testing.T) {
 		e.Step()
 	}
 	var last, total, reports int64
-	if err := e.RewindReporting(1, progress.Func(func(done, tot int64) { last, total = done, tot; reports++ })); err != nil {
+	if err := e.RewindCtx(context.Background(), 1, progress.Func(func(done, tot int64) { last, total = done, tot; reports++ })); err != nil {
 		t.Fatal(err)
 	}
 	if n := e.Attempts().Len(); n != 3 {
@@ -92,5 +92,84 @@ func TestRewindReporting(t *testing.T) {
 	}
 	if total == 0 || last != total || reports != total {
 		t.Errorf("reported %d of %d in %d reports, want every step replayed reported", last, total, reports)
+	}
+}
+
+// TestRewindCancelled cancels a rewind during its replay from the
+// checkpoint: the engine stops at the last operation replayed, an earlier
+// point of the same run, with every later attempt, op and checkpoint
+// forgotten; stepping on from there makes the attempts an uncancelled run
+// makes, and rewinding again works.
+func TestRewindCancelled(t *testing.T) {
+	whole := demo(t, Options{Seed: 1})
+	all := whole.RunToQuiescence()
+	if all < 8 {
+		t.Fatalf("the demo makes %d attempts, want at least 8", all)
+	}
+	// A checkpoint halfway: the rewind restores it, not the start.
+	e := demo(t, Options{Seed: 1, CheckpointInterval: all / 2})
+	e.RunToQuiescence()
+	ctx, cancel := context.WithCancel(context.Background())
+	var total int64
+	err := e.RewindCtx(ctx, 1, progress.Func(func(done, tot int64) {
+		total = tot
+		if done == 1 {
+			cancel()
+		}
+	}))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RewindCtx: %v, want context.Canceled", err)
+	}
+	if total < 2 {
+		t.Fatalf("the rewind replays %d step(s): the test needs it to stop before the end", total)
+	}
+	stopped := e.Attempts().Len()
+	if stopped >= all-1 {
+		t.Fatalf("cancelled after one step of %d, yet %d attempts of %d are left (the target)", total, stopped, all)
+	}
+	if c := e.Cursor(); c.Attempt != stopped-1 {
+		t.Errorf("cursor at attempt %d, want %d (the last one left)", c.Attempt, stopped-1)
+	}
+	if last := e.log[len(e.log)-1]; last.attempts != stopped {
+		t.Errorf("the op log ends at attempt %d, the engine at %d", last.attempts, stopped)
+	}
+	for _, cp := range e.checkpoints {
+		if cp.ops > e.logBase+len(e.log) || cp.attempts > stopped {
+			t.Errorf("a checkpoint of the forgotten future is kept: ops %d, attempts %d (log %d, attempts %d)", cp.ops, cp.attempts, len(e.log), stopped)
+		}
+	}
+	sameAttempts := func(when string) {
+		t.Helper()
+		for i, a := range e.Attempts().All() {
+			if w := whole.Attempts().At(i); a.Pod != w.Pod || a.Outcome != w.Outcome || a.Node != w.Node || !a.Time.Equal(w.Time) {
+				t.Errorf("%s: attempt %d: %s %s %s at %v, uncancelled %s %s %s at %v", when, i, a.Pod, a.Outcome, a.Node, a.Time, w.Pod, w.Outcome, w.Node, w.Time)
+			}
+		}
+	}
+	sameAttempts("after the cancel")
+	if n := e.RunToQuiescence(); n != all-stopped {
+		t.Fatalf("stepping on made %d attempts, want %d", n, all-stopped)
+	}
+	sameAttempts("stepping on")
+	if err := e.Rewind(2); err != nil || e.Attempts().Len() != all-2 {
+		t.Fatalf("rewinding 2 after the cancel: %v, %d attempts, want %d", err, e.Attempts().Len(), all-2)
+	}
+	sameAttempts("rewinding again")
+}
+
+// TestRewindCancelledBefore: a rewind whose context is done before it
+// starts leaves the engine untouched.
+func TestRewindCancelledBefore(t *testing.T) {
+	e := demo(t, Options{Seed: 1})
+	for range 3 {
+		e.Step()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := e.RewindCtx(ctx, 1, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("RewindCtx: %v, want context.Canceled", err)
+	}
+	if n := e.Attempts().Len(); n != 3 {
+		t.Fatalf("%d attempts, want the 3 made", n)
 	}
 }

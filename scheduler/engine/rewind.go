@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -219,15 +220,20 @@ func inSet(s []types.UID, u types.UID) bool {
 }
 
 // replay re-executes logged ops [from, to), reporting the ops done of
-// to-from to p.
-func (e *Engine) replay(from, to int, p progress.Reporter) {
+// to-from to p. Once ctx is done it stops after the op in progress; it
+// returns the end of the ops replayed (to when all were).
+func (e *Engine) replay(ctx context.Context, from, to int, p progress.Reporter) int {
 	e.replaying = true
 	defer func() { e.replaying = false }()
 	for i := from; i < to; i++ {
+		if ctx.Err() != nil {
+			return i
+		}
 		e.replayOp = i
 		e.runOp(e.log[i-e.logBase])
 		progress.Report(p, int64(i-from+1), int64(to-from))
 	}
+	return to
 }
 
 // runOp re-executes one logged op.
@@ -280,13 +286,18 @@ func (e *Engine) checkpointAtOrBefore(k int) *checkpoint {
 // before attempt len-n started (clock, queue, cluster, timeline), and
 // forgets what followed, including changes applied afterwards. Stepping
 // again replays the same attempts (runs are deterministic).
-func (e *Engine) Rewind(n int) error { return e.RewindReporting(n, nil) }
+func (e *Engine) Rewind(n int) error { return e.RewindCtx(context.Background(), n, nil) }
 
-// RewindReporting is Rewind, reporting the logged operations replayed of
-// those to replay to p. It cannot be cancelled: once the checkpoint is
-// restored the state it left is gone, and going back to it would replay
-// as much again.
-func (e *Engine) RewindReporting(n int, p progress.Reporter) error {
+// RewindCtx is Rewind, reporting the logged operations replayed of those
+// to replay to p, and stopping once ctx is done. Before the checkpoint is
+// restored that leaves the engine untouched. During the replay from the
+// checkpoint it stops after the operation in progress (an attempt, an
+// applied change, a clock advance): the engine is then at that earlier
+// point of the run, exactly as it was there the first time (and rewound:
+// what followed is forgotten), so stepping on makes the same attempts. The
+// state before the rewind is not restored: that would replay as much
+// again. The error is then ctx's.
+func (e *Engine) RewindCtx(ctx context.Context, n int, p progress.Reporter) error {
 	target := e.attemptCount() - n
 	if n <= 0 || target < 0 {
 		return fmt.Errorf("cannot rewind %d of %d attempts", n, e.attemptCount())
@@ -302,12 +313,25 @@ func (e *Engine) RewindReporting(n int, p progress.Reporter) error {
 	if c == nil {
 		return e.notRetained(target)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := e.restore(c); err != nil {
 		return err
 	}
-	e.replay(c.ops, k, p)
+	end := e.replay(ctx, c.ops, k, p)
+	e.forgetAfter(end)
+	if end < k {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// forgetAfter ends the run at op k (its first k ops replayed), as a
+// rewind there leaves it: the ops and checkpoints after k belong to the
+// undone future.
+func (e *Engine) forgetAfter(k int) {
 	e.log = e.log[:k-e.logBase]
-	// Checkpoints after the target belong to the undone future.
 	e.checkpoints = slices.DeleteFunc(e.checkpoints, func(cp *checkpoint) bool { return cp.ops > k })
 	if n := e.attemptCount(); n > 0 {
 		e.cursor = Cursor{Attempt: n - 1, Phase: e.attemptAt(n - 1).LastPhase()}
@@ -315,7 +339,6 @@ func (e *Engine) RewindReporting(n int, p progress.Reporter) error {
 		e.cursor = Cursor{Attempt: -1}
 	}
 	e.retain()
-	return nil
 }
 
 // Fork returns a separate scheduler holding the cluster exactly as attempt
@@ -389,6 +412,6 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 		return nil, 0, err
 	}
 	f.shadowCapture(i, e.attemptAt(i).Pod)
-	f.replay(c.ops, k, nil)
+	f.replay(context.Background(), c.ops, k, nil)
 	return f, k, nil
 }
