@@ -2,6 +2,9 @@ package framework
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/node/topology"
@@ -41,13 +44,46 @@ func NewSnapshotWithGates(nodes []*v1.Node, pods []*v1.Pod, g ResourceGates) *Sn
 		s.nodeInfoMap[node.Name] = ni
 		s.nodeInfoList = append(s.nodeInfoList, ni)
 	}
-	for _, p := range pods {
-		if ni, ok := s.nodeInfoMap[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
-			ni.AddPod(p)
+	infos := boundPodInfos(pods, s.nodeInfoMap, g)
+	for i, p := range pods {
+		if infos[i] != nil {
+			s.nodeInfoMap[p.Spec.NodeName].AddPodInfo(infos[i])
 		}
 	}
 	s.refreshLists()
 	return s
+}
+
+// boundPodInfos returns the PodInfo of every pod bound to a node of
+// nodes, its requests already summed under g (nil for the other pods),
+// computed on GOMAXPROCS goroutines: summing a pod's requests is most of
+// the time it takes to add it to its node, and each pod's touches nothing
+// else, so that adding them in order afterwards costs little (at 300,000
+// pods, seconds instead of twice as many).
+func boundPodInfos(pods []*v1.Pod, nodes map[string]*NodeInfo, g ResourceGates) []*PodInfo {
+	infos := make([]*PodInfo, len(pods))
+	const chunk = 256
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(pods)+chunk-1)/chunk) {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= len(pods) {
+					return
+				}
+				for i := start; i < min(len(pods), start+chunk); i++ {
+					p := pods[i]
+					if _, ok := nodes[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
+						infos[i] = NewPodInfo(p)
+						infos[i].CalculateResourceWith(g)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return infos
 }
 
 // The snapshot is kept current in place (AddPod, RemovePod) and rebuilt

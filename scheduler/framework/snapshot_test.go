@@ -1,7 +1,9 @@
 package framework
 
 import (
+	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -168,5 +170,54 @@ func TestSnapshotListsFollowPods(t *testing.T) {
 	}
 	if s.IsPVCUsedByPods("ns/claim") {
 		t.Error("claim used by no pod, reported in use")
+	}
+}
+
+// TestNewSnapshotParallelPods: the pods' requests summed on several
+// goroutines give the NodeInfos that adding the pods one by one gives, pods
+// in the same order.
+func TestNewSnapshotParallelPods(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var nodes []*v1.Node
+	for i := range 7 {
+		nodes = append(nodes, zoned(fmt.Sprintf("n%d", i), "r", fmt.Sprintf("z%d", i%3)))
+	}
+	var pods []*v1.Pod
+	for i := range 3000 {
+		node := fmt.Sprintf("n%d", i%8) // n7 does not exist
+		if i%11 == 0 {
+			node = ""
+		}
+		p := pod(fmt.Sprintf("p%d", i), node, fmt.Sprintf("%dm", i%900), int32(1000+i%5))
+		if i%13 == 0 {
+			p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("c%d", i%4)}}}}
+		}
+		pods = append(pods, p)
+	}
+	got := NewSnapshot(nodes, pods)
+	for _, n := range nodes {
+		want := NewNodeInfo()
+		want.SetNode(n)
+		for _, p := range pods {
+			if p.Spec.NodeName == n.Name {
+				want.AddPod(p)
+			}
+		}
+		ni, err := got.Get(n.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotPods, wantPods []string
+		for _, pi := range ni.Pods {
+			gotPods = append(gotPods, pi.Pod.Name)
+		}
+		for _, pi := range want.Pods {
+			wantPods = append(wantPods, pi.Pod.Name)
+		}
+		if !slices.Equal(gotPods, wantPods) || !reflect.DeepEqual(ni.Requested, want.Requested) || !reflect.DeepEqual(ni.NonZeroRequested, want.NonZeroRequested) ||
+			!reflect.DeepEqual(ni.UsedPorts, want.UsedPorts) || !reflect.DeepEqual(ni.PVCRefCounts, want.PVCRefCounts) {
+			t.Errorf("%s: pods %d (want %d), requested %+v (want %+v), non-zero %+v (want %+v), ports %v (want %v), PVCs %v (want %v)", n.Name,
+				len(gotPods), len(wantPods), ni.Requested, want.Requested, ni.NonZeroRequested, want.NonZeroRequested, ni.UsedPorts, want.UsedPorts, ni.PVCRefCounts, want.PVCRefCounts)
+		}
 	}
 }
