@@ -46,31 +46,54 @@ type protoObject interface {
 	Size() int
 }
 
-// writeProtobuf writes objs (already passed through writable) as one
-// protobuf v1 List, the header first.
-func writeProtobuf(w io.Writer, objs []runtime.Object, h Header) error {
+// ProtobufWriter writes a protobuf snapshot one object at a time (each is
+// encoded as it is added, so that the objects need not all exist at once);
+// WriteList writes the List.
+type ProtobufWriter struct {
+	list v1.List
+	buf  bytes.Buffer
+}
+
+// NewProtobufWriter starts a protobuf snapshot with header h.
+func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
 	hj, err := json.Marshal(h)
 	if err != nil {
-		return fmt.Errorf("encoding the header: %w", err)
+		return nil, fmt.Errorf("encoding the header: %w", err)
 	}
 	head := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: protobufHeaderAPIVersion, Kind: protobufHeaderKind},
 		Raw: hj, ContentType: runtime.ContentTypeJSON}
 	hb, err := head.Marshal()
 	if err != nil {
-		return fmt.Errorf("encoding the header: %w", err)
+		return nil, fmt.Errorf("encoding the header: %w", err)
 	}
-	list := &v1.List{Items: make([]runtime.RawExtension, 0, len(objs)+1)}
-	list.Items = append(list.Items, runtime.RawExtension{Raw: append(bytes.Clone(protobufMagic), hb...)})
-	var buf bytes.Buffer
-	for _, o := range objs {
-		buf.Reset()
-		if err := protobufSerializer.Encode(o, &buf); err != nil {
-			return fmt.Errorf("encoding %s: %w", describeObject(o), err)
-		}
-		list.Items = append(list.Items, runtime.RawExtension{Raw: bytes.Clone(buf.Bytes())})
+	p := &ProtobufWriter{}
+	p.list.Items = append(p.list.Items, runtime.RawExtension{Raw: append(bytes.Clone(protobufMagic), hb...)})
+	return p, nil
+}
+
+// Add encodes one object as a snapshot holds it (see writable): o is
+// not modified.
+func (p *ProtobufWriter) Add(o runtime.Object) error {
+	o, err := writable(o)
+	if err != nil {
+		return err
 	}
-	list.SetGroupVersionKind(v1.SchemeGroupVersion.WithKind("List"))
-	if err := protobufSerializer.Encode(list, w); err != nil {
+	p.buf.Reset()
+	if err := protobufSerializer.Encode(o, &p.buf); err != nil {
+		return fmt.Errorf("encoding %s: %w", describeObject(o), err)
+	}
+	p.list.Items = append(p.list.Items, runtime.RawExtension{Raw: bytes.Clone(p.buf.Bytes())})
+	return nil
+}
+
+// Len is the number of objects added.
+func (p *ProtobufWriter) Len() int { return len(p.list.Items) - 1 }
+
+// WriteList writes the List: the header, then the objects in the order
+// they were added.
+func (p *ProtobufWriter) WriteList(w io.Writer) error {
+	p.list.SetGroupVersionKind(v1.SchemeGroupVersion.WithKind("List"))
+	if err := protobufSerializer.Encode(&p.list, w); err != nil {
 		return fmt.Errorf("encoding the List: %w", err)
 	}
 	return nil

@@ -214,16 +214,17 @@ func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 	objs := c.Objects()
 	var data []byte
 	if f.Protobuf {
-		out := make([]runtime.Object, 0, len(objs))
+		pw, err := NewProtobufWriter(h)
+		if err != nil {
+			return 0, err
+		}
 		for _, o := range objs {
-			o, err := writable(o)
-			if err != nil {
+			if err := pw.Add(o); err != nil {
 				return 0, err
 			}
-			out = append(out, o)
 		}
 		var buf bytes.Buffer
-		if err := writeProtobuf(&buf, out, h); err != nil {
+		if err := pw.WriteList(&buf); err != nil {
 			return 0, err
 		}
 		data = buf.Bytes()
