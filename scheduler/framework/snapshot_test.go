@@ -221,3 +221,28 @@ func TestNewSnapshotParallelPods(t *testing.T) {
 		}
 	}
 }
+
+// TestImageSummaries: an image counts the nodes that report it, each once
+// even when a node lists the name twice, with the size the first node
+// reported.
+func TestImageSummaries(t *testing.T) {
+	withImages := func(name string, images ...v1.ContainerImage) *v1.Node {
+		n := zoned(name, "", "")
+		n.Status.Images = images
+		return n
+	}
+	nodes := []*v1.Node{
+		withImages("a", v1.ContainerImage{Names: []string{"app:1", "app@sha256:1"}, SizeBytes: 100}, v1.ContainerImage{Names: []string{"app:1"}, SizeBytes: 7}),
+		withImages("b"),
+		withImages("c", v1.ContainerImage{Names: []string{"app:1", "side:2"}, SizeBytes: 300}),
+		withImages("d", v1.ContainerImage{Names: []string{"side:2"}, SizeBytes: 5}),
+	}
+	got := map[string]ImageStateSummary{}
+	for name, s := range imageSummaries(nodes) {
+		got[name] = *s
+	}
+	want := map[string]ImageStateSummary{"app:1": {Size: 100, NumNodes: 2}, "app@sha256:1": {Size: 100, NumNodes: 1}, "side:2": {Size: 300, NumNodes: 2}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summaries %+v, want %+v", got, want)
+	}
+}
