@@ -17,6 +17,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/internal/scalegen"
 	"github.com/schedtui/schedtui/scheduler"
@@ -194,6 +195,10 @@ func (p screenParts) totalCPU() time.Duration { return p.loadCPU + p.backendCPU 
 // and the frame drawn.
 func firstScreen(b *testing.B, path string) (hs *harness, p screenParts) {
 	t0, c0 := time.Now(), peakmem.CPUTime()
+	// As schedtui does until the scheduler is built (cmd/schedtui's
+	// openTUI).
+	growing := gcpace.Growing()
+	defer growing()
 	o, err := snapshot.Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -207,6 +212,7 @@ func firstScreen(b *testing.B, path string) (hs *harness, p screenParts) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	growing()
 	t2, c2 := time.Now(), peakmem.CPUTime()
 	hs = &harness{t: b, m: New(Options{Backend: be, NoColor: true, Notice: "n: next attempt"}), wait: 10 * time.Minute}
 	hs.send(tea.WindowSizeMsg{Width: 160, Height: 50})

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
@@ -24,6 +25,11 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// The snapshot's objects and the scheduler built over them are kept:
+	// the garbage collector runs less often until both are built (see
+	// internal/gcpace).
+	growing := gcpace.Growing()
+	defer growing()
 	// Loader problems and sync progress go to stderr before the screen is
 	// taken over, and their count to the status line.
 	src, err := loadSource(ctx, f, errw, true)
@@ -51,6 +57,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
+	growing()
 	if err := b.Retain(f.keepDetail); err != nil {
 		return err
 	}
