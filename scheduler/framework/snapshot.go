@@ -33,17 +33,24 @@ func NewSnapshot(nodes []*v1.Node, pods []*v1.Pod) *Snapshot {
 func NewSnapshotWithGates(nodes []*v1.Node, pods []*v1.Pod, g ResourceGates) *Snapshot {
 	s := &Snapshot{nodeInfoMap: make(map[string]*NodeInfo, len(nodes)), usedPVCSet: map[string]struct{}{}}
 	images := imageSummaries(nodes)
-	for _, node := range NodeTreeOrder(nodes) {
+	ordered := NodeTreeOrder(nodes)
+	s.nodeInfoList = make([]*NodeInfo, 0, len(ordered))
+	for _, node := range ordered {
 		ni := NewNodeInfoWithGates(g)
 		ni.SetNode(node)
-		for _, img := range node.Status.Images {
-			for _, name := range img.Names {
-				ni.ImageStates[name] = images[name]
-			}
-		}
 		s.nodeInfoMap[node.Name] = ni
 		s.nodeInfoList = append(s.nodeInfoList, ni)
 	}
+	// Each node's image states touch that node only.
+	inParallel(len(s.nodeInfoList), 64, func(start, end int) {
+		for _, ni := range s.nodeInfoList[start:end] {
+			for _, img := range ni.Node().Status.Images {
+				for _, name := range img.Names {
+					ni.ImageStates[name] = images[name]
+				}
+			}
+		}
+	})
 	infos := boundPodInfos(pods, s.nodeInfoMap, g)
 	for i, p := range pods {
 		if infos[i] != nil {
@@ -58,32 +65,39 @@ func NewSnapshotWithGates(nodes []*v1.Node, pods []*v1.Pod, g ResourceGates) *Sn
 // nodes, its requests already summed under g (nil for the other pods),
 // computed on GOMAXPROCS goroutines: summing a pod's requests is most of
 // the time it takes to add it to its node, and each pod's touches nothing
-// else, so that adding them in order afterwards costs little (at 300,000
-// pods, seconds instead of twice as many).
+// else, so that adding them in order afterwards costs little.
 func boundPodInfos(pods []*v1.Pod, nodes map[string]*NodeInfo, g ResourceGates) []*PodInfo {
 	infos := make([]*PodInfo, len(pods))
-	const chunk = 256
+	inParallel(len(pods), 256, func(start, end int) {
+		for i := start; i < end; i++ {
+			p := pods[i]
+			if _, ok := nodes[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
+				infos[i] = NewPodInfo(p)
+				infos[i].CalculateResourceWith(g)
+			}
+		}
+	})
+	return infos
+}
+
+// inParallel calls fn on consecutive ranges [start, end) of at most chunk
+// of n items, on up to GOMAXPROCS goroutines, and returns when all are
+// done.
+func inParallel(n, chunk int, fn func(start, end int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(pods)+chunk-1)/chunk) {
+	for range min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk) {
 		wg.Go(func() {
 			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= len(pods) {
+				start := int(next.Add(int64(chunk))) - chunk
+				if start >= n {
 					return
 				}
-				for i := start; i < min(len(pods), start+chunk); i++ {
-					p := pods[i]
-					if _, ok := nodes[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
-						infos[i] = NewPodInfo(p)
-						infos[i].CalculateResourceWith(g)
-					}
-				}
+				fn(start, min(n, start+chunk))
 			}
 		})
 	}
 	wg.Wait()
-	return infos
 }
 
 // The snapshot is kept current in place (AddPod, RemovePod) and rebuilt
@@ -148,28 +162,44 @@ func (s *Snapshot) RefreshLists() { s.refreshLists() }
 // image took a second at 15,000 nodes).
 func imageSummaries(nodes []*v1.Node) map[string]*ImageStateSummary {
 	type counted struct {
-		summary  *ImageStateSummary
+		size     int64 // as the range's first node reported it
+		numNodes int
 		lastNode int // index+1 of the last node counted
 	}
-	images := map[string]*counted{}
-	for i, n := range nodes {
-		for _, img := range n.Status.Images {
-			for _, name := range img.Names {
-				c := images[name]
-				if c == nil {
-					c = &counted{summary: &ImageStateSummary{Size: img.SizeBytes}}
-					images[name] = c
-				}
-				if c.lastNode != i+1 {
-					c.lastNode = i + 1
-					c.summary.NumNodes++
+	// Each of up to GOMAXPROCS ranges of nodes is counted apart, then the
+	// ranges are summed in node order: the size is the first range's.
+	ranges := max(1, min(runtime.GOMAXPROCS(0), len(nodes)/256))
+	per := (len(nodes) + ranges - 1) / max(ranges, 1)
+	counts := make([]map[string]*counted, ranges)
+	inParallel(len(nodes), max(per, 1), func(start, end int) {
+		images := map[string]*counted{}
+		for i := start; i < end; i++ {
+			for _, img := range nodes[i].Status.Images {
+				for _, name := range img.Names {
+					c := images[name]
+					if c == nil {
+						c = &counted{size: img.SizeBytes}
+						images[name] = c
+					}
+					if c.lastNode != i+1 {
+						c.lastNode = i + 1
+						c.numNodes++
+					}
 				}
 			}
 		}
-	}
-	out := make(map[string]*ImageStateSummary, len(images))
-	for name, c := range images {
-		out[name] = c.summary
+		counts[start/max(per, 1)] = images
+	})
+	out := map[string]*ImageStateSummary{}
+	for _, images := range counts {
+		for name, c := range images {
+			s := out[name]
+			if s == nil {
+				s = &ImageStateSummary{Size: c.size}
+				out[name] = s
+			}
+			s.NumNodes += c.numNodes
+		}
 	}
 	return out
 }

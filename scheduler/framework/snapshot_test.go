@@ -246,3 +246,38 @@ func TestImageSummaries(t *testing.T) {
 		t.Errorf("summaries %+v, want %+v", got, want)
 	}
 }
+
+// TestImageSummariesInRanges: nodes counted in ranges on several
+// goroutines give each image the size its first node reported and the
+// number of nodes reporting it.
+func TestImageSummariesInRanges(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var nodes []*v1.Node
+	wantSize, wantNodes := map[string]int64{}, map[string]int{}
+	for i := range 2000 {
+		n := zoned(fmt.Sprintf("n%d", i), "", "")
+		for j := range 3 {
+			// Image k first appears on node k*7 (k < 250), with that
+			// node's size.
+			k := (i/7 + j*31) % 300
+			name := fmt.Sprintf("img-%d", k)
+			n.Status.Images = append(n.Status.Images, v1.ContainerImage{Names: []string{name, name}, SizeBytes: int64(1000*i + j)})
+			if _, ok := wantSize[name]; !ok {
+				wantSize[name] = int64(1000*i + j)
+			}
+			if j == 0 || (i/7+j*31)%300 != (i/7+(j-1)*31)%300 {
+				wantNodes[name]++
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	got := imageSummaries(nodes)
+	if len(got) != len(wantSize) {
+		t.Fatalf("%d images, want %d", len(got), len(wantSize))
+	}
+	for name, s := range got {
+		if s.Size != wantSize[name] || s.NumNodes != wantNodes[name] {
+			t.Errorf("%s: size %d on %d nodes, want %d on %d", name, s.Size, s.NumNodes, wantSize[name], wantNodes[name])
+		}
+	}
+}
