@@ -26,8 +26,8 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		ctx = context.Background()
 	}
 	// The snapshot's objects and the scheduler built over them are kept:
-	// the garbage collector runs less often until both are built (see
-	// internal/gcpace).
+	// the garbage collector runs less often until the first screen shows
+	// them (see internal/gcpace).
 	growing := gcpace.Growing()
 	defer growing()
 	// Loader problems and sync progress go to stderr before the screen is
@@ -57,7 +57,6 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if err != nil {
 		return fmt.Errorf("building the scheduler: %w", err)
 	}
-	growing()
 	if err := b.Retain(f.keepDetail); err != nil {
 		return err
 	}
@@ -83,7 +82,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		b.Name += " · extenders skipped"
 		notice = fmt.Sprintf("--skip-extenders: %d extender(s) left out, answers may differ from the cluster's · ?: help", src.skippedExtenders)
 	}
-	opts := tui.Options{Backend: b, Notice: withVersion(settings, notice)}
+	opts := tui.Options{Backend: b, Notice: withVersion(settings, notice), Shown: growing}
 	if err := compareMode(&opts, src, f, replays, errw); err != nil {
 		return err
 	}
