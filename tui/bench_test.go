@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,11 +177,13 @@ func benchSize(env string, def int) int {
 // depends on the neighbours, the CPU time does not).
 type screenParts struct {
 	load, backend, view, loadCPU, backendCPU, viewCPU time.Duration
+	peakRSS                                           uint64 // the process's, to the first frame
 }
 
 func (p *screenParts) add(q screenParts) {
 	p.load, p.backend, p.view = p.load+q.load, p.backend+q.backend, p.view+q.view
 	p.loadCPU, p.backendCPU, p.viewCPU = p.loadCPU+q.loadCPU, p.backendCPU+q.backendCPU, p.viewCPU+q.viewCPU
+	p.peakRSS = max(p.peakRSS, q.peakRSS)
 }
 
 func (p screenParts) total() time.Duration    { return p.load + p.backend + p.view }
@@ -239,15 +240,16 @@ func BenchmarkFirstScreen(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				scaleShown = nil
-				runtime.GC()
+				peakmem.Start()
 				b.StartTimer()
 				hs, p := firstScreen(b, path)
 				b.StopTimer()
+				p.peakRSS = peakmem.PeakRSS()
 				scaleShown = hs
 				sum.add(p)
-				b.Logf("%s, %d nodes, %d pods: load %.2fs (CPU %.2fs), backend %.2fs (CPU %.2fs), first frame %.2fs (CPU %.2fs): %.2fs in all, CPU %.2fs (budget 10s)",
+				b.Logf("%s, %d nodes, %d pods: load %.2fs (CPU %.2fs), backend %.2fs (CPU %.2fs), first frame %.2fs (CPU %.2fs): %.2fs in all, CPU %.2fs (budget 10s); peak RSS %.0f MiB",
 					format, len(hs.m.c.World.nodes), benchSize("SCHEDTUI_BENCH_PODS", 300000), p.load.Seconds(), p.loadCPU.Seconds(),
-					p.backend.Seconds(), p.backendCPU.Seconds(), p.view.Seconds(), p.viewCPU.Seconds(), p.total().Seconds(), p.totalCPU().Seconds())
+					p.backend.Seconds(), p.backendCPU.Seconds(), p.view.Seconds(), p.viewCPU.Seconds(), p.total().Seconds(), p.totalCPU().Seconds(), peakmem.MiB(p.peakRSS))
 			}
 			n := float64(b.N)
 			for _, m := range []struct {
@@ -257,6 +259,7 @@ func BenchmarkFirstScreen(b *testing.B) {
 				{sum.loadCPU, "load-cpu-s"}, {sum.backendCPU, "backend-cpu-s"}, {sum.viewCPU, "view-cpu-s"}, {sum.totalCPU(), "cpu-s"}} {
 				b.ReportMetric(m.d.Seconds()/n, m.unit)
 			}
+			b.ReportMetric(peakmem.MiB(sum.peakRSS), "peak-rss-MiB")
 		})
 	}
 }
