@@ -103,9 +103,11 @@ bench:
 # a plain typed decode of the same JSON (BenchmarkLoadScale in ./snapshot:
 # typed-decode-s, load-s and their ratio, whose budget is 1.5), the time
 # from opening the snapshot to the TUI's first frame (BenchmarkFirstScreen
-# in ./tui: first-screen-s, budget 10, with its parts and cpu-s), and a key
-# press in each view on that model after its first attempt
-# (BenchmarkKeyPressScale: ms/key and max-ms/key, budget 16).
+# in ./tui: first-screen-s, budget 10, with its parts and cpu-s; /protobuf
+# opens the cluster written as `schedtui snapshot -o x.pb` writes it, 668
+# MiB, /json the 2.4 GiB of JSON), and a key press in each view on the
+# last model after its first attempt (BenchmarkKeyPressScale: ms/key and
+# max-ms/key, budget 16).
 SCALE_BENCH := BenchmarkLoadScale|BenchmarkFirstScreen|BenchmarkKeyPressScale
 bench-scale:
 	$(GO) test -run='^$$' -bench='^BenchmarkLoadScale$$' -benchtime=1x -timeout 2h ./snapshot

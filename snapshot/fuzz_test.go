@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -63,6 +64,14 @@ func fuzzSeeds(f *testing.F) {
 	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`))
 	if demo, err := os.ReadFile("../testdata/demo.yaml"); err == nil {
 		f.Add(demo)
+		// The demo in protobuf, whole and cut in an item.
+		if c, _, err := Load("demo.yaml", demo); err == nil {
+			var b bytes.Buffer
+			if _, err := Write(&b, c, Header{Context: "demo"}, OutputFormat{Protobuf: true}); err == nil {
+				f.Add(b.Bytes())
+				f.Add(b.Bytes()[:b.Len()/2])
+			}
+		}
 	}
 }
 

@@ -144,6 +144,9 @@ func (l *Loader) LoadData(name string, data []byte) error {
 		}
 		data = plain
 	}
+	if IsProtobuf(data) {
+		return l.loadProtobuf(name, data)
+	}
 	docs, err := docread.ReadDocuments(name, data)
 	if err != nil {
 		return err
@@ -347,6 +350,9 @@ func prepareItem(item []byte, members []docread.Member, apiVersion, kind string)
 	}
 	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.TypeMetaExact)
 	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs}
+	if obj != nil {
+		w.dec.checked = checkAhead(ki, obj)
+	}
 	return w
 }
 
@@ -382,17 +388,33 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 		}
 		return nil
 	}
+	work := make([]itemWork, len(items))
+	inOrder(len(items), func(i int) {
+		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind)
+	}, func(i int) {
+		l.addItem(file, lineOf(i), &work[i], depth)
+		work[i] = itemWork{} // the loader keeps what it needs
+	}, func(done int) { l.itemsAdded(depth, done, len(items)) })
+}
+
+// inOrder calls prepare(i) and then add(i) for every i below n, add in
+// the order of i on the calling goroutine. From parallelMinItems on,
+// prepare runs ahead on GOMAXPROCS goroutines, in chunks of itemChunk;
+// prepare(i) must touch nothing but item i. added, when not nil, hears
+// how many have been added, after each item or chunk.
+func inOrder(n int, prepare, add func(i int), added func(done int)) {
 	workers := goruntime.GOMAXPROCS(0)
-	if workers < 2 || len(items) < parallelMinItems {
-		for i := range items {
-			w := prepareItem(items[i], membersOf(i), apiVersion, kind)
-			l.addItem(file, lineOf(i), &w, depth)
-			l.itemsAdded(depth, i+1, len(items))
+	if workers < 2 || n < parallelMinItems {
+		for i := range n {
+			prepare(i)
+			add(i)
+			if added != nil {
+				added(i + 1)
+			}
 		}
 		return
 	}
-	work := make([]itemWork, len(items))
-	chunks := (len(items) + itemChunk - 1) / itemChunk
+	chunks := (n + itemChunk - 1) / itemChunk
 	done := make([]chan struct{}, chunks)
 	for c := range done {
 		done[c] = make(chan struct{})
@@ -405,8 +427,8 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 				if c >= chunks {
 					return
 				}
-				for i := c * itemChunk; i < min(len(items), (c+1)*itemChunk); i++ {
-					work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind)
+				for i := c * itemChunk; i < min(n, (c+1)*itemChunk); i++ {
+					prepare(i)
 				}
 				close(done[c])
 			}
@@ -414,11 +436,12 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 	}
 	for c := range chunks {
 		<-done[c]
-		for i := c * itemChunk; i < min(len(items), (c+1)*itemChunk); i++ {
-			l.addItem(file, lineOf(i), &work[i], depth)
-			work[i] = itemWork{} // the loader keeps what it needs
+		for i := c * itemChunk; i < min(n, (c+1)*itemChunk); i++ {
+			add(i)
 		}
-		l.itemsAdded(depth, min(len(items), (c+1)*itemChunk), len(items))
+		if added != nil {
+			added(min(n, (c+1)*itemChunk))
+		}
 	}
 }
 
@@ -449,6 +472,7 @@ func (l *Loader) addEncoded(file string, line int, data []byte, h docread.Object
 type decoded struct {
 	obj            runtime.Object
 	warnings, errs []docread.FieldIssue
+	checked        *checkedObject // nil when not checked ahead
 }
 
 // addDecoded is addEncoded; dec, when not nil, is what decoding data
@@ -487,8 +511,9 @@ func (l *Loader) addDecoded(file string, line int, data []byte, h docread.Object
 	}
 	var obj runtime.Object
 	var warnings, errs []docread.FieldIssue
+	var chk *checkedObject
 	if dec != nil {
-		obj, warnings, errs = dec.obj, dec.warnings, dec.errs
+		obj, warnings, errs, chk = dec.obj, dec.warnings, dec.errs, dec.checked
 	} else {
 		obj, warnings, errs = decodeObjectChecked(ki, data, h.TypeMetaExact)
 	}
@@ -501,7 +526,7 @@ func (l *Loader) addDecoded(file string, line int, data []byte, h docread.Object
 	if obj == nil {
 		return
 	}
-	l.addTyped(ki, obj, origin{file, line})
+	l.addChecked(ki, obj, origin{file, line}, chk)
 }
 
 var kindsByType = map[reflect.Type]*kindInfo{}
@@ -544,39 +569,90 @@ func (l *Loader) noteUnknownKind(kind, apiVersion string, at origin) {
 	u.count++
 }
 
-// addTyped normalizes, defaults, validates and stores one object.
-func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
+// checkedObject is what adding an object works out from the object
+// alone: its metadata, the namespace it had if it is cluster-scoped (now
+// cleared), and its validation errors once defaulted. checkObject computes
+// it, on the goroutines that decode a List's items ahead when it can.
+type checkedObject struct {
+	acc              metav1.Object
+	clearedNamespace string
+	errs             field.ErrorList
+}
+
+// checkAhead is checkObject for an object decoded ahead of adding it, or
+// nil when the object needs the loader first: one without metadata, or
+// whose name the loader generates (metadata.generateName).
+func checkAhead(ki *kindInfo, obj runtime.Object) *checkedObject {
 	acc, err := meta.Accessor(obj)
-	if err != nil {
-		l.report.Errorf(at.file, at.line, ki.kind, "metadata", "%v", err)
-		return
+	if err != nil || acc.GetName() == "" && acc.GetGenerateName() != "" {
+		return nil
 	}
-	// The API server takes the namespace from the request (kubectl: the
-	// context's namespace, "default") and clears it on cluster-scoped kinds.
+	return checkObject(ki, obj, acc)
+}
+
+// checkObject normalizes the namespace, defaults, prepares a pod as the
+// API server creates it, and validates. It touches nothing but obj.
+func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object) *checkedObject {
+	c := &checkedObject{acc: acc, clearedNamespace: normalizeNamespace(ki, acc)}
+	c.errs = defaultAndValidate(ki, obj, acc)
+	return c
+}
+
+// normalizeNamespace does what the API server does with an object's
+// namespace: it takes it from the request (kubectl: the context's
+// namespace, "default") and clears it on cluster-scoped kinds. It returns
+// the namespace it cleared.
+func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 	if ki.namespaced {
 		if acc.GetNamespace() == "" {
 			acc.SetNamespace(metav1.NamespaceDefault)
 		}
 	} else if acc.GetNamespace() != "" {
-		l.report.Warnf(at.file, at.line, describe(ki.kind, acc.GetNamespace(), acc.GetName()), "metadata.namespace",
-			"%s is cluster-scoped; namespace %q ignored", ki.kind, acc.GetNamespace())
+		cleared = acc.GetNamespace()
 		acc.SetNamespace("")
 	}
-	if acc.GetName() == "" && acc.GetGenerateName() != "" {
-		acc.SetName(l.generateName(acc.GetGenerateName(), at))
-		l.generated[obj] = true
-	}
-	desc := describe(ki.kind, acc.GetNamespace(), acc.GetName())
+	return cleared
+}
 
+// defaultAndValidate defaults obj, prepares a pod as the API server
+// creates it, and returns the validation errors.
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object) field.ErrorList {
 	apiserver.Default(obj)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
 	}
-
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
-	errs = append(errs, apiserver.Validate(obj)...)
-	if len(errs) > 0 {
-		for _, e := range docread.IssuesFromFieldErrors(errs) {
+	return append(errs, apiserver.Validate(obj)...)
+}
+
+// addTyped normalizes, defaults, validates and stores one object.
+func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
+	l.addChecked(ki, obj, at, nil)
+}
+
+// addChecked is addTyped; chk, when not nil, is checkObject's result,
+// computed ahead.
+func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *checkedObject) {
+	if chk == nil {
+		acc, err := meta.Accessor(obj)
+		if err != nil {
+			l.report.Errorf(at.file, at.line, ki.kind, "metadata", "%v", err)
+			return
+		}
+		cleared := normalizeNamespace(ki, acc)
+		l.warnClearedNamespace(ki, acc, cleared, at)
+		if acc.GetName() == "" && acc.GetGenerateName() != "" {
+			acc.SetName(l.generateName(acc.GetGenerateName(), at))
+			l.generated[obj] = true
+		}
+		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc)}
+	} else {
+		l.warnClearedNamespace(ki, chk.acc, chk.clearedNamespace, at)
+	}
+	acc := chk.acc
+	desc := describe(ki.kind, acc.GetNamespace(), acc.GetName())
+	if len(chk.errs) > 0 {
+		for _, e := range docread.IssuesFromFieldErrors(chk.errs) {
 			l.report.Errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
 		}
 		return
@@ -608,6 +684,15 @@ func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
 	l.store(obj)
 	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault {
 		l.defaultPC = pc
+	}
+}
+
+// warnClearedNamespace reports the namespace normalizeNamespace cleared,
+// if any.
+func (l *Loader) warnClearedNamespace(ki *kindInfo, acc metav1.Object, cleared string, at origin) {
+	if cleared != "" {
+		l.report.Warnf(at.file, at.line, describe(ki.kind, cleared, acc.GetName()), "metadata.namespace",
+			"%s is cluster-scoped; namespace %q ignored", ki.kind, cleared)
 	}
 }
 

@@ -130,10 +130,10 @@ func OpenReporting(path string, p progress.Reporter) (*Opened, error) {
 
 // snapshotExts are the extensions of the files a directory is read for
 // (each also with ".gz").
-var snapshotExts = []string{".yaml", ".yml", ".json"}
+var snapshotExts = []string{".yaml", ".yml", ".json", ".pb"}
 
 // IsSnapshotFileName reports whether a directory's file is read as part of
-// the snapshot: .yaml, .yml or .json, optionally followed by .gz.
+// the snapshot: .yaml, .yml, .json or .pb, optionally followed by .gz.
 func IsSnapshotFileName(name string) bool {
 	name = strings.TrimSuffix(strings.ToLower(name), ".gz")
 	for _, ext := range snapshotExts {
@@ -166,7 +166,7 @@ func (l *Loader) LoadPath(path string) (Format, error) {
 // loadFiles loads every file, reporting the ones that do not parse.
 func (l *Loader) loadFiles(dir string, files []string) error {
 	if len(files) == 0 {
-		return &docread.ParseError{File: dir, Msg: "no snapshot files in the directory (looked for *.yaml, *.yml, *.json, optionally gzipped as *.gz)"}
+		return &docread.ParseError{File: dir, Msg: "no snapshot files in the directory (looked for *.yaml, *.yml, *.json, *.pb, optionally gzipped as *.gz)"}
 	}
 	if l.meter != nil {
 		var total int64

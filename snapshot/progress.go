@@ -89,6 +89,14 @@ func (m *loadMeter) documents(docs []docread.Document) {
 	}
 }
 
+// wholeDocument begins adding a step that is one document of n bytes (a
+// protobuf List).
+func (m *loadMeter) wholeDocument(n int) {
+	if m != nil {
+		m.docsLen, m.docsDone, m.docLen = int64(n), 0, int64(n)
+	}
+}
+
 // document begins adding a document of n bytes of JSON.
 func (m *loadMeter) document(n int) {
 	if m != nil {

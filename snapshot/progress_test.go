@@ -44,10 +44,20 @@ func TestOpenReporting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	largePath := write("large.json", large.Data)
+	largeLoaded, err := Open(largePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	largePB := filepath.Join(dir, "large.pb")
+	if _, err := WriteFile(largePB, largeLoaded.Cluster, Header{}); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ name, path string }{
 		{"YAML file", "../testdata/demo.yaml"},
+		{"large protobuf List", largePB},
 		{"gzipped JSON file", gzJSON},
-		{"large JSON List", write("large.json", large.Data)},
+		{"large JSON List", largePath},
 		{"directory", "testdata/dir"},
 		{"cluster-info dump", "testdata/cluster-info-dump"},
 		{"simulator export", "testdata/simulator-export.json"},

@@ -117,6 +117,9 @@ func NewRecordingWriter(w io.Writer, c *Cluster, h Header, f OutputFormat) (*Rec
 	if !h.IsRecording() {
 		return nil, errors.New("a recording's header needs its start time (RecordingStarted)")
 	}
+	if f.Protobuf {
+		return nil, errors.New("a recording is written as YAML or JSON (.yaml, .yml, .json, optionally followed by .gz); protobuf (.pb) is for snapshots")
+	}
 	if h.CapturedAt.IsZero() {
 		h.CapturedAt = h.RecordingStarted
 	}

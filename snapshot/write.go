@@ -179,11 +179,14 @@ func headerFromComment(data []byte) (h *Header, line int, ok bool) {
 type OutputFormat struct {
 	// YAML or (false) JSON.
 	YAML bool
-	Gzip bool
+	// Protobuf: the API server's protobuf encoding instead (see
+	// protobuf.go).
+	Protobuf bool
+	Gzip     bool
 }
 
-// OutputFormatFor picks the encoding from a file name: .yaml, .yml or
-// .json, optionally followed by .gz.
+// OutputFormatFor picks the encoding from a file name: .yaml, .yml, .json
+// or .pb (protobuf), optionally followed by .gz.
 func OutputFormatFor(path string) (OutputFormat, error) {
 	name := strings.ToLower(filepath.Base(path))
 	var f OutputFormat
@@ -194,49 +197,42 @@ func OutputFormatFor(path string) (OutputFormat, error) {
 	case strings.HasSuffix(name, ".yaml"), strings.HasSuffix(name, ".yml"):
 		f.YAML = true
 	case strings.HasSuffix(name, ".json"):
+	case strings.HasSuffix(name, ".pb"):
+		f.Protobuf = true
 	default:
-		return f, fmt.Errorf("%s: cannot tell the format from the name: use .yaml, .yml or .json, optionally followed by .gz", path)
+		return f, fmt.Errorf("%s: cannot tell the format from the name: use .yaml, .yml, .json or .pb (protobuf), optionally followed by .gz", path)
 	}
 	return f, nil
 }
 
 // Write writes the cluster as one v1 List (kind: List) in the given
-// format, preceded by (YAML) or annotated with (JSON) the header. Objects
-// get their apiVersion and kind; managedFields are left out. It returns
-// the number of objects written.
+// format, preceded by (YAML) or annotated with (JSON) the header, or, in
+// protobuf, with the header as its first item. Objects get their
+// apiVersion and kind; managedFields are left out. It returns the number
+// of objects written.
 func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 	objs := c.Objects()
-	items := make([]json.RawMessage, 0, len(objs))
-	for _, o := range objs {
-		b, err := encodeObject(o)
+	var data []byte
+	if f.Protobuf {
+		pw, err := NewProtobufWriter(h)
 		if err != nil {
 			return 0, err
 		}
-		items = append(items, b)
-	}
-	list := struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Annotations map[string]string `json:"annotations,omitempty"`
-		} `json:"metadata"`
-		Items []json.RawMessage `json:"items"`
-	}{APIVersion: "v1", Kind: "List", Items: items}
-	if !f.YAML {
-		list.Metadata.Annotations = h.annotations()
-	}
-	data, err := json.MarshalIndent(list, "", "  ")
-	if err != nil {
-		return 0, fmt.Errorf("encoding the List: %w", err)
-	}
-	if f.YAML {
-		y, err := yaml.JSONToYAML(data)
-		if err != nil {
-			return 0, fmt.Errorf("encoding the List as YAML: %w", err)
+		for _, o := range objs {
+			if err := pw.Add(o); err != nil {
+				return 0, err
+			}
 		}
-		data = append(h.comment(), y...)
+		var buf bytes.Buffer
+		if err := pw.WriteList(&buf); err != nil {
+			return 0, err
+		}
+		data = buf.Bytes()
 	} else {
-		data = append(data, '\n')
+		var err error
+		if data, err = encodeList(objs, h, f.YAML); err != nil {
+			return 0, err
+		}
 	}
 	if f.Gzip {
 		zw := gzip.NewWriter(w)
@@ -254,6 +250,41 @@ func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 	return len(objs), nil
 }
 
+// encodeList is the List of objs in YAML or JSON with the header.
+func encodeList(objs []runtime.Object, h Header, asYAML bool) ([]byte, error) {
+	items := make([]json.RawMessage, 0, len(objs))
+	for _, o := range objs {
+		b, err := encodeObject(o)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, b)
+	}
+	list := struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Annotations map[string]string `json:"annotations,omitempty"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}{APIVersion: "v1", Kind: "List", Items: items}
+	if !asYAML {
+		list.Metadata.Annotations = h.annotations()
+	}
+	data, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the List: %w", err)
+	}
+	if asYAML {
+		y, err := yaml.JSONToYAML(data)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the List as YAML: %w", err)
+		}
+		return append(h.comment(), y...), nil
+	}
+	return append(data, '\n'), nil
+}
+
 // WithKind returns a deep copy of a snapshot object with its apiVersion
 // and kind set (typed objects decoded by client-go leave them empty).
 func WithKind(o runtime.Object) (runtime.Object, error) {
@@ -266,22 +297,40 @@ func WithKind(o runtime.Object) (runtime.Object, error) {
 	return o, nil
 }
 
-// encodeObject is an object's JSON with apiVersion and kind, without
-// managedFields. The object is not modified.
-func encodeObject(o runtime.Object) ([]byte, error) {
+// writable is a copy of a snapshot object as a snapshot file holds it:
+// with its apiVersion and kind, without managedFields.
+func writable(o runtime.Object) (runtime.Object, error) {
 	o, err := WithKind(o)
 	if err != nil {
 		return nil, err
 	}
-	kind := o.GetObjectKind().GroupVersionKind().Kind
 	acc, err := meta.Accessor(o)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kind, err)
+		return nil, fmt.Errorf("%s: %w", o.GetObjectKind().GroupVersionKind().Kind, err)
 	}
 	acc.SetManagedFields(nil)
+	return o, nil
+}
+
+// describeObject names a typed object in messages.
+func describeObject(o runtime.Object) string {
+	kind := o.GetObjectKind().GroupVersionKind().Kind
+	if acc, err := meta.Accessor(o); err == nil {
+		return describe(kind, acc.GetNamespace(), acc.GetName())
+	}
+	return kind
+}
+
+// encodeObject is an object's JSON with apiVersion and kind, without
+// managedFields. The object is not modified.
+func encodeObject(o runtime.Object) ([]byte, error) {
+	o, err := writable(o)
+	if err != nil {
+		return nil, err
+	}
 	b, err := json.Marshal(o)
 	if err != nil {
-		return nil, fmt.Errorf("encoding %s: %w", describe(kind, acc.GetNamespace(), acc.GetName()), err)
+		return nil, fmt.Errorf("encoding %s: %w", describeObject(o), err)
 	}
 	return b, nil
 }

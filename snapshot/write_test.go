@@ -94,7 +94,7 @@ func TestWriteRoundTrip(t *testing.T) {
 			if o1.Report.HasErrors() {
 				t.Fatalf("fixture has errors:\n%s", o1.Report)
 			}
-			for _, ext := range []string{".yaml", ".yml", ".json", ".yaml.gz", ".json.gz"} {
+			for _, ext := range []string{".yaml", ".yml", ".json", ".yaml.gz", ".json.gz", ".pb", ".pb.gz"} {
 				file := filepath.Join(out, strings.NewReplacer("/", "_", " ", "_").Replace(name)+ext)
 				n, err := snapshot.WriteFile(file, o1.Cluster, snapshot.Header{Context: "test"})
 				if err != nil {
@@ -140,7 +140,7 @@ func TestWriteHeaderAndConfig(t *testing.T) {
 		SchedulerConfig:     cfg,
 	}
 	dir := t.TempDir()
-	for _, ext := range []string{".yaml", ".json", ".yaml.gz", ".json.gz"} {
+	for _, ext := range []string{".yaml", ".json", ".yaml.gz", ".json.gz", ".pb", ".pb.gz"} {
 		t.Run(ext, func(t *testing.T) {
 			file := filepath.Join(dir, "snap"+ext)
 			if _, err := snapshot.WriteFile(file, o.Cluster, h); err != nil {
@@ -157,6 +157,9 @@ func TestWriteHeaderAndConfig(t *testing.T) {
 				}
 				if ext == ".yaml" && !strings.HasPrefix(text, "# A schedtui snapshot") {
 					t.Errorf("no leading comment:\n%.300s", text)
+				}
+				if ext == ".pb" && (!strings.HasPrefix(text, "k8s\x00") || !strings.Contains(text, `"server-version":"v1.37.1"`)) {
+					t.Errorf("no protobuf envelope with the header item:\n%q", text[:min(len(text), 600)])
 				}
 				if ext == ".json" && !strings.Contains(text, `"schedtui.dev/server-version": "v1.37.1"`) {
 					t.Errorf("no annotation header:\n%.600s", text)
@@ -221,6 +224,8 @@ func TestOutputFormatFor(t *testing.T) {
 		{"a.json", snapshot.OutputFormat{}, false},
 		{"a.json.gz", snapshot.OutputFormat{Gzip: true}, false},
 		{"a.yaml.gz", snapshot.OutputFormat{YAML: true, Gzip: true}, false},
+		{"a.pb", snapshot.OutputFormat{Protobuf: true}, false},
+		{"a.PB.gz", snapshot.OutputFormat{Protobuf: true, Gzip: true}, false},
 		{"a.txt", snapshot.OutputFormat{}, true},
 		{"a.gz", snapshot.OutputFormat{Gzip: true}, true},
 	} {

@@ -1,10 +1,11 @@
 package tui
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/internal/scalegen"
 	"github.com/schedtui/schedtui/scheduler"
@@ -114,16 +116,25 @@ func BenchmarkKeyPress(b *testing.B) {
 var scaleShown *harness
 
 // scaleSnapshot generates the cluster into a file in dir, as `schedtui
-// snapshot -o` writes it, and returns its path.
-func scaleSnapshot(b *testing.B, dir string) string {
+// snapshot -o` writes it (scale.json, or scale.pb in protobuf), and
+// returns its path.
+func scaleSnapshot(b *testing.B, dir string, protobuf bool) string {
 	start := time.Now()
 	nodes, pods := benchSize("SCHEDTUI_BENCH_NODES", 15000), benchSize("SCHEDTUI_BENCH_PODS", 300000)
 	path := filepath.Join(dir, "scale.json")
+	if protobuf {
+		path = filepath.Join(dir, "scale.pb")
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := scalegen.Write(f, nodes, pods, nil); err != nil {
+	if protobuf {
+		err = writeScaleProtobuf(f, nodes, pods)
+	} else {
+		_, err = scalegen.Write(f, nodes, pods, nil)
+	}
+	if err != nil {
 		b.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -133,8 +144,25 @@ func scaleSnapshot(b *testing.B, dir string) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("generated %d nodes, %d pods: %.0f MiB of JSON in %v", nodes, pods, float64(fi.Size())/(1<<20), time.Since(start).Round(time.Millisecond))
+	b.Logf("generated %d nodes, %d pods: %.0f MiB in %s in %v", nodes, pods, float64(fi.Size())/(1<<20), filepath.Base(path), time.Since(start).Round(time.Millisecond))
 	return path
+}
+
+// writeScaleProtobuf writes the cluster as a protobuf snapshot, the
+// objects generated one at a time.
+func writeScaleProtobuf(w io.Writer, nodes, pods int) error {
+	pw, err := snapshot.NewProtobufWriter(snapshot.Header{})
+	if err != nil {
+		return err
+	}
+	if err := scalegen.Objects(nodes, pods, pw.Add); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if err := pw.WriteList(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 func benchSize(env string, def int) int {
@@ -149,11 +177,13 @@ func benchSize(env string, def int) int {
 // depends on the neighbours, the CPU time does not).
 type screenParts struct {
 	load, backend, view, loadCPU, backendCPU, viewCPU time.Duration
+	peakRSS                                           uint64 // the process's, to the first frame
 }
 
 func (p *screenParts) add(q screenParts) {
 	p.load, p.backend, p.view = p.load+q.load, p.backend+q.backend, p.view+q.view
 	p.loadCPU, p.backendCPU, p.viewCPU = p.loadCPU+q.loadCPU, p.backendCPU+q.backendCPU, p.viewCPU+q.viewCPU
+	p.peakRSS = max(p.peakRSS, q.peakRSS)
 }
 
 func (p screenParts) total() time.Duration    { return p.load + p.backend + p.view }
@@ -166,6 +196,9 @@ func (p screenParts) totalCPU() time.Duration { return p.loadCPU + p.backendCPU 
 // and the frame drawn.
 func firstScreen(b *testing.B, path string) (hs *harness, p screenParts) {
 	t0, c0 := time.Now(), peakmem.CPUTime()
+	// As schedtui does until the first screen (cmd/schedtui's openTUI).
+	growing := gcpace.Growing()
+	defer growing()
 	o, err := snapshot.Open(path)
 	if err != nil {
 		b.Fatal(err)
@@ -175,12 +208,12 @@ func firstScreen(b *testing.B, path string) (hs *harness, p screenParts) {
 	}
 	c := o.Cluster
 	t1, c1 := time.Now(), peakmem.CPUTime()
-	be, err := NewBackend("scale.json", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	be, err := NewBackend(filepath.Base(path), c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
 	t2, c2 := time.Now(), peakmem.CPUTime()
-	hs = &harness{t: b, m: New(Options{Backend: be, NoColor: true, Notice: "n: next attempt"}), wait: 10 * time.Minute}
+	hs = &harness{t: b, m: New(Options{Backend: be, NoColor: true, Notice: "n: next attempt", Shown: growing}), wait: 10 * time.Minute}
 	hs.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	hs.run(hs.m.Init())
 	frame := hs.m.View().Content
@@ -197,30 +230,37 @@ func firstScreen(b *testing.B, path string) (hs *harness, p screenParts) {
 // and loaded), backend-s (the scheduler, its cache and queue) and view-s
 // (the state captured for the views and the frame drawn); and the CPU
 // time of each (cpu-s, load-cpu-s, ...). On two idle cores the wall-clock
-// time is between half the CPU time and all of it.
+// time is between half the CPU time and all of it. protobuf opens the
+// snapshot in protobuf (schedtui snapshot -o x.pb), json in JSON.
 func BenchmarkFirstScreen(b *testing.B) {
-	var sum screenParts
-	path := scaleSnapshot(b, b.TempDir())
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		scaleShown = nil
-		runtime.GC()
-		b.StartTimer()
-		hs, p := firstScreen(b, path)
-		b.StopTimer()
-		scaleShown = hs
-		sum.add(p)
-		b.Logf("%d nodes, %d pods: load %.2fs (CPU %.2fs), backend %.2fs (CPU %.2fs), first frame %.2fs (CPU %.2fs): %.2fs in all, CPU %.2fs (budget 10s)",
-			len(hs.m.c.World.nodes), benchSize("SCHEDTUI_BENCH_PODS", 300000), p.load.Seconds(), p.loadCPU.Seconds(),
-			p.backend.Seconds(), p.backendCPU.Seconds(), p.view.Seconds(), p.viewCPU.Seconds(), p.total().Seconds(), p.totalCPU().Seconds())
-	}
-	n := float64(b.N)
-	for _, m := range []struct {
-		d    time.Duration
-		unit string
-	}{{sum.load, "load-s"}, {sum.backend, "backend-s"}, {sum.view, "view-s"}, {sum.total(), "first-screen-s"},
-		{sum.loadCPU, "load-cpu-s"}, {sum.backendCPU, "backend-cpu-s"}, {sum.viewCPU, "view-cpu-s"}, {sum.totalCPU(), "cpu-s"}} {
-		b.ReportMetric(m.d.Seconds()/n, m.unit)
+	for _, format := range []string{"protobuf", "json"} {
+		b.Run(format, func(b *testing.B) {
+			var sum screenParts
+			path := scaleSnapshot(b, b.TempDir(), format == "protobuf")
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				scaleShown = nil
+				peakmem.Start()
+				b.StartTimer()
+				hs, p := firstScreen(b, path)
+				b.StopTimer()
+				p.peakRSS = peakmem.PeakRSS()
+				scaleShown = hs
+				sum.add(p)
+				b.Logf("%s, %d nodes, %d pods: load %.2fs (CPU %.2fs), backend %.2fs (CPU %.2fs), first frame %.2fs (CPU %.2fs): %.2fs in all, CPU %.2fs (budget 10s); peak RSS %.0f MiB",
+					format, len(hs.m.c.World.nodes), benchSize("SCHEDTUI_BENCH_PODS", 300000), p.load.Seconds(), p.loadCPU.Seconds(),
+					p.backend.Seconds(), p.backendCPU.Seconds(), p.view.Seconds(), p.viewCPU.Seconds(), p.total().Seconds(), p.totalCPU().Seconds(), peakmem.MiB(p.peakRSS))
+			}
+			n := float64(b.N)
+			for _, m := range []struct {
+				d    time.Duration
+				unit string
+			}{{sum.load, "load-s"}, {sum.backend, "backend-s"}, {sum.view, "view-s"}, {sum.total(), "first-screen-s"},
+				{sum.loadCPU, "load-cpu-s"}, {sum.backendCPU, "backend-cpu-s"}, {sum.viewCPU, "view-cpu-s"}, {sum.totalCPU(), "cpu-s"}} {
+				b.ReportMetric(m.d.Seconds()/n, m.unit)
+			}
+			b.ReportMetric(peakmem.MiB(sum.peakRSS), "peak-rss-MiB")
+		})
 	}
 }
 
@@ -238,7 +278,7 @@ const scaleKeys = 50
 func BenchmarkKeyPressScale(b *testing.B) {
 	hs := scaleShown
 	if hs == nil {
-		hs, _ = firstScreen(b, scaleSnapshot(b, b.TempDir()))
+		hs, _ = firstScreen(b, scaleSnapshot(b, b.TempDir(), true))
 		scaleShown = hs
 	}
 	nodes, pods := len(hs.m.c.World.nodes), benchSize("SCHEDTUI_BENCH_PODS", 300000)

@@ -30,6 +30,10 @@ type Options struct {
 	// C is not offered).
 	Compare       *Comparison
 	NewComparison NewComparison
+	// Shown, if not nil, is called once, when the first frame with the
+	// engine's state has been drawn (schedtui then lets the garbage
+	// collector run as usual again: see internal/gcpace).
+	Shown func()
 }
 
 // Model is the root. It routes messages (to the session, the chrome, the
@@ -55,6 +59,8 @@ type Model struct {
 	noColor bool
 	// teach shows the teaching pane beside or under the body.
 	teach bool
+	// shown is Options.Shown until it is called.
+	shown func()
 }
 
 // New builds the root model.
@@ -71,6 +77,7 @@ func New(o Options) *Model {
 		c: c, s: newSession(o.Backend, o.Source, c), noColor: o.NoColor,
 		header: newHeader(c, o.Backend, o.Source), status: newStatusBar(c, o.Notice),
 		search: newSearchDialog(c), bps: newBreakpointsDialog(c), whatIf: newWhatIfDialog(c),
+		shown: o.Shown,
 	}
 	m.s.cmp, m.s.newCmp = o.Compare, o.NewComparison
 	m.views = [numViews]view{
@@ -344,6 +351,10 @@ func (m *Model) View() tea.View {
 		v.SetContent(block(strings.Join(wrap(msg, m.w), "\n"), m.w, m.h))
 	default:
 		v.SetContent(m.render())
+		if m.shown != nil && m.c.World != nil {
+			m.shown()
+			m.shown = nil
+		}
 	}
 	return v
 }

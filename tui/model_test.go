@@ -125,3 +125,23 @@ func (lightBG) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xfff
 type darkBG struct{}
 
 func (darkBG) RGBA() (r, g, b, a uint32) { return 0, 0, 0, 0xffff }
+
+// TestShownOnceWithTheEngineState: Options.Shown is called once, by the
+// first frame drawn with the engine's state, not by the empty one before
+// the window size is known.
+func TestShownOnceWithTheEngineState(t *testing.T) {
+	calls := 0
+	m := New(Options{Backend: demoBackend(t), NoColor: true, Shown: func() { calls++ }})
+	_ = m.View()
+	if calls != 0 {
+		t.Fatalf("Shown called %d times before any frame", calls)
+	}
+	hs := &harness{t: t, m: m}
+	hs.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	hs.run(hs.m.Init())
+	_ = hs.m.View()
+	_ = hs.m.View()
+	if calls != 1 {
+		t.Fatalf("Shown called %d times after the first frames, want 1", calls)
+	}
+}

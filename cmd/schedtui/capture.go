@@ -23,10 +23,11 @@ func newSnapshotCommand() *cobra.Command {
 		Short: "Capture a live cluster (read-only) into a snapshot file",
 		Long: `snapshot lists every kind the scheduler reads from the live cluster
 (--kubeconfig/--context, else $KUBECONFIG, ~/.kube/config or the in-cluster
-service account) and writes it as one v1 List: YAML or JSON by the file's
-extension (.yaml, .yml, .json), gzipped when it ends in .gz; -o - writes YAML to
-stdout. A header (a leading comment in YAML, annotations on the List in JSON)
-records the capture time, the context, the server's and schedtui's versions,
+service account) and writes it as one v1 List: YAML, JSON or the API server's protobuf encoding
+by the file's extension (.yaml, .yml, .json, .pb), gzipped when it ends in .gz;
+-o - writes YAML to stdout. Protobuf opens several times faster than JSON, for
+clusters of hundreds of thousands of pods. A header (a leading comment in YAML,
+annotations on the List in JSON, the first item in protobuf) records the capture time, the context, the server's and schedtui's versions,
 and, with --config, the scheduler configuration file's content, which
 --snapshot then uses. managedFields are left out; Secrets and ConfigMaps are
 never read. Progress goes to stderr.
@@ -43,6 +44,7 @@ run over the file attempts that pod first (its header says so) and gives the
 same outcome, node, message, nomination and victims.`,
 		Example: `  schedtui snapshot -o cluster.yaml
   schedtui snapshot --snapshot dump/ -o cluster.json.gz
+  schedtui snapshot --snapshot cluster.json -o cluster.pb
   schedtui snapshot --demo --at default/web-3#1 -o web-3.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -59,7 +61,7 @@ same outcome, node, message, nomination and victims.`,
 	f.gates.register(cmd)
 	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "convert this snapshot instead of capturing a live cluster")
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record in the snapshot (it must be valid)")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml or .json, optionally followed by .gz; - for YAML on stdout")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml, .json or .pb (protobuf), optionally followed by .gz; - for YAML on stdout")
 	cmd.Flags().StringVar(&at, "at", "", "write the cluster as the scheduler saw it at the start of this pod's attempt: NAMESPACE/POD (its last) or NAMESPACE/POD#N")
 	cmd.Flags().DurationVar(&until, "until", 0, "with --at: run for this much virtual time instead of until quiescent, as run does")
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "with --at: the embedded demo")

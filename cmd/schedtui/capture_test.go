@@ -69,6 +69,19 @@ func TestSnapshotCommand(t *testing.T) {
 			}
 		},
 	}, {
+		name:   "convert to protobuf",
+		args:   []string{"--snapshot", "../../snapshot/testdata/simulator-export.json", "-o", "OUT/export.pb"},
+		out:    "OUT/export.pb",
+		stderr: []string{"wrote"},
+		check: func(t *testing.T, o *snapshot.Opened) {
+			if o.Config == nil || len(o.Config.Profiles[0].Plugins.Score.Disabled) != 1 {
+				t.Errorf("config %v", o.Config)
+			}
+			if len(o.Cluster.Nodes) != 1 || o.Cluster.Nodes[0].Name != "sim-node-1" {
+				t.Errorf("nodes %v", o.Cluster.Nodes)
+			}
+		},
+	}, {
 		name: "no cluster", args: []string{"-o", "OUT/x.yaml"},
 		err: "no cluster to capture",
 	}, {

@@ -85,6 +85,9 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	if err != nil {
 		return err
 	}
+	if format.Protobuf {
+		return fmt.Errorf("%s: a recording is written as YAML or JSON (.yaml, .yml, .json, optionally followed by .gz); protobuf (.pb) is for snapshots", output)
+	}
 	m, err := f.mode()
 	if err != nil {
 		return err

@@ -236,6 +236,7 @@ func TestRecordRefuses(t *testing.T) {
 		{"--demo", []string{"-o", "x.json", "--demo"}, true, "--snapshot and --demo have no changes to record"},
 		{"no cluster", []string{"-o", "x.json"}, false, "no cluster to record"},
 		{"bad extension", []string{"-o", "x.txt"}, true, "cannot tell the format from the name"},
+		{"protobuf", []string{"-o", "x.pb"}, true, "protobuf (.pb) is for snapshots"},
 		{"negative --for", []string{"-o", "x.json", "--for", "-1s"}, true, "--for must not be negative"},
 		{"-o required", nil, true, `required flag(s) "output" not set`},
 	} {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
@@ -24,6 +25,11 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// The snapshot's objects and the scheduler built over them are kept:
+	// the garbage collector runs less often until the first screen shows
+	// them (see internal/gcpace).
+	growing := gcpace.Growing()
+	defer growing()
 	// Loader problems and sync progress go to stderr before the screen is
 	// taken over, and their count to the status line.
 	src, err := loadSource(ctx, f, errw, true)
@@ -91,7 +97,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		b.Name += " · extenders skipped"
 		notice = fmt.Sprintf("--skip-extenders: %d extender(s) left out, answers may differ from the cluster's · ?: help", src.skippedExtenders)
 	}
-	opts := tui.Options{Backend: b, Notice: withVersion(settings, notice)}
+	opts := tui.Options{Backend: b, Notice: withVersion(settings, notice), Shown: growing}
 	if err := compareMode(&opts, src, f, replays, errw); err != nil {
 		return err
 	}

@@ -501,7 +501,6 @@ func Generate(nodes, pods int, annotations map[string]string) (*Snapshot, error)
 // exist at once, and returns the kind of every item. About 8 KiB of JSON
 // a pod.
 func Write(w io.Writer, nodes, pods int, annotations map[string]string) ([]string, error) {
-	g := newScaleGen(nodes, pods)
 	bw := bufio.NewWriterSize(w, 1<<20)
 	bw.WriteString("{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"metadata\": {")
 	if len(annotations) > 0 {
@@ -516,15 +515,10 @@ func Write(w io.Writer, nodes, pods int, annotations map[string]string) ([]strin
 	bw.WriteString("},\n  \"items\": [")
 	first := true
 	var kinds []string
-	err := g.objects(nodes, pods, func(o k8sruntime.Object) error {
-		// What `schedtui snapshot` writes: the typed object with its
-		// apiVersion and kind (the generated objects have no
-		// managedFields to strip).
-		gvk, ok := kindOf(o)
-		if !ok {
-			return fmt.Errorf("scalegen: no kind for %T", o)
-		}
-		o.GetObjectKind().SetGroupVersionKind(gvk)
+	// What `schedtui snapshot` writes: the typed object with its
+	// apiVersion and kind (the generated objects have no managedFields to
+	// strip).
+	err := Objects(nodes, pods, func(o k8sruntime.Object) error {
 		b, err := json.MarshalIndent(o, "    ", "  ")
 		if err != nil {
 			return err
@@ -535,7 +529,7 @@ func Write(w io.Writer, nodes, pods int, annotations map[string]string) ([]strin
 		first = false
 		bw.WriteString("\n    ")
 		_, err = bw.Write(b)
-		kinds = append(kinds, gvk.Kind)
+		kinds = append(kinds, o.GetObjectKind().GroupVersionKind().Kind)
 		return err
 	})
 	if err != nil {
@@ -543,6 +537,19 @@ func Write(w io.Writer, nodes, pods int, annotations map[string]string) ([]strin
 	}
 	bw.WriteString("\n  ]\n}\n")
 	return kinds, bw.Flush()
+}
+
+// Objects calls emit with every object of the cluster Write writes, in
+// its order, one at a time, each with its apiVersion and kind.
+func Objects(nodes, pods int, emit func(o k8sruntime.Object) error) error {
+	return newScaleGen(nodes, pods).objects(nodes, pods, func(o k8sruntime.Object) error {
+		gvk, ok := kindOf(o)
+		if !ok {
+			return fmt.Errorf("scalegen: no kind for %T", o)
+		}
+		o.GetObjectKind().SetGroupVersionKind(gvk)
+		return emit(o)
+	})
 }
 
 // kindOf is the apiVersion and kind of each type the generator makes.

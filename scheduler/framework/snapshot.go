@@ -2,6 +2,9 @@ package framework
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/node/topology"
@@ -30,24 +33,71 @@ func NewSnapshot(nodes []*v1.Node, pods []*v1.Pod) *Snapshot {
 func NewSnapshotWithGates(nodes []*v1.Node, pods []*v1.Pod, g ResourceGates) *Snapshot {
 	s := &Snapshot{nodeInfoMap: make(map[string]*NodeInfo, len(nodes)), usedPVCSet: map[string]struct{}{}}
 	images := imageSummaries(nodes)
-	for _, node := range NodeTreeOrder(nodes) {
+	ordered := NodeTreeOrder(nodes)
+	s.nodeInfoList = make([]*NodeInfo, 0, len(ordered))
+	for _, node := range ordered {
 		ni := NewNodeInfoWithGates(g)
 		ni.SetNode(node)
-		for _, img := range node.Status.Images {
-			for _, name := range img.Names {
-				ni.ImageStates[name] = images[name]
-			}
-		}
 		s.nodeInfoMap[node.Name] = ni
 		s.nodeInfoList = append(s.nodeInfoList, ni)
 	}
-	for _, p := range pods {
-		if ni, ok := s.nodeInfoMap[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
-			ni.AddPod(p)
+	// Each node's image states touch that node only.
+	inParallel(len(s.nodeInfoList), 64, func(start, end int) {
+		for _, ni := range s.nodeInfoList[start:end] {
+			for _, img := range ni.Node().Status.Images {
+				for _, name := range img.Names {
+					ni.ImageStates[name] = images[name]
+				}
+			}
+		}
+	})
+	infos := boundPodInfos(pods, s.nodeInfoMap, g)
+	for i, p := range pods {
+		if infos[i] != nil {
+			s.nodeInfoMap[p.Spec.NodeName].AddPodInfo(infos[i])
 		}
 	}
 	s.refreshLists()
 	return s
+}
+
+// boundPodInfos returns the PodInfo of every pod bound to a node of
+// nodes, its requests already summed under g (nil for the other pods),
+// computed on GOMAXPROCS goroutines: summing a pod's requests is most of
+// the time it takes to add it to its node, and each pod's touches nothing
+// else, so that adding them in order afterwards costs little.
+func boundPodInfos(pods []*v1.Pod, nodes map[string]*NodeInfo, g ResourceGates) []*PodInfo {
+	infos := make([]*PodInfo, len(pods))
+	inParallel(len(pods), 256, func(start, end int) {
+		for i := start; i < end; i++ {
+			p := pods[i]
+			if _, ok := nodes[p.Spec.NodeName]; ok && p.Spec.NodeName != "" {
+				infos[i] = NewPodInfo(p)
+				infos[i].CalculateResourceWith(g)
+			}
+		}
+	})
+	return infos
+}
+
+// inParallel calls fn on consecutive ranges [start, end) of at most chunk
+// of n items, on up to GOMAXPROCS goroutines, and returns when all are
+// done.
+func inParallel(n, chunk int, fn func(start, end int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk) {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(int64(chunk))) - chunk
+				if start >= n {
+					return
+				}
+				fn(start, min(n, start+chunk))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // The snapshot is kept current in place (AddPod, RemovePod) and rebuilt
@@ -106,23 +156,50 @@ func (s *Snapshot) RefreshLists() { s.refreshLists() }
 
 // imageSummaries returns, per image name, how many nodes report it and its
 // size as the first node (in add order) reported it: the scheduler cache
-// records the size once, when the image is first seen.
+// records the size once, when the image is first seen. The nodes have
+// distinct names (the cache keys them by name), so a node is counted once
+// per image by remembering the last node counted (a set of node names per
+// image took a second at 15,000 nodes).
 func imageSummaries(nodes []*v1.Node) map[string]*ImageStateSummary {
-	out := map[string]*ImageStateSummary{}
-	seen := map[string]map[string]struct{}{}
-	for _, n := range nodes {
-		for _, img := range n.Status.Images {
-			for _, name := range img.Names {
-				if _, ok := out[name]; !ok {
-					out[name] = &ImageStateSummary{Size: img.SizeBytes}
-					seen[name] = map[string]struct{}{}
+	type counted struct {
+		size     int64 // as the range's first node reported it
+		numNodes int
+		lastNode int // index+1 of the last node counted
+	}
+	// Each of up to GOMAXPROCS ranges of nodes is counted apart, then the
+	// ranges are summed in node order: the size is the first range's.
+	ranges := max(1, min(runtime.GOMAXPROCS(0), len(nodes)/256))
+	per := (len(nodes) + ranges - 1) / max(ranges, 1)
+	counts := make([]map[string]*counted, ranges)
+	inParallel(len(nodes), max(per, 1), func(start, end int) {
+		images := map[string]*counted{}
+		for i := start; i < end; i++ {
+			for _, img := range nodes[i].Status.Images {
+				for _, name := range img.Names {
+					c := images[name]
+					if c == nil {
+						c = &counted{size: img.SizeBytes}
+						images[name] = c
+					}
+					if c.lastNode != i+1 {
+						c.lastNode = i + 1
+						c.numNodes++
+					}
 				}
-				seen[name][n.Name] = struct{}{}
 			}
 		}
-	}
-	for name, s := range out {
-		s.NumNodes = len(seen[name])
+		counts[start/max(per, 1)] = images
+	})
+	out := map[string]*ImageStateSummary{}
+	for _, images := range counts {
+		for name, c := range images {
+			s := out[name]
+			if s == nil {
+				s = &ImageStateSummary{Size: c.size}
+				out[name] = s
+			}
+			s.NumNodes += c.numNodes
+		}
 	}
 	return out
 }

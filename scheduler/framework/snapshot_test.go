@@ -1,7 +1,9 @@
 package framework
 
 import (
+	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -168,5 +170,114 @@ func TestSnapshotListsFollowPods(t *testing.T) {
 	}
 	if s.IsPVCUsedByPods("ns/claim") {
 		t.Error("claim used by no pod, reported in use")
+	}
+}
+
+// TestNewSnapshotParallelPods: the pods' requests summed on several
+// goroutines give the NodeInfos that adding the pods one by one gives, pods
+// in the same order.
+func TestNewSnapshotParallelPods(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var nodes []*v1.Node
+	for i := range 7 {
+		nodes = append(nodes, zoned(fmt.Sprintf("n%d", i), "r", fmt.Sprintf("z%d", i%3)))
+	}
+	var pods []*v1.Pod
+	for i := range 3000 {
+		node := fmt.Sprintf("n%d", i%8) // n7 does not exist
+		if i%11 == 0 {
+			node = ""
+		}
+		p := pod(fmt.Sprintf("p%d", i), node, fmt.Sprintf("%dm", i%900), int32(1000+i%5))
+		if i%13 == 0 {
+			p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: fmt.Sprintf("c%d", i%4)}}}}
+		}
+		pods = append(pods, p)
+	}
+	got := NewSnapshot(nodes, pods)
+	for _, n := range nodes {
+		want := NewNodeInfo()
+		want.SetNode(n)
+		for _, p := range pods {
+			if p.Spec.NodeName == n.Name {
+				want.AddPod(p)
+			}
+		}
+		ni, err := got.Get(n.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotPods, wantPods []string
+		for _, pi := range ni.Pods {
+			gotPods = append(gotPods, pi.Pod.Name)
+		}
+		for _, pi := range want.Pods {
+			wantPods = append(wantPods, pi.Pod.Name)
+		}
+		if !slices.Equal(gotPods, wantPods) || !reflect.DeepEqual(ni.Requested, want.Requested) || !reflect.DeepEqual(ni.NonZeroRequested, want.NonZeroRequested) ||
+			!reflect.DeepEqual(ni.UsedPorts, want.UsedPorts) || !reflect.DeepEqual(ni.PVCRefCounts, want.PVCRefCounts) {
+			t.Errorf("%s: pods %d (want %d), requested %+v (want %+v), non-zero %+v (want %+v), ports %v (want %v), PVCs %v (want %v)", n.Name,
+				len(gotPods), len(wantPods), ni.Requested, want.Requested, ni.NonZeroRequested, want.NonZeroRequested, ni.UsedPorts, want.UsedPorts, ni.PVCRefCounts, want.PVCRefCounts)
+		}
+	}
+}
+
+// TestImageSummaries: an image counts the nodes that report it, each once
+// even when a node lists the name twice, with the size the first node
+// reported.
+func TestImageSummaries(t *testing.T) {
+	withImages := func(name string, images ...v1.ContainerImage) *v1.Node {
+		n := zoned(name, "", "")
+		n.Status.Images = images
+		return n
+	}
+	nodes := []*v1.Node{
+		withImages("a", v1.ContainerImage{Names: []string{"app:1", "app@sha256:1"}, SizeBytes: 100}, v1.ContainerImage{Names: []string{"app:1"}, SizeBytes: 7}),
+		withImages("b"),
+		withImages("c", v1.ContainerImage{Names: []string{"app:1", "side:2"}, SizeBytes: 300}),
+		withImages("d", v1.ContainerImage{Names: []string{"side:2"}, SizeBytes: 5}),
+	}
+	got := map[string]ImageStateSummary{}
+	for name, s := range imageSummaries(nodes) {
+		got[name] = *s
+	}
+	want := map[string]ImageStateSummary{"app:1": {Size: 100, NumNodes: 2}, "app@sha256:1": {Size: 100, NumNodes: 1}, "side:2": {Size: 300, NumNodes: 2}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("summaries %+v, want %+v", got, want)
+	}
+}
+
+// TestImageSummariesInRanges: nodes counted in ranges on several
+// goroutines give each image the size its first node reported and the
+// number of nodes reporting it.
+func TestImageSummariesInRanges(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var nodes []*v1.Node
+	wantSize, wantNodes := map[string]int64{}, map[string]int{}
+	for i := range 2000 {
+		n := zoned(fmt.Sprintf("n%d", i), "", "")
+		for j := range 3 {
+			// Image k first appears on node k*7 (k < 250), with that
+			// node's size.
+			k := (i/7 + j*31) % 300
+			name := fmt.Sprintf("img-%d", k)
+			n.Status.Images = append(n.Status.Images, v1.ContainerImage{Names: []string{name, name}, SizeBytes: int64(1000*i + j)})
+			if _, ok := wantSize[name]; !ok {
+				wantSize[name] = int64(1000*i + j)
+			}
+			if j == 0 || (i/7+j*31)%300 != (i/7+(j-1)*31)%300 {
+				wantNodes[name]++
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	got := imageSummaries(nodes)
+	if len(got) != len(wantSize) {
+		t.Fatalf("%d images, want %d", len(got), len(wantSize))
+	}
+	for name, s := range got {
+		if s.Size != wantSize[name] || s.NumNodes != wantNodes[name] {
+			t.Errorf("%s: size %d on %d nodes, want %d on %d", name, s.Size, s.NumNodes, wantSize[name], wantNodes[name])
+		}
 	}
 }
