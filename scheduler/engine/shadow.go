@@ -54,10 +54,14 @@ package engine
 //     pods that arrived shortly before the decision undone, the most
 //     recent first, up to maxShadowAlternatives, then the deletions
 //     alone (the cluster's scheduler assumed the pods it bound before
-//     their bindings arrived), then the deletions of the pods terminating
-//     on the pod's nominated node together: bindings
-//     within ShadowWindow (the cluster's scheduler may have attempted the
-//     pod before it assumed them) and deletions of bound pods (its attempt may have run before
+//     their bindings arrived), then the claims' annotations alone, then
+//     the deletions of the pods terminating on the pod's nominated node
+//     together: bindings and the claims' selected-node annotations that
+//     put pods in flight within ShadowWindow (the cluster's scheduler may
+//     have attempted the pod before it assumed them; and a claim's update
+//     comes through another watch than the pod's, so a live session and
+//     a recording of the same run may receive the two in either order)
+//     and deletions of bound pods (its attempt may have run before
 //     its informer delivered them: the decision is written to the API
 //     after the attempt, asynchronously, while a kubelet may confirm a
 //     victim's termination meanwhile), and nominations cleared without
@@ -208,17 +212,23 @@ type recentRemoval struct {
 
 // pastChange is a change of another pod that arrived shortly before a
 // decision, undone for an alternative: a binding (the pod is taken off
-// its node), a deletion (the pod is put back on its node) or a cleared
-// nomination (the pod is nominated there again).
+// its node), a deletion (the pod is put back on its node), a cleared
+// nomination (the pod is nominated there again) or, with claim set, a
+// claim's selected-node annotation (the pod it put in flight on node is
+// not counted there).
 type pastChange struct {
 	at         time.Time
 	pod        *v1.Pod
 	deleted    bool
 	nomination string
+	claim      string
+	node       string
 }
 
 func (c pastChange) String() string {
 	switch {
+	case c.claim != "":
+		return "the annotation of claim " + c.claim + " with selected node " + c.node + " (" + key(c.pod) + " in flight there)"
 	case c.nomination != "":
 		return "the clearing of " + key(c.pod) + "'s nomination to " + c.nomination
 	case c.deleted:
@@ -632,10 +642,13 @@ func (e *Engine) judgeDecision(old *v1.Pod, d decision) *judgement {
 	for k := 1; k <= len(recent) && k <= maxShadowAlternatives; k++ {
 		alternatives = append(alternatives, recent[len(recent)-k:])
 	}
-	var deletions []pastChange
+	var deletions, annotations []pastChange
 	for _, c := range recent {
-		if c.deleted {
+		switch {
+		case c.deleted:
 			deletions = append(deletions, c)
+		case c.claim != "":
+			annotations = append(annotations, c)
 		}
 	}
 	if len(deletions) > 0 && len(deletions) < len(recent) {
@@ -644,6 +657,11 @@ func (e *Engine) judgeDecision(old *v1.Pod, d decision) *judgement {
 		for k := 1; k <= len(deletions) && k <= maxShadowAlternatives; k++ {
 			alternatives = append(alternatives, deletions[len(deletions)-k:])
 		}
+	}
+	if len(annotations) > 0 && len(annotations) < len(recent) {
+		// Whatever else arrived after them: the claims come through
+		// another watch than the pods (recentChanges).
+		alternatives = append(alternatives, annotations)
 	}
 	if victims := terminatingOn(recent, pod.Status.NominatedNodeName); len(victims) > 0 {
 		// A preemptor is not eligible to preempt again while a victim
@@ -686,7 +704,7 @@ func (e *Engine) windows() string {
 	if len(s.reactions) > 0 {
 		lag += fmt.Sprintf(" (the median of the cluster's scheduler's %d latest reaction times to a new pod)", len(s.reactions))
 	}
-	return fmt.Sprintf("bindings within %s, %s", ShadowWindow, lag)
+	return fmt.Sprintf("bindings and claims' selected nodes within %s, %s", ShadowWindow, lag)
 }
 
 func changeList(cs []pastChange) string {
@@ -700,6 +718,12 @@ func changeList(cs []pastChange) string {
 // recentChanges are the changes of other pods that arrived shortly before
 // now, in arrival order: the bindings of pods still bound there (within
 // ShadowWindow: their binding cycles commit out of attempt order), the
+// selected-node annotations of claims whose pods are still in flight
+// (within ShadowWindow, as bindings: the cluster's scheduler assumed the
+// pod before it wrote the annotation, maybe after it attempted this one;
+// and claims and pods come through separate watches, so a claim's update
+// written after the decision may arrive before it, in a live session and
+// not in the recording of the same run, or the other way round), the
 // deletions of bound pods not back since, and the nominations cleared of
 // pods still pending without one (within lagWindow: the cluster's
 // scheduler may not have seen them yet).
@@ -711,6 +735,11 @@ func (e *Engine) recentChanges(uid types.UID) []pastChange {
 		}
 		if p := e.Pod(r.pod); p != nil && p.UID == r.uid && p.Spec.NodeName == r.d.node {
 			out = append(out, pastChange{at: r.at, pod: p})
+		}
+	}
+	for _, f := range e.inflightPods(uid) {
+		if f.claim != "" && f.atTrace != nil && e.shadow.arrived.Sub(f.atTrace.at) <= ShadowWindow {
+			out = append(out, pastChange{at: f.atTrace.at, pod: e.Pod(f.pod), claim: f.claim, node: f.node})
 		}
 	}
 	for _, d := range e.shadow.removed {
@@ -814,7 +843,8 @@ type evalResult struct {
 // evaluate runs Scheduler.Evaluate for pod on the engine's state with the
 // pods in flight assumed on their nodes and the changes of undo undone
 // (bound pods taken off their nodes, deleted ones put back, cleared
-// nominations made again), and undoes all that afterwards.
+// nominations made again, the pods a claim's annotation put in flight not
+// counted), and undoes all that afterwards.
 func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 	var res evalResult
 	snap := e.sched.Snapshot()
@@ -825,9 +855,12 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 			undo[i]()
 		}
 	}()
+	notInFlight := map[types.UID]bool{}
 	for _, c := range undoChanges {
 		p := c.pod
 		switch {
+		case c.claim != "":
+			notInFlight[p.UID] = true
 		case c.nomination != "":
 			if nom.NominatedNode(p.UID) == "" {
 				nom.Add(framework.NewPodInfo(p), c.nomination)
@@ -847,6 +880,9 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 	res.judged.InFlight = []string{}
 	for _, f := range e.inflightPods(pod.UID) {
 		q := e.Pod(f.pod)
+		if notInFlight[q.UID] {
+			continue
+		}
 		ni, err := snap.Get(f.node)
 		if err != nil {
 			continue

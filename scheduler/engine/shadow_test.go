@@ -384,7 +384,10 @@ func TestShadowPreBindNominationAfterDecision(t *testing.T) {
 // and only while a is not on it. a's nomination, lower than c's priority,
 // does not count for c.
 var claimCluster = listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6", "") +
-	podYAML("a", "3", 0, "    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n") + neverPreemptingC + `- apiVersion: storage.k8s.io/v1
+	podYAML("a", "3", 0, "    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n") + neverPreemptingC + claimToProvision
+
+// claimToProvision is claim data, to provision on first use.
+const claimToProvision = `- apiVersion: storage.k8s.io/v1
   kind: StorageClass
   metadata: {name: late}
   provisioner: example.com/late
@@ -400,18 +403,24 @@ var claimCluster = listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6"
 `
 
 // neverPreemptingC is c (7 cpu, priority 100, never preempts).
-const neverPreemptingC = `- apiVersion: scheduling.k8s.io/v1
+var neverPreemptingC = neverPreempting("c", "resources: {requests: {cpu: '7'}}")
+
+// neverPreempting is the priority class never (100, never preempts) and
+// pod name in it, with one container of the fields given.
+func neverPreempting(name, container string) string {
+	return fmt.Sprintf(`- apiVersion: scheduling.k8s.io/v1
   kind: PriorityClass
   metadata: {name: never}
   value: 100
   preemptionPolicy: Never
 - apiVersion: v1
   kind: Pod
-  metadata: {name: c, namespace: default, uid: uid-c, creationTimestamp: '2025-12-31T00:00:00Z'}
+  metadata: {name: %s, namespace: default, uid: uid-%s, creationTimestamp: '2025-12-31T00:00:00Z'}
   spec:
     priorityClassName: never
-    containers: [{name: c, image: x, resources: {requests: {cpu: '7'}}}]
-`
+    containers: [{name: c, image: x, %s}]
+`, name, name, container)
+}
 
 const claimClusterMessage = "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
 
@@ -645,5 +654,57 @@ func TestShadowOwnBindingsKept(t *testing.T) {
 	o := verdicts(e)["default/high"]
 	if o.Reason != string(Agree) || !strings.Contains(o.Uncertain, "saw the deletion of default/low (") {
 		t.Errorf("high: %+v", o)
+	}
+}
+
+// TestShadowClaimAnnotationEitherOrder is seed 25's default/pending-001
+// in the real scheduler's test, judged a disagreement live and agreeing
+// in the replay of the same run's recording: the cluster's scheduler
+// wrote c's Unschedulable condition, then a's claim's selected node (a
+// assumed on big after c's attempt); the recorder's watches delivered
+// them in that order, the live session's claim watch delivered the
+// claim first. a and c want host port 80, so a in flight on big changes
+// c's message. Both orders must give the same verdict; a claim annotated
+// long before the decision stays a disagreement.
+func TestShadowClaimAnnotationEitherOrder(t *testing.T) {
+	cluster := listHeader + nodeYAML("big", "8", "") + nodeYAML("small", "6", "") + `- apiVersion: v1
+  kind: Pod
+  metadata: {name: a, namespace: default, uid: uid-a, creationTimestamp: '2025-12-31T00:00:00Z'}
+  spec:
+    priorityClassName: p0
+    containers: [{name: c, image: x, ports: [{containerPort: 80, hostPort: 80}], resources: {requests: {cpu: '3'}}}]
+    volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]
+` + neverPreempting("c", "ports: [{containerPort: 80, hostPort: 80}], resources: {requests: {cpu: '9'}}") + claimToProvision
+	// The cluster's message: a not on big.
+	msg := "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
+	judge := func(claimAt, decisionAt time.Duration) Event {
+		t.Helper()
+		e := load(t, cluster, Options{Shadow: true})
+		claim := selectNode(e, claimAt, "data", "big")
+		decided := at(e, decisionAt, PodUpdate, unschedulableUpdate(e, "default/c", msg))
+		applyAll(t, e, at(e, 5*time.Second, PodUpdate, preemptorNomination(e, "default/a", "big")))
+		if claimAt < decisionAt {
+			applyAll(t, e, claim, decided)
+		} else {
+			applyAll(t, e, decided, claim)
+		}
+		e.RunToQuiescence()
+		return verdicts(e)["default/c"]
+	}
+	recorded := judge(11*time.Second+50*time.Millisecond, 11*time.Second)
+	if recorded.Reason != string(Agree) || recorded.Uncertain != "" || len(recorded.Judged.InFlight) != 0 {
+		t.Errorf("c, its decision before the claim (the recording): %+v %+v", recorded, recorded.Judged)
+	}
+	live := judge(11*time.Second, 11*time.Second+50*time.Millisecond)
+	if live.Reason != recorded.Reason {
+		t.Errorf("c, the claim before its decision (live): %s, the other order %s: %+v", live.Reason, recorded.Reason, live)
+	}
+	if !strings.Contains(live.Uncertain, "the annotation of claim default/data with selected node big (default/a in flight there)") ||
+		len(live.Judged.InFlight) != 0 {
+		t.Errorf("c, the claim before its decision (live): %+v %+v", live, live.Judged)
+	}
+	long := judge(9*time.Second, 11*time.Second+50*time.Millisecond)
+	if long.Reason != string(Disagree) || strings.Join(long.Judged.InFlight, ",") != "default/a→big" {
+		t.Errorf("c, the claim 2s before its decision: %+v %+v", long, long.Judged)
 	}
 }
