@@ -76,12 +76,15 @@ func (c textColumn) add(s string) textColumn {
 	return c
 }
 
-func (c textColumn) at(i int) string {
+func (c textColumn) at(i int) string { return string(c.bytesAt(i)) }
+
+// bytesAt is string i in place: not to be kept or written.
+func (c textColumn) bytesAt(i int) []byte {
 	start := uint32(0)
 	if i > 0 {
 		start = c.ends[i-1]
 	}
-	return string(c.bytes[start:c.ends[i]])
+	return c.bytes[start:c.ends[i]]
 }
 
 func (c textColumn) cut(n int) textColumn {
