@@ -763,8 +763,11 @@ func (e *Engine) observeJudgement(j *judgement) {
 	if j.tracedOp >= 0 {
 		e.shadow.tracedOps[idx] = j.tracedOp
 	}
+	// A copy: a pointer into j would keep the whole judgement, the
+	// attempt and the pod, for as long as the observation is kept.
+	judged := j.res.judged
 	e.event(Event{Kind: EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
-		Message: j.why, Attempt: idx, Judged: &j.res.judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
+		Message: j.why, Attempt: idx, Judged: &judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
 	s := e.shadow
 	kept := s.recent[:0]
 	for _, r := range s.recent {

@@ -1,8 +1,8 @@
 package engine
 
 import (
+	"container/heap"
 	"fmt"
-	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -14,125 +14,154 @@ import (
 // shadowChurn is churn as a live cluster delivers it to a debugger in
 // shadow mode: pods arrive (churn's), and the cluster's own scheduler
 // decides about each: a binding decisionDelay after the pod arrived, to
-// the node that holds the fewest of its pods (the lowest index on a tie),
-// which is what schedtui's LeastAllocated picks on identical nodes, or,
-// for every badEvery-th pod, to another node (a disagreement, judged again
-// within ShadowWindow as later bindings arrive); every prebindEvery-th pod
-// is nominated to its node for PreBind first (a pod in flight), and every
-// lostEvery-th of those is deleted while in flight, never bound. The pods
-// churn makes fit nowhere get the Unschedulable condition instead. Every
-// pod is deleted lifetime after it arrived.
+// the node holding the fewest of the pods it placed (the lowest index on a
+// tie: what schedtui's scoring picks on identical nodes, or ties with),
+// or, for every badEvery-th pod, to the node half the cluster away (a
+// disagreement, judged again within ShadowWindow as later bindings
+// arrive); every prebindEvery-th pod is nominated to its node for PreBind
+// first (in flight), and every lostEvery-th of those is deleted in flight,
+// never bound. The pods churn makes fit nowhere get the Unschedulable
+// condition instead. Every pod is deleted lifetime after it arrived.
 type shadowChurn struct {
 	churn
-	nodes                            []string
+	nodes                             []string
 	badEvery, prebindEvery, lostEvery int
 	decisionDelay                     time.Duration
 }
 
-// change is one change of the generated churn, at its offset from the
-// engine's start.
-type shadowChange struct {
-	at     time.Duration
-	kind   ChangeKind
-	pod    *v1.Pod
-	seq    int
-	bindTo string // the node of a binding, for the driver's count
+// shadowFeed hands an engine a shadowChurn second by second, generating
+// the changes as it goes (a day of them would not fit in memory).
+type shadowFeed struct {
+	c       shadowChurn
+	arrived int // pods arrived so far
+	due     changeHeap
+	seq     int
+	// held counts the pods the cluster's scheduler placed on each node
+	// and not deleted since; where is each such pod's node.
+	held  []int
+	where map[string]int
 }
 
-// changes generates the churn's changes for the first seconds, in
-// arrival order.
-func (c shadowChurn) changes(seconds int) []shadowChange {
-	var out []shadowChange
-	add := func(at time.Duration, kind ChangeKind, p *v1.Pod, node string) {
-		out = append(out, shadowChange{at: at, kind: kind, pod: p, seq: len(out), bindTo: node})
-	}
-	step := time.Second / time.Duration(c.rate)
-	for i := 0; i < seconds*c.rate; i++ {
-		arrive := time.Duration(i) * step
-		p := c.pod(i)
-		p.CreationTimestamp = metav1.NewTime(scheduler.Epoch.Add(arrive))
-		p.ResourceVersion = "1"
-		add(arrive, PodAdd, p, "")
-		decide := arrive + c.decisionDelay
-		switch {
-		case p.Spec.NodeSelector != nil:
-			u := p.DeepCopy()
-			u.ResourceVersion = "3"
-			u.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable,
-				Message: fmt.Sprintf("0/%d nodes are available: %d node(s) didn't match Pod's node affinity/selector.", len(c.nodes), len(c.nodes))}}
-			add(decide, PodUpdate, u, "")
-		case c.prebindEvery > 0 && i%c.prebindEvery == 0:
-			// The node is chosen when the nomination is written.
-			n := p.DeepCopy()
-			n.ResourceVersion = "2"
-			add(decide-c.decisionDelay/2, PodUpdate, n, "?")
-			if c.lostEvery > 0 && (i/c.prebindEvery)%c.lostEvery == c.lostEvery-1 {
-				add(decide-c.decisionDelay/4, PodDelete, p, "")
-				continue
-			}
-			b := p.DeepCopy()
-			b.ResourceVersion = "3"
-			add(decide, PodUpdate, b, "=")
-		default:
-			b := p.DeepCopy()
-			b.ResourceVersion = "3"
-			add(decide, PodUpdate, b, "?")
+func newShadowFeed(c shadowChurn) *shadowFeed {
+	return &shadowFeed{c: c, held: make([]int, len(c.nodes)), where: map[string]int{}}
+}
+
+// dueChange is a change of the churn, at its offset from the engine's
+// start; nodeFrom says how its pod's node is filled in when it is due:
+// "choose" (a decision), "where" (the binding after a PreBind nomination),
+// or "" (as it is).
+type dueChange struct {
+	at       time.Duration
+	seq      int
+	kind     ChangeKind
+	pod      *v1.Pod
+	nodeFrom string
+}
+
+type changeHeap []dueChange
+
+func (h changeHeap) Len() int { return len(h) }
+func (h changeHeap) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+}
+func (h changeHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *changeHeap) Push(x any)   { *h = append(*h, x.(dueChange)) }
+func (h *changeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (f *shadowFeed) push(at time.Duration, kind ChangeKind, p *v1.Pod, nodeFrom string) {
+	f.seq++
+	heap.Push(&f.due, dueChange{at: at, seq: f.seq, kind: kind, pod: p, nodeFrom: nodeFrom})
+}
+
+// arrive schedules pod i's changes.
+func (f *shadowFeed) arrive(i int) {
+	c := f.c
+	at := time.Duration(i) * (time.Second / time.Duration(c.rate))
+	p := c.pod(i)
+	p.CreationTimestamp = metav1.NewTime(scheduler.Epoch.Add(at))
+	p.ResourceVersion = "1"
+	f.push(at, PodAdd, p, "")
+	decide := at + c.decisionDelay
+	switch {
+	case p.Spec.NodeSelector != nil:
+		u := p.DeepCopy()
+		u.ResourceVersion = "3"
+		u.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable,
+			Message: fmt.Sprintf("0/%d nodes are available: %d node(s) didn't match Pod's node affinity/selector.", len(c.nodes), len(c.nodes))}}
+		f.push(decide, PodUpdate, u, "")
+	case c.prebindEvery > 0 && i%c.prebindEvery == 0:
+		n := p.DeepCopy()
+		n.ResourceVersion = "2"
+		f.push(decide-c.decisionDelay/2, PodUpdate, n, "choose")
+		if c.lostEvery > 0 && (i/c.prebindEvery)%c.lostEvery == c.lostEvery-1 {
+			f.push(decide-c.decisionDelay/4, PodDelete, p, "")
+			return
 		}
-		add(arrive+c.lifetime, PodDelete, p, "")
+		b := p.DeepCopy()
+		b.ResourceVersion = "3"
+		f.push(decide, PodUpdate, b, "where")
+	default:
+		b := p.DeepCopy()
+		b.ResourceVersion = "3"
+		f.push(decide, PodUpdate, b, "choose")
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].at < out[j].at })
-	// The cluster's scheduler places the pods in arrival order of its
-	// decisions, counting the pods it placed and not deleted since.
-	held := make([]int, len(c.nodes))
-	where := map[string]int{}
-	for k := range out {
-		ch := &out[k]
-		name := ch.pod.Name
-		switch {
-		case ch.kind == PodDelete:
-			if n, ok := where[name]; ok && n >= 0 {
-				held[n]--
-			}
-			delete(where, name)
-		case ch.bindTo == "?":
-			n := 0
-			for j := range held {
-				if held[j] < held[n] {
-					n = j
+	f.push(at+c.lifetime, PodDelete, p, "")
+}
+
+// second applies the changes arriving in second s to e (scheduled at their
+// times, in arrival order) and runs e to the second's end; it returns the
+// number of changes applied.
+func (f *shadowFeed) second(e *Engine, s int) (int, error) {
+	end := time.Duration(s+1) * time.Second
+	for ; f.arrived < (s+1)*f.c.rate; f.arrived++ {
+		f.arrive(f.arrived)
+	}
+	n := 0
+	for f.due.Len() > 0 && f.due[0].at < end {
+		ch := heap.Pop(&f.due).(dueChange)
+		p := ch.pod
+		switch ch.nodeFrom {
+		case "choose":
+			k := 0
+			for j := range f.held {
+				if f.held[j] < f.held[k] {
+					k = j
 				}
 			}
 			var i int
-			fmt.Sscanf(name, "churn-%d", &i)
-			if c.badEvery > 0 && i%c.badEvery == c.badEvery-1 {
-				n = (n + len(held)/2) % len(held)
+			if _, err := fmt.Sscanf(p.Name, "churn-%d", &i); err != nil {
+				return n, err
 			}
-			held[n]++
-			where[name] = n
-			if ch.pod.ResourceVersion == "2" {
-				ch.pod.Status.NominatedNodeName = c.nodes[n]
+			if f.c.badEvery > 0 && i%f.c.badEvery == f.c.badEvery-1 {
+				k = (k + len(f.held)/2) % len(f.held)
+			}
+			f.held[k]++
+			f.where[p.Name] = k
+			if p.ResourceVersion == "2" {
+				p.Status.NominatedNodeName = f.c.nodes[k]
 			} else {
-				ch.pod.Spec.NodeName = c.nodes[n]
+				p.Spec.NodeName = f.c.nodes[k]
 			}
-		case ch.bindTo == "=":
-			n := where[name]
-			ch.pod.Spec.NodeName = c.nodes[n]
-			ch.pod.Status.NominatedNodeName = c.nodes[n]
+		case "where":
+			p.Spec.NodeName = f.c.nodes[f.where[p.Name]]
+			p.Status.NominatedNodeName = p.Spec.NodeName
 		}
-	}
-	return out
-}
-
-// feedSecond applies the changes arriving in second s to e (scheduled at their
-// times) and runs e to the second's end.
-func feedSecond(e *Engine, all []shadowChange, next *int, s int) error {
-	end := time.Duration(s+1) * time.Second
-	for ; *next < len(all) && all[*next].at < end; *next++ {
-		ch := all[*next]
-		p := ch.pod
+		if ch.kind == PodDelete {
+			if k, ok := f.where[p.Name]; ok {
+				f.held[k]--
+				delete(f.where, p.Name)
+			}
+		}
 		if err := e.Apply(ClusterChange{Kind: ch.kind, Pod: p, At: e.Start().Add(ch.at)}); err != nil {
-			return fmt.Errorf("change %d (%s %s): %w", ch.seq, ch.kind, p.Name, err)
+			return n, fmt.Errorf("%s %s at %s: %w", ch.kind, p.Name, ch.at, err)
 		}
+		n++
 	}
 	e.RunUntil(end)
-	return nil
+	return n, nil
 }
