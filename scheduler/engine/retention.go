@@ -231,10 +231,14 @@ func (e *Engine) retainAfterRestore(c *checkpoint) {
 // shadow mode an observation may still be judged again within
 // ShadowWindow (reviseRecent): it and what follows wait, unless all is
 // set (the run is over). A headless engine archives each attempt once
-// handed out.
+// handed out (without OnEvent, to nobody: the recorder's engine, which
+// only asks the extenders), and in shadow mode keeps no event handed out:
+// nothing reads them, and it follows a live cluster for as long as a
+// recording lasts.
 func (e *Engine) emit(all bool) {
 	on := e.opts.OnEvent
-	if on == nil {
+	headless := e.opts.Retention.Headless
+	if on == nil && !headless {
 		return
 	}
 	end := e.timelineLen()
@@ -246,13 +250,17 @@ func (e *Engine) emit(all bool) {
 	}
 	for ; e.emitted < end; e.emitted++ {
 		ev := e.timeline[e.emitted-e.evArchive.len()]
-		ev.Seq = e.emitted + 1
-		var a *record.Attempt
-		if ev.Kind == EventAttempt {
-			a = e.attemptAt(ev.Attempt)
+		// Numbered among every event (eventNumber): a headless engine
+		// in shadow mode drops those handed out.
+		ev.Seq = e.eventsDropped + e.emitted + 1
+		if on != nil {
+			var a *record.Attempt
+			if ev.Kind == EventAttempt {
+				a = e.attemptAt(ev.Attempt)
+			}
+			on(ev, a)
 		}
-		on(ev, a)
-		if a != nil && e.opts.Retention.Headless {
+		if ev.Kind == EventAttempt && headless {
 			// Attempts are handed out in order. Cleared in place:
 			// nothing else reads a headless engine's attempts.
 			for e.archive.len() <= ev.Attempt {
@@ -261,6 +269,15 @@ func (e *Engine) emit(all bool) {
 				e.attempts = e.attempts[1:]
 			}
 		}
+	}
+	if headless && e.shadow != nil {
+		// Cleared in place, as the attempts are; the array goes when
+		// appends outgrow it.
+		k := e.emitted - e.evArchive.len()
+		clear(e.timeline[:k])
+		e.timeline = e.timeline[k:]
+		e.eventsDropped += k
+		e.emitted -= k
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // newShadowChurn is the churn of the shadow-mode retention tests on the
@@ -20,14 +21,20 @@ func newShadowChurn(nodeNames []string) shadowChurn {
 }
 
 func shadowEngine(t testing.TB, nodes int, interval, maxCkpt int, r Retention) (*Engine, *shadowFeed) {
+	return shadowEngineWith(t, nodes, Options{CheckpointInterval: interval, MaxCheckpoints: maxCkpt, Retention: r})
+}
+
+// shadowEngineWith is a shadow-mode engine over genCluster's nodes with
+// opts, and the churn to feed it.
+func shadowEngineWith(t testing.TB, nodes int, opts Options) (*Engine, *shadowFeed) {
 	t.Helper()
 	ns, bound := genCluster(nodes, 0, 500, 1<<30, 1<<30)
 	var names []string
 	for _, n := range ns {
 		names = append(names, n.Name)
 	}
-	e, err := New(ns, bound, nil, Options{Seed: 1, Registry: plugins.NewInTreeRegistry(), Shadow: true,
-		CheckpointInterval: interval, MaxCheckpoints: maxCkpt, Retention: r})
+	opts.Seed, opts.Registry, opts.Shadow = 1, plugins.NewInTreeRegistry(), true
+	e, err := New(ns, bound, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +59,7 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 		detailed  = 50
 		interval  = 16
 		maxCkpt   = 4
-		perAtt    = 12 // timeline events per attempt, at most
+		perAtt    = perAttemptEvents
 		opsPerAtt = 12
 	)
 	ref, refFeed := shadowEngine(t, 20, interval, maxCkpt, Retention{})
@@ -220,3 +227,66 @@ func TestShadowCostPerAttempt(t *testing.T) {
 		t.Fatalf("the window never filled, or too few attempts: %+v", r)
 	}
 }
+
+// TestShadowHeadlessStreams: a headless engine in shadow mode (`run` on a
+// recording, handing each event out; the recorder's, asking the
+// extenders, handing out nothing) keeps no event or attempt whole once
+// handed out, but for the observations it may still judge again, and
+// hands out the timeline an engine keeping everything holds, numbered
+// alike.
+func TestShadowHeadlessStreams(t *testing.T) {
+	const seconds = 200
+	ref, refFeed := shadowEngine(t, 20, 16, 4, Retention{})
+	var events []Event
+	var whole []string
+	run, runFeed := shadowEngineWith(t, 20, Options{Retention: Retention{Headless: true}, OnEvent: func(ev Event, a *record.Attempt) {
+		events = append(events, ev)
+		if a != nil {
+			whole = append(whole, attemptJSON(t, a))
+		}
+	}})
+	rec, recFeed := shadowEngineWith(t, 20, Options{Retention: Retention{Headless: true}})
+	for s := 0; s < seconds; s++ {
+		for _, f := range []struct {
+			e    *Engine
+			feed *shadowFeed
+		}{{ref, refFeed}, {run, runFeed}, {rec, recFeed}} {
+			if _, err := f.feed.second(f.e, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, e := range []*Engine{run, rec} {
+			if len(e.timeline) > 2*maxRecent*perAttemptEvents || len(e.attempts) > 2*maxRecent {
+				t.Fatalf("second %d: a headless engine keeps %d events and %d attempts whole", s, len(e.timeline), len(e.attempts))
+			}
+		}
+	}
+	run.Flush()
+	rec.Flush()
+	want := ref.Timeline().Slice(0, ref.Timeline().Len())
+	if len(events) != len(want) {
+		t.Fatalf("%d events handed out, the full run has %d", len(events), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(events[i], want[i]) {
+			t.Fatalf("event %d handed out:\n%+v\nthe full run's:\n%+v", i, events[i], want[i])
+		}
+	}
+	if len(whole) != ref.Attempts().Len() {
+		t.Fatalf("%d attempts handed out, the full run made %d", len(whole), ref.Attempts().Len())
+	}
+	for i, a := range ref.Attempts().All() {
+		if whole[i] != attemptJSON(t, a) {
+			t.Fatalf("attempt %d handed out differs from the full run's", i)
+		}
+	}
+	if rec.Attempts().Len() != ref.Attempts().Len() || rec.eventsDropped != len(want) {
+		t.Fatalf("the recorder's engine made %d attempts and dropped %d events, the full run %d and %d",
+			rec.Attempts().Len(), rec.eventsDropped, ref.Attempts().Len(), len(want))
+	}
+}
+
+// perAttemptEvents bounds the timeline events one decision of shadowChurn
+// brings (its changes' cluster events, queue moves, the attempt and the
+// observation).
+const perAttemptEvents = 12
