@@ -78,7 +78,11 @@ conformance-part-b:
 # under 2048, the last hour rewound; about ten minutes per simulated hour
 # on the shared two-core machine, so hours: -v prints the figures each
 # simulated hour, SCHEDTUI_BENCH_MINUTES shortens it; measured (README):
-# 1520 MiB after four simulated hours, the rewind window full). Then bench-scale, and, in e2e/, the
+# 1520 MiB after four simulated hours, the rewind window full), and
+# BenchmarkLongShadowReplay (./scheduler/engine: the same churn in shadow
+# mode, every pod decided about by the cluster's scheduler and judged,
+# peak-rss-MiB under 2048; two simulated hours, the rewind window full
+# after the first, SCHEDTUI_BENCH_MINUTES changes it). Then bench-scale, and, in e2e/, the
 # initial sync of a live cluster of 15,000 nodes and 300,000 pods from a
 # real kube-apiserver (BenchmarkLiveSync: sync-s; filling the API server
 # runs at 40 to 100 pods a second on the shared two-core machine, so up to
@@ -91,9 +95,10 @@ conformance-part-b:
 # the 500-node sizes; SCHEDTUI_BENCH_15K=1 adds SchedulingBasic at 15,000
 # nodes and 300,000 pods (target 2x; several GiB, tens of minutes).
 bench:
-	$(GO) test -run='^$$' -bench=. -skip='^($(SCALE_BENCH)|BenchmarkLongReplay)$$' -benchmem $(PKGS)
+	$(GO) test -run='^$$' -bench=. -skip='^($(SCALE_BENCH)|BenchmarkLongReplay|BenchmarkLongShadowReplay)$$' -benchmem $(PKGS)
 	@$(MAKE) --no-print-directory bench-scale
 	$(GO) test -run='^$$' -bench='^BenchmarkLongReplay$$' -benchtime=1x -timeout 6h -v ./scheduler/engine
+	$(GO) test -run='^$$' -bench='^BenchmarkLongShadowReplay$$' -benchtime=1x -timeout 6h -v ./scheduler/engine
 	cd e2e && $(GO) test -run='^$$' -bench=LiveSync -benchtime=1x -timeout 4h .
 	cd conformance && $(GO) test -run='^$$' -bench=VersusUpstream -benchtime=1x -timeout 3h .
 

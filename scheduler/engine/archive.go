@@ -76,12 +76,15 @@ func (c textColumn) add(s string) textColumn {
 	return c
 }
 
-func (c textColumn) at(i int) string {
+func (c textColumn) at(i int) string { return string(c.bytesAt(i)) }
+
+// bytesAt is string i in place: not to be kept or written.
+func (c textColumn) bytesAt(i int) []byte {
 	start := uint32(0)
 	if i > 0 {
 		start = c.ends[i-1]
 	}
-	return string(c.bytes[start:c.ends[i]])
+	return c.bytes[start:c.ends[i]]
 }
 
 func (c textColumn) cut(n int) textColumn {
@@ -205,6 +208,14 @@ func (l AttemptLog) At(i int) *record.Attempt {
 	return l.archive.summary(i)
 }
 
+// podOf is attempt i's pod, without making the attempt's summary.
+func (l AttemptLog) podOf(i int) string {
+	if n := l.archive.len(); i >= n {
+		return l.whole[i-n].Pod
+	}
+	return l.archive.pod.at(i)
+}
+
 // Slice is attempts [from, to) in a new slice.
 func (l AttemptLog) Slice(from, to int) []*record.Attempt {
 	out := make([]*record.Attempt, 0, to-from)
@@ -244,10 +255,46 @@ func (l AttemptLog) Whole() iter.Seq2[int, *record.Attempt] {
 }
 
 // eventArchive is the archived timeline: ref k ≥ 0 is the event of
-// attempt k, ref < 0 is ^index into others.
+// attempt k; for ref < 0, ^ref is 2i for others[i] and 2i+1 for
+// observation i. Shadow mode makes an observation per attempt, so they are
+// kept in columns too (an Event with its judged state and strings is about
+// 0.4 KB; a column row is a quarter of that).
 type eventArchive struct {
 	refs   []int32
 	others []Event
+	obs    observationArchive
+}
+
+// observationArchive holds the observations of an attempt: their pod is
+// the attempt's, the rest is in columns, what repeats interned.
+type observationArchive struct {
+	at        []int64
+	attempt   []int32
+	node      []uint32 // into names
+	predicted []uint32
+	shape     []uint32
+	bound     []int32
+	message   textColumn
+	uncertain textColumn
+	inFlight  textColumn // joinList
+	asOf      textColumn
+	// names and shapes are read by views at the length they were handed
+	// out with; the maps, the writer's only, find them.
+	names  []string
+	shapes []observationShape
+	index  *observationIndex
+}
+
+// observationShape is what many observations share.
+type observationShape struct {
+	reason, clusterMessage string
+	judged                 bool
+	loc                    *time.Location
+}
+
+type observationIndex struct {
+	names  map[string]uint32
+	shapes map[observationShape]uint32
 }
 
 func (r eventArchive) len() int { return len(r.refs) }
@@ -259,8 +306,82 @@ func (r *eventArchive) add(ev Event, attempts AttemptLog) {
 		r.refs = append(r.refs, int32(ev.Attempt))
 		return
 	}
-	r.refs = append(r.refs, ^int32(len(r.others)))
+	if ev.Kind == EventObserved && ev.Attempt >= 0 && ev.Attempt < attempts.Len() && attempts.podOf(ev.Attempt) == ev.Pod {
+		k := r.obs.len()
+		r.obs.add(ev)
+		if sameEvent(ev, r.obs.event(k, attempts)) {
+			r.refs = append(r.refs, ^int32(2*k+1))
+			return
+		}
+		// What the columns do not keep: as it is. The row is left, unread.
+	}
+	r.refs = append(r.refs, ^int32(2*len(r.others)))
 	r.others = append(r.others, ev)
+}
+
+// at is archived event i.
+func (r eventArchive) at(i int, attempts AttemptLog) Event {
+	ref := r.refs[i]
+	switch {
+	case ref >= 0:
+		return attemptEvent(attempts.At(int(ref)), int(ref))
+	case (^ref)%2 == 1:
+		return r.obs.event(int(^ref/2), attempts)
+	}
+	return r.others[^ref/2]
+}
+
+func (o observationArchive) len() int { return len(o.at) }
+
+func (o *observationArchive) intern(name string) uint32 {
+	i, ok := o.index.names[name]
+	if !ok {
+		i = uint32(len(o.names))
+		o.names = append(o.names, name)
+		o.index.names[name] = i
+	}
+	return i
+}
+
+// add appends ev's row.
+func (o *observationArchive) add(ev Event) {
+	if o.index == nil {
+		o.index = &observationIndex{names: map[string]uint32{}, shapes: map[observationShape]uint32{}}
+	}
+	s := observationShape{reason: ev.Reason, clusterMessage: ev.ClusterMessage, judged: ev.Judged != nil, loc: ev.Time.Location()}
+	si, ok := o.index.shapes[s]
+	if !ok {
+		si = uint32(len(o.shapes))
+		o.shapes = append(o.shapes, s)
+		o.index.shapes[s] = si
+	}
+	var judged JudgedOn
+	if ev.Judged != nil {
+		judged = *ev.Judged
+	}
+	o.at = append(o.at, ev.Time.UnixNano())
+	o.attempt = append(o.attempt, int32(ev.Attempt))
+	o.node = append(o.node, o.intern(ev.Node))
+	o.predicted = append(o.predicted, o.intern(ev.Predicted))
+	o.shape = append(o.shape, si)
+	o.bound = append(o.bound, int32(judged.Bound))
+	o.message = o.message.add(ev.Message)
+	o.uncertain = o.uncertain.add(ev.Uncertain)
+	o.inFlight = o.inFlight.add(joinList(judged.InFlight))
+	o.asOf = o.asOf.add(judged.AsOf)
+}
+
+// event is observation k.
+func (o observationArchive) event(k int, attempts AttemptLog) Event {
+	s := o.shapes[o.shape[k]]
+	i := int(o.attempt[k])
+	ev := Event{Kind: EventObserved, Time: time.Unix(0, o.at[k]).In(s.loc), Pod: attempts.podOf(i), Attempt: i, Reason: s.reason,
+		Node: o.names[o.node[k]], Predicted: o.names[o.predicted[k]], Message: o.message.at(k), Uncertain: o.uncertain.at(k),
+		ClusterMessage: s.clusterMessage}
+	if s.judged {
+		ev.Judged = &JudgedOn{Bound: int(o.bound[k]), InFlight: splitList(o.inFlight.at(k)), AsOf: o.asOf.at(k)}
+	}
+	return ev
 }
 
 // attemptEvent is the timeline's event for attempt idx.
@@ -303,11 +424,7 @@ func (l EventLog) At(i int) Event {
 	case i >= n:
 		ev = l.tail[i-n]
 	default:
-		if ref := l.archive.refs[i]; ref >= 0 {
-			ev = attemptEvent(l.attempts.At(int(ref)), int(ref))
-		} else {
-			ev = l.archive.others[^ref]
-		}
+		ev = l.archive.at(i, l.attempts)
 	}
 	ev.Seq = i + 1
 	return ev

@@ -70,6 +70,7 @@ func (e *Engine) boundForReal(pod *v1.Pod, node string) {
 		e.boundInCluster = map[types.UID]string{}
 	}
 	e.boundInCluster[pod.UID] = node
+	e.boundAny = true
 }
 
 // Binds reports whether the engine binds pods in a real cluster.

@@ -207,14 +207,14 @@ func (e *Engine) applyNow(c ClusterChange) error {
 			}
 			if e.evictedHere(c.Pod.UID) {
 				e.clusterEvent(c, AlreadyEvicted)
+				// The cluster's last word on it.
+				delete(e.evicted, c.Pod.UID)
 				return nil
 			}
 			return fmt.Errorf("pod %s does not exist", key(c.Pod))
 		}
 		e.bump()
-		// lastGen is read for queued pods only: a deleted pod's entry
-		// would only grow it (and every checkpoint's copy) on a long run.
-		delete(e.lastGen, old.UID)
+		e.forgetPod(old.UID)
 		// The pod as the scheduler knew it: its node, even when the
 		// deletion carries only the name.
 		e.clusterEvent(ClusterChange{Kind: c.Kind, Pod: old}, "")

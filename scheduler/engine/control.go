@@ -207,9 +207,11 @@ func (e *Engine) Timeline() EventLog {
 		// Shadow mode may judge these again, in place: a copy.
 		from := len(e.timeline)
 		for _, r := range s.recent {
-			from = min(from, r.ev-e.evArchive.len())
+			// One archived was past revision (compactTimeline).
+			if k := r.ev - e.eventNumber(0); k >= 0 {
+				from = min(from, k)
+			}
 		}
-		from = max(from, 0)
 		l.tail, l.recentFrom, l.recent = e.timeline[:from], from, slices.Clone(e.timeline[from:])
 	}
 	return l

@@ -137,8 +137,10 @@ type Engine struct {
 	replaying bool
 	// replayOp is the index of the op being replayed (currentOp).
 	replayOp int
-	// boundInCluster: the pods bindForReal bound, and where.
+	// boundInCluster: the pods bindForReal bound, and where, while they
+	// exist; boundAny: it ever bound one.
 	boundInCluster map[types.UID]string
+	boundAny       bool
 	// lastAttempt indexes the newest attempt per pod over the first
 	// attemptIndexed attempts (observe.go);
 	// seenUnschedulable is the last

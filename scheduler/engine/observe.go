@@ -36,10 +36,11 @@ const (
 	Disagree Verdict = "disagree"
 )
 
-// Observations returns the observation events of the timeline.
+// Observations returns the observation events of the timeline, archived
+// ones included.
 func (e *Engine) Observations() []Event {
 	var out []Event
-	for _, ev := range e.timeline {
+	for _, ev := range e.Timeline().All() {
 		if ev.Kind == EventObserved {
 			out = append(out, ev)
 		}
@@ -183,21 +184,47 @@ func firstLine(s string) string {
 	return s
 }
 
-// lastAttemptOf returns the newest attempt for a pod, or -1 and nil. The
-// index it keeps is rebuilt when a rewind replaced the attempts it saw
-// (truncate).
+// lastAttemptOf returns the newest attempt for a pod, or -1 and nil.
 func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
-	if e.lastAttempt == nil || e.attemptIndexed > e.attemptCount() {
-		e.lastAttempt, e.attemptIndexed = map[types.UID]int{}, 0
-	}
-	for ; e.attemptIndexed < e.attemptCount(); e.attemptIndexed++ {
-		e.lastAttempt[e.podUIDAt(e.attemptIndexed)] = e.attemptIndexed
-	}
+	e.indexAttempts()
 	i, ok := e.lastAttempt[uid]
 	if !ok {
 		return -1, nil
 	}
 	return i, e.attemptAt(i)
+}
+
+// indexAttempts brings lastAttempt up to date. It holds the pods the
+// engine holds: a deleted pod's entry is forgotten (forgetPod), so that a
+// long run does not keep one per pod it ever saw. A rewind may bring such
+// a pod back: restore drops the index (truncate), and it is rebuilt here
+// from every attempt, for the pods there are now.
+func (e *Engine) indexAttempts() {
+	n := e.attemptCount()
+	if e.lastAttempt == nil || e.attemptIndexed > n {
+		e.lastAttempt, e.attemptIndexed = map[types.UID]int{}, 0
+		held := map[string]bool{}
+		for _, p := range e.sched.Objects().Pods() {
+			held[string(p.UID)] = true
+		}
+		for ; e.attemptIndexed < e.archive.len(); e.attemptIndexed++ {
+			// Read in place: the archive's column would make a string
+			// of each.
+			if uid := e.archive.uid.bytesAt(e.attemptIndexed); held[string(uid)] {
+				e.lastAttempt[types.UID(uid)] = e.attemptIndexed
+			}
+		}
+		for ; e.attemptIndexed < n; e.attemptIndexed++ {
+			if uid := e.podUIDAt(e.attemptIndexed); held[string(uid)] {
+				e.lastAttempt[uid] = e.attemptIndexed
+			}
+		}
+	}
+	// The attempts made since are of pods held: forgetPod indexes before
+	// it forgets.
+	for ; e.attemptIndexed < n; e.attemptIndexed++ {
+		e.lastAttempt[e.podUIDAt(e.attemptIndexed)] = e.attemptIndexed
+	}
 }
 
 // observedAttempt reports whether the timeline holds an observation of

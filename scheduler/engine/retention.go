@@ -149,6 +149,27 @@ func (e *Engine) pinnedAttempt(i int, a *record.Attempt) bool {
 	return pending
 }
 
+// forgetPod forgets what the engine keeps about a pod it no longer holds
+// (deleted, or evicted at the end of its grace period): a long run sees
+// pods come and go without end. Checkpoints keep their own copies, and a
+// rewind that brings the pod back rebuilds what it needs (indexAttempts;
+// the stubs are made again on demand).
+func (e *Engine) forgetPod(uid types.UID) {
+	// lastGen is read for queued pods only; checkpoints copy it whole.
+	delete(e.lastGen, uid)
+	if e.lastAttempt != nil {
+		// Its attempts not indexed yet would bring its entry back.
+		e.indexAttempts()
+		delete(e.lastAttempt, uid)
+	}
+	delete(e.seenUnschedulable, uid)
+	delete(e.stubs, uid)
+	delete(e.boundInCluster, uid)
+	if e.shadow != nil {
+		delete(e.shadow.inflight, uid)
+	}
+}
+
 // attemptCount is the number of attempts made.
 func (e *Engine) attemptCount() int { return e.archive.len() + len(e.attempts) }
 
@@ -171,13 +192,18 @@ func (e *Engine) podUIDAt(i int) types.UID {
 // timelineLen is the number of events in the timeline.
 func (e *Engine) timelineLen() int { return e.evArchive.len() + len(e.timeline) }
 
+// eventNumber is the number of timeline[k] among every event the timeline
+// was given, those compaction dropped included: positions move down as
+// the timeline is compacted, these numbers do not.
+func (e *Engine) eventNumber(k int) int { return e.eventsDropped + e.evArchive.len() + k }
+
 // truncate forgets the attempts from index attempts on and the events
 // from position events on, for a restore. Full slice expressions: replay
 // appends to fresh arrays, so logs handed out before keep their contents.
 func (e *Engine) truncate(attempts, events int) {
-	if attempts < e.attemptIndexed {
-		e.lastAttempt = nil
-	}
+	// Rebuilt from the attempts on the next lookup: the restored state may
+	// hold pods deleted since, whose entries were forgotten.
+	e.lastAttempt = nil
 	if n := e.archive.len(); attempts >= n {
 		k := attempts - n
 		e.attempts = e.attempts[:k:k]
@@ -205,29 +231,36 @@ func (e *Engine) retainAfterRestore(c *checkpoint) {
 // shadow mode an observation may still be judged again within
 // ShadowWindow (reviseRecent): it and what follows wait, unless all is
 // set (the run is over). A headless engine archives each attempt once
-// handed out.
+// handed out (without OnEvent, to nobody: the recorder's engine, which
+// only asks the extenders), and in shadow mode keeps no event handed out:
+// nothing reads them, and it follows a live cluster for as long as a
+// recording lasts.
 func (e *Engine) emit(all bool) {
 	on := e.opts.OnEvent
-	if on == nil {
+	headless := e.opts.Retention.Headless
+	if on == nil && !headless {
 		return
 	}
 	end := e.timelineLen()
 	if s := e.shadow; s != nil && !all {
-		for _, r := range s.recent {
-			if s.arrived.Sub(r.at) <= ShadowWindow && r.ev < end {
-				end = r.ev
-			}
+		if ev, ok := s.revisable(); ok {
+			// Every dropped event comes before a revisable one.
+			end = min(end, ev-e.eventsDropped)
 		}
 	}
 	for ; e.emitted < end; e.emitted++ {
 		ev := e.timeline[e.emitted-e.evArchive.len()]
-		ev.Seq = e.emitted + 1
-		var a *record.Attempt
-		if ev.Kind == EventAttempt {
-			a = e.attemptAt(ev.Attempt)
+		// Numbered among every event (eventNumber): a headless engine
+		// in shadow mode drops those handed out.
+		ev.Seq = e.eventsDropped + e.emitted + 1
+		if on != nil {
+			var a *record.Attempt
+			if ev.Kind == EventAttempt {
+				a = e.attemptAt(ev.Attempt)
+			}
+			on(ev, a)
 		}
-		on(ev, a)
-		if a != nil && e.opts.Retention.Headless {
+		if ev.Kind == EventAttempt && headless {
 			// Attempts are handed out in order. Cleared in place:
 			// nothing else reads a headless engine's attempts.
 			for e.archive.len() <= ev.Attempt {
@@ -236,6 +269,15 @@ func (e *Engine) emit(all bool) {
 				e.attempts = e.attempts[1:]
 			}
 		}
+	}
+	if headless && e.shadow != nil {
+		// Cleared in place, as the attempts are; the array goes when
+		// appends outgrow it.
+		k := e.emitted - e.evArchive.len()
+		clear(e.timeline[:k])
+		e.timeline = e.timeline[k:]
+		e.eventsDropped += k
+		e.emitted -= k
 	}
 }
 
@@ -253,6 +295,9 @@ func (e *Engine) dropOldestCheckpoint() {
 	e.log = append([]op(nil), e.log[first-e.logBase:]...)
 	e.logBase = first
 	e.compactTimeline()
+	if e.shadow != nil {
+		e.shadow.forgetTraced(e.checkpoints[0].attempts)
+	}
 }
 
 // compactTimeline archives the timeline older than the oldest
@@ -262,15 +307,26 @@ func (e *Engine) dropOldestCheckpoint() {
 // evictions and observations stay: each attempt keeps its line. The
 // timeline's positions after the horizon move down (EventLog numbers
 // events by position), and so do the checkpoints' and the emitted count.
-// Shadow mode keeps its timeline whole: its recent observations hold
-// positions (shadow.go).
+// In shadow mode the horizon stops before the observations reviseRecent
+// may still judge again, in place: the engine's, and those of the oldest
+// checkpoint, which a rewind replays from (the later checkpoints' are
+// later). They name their events by number (eventNumber), which
+// compaction does not change.
 func (e *Engine) compactTimeline() {
-	if e.shadow != nil || len(e.checkpoints) == 0 {
+	if len(e.checkpoints) == 0 {
 		return
 	}
 	horizon := e.checkpoints[0].timeline
 	if e.opts.OnEvent != nil {
 		horizon = min(horizon, e.emitted)
+	}
+	for _, s := range []*shadowState{e.shadow, e.checkpoints[0].shadow} {
+		if s == nil {
+			continue
+		}
+		if ev, ok := s.revisable(); ok {
+			horizon = min(horizon, ev-e.eventsDropped)
+		}
 	}
 	base := e.evArchive.len()
 	if horizon <= base {

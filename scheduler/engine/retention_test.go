@@ -78,6 +78,10 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 		if len(e.log) > (maxCkpt+1)*interval*opsPerAtt {
 			t.Fatalf("second %d: %d ops logged", s, len(e.log))
 		}
+		// The per-pod maps hold the pods there are, not every pod seen.
+		if held := len(e.sched.Objects().Pods()); len(e.lastAttempt) > held || len(e.lastGen) > held || len(e.stubs) > held {
+			t.Fatalf("second %d: %d pods held, lastAttempt %d, lastGen %d, stubs %d", s, held, len(e.lastAttempt), len(e.lastGen), len(e.stubs))
+		}
 	}
 	if changes < 5000 {
 		t.Fatalf("only %d changes", changes)

@@ -158,7 +158,7 @@ func (e *Engine) capture() (*checkpoint, error) {
 	for uid := range e.evicted {
 		c.evicted = append(c.evicted, uid)
 	}
-	c.shadow = e.shadow.clone(e.timeline)
+	c.shadow = e.shadow.clone(e.timeline, e.eventNumber(0))
 	return c, nil
 }
 
@@ -205,7 +205,7 @@ func (e *Engine) restore(c *checkpoint) error {
 		// handed out before (Timeline) read the old array.
 		e.timeline = slices.Clone(e.timeline)
 	}
-	e.shadow = c.shadow.restore(e.timeline)
+	e.shadow = c.shadow.restore(e.timeline, e.eventNumber(0))
 	e.retainAfterRestore(c)
 	return nil
 }
@@ -302,7 +302,7 @@ func (e *Engine) RewindCtx(ctx context.Context, n int, p progress.Reporter) erro
 	if n <= 0 || target < 0 {
 		return fmt.Errorf("cannot rewind %d of %d attempts", n, e.attemptCount())
 	}
-	if len(e.boundInCluster) > 0 {
+	if e.boundAny {
 		return ErrRewindAfterBind
 	}
 	if !e.retainedFrom(target) {

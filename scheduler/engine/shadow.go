@@ -195,8 +195,9 @@ type recentDecision struct {
 	d   decision
 	// judged is the pod as judged (before the decision).
 	judged *v1.Pod
-	// ev indexes the observation in the timeline; event is its content
-	// when the checkpoint was taken (restore puts it back).
+	// ev numbers the observation among every event the timeline was
+	// given (Engine.eventNumber), which compaction does not move; event is
+	// its content when the checkpoint was taken (restore puts it back).
 	ev    int
 	event Event
 }
@@ -253,8 +254,8 @@ func newShadowState() *shadowState {
 }
 
 // clone copies the state for a checkpoint, with the recent observations
-// as they stand in the timeline.
-func (s *shadowState) clone(timeline []Event) *shadowState {
+// as they stand in the timeline, whose first event is number base.
+func (s *shadowState) clone(timeline []Event, base int) *shadowState {
 	if s == nil {
 		return nil
 	}
@@ -271,8 +272,8 @@ func (s *shadowState) clone(timeline []Event) *shadowState {
 		c.inflight[k] = v
 	}
 	for _, r := range s.recent {
-		if r.ev < len(timeline) {
-			r.event = timeline[r.ev]
+		if k := r.ev - base; k >= 0 && k < len(timeline) {
+			r.event = timeline[k]
 		}
 		c.recent = append(c.recent, r)
 	}
@@ -281,16 +282,40 @@ func (s *shadowState) clone(timeline []Event) *shadowState {
 
 // restore returns a fresh copy of a checkpoint's state and puts the
 // recent observations back as they were (a later revision is undone).
-func (s *shadowState) restore(timeline []Event) *shadowState {
+// Those archived since were past revision when the checkpoint was taken
+// (compactTimeline): they are as it saw them.
+func (s *shadowState) restore(timeline []Event, base int) *shadowState {
 	if s == nil {
 		return nil
 	}
 	for _, r := range s.recent {
-		if r.ev < len(timeline) {
-			timeline[r.ev] = r.event
+		if k := r.ev - base; k >= 0 && k < len(timeline) {
+			timeline[k] = r.event
 		}
 	}
-	return s.clone(timeline)
+	return s.clone(timeline, base)
+}
+
+// revisable is the number of the first observation reviseRecent may still
+// judge again (within ShadowWindow of the last change's arrival); ok is
+// false when there is none.
+func (s *shadowState) revisable() (ev int, ok bool) {
+	for _, r := range s.recent {
+		if s.arrived.Sub(r.at) <= ShadowWindow && (!ok || r.ev < ev) {
+			ev, ok = r.ev, true
+		}
+	}
+	return ev, ok
+}
+
+// forgetTraced forgets the traced attempts before attempt first: no fork
+// reaches them (retainedFrom).
+func (s *shadowState) forgetTraced(first int) {
+	for i := range s.tracedOps {
+		if i < first {
+			delete(s.tracedOps, i)
+		}
+	}
 }
 
 // shadowArrival notes the arrival time of a change about to be applied:
@@ -767,8 +792,11 @@ func (e *Engine) observeJudgement(j *judgement) {
 	if j.tracedOp >= 0 {
 		e.shadow.tracedOps[idx] = j.tracedOp
 	}
+	// A copy: a pointer into j would keep the whole judgement, the
+	// attempt and the pod, for as long as the observation is kept.
+	judged := j.res.judged
 	e.event(Event{Kind: EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
-		Message: j.why, Attempt: idx, Judged: &j.res.judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
+		Message: j.why, Attempt: idx, Judged: &judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
 	s := e.shadow
 	kept := s.recent[:0]
 	for _, r := range s.recent {
@@ -779,7 +807,7 @@ func (e *Engine) observeJudgement(j *judgement) {
 	if len(kept) >= maxRecent {
 		kept = append(kept[:0], kept[len(kept)-maxRecent+1:]...)
 	}
-	s.recent = append(kept, recentDecision{at: s.arrived, pod: key(j.pod), uid: j.pod.UID, d: j.d, judged: j.pod, ev: len(e.timeline) - 1})
+	s.recent = append(kept, recentDecision{at: s.arrived, pod: key(j.pod), uid: j.pod.UID, d: j.d, judged: j.pod, ev: e.eventNumber(len(e.timeline) - 1)})
 }
 
 func joinNotes(first string, notes []string) string {
@@ -800,7 +828,8 @@ func (e *Engine) reviseRecent(uid types.UID, pod, what string, bound bool) {
 	s := e.shadow
 	for i := range s.recent {
 		r := &s.recent[i]
-		if r.uid == uid || e.timeline[r.ev].Reason != string(Disagree) || s.arrived.Sub(r.at) > ShadowWindow {
+		k := r.ev - e.eventNumber(0)
+		if r.uid == uid || s.arrived.Sub(r.at) > ShadowWindow || k < 0 || e.timeline[k].Reason != string(Disagree) {
 			continue
 		}
 		p := e.Pod(r.pod)
@@ -822,11 +851,11 @@ func (e *Engine) reviseRecent(uid types.UID, pod, what string, bound bool) {
 			judged.Bound--
 			judged.InFlight = append(judged.InFlight, pod+"→"+e.Pod(pod).Spec.NodeName)
 		}
-		ev := e.timeline[r.ev]
+		ev := e.timeline[k]
 		ev.Attempt, ev.Predicted, ev.Reason, ev.Message, ev.Judged = idx, res.a.Node, string(v), why, &judged
 		ev.Uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler assumed %s (%s %s later) before it attempted the pod: judged again with it",
 			v, pod, what, s.arrived.Sub(r.at)), res.notes)
-		e.timeline[r.ev] = ev
+		e.timeline[k] = ev
 	}
 }
 

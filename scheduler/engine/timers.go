@@ -200,6 +200,7 @@ func (e *Engine) terminate(t *timer) {
 	e.bump()
 	e.sched.RemoveAssignedPod(cur)
 	e.noteEvicted(cur.UID)
+	e.forgetPod(cur.UID)
 	e.event(Event{Kind: EventEviction, Pod: t.victim, Node: t.node, Reason: "Preempted by " + t.preemptor, Preemptor: t.preemptor})
 	e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, cur, nil, nil)
 }
