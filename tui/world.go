@@ -214,29 +214,38 @@ func copyResource(r *framework.Resource) framework.Resource {
 
 // observedTally counts the observations of a backend's timeline from one
 // capture to the next, reading only the events new since the last one
-// (and those shadow mode may still judge again); a rewind, or a timeline
-// compacted since, makes it count again from the start.
+// (and those shadow mode may still judge again). The place it stopped is
+// kept as a number of the run's events (engine.EventLog.Dropped), which
+// compaction leaves alone; a rewind makes it count again from the start.
 type observedTally struct {
+	// upTo is the run's events counted (the settled ones), last the
+	// final one of them.
 	upTo   int
 	last   engine.Event
 	counts observedCounts
+	// read is the events read, which bounds the work (tests).
+	read int
 }
 
 func (t *observedTally) count(l engine.EventLog) observedCounts {
 	settled := l.Settled()
-	if t.upTo > settled || t.upTo > 0 && !sameMark(l.At(t.upTo-1), t.last) {
-		*t = observedTally{}
+	from := t.upTo - l.Dropped()
+	if from < 0 || from > settled || from > 0 && !sameMark(l.At(from-1), t.last) {
+		*t = observedTally{read: t.read}
+		from = 0
 	}
-	for i := t.upTo; i < settled; i++ {
+	for i := from; i < settled; i++ {
+		t.read++
 		if ev := l.At(i); ev.Kind == engine.EventObserved {
 			t.counts.add(ev.Reason)
 		}
 	}
-	if t.upTo = settled; settled > 0 {
+	if t.upTo = l.Dropped() + settled; settled > 0 {
 		t.last = l.At(settled - 1)
 	}
 	c := t.counts
 	for i := settled; i < l.Len(); i++ {
+		t.read++
 		if ev := l.At(i); ev.Kind == engine.EventObserved {
 			c.add(ev.Reason)
 		}
@@ -244,9 +253,10 @@ func (t *observedTally) count(l engine.EventLog) observedCounts {
 	return c
 }
 
-// sameMark: a and b are the same event, as far as a tally can tell.
+// sameMark: a and b are the same event, as far as a tally can tell (Seq
+// is a position, which compaction moves).
 func sameMark(a, b engine.Event) bool {
-	return a.Seq == b.Seq && a.Time.Equal(b.Time) && a.Kind == b.Kind && a.Pod == b.Pod && a.Reason == b.Reason && a.Attempt == b.Attempt
+	return a.Time.Equal(b.Time) && a.Kind == b.Kind && a.Pod == b.Pod && a.Reason == b.Reason && a.Attempt == b.Attempt
 }
 
 // observedCounts counts observations by verdict.

@@ -409,7 +409,18 @@ type EventLog struct {
 	tail       []Event
 	recent     []Event
 	recentFrom int
+	// dropped is the events compaction had dropped when the log was
+	// taken (see Dropped).
+	dropped int
 }
+
+// Dropped is how many queue moves and cluster changes compaction had
+// dropped from the run's timeline when the log was taken. Compaction
+// drops only events older than every checkpoint, so an event past that
+// horizon is the run's event Dropped()+i at position i in every log taken
+// until a rewind: a reader can resume where it stopped in a log compacted
+// since.
+func (l EventLog) Dropped() int { return l.dropped }
 
 // Len is the number of events.
 func (l EventLog) Len() int { return l.archive.len() + l.recentFrom + len(l.recent) }

@@ -202,7 +202,7 @@ func (e *Engine) Start() time.Time { return e.start }
 // every checkpoint are archived, their queue moves and cluster changes
 // dropped).
 func (e *Engine) Timeline() EventLog {
-	l := EventLog{archive: e.evArchive, attempts: e.Attempts(), tail: e.timeline, recentFrom: len(e.timeline)}
+	l := EventLog{archive: e.evArchive, attempts: e.Attempts(), tail: e.timeline, recentFrom: len(e.timeline), dropped: e.eventsDropped}
 	if s := e.shadow; s != nil && len(s.recent) > 0 {
 		// Shadow mode may judge these again, in place: a copy.
 		from := len(e.timeline)
