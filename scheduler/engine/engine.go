@@ -132,6 +132,9 @@ type Engine struct {
 	volumeWrites []any
 	// stubs are the PodInfos of nominated pods in flight.
 	stubs map[types.UID]*framework.PodInfo
+	// parked are the pods whose binding cycle waits in PreBind
+	// (binding_wait.go).
+	parked map[types.UID]*parkedBinding
 
 	// Rewinding (rewind.go).
 	replaying bool
@@ -314,6 +317,7 @@ func (e *Engine) build(withInputs bool) error {
 	e.preempting = map[types.UID]bool{}
 	e.lastGen = map[types.UID]uint64{}
 	e.stubs = map[types.UID]*framework.PodInfo{}
+	e.parked = map[types.UID]*parkedBinding{}
 	return nil
 }
 
@@ -383,7 +387,7 @@ func (e *Engine) event(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = e.now
 	}
-	if ev.Kind != EventAttempt && ev.Kind != EventObserved {
+	if ev.Kind != EventAttempt && ev.Kind != EventObserved && ev.Kind != EventBinding {
 		ev.Attempt = -1
 	}
 	e.timeline = append(e.timeline, ev)
@@ -476,6 +480,9 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 		e.bound(pod)
 	case record.Skipped:
 		e.q.Done(uid)
+	case record.Waiting:
+		// Still in flight: its binding cycle is parked (binding_wait.go).
+		e.parkBinding(pi, idx, a.Node)
 	default:
 		e.failed(pi, a)
 	}

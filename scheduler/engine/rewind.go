@@ -64,7 +64,10 @@ func (e *Engine) logOp(o op) {
 	}
 	o.attempts = e.attemptCount()
 	e.log = append(e.log, o)
-	if e.attemptCount()-e.lastCheckpointAttempts() >= e.ckptInterval {
+	// A parked binding cycle holds its cycle state and plugins' memory,
+	// which a checkpoint cannot capture: the checkpoint waits until no
+	// binding is parked (a rewind replays the parking attempt instead).
+	if len(e.parked) == 0 && e.attemptCount()-e.lastCheckpointAttempts() >= e.ckptInterval {
 		if err := e.checkpoint(); err != nil {
 			// A failed capture only costs replay time on rewind.
 			e.event(Event{Kind: EventCluster, Reason: "Checkpoint", Message: err.Error()})
@@ -127,6 +130,9 @@ func (e *Engine) checkpoint() error {
 // capture is the engine's state now, as a checkpoint; the engine is only
 // read (Forecast forks from one it does not keep).
 func (e *Engine) capture() (*checkpoint, error) {
+	if len(e.parked) > 0 {
+		return nil, fmt.Errorf("%d binding cycle(s) wait in PreBind for binding conditions, which a checkpoint cannot hold", len(e.parked))
+	}
 	var prev *scheduler.State
 	if n := len(e.checkpoints); n > 0 {
 		prev = e.checkpoints[n-1].sched
