@@ -46,18 +46,20 @@ func (s *Scheduler) park(w *waitingBinding) {
 	s.waiting[w.pod.UID] = w
 }
 
-// BindingWaitTimeout is how long the PreBind plugin of pod's parked
-// binding cycle waits at most; ok is false when none is parked.
-func (s *Scheduler) BindingWaitTimeout(uid types.UID) (timeout time.Duration, ok bool) {
+// BindingWait is how the wait of pod's parked binding cycle goes: a poll
+// every interval from PreBind on, for timeout at most; ok is false when
+// none is parked.
+func (s *Scheduler) BindingWait(uid types.UID) (interval, timeout time.Duration, ok bool) {
 	w := s.waiting[uid]
 	if w == nil {
-		return 0, false
+		return 0, 0, false
 	}
 	waiter, ok := w.fwk.Plugin(w.plugin).(framework.PreBindWaiterPlugin)
 	if !ok {
-		return 0, false
+		return 0, 0, false
 	}
-	return waiter.BindingWaitTimeout(), true
+	interval, timeout = waiter.BindingWait()
+	return interval, timeout, true
 }
 
 // WaitingBindings lists the pods whose binding cycle is parked, by UID.

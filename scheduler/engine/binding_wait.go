@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
-	"github.com/schedtui/schedtui/scheduler/plugins/dynamicresources"
 	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -15,7 +14,7 @@ import (
 // Parked binding cycles (scheduler/binding_wait.go): an attempt Waiting
 // left its pod assumed and in flight, its binding cycle waiting in PreBind
 // for a device's binding conditions. Upstream polls them from PreBind's
-// start every dynamicresources.BindingPollInterval until the wait's
+// start every few seconds (the plugin's BindingWait) until the wait's
 // timeout; the engine polls at those instants (a timer each), so a claim
 // status change (a recording's, a live cluster's) is seen at the next poll,
 // and the deadline ends the wait with the timeout error. A poll instant
@@ -27,6 +26,8 @@ type parkedBinding struct {
 	pi *framework.QueuedPodInfo
 	// attempt indexes the attempt that parked it.
 	attempt int
+	// interval is the time between polls.
+	interval time.Duration
 	// node is where the pod waits, assumed.
 	node            string
 	start, deadline time.Time
@@ -35,16 +36,19 @@ type parkedBinding struct {
 // parkBinding notes the binding cycle attempt idx parked and sets its
 // first poll.
 func (e *Engine) parkBinding(pi *framework.QueuedPodInfo, idx int, node string) {
-	timeout, _ := e.sched.BindingWaitTimeout(pi.Pod.UID)
-	p := &parkedBinding{pi: pi, attempt: idx, node: node, start: e.now, deadline: e.now.Add(timeout)}
+	interval, timeout, _ := e.sched.BindingWait(pi.Pod.UID)
+	p := &parkedBinding{pi: pi, attempt: idx, interval: interval, node: node, start: e.now, deadline: e.now.Add(timeout)}
 	e.parked[pi.Pod.UID] = p
 	e.addTimer(&timer{at: p.nextPoll(e.now), kind: timerBindingPoll, pod: pi.Pod.UID})
 }
 
 // nextPoll is the first poll instant after t, or the deadline.
 func (p *parkedBinding) nextPoll(t time.Time) time.Time {
-	k := t.Sub(p.start)/dynamicresources.BindingPollInterval + 1
-	next := p.start.Add(k * dynamicresources.BindingPollInterval)
+	if p.interval <= 0 {
+		return p.deadline
+	}
+	k := t.Sub(p.start)/p.interval + 1
+	next := p.start.Add(k * p.interval)
 	if next.After(p.deadline) {
 		return p.deadline
 	}

@@ -161,8 +161,9 @@ type VolumeWriterPlugin interface {
 // settles it (scheduler/schedule_one.go: PollBinding).
 type PreBindWaiterPlugin interface {
 	PreBindPlugin
-	// BindingWaitTimeout is how long PreBind waits at most.
-	BindingWaitTimeout() time.Duration
+	// BindingWait is how the wait goes: a poll every interval from
+	// PreBind on, for timeout at most.
+	BindingWait() (interval, timeout time.Duration)
 	// PollBindingWait is one poll of the wait PreBind started: done with
 	// a nil status when the binding may go on, done with an error status
 	// when it fails; not done while it still waits. expired says the wait's

@@ -13,7 +13,7 @@ package dynamicresources
 //     bindingTimeout); here PreBind checks once (the poll's immediate
 //     check) and, if still waiting, returns Wait: the scheduler parks the
 //     binding cycle with the pod assumed (scheduler/schedule_one.go) and
-//     the engine polls at the same instants (scheduler/engine/binding.go)
+//     the engine polls at the same instants (scheduler/engine/binding_wait.go)
 //     through PollBindingWait. All conditions True: the binding goes on;
 //     a failure condition True, or a claim not ready past its timeout:
 //     PreBind's error; the wait's own timeout: "device binding timeout:
@@ -35,9 +35,6 @@ import (
 
 // bindingPollInterval is the interval of upstream's PreBind poll.
 const bindingPollInterval = 5 * time.Second
-
-// BindingPollInterval is bindingPollInterval, for the engine's timers.
-const BindingPollInterval = bindingPollInterval
 
 // Upstream's errors: their texts begin PreBind's error messages.
 var (
@@ -149,8 +146,11 @@ func (pl *DynamicResources) podReadyForBinding(s *stateData, refresh bool) (bool
 	return true, nil
 }
 
-// BindingWaitTimeout is the plugin's bindingTimeout.
-func (pl *DynamicResources) BindingWaitTimeout() time.Duration { return pl.bindingTimeout }
+// BindingWait is upstream's poll: every bindingPollInterval, for
+// bindingTimeout at most.
+func (pl *DynamicResources) BindingWait() (interval, timeout time.Duration) {
+	return bindingPollInterval, pl.bindingTimeout
+}
 
 // PollBindingWait is one poll of PreBind's wait (framework.PreBindWaiterPlugin).
 func (pl *DynamicResources) PollBindingWait(_ context.Context, cs *framework.CycleState, _ *v1.Pod, expired bool) (bool, *framework.Status) {
