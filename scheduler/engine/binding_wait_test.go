@@ -97,6 +97,16 @@ func bindingEvents(e *Engine) []Event {
 func TestBindingConditionsMet(t *testing.T) {
 	e := parkA(t, "", Options{})
 	start := e.Now()
+	// An update of the assumed pod meanwhile is not the queue's business.
+	labelled := e.Pod("default/a").DeepCopy()
+	labelled.Labels = map[string]string{"touched": "yes"}
+	labelled.ResourceVersion = "2"
+	if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: labelled}); err != nil {
+		t.Fatal(err)
+	}
+	if q := e.Queue(); len(q.ActiveQ)+len(q.BackoffQ)+len(q.Unschedulable) != 0 {
+		t.Fatalf("the waiting pod was queued: %+v", q)
+	}
 	if err := e.Apply(withDeviceConditions(t, e, start.Add(7*time.Second), metav1.Condition{Type: "attached", Status: metav1.ConditionTrue})); err != nil {
 		t.Fatal(err)
 	}

@@ -289,6 +289,11 @@ func (e *Engine) updatePod(oldPod, newPod *v1.Pod) {
 			if oldPod.ResourceVersion != "" && oldPod.ResourceVersion == newPod.ResourceVersion {
 				return
 			}
+			if _, assumed := e.parked[newPod.UID]; assumed {
+				// Its binding cycle waits (binding_wait.go): upstream's
+				// handler skips an assumed pod's update.
+				return
+			}
 			e.unscheduledPodUpdated(oldPod, newPod)
 		}
 	}
