@@ -72,6 +72,9 @@ func (e *Engine) pollBinding(uid types.UID) {
 		return
 	}
 	delete(e.parked, uid)
+	if expired {
+		e.expiredAt[uid] = e.external
+	}
 	if !ok {
 		// The scheduler lost it (a rebuilt scheduler): nothing to end.
 		e.q.Done(uid)
@@ -80,6 +83,7 @@ func (e *Engine) pollBinding(uid types.UID) {
 	pod := p.pi.Pod
 	e.event(Event{Kind: EventBinding, Pod: a.Pod, Attempt: p.attempt, Node: p.node, Reason: a.Outcome.String(), Message: a.Message})
 	if a.Outcome == record.Scheduled {
+		delete(e.expiredAt, uid)
 		e.q.Done(uid)
 		e.bound(pod)
 		return
@@ -95,4 +99,17 @@ func (e *Engine) pollBinding(uid types.UID) {
 	}
 	e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, assumed, nil, nil)
 	e.failed(p.pi, a)
+}
+
+// repeatingWait: t polls a binding that waits again, with nothing changed
+// from outside since its pod's last wait ran out. Left alone, this wait
+// runs out too, the claim is deallocated and allocated again, and the pod
+// waits once more, forever (as upstream's would without its driver): for
+// quiescence the poll is not pending work.
+func (e *Engine) repeatingWait(t *timer) bool {
+	if t.kind != timerBindingPoll {
+		return false
+	}
+	at, ok := e.expiredAt[t.pod]
+	return ok && at == e.external
 }

@@ -182,7 +182,10 @@ func requeuedAfterBindingError(e *Engine) bool {
 
 // Nothing happens to the device: the wait ends at bindingTimeout (600s by
 // default) with the context's timeout, not at the poll that falls on it;
-// then the claim, allocated 600s ago and not ready, is unusable.
+// then the claim, allocated 600s ago and not ready, is unusable, PostFilter
+// deallocates it, and the pod waits again on its new allocation. That
+// wait would repeat forever: the engine is quiescent, until the driver
+// reports the device attached.
 func TestBindingConditionsTimeout(t *testing.T) {
 	e := parkA(t, "", Options{})
 	start := e.Now()
@@ -197,6 +200,20 @@ func TestBindingConditionsTimeout(t *testing.T) {
 	}
 	if a.Outcome != record.Unschedulable || !strings.Contains(a.Message, "deallocation of ResourceClaim completed") {
 		t.Fatalf("attempt after the timeout: %+v", a)
+	}
+	a, ok = e.Step()
+	if !ok || a.Outcome != record.Waiting {
+		t.Fatalf("after the deallocation: %v %+v", ok, a)
+	}
+	if a, ok := e.Step(); ok || len(e.Scheduler().WaitingBindings()) != 1 {
+		t.Fatalf("the repeating wait was not quiescent: %v %+v", ok, a)
+	}
+	if err := e.Apply(withDeviceConditions(t, e, time.Time{}, metav1.Condition{Type: "attached", Status: metav1.ConditionTrue})); err != nil {
+		t.Fatal(err)
+	}
+	e.Step()
+	if evs := bindingEvents(e); len(evs) != 2 || evs[1].Reason != "Scheduled" || e.Pod("default/a").Spec.NodeName != "n1" {
+		t.Fatalf("after the driver's update: %+v", evs)
 	}
 }
 
@@ -240,5 +257,28 @@ func TestRewindAcrossParkedBinding(t *testing.T) {
 	evs := bindingEvents(e)
 	if len(evs) != 1 || evs[0].Reason != "Scheduled" || !evs[0].Time.Equal(start.Add(15*time.Second)) || e.Pod("default/a").Spec.NodeName != "n1" {
 		t.Fatalf("after the replayed wait: %+v", evs)
+	}
+}
+
+// A rewind to the repeated wait restores what made it quiescent (the pod's
+// wait that ran out), from a checkpoint taken between the two waits.
+func TestRewindToRepeatingWait(t *testing.T) {
+	e := parkA(t, "", Options{CheckpointInterval: 1})
+	for range 2 {
+		if _, ok := e.Step(); !ok {
+			t.Fatal("no attempt after the timeout")
+		}
+	}
+	if a, ok := e.Step(); ok {
+		t.Fatalf("not quiescent: %+v", a)
+	}
+	if err := e.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := e.Step(); !ok || a.Outcome != record.Waiting {
+		t.Fatalf("replayed wait: %v %+v", ok, a)
+	}
+	if a, ok := e.Step(); ok {
+		t.Fatalf("not quiescent after the rewind: %+v", a)
 	}
 }

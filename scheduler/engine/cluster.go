@@ -117,6 +117,7 @@ func (e *Engine) nodeIndex(name string) int {
 
 // applyNow applies a change as the event handlers do (eventhandlers.go).
 func (e *Engine) applyNow(c ClusterChange) error {
+	e.external++
 	e.shadowArrival(c)
 	switch c.Kind {
 	case NodeAdd:

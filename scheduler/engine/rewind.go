@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -87,6 +88,8 @@ type checkpoint struct {
 	timers                                   []timer
 	timerSeq                                 uint64
 	preempting                               []types.UID
+	expiredAt                                map[types.UID]uint64
+	external                                 uint64
 	nodeOrder                                []*v1.Node
 	gen                                      uint64
 	lastGen                                  map[types.UID]uint64
@@ -157,6 +160,7 @@ func (e *Engine) capture() (*checkpoint, error) {
 	for uid := range e.preempting {
 		c.preempting = append(c.preempting, uid)
 	}
+	c.expiredAt, c.external = maps.Clone(e.expiredAt), e.external
 	for k, v := range e.lastGen {
 		c.lastGen[k] = v
 	}
@@ -188,6 +192,8 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.timerSeq = c.timerSeq
 	e.nodeOrder = append([]*v1.Node(nil), c.nodeOrder...)
 	e.gen = c.gen
+	maps.Copy(e.expiredAt, c.expiredAt)
+	e.external = c.external
 	for k, v := range c.lastGen {
 		e.lastGen[k] = v
 	}
