@@ -80,6 +80,10 @@ func (e *Engine) pollBinding(uid types.UID) {
 		e.q.Done(uid)
 		return
 	}
+	if e.cursor.Attempt == p.attempt {
+		// Its record now reaches further (Bind): still fully revealed.
+		e.cursor.Phase = a.LastPhase()
+	}
 	pod := p.pi.Pod
 	e.event(Event{Kind: EventBinding, Pod: a.Pod, Attempt: p.attempt, Node: p.node, Reason: a.Outcome.String(), Message: a.Message})
 	if a.Outcome == record.Scheduled {

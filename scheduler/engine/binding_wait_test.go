@@ -120,6 +120,9 @@ func TestBindingConditionsMet(t *testing.T) {
 	if len(evs) != 1 || evs[0].Reason != "Scheduled" || evs[0].Node != "n1" || evs[0].Attempt != 0 || !evs[0].Time.Equal(start.Add(10*time.Second)) {
 		t.Fatalf("binding events: %+v", evs)
 	}
+	if c := e.Cursor(); c.Attempt != 0 || c.Phase != record.PhaseBind {
+		t.Fatalf("cursor after the wait: %+v", c)
+	}
 	a := e.Attempts().At(0)
 	if a.Outcome != record.Scheduled || a.Node != "n1" || a.Phases[record.PhasePreBind].Code != record.CodeSuccess || a.Phases[record.PhaseBind].Code != record.CodeSuccess {
 		t.Fatalf("attempt after the wait: %+v", a)
