@@ -120,6 +120,10 @@ func TestBindingConditionsMet(t *testing.T) {
 	if len(evs) != 1 || evs[0].Reason != "Scheduled" || evs[0].Node != "n1" || evs[0].Attempt != 0 || !evs[0].Time.Equal(start.Add(10*time.Second)) {
 		t.Fatalf("binding events: %+v", evs)
 	}
+	if j, ok := EventJSON(evs[0]); !ok || j != (BindingJSON{Kind: "binding", Time: FormatTime(start.Add(10 * time.Second)), Pod: "default/a",
+		Node: "n1", Outcome: "Scheduled", Attempt: 1}) {
+		t.Errorf("binding line: %v %+v", ok, j)
+	}
 	if c := e.Cursor(); c.Attempt != 0 || c.Phase != record.PhaseBind {
 		t.Fatalf("cursor after the wait: %+v", c)
 	}
@@ -283,5 +287,30 @@ func TestRewindToRepeatingWait(t *testing.T) {
 	}
 	if a, ok := e.Step(); ok {
 		t.Fatalf("not quiescent after the rewind: %+v", a)
+	}
+}
+
+// In real time (a live cluster) the polls fire as the clock passes them:
+// the claim's update at 7s after PreBind binds the pod at the 10s poll,
+// not before.
+func TestRealTimeBindingWait(t *testing.T) {
+	clk := newFakeClock()
+	e := parkA(t, "", realTime(clk))
+	start := e.Now()
+	clk.t = start.Add(7 * time.Second)
+	e.Tick()
+	if err := e.Apply(withDeviceConditions(t, e, time.Time{}, metav1.Condition{Type: "attached", Status: metav1.ConditionTrue})); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = start.Add(9 * time.Second)
+	e.Tick()
+	if e.Pod("default/a").Spec.NodeName != "" || len(bindingEvents(e)) != 0 {
+		t.Fatal("bound before the poll")
+	}
+	clk.t = start.Add(10 * time.Second)
+	e.Tick()
+	if evs := bindingEvents(e); len(evs) != 1 || evs[0].Reason != "Scheduled" || !evs[0].Time.Equal(start.Add(10*time.Second)) ||
+		e.Pod("default/a").Spec.NodeName != "n1" {
+		t.Fatalf("after the 10s poll: %+v", evs)
 	}
 }
