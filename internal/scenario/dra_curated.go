@@ -19,7 +19,7 @@ func CuratedDRA() []*Scenario {
 	return append([]*Scenario{
 		draPrioritizedFallback(), draTaintRule(), draAdminAccess(), draPartitionable(), draConsumableCapacity(),
 		draPostFilterDeallocation(), draMatchAttribute(), draAllModeTaken(), draSharedReserved(), draNotFoundQuirk(),
-		draCELSelectorNoMatch(), draBindingFailed(), draBindingTimedOut(),
+		draCELSelectorNoMatch(), draBindingFailed(), draBindingTimedOut(), draBindingReady(),
 	}, CuratedDRAExtended()...)
 }
 
@@ -279,6 +279,18 @@ func draBindingTimedOut() *Scenario {
 	g.podWithClaims("stuck", "high", "attaching")
 	g.podWithClaims("again", "high", "attaching")
 	return g.b.done("a claim whose device's binding conditions stayed unmet past the binding timeout is unusable on every node: PostFilter deallocates it, and the next pod using it allocates it afresh", "DRA/binding-timeout")
+}
+
+// draBindingReady: a claim whose device's binding conditions are all True
+// (however long ago it was allocated) is usable, and PreBind's first check
+// finds it ready: the pod binds without waiting.
+func draBindingReady() *Scenario {
+	g := newDRAGen("dra-binding-ready")
+	c, allocated := attachingClaim(g)
+	c.Status.Devices[0].Conditions = []metav1.Condition{
+		{Type: "attached", Status: metav1.ConditionTrue, Reason: "Attached", Message: "", LastTransitionTime: allocated}}
+	g.podWithClaims("ready", "high", "attaching")
+	return g.b.done("a claim whose device reports every binding condition True binds its pod at once", "DRA/binding-ready")
 }
 
 // attachingClaim adds two nodes, node-a's slice of two GPUs, and claim
