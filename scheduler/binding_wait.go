@@ -21,7 +21,7 @@ import (
 // once, so such a PreBind returns Wait (framework.PreBindWaiterPlugin)
 // and the cycle is parked here, the pod assumed on its node (its
 // resources and its claims' allocation counted), its attempt Waiting.
-// Whoever drives time (the engine: scheduler/engine/binding.go) polls it
+// Whoever drives time (the engine: scheduler/engine/binding_wait.go) polls it
 // at upstream's poll instants with PollBinding, which ends the cycle as
 // the wait ends: bound, or failed as handleBindingCycleError does.
 

@@ -35,7 +35,9 @@ type scheduleResult struct {
 // to the in-memory cluster, as upstream's ScheduleOne: the scheduling
 // cycle (schedulingCycle), then, when it found a node, the binding cycle
 // (bindingCycle). A scheduled pod is bound to its node; a pod that failed
-// gets the nomination PostFilter decided (handleSchedulingFailure).
+// gets the nomination PostFilter decided (handleSchedulingFailure); a pod
+// whose PreBind waits (a device's binding conditions) is Waiting, assumed
+// on its node, until PollBinding ends its binding cycle (binding_wait.go).
 //
 // Upstream's failure handler also requeues the pod. Here that is the
 // engine's part: Engine.failed in scheduler/engine/engine.go puts a failed
@@ -260,8 +262,8 @@ func rejectedOnHost(pod *v1.Pod, host string, st *framework.Status, rec *recorde
 //
 // A PreBind Wait is returned as it is, with the plugins the preflights
 // skipped, the pod still assumed and nothing undone: the caller parks the
-// cycle, and finishBinding (after
-// RunPreBindPluginsAfter) goes on with it once the wait is over.
+// cycle, and finishBinding (after RunPreBindPluginsAfter) goes on with it
+// once the wait is over.
 func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string, rec *recorder) (*framework.Status, sets.Set[string]) {
 	var pre *framework.Status
 	skip := sets.New[string]()
