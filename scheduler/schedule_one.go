@@ -35,7 +35,9 @@ type scheduleResult struct {
 // to the in-memory cluster, as upstream's ScheduleOne: the scheduling
 // cycle (schedulingCycle), then, when it found a node, the binding cycle
 // (bindingCycle). A scheduled pod is bound to its node; a pod that failed
-// gets the nomination PostFilter decided (handleSchedulingFailure).
+// gets the nomination PostFilter decided (handleSchedulingFailure); a pod
+// whose PreBind waits (a device's binding conditions) is Waiting, assumed
+// on its node, until PollBinding ends its binding cycle (binding_wait.go).
 //
 // Upstream's failure handler also requeues the pod. Here that is the
 // engine's part: Engine.failed in scheduler/engine/engine.go puts a failed
@@ -78,15 +80,34 @@ func (s *Scheduler) scheduleOne(pod *v1.Pod) *record.Attempt {
 		return a
 	}
 	// Upstream runs the binding cycle in a goroutine; schedtui runs it at
-	// once, so the next attempt sees the pod bound.
-	if status := s.bindingCycle(ctx, fwk, state, assumed, result.host, rec); !status.IsSuccess() {
-		s.handleSchedulingFailure(pod, status, clearNominatedNode, a)
+	// once, so the next attempt sees the pod bound, unless PreBind waits:
+	// then the cycle is parked (binding_wait.go) and a poll ends it.
+	status, skip := s.bindingCycle(ctx, fwk, state, assumed, result.host, rec)
+	if status.IsWait() {
+		s.park(&waitingBinding{fwk: fwk, state: state, pod: pod, assumed: assumed, host: result.host, rec: rec,
+			plugin: status.Plugin(), skip: skip})
+		a.Outcome = record.Waiting
+		a.Message = status.Message()
+		a.Node = result.host
+		a.Chosen = s.nodeList.Index(result.host)
 		return a
 	}
-	a.Outcome = record.Scheduled
-	a.Node = result.host
-	a.Chosen = s.nodeList.Index(result.host)
+	s.endBindingCycle(pod, result.host, status, a)
 	return a
+}
+
+// endBindingCycle records the end of a binding cycle on host: bound, or
+// the failure handled.
+func (s *Scheduler) endBindingCycle(pod *v1.Pod, host string, status *framework.Status, a *record.Attempt) {
+	if !status.IsSuccess() {
+		a.Node, a.Chosen = "", -1
+		s.handleSchedulingFailure(pod, status, clearNominatedNode, a)
+		return
+	}
+	a.Outcome = record.Scheduled
+	a.Message = ""
+	a.Node = host
+	a.Chosen = s.nodeList.Index(host)
 }
 
 // newAttempt starts the record of an attempt for pod: popped, every
@@ -238,7 +259,12 @@ func rejectedOnHost(pod *v1.Pod, host string, st *framework.Status, rec *recorde
 // as upstream asks them only to decide whether to write the nomination
 // before PreBind (a write schedtui's in-memory binding has no use for);
 // without the gate every PreBind plugin runs.
-func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string, rec *recorder) *framework.Status {
+//
+// A PreBind Wait is returned as it is, with the plugins the preflights
+// skipped, the pod still assumed and nothing undone: the caller parks the
+// cycle, and finishBinding (after RunPreBindPluginsAfter) goes on with it
+// once the wait is over.
+func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string, rec *recorder) (*framework.Status, sets.Set[string]) {
 	var pre *framework.Status
 	skip := sets.New[string]()
 	if s.gates.EnableNominatedNodeNameForExpectation {
@@ -247,10 +273,20 @@ func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, st
 	if pre.IsError() {
 		rec.phase(record.PhasePreBind, pre)
 		s.unreserveAndForget(ctx, fwk, state, assumed, host)
-		return pre
+		return pre, skip
 	}
 	st := fwk.RunPreBindPlugins(ctx, state, assumed, host, skip)
 	s.storeClaimWrites(fwk, state)
+	if st.IsWait() {
+		rec.phase(record.PhasePreBind, st)
+		return st, skip
+	}
+	return s.finishBinding(ctx, fwk, state, assumed, host, rec, st), skip
+}
+
+// finishBinding is the binding cycle from PreBind's outcome st on: the
+// failure undone, or Bind and what follows it.
+func (s *Scheduler) finishBinding(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, assumed *v1.Pod, host string, rec *recorder, st *framework.Status) *framework.Status {
 	if !st.IsSuccess() {
 		rec.phase(record.PhasePreBind, st)
 		s.unreserveAndForget(ctx, fwk, state, assumed, host)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/apis/config"
@@ -72,6 +73,8 @@ type Scheduler struct {
 	frameworkExtenders []framework.Extender
 	// gates are the feature gates in effect.
 	gates features.Features
+	// waiting are the parked binding cycles, by pod UID (binding_wait.go).
+	waiting map[types.UID]*waitingBinding
 }
 
 // Epoch is the default virtual clock's start.

@@ -142,6 +142,9 @@ func outcomeStyled(st *Styles, a *record.Attempt, c *Common) string {
 		return st.Warn.Render(t)
 	case a.Outcome == record.Scheduled:
 		return st.Good.Render(t)
+	case a.Outcome == record.Waiting:
+		// Assumed, its binding waiting for devices: not a failure (yet).
+		return st.Warn.Render(t)
 	}
 	return st.Bad.Render(t)
 }

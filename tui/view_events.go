@@ -148,6 +148,12 @@ func eventText(e *engine.Event) string {
 			s += " on " + e.Node
 		}
 		return s
+	case engine.EventBinding:
+		s := fmt.Sprintf("%-10s #%d %s: %s after waiting on %s", e.Kind, e.Attempt+1, e.Pod, e.Reason, e.Node)
+		if e.Message != "" {
+			s += ": " + e.Message
+		}
+		return s
 	case engine.EventPreemption:
 		return fmt.Sprintf("%-10s %s nominated to %s, evicting %s (%s)", e.Kind, e.Pod, e.Node, strings.Join(e.Victims, ", "), e.Reason)
 	case engine.EventEviction:
@@ -211,7 +217,7 @@ func (v *eventsView) View() string {
 			s = st.GoodE.wrap(s)
 		case e.Kind == engine.EventObserved && e.Reason == string(engine.Agree):
 			s = st.GoodE.wrap(s)
-		case e.Kind == engine.EventAttempt && e.Reason == "Scheduled":
+		case (e.Kind == engine.EventAttempt || e.Kind == engine.EventBinding) && e.Reason == "Scheduled":
 			s = st.GoodE.wrap(s)
 		case e.Kind == engine.EventAttempt:
 			s = st.BadE.wrap(s)
@@ -242,6 +248,9 @@ func (v *eventsView) Explain() (string, []string) {
 			}
 		}
 		out = append(out, "", "enter opens this attempt in every view.")
+	case engine.EventBinding:
+		out = append(out, "", "This pod's binding cycle waited in PreBind, the pod assumed on its node, for its devices' binding conditions "+
+			"(DynamicResources polls the claim every 5s until bindingTimeout). This is how the wait ended; enter opens the attempt that started it.")
 	case eventForecast:
 		out = append(out, "", forecastExplain)
 	case engine.EventObserved:

@@ -782,7 +782,7 @@ func pluginArgChecks() map[string]fieldCheck {
 		"VolumeBinding).shape[].utilization": provenBy("Shape", "scheduler/plugins/volumebinding/gates_test.go:TestStorageCapacityScoringGate"),
 		"VolumeBinding).shape[].score":       provenBy("Shape", "scheduler/plugins/volumebinding/gates_test.go:TestStorageCapacityScoringGate"),
 		"DynamicResources).filterTimeout":    {takesEffect, checkFilterTimeout},
-		"DynamicResources).bindingTimeout":   {noted, checkNoted(pluginArgsYAML("DynamicResources", "bindingTimeout: 30s"), "args.bindingTimeout")},
+		"DynamicResources).bindingTimeout":   provenBy("BindingTimeout", "scheduler/plugins/dynamicresources/binding_test.go:TestFilterBindingTimeout"),
 	}
 }
 

@@ -551,8 +551,8 @@ func printAttemptDetails(w io.Writer, a *record.Attempt) {
 	switch a.Outcome {
 	case record.Scheduled:
 		fmt.Fprintf(tw, "  Normal\tScheduled\t%s\tSuccessfully assigned %s to %s\n", a.Profile, a.Pod, a.Node)
-	case record.Skipped:
-		fmt.Fprintf(tw, "  Warning\tFailedScheduling\t%s\t%s\n", a.Profile, a.Message)
+	case record.Waiting:
+		fmt.Fprintf(tw, "  Normal\tBindingConditionsPending\t%s\t%s\n", a.Profile, a.Message)
 	default:
 		fmt.Fprintf(tw, "  Warning\tFailedScheduling\t%s\t%s\n", a.Profile, a.Message)
 	}

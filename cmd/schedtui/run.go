@@ -273,6 +273,12 @@ func writeTextEvent(w io.Writer, at string, ev engine.Event, a *record.Attempt, 
 		err = printAttempt(w, at, a, wide)
 	case engine.EventPreemption:
 		_, err = fmt.Fprintf(w, "%-8s   preemption: %s nominated to %s, victims: %s\n", at, ev.Pod, ev.Node, strings.Join(ev.Victims, ", "))
+	case engine.EventBinding:
+		msg := ""
+		if ev.Message != "" {
+			msg = ": " + ev.Message
+		}
+		_, err = fmt.Fprintf(w, "%-8s   binding: %s on %s: %s after waiting in PreBind (attempt %d)%s\n", at, ev.Pod, ev.Node, ev.Reason, ev.Attempt+1, msg)
 	case engine.EventEviction:
 		_, err = fmt.Fprintf(w, "%-8s   eviction: %s left %s (preempted by %s)\n", at, ev.Pod, ev.Node, ev.Preemptor)
 	case engine.EventCluster:

@@ -19,7 +19,7 @@ func CuratedDRA() []*Scenario {
 	return append([]*Scenario{
 		draPrioritizedFallback(), draTaintRule(), draAdminAccess(), draPartitionable(), draConsumableCapacity(),
 		draPostFilterDeallocation(), draMatchAttribute(), draAllModeTaken(), draSharedReserved(), draNotFoundQuirk(),
-		draCELSelectorNoMatch(), draBindingFailed(),
+		draCELSelectorNoMatch(), draBindingFailed(), draBindingTimedOut(), draBindingReady(),
 	}, CuratedDRAExtended()...)
 }
 
@@ -259,6 +259,46 @@ func draCELSelectorNoMatch() *Scenario {
 // deallocates it and the next pod allocates it afresh.
 func draBindingFailed() *Scenario {
 	g := newDRAGen("dra-binding-failed")
+	c, allocated := attachingClaim(g)
+	c.Status.Devices[0].Conditions = []metav1.Condition{
+		{Type: "failed", Status: metav1.ConditionTrue, Reason: "FabricDown", Message: "no fabric", LastTransitionTime: allocated},
+		{Type: "attached", Status: metav1.ConditionFalse, Reason: "Waiting", Message: "", LastTransitionTime: allocated}}
+	g.podWithClaims("stuck", "high", "attaching")
+	g.podWithClaims("again", "high", "attaching")
+	return g.b.done("a device's binding failure makes its claim unusable on every node: PostFilter deallocates it, and the next pod using it allocates it afresh", "DRA/binding-failure")
+}
+
+// draBindingTimedOut: a claim allocated long ago (the scenario's epoch,
+// long before any clock the run has, virtual or wall) whose device's
+// binding conditions never came true is past its binding timeout: unusable
+// everywhere, PostFilter deallocates it, and the next pod allocates it
+// afresh (a device without binding conditions: nothing to wait for).
+func draBindingTimedOut() *Scenario {
+	g := newDRAGen("dra-binding-timed-out")
+	attachingClaim(g)
+	g.podWithClaims("stuck", "high", "attaching")
+	g.podWithClaims("again", "high", "attaching")
+	return g.b.done("a claim whose device's binding conditions stayed unmet past the binding timeout is unusable on every node: PostFilter deallocates it, and the next pod using it allocates it afresh", "DRA/binding-timeout")
+}
+
+// draBindingReady: a claim whose device's binding conditions are all True
+// (however long ago it was allocated) is usable, and PreBind's first check
+// finds it ready: the pod binds without waiting.
+func draBindingReady() *Scenario {
+	g := newDRAGen("dra-binding-ready")
+	c, allocated := attachingClaim(g)
+	c.Status.Devices[0].Conditions = []metav1.Condition{
+		{Type: "attached", Status: metav1.ConditionTrue, Reason: "Attached", Message: "", LastTransitionTime: allocated}}
+	g.podWithClaims("ready", "high", "attaching")
+	return g.b.done("a claim whose device reports every binding condition True binds its pod at once", "DRA/binding-ready")
+}
+
+// attachingClaim adds two nodes, node-a's slice of two GPUs, and claim
+// "attaching", allocated node-a's gpu-0 (a device with binding conditions
+// "attached" and failure condition "failed") 5s after the epoch, whose
+// device status says "attached" False; it returns the claim and the
+// allocation time.
+func attachingClaim(g *draGen) (*resourcev1.ResourceClaim, metav1.Time) {
 	g.twoNodes()
 	g.nodeSlice("node-a", gpu("gpu-0", "a100"), gpu("gpu-1", "a100"))
 	c := g.claim("attaching", claimSpec(exactly("gpu", 1)))
@@ -272,9 +312,6 @@ func draBindingFailed() *Scenario {
 		AllocationTimestamp: &allocated,
 	}
 	c.Status.Devices = []resourcev1.AllocatedDeviceStatus{{Driver: draDriver, Pool: "node-a", Device: "gpu-0", Conditions: []metav1.Condition{
-		{Type: "failed", Status: metav1.ConditionTrue, Reason: "FabricDown", Message: "no fabric", LastTransitionTime: allocated},
 		{Type: "attached", Status: metav1.ConditionFalse, Reason: "Waiting", Message: "", LastTransitionTime: allocated}}}}
-	g.podWithClaims("stuck", "high", "attaching")
-	g.podWithClaims("again", "high", "attaching")
-	return g.b.done("a device's binding failure makes its claim unusable on every node: PostFilter deallocates it, and the next pod using it allocates it afresh", "DRA/binding-failure")
+	return c, allocated
 }

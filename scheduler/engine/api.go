@@ -67,6 +67,11 @@ const (
 	EventPreemption EventKind = "preemption"
 	// EventEviction: a victim finished terminating and left the cluster.
 	EventEviction EventKind = "eviction"
+	// EventBinding: a binding cycle parked in PreBind (the attempt
+	// Waiting: a device's binding conditions) ended; Attempt indexes the
+	// attempt that parked it, Reason is its outcome (Scheduled or Error),
+	// Node the node it waited on, Message PreBind's or Bind's error.
+	EventBinding EventKind = "binding"
 	// EventCluster: a cluster change (node added or cordoned, pod added or
 	// deleted, a PersistentVolume created, ...) from a recording or from a
 	// live cluster: Reason is its ChangeKind, Object what it is about, and

@@ -117,6 +117,7 @@ func (e *Engine) nodeIndex(name string) int {
 
 // applyNow applies a change as the event handlers do (eventhandlers.go).
 func (e *Engine) applyNow(c ClusterChange) error {
+	e.external++
 	e.shadowArrival(c)
 	switch c.Kind {
 	case NodeAdd:
@@ -287,6 +288,11 @@ func (e *Engine) updatePod(oldPod, newPod *v1.Pod) {
 		e.sched.SetPendingPod(newPod)
 		if e.responsible(oldPod) {
 			if oldPod.ResourceVersion != "" && oldPod.ResourceVersion == newPod.ResourceVersion {
+				return
+			}
+			if _, assumed := e.parked[newPod.UID]; assumed {
+				// Its binding cycle waits (binding_wait.go): upstream's
+				// handler skips an assumed pod's update.
 				return
 			}
 			e.unscheduledPodUpdated(oldPod, newPod)

@@ -132,6 +132,13 @@ type Engine struct {
 	volumeWrites []any
 	// stubs are the PodInfos of nominated pods in flight.
 	stubs map[types.UID]*framework.PodInfo
+	// parked are the pods whose binding cycle waits in PreBind
+	// (binding_wait.go); expiredAt[uid] is external when the pod's last
+	// wait ran out, and external counts the changes applied from outside
+	// (a recording, a live cluster, Apply).
+	parked    map[types.UID]*parkedBinding
+	expiredAt map[types.UID]uint64
+	external  uint64
 
 	// Rewinding (rewind.go).
 	replaying bool
@@ -316,6 +323,8 @@ func (e *Engine) build(withInputs bool) error {
 	e.preempting = map[types.UID]bool{}
 	e.lastGen = map[types.UID]uint64{}
 	e.stubs = map[types.UID]*framework.PodInfo{}
+	e.parked = map[types.UID]*parkedBinding{}
+	e.expiredAt = map[types.UID]uint64{}
 	return nil
 }
 
@@ -385,7 +394,7 @@ func (e *Engine) event(ev Event) {
 	if ev.Time.IsZero() {
 		ev.Time = e.now
 	}
-	if ev.Kind != EventAttempt && ev.Kind != EventObserved {
+	if ev.Kind != EventAttempt && ev.Kind != EventObserved && ev.Kind != EventBinding {
 		ev.Attempt = -1
 	}
 	e.timeline = append(e.timeline, ev)
@@ -478,6 +487,9 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 		e.bound(pod)
 	case record.Skipped:
 		e.q.Done(uid)
+	case record.Waiting:
+		// Still in flight: its binding cycle is parked (binding_wait.go).
+		e.parkBinding(pi, idx, a.Node)
 	default:
 		e.failed(pi, a)
 	}
@@ -711,7 +723,9 @@ func (e *Engine) ceilLeftoverTick(t time.Time) time.Time {
 // quiescent reports that no pod will move again without an external
 // event, except through periodic flushes whose retries are known to end
 // the same way. Precisely: nothing is poppable, no timer (victim
-// termination, preemption API calls, scheduled change) is pending, and
+// termination, preemption API calls, scheduled change, the poll of a
+// binding that waits, unless the wait repeats one that ran out: see
+// repeatingWait) is pending, and
 // every pod left in the unschedulable pool or the error backoff heap was
 // last attempted (or, if gated, last evaluated by PreEnqueue) with the
 // cluster exactly as it is now. Scheduling is a deterministic function of
@@ -725,8 +739,13 @@ func (e *Engine) quiescent() bool {
 	}
 	// Without SchedulerPopFromBackoffQ a pod backing off is not poppable,
 	// but its flush is still to come.
-	if e.q.Poppable() || e.timers.Len() > 0 || e.q.BackoffHeapLen() > 0 {
+	if e.q.Poppable() || e.q.BackoffHeapLen() > 0 {
 		return false
+	}
+	for _, t := range e.timers {
+		if !e.repeatingWait(t) {
+			return false
+		}
 	}
 	settled := true
 	check := func(pi *framework.QueuedPodInfo) {

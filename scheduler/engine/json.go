@@ -46,6 +46,19 @@ type EvictionJSON struct {
 	Preemptor string `json:"preemptor"`
 }
 
+// BindingJSON is the end of a binding cycle that waited in PreBind (kind
+// "binding"): Outcome Scheduled (bound to Node) or Error (Message), for
+// the attempt numbered Attempt (1-based), whose line said Waiting.
+type BindingJSON struct {
+	Kind    string `json:"kind"`
+	Time    string `json:"time"`
+	Pod     string `json:"pod"`
+	Node    string `json:"node"`
+	Outcome string `json:"outcome"`
+	Message string `json:"message"`
+	Attempt int    `json:"attempt"`
+}
+
 // ClusterJSON is a cluster change applied to the engine (kind
 // "cluster"): a change of a recording being replayed, or of a live
 // cluster. The engine's own API calls (a preemption victim marked for
@@ -91,6 +104,9 @@ func EventJSON(ev Event) (any, bool) {
 	case EventObserved:
 		return ObservationJSON{Kind: "observed", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Predicted: ev.Predicted,
 			Verdict: ev.Reason, Message: ev.Message, JudgedOn: ev.Judged, Uncertain: ev.Uncertain, Attempt: ev.Attempt + 1}, true
+	case EventBinding:
+		return BindingJSON{Kind: "binding", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Outcome: ev.Reason,
+			Message: ev.Message, Attempt: ev.Attempt + 1}, true
 	case EventCluster:
 		if !isChange(ev.Reason) {
 			return nil, false

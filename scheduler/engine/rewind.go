@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -65,7 +66,10 @@ func (e *Engine) logOp(o op) {
 	}
 	o.attempts = e.attemptCount()
 	e.log = append(e.log, o)
-	if e.attemptCount()-e.lastCheckpointAttempts() >= e.ckptInterval {
+	// A parked binding cycle holds its cycle state and plugins' memory,
+	// which a checkpoint cannot capture: the checkpoint waits until no
+	// binding is parked (a rewind replays the parking attempt instead).
+	if len(e.parked) == 0 && e.attemptCount()-e.lastCheckpointAttempts() >= e.ckptInterval {
 		if err := e.checkpoint(); err != nil {
 			// A failed capture only costs replay time on rewind.
 			e.event(Event{Kind: EventCluster, Reason: "Checkpoint", Message: err.Error()})
@@ -85,6 +89,8 @@ type checkpoint struct {
 	timers                                   []timer
 	timerSeq                                 uint64
 	preempting                               []types.UID
+	expiredAt                                map[types.UID]uint64
+	external                                 uint64
 	nodeOrder                                []*v1.Node
 	gen                                      uint64
 	lastGen                                  map[types.UID]uint64
@@ -128,6 +134,9 @@ func (e *Engine) checkpoint() error {
 // capture is the engine's state now, as a checkpoint; the engine is only
 // read (Forecast forks from one it does not keep).
 func (e *Engine) capture() (*checkpoint, error) {
+	if len(e.parked) > 0 {
+		return nil, fmt.Errorf("%d binding cycle(s) wait in PreBind for binding conditions, which a checkpoint cannot hold", len(e.parked))
+	}
 	var prev *scheduler.State
 	if n := len(e.checkpoints); n > 0 {
 		prev = e.checkpoints[n-1].sched
@@ -152,6 +161,7 @@ func (e *Engine) capture() (*checkpoint, error) {
 	for uid := range e.preempting {
 		c.preempting = append(c.preempting, uid)
 	}
+	c.expiredAt, c.external = maps.Clone(e.expiredAt), e.external
 	for k, v := range e.lastGen {
 		c.lastGen[k] = v
 	}
@@ -183,6 +193,8 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.timerSeq = c.timerSeq
 	e.nodeOrder = append([]*v1.Node(nil), c.nodeOrder...)
 	e.gen = c.gen
+	maps.Copy(e.expiredAt, c.expiredAt)
+	e.external = c.external
 	for k, v := range c.lastGen {
 		e.lastGen[k] = v
 	}

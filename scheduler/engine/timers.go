@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
@@ -20,6 +21,8 @@ const (
 	timerTerminate
 	// timerApply applies a scheduled cluster change.
 	timerApply
+	// timerBindingPoll polls a parked binding cycle (binding_wait.go).
+	timerBindingPoll
 )
 
 // timer is something the engine does at a virtual time. Timers due at the
@@ -38,6 +41,8 @@ type timer struct {
 	node      string
 	preemptor string
 	change    ClusterChange
+	// pod is the pod of a parked binding cycle (timerBindingPoll).
+	pod types.UID
 }
 
 type timerHeap []*timer
@@ -84,6 +89,8 @@ func (e *Engine) fire(t *timer) {
 		if err := e.applyNow(t.change); err != nil {
 			e.clusterEvent(t.change, "not applied: "+err.Error())
 		}
+	case timerBindingPoll:
+		e.pollBinding(t.pod)
 	}
 }
 

@@ -154,6 +154,23 @@ type VolumeWriterPlugin interface {
 	VolumeWrites(state *CycleState) VolumeWrites
 }
 
+// PreBindWaiterPlugin is a PreBind plugin whose PreBind may wait
+// (DynamicResources: a device's binding conditions). Upstream's PreBind
+// blocks its binding goroutine, polling; here PreBind returns Wait instead
+// and the scheduler parks the binding cycle, the pod assumed, until a poll
+// settles it (scheduler/schedule_one.go: PollBinding).
+type PreBindWaiterPlugin interface {
+	PreBindPlugin
+	// BindingWait is how the wait goes: a poll every interval from
+	// PreBind on, for timeout at most.
+	BindingWait() (interval, timeout time.Duration)
+	// PollBindingWait is one poll of the wait PreBind started: done with
+	// a nil status when the binding may go on, done with an error status
+	// when it fails; not done while it still waits. expired says the wait's
+	// timeout has passed.
+	PollBindingWait(ctx context.Context, state *CycleState, pod *v1.Pod, expired bool) (done bool, status *Status)
+}
+
 // ClaimWriterPlugin is a plugin that writes ResourceClaims
 // (DynamicResources: PostFilter's deallocation, PreBind's allocation and
 // reservation). Upstream sends these writes to the API server at once;

@@ -33,6 +33,7 @@ const (
 	OutcomeScheduled     = "Scheduled"
 	OutcomeUnschedulable = "Unschedulable"
 	OutcomeError         = "Error"
+	OutcomeWaiting       = "Waiting"
 )
 
 // FilterJSON is the status of the first plugin that rejected a node.

@@ -17,6 +17,10 @@ const (
 	// Skipped: popped but not scheduled (a pod being deleted, or no
 	// profile for its schedulerName), as upstream drops such pods.
 	Skipped
+	// Waiting: the binding cycle is parked in PreBind, the pod assumed
+	// on Node (a device's binding conditions); the attempt's outcome is
+	// set when the wait ends.
+	Waiting
 )
 
 func (o Outcome) String() string {
@@ -27,6 +31,8 @@ func (o Outcome) String() string {
 		return OutcomeUnschedulable
 	case Error:
 		return OutcomeError
+	case Waiting:
+		return OutcomeWaiting
 	}
 	return "Skipped"
 }

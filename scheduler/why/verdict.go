@@ -93,6 +93,8 @@ func Verdict(in Input) (out []string) {
 		return out
 	case record.Skipped:
 		return []string{"Not attempted: " + a.Message}
+	case record.Waiting:
+		return []string{fmt.Sprintf("Assumed on %s, not bound yet: PreBind is %s (a device's binding conditions); the binding cycle ends when they are met, one fails, or bindingTimeout passes.", a.Node, a.Message)}
 	}
 	out = append(out, fmt.Sprintf("Stuck: no node fits (%d nodes).", len(a.Nodes.Names)))
 	// Preemption's outcome comes first: at 80×24 only a few lines fit, and

@@ -212,8 +212,9 @@ var InertFields = []struct {
 
 // InertArgs are the plugin arguments that bound how long PreBind waits
 // for another controller, which schedtui does not simulate waiting for:
-// its PreBind writes the volumes' and claims' binding at once, so the
-// timeout never expires.
+// its PreBind writes the volumes' binding at once, so the timeout never
+// expires. (DynamicResources' bindingTimeout is not one: its PreBind waits
+// for devices' binding conditions.)
 var InertArgs = []struct {
 	Field string
 	Why   string
@@ -223,11 +224,6 @@ var InertArgs = []struct {
 		func(o runtime.Object) bool {
 			a, ok := o.(*configv1.VolumeBindingArgs)
 			return ok && a.BindTimeoutSeconds != nil
-		}},
-	{"bindingTimeout", "DynamicResources' PreBind does not wait for devices' binding conditions here",
-		func(o runtime.Object) bool {
-			a, ok := o.(*configv1.DynamicResourcesArgs)
-			return ok && a.BindingTimeout != nil
 		}},
 }
 

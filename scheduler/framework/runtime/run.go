@@ -393,19 +393,54 @@ func (f *Framework) RunPreBindPreFlights(ctx context.Context, state *framework.C
 }
 
 // RunPreBindPlugins runs PreBind plugins not skipped by their preflight.
+//
+// A Wait (framework.PreBindWaiterPlugin) stops the run and is returned
+// with the plugin's name: RunPreBindPluginsAfter goes on once the wait is
+// over.
 func (f *Framework) RunPreBindPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string, skip sets.Set[string]) *framework.Status {
-	for _, pl := range f.preBindPlugins {
+	return f.runPreBindPlugins(ctx, state, pod, node, skip, 0)
+}
+
+// RunPreBindPluginsAfter ends the wait of the PreBind plugin waited
+// (RunPreBindPlugins returned its Wait): its outcome st fails the run as
+// its PreBind's status would have, else the plugins after it run.
+func (f *Framework) RunPreBindPluginsAfter(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string, skip sets.Set[string], waited string, st *framework.Status) *framework.Status {
+	if !st.IsSuccess() {
+		return preBindFailure(waited, st)
+	}
+	for i, pl := range f.preBindPlugins {
+		if pl.Name() == waited {
+			return f.runPreBindPlugins(ctx, state, pod, node, skip, i+1)
+		}
+	}
+	return framework.AsStatus(fmt.Errorf("PreBind plugin %q waited but is not in the profile", waited))
+}
+
+func (f *Framework) runPreBindPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string, skip sets.Set[string], from int) *framework.Status {
+	for _, pl := range f.preBindPlugins[from:] {
 		if skip.Has(pl.Name()) {
 			continue
 		}
-		if s := pl.PreBind(ctx, state, pod, node); !s.IsSuccess() {
-			if s.IsRejected() {
+		s := pl.PreBind(ctx, state, pod, node)
+		if s.IsWait() {
+			if _, ok := pl.(framework.PreBindWaiterPlugin); ok {
 				return s.WithPlugin(pl.Name())
 			}
-			return framework.AsStatus(fmt.Errorf("running PreBind plugin %q: %w", pl.Name(), s.AsError()))
+		}
+		if !s.IsSuccess() {
+			return preBindFailure(pl.Name(), s)
 		}
 	}
 	return nil
+}
+
+// preBindFailure is the status of a run that plugin's PreBind failed, as
+// upstream's RunPreBindPlugins wraps it.
+func preBindFailure(plugin string, s *framework.Status) *framework.Status {
+	if s.IsRejected() {
+		return s.WithPlugin(plugin)
+	}
+	return framework.AsStatus(fmt.Errorf("running PreBind plugin %q: %w", plugin, s.AsError()))
 }
 
 // RunBindPlugins runs binders until one does not Skip.

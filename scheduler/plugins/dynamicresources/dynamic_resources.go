@@ -63,7 +63,10 @@ type DynamicResources struct {
 	fts           features.Features
 	enabled       bool
 	filterTimeout time.Duration
-	celCache      *cel.Cache
+	// bindingTimeout bounds PreBind's wait for binding conditions
+	// (binding.go).
+	bindingTimeout time.Duration
+	celCache       *cel.Cache
 
 	// inFlight holds the claims Reserve allocated, by UID, until PreBind
 	// wrote them (or Unreserve dropped them): their devices count as
@@ -76,16 +79,17 @@ type DynamicResources struct {
 }
 
 var (
-	_ framework.PreEnqueuePlugin  = &DynamicResources{}
-	_ framework.PreFilterPlugin   = &DynamicResources{}
-	_ framework.FilterPlugin      = &DynamicResources{}
-	_ framework.PostFilterPlugin  = &DynamicResources{}
-	_ framework.ScorePlugin       = &DynamicResources{}
-	_ framework.ScoreExtensions   = &DynamicResources{}
-	_ framework.ReservePlugin     = &DynamicResources{}
-	_ framework.PreBindPlugin     = &DynamicResources{}
-	_ framework.EnqueueExtensions = &DynamicResources{}
-	_ framework.ClaimWriterPlugin = &DynamicResources{}
+	_ framework.PreEnqueuePlugin    = &DynamicResources{}
+	_ framework.PreFilterPlugin     = &DynamicResources{}
+	_ framework.FilterPlugin        = &DynamicResources{}
+	_ framework.PostFilterPlugin    = &DynamicResources{}
+	_ framework.ScorePlugin         = &DynamicResources{}
+	_ framework.ScoreExtensions     = &DynamicResources{}
+	_ framework.ReservePlugin       = &DynamicResources{}
+	_ framework.PreBindPlugin       = &DynamicResources{}
+	_ framework.EnqueueExtensions   = &DynamicResources{}
+	_ framework.ClaimWriterPlugin   = &DynamicResources{}
+	_ framework.PreBindWaiterPlugin = &DynamicResources{}
 )
 
 // New takes *configv1.DynamicResourcesArgs or nil.
@@ -100,6 +104,11 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	switch a := args.(type) {
 	case nil:
 	case *configv1.DynamicResourcesArgs:
+		if a.BindingTimeout != nil {
+			pl.bindingTimeout = a.BindingTimeout.Duration
+		} else {
+			pl.bindingTimeout = configv1.DynamicResourcesBindingTimeoutDefault
+		}
 		if a.FilterTimeout != nil {
 			pl.filterTimeout = a.FilterTimeout.Duration
 		} else if pl.fts.EnableDRASchedulerFilterTimeout {
@@ -108,8 +117,11 @@ func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
 	default:
 		return nil, fmt.Errorf("got args of type %T, want *DynamicResourcesArgs", args)
 	}
-	if args == nil && pl.fts.EnableDRASchedulerFilterTimeout {
-		pl.filterTimeout = defaultFilterTimeout
+	if args == nil {
+		pl.bindingTimeout = configv1.DynamicResourcesBindingTimeoutDefault
+		if pl.fts.EnableDRASchedulerFilterTimeout {
+			pl.filterTimeout = defaultFilterTimeout
+		}
 	}
 	pl.celCache = cel.NewCache(10, cel.Features{
 		EnableConsumableCapacity: pl.fts.EnableDRAConsumableCapacity,
@@ -378,7 +390,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 			unavailable = append(unavailable, i)
 			continue
 		}
-		if claim.Status.Allocation != nil && bindingGates && bindingFailed(claim) {
+		if claim.Status.Allocation != nil && bindingGates && pl.unusableForBinding(claim) {
 			unavailable = append(unavailable, i)
 		}
 	}
@@ -760,7 +772,18 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 		delete(pl.inFlight, uid)
 	}
 	pl.mu.Unlock()
-	return nil
+	if !bindingGates || !hasBindingConditions(s.claims) {
+		return nil
+	}
+	// The poll's immediate check; a wait goes on in PollBindingWait.
+	ready, err := pl.podReadyForBinding(s, false)
+	switch {
+	case err != nil:
+		return framework.AsStatus(err)
+	case ready:
+		return nil
+	}
+	return framework.NewStatus(framework.Wait, bindingWaitMessage(nodeName))
 }
 
 // resizeDeferred: with InPlacePodVerticalScalingSchedulerPreemption (alpha)
