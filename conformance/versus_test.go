@@ -108,7 +108,7 @@ func (r versusResult) cpuRatio() float64 {
 }
 
 // bestOf combines rounds of the same case: each side's shortest wall-clock
-// and CPU times, taken separately. The work is the same in every round
+// and CPU times, taken separately, with the first round's attempts. The work is the same in every round
 // (schedtui's is checked to be), so a longer time is the machine's load
 // (other processes on the two cores, their use of the caches), which only
 // ever adds time: the shortest is each side's least disturbed run, whichever
@@ -161,7 +161,7 @@ func versusRounds(b *testing.B) int {
 //
 // Each case runs in rounds (SCHEDTUI_BENCH_ROUNDS, default 3), each round
 // both sides from scratch, and the metrics are each side's best round (see
-// bestOf): on the shared two-core machine the same work took up to 4 times
+// bestOf): on the shared two-core machine the same work took several times
 // as long from one run to the next, while schedtui made the same attempts
 // with the same outcomes every time, which the benchmark checks. A table of
 // every workload, with the spread of the rounds' ratios, is printed at the
@@ -215,8 +215,9 @@ func BenchmarkVersusUpstream(b *testing.B) {
 						b.Fatalf("round %d: schedtui made %d attempts (placements %x), round 1 %d (%x): the same workload was scheduled differently",
 							round+1, r.oursAttempts, r.oursPlacements, runs[0].oursAttempts, runs[0].oursPlacements)
 					}
-					b.Logf("round %d: upstream %.2fs (cpu %.2fs, %d attempts), schedtui %.2fs (cpu %.2fs, %d attempts): ratio %.2f",
-						round+1, r.upWall.Seconds(), r.upCPU.Seconds(), r.upAttempts, r.oursWall.Seconds(), r.oursCPU.Seconds(), r.oursAttempts, r.ratio())
+					b.Logf("round %d: upstream %.2fs (cpu %.2fs, %d attempts, %d failed), schedtui %.2fs (cpu %.2fs, %d attempts, %d failed): ratio %.2f",
+						round+1, r.upWall.Seconds(), r.upCPU.Seconds(), r.upAttempts, r.upFailures,
+						r.oursWall.Seconds(), r.oursCPU.Seconds(), r.oursAttempts, r.oursFailures, r.ratio())
 					runs = append(runs, r)
 				}
 			}
