@@ -13,8 +13,8 @@ const MinParallelNodes = 512
 
 // EachNodeChunk splits nodes into one contiguous chunk per CPU, calls each
 // on every chunk on its own goroutine, and returns the results in chunk
-// order. Upstream's PreFilter and PreScore walks over every node (
-// InterPodAffinity's, PodTopologySpread's) run on the framework's
+// order. Upstream's walks over every node in PreFilter and PreScore
+// (InterPodAffinity's, PodTopologySpread's) run on the framework's
 // parallelizer and merge per-node results; the callers' results are counts
 // and weight sums, so how the nodes are split does not change what they add
 // up to. A short list is walked on this goroutine. each must only read
