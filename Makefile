@@ -91,7 +91,8 @@ conformance-part-b:
 # the real kube-scheduler v1.37.1 and schedtui's `run` on the same
 # scheduler_perf-shaped workloads in one process and prints a table of
 # pods/s, ratio and target per workload (SchedulingBasic at 5000 nodes:
-# 3x; the others: 1.5x; about ten minutes). SCHEDTUI_BENCH_QUICK=1 takes
+# 3x; the others: 1.5x), each side's best of three rounds
+# (SCHEDTUI_BENCH_ROUNDS; 22 minutes on the loaded machine). SCHEDTUI_BENCH_QUICK=1 takes
 # the 500-node sizes; SCHEDTUI_BENCH_15K=1 adds SchedulingBasic at 15,000
 # nodes and 300,000 pods (target 2x; several GiB, tens of minutes).
 bench:

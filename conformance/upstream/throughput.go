@@ -13,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -31,9 +34,13 @@ type Throughput struct {
 	// synced; bound counts those the scheduler has bound so far.
 	pending map[types.UID]bool
 	bound   atomic.Int64
-	done    chan struct{}
-	ran     bool
-	runDone chan struct{}
+	// attempts counts the scheduling cycles (SchedulePod calls), failures
+	// the attempts handed to FailureHandler (unschedulable, or a failed
+	// binding): measures of the work that the machine's load does not move.
+	attempts, failures atomic.Int64
+	done               chan struct{}
+	ran                bool
+	runDone            chan struct{}
 }
 
 // NewThroughput builds the scheduler over c (nil cfg: upstream's defaults)
@@ -68,6 +75,15 @@ func NewThroughput(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeS
 	if len(t.pending) == 0 {
 		close(t.done)
 	}
+	schedulePod, failureHandler := h.sched.SchedulePod, h.sched.FailureHandler
+	h.sched.SchedulePod = func(ctx context.Context, f framework.Framework, state fwk.CycleState, pi *framework.QueuedPodInfo) (scheduler.ScheduleResult, error) {
+		t.attempts.Add(1)
+		return schedulePod(ctx, f, state, pi)
+	}
+	h.sched.FailureHandler = func(ctx context.Context, f framework.Framework, pi *framework.QueuedPodInfo, st *fwk.Status, ni *fwk.NominatingInfo, start time.Time) {
+		t.failures.Add(1)
+		failureHandler(ctx, f, pi, st, ni, start)
+	}
 	// The binding reaches the informer as a pod update that sets the node;
 	// the handler runs on the informer's goroutine, after the scheduler's
 	// own handlers have been handed the same update.
@@ -92,6 +108,12 @@ func NewThroughput(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeS
 
 // Pending is the number of pods without a node when the scheduler was built.
 func (t *Throughput) Pending() int { return len(t.pending) }
+
+// Attempts returns the scheduling attempts made so far and how many of
+// them failed.
+func (t *Throughput) Attempts() (attempts, failures int) {
+	return int(t.attempts.Load()), int(t.failures.Load())
+}
 
 // Schedule runs the scheduler until every pending pod is bound, or until
 // timeout, and returns how many were bound and how long it took from the

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 const (
@@ -100,7 +101,7 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, mul
 // labels.
 func existingAntiAffinityCounts(pod *v1.Pod, nsLabels labels.Set, nodes []*framework.NodeInfo, hostnameFastPath bool) topologyToMatchedTermCount {
 	out := topologyToMatchedTermCount{}
-	for _, part := range eachNodeChunk(nodes, func(nodes []*framework.NodeInfo) topologyToMatchedTermCount {
+	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) topologyToMatchedTermCount {
 		m := topologyToMatchedTermCount{}
 		for _, ni := range nodes {
 			node := ni.Node()
@@ -128,7 +129,7 @@ func incomingAffinityCounts(affinity, antiAffinity []framework.AffinityTerm, nod
 		return aff, anti
 	}
 	type counts struct{ aff, anti topologyToMatchedTermCount }
-	for _, part := range eachNodeChunk(nodes, func(nodes []*framework.NodeInfo) counts {
+	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) counts {
 		c := counts{topologyToMatchedTermCount{}, topologyToMatchedTermCount{}}
 		for _, ni := range nodes {
 			node := ni.Node()

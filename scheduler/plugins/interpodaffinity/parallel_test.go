@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/frameworktest"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 // TestChunkedWalksAddUp: on a cluster large enough to be split between
@@ -20,7 +21,7 @@ import (
 func TestChunkedWalksAddUp(t *testing.T) {
 	var nodes []*v1.Node
 	var pods []*v1.Pod
-	for i := range 3 * minParallelNodes {
+	for i := range 3 * helper.MinParallelNodes {
 		name := fmt.Sprintf("node-%04d", i)
 		nodes = append(nodes, mkNode(name, map[string]string{
 			v1.LabelHostname: name, v1.LabelTopologyZone: fmt.Sprintf("zone-%d", i%7)}))

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 const preScoreStateKey framework.StateKey = "PreScore" + Name
@@ -126,7 +127,7 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	// when a term matched in some domain, even if the weights there cancel
 	// out to 0: processTerm creates the domain's entry whenever it adds,
 	// and nothing removes entries, so that is a non-empty map.
-	for _, part := range eachNodeChunk(nodes, func(nodes []*framework.NodeInfo) scoreMap {
+	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) scoreMap {
 		sums := scoreMap{}
 		for _, ni := range nodes {
 			pods := ni.PodsWithAffinity

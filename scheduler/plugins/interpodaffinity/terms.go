@@ -40,6 +40,17 @@ func (m topologyToMatchedTermCount) update(node *v1.Node, tk string, value int64
 	}
 }
 
+// add adds other's counts to m (a chunk's counts from
+// helper.EachNodeChunk), dropping entries that fall to zero as update does.
+func (m topologyToMatchedTermCount) add(other topologyToMatchedTermCount) {
+	for pair, v := range other {
+		m[pair] += v
+		if m[pair] == 0 {
+			delete(m, pair)
+		}
+	}
+}
+
 // updateWithAffinityTerms counts pod once per term, but only if it matches
 // all terms: affinity needs one pod that satisfies every term.
 func (m topologyToMatchedTermCount) updateWithAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, node *v1.Node, value int64) {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/helper"
 )
 
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
@@ -180,23 +181,41 @@ func (pl *PodTopologySpread) calPreFilterState(pod *v1.Pod, nodes []*framework.N
 		CriticalPaths:     make([]*criticalPaths, len(constraints)),
 		TpValueToMatchNum: make([]map[string]int, len(constraints)),
 	}
-	for i := range constraints {
-		s.TpValueToMatchNum[i] = map[string]int{}
-	}
 	require := nodeaffinity.GetRequiredNodeAffinity(pod)
-	for _, ni := range nodes {
-		node := ni.Node()
-		// A node counts only if it has every constraint's key, even for
-		// constraints whose key it has.
-		if node == nil || !nodeLabelsMatchSpreadConstraints(node.Labels, constraints) {
-			continue
+	// Upstream counts on the parallelizer, one node at a time; here each
+	// chunk of nodes counts into maps of its own, added up after. A domain
+	// a node counts for is a key even at 0 (the minimum may be there), so
+	// the sum keeps zeros.
+	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) []map[string]int {
+		counts := make([]map[string]int, len(constraints))
+		for i := range counts {
+			counts[i] = map[string]int{}
 		}
-		for i := range constraints {
-			c := &constraints[i]
-			if !pl.countsNode(c, pod, node, require) {
+		for _, ni := range nodes {
+			node := ni.Node()
+			// A node counts only if it has every constraint's key, even for
+			// constraints whose key it has.
+			if node == nil || !nodeLabelsMatchSpreadConstraints(node.Labels, constraints) {
 				continue
 			}
-			s.TpValueToMatchNum[i][node.Labels[c.TopologyKey]] += countPodsMatchSelector(ni.Pods, c.Selector, pod.Namespace)
+			for i := range constraints {
+				c := &constraints[i]
+				if !pl.countsNode(c, pod, node, require) {
+					continue
+				}
+				counts[i][node.Labels[c.TopologyKey]] += countPodsMatchSelector(ni.Pods, c.Selector, pod.Namespace)
+			}
+		}
+		return counts
+	}) {
+		for i, m := range part {
+			if s.TpValueToMatchNum[i] == nil {
+				s.TpValueToMatchNum[i] = m
+				continue
+			}
+			for v, n := range m {
+				s.TpValueToMatchNum[i][v] += n
+			}
 		}
 	}
 	for i := range constraints {
