@@ -147,10 +147,12 @@ func (l *Loader) LoadData(name string, data []byte) error {
 	if IsProtobuf(data) {
 		return l.loadProtobuf(name, data)
 	}
-	docs, err := docread.ReadDocuments(name, data)
+	converted, added := l.meter.yamlConversion()
+	docs, err := docread.ReadDocumentsReporting(name, data, converted)
 	if err != nil {
 		return err
 	}
+	added()
 	if h, line, ok := headerFromComment(data); ok {
 		l.addHeader(name, line, h)
 	}

@@ -1,11 +1,15 @@
 package snapshot
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
+	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/internal/scalegen"
 )
@@ -53,16 +57,43 @@ func TestOpenReporting(t *testing.T) {
 	if _, err := WriteFile(largePB, largeLoaded.Cluster, Header{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ name, path string }{
-		{"YAML file", "../testdata/demo.yaml"},
-		{"large protobuf List", largePB},
-		{"gzipped JSON file", gzJSON},
-		{"large JSON List", largePath},
-		{"directory", "testdata/dir"},
-		{"cluster-info dump", "testdata/cluster-info-dump"},
-		{"simulator export", "testdata/simulator-export.json"},
-		{"YAML recording", write("rec.yaml", recYAML)},
-		{"gzipped JSON recording", write("rec.json.gz", recJSON)},
+	// A YAML List long enough that it is converted to JSON in parts.
+	largeYAML := filepath.Join(dir, "large.yaml")
+	if _, err := WriteFile(largeYAML, largeLoaded.Cluster, Header{}); err != nil {
+		t.Fatal(err)
+	}
+	// Converted in parts, it is the JSON the whole document converts to.
+	largeYAMLData, err := os.ReadFile(largeYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := docread.ReadDocuments(largeYAML, largeYAMLData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := yaml.YAMLToJSONStrict(largeYAMLData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 || !bytes.Equal(docs[0].JSON, whole) {
+		t.Fatalf("%d documents; the List's JSON differs from its whole conversion's", len(docs))
+	}
+	for _, c := range []struct {
+		name, path string
+		// converting is the distinct reports wanted while the file is
+		// converted from YAML, before any object is added.
+		converting int
+	}{
+		{"YAML file", "../testdata/demo.yaml", 0},
+		{"large YAML List", largeYAML, 4},
+		{"large protobuf List", largePB, 0},
+		{"gzipped JSON file", gzJSON, 0},
+		{"large JSON List", largePath, 0},
+		{"directory", "testdata/dir", 0},
+		{"cluster-info dump", "testdata/cluster-info-dump", 0},
+		{"simulator export", "testdata/simulator-export.json", 0},
+		{"YAML recording", write("rec.yaml", recYAML), 0},
+		{"gzipped JSON recording", write("rec.json.gz", recJSON), 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var reports [][2]int64
@@ -103,6 +134,15 @@ func TestOpenReporting(t *testing.T) {
 			}
 			if last := reports[len(reports)-1]; last[0] != total {
 				t.Errorf("the last report is %d of %d bytes", last[0], total)
+			}
+			converting := map[int64]bool{}
+			for r := range inside {
+				if float64(r) < float64(total)*yamlConversionShare {
+					converting[r] = true
+				}
+			}
+			if len(converting) < c.converting {
+				t.Errorf("%d distinct reports while converting YAML, want at least %d: %v", len(converting), c.converting, reports)
 			}
 			if len(inside) < 2 {
 				t.Errorf("%d distinct reports between the start and the end: %v", len(inside), reports)

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -25,6 +26,8 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/internal/scalegen"
 )
 
@@ -227,4 +230,56 @@ func TestLoadParallelItems(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, firstLines(serial, 40))
 		}
 	}
+}
+
+// BenchmarkOpenYAML opens a generated YAML snapshot of about 20 MiB (one
+// List, as WriteFile writes it): convert-s, reading it into documents
+// (converting the YAML to JSON); open-s, all of OpenReporting; and
+// convert-share, the first of the second (loadMeter's yamlConversionShare).
+func BenchmarkOpenYAML(b *testing.B) {
+	s, err := scalegen.Generate(125, 4000, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, _, err := Load("scale.json", s.Data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "scale.yaml")
+	if _, err := WriteFile(path, c, Header{}); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c = nil
+	var convert, open time.Duration
+	b.ResetTimer()
+	// timed is how long f takes, the garbage of the previous run collected
+	// first.
+	timed := func(f func() error) time.Duration {
+		b.StopTimer()
+		runtime.GC()
+		b.StartTimer()
+		t0 := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	for i := 0; i < b.N; i++ {
+		convert += timed(func() error {
+			_, err := docread.ReadDocuments(path, data)
+			return err
+		})
+		open += timed(func() error {
+			_, err := OpenReporting(path, progress.Func(func(int64, int64) {}))
+			return err
+		})
+	}
+	b.ReportMetric(float64(len(data))/(1<<20), "MiB")
+	b.ReportMetric(convert.Seconds()/float64(b.N), "convert-s")
+	b.ReportMetric(open.Seconds()/float64(b.N), "open-s")
+	b.ReportMetric(convert.Seconds()/open.Seconds(), "convert-share")
 }

@@ -95,6 +95,14 @@ func IsGzip(data []byte) bool { return bytes.HasPrefix(data, gzipMagic) }
 // concatenated objects, or an array of objects. The returned error is a
 // *ParseError naming the file and, where known, the line.
 func ReadDocuments(name string, data []byte) ([]Document, error) {
+	return ReadDocumentsReporting(name, data, nil)
+}
+
+// ReadDocumentsReporting is ReadDocuments calling converted, if not nil,
+// as it converts a YAML stream to JSON, the slow part of reading one: with
+// the bytes of data (decompressed) converted, of all of them, at the end of
+// every document and within a long List. It is not called for JSON.
+func ReadDocumentsReporting(name string, data []byte, converted func(done, total int)) ([]Document, error) {
 	if IsGzip(data) {
 		var err error
 		data, err = Gunzip(data)
@@ -106,7 +114,7 @@ func ReadDocuments(name string, data []byte) ([]Document, error) {
 	if looksLikeJSON(data) {
 		return readJSONStream(name, data)
 	}
-	return readYAMLStream(name, data)
+	return readYAMLStream(name, data, converted)
 }
 
 // Gunzip decompresses data, with an error that says how it is broken.
@@ -478,6 +486,7 @@ func jsonKeyItemOffsets(raw []byte, key string) []int {
 type yamlChunk struct {
 	text      []byte
 	firstLine int // line number of text's first line
+	start     int // offset of text in the stream
 }
 
 // splitYAML splits a YAML stream on "---" separator lines, the way kubectl
@@ -499,13 +508,13 @@ func splitYAML(name string, data []byte) ([]yamlChunk, error) {
 			if rest != "" && rest[0] != '#' {
 				return nil, &ParseError{File: name, Line: line, Msg: fmt.Sprintf("YAML syntax error: invalid document separator: %s", rest)}
 			}
-			chunks = append(chunks, yamlChunk{text: data[start:off], firstLine: startLine})
+			chunks = append(chunks, yamlChunk{text: data[start:off], firstLine: startLine, start: start})
 			start, startLine = next, line+1
 		}
 		off = next
 		line++
 	}
-	chunks = append(chunks, yamlChunk{text: data[start:], firstLine: startLine})
+	chunks = append(chunks, yamlChunk{text: data[start:], firstLine: startLine, start: start})
 	return chunks, nil
 }
 
@@ -525,7 +534,7 @@ func (c yamlChunk) contentLine() int {
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
-func readYAMLStream(name string, data []byte) ([]Document, error) {
+func readYAMLStream(name string, data []byte, converted func(done, total int)) ([]Document, error) {
 	chunks, err := splitYAML(name, data)
 	if err != nil {
 		return nil, err
@@ -536,15 +545,30 @@ func readYAMLStream(name string, data []byte) ([]Document, error) {
 		if first == 0 {
 			continue // empty document
 		}
-		// Strict conversion first: it costs nothing extra when it succeeds
-		// and it is the only way to learn about duplicate keys.
-		js, err := yaml.YAMLToJSONStrict(c.text)
+		var within func(off int)
+		if converted != nil {
+			within = func(off int) { converted(c.start+off, len(data)) }
+		}
+		var js []byte
+		var err error
+		inParts := false
+		if len(c.text) >= listInPartsMinBytes {
+			js, inParts = convertListInParts(c.text, within)
+		}
+		if !inParts {
+			// Strict conversion first: it costs nothing extra when it
+			// succeeds and it is the only way to learn about duplicate keys.
+			js, err = yaml.YAMLToJSONStrict(c.text)
+		}
 		var warnings []DocumentWarning
 		if err != nil {
 			if lenient, lerr := yaml.YAMLToJSON(c.text); lerr == nil {
 				warnings = duplicateKeyWarnings(c, first, err.Error())
 				js, err = lenient, nil
 			}
+		}
+		if within != nil {
+			within(len(c.text))
 		}
 		if err != nil {
 			perr := yamlParseError(name, c, first, err)
