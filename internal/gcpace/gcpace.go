@@ -83,13 +83,41 @@ func heapBytes() int64 {
 	return int64(min(s[0].Value.Uint64(), math.MaxInt64/2))
 }
 
-// availableMemory is the machine's MemAvailable (/proc/meminfo) in bytes.
+// availableMemory is the machine's MemAvailable (/proc/meminfo) in bytes,
+// or less when the process runs in a cgroup (v2) whose memory.max leaves
+// it less: in a container /proc/meminfo tells of the host, and a heap
+// grown toward the host's memory would have the container killed.
 func availableMemory() (int64, bool) {
 	data, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return 0, false
 	}
-	return parseMemAvailable(data)
+	avail, ok := parseMemAvailable(data)
+	if !ok {
+		return 0, false
+	}
+	limit, errMax := os.ReadFile("/sys/fs/cgroup/memory.max")
+	cur, errCur := os.ReadFile("/sys/fs/cgroup/memory.current")
+	if errMax == nil && errCur == nil {
+		if left, limited := cgroupLeft(limit, cur); limited {
+			avail = min(avail, left)
+		}
+	}
+	return avail, true
+}
+
+// cgroupLeft is what a cgroup v2 memory.max leaves beyond memory.current
+// (limited false for "max", no limit, or what does not parse).
+func cgroupLeft(limit, current []byte) (left int64, limited bool) {
+	m, err := strconv.ParseInt(string(bytes.TrimSpace(limit)), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	c, err := strconv.ParseInt(string(bytes.TrimSpace(current)), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return max(0, m-c), true
 }
 
 func parseMemAvailable(data []byte) (int64, bool) {

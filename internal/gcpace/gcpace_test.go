@@ -55,3 +55,23 @@ func TestGrowingLeavesGOGCAlone(t *testing.T) {
 	}
 	restore()
 }
+
+// TestCgroupLeft: a container's memory.max bounds what the heap may grow
+// into; "max" (no limit) and what does not parse leave MemAvailable alone.
+func TestCgroupLeft(t *testing.T) {
+	for _, c := range []struct {
+		max, cur string
+		left     int64
+		limited  bool
+	}{
+		{"4294967296\n", "1073741824\n", 3 << 30, true},
+		{"1073741824\n", "2147483648\n", 0, true},
+		{"max\n", "1073741824\n", 0, false},
+		{"", "", 0, false},
+	} {
+		left, limited := cgroupLeft([]byte(c.max), []byte(c.cur))
+		if left != c.left || limited != c.limited {
+			t.Errorf("memory.max %q, memory.current %q: %d, %v; want %d, %v", c.max, c.cur, left, limited, c.left, c.limited)
+		}
+	}
+}
