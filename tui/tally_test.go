@@ -9,11 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
-	"github.com/schedtui/schedtui/scheduler/plugins"
-	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/testdata"
 )
 
 // TestObservedTallyReadsNewEventsOnly: the status line's tally reads each
@@ -21,15 +17,7 @@ import (
 // timeline's positions under it every few attempts; it used to count
 // again from the start after each compaction.
 func TestObservedTallyReadsNewEventsOnly(t *testing.T) {
-	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := b.API.(*engine.Engine)
+	e := demoBackend(t).API.(*engine.Engine)
 	if err := e.SetRetention(engine.Retention{Detailed: 5, Sliding: true}, 8, 3); err != nil {
 		t.Fatal(err)
 	}

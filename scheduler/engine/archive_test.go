@@ -64,6 +64,48 @@ func TestArchiveKeepsSummaries(t *testing.T) {
 	}
 }
 
+// heapGrowthPerAttempt feeds e second by second and measures what the
+// live heap grows by per attempt once the rewind window is full: from the
+// least heap over the cycle starting at second 200 to the least over the
+// cycle starting at second until (the window's checkpoints come and go
+// within a cycle), divided by the attempts made between the cycles'
+// middles.
+func heapGrowthPerAttempt(t *testing.T, e *Engine, second func(*Engine, int) (int, error), cycle, until int) (heap0, heap1 uint64, attempts0, attempts1 int, per float64) {
+	t.Helper()
+	feed := func(s int) {
+		if _, err := second(e, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// least is the least live heap over seconds [from, from+cycle), and
+	// the attempts made by its middle.
+	least := func(from int) (heap uint64, attempts int) {
+		heap = math.MaxUint64
+		for s := from; s < from+cycle; s++ {
+			if s%5 == 0 {
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				heap = min(heap, ms.HeapAlloc)
+			}
+			if s == from+cycle/2 {
+				attempts = e.Attempts().Len()
+			}
+			feed(s)
+		}
+		return heap, attempts
+	}
+	for s := range 200 {
+		feed(s)
+	}
+	heap0, attempts0 = least(200)
+	for s := 200 + cycle; s < until; s++ {
+		feed(s)
+	}
+	heap1, attempts1 = least(until)
+	return heap0, heap1, attempts0, attempts1, (float64(heap1) - float64(heap0)) / float64(attempts1-attempts0)
+}
+
 // TestArchiveCostPerAttempt is BenchmarkLongReplay's bound in small: live
 // churn (10 pods a second on 40 nodes, each pod deleted a minute after it
 // arrived) under the debugger's kind of retention. Once the rewind window
@@ -85,40 +127,7 @@ func TestArchiveCostPerAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// least is the least live heap over seconds [from, from+cycle), and
-	// the attempts made by its middle.
-	const cycle = 110
-	least := func(from int) (heap uint64, attempts int) {
-		heap = math.MaxUint64
-		for s := from; s < from+cycle; s++ {
-			if s%5 == 0 {
-				runtime.GC()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				heap = min(heap, ms.HeapAlloc)
-			}
-			if s == from+cycle/2 {
-				attempts = e.Attempts().Len()
-			}
-			if _, err := c.second(e, s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return heap, attempts
-	}
-	for s := range 200 {
-		if _, err := c.second(e, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	heap0, attempts0 := least(200)
-	for s := 200 + cycle; s < 500; s++ {
-		if _, err := c.second(e, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	heap1, attempts1 := least(500)
-	per := (float64(heap1) - float64(heap0)) / float64(attempts1-attempts0)
+	heap0, heap1, attempts0, attempts1, per := heapGrowthPerAttempt(t, e, c.second, 110, 500)
 	t.Logf("%d attempts between the cycles' middles, least heaps %d → %d bytes: %.0f bytes per attempt", attempts1-attempts0, heap0, heap1, per)
 	if per > bytesPerAttempt {
 		t.Errorf("the heap grew by %.0f bytes per attempt past the rewind window, want at most %d", per, bytesPerAttempt)

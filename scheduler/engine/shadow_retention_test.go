@@ -2,9 +2,7 @@ package engine
 
 import (
 	"errors"
-	"math"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -186,38 +184,7 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 func TestShadowCostPerAttempt(t *testing.T) {
 	const bytesPerAttempt = 400
 	e, feed := shadowEngine(t, 20, 64, 8, Retention{Detailed: 100, Sliding: true})
-	const cycle = 120
-	least := func(from int) (heap uint64, attempts int) {
-		heap = math.MaxUint64
-		for s := from; s < from+cycle; s++ {
-			if s%5 == 0 {
-				runtime.GC()
-				var ms runtime.MemStats
-				runtime.ReadMemStats(&ms)
-				heap = min(heap, ms.HeapAlloc)
-			}
-			if s == from+cycle/2 {
-				attempts = e.Attempts().Len()
-			}
-			if _, err := feed.second(e, s); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return heap, attempts
-	}
-	for s := range 200 {
-		if _, err := feed.second(e, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	heap0, attempts0 := least(200)
-	for s := 200 + cycle; s < 700; s++ {
-		if _, err := feed.second(e, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	heap1, attempts1 := least(700)
-	per := (float64(heap1) - float64(heap0)) / float64(attempts1-attempts0)
+	heap0, heap1, attempts0, attempts1, per := heapGrowthPerAttempt(t, e, feed.second, 120, 700)
 	t.Logf("%d attempts between the cycles' middles, least heaps %d → %d bytes: %.0f bytes per attempt; %+v, %d events whole",
 		attempts1-attempts0, heap0, heap1, per, e.Retained(), len(e.timeline))
 	if per > bytesPerAttempt {
