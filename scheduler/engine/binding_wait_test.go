@@ -11,16 +11,9 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-// bindingCluster: one node, a GPU class, pod a with its own claim for one
-// GPU, and pod b without claims created after it.
-var bindingCluster = listHeader + nodeYAML("n1", "4", "") + `- apiVersion: resource.k8s.io/v1
-  kind: DeviceClass
-  metadata: {name: gpu}
-- apiVersion: resource.k8s.io/v1
-  kind: ResourceClaim
-  metadata: {name: a-gpu, namespace: default}
-  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
-` + podYAML("a", "1", 0, "    resourceClaims: [{name: gpu, resourceClaimName: a-gpu}]\n")
+// bindingCluster: one node, a GPU class, and pod a with its own claim for
+// one GPU (parkA adds what a test needs besides).
+var bindingCluster = listHeader + nodeYAML("n1", "4", "") + gpuClassYAML + gpuClaimYAML("a") + gpuClaimPodYAML("a")
 
 // attachSlice is gpuSlice with a device that must be attached before a
 // pod using it binds.

@@ -10,21 +10,30 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-// draCluster: one node, a GPU class, and two pods each with its own claim
-// for one GPU; no ResourceSlice yet.
-var draCluster = listHeader + nodeYAML("n1", "4", "") + `- apiVersion: resource.k8s.io/v1
+// gpuClassYAML is the DeviceClass gpu, as a List item.
+const gpuClassYAML = `- apiVersion: resource.k8s.io/v1
   kind: DeviceClass
   metadata: {name: gpu}
-- apiVersion: resource.k8s.io/v1
+`
+
+// gpuClaimYAML is the ResourceClaim NAME-gpu in default for one GPU, and
+// gpuClaimPodYAML pod NAME using it (1 cpu), as List items.
+func gpuClaimYAML(name string) string {
+	return `- apiVersion: resource.k8s.io/v1
   kind: ResourceClaim
-  metadata: {name: a-gpu, namespace: default}
+  metadata: {name: ` + name + `-gpu, namespace: default}
   spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
-- apiVersion: resource.k8s.io/v1
-  kind: ResourceClaim
-  metadata: {name: b-gpu, namespace: default}
-  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
-` + podYAML("a", "1", 0, "    resourceClaims: [{name: gpu, resourceClaimName: a-gpu}]\n") +
-	podYAML("b", "1", 0, "    resourceClaims: [{name: gpu, resourceClaimName: b-gpu}]\n")
+`
+}
+
+func gpuClaimPodYAML(name string) string {
+	return podYAML(name, "1", 0, "    resourceClaims: [{name: gpu, resourceClaimName: "+name+"-gpu}]\n")
+}
+
+// draCluster: one node, a GPU class, and two pods each with its own claim
+// for one GPU; no ResourceSlice yet.
+var draCluster = listHeader + nodeYAML("n1", "4", "") + gpuClassYAML + gpuClaimYAML("a") + gpuClaimYAML("b") +
+	gpuClaimPodYAML("a") + gpuClaimPodYAML("b")
 
 func gpuSlice() *resourcev1.ResourceSlice {
 	n := "n1"

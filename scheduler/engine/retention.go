@@ -165,6 +165,7 @@ func (e *Engine) forgetPod(uid types.UID) {
 	delete(e.seenUnschedulable, uid)
 	delete(e.stubs, uid)
 	delete(e.boundInCluster, uid)
+	delete(e.expiredAt, uid)
 	if e.shadow != nil {
 		delete(e.shadow.inflight, uid)
 	}
