@@ -352,15 +352,28 @@ func (g *scaleGen) pod(a *scaleApp, idx, seq int, node string) *v1.Pod {
 	st.PodIPs = []v1.PodIP{{IP: st.PodIP}}
 	st.StartTime = &started
 	st.QOSClass = v1.PodQOSBurstable
+	// The resources a v1.37 kubelet writes with its default gates
+	// (InPlacePodVerticalScaling, InPlacePodLevelResourcesVerticalScaling):
+	// each container's allocated and actuated resources, and the pod's.
+	podRequests := v1.ResourceList{}
 	for _, c := range spec.Containers {
+		for name, q := range c.Resources.Requests {
+			sum := podRequests[name]
+			sum.Add(q)
+			podRequests[name] = sum
+		}
 		st.ContainerStatuses = append(st.ContainerStatuses, v1.ContainerStatus{
 			Name: c.Name, Image: c.Image, ImageID: c.Image + "@sha256:" + fmt.Sprintf("%064x", seq), Ready: true, Started: ptrTo(true),
 			ContainerID: "containerd://" + fmt.Sprintf("%064x", seq*31+len(c.Name)), RestartCount: int32(seq % 3),
 			State: v1.ContainerState{Running: &v1.ContainerStateRunning{StartedAt: started}},
 			VolumeMounts: []v1.VolumeMountStatus{{Name: "kube-api-access", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount",
 				ReadOnly: true, RecursiveReadOnly: ptrTo(v1.RecursiveReadOnlyDisabled)}},
+			AllocatedResources: c.Resources.Requests.DeepCopy(),
+			Resources:          c.Resources.DeepCopy(),
 		})
 	}
+	st.AllocatedResources = podRequests
+	st.Resources = &v1.ResourceRequirements{Requests: podRequests.DeepCopy()}
 	return p
 }
 

@@ -204,14 +204,7 @@ func (pi *PodInfo) CalculateResourceWith(g ResourceGates) PodResource {
 	if pi.res != nil && pi.resGates == g {
 		return *pi.res
 	}
-	opts := g.PodRequestsOptions()
-	requests := resourcehelper.PodRequests(pi.Pod, opts)
-	nonMissing := NonMissingContainerRequests(requests, g.PodLevelResources && resourcehelper.IsPodLevelRequestsSet(pi.Pod))
-	non0 := requests
-	if len(nonMissing) > 0 {
-		opts.NonMissingContainerRequests = nonMissing
-		non0 = resourcehelper.PodRequests(pi.Pod, opts)
-	}
+	requests, non0 := podRequests(pi.Pod, g)
 	var r Resource
 	r.Add(requests)
 	cpu, mem := non0[v1.ResourceCPU], non0[v1.ResourceMemory]

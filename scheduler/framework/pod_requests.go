@@ -1,0 +1,167 @@
+package framework
+
+import (
+	v1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+)
+
+// podRequests returns what the scheduler cache counts for pod under g:
+// its requests (upstream's PodRequests with the gates' options) and its
+// requests with the cpu and memory defaults for containers that request
+// none (the same call with NonMissingContainerRequests), as upstream's
+// calculateResource does with two calls.
+//
+// Those calls allocate about a dozen maps a pod: with
+// InPlacePodVerticalScaling each aggregates the containers three times
+// (spec, allocated and actuated resources) and copies every container's
+// list again for the defaults. Loading 300,000 bound pods spent most of
+// the scheduler's start in them. For the common pod the answer is the
+// same with less. When its status resources are at most its spec's, the
+// larger of spec and status that upstream counts is the spec, so one
+// aggregation of the spec gives the same sums; when moreover every
+// container requests both cpu and memory, the defaults change nothing
+// and the second call would return the first's values. Every other pod
+// (pod-level requests, an infeasible resize, status resources above the
+// spec, overhead) takes upstream's two calls as they are;
+// TestPodRequestsShortcutsAgree checks both ways on every shape of pod.
+func podRequests(pod *v1.Pod, g ResourceGates) (requests, non0 v1.ResourceList) {
+	requests, non0, _ = podRequestsCounted(pod, g)
+	return requests, non0
+}
+
+// podRequestsPath is how podRequestsCounted found a pod's requests.
+type podRequestsPath int
+
+const (
+	upstreamCalls podRequestsPath = iota // upstream's two calls
+	specCalls                            // the spec alone, twice
+	oneSpecCall                          // the spec alone, once
+)
+
+// podRequestsCounted is podRequests, saying which way it took.
+func podRequestsCounted(pod *v1.Pod, g ResourceGates) (requests, non0 v1.ResourceList, path podRequestsPath) {
+	opts := g.PodRequestsOptions()
+	if g.PodLevelResources && resourcehelper.IsPodLevelRequestsSet(pod) {
+		requests, non0 = podRequestsUpstream(pod, g)
+		return requests, non0, upstreamCalls
+	}
+	// Which status resources upstream compares the spec with: the pod's
+	// own (pod-level) when InPlacePodLevelResourcesVerticalScaling is on
+	// and the kubelet has written them, else each container's.
+	podLevelStatus := opts.UseStatusResources && opts.InPlacePodLevelResourcesVerticalScalingEnabled &&
+		pod.Status.AllocatedResources != nil && pod.Status.Resources != nil && pod.Status.Resources.Requests != nil
+	if opts.UseStatusResources {
+		if resourcehelper.IsPodResizeInfeasible(pod) || (podLevelStatus && pod.Spec.Overhead != nil) ||
+			(!podLevelStatus && !containerStatusesEqualSpec(pod)) {
+			requests, non0 = podRequestsUpstream(pod, g)
+			return requests, non0, upstreamCalls
+		}
+	}
+	specOnly := opts
+	specOnly.UseStatusResources = false
+	requests = resourcehelper.PodRequests(pod, specOnly)
+	if podLevelStatus && !(atMost(pod.Status.AllocatedResources, requests) && atMost(pod.Status.Resources.Requests, requests)) {
+		requests, non0 = podRequestsUpstream(pod, g)
+		return requests, non0, upstreamCalls
+	}
+	if everyContainerRequestsCPUAndMemory(pod) {
+		return requests, requests, oneSpecCall
+	}
+	// The defaults only raise the spec's sums, which stay at least the
+	// pod-level status resources.
+	specOnly.NonMissingContainerRequests = NonMissingContainerRequests(requests, false)
+	return requests, resourcehelper.PodRequests(pod, specOnly), specCalls
+}
+
+// podRequestsUpstream is podRequests as upstream computes it: two calls
+// with every option the gates set.
+func podRequestsUpstream(pod *v1.Pod, g ResourceGates) (requests, non0 v1.ResourceList) {
+	opts := g.PodRequestsOptions()
+	requests = resourcehelper.PodRequests(pod, opts)
+	nonMissing := NonMissingContainerRequests(requests, g.PodLevelResources && resourcehelper.IsPodLevelRequestsSet(pod))
+	if len(nonMissing) == 0 {
+		return requests, requests
+	}
+	opts.NonMissingContainerRequests = nonMissing
+	return requests, resourcehelper.PodRequests(pod, opts)
+}
+
+// containerStatusesEqualSpec reports whether every container's allocated
+// and actuated requests, where its status has them, equal its spec's: then
+// aggregating them, with or without the defaults for missing requests,
+// gives the spec's sums. The status is found by name in both status
+// lists, as component-helpers does.
+func containerStatusesEqualSpec(pod *v1.Pod) bool {
+	for _, cs := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range cs {
+			st := containerStatusNamed(pod, cs[i].Name)
+			if st == nil {
+				continue
+			}
+			spec := cs[i].Resources.Requests
+			if st.AllocatedResources != nil && !sameQuantities(st.AllocatedResources, spec) {
+				return false
+			}
+			if st.Resources != nil && st.Resources.Requests != nil && !sameQuantities(st.Resources.Requests, spec) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// atMost reports whether every resource of a is in b with at least its
+// quantity: then the larger of the two, resource by resource, is b.
+func atMost(a, b v1.ResourceList) bool {
+	for name, q := range a {
+		other, ok := b[name]
+		if !ok || q.Cmp(other) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func containerStatusNamed(pod *v1.Pod, name string) *v1.ContainerStatus {
+	for _, list := range [][]v1.ContainerStatus{pod.Status.ContainerStatuses, pod.Status.InitContainerStatuses} {
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i]
+			}
+		}
+	}
+	return nil
+}
+
+// sameQuantities reports whether a and b name the same resources with
+// equal quantities.
+func sameQuantities(a, b v1.ResourceList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, q := range a {
+		other, ok := b[name]
+		if !ok || q.Cmp(other) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// everyContainerRequestsCPUAndMemory reports whether every container and
+// init container names cpu and memory in its requests (even as zero):
+// then the defaults for missing requests apply nowhere.
+func everyContainerRequestsCPUAndMemory(pod *v1.Pod) bool {
+	for _, cs := range [][]v1.Container{pod.Spec.Containers, pod.Spec.InitContainers} {
+		for i := range cs {
+			r := cs[i].Resources.Requests
+			if _, ok := r[v1.ResourceCPU]; !ok {
+				return false
+			}
+			if _, ok := r[v1.ResourceMemory]; !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
