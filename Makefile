@@ -121,12 +121,13 @@ bench-scale:
 
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
 # against encoding/json (FuzzJSONScan, in internal/docread), the scheduler
-# configuration loader (FuzzLoadConfig, in scheduler/apis/config) and the
-# recording reader (FuzzReadRecording), FUZZTIME each. A failing input is written to
+# configuration loader (FuzzLoadConfig, in scheduler/apis/config), the
+# recording reader (FuzzReadRecording) and the loader's name checks against
+# upstream's (FuzzNamesAgree, in snapshot/apiserver), FUZZTIME each. A failing input is written to
 # testdata/fuzz/<target>/ in the target's package, where every `go test`
 # replays it.
 FUZZTIME ?= 20s
-FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording
+FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording ./snapshot/apiserver:FuzzNamesAgree
 fuzz:
 	@for t in $(FUZZ); do p=$${t%%:*}; f=$${t##*:}; echo "== $$f ($$p)"; \
 		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) $$p || exit 1; done

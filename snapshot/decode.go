@@ -25,6 +25,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // kindInfo describes a kind schedtui reads.
@@ -44,10 +45,10 @@ func register(kind string, gv schema.GroupVersion, namespaced bool, nameFn apima
 
 func init() {
 	core := v1.SchemeGroupVersion
-	dnsSub := apimachineryvalidation.NameIsDNSSubdomain
+	dnsSub := apiserver.NameIsDNSSubdomain
 	register("Node", core, false, dnsSub, func() runtime.Object { return &v1.Node{} })
 	register("Pod", core, true, dnsSub, func() runtime.Object { return &v1.Pod{} })
-	register("Namespace", core, false, apimachineryvalidation.NameIsDNSLabel, func() runtime.Object { return &v1.Namespace{} })
+	register("Namespace", core, false, apiserver.NameIsDNSLabel, func() runtime.Object { return &v1.Namespace{} })
 	register("PersistentVolume", core, false, dnsSub, func() runtime.Object { return &v1.PersistentVolume{} })
 	register("PersistentVolumeClaim", core, true, dnsSub, func() runtime.Object { return &v1.PersistentVolumeClaim{} })
 	register("Service", core, true, apimachineryvalidation.NameIsDNS1035Label, func() runtime.Object { return &v1.Service{} })

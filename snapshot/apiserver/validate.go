@@ -46,7 +46,7 @@ var strictSelector = metav1validation.LabelSelectorValidationOptions{AllowInvali
 // ValidateObjectMeta validates an object's metadata as the API server
 // does for a kind that is namespaced or not, whose names nameFn checks.
 func ValidateObjectMeta(obj metav1.Object, namespaced bool, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
-	return apimachineryvalidation.ValidateObjectMetaAccessor(obj, namespaced, nameFn, field.NewPath("metadata"))
+	return apimachineryvalidation.ValidateObjectMetaAccessor(metaWithoutValidLabels(obj), namespaced, nameFn, field.NewPath("metadata"))
 }
 
 // --- resources ---------------------------------------------------------------
@@ -189,7 +189,7 @@ func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
 	if spec.Resources != nil {
 		errs = append(errs, validateResourceRequirements(spec.Resources, p.Child("resources"))...)
 	}
-	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
+	errs = append(errs, validateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
 	if spec.Affinity != nil {
 		errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
 	}
@@ -223,7 +223,7 @@ func validateNodeSelectorRequirement(rq v1.NodeSelectorRequirement, allowInvalid
 	default:
 		errs = append(errs, field.Invalid(p.Child("operator"), rq.Operator, "not a valid selector operator"))
 	}
-	errs = append(errs, metav1validation.ValidateLabelName(rq.Key, p.Child("key"))...)
+	errs = append(errs, validateLabelName(rq.Key, p.Child("key"))...)
 	if !allowInvalidValue {
 		for i, value := range rq.Values {
 			for _, msg := range validation.IsValidLabelValue(value) {
@@ -248,7 +248,7 @@ func validateNodeFieldSelectorRequirement(rq v1.NodeSelectorRequirement, p *fiel
 		errs = append(errs, field.Invalid(p.Child("key"), rq.Key, "not a valid field selector key"))
 	} else {
 		for i, v := range rq.Values {
-			for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(v, false) {
+			for _, msg := range NameIsDNSSubdomain(v, false) {
 				errs = append(errs, field.Invalid(p.Child("values").Index(i), v, msg))
 			}
 		}
@@ -291,7 +291,7 @@ func validatePodAffinityTerm(t v1.PodAffinityTerm, p *field.Path) field.ErrorLis
 	if t.TopologyKey == "" {
 		errs = append(errs, field.Required(p.Child("topologyKey"), "can not be empty"))
 	}
-	return append(errs, metav1validation.ValidateLabelName(t.TopologyKey, p.Child("topologyKey"))...)
+	return append(errs, validateLabelName(t.TopologyKey, p.Child("topologyKey"))...)
 }
 
 func validatePodAffinityTerms(terms []v1.PodAffinityTerm, weighted []v1.WeightedPodAffinityTerm, p *field.Path) field.ErrorList {
@@ -352,7 +352,7 @@ func validateTolerations(tols []v1.Toleration, p *field.Path) field.ErrorList {
 	for i, t := range tols {
 		ip := p.Index(i)
 		if t.Key != "" {
-			errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip.Child("key"))...)
+			errs = append(errs, validateLabelName(t.Key, ip.Child("key"))...)
 		}
 		if t.Key == "" && t.Operator != v1.TolerationOpExists {
 			errs = append(errs, field.Invalid(ip.Child("operator"), t.Operator,
@@ -363,6 +363,9 @@ func validateTolerations(tols []v1.Toleration, p *field.Path) field.ErrorList {
 		}
 		switch t.Operator {
 		case v1.TolerationOpEqual, "":
+			if isLabelValue(t.Value) {
+				break
+			}
 			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
 				errs = append(errs, field.Invalid(ip.Child("operator"), t.Value, strings.Join(msgs, ";")))
 			}
@@ -443,7 +446,7 @@ func validateNode(n *v1.Node) field.ErrorList {
 	tp := field.NewPath("spec", "taints")
 	for i, t := range n.Spec.Taints {
 		ip := tp.Index(i)
-		errs = append(errs, metav1validation.ValidateLabelName(t.Key, ip.Child("key"))...)
+		errs = append(errs, validateLabelName(t.Key, ip.Child("key"))...)
 		if msgs := validation.IsValidLabelValue(t.Value); len(msgs) != 0 {
 			errs = append(errs, field.Invalid(ip.Child("value"), t.Value, strings.Join(msgs, ";")))
 		}
@@ -577,7 +580,7 @@ func validateReplicationController(rc *v1.ReplicationController) field.ErrorList
 	if labels.Set(rc.Spec.Selector).AsSelector().Empty() {
 		errs = append(errs, field.Required(p.Child("selector"), ""))
 	}
-	errs = append(errs, metav1validation.ValidateLabels(rc.Spec.Selector, p.Child("selector"))...)
+	errs = append(errs, validateLabels(rc.Spec.Selector, p.Child("selector"))...)
 	if rc.Spec.Template == nil {
 		return append(errs, field.Required(p.Child("template"), ""))
 	}
@@ -589,7 +592,7 @@ func validateReplicationController(rc *v1.ReplicationController) field.ErrorList
 }
 
 func validateService(svc *v1.Service) field.ErrorList {
-	return metav1validation.ValidateLabels(svc.Spec.Selector, field.NewPath("spec", "selector"))
+	return validateLabels(svc.Spec.Selector, field.NewPath("spec", "selector"))
 }
 
 func validatePodDisruptionBudget(pdb *policyv1.PodDisruptionBudget) field.ErrorList {
@@ -658,7 +661,7 @@ func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 	}
 	if s := rc.Scheduling; s != nil {
 		p := field.NewPath("scheduling")
-		errs = append(errs, metav1validation.ValidateLabels(s.NodeSelector, p.Child("nodeSelector"))...)
+		errs = append(errs, validateLabels(s.NodeSelector, p.Child("nodeSelector"))...)
 		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
 	}
 	return errs
