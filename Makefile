@@ -75,10 +75,9 @@ conformance-part-b:
 # 5000 nodes and 20,000 pending pods, peak-rss-MiB under 1024) and, on its
 # own with a long timeout, BenchmarkLongReplay (./scheduler/engine: a day
 # of churn on 5000 nodes under the debugger's retention, peak-rss-MiB
-# under 2048, the last hour rewound; about ten minutes per simulated hour
-# on the shared two-core machine, so hours: -v prints the figures each
-# simulated hour, SCHEDTUI_BENCH_MINUTES shortens it; measured (README):
-# 1520 MiB after four simulated hours, the rewind window full), and
+# under 2048, the last hour rewound; the whole day took under five minutes
+# on two idle cores: -v prints the figures each simulated hour,
+# SCHEDTUI_BENCH_MINUTES shortens it; measured (README): 1506 MiB), and
 # BenchmarkLongShadowReplay (./scheduler/engine: the same churn in shadow
 # mode, every pod decided about by the cluster's scheduler and judged,
 # peak-rss-MiB under 2048; two simulated hours, the rewind window full

@@ -94,8 +94,8 @@ func BenchmarkRunToQuiescence(b *testing.B) {
 // and the live heap, then rewinds to the first attempt of the last hour
 // and checks the attempt made again is the one summarized there.
 // SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_MINUTES shrink it; the whole day
-// takes hours on a shared two-core machine, and -v prints the figures at
-// each simulated hour; SCHEDTUI_BENCH_HEAPPROFILE writes the live heap's
+// takes minutes on two idle cores (many times that on a loaded machine),
+// and -v prints the figures at each simulated hour; SCHEDTUI_BENCH_HEAPPROFILE writes the live heap's
 // profile at the end. Run it with -benchtime=1x.
 //
 //	go test ./scheduler/engine -run '^$' -bench LongReplay -benchtime=1x -timeout 6h -v
