@@ -130,11 +130,11 @@ func validateLabels(labels map[string]string, p *field.Path) field.ErrorList {
 
 // validateLabelName is metav1validation.ValidateLabelName, which it calls
 // only for a key that has something to report.
-func validateLabelName(key string, p *field.Path) field.ErrorList {
+func validateLabelName(key string, at pathTo) field.ErrorList {
 	if isLabelKey(key) {
 		return nil
 	}
-	return metav1validation.ValidateLabelName(key, p)
+	return metav1validation.ValidateLabelName(key, at())
 }
 
 // NameIsDNSSubdomain and NameIsDNSLabel are upstream's ValidateNameFuncs
