@@ -63,7 +63,7 @@ type Loader struct {
 	report  *docread.Report
 
 	names     map[objKey]origin
-	uids      map[types.UID]string
+	uids      map[types.UID]uidOwner
 	origins   map[runtime.Object]origin
 	generated map[runtime.Object]bool
 	defaultPC *schedulingv1.PriorityClass // first accepted globalDefault class
@@ -100,6 +100,18 @@ func (o origin) String() string {
 
 type objKey struct{ kind, namespace, name string }
 
+// uidOwner is the object that took a UID first, and where: described only
+// when another one claims the UID (describing every object ahead was 0.1
+// GB of strings at 300,000 pods).
+type uidOwner struct {
+	key objKey
+	at  origin
+}
+
+func (o uidOwner) String() string {
+	return describe(o.key.kind, o.key.namespace, o.key.name) + " at " + o.at.String()
+}
+
 type unknownKind struct {
 	kind, apiVersion string
 	at               origin
@@ -115,7 +127,7 @@ func NewLoader() *Loader {
 		cluster:    &Cluster{},
 		report:     &docread.Report{},
 		names:      map[objKey]origin{},
-		uids:       map[types.UID]string{},
+		uids:       map[types.UID]uidOwner{},
 		origins:    map[runtime.Object]origin{},
 		generated:  map[runtime.Object]bool{},
 		unknownIdx: map[string]*unknownKind{},
@@ -681,7 +693,7 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 		return
 	}
 	l.names[key] = at
-	l.uids[acc.GetUID()] = desc + " at " + at.String()
+	l.uids[acc.GetUID()] = uidOwner{key, at}
 	l.origins[obj] = at
 	l.store(obj)
 	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault {
