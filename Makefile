@@ -104,7 +104,7 @@ bench:
 
 # The debugger at 15,000 nodes and 300,000 pods (internal/scalegen's
 # cluster, 2.4 GiB of JSON; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS shrink
-# it), one package at a time (each needs about 11 GiB): the loader against
+# it), one package at a time (each needs up to 13 GiB): the loader against
 # a plain typed decode of the same JSON (BenchmarkLoadScale in ./snapshot:
 # typed-decode-s, load-s and their ratio, whose budget is 1.5), the time
 # from opening the snapshot to the TUI's first frame (BenchmarkFirstScreen
