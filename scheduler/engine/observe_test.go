@@ -178,3 +178,38 @@ func TestLastAttemptAfterRewind(t *testing.T) {
 		t.Errorf("lastAttemptOf(%s) = %d", a0.Pod, i)
 	}
 }
+
+// TestUnschedulableSeenAgainAfterRewind: the cluster's unschedulable
+// message is observed once per pod and message; a rewind to before it came
+// forgets that it was seen, so the same message arriving again is observed
+// again, as it was the first time.
+func TestUnschedulableSeenAgainAfterRewind(t *testing.T) {
+	yaml := listHeader + nodeYAML("small", "1", "") + podYAML("big", "4", 0, "")
+	e := load(t, yaml, Options{})
+	const msg = "0/1 nodes are available: 1 Insufficient cpu."
+	attemptAndMessage := func() int {
+		t.Helper()
+		if a, ok := e.Step(); !ok || a.Node != "" {
+			t.Fatalf("the attempt: %v %+v", ok, a)
+		}
+		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: unschedulableUpdate(e, "default/big", msg)}); err != nil {
+			t.Fatal(err)
+		}
+		return len(e.Observations())
+	}
+	if n := attemptAndMessage(); n != 1 {
+		t.Fatalf("%d observations after the cluster's message, want 1", n)
+	}
+	if err := e.Rewind(1); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(e.Observations()); n != 0 {
+		t.Fatalf("%d observations after rewinding past the message, want 0", n)
+	}
+	if n := attemptAndMessage(); n != 1 {
+		t.Fatalf("%d observations after the same message came again, want 1", n)
+	}
+	if o := lastObservation(t, e); o.ClusterMessage != msg || o.Reason != string(Agree) {
+		t.Errorf("observation %+v", o)
+	}
+}

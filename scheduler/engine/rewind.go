@@ -97,6 +97,9 @@ type checkpoint struct {
 	evicted                                  []types.UID
 	cursor                                   Cursor
 	shadow                                   *shadowState
+	// seenUnschedulable: the cluster's unschedulable messages observed
+	// so far, so that one arriving again after a rewind is observed again.
+	seenUnschedulable map[types.UID]string
 }
 
 func (e *Engine) lastCheckpointAttempts() int {
@@ -162,6 +165,7 @@ func (e *Engine) capture() (*checkpoint, error) {
 		c.preempting = append(c.preempting, uid)
 	}
 	c.expiredAt, c.external = maps.Clone(e.expiredAt), e.external
+	c.seenUnschedulable = maps.Clone(e.seenUnschedulable)
 	for k, v := range e.lastGen {
 		c.lastGen[k] = v
 	}
@@ -195,6 +199,7 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.gen = c.gen
 	maps.Copy(e.expiredAt, c.expiredAt)
 	e.external = c.external
+	e.seenUnschedulable = maps.Clone(c.seenUnschedulable)
 	for k, v := range c.lastGen {
 		e.lastGen[k] = v
 	}
