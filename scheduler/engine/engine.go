@@ -469,6 +469,9 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	uid := pod.UID
 	genAtStart := e.gen
 	e.decision, e.volumeWrites = nil, nil
+	// The extenders' answers to this attempt are kept while it can be
+	// made again (dropOldestCheckpoint).
+	e.opts.ExtenderAnswers.SetEpoch(uint64(e.attemptCount()))
 	a := e.sched.ScheduleOne(pod)
 	// The pod passed PreEnqueue before it could be popped.
 	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}

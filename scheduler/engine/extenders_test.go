@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -9,6 +10,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 
 	"github.com/schedtui/schedtui/internal/extendertest"
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
 )
@@ -104,5 +106,54 @@ func TestBindExtenderOnlyWithBind(t *testing.T) {
 	}
 	if err := e.Rewind(1); !errors.Is(err, ErrRewindAfterBind) {
 		t.Errorf("rewind over the extender's bindings: %v", err)
+	}
+}
+
+// TestExtenderAnswersSlideWithCheckpoints: a long session keeps the
+// extenders' answers of the attempts that can still be replayed (from the
+// oldest checkpoint on), not every answer ever given, and a rewind into
+// that window still replays its attempts without calling the extender.
+func TestExtenderAnswersSlideWithCheckpoints(t *testing.T) {
+	yaml := listHeader + nodeYAML("a", "16", "") + nodeYAML("b", "16", "")
+	for i := range 12 {
+		yaml += podYAML(fmt.Sprintf("p%02d", i), "1", 0, "")
+	}
+	c, _, err := snapshot.Load("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := extendertest.Start(c.Nodes)
+	defer srv.Close()
+	answers := scheduler.NewExtenderAnswers()
+	e := build(t, c, Options{Seed: 1, ExtenderAnswers: answers, CheckpointInterval: 3, MaxCheckpoints: 2,
+		Retention: Retention{Detailed: 100, Sliding: true},
+		Config: &configv1.KubeSchedulerConfiguration{Extenders: []configv1.Extender{
+			{URLPrefix: srv.URL(), FilterVerb: "filter", PrioritizeVerb: "prioritize", Weight: 1, NodeCacheCapable: true}}}})
+	e.RunToQuiescence()
+	attempts := e.Attempts().Len()
+	calls := len(srv.Calls())
+	from := e.Retained().RewindableFrom
+	if from == 0 || from >= attempts-1 {
+		t.Fatalf("%d attempts, rewindable from %d: the window did not slide", attempts, from)
+	}
+	windowCalls := 0
+	for i := from; i < attempts; i++ {
+		windowCalls += len(e.Attempts().At(i).ExtenderCalls)
+	}
+	// What is kept is the window's answers: not fewer (its attempts may
+	// be replayed), not all.
+	if kept := answers.Len(); kept >= calls || kept < windowCalls || windowCalls == 0 {
+		t.Errorf("%d answers kept of %d calls; the window's %d attempts made %d calls", kept, calls, attempts-from, windowCalls)
+	}
+	// Back to the window's second attempt: its first is replayed from the
+	// oldest checkpoint with the answers it got.
+	if err := e.Rewind(attempts - from - 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(srv.Calls()); got != calls {
+		t.Errorf("rewinding into the window called the extender %d more times", got-calls)
+	}
+	if a := e.Attempts().At(from); len(a.ExtenderCalls) == 0 || !a.ExtenderCalls[0].Replayed {
+		t.Errorf("the replayed attempt %d did not get its answers: %+v", from, a.ExtenderCalls)
 	}
 }

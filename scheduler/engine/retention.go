@@ -292,6 +292,7 @@ func (e *Engine) dropOldestCheckpoint() {
 	// Shifted, not resliced: the array's front would hold the dropped
 	// checkpoint (a copy of the cluster) until appends outgrow it.
 	e.checkpoints = slices.Delete(e.checkpoints, 0, 1)
+	e.opts.ExtenderAnswers.ForgetBefore(uint64(e.checkpoints[0].attempts))
 	first := e.checkpoints[0].ops
 	e.log = append([]op(nil), e.log[first-e.logBase:]...)
 	e.logBase = first

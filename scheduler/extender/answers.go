@@ -22,6 +22,8 @@ type Answers struct {
 	// ones given, nothing is called.
 	recorded   map[recordedKey]*recorded
 	onExchange func(Exchange)
+	// epoch tags the answers stored from now on (SetEpoch).
+	epoch uint64
 }
 
 type answerKey struct {
@@ -36,6 +38,8 @@ type answer struct {
 	status  int
 	body    []byte
 	latency time.Duration
+	// epoch is the store's epoch when the answer was stored.
+	epoch uint64
 }
 
 // NewAnswers is an empty store.
@@ -50,8 +54,33 @@ func (a *Answers) get(k answerKey) (answer, bool) {
 
 func (a *Answers) put(k answerKey, v answer) {
 	a.mu.Lock()
+	v.epoch = a.epoch
 	a.m[k] = v
 	a.mu.Unlock()
+}
+
+// SetEpoch tags the answers stored from now on with epoch: the queue
+// engine's attempt number, so that ForgetBefore can drop the answers only
+// attempts out of reach asked for.
+func (a *Answers) SetEpoch(epoch uint64) {
+	a.mu.Lock()
+	a.epoch = epoch
+	a.mu.Unlock()
+}
+
+// ForgetBefore drops the answers stored under an epoch below epoch: a
+// debugger left open on a live cluster with extenders would otherwise
+// keep every answer it was ever given. An attempt made again asks for the
+// answers it got only while it can be made again (within the rewind
+// window); past it, an extender is asked anew.
+func (a *Answers) ForgetBefore(epoch uint64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k, v := range a.m {
+		if v.epoch < epoch {
+			delete(a.m, k)
+		}
+	}
 }
 
 // Len is how many answers the store holds.
