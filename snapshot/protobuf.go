@@ -212,12 +212,16 @@ type protobufEnvelope struct {
 	Raw                           []byte
 }
 
-// Field numbers of runtime.Unknown's content type.
-const unknownContentType = 4
+// Field numbers of runtime.Unknown's content encoding and type.
+const (
+	unknownContentEncoding = 3
+	unknownContentType     = 4
+)
 
-// readProtobufEnvelope reads a runtime.Unknown as its generated Unmarshal does: a
-// TypeMeta given more than once is merged field by field, the last value
-// of any other field wins, and fields it does not know are skipped.
+// readProtobufEnvelope reads a runtime.Unknown as its generated Unmarshal
+// does: a TypeMeta given more than once is merged field by field, the last
+// value of any other field wins, a known field of the wrong wire type is
+// an error, and fields it does not know are skipped.
 func readProtobufEnvelope(msg []byte) (protobufEnvelope, error) {
 	var e protobufEnvelope
 	for len(msg) > 0 {
@@ -226,7 +230,11 @@ func readProtobufEnvelope(msg []byte) (protobufEnvelope, error) {
 			return e, protowire.ParseError(n)
 		}
 		msg = msg[n:]
-		if typ != protowire.BytesType || (num != unknownTypeMeta && num != unknownRaw && num != unknownContentType) {
+		known := num >= unknownTypeMeta && num <= unknownContentType
+		if known && typ != protowire.BytesType {
+			return e, fmt.Errorf("proto: wrong wireType = %d for field %d", typ, num)
+		}
+		if !known || num == unknownContentEncoding {
 			if n = protowire.ConsumeFieldValue(num, typ, msg); n < 0 {
 				return e, protowire.ParseError(n)
 			}

@@ -10,7 +10,8 @@ import (
 // TestProtobufEnvelopeAsGenerated: the envelope read in place gives what
 // runtime.Unknown's generated Unmarshal gives, for a plain envelope, one
 // whose TypeMeta comes twice (merged field by field), one with a field it
-// does not know and a truncated one.
+// does not know, one with a known field of the wrong wire type and a
+// truncated one.
 func TestProtobufEnvelopeAsGenerated(t *testing.T) {
 	first := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "v1", Kind: "Pod"}, Raw: []byte{1, 2, 3}, ContentType: runtime.ContentTypeProtobuf}
 	plain, err := first.Marshal()
@@ -26,6 +27,7 @@ func TestProtobufEnvelopeAsGenerated(t *testing.T) {
 		"plain":         plain,
 		"twice":         append(append([]byte{}, plain...), more...),
 		"unknown field": append(append([]byte{}, plain...), 0x98, 0x06, 1),
+		"wrong type":    append(append([]byte{}, plain...), 0x08, 1),
 		"truncated":     plain[:len(plain)-2],
 	} {
 		var u runtime.Unknown
