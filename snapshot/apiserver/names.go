@@ -3,6 +3,7 @@ package apiserver
 import (
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
@@ -17,13 +18,9 @@ import (
 // upstream's function, so every message is upstream's. TestNamesAgree and
 // FuzzNamesAgree compare them with upstream's on every shape of string.
 
-// Upstream's length limits (content.DNS1123SubdomainMaxLength, ...).
-const (
-	dns1123SubdomainMaxLength = 253
-	dns1123LabelMaxLength     = 63
-	labelKeyNameMaxLength     = 63
-	labelValueMaxLength       = 63
-)
+// labelKeyNameMaxLength is the limit of a label key's name part
+// (content's labelKeyMaxLength, not exported).
+const labelKeyNameMaxLength = 63
 
 func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
 
@@ -44,12 +41,12 @@ func dns1123Label(s string) bool {
 }
 
 // isDNS1123Label is content.IsDNS1123Label without messages.
-func isDNS1123Label(s string) bool { return len(s) <= dns1123LabelMaxLength && dns1123Label(s) }
+func isDNS1123Label(s string) bool { return len(s) <= content.DNS1123LabelMaxLength && dns1123Label(s) }
 
 // isDNS1123Subdomain is content.IsDNS1123Subdomain without messages:
 // labels joined by dots, 253 bytes at most.
 func isDNS1123Subdomain(s string) bool {
-	if len(s) > dns1123SubdomainMaxLength {
+	if len(s) > content.DNS1123SubdomainMaxLength {
 		return false
 	}
 	for {
@@ -95,7 +92,9 @@ func isLabelKey(s string) bool {
 
 // isLabelValue is content.IsLabelValue without messages: empty, or a
 // label name of 63 bytes at most.
-func isLabelValue(s string) bool { return s == "" || len(s) <= labelValueMaxLength && labelName(s) }
+func isLabelValue(s string) bool {
+	return s == "" || len(s) <= content.LabelValueMaxLength && labelName(s)
+}
 
 // isAnnotationKey is upstream's check of an annotation key: a label key
 // once lower-cased.
