@@ -149,7 +149,7 @@ func fastNameFunc(valid func(string) bool, nameFn apimachineryvalidation.Validat
 		checked := name
 		if prefix && len(name) > 1 && strings.HasSuffix(name, "-") {
 			// Upstream's maskTrailingDash: a prefix may end in a dash,
-			// so its last two bytes are checked as "a".
+			// so its last two bytes are replaced by one "a".
 			checked = name[:len(name)-2] + "a"
 		}
 		if valid(checked) {
