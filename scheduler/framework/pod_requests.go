@@ -16,14 +16,16 @@ import (
 // (spec, allocated and actuated resources) and copies every container's
 // list again for the defaults. Loading 300,000 bound pods spent most of
 // the scheduler's start in them. For the common pod the answer is the
-// same with less. When its status resources are at most its spec's, the
-// larger of spec and status that upstream counts is the spec, so one
-// aggregation of the spec gives the same sums; when moreover every
-// container requests both cpu and memory, the defaults change nothing
-// and the second call would return the first's values. Every other pod
-// (pod-level requests, an infeasible resize, status resources above the
-// spec, overhead) takes upstream's two calls as they are;
-// TestPodRequestsShortcutsAgree checks both ways on every shape of pod.
+// same with less. When its status resources add nothing to its spec (the
+// pod's own at most the spec's sums, or else each container's equal to
+// its spec), the larger of spec and status that upstream counts is the
+// spec, so one aggregation of the spec gives the same sums; when moreover
+// every container requests both cpu and memory, the defaults change
+// nothing and the second call would return the first's values. Every
+// other pod (pod-level requests, an infeasible resize, status resources
+// above the spec, overhead beside the pod's own status resources) takes
+// upstream's two calls as they are; TestPodRequestsShortcutsAgree checks
+// both ways on every shape of pod.
 func podRequests(pod *v1.Pod, g ResourceGates) (requests, non0 v1.ResourceList) {
 	requests, non0, _ = podRequestsCounted(pod, g)
 	return requests, non0
