@@ -120,11 +120,11 @@ func validLabels(labels map[string]string) bool {
 
 // validateLabels is metav1validation.ValidateLabels, which it calls only
 // for labels that have something to report.
-func validateLabels(labels map[string]string, p *field.Path) field.ErrorList {
+func validateLabels(labels map[string]string, at pathTo) field.ErrorList {
 	if validLabels(labels) {
 		return nil
 	}
-	return metav1validation.ValidateLabels(labels, p)
+	return metav1validation.ValidateLabels(labels, at())
 }
 
 // validateLabelName is metav1validation.ValidateLabelName, which it calls

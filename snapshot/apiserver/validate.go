@@ -197,9 +197,7 @@ func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
 	if spec.Resources != nil {
 		errs = append(errs, validateResourceRequirements(spec.Resources, func() *field.Path { return p.Child("resources") })...)
 	}
-	if !validLabels(spec.NodeSelector) {
-		errs = append(errs, validateLabels(spec.NodeSelector, p.Child("nodeSelector"))...)
-	}
+	errs = append(errs, validateLabels(spec.NodeSelector, func() *field.Path { return p.Child("nodeSelector") })...)
 	if spec.Affinity != nil {
 		errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
 	}
@@ -594,7 +592,7 @@ func validateReplicationController(rc *v1.ReplicationController) field.ErrorList
 	if labels.Set(rc.Spec.Selector).AsSelector().Empty() {
 		errs = append(errs, field.Required(p.Child("selector"), ""))
 	}
-	errs = append(errs, validateLabels(rc.Spec.Selector, p.Child("selector"))...)
+	errs = append(errs, validateLabels(rc.Spec.Selector, func() *field.Path { return p.Child("selector") })...)
 	if rc.Spec.Template == nil {
 		return append(errs, field.Required(p.Child("template"), ""))
 	}
@@ -606,7 +604,7 @@ func validateReplicationController(rc *v1.ReplicationController) field.ErrorList
 }
 
 func validateService(svc *v1.Service) field.ErrorList {
-	return validateLabels(svc.Spec.Selector, field.NewPath("spec", "selector"))
+	return validateLabels(svc.Spec.Selector, func() *field.Path { return field.NewPath("spec", "selector") })
 }
 
 func validatePodDisruptionBudget(pdb *policyv1.PodDisruptionBudget) field.ErrorList {
@@ -675,7 +673,7 @@ func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 	}
 	if s := rc.Scheduling; s != nil {
 		p := field.NewPath("scheduling")
-		errs = append(errs, validateLabels(s.NodeSelector, p.Child("nodeSelector"))...)
+		errs = append(errs, validateLabels(s.NodeSelector, func() *field.Path { return p.Child("nodeSelector") })...)
 		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
 	}
 	return errs
