@@ -87,6 +87,20 @@ func (c textColumn) bytesAt(i int) []byte {
 	return c.bytes[start:c.ends[i]]
 }
 
+// from is the column without its first n strings, copied so that theirs
+// can go.
+func (c textColumn) from(n int) textColumn {
+	start := uint32(0)
+	if n > 0 {
+		start = c.ends[n-1]
+	}
+	out := textColumn{bytes: append([]byte(nil), c.bytes[start:]...), ends: make([]uint32, len(c.ends)-n)}
+	for i, end := range c.ends[n:] {
+		out.ends[i] = end - start
+	}
+	return out
+}
+
 func (c textColumn) cut(n int) textColumn {
 	end := 0
 	if n > 0 {
@@ -274,6 +288,11 @@ type observationArchive struct {
 	predicted []uint32
 	shape     []uint32
 	bound     []int32
+	// The texts (why, what is uncertain, the pods in flight, as of when)
+	// are kept for rows textFrom on only: unlike the rest of a row they
+	// are hundreds of bytes a decision, all different, and a day of a
+	// busy cluster would have them grow past everything else kept.
+	textFrom  int
 	message   textColumn
 	uncertain textColumn
 	inFlight  textColumn // joinList
@@ -369,17 +388,36 @@ func (o *observationArchive) add(ev Event) {
 	o.uncertain = o.uncertain.add(ev.Uncertain)
 	o.inFlight = o.inFlight.add(joinList(judged.InFlight))
 	o.asOf = o.asOf.add(judged.AsOf)
+	if kept := o.len() - o.textFrom; kept >= 2*observationTextsKept {
+		drop := kept - observationTextsKept
+		o.message, o.uncertain = o.message.from(drop), o.uncertain.from(drop)
+		o.inFlight, o.asOf = o.inFlight.from(drop), o.asOf.from(drop)
+		o.textFrom += drop
+	}
 }
+
+// observationTextsKept is how many archived observations at least keep
+// their texts (observationArchive.textFrom): about 40 MB of them, up to
+// twice that before the oldest half goes.
+var observationTextsKept = 50000
+
+// textsDropped is an archived observation's message once its texts went.
+const textsDropped = "(explanation no longer kept: only the newest archived observations keep theirs)"
 
 // event is observation k.
 func (o observationArchive) event(k int, attempts AttemptLog) Event {
 	s := o.shapes[o.shape[k]]
 	i := int(o.attempt[k])
 	ev := Event{Kind: EventObserved, Time: time.Unix(0, o.at[k]).In(s.loc), Pod: attempts.podOf(i), Attempt: i, Reason: s.reason,
-		Node: o.names[o.node[k]], Predicted: o.names[o.predicted[k]], Message: o.message.at(k), Uncertain: o.uncertain.at(k),
-		ClusterMessage: s.clusterMessage}
+		Node: o.names[o.node[k]], Predicted: o.names[o.predicted[k]], Message: textsDropped, ClusterMessage: s.clusterMessage}
 	if s.judged {
-		ev.Judged = &JudgedOn{Bound: int(o.bound[k]), InFlight: splitList(o.inFlight.at(k)), AsOf: o.asOf.at(k)}
+		ev.Judged = &JudgedOn{Bound: int(o.bound[k])}
+	}
+	if t := k - o.textFrom; t >= 0 {
+		ev.Message, ev.Uncertain = o.message.at(t), o.uncertain.at(t)
+		if ev.Judged != nil {
+			ev.Judged.InFlight, ev.Judged.AsOf = splitList(o.inFlight.at(t)), o.asOf.at(t)
+		}
 	}
 	return ev
 }
