@@ -397,9 +397,11 @@ func (o *observationArchive) add(ev Event) {
 }
 
 // observationTextsKept is how many archived observations at least keep
-// their texts (observationArchive.textFrom): about 40 MB of them, up to
-// twice that before the oldest half goes.
-var observationTextsKept = 50000
+// their texts (observationArchive.textFrom), up to twice that before the
+// oldest half goes: at 10 decisions a second, the last 15 to 30 minutes
+// before the rewind window, whose own decisions keep theirs whole; at
+// 5000 nodes each row's texts take about a kilobyte.
+var observationTextsKept = 10000
 
 // textsDropped is an archived observation's message once its texts went.
 const textsDropped = "(explanation no longer kept: only the newest archived observations keep theirs)"
