@@ -127,9 +127,20 @@ bench-scale:
 # replays it.
 FUZZTIME ?= 20s
 FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording ./snapshot/apiserver:FuzzNamesAgree
+# Go 1.26's fuzzing coordinator can fail a target at the -fuzztime deadline
+# with a bare "context deadline exceeded" and no input found (a race fixed
+# in Go 1.27): that alone is reported and passed; a failure that wrote an
+# input, or any other, fails.
 fuzz:
 	@for t in $(FUZZ); do p=$${t%%:*}; f=$${t##*:}; echo "== $$f ($$p)"; \
-		$(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) $$p || exit 1; done
+		before=$$(ls $$p/testdata/fuzz/$$f 2>/dev/null | wc -l); \
+		out=$$($(GO) test -run='^$$' -fuzz="^$$f\$$" -fuzztime=$(FUZZTIME) $$p 2>&1); rc=$$?; echo "$$out"; \
+		after=$$(ls $$p/testdata/fuzz/$$f 2>/dev/null | wc -l); \
+		if [ $$rc -ne 0 ]; then \
+			if [ "$$after" = "$$before" ] && echo "$$out" | grep -qx '    context deadline exceeded' && ! echo "$$out" | grep -q 'Failing input'; then \
+				echo "$$f: the fuzzing coordinator stopped at its deadline with no input found (Go 1.26's race, not a finding)"; \
+			else exit 1; fi; \
+		fi; done
 
 clean:
 	rm -rf bin
