@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
@@ -354,14 +355,9 @@ func (g *scaleGen) pod(a *scaleApp, idx, seq int, node string) *v1.Pod {
 	st.QOSClass = v1.PodQOSBurstable
 	// The resources a v1.37 kubelet writes with its default gates
 	// (InPlacePodVerticalScaling, InPlacePodLevelResourcesVerticalScaling):
-	// each container's allocated and actuated resources, and the pod's.
-	podRequests := v1.ResourceList{}
+	// each container's allocated and actuated resources, and the pod's
+	// (the kubelet's sum is component-helpers' PodRequests).
 	for _, c := range spec.Containers {
-		for name, q := range c.Resources.Requests {
-			sum := podRequests[name]
-			sum.Add(q)
-			podRequests[name] = sum
-		}
 		st.ContainerStatuses = append(st.ContainerStatuses, v1.ContainerStatus{
 			Name: c.Name, Image: c.Image, ImageID: c.Image + "@sha256:" + fmt.Sprintf("%064x", seq), Ready: true, Started: ptrTo(true),
 			ContainerID: "containerd://" + fmt.Sprintf("%064x", seq*31+len(c.Name)), RestartCount: int32(seq % 3),
@@ -372,8 +368,8 @@ func (g *scaleGen) pod(a *scaleApp, idx, seq int, node string) *v1.Pod {
 			Resources:          c.Resources.DeepCopy(),
 		})
 	}
-	st.AllocatedResources = podRequests
-	st.Resources = &v1.ResourceRequirements{Requests: podRequests.DeepCopy()}
+	st.AllocatedResources = resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{})
+	st.Resources = &v1.ResourceRequirements{Requests: st.AllocatedResources.DeepCopy()}
 	return p
 }
 
