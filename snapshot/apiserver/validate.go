@@ -44,7 +44,7 @@ const (
 var strictSelector = metav1validation.LabelSelectorValidationOptions{AllowInvalidLabelValueInSelector: false}
 
 // pathTo builds a field's path when an error names it. Built ahead for
-// every field of every pod, the paths of valid fields were half a
+// every field of every pod, the paths of valid fields were a third of a
 // gigabyte at 300,000 pods; closures that are only called do not escape,
 // so a valid field costs none.
 type pathTo func() *field.Path
