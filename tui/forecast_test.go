@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 )
 
@@ -57,7 +58,7 @@ func TestLiveForecast(t *testing.T) {
 		n2 := &v1.Node{}
 		n2.Name, n2.Labels = "n2", map[string]string{"kubernetes.io/hostname": "n2"}
 		n2.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("110")}
-		if err := mirror.Apply(engine.ClusterChange{Kind: engine.NodeAdd, Node: n2, At: clk.Now()}); err != nil {
+		if err := mirror.Apply(change.Change{Kind: change.NodeAdd, Node: n2, At: clk.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -77,7 +78,7 @@ func TestLiveForecast(t *testing.T) {
 	b.Locked(func() {
 		p := mirror.Pod("default/small").DeepCopy()
 		p.Spec.NodeName, p.ResourceVersion = "n1", "live-2"
-		if err := mirror.Apply(engine.ClusterChange{Kind: engine.PodUpdate, Pod: p, At: clk.Now()}); err != nil {
+		if err := mirror.Apply(change.Change{Kind: change.PodUpdate, Pod: p, At: clk.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -126,7 +127,7 @@ func TestLiveForecastNothingToDo(t *testing.T) {
 	mirror := b.API.(*engine.Engine)
 	b.Locked(func() {
 		for _, k := range []string{"default/big", "default/small"} {
-			if err := mirror.Apply(engine.ClusterChange{Kind: engine.PodDelete, Pod: mirror.Pod(k)}); err != nil {
+			if err := mirror.Apply(change.Change{Kind: change.PodDelete, Pod: mirror.Pod(k)}); err != nil {
 				t.Fatal(err)
 			}
 		}

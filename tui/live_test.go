@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 )
 
@@ -38,10 +39,10 @@ func TestLiveRedraw(t *testing.T) {
 	bound := e.Pod("default/analytics").DeepCopy()
 	bound.Spec.NodeName, bound.ResourceVersion = "node-a1", "live-1"
 	b.Locked(func() {
-		if err := e.Apply(engine.ClusterChange{Kind: engine.PodAdd, Pod: arrival}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodAdd, Pod: arrival}); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Apply(engine.ClusterChange{Kind: engine.PodUpdate, Pod: bound}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: bound}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
@@ -39,7 +40,7 @@ func TestShadowStatusCounts(t *testing.T) {
 	analytics.Spec.NodeName, analytics.ResourceVersion = "node-a1", "live-1"
 	b.Locked(func() {
 		for _, p := range []*v1.Pod{tiny, analytics} {
-			if err := e.Apply(engine.ClusterChange{Kind: engine.PodUpdate, Pod: p}); err != nil {
+			if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: p}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
 )
@@ -176,7 +176,7 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	}()
 	var writeErr error
 	last := started
-	watchErr := src.live.Watch(wctx, func(ch engine.ClusterChange) error {
+	watchErr := src.live.Watch(wctx, func(ch change.Change) error {
 		typ, obj := ch.WatchEvent()
 		// The time the informer handed the change over, as a live
 		// session stamps it (live.Source), not the time it is written:
@@ -241,9 +241,9 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 // delivered ("PodAdd default/web-3 on node-a", "ObjectAdd").
 func isChangeMessage(msg string) bool {
 	first, _, _ := strings.Cut(msg, " ")
-	switch engine.ChangeKind(first) {
-	case engine.NodeAdd, engine.NodeUpdate, engine.NodeDelete, engine.PodAdd, engine.PodUpdate, engine.PodDelete,
-		engine.ObjectAdd, engine.ObjectUpdate, engine.ObjectDelete:
+	switch change.Kind(first) {
+	case change.NodeAdd, change.NodeUpdate, change.NodeDelete, change.PodAdd, change.PodUpdate, change.PodDelete,
+		change.ObjectAdd, change.ObjectUpdate, change.ObjectDelete:
 		return true
 	}
 	return false

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/tui"
@@ -16,7 +17,7 @@ import (
 // change at the time it arrived.
 type replay struct {
 	start, until time.Time
-	changes      []engine.ClusterChange
+	changes      []change.Change
 	// where locates each change in the file, for messages.
 	where []string
 	// simulate: schedtui schedules every pod itself (--simulate) rather
@@ -64,7 +65,7 @@ func replayOf(o *snapshot.Opened, w io.Writer, convertOnly, simulate bool) *repl
 	r := &replay{start: o.Header.RecordingStarted, until: o.RecordedUntil, simulate: simulate}
 	for _, rc := range o.Changes {
 		where := fmt.Sprintf("%s:%d", rc.File, rc.Line)
-		c, err := engine.ChangeFor(rc.Type, rc.Object)
+		c, err := change.For(rc.Type, rc.Object)
 		if err != nil {
 			fmt.Fprintf(w, "%s: warning: %v; the change is not replayed\n", where, err)
 			continue
@@ -146,7 +147,7 @@ func (r *replay) forTUI(w io.Writer) []tui.Replay {
 	if r.offline {
 		tr.ExtenderAnswers = r.extenderAnswers
 	}
-	tr.NotApplied = func(c engine.ClusterChange, err error) {
+	tr.NotApplied = func(c change.Change, err error) {
 		_, obj := c.WatchEvent()
 		for i, rc := range r.changes {
 			if _, o := rc.WatchEvent(); o == obj && rc.Kind == c.Kind {
@@ -179,7 +180,7 @@ func printCluster(w io.Writer, at string, ev engine.Event) {
 		return
 	}
 	line := fmt.Sprintf("%-8s   cluster: %s %s", at, c.Change, c.Object)
-	if c.Pod != "" && c.Node != "" && c.Change != string(engine.PodDelete) {
+	if c.Pod != "" && c.Node != "" && c.Change != string(change.PodDelete) {
 		line += " on " + c.Node
 	}
 	if c.Message != "" {

@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -127,7 +127,7 @@ func TestRecordRoundTrip(t *testing.T) {
 				if i > 0 && c.Time.Before(o.Changes[i-1].Time) || c.Time.Before(h.RecordingStarted) {
 					t.Errorf("change %d at %v", i, c.Time)
 				}
-				ch, err := engine.ChangeFor(c.Type, c.Object)
+				ch, err := change.For(c.Type, c.Object)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -463,7 +463,7 @@ func TestReplayBackend(t *testing.T) {
 		t.Errorf("notice %q", n)
 	}
 	// A change the engine refuses at the start is reported.
-	bad := &replay{start: o.Header.RecordingStarted, changes: []engine.ClusterChange{{Kind: engine.NodeDelete, Node: &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ghost"}}, At: o.Header.RecordingStarted}},
+	bad := &replay{start: o.Header.RecordingStarted, changes: []change.Change{{Kind: change.NodeDelete, Node: &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ghost"}}, At: o.Header.RecordingStarted}},
 		where: []string{"rec.yaml:9"}}
 	if _, err := tui.NewBackend("rec", o.Cluster, scheduler.Options{Registry: plugins.NewInTreeRegistry()}, bad.forTUI(&errOut)...); err != nil {
 		t.Fatal(err)

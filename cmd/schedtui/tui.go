@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
@@ -123,7 +124,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			_ = src.live.Watch(wctx, func(c engine.ClusterChange) error {
+			_ = src.live.Watch(wctx, func(c change.Change) error {
 				var err error
 				b.Locked(func() { err = e.Apply(c) })
 				liveApplied(c, err)
@@ -148,10 +149,10 @@ var runTUI = tui.Run
 
 // liveApplied observes every live change applied to the TUI's engine
 // (tests).
-var liveApplied = func(engine.ClusterChange, error) {}
+var liveApplied = func(change.Change, error) {}
 
 // liveClock is the clock a live session's engine follows.
-var liveClock engine.Clock = engine.WallClock{}
+var liveClock change.Clock = change.WallClock{}
 
 // tuiSource adapts a live source's status to tui.Source. Sending never
 // blocks the watch: when the TUI lags, the oldest pending status is
