@@ -77,7 +77,7 @@ conformance-part-b:
 # of churn on 5000 nodes under the debugger's retention, peak-rss-MiB
 # under 2048, the last hour rewound; the whole day took under five minutes
 # on two idle cores: -v prints the figures each simulated hour,
-# SCHEDTUI_BENCH_MINUTES shortens it; measured (README): 1506 MiB), and
+# SCHEDTUI_BENCH_MINUTES shortens it; measured (docs/performance.md): 1506 MiB), and
 # BenchmarkLongShadowReplay (./scheduler/engine: the same churn in shadow
 # mode, every pod decided about by the cluster's scheduler and judged,
 # peak-rss-MiB under 2048; two simulated hours, the rewind window full

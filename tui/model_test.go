@@ -145,3 +145,73 @@ func TestShownOnceWithTheEngineState(t *testing.T) {
 		t.Fatalf("Shown called %d times after the first frames, want 1", calls)
 	}
 }
+
+// TestTypeAhead: keys pressed while an engine operation runs apply in
+// order after it: n then 4 ends on the Scores view (n from the queues
+// opens the Pod view first).
+func TestTypeAhead(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	if hs.m.c.Active != viewQueues {
+		t.Fatalf("start on %s", viewTitles[hs.m.c.Active])
+	}
+	_, running := hs.m.Update(keyMsg("n")) // the engine runs n…
+	hs.keys("4", "j")                      // …while these arrive
+	hs.run(running)
+	if got := hs.m.c.Active; got != viewScores {
+		t.Errorf("n then 4 typed ahead: on %s, want Scores", viewTitles[got])
+	}
+	// Typed-ahead engine keys run in turn, each after the one before.
+	_, running = hs.m.Update(keyMsg("n"))
+	hs.keys("2", "n")
+	hs.run(running)
+	if got, n := hs.m.c.Active, hs.m.c.World.attempts.Len(); got != viewAttempt || n != 3 {
+		t.Errorf("n 2 n typed ahead: on %s with %d attempts, want Pod with 3", viewTitles[got], n)
+	}
+}
+
+// TestMouseTypeAhead: clicks and wheel turns arriving while an engine
+// operation runs apply in order after it, as keys do: the same as when
+// they arrive after it.
+func TestMouseTypeAhead(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		mouse func(hs *harness) tea.Msg
+	}{
+		// n from the Queues view opens the Pod view; the click then opens
+		// the Scores tab.
+		{"click on a tab", nil, func(hs *harness) tea.Msg {
+			_, spans := hs.m.header.tabs()
+			return tea.MouseClickMsg{X: spans[viewScores][0] + 1, Y: 1, Button: tea.MouseLeft}
+		}},
+		// The Events view follows the newest event; the wheel then moves
+		// up from there.
+		{"wheel on the events", []string{"n", "7"}, func(*harness) tea.Msg {
+			return tea.MouseWheelMsg{X: 1, Y: 5, Button: tea.MouseWheelUp}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after, ahead := newHarness(t, 100, 30), newHarness(t, 100, 30)
+			after.keys(tc.setup...)
+			after.keys("n")
+			after.send(tc.mouse(after))
+			ahead.keys(tc.setup...)
+			_, running := ahead.m.Update(keyMsg("n")) // the engine runs n…
+			ahead.send(tc.mouse(ahead))               // …while the mouse acts
+			ahead.run(running)
+			if got, want := ahead.m.c.Active, after.m.c.Active; got != want {
+				t.Errorf("mouse during n: on %s, want %s", viewTitles[got], viewTitles[want])
+			}
+			if got, want := ahead.screen(), after.screen(); got != want {
+				t.Errorf("mouse during n: screen\n%s\nwant\n%s", got, want)
+			}
+			// The selection (not visible without colour) as the teaching
+			// pane tells it.
+			gotT, got := ahead.m.current().Explain()
+			wantT, want := after.m.current().Explain()
+			if gotT != wantT || strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("mouse during n: selection %q %q, want %q %q", gotT, got, wantT, want)
+			}
+		})
+	}
+}

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // TestPodViewVerdictCache: the Pod view keeps its verdict between
@@ -31,5 +33,23 @@ func TestPodViewVerdictCache(t *testing.T) {
 	hs.keys("n")
 	if s := hs.screen(); strings.Contains(s, proven) || !strings.Contains(s, "Attempt #2") {
 		t.Fatalf("the Pod view shows the first attempt's verdict on the second:\n%s", s)
+	}
+}
+
+// TestManyTiedNodes: with 500 nodes tied at the top score, the Pod view's
+// verdict stays a few lines: the pod and the timeline stay near the top
+// whatever the terminal's height.
+func TestManyTiedNodes(t *testing.T) {
+	a := syntheticAttempt("default/tied", 500, func(int, int) int64 { return 50 }, 1)
+	m := syntheticModel(a, nil, 160, 60)
+	lines := strings.Split(ansi.Strip(m.View().Content), "\n")
+	at := -1
+	for i, l := range lines {
+		if strings.Contains(l, "Attempt #1 ·") {
+			at = i
+		}
+	}
+	if at < 0 || at > 8 {
+		t.Errorf("the timeline starts on line %d, want within the first 8:\n%s", at, strings.Join(lines, "\n"))
 	}
 }
