@@ -8,7 +8,7 @@ package snapshot
 // runtime.Unknown of kind SnapshotHeader whose raw bytes are the Header as
 // JSON. Decoding the generated protobuf code is several times faster than
 // decoding JSON, which is what a snapshot of hundreds of thousands of pods
-// needs to open in seconds (see the README's scale section).
+// needs to open in seconds (see docs/performance.md).
 
 import (
 	"bytes"

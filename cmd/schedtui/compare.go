@@ -47,7 +47,7 @@ skew of each spread-constrained workload per topology key.
 
 ` + sideHelp + `
 
--o json prints one object (the schema is in the README).
+-o json prints one object (the schema is in docs/commands.md).
 
 ` + sourceHelp,
 		Example: `  schedtui compare --demo --right demo-packing
