@@ -11,8 +11,11 @@ NESTED  := conformance e2e
 
 all: build
 
+# -v names each package as it is compiled: the first build compiles most
+# of Kubernetes (minutes on two cores) and would otherwise print nothing.
 build:
-	$(GO) build -o $(BIN) ./cmd/schedtui
+	@echo "Building $(BIN): the first build compiles most of Kubernetes and takes several minutes (packages are listed as they compile); later builds take seconds."
+	$(GO) build -v -o $(BIN) ./cmd/schedtui
 
 # Opens the interactive debugger on the embedded demo snapshot.
 run: build

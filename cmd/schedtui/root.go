@@ -146,6 +146,7 @@ binds a pod in the cluster.
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(), newExplainCommand(), newCompareCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
 	root.Version = schedtuiVersion()
+	suggestMistypes(root)
 	if plugin {
 		asPlugin(root)
 	}
