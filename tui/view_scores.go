@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // Score modes.
@@ -20,19 +21,6 @@ const (
 )
 
 var modeNames = []string{"raw", "normalized", "weighted (normalized × weight)"}
-
-// shortPlugin keeps score columns narrow; the full name is in the header
-// line and the teaching pane.
-var shortPlugin = map[string]string{
-	"NodeResourcesFit":                "Fit",
-	"NodeResourcesBalancedAllocation": "Balanced",
-	"TaintToleration":                 "Taint",
-	"NodeAffinity":                    "NodeAff",
-	"InterPodAffinity":                "PodAff",
-	"PodTopologySpread":               "Spread",
-	"ImageLocality":                   "Image",
-	"VolumeBinding":                   "Volume",
-}
 
 // scoresView is the score matrix: feasible nodes × Score plugins. Scores
 // stay numbers; only the visible window is formatted, with heat escapes
@@ -119,11 +107,7 @@ func (v *scoresView) Refresh() {
 	}
 	v.g.frozen = []gridCol{{title: "NODE", width: min(nameW, 24) + 2}, {title: "TOTAL", width: 6, right: true}}
 	for _, col := range a.Scores {
-		t := shortPlugin[col.Plugin]
-		if t == "" {
-			t = col.Plugin
-		}
-		t += "×" + strconv.Itoa(int(col.Weight))
+		t := why.ShortName(col.Plugin) + "×" + strconv.Itoa(int(col.Weight))
 		v.g.cols = append(v.g.cols, gridCol{title: t, width: max(len(t), 6), right: true})
 	}
 	v.g.cell = v.cell
@@ -289,16 +273,15 @@ func (v *scoresView) Explain() (string, []string) {
 		out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
 		return col.Plugin + " on " + node, out
 	}
-	f := v.c.fork()
-	in := scoreInputs{
-		plugin: col.Plugin, weight: col.Weight, raw: v.raw[p][i], norm: v.norm[p][i],
-		minRaw: v.lo[modeRaw][p], maxRaw: v.hi[modeRaw][p], normalizes: col.Normalized != nil,
-		numNodes: len(a.Nodes.Names),
+	var in why.Input
+	if f := v.c.fork(); f != nil {
+		in = why.Input{Sched: f.sched, Pod: f.pod}
 	}
-	if f != nil {
-		in.pod, in.ni = f.pod, f.nodeInfo(node)
-	}
-	out := explainScore(in)
+	out := why.ExplainScore(in, why.ScoreCell{
+		Plugin: col.Plugin, Node: node, Weight: col.Weight, Raw: v.raw[p][i], Normalized: v.norm[p][i],
+		MinRaw: v.lo[modeRaw][p], MaxRaw: v.hi[modeRaw][p], Normalizes: col.Normalized != nil,
+		NumNodes: len(a.Nodes.Names),
+	})
 	out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
 	return col.Plugin + " on " + node, out
 }
