@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -253,8 +252,8 @@ func (v *filterView) Explain() (string, []string) {
 	plugin := col.Name
 	cell := r.Cells[v.g.col]
 	if col.Kind == why.ExtenderColumn {
-		if call := filterCallOf(v.a, col.Name); call != nil {
-			return plugin + " on " + node, explainExtenderFilter(call, node)
+		if lines := why.ExplainExtenderFilter(v.a, col.Name, node); lines != nil {
+			return plugin + " on " + node, lines
 		}
 	}
 	var st record.Status
@@ -286,60 +285,4 @@ func (v *filterView) ShortHelp() []key.Binding {
 func (v *filterView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{k.grid(k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node"), k.Search), k.global()}
-}
-
-// filterCallOf is the last filter call the attempt made to the extender
-// named, or nil.
-func filterCallOf(a *record.Attempt, extender string) *record.ExtenderCall {
-	return extenderCallOf(a, extender, "filter")
-}
-
-func extenderCallOf(a *record.Attempt, extender, verb string) *record.ExtenderCall {
-	if a == nil {
-		return nil
-	}
-	for i := len(a.ExtenderCalls) - 1; i >= 0; i-- {
-		if c := &a.ExtenderCalls[i]; c.Extender == extender && c.Verb == verb {
-			return c
-		}
-	}
-	return nil
-}
-
-// explainExtenderFilter is the teaching pane of an extender's Filter cell:
-// its verdict on the node, then the call and its raw answer.
-func explainExtenderFilter(c *record.ExtenderCall, node string) []string {
-	var out []string
-	switch {
-	case c.FailedAndUnresolvable[node] != "":
-		out = append(out, "Rejected, unresolvable (preemption will not try this node): "+c.FailedAndUnresolvable[node])
-	case c.Failed[node] != "":
-		out = append(out, "Rejected: "+c.Failed[node])
-	case slices.Contains(c.Passed, node):
-		out = append(out, "Kept by the extender.")
-	default:
-		out = append(out, "Not sent to the extender, or dropped without a reason (the node then has no status).")
-	}
-	out = append(out, "", "The extender filters after every Filter plugin, over the nodes that passed them: one HTTP call, "+
-		"its rejections are the nodes' statuses, with no plugin name (the pod's unschedulable plugins get \"Extender\").")
-	return append(out, extenderCallLines(c)...)
-}
-
-// extenderCallLines describe one call: what was sent, how long it took,
-// how it ended and the raw answer.
-func extenderCallLines(c *record.ExtenderCall) []string {
-	out := []string{"", fmt.Sprintf("POST %s/%s · %d node(s) sent · %v", strings.TrimRight(c.Extender, "/"), c.Verb, c.Nodes, c.Latency.Round(time.Microsecond))}
-	if c.Replayed {
-		out[1] += " · replayed: the answer it got before (or the recording's), not called again"
-	}
-	switch {
-	case c.Error != "" && c.Skipped():
-		out = append(out, "failed, skipped (ignorable"+map[bool]string{true: ", and prioritize errors are always skipped", false: ""}[c.Verb == "prioritize"]+"): "+c.Error)
-	case c.Error != "":
-		out = append(out, "failed, which fails the attempt: "+c.Error)
-	}
-	if c.Response != "" {
-		out = append(out, "", "Raw answer:", c.Response)
-	}
-	return out
 }

@@ -19,13 +19,13 @@ import (
 type FilterSort uint8
 
 const (
-	// SortNodeOrder keeps the node-tree order Filter visits nodes in.
-	SortNodeOrder FilterSort = iota
-	// SortName orders by node name.
-	SortName
-	// SortReason groups the nodes rejected by the same column for the
+	// FilterByNodeOrder keeps the node-tree order Filter visits nodes in.
+	FilterByNodeOrder FilterSort = iota
+	// FilterByName orders by node name.
+	FilterByName
+	// FilterByReason groups the nodes rejected by the same column for the
 	// same reasons, in column order; the others follow.
-	SortReason
+	FilterByReason
 	numFilterSorts
 )
 
@@ -120,7 +120,7 @@ type FilterRow struct {
 	Cells []FilterCell
 	// Text is what a search matches: the node's name and its reasons.
 	Text string
-	// reasonKey orders the row under SortReason.
+	// reasonKey orders the row under FilterByReason.
 	reasonKey string
 }
 
@@ -187,11 +187,11 @@ func NewFilterMatrix(a *record.Attempt, opt FilterOptions) *FilterMatrix {
 		}
 	}
 	switch opt.Sort {
-	case SortName:
+	case FilterByName:
 		sort.SliceStable(m.Order, func(x, y int) bool {
 			return a.Nodes.Names[m.Rows[m.Order[x]].Node] < a.Nodes.Names[m.Rows[m.Order[y]].Node]
 		})
-	case SortReason:
+	case FilterByReason:
 		sort.SliceStable(m.Order, func(x, y int) bool { return m.Rows[m.Order[x]].reasonKey < m.Rows[m.Order[y]].reasonKey })
 	}
 	return m

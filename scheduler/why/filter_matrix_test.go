@@ -108,7 +108,7 @@ b not eval|||`,
 		{
 			name: "by name",
 			a:    faithful(),
-			opt:  FilterOptions{Plugins: plugins, Sort: SortName},
+			opt:  FilterOptions{Plugins: plugins, Sort: FilterByName},
 			want: `|TaintToleration|NodeResourcesFit
 a feasible|·|·
 b not eval||
@@ -118,7 +118,7 @@ d rejected|untolerated taint {gpu: true}|`,
 		{
 			name: "by reason: rejections in column order, then the rest in node order",
 			a:    faithful(),
-			opt:  FilterOptions{Plugins: plugins, Sort: SortReason},
+			opt:  FilterOptions{Plugins: plugins, Sort: FilterByReason},
 			want: `|TaintToleration|NodeResourcesFit
 d rejected|untolerated taint {gpu: true}|
 c rejected|·|Insufficient cpu
@@ -146,7 +146,7 @@ z rejected||no gpu`,
 		{
 			name: "PreFilter and extender columns, every column",
 			a:    narrowed,
-			opt:  FilterOptions{Plugins: plugins, AllColumns: true, Sort: SortReason},
+			opt:  FilterOptions{Plugins: plugins, AllColumns: true, Sort: FilterByReason},
 			want: `|PreFilter|NodeUnschedulable|TaintToleration|NodeResourcesFit|http://ext
 x rejected|node(s) didn't satisfy plugin(s) [NodeAffinity]||||
 y rejected|node(s) didn't satisfy plugin(s) [NodeAffinity]||||
@@ -166,7 +166,7 @@ b narrowed|·|untolerated taint {gpu: true}|skip`,
 		{
 			name: "full diagnosis: failing columns, by reason",
 			a:    faithful(),
-			opt:  FilterOptions{Diag: diag, Sort: SortReason},
+			opt:  FilterOptions{Diag: diag, Sort: FilterByReason},
 			want: `|NodeUnschedulable|TaintToleration
 a passes|·|·
 d fails|Insufficient cpu|untolerated taint {gpu: true}
@@ -199,7 +199,7 @@ func TestFilterMatrixFullNotEvaluated(t *testing.T) {
 
 func TestFilterSortCycles(t *testing.T) {
 	var got []string
-	s := SortNodeOrder
+	s := FilterByNodeOrder
 	for range 4 {
 		got = append(got, s.String())
 		s = s.Next()
