@@ -151,8 +151,9 @@ func ExplainScore(in Input, c ScoreCell) []string {
 }
 
 // Amount renders an amount of a resource as the teaching text counts it:
-// cpu in millicores, memory and storage in binary units, anything else as
-// a plain count.
+// cpu in millicores ("0" for none), memory and storage in binary units,
+// anything else as a plain count (qty, the verdict's and the hints' form,
+// is the API's quantity).
 func Amount(name string, v int64) string {
 	switch v1.ResourceName(name) {
 	case v1.ResourceCPU:
@@ -177,6 +178,8 @@ func quantity(name v1.ResourceName, n int64) resource.Quantity {
 	return *resource.NewQuantity(n, resource.DecimalSI)
 }
 
+// qty is an amount as the verdict and the hints print it: the API's
+// quantity, cpu always in millicores.
 func qty(name v1.ResourceName, n int64) string {
 	if name == v1.ResourceCPU {
 		return fmt.Sprintf("%dm", n)
@@ -199,7 +202,8 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// Plugins schedtui explains by their purpose only: nothing to recompute.
+// Plugins with nothing to recompute: their purpose (and the node
+// NodeName wants).
 var (
 	nodeNameExplainer = explainer{
 		purpose: "rejects every node but the one spec.nodeName names.",
