@@ -77,7 +77,7 @@ func TestResizeAndMouse(t *testing.T) {
 	fv := hs.m.views[viewFilter].(*filterView)
 	y := 2 + len(fv.headerLines()) + 1 + 3
 	hs.send(tea.MouseClickMsg{X: 1, Y: y, Button: tea.MouseLeft})
-	if r := fv.selectedRow(); r == nil || fv.a.Nodes.Names[r.node] != "node-b2" {
+	if r := fv.selectedRow(); r == nil || fv.a.Nodes.Names[r.Node] != "node-b2" {
 		t.Errorf("click on the fourth row did not select node-b2")
 	}
 	hs.send(tea.MouseWheelMsg{X: 1, Y: y, Button: tea.MouseWheelUp})

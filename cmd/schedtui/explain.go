@@ -668,37 +668,30 @@ func printFullDiagnosis(w io.Writer, d *record.FullDiagnosis, a *record.Attempt)
 		fmt.Fprintf(w, "  PreFilter %s rejected the pod: %s\n", d.PreFilter.Plugin, d.PreFilter.Message)
 		return
 	}
-	evaluated := map[int32]bool{}
-	for _, n := range a.Feasible {
-		evaluated[n] = true
-	}
-	for _, r := range a.Rejected {
-		evaluated[r.Node] = true
-	}
+	m := why.NewFilterMatrix(a, why.FilterOptions{Diag: d, AllColumns: true})
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	header := "  NODE\t"
-	for _, p := range d.Plugins {
-		header += p + "\t"
+	for _, c := range m.Columns {
+		header += c.Title() + "\t"
 	}
 	fmt.Fprintln(tw, header)
-	for n, name := range d.Nodes.Names {
-		line := "  " + name
-		switch {
-		case d.Narrowed[n]:
+	for _, r := range m.Rows {
+		line := "  " + a.Nodes.Names[r.Node]
+		switch r.Verdict {
+		case why.Narrowed:
 			line += " (narrowed out by PreFilter)"
-		case !evaluated[int32(n)]:
+		case why.NotEvaluated:
 			line += " (not evaluated upstream)"
 		}
 		line += "\t"
-		for p := range d.Plugins {
-			c := d.Cell(n, p)
-			switch {
-			case d.SkippedPlugins[p]:
+		for _, c := range r.Cells {
+			switch c.State {
+			case why.CellSkip:
 				line += "-\t"
-			case c.Code == record.CodeSuccess:
+			case why.CellPass:
 				line += "·\t"
 			default:
-				line += strings.Join(c.Reasons, "; ") + "\t"
+				line += strings.Join(m.Status(c).Reasons, "; ") + "\t"
 			}
 		}
 		fmt.Fprintln(tw, line)

@@ -83,7 +83,7 @@ func Verdict(in Input) (out []string) {
 				tied = append(tied, a.Nodes.Names[t])
 			}
 			out = append(out, fmt.Sprintf("Scheduled on %s: %d feasible nodes, %d tied at the top score (%s); the tie is broken at random upstream.",
-				a.Node, len(a.Feasible), len(tied), names(tied)))
+				a.Node, len(a.Feasible), len(tied), Names(tied)))
 		default:
 			out = append(out, fmt.Sprintf("Scheduled on %s: highest total score among %d feasible nodes%s.", a.Node, len(a.Feasible), see(in.Refs.Scores)))
 		}
@@ -106,7 +106,7 @@ func Verdict(in Input) (out []string) {
 		case p.Chosen >= 0 && p.Chosen < len(p.Candidates):
 			c := p.Candidates[p.Chosen]
 			out = append(out, fmt.Sprintf("Preemption: evicting %s on %s makes room; the pod is nominated there and fits once they are gone%s.",
-				names(a.Victims), c.Node, see(in.Refs.Preemption)))
+				Names(a.Victims), c.Node, see(in.Refs.Preemption)))
 		default:
 			out = append(out, "Preemption cannot help: no node where evicting lower-priority pods would make the pod fit.")
 		}
@@ -122,7 +122,7 @@ func Verdict(in Input) (out []string) {
 		out = append(out, fmt.Sprintf("• %d × %s (%s)%s", len(g.nodes), g.reason, plugin, detail(in, g)))
 	}
 	for _, g := range alsoGroups(in) {
-		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection)%s", names(g.nodes), g.reason, g.plugin, detail(in, g)))
+		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection)%s", Names(g.nodes), g.reason, g.plugin, detail(in, g)))
 	}
 	return out
 }
@@ -173,34 +173,12 @@ func alsoGroups(in Input) []group {
 // detail names the objects behind a group of rejected nodes, as ": ..."
 // to follow the group; "." when there is nothing to name.
 func detail(in Input, g group) string {
-	pod := in.Pod
-	if pod == nil || in.Sched == nil {
+	if in.Pod == nil || in.Sched == nil {
 		return seeFilter(in)
 	}
 	var s string
-	switch g.plugin {
-	case "NodeResourcesFit":
-		s = resourcesDetail(in, g)
-	case "TaintToleration":
-		s = taintsDetail(in, g)
-	case "NodeAffinity":
-		s = nodeAffinityDetail(in, g)
-	case "NodeUnschedulable":
-		s = "cordoned (spec.unschedulable): " + names(g.nodes) + "."
-	case "NodePorts":
-		s = portsDetail(in, g)
-	case "InterPodAffinity":
-		s = interPodDetail(in, g)
-	case "PodTopologySpread":
-		s = spreadDetail(in, g)
-	case "VolumeBinding", "VolumeZone", "VolumeRestrictions", "NodeVolumeLimits":
-		s = volumesDetail(in, g)
-	case "NodeDeclaredFeatures":
-		s = featuresDetail(in, g)
-	case "DynamicResources":
-		s = draDetail(in, g)
-	case "NodeName":
-		s = fmt.Sprintf("spec.nodeName is %q.", pod.Spec.NodeName)
+	if e := explainers[g.plugin]; e.detail != nil {
+		s = e.detail(in, g)
 	}
 	if s == "" {
 		return seeFilter(in)
@@ -219,9 +197,7 @@ func seeFilter(in Input) string {
 
 // Names lists up to four names, then how many more (kubectl's way with
 // long lists): a line stays short whatever the cluster's size.
-func Names(list []string) string { return names(list) }
-
-func names(list []string) string {
+func Names(list []string) string {
 	const show = 4
 	if len(list) <= show {
 		return strings.Join(list, ", ")
@@ -257,7 +233,7 @@ func (b *byValue) String() string {
 			break
 		}
 		if ns := b.nodes[d]; len(ns) > 0 {
-			d += " (" + names(ns) + ")"
+			d += " (" + Names(ns) + ")"
 		}
 		parts = append(parts, d)
 	}
