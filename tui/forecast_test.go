@@ -22,7 +22,7 @@ import (
 func TestLiveForecast(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	var before engine.QueueSnapshot
 	b.Locked(func() { before = mirror.Queue() })
 
@@ -123,7 +123,7 @@ func TestLiveForecast(t *testing.T) {
 func TestLiveForecastNothingToDo(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	b.Locked(func() {
 		for _, k := range []string{"default/big", "default/small"} {
 			if err := mirror.Apply(engine.ClusterChange{Kind: engine.PodDelete, Pod: mirror.Pod(k)}); err != nil {
@@ -143,7 +143,7 @@ func TestLiveForecastNothingToDo(t *testing.T) {
 func TestLiveForecastStepPhase(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	hs.keys("s")
 	hs.contains("[forecast]", "forecast: phase PreEnqueue")
 	// In virtual time from the fork: small, then big again at the

@@ -21,7 +21,7 @@ func (s chanSource) Updates() <-chan SourceStatus { return s.ch }
 // status line and listed in the events.
 func TestLiveRedraw(t *testing.T) {
 	b := demoBackend(t)
-	e := b.API.(*engine.Engine)
+	e := b.engine
 	src := chanSource{ch: make(chan SourceStatus, 4)}
 	hs := &harness{t: t, m: New(Options{Backend: b, NoColor: true, Source: src})}
 	hs.send(tea.WindowSizeMsg{Width: 140, Height: 40})

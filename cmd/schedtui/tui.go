@@ -102,12 +102,8 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		return err
 	}
 	if src.live != nil {
-		e, ok := b.API.(*engine.Engine)
-		if !ok {
-			return fmt.Errorf("live mode needs the queue engine, the backend has %T", b.API)
-		}
 		if src.bind != nil {
-			if err := e.SetBind(src.bind); err != nil {
+			if err := b.SetBind(src.bind); err != nil {
 				return err
 			}
 			// Writing to the cluster comes first, whatever else is said.
@@ -124,8 +120,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		go func() {
 			defer close(done)
 			_ = src.live.Watch(wctx, func(c engine.ClusterChange) error {
-				var err error
-				b.Locked(func() { err = e.Apply(c) })
+				err := b.Apply(c)
 				liveApplied(c, err)
 				return err
 			})
