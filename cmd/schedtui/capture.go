@@ -109,13 +109,13 @@ func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	m, err := f.mode()
+	m, err := f.sourceKind()
 	if err != nil {
 		return err
 	}
 	switch m {
-	case modeSnapshot:
-	case modeLive:
+	case sourceSnapshot:
+	case sourceLive:
 	default:
 		return errors.New("no cluster to capture: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster; give --kubeconfig or --context (or --snapshot to convert a snapshot)")
 	}
@@ -127,7 +127,7 @@ func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr 
 		return err
 	}
 	h := snapshot.Header{CapturedAt: time.Now().UTC(), SchedtuiVersion: schedtuiVersion()}
-	if m == modeLive {
+	if m == sourceLive {
 		h.Context, h.Source, h.ServerVersion = src.name, src.host, src.serverVersion
 	} else {
 		if src.header != nil {

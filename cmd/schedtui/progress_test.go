@@ -114,7 +114,7 @@ func TestLiveSyncProgressLine(t *testing.T) {
 	progressClock = func() time.Time { clock = clock.Add(time.Second); return clock }
 	var stderr bytes.Buffer
 	isTerminal = func(w io.Writer) bool { return w == &stderr }
-	src, err := loadLive(context.Background(), &sourceFlags{context: "c1"}, &stderr, false)
+	src, err := loadLive(context.Background(), &sourceFlags{context: "c1"}, runMode{}, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

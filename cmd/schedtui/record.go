@@ -88,11 +88,11 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	if format.Protobuf {
 		return fmt.Errorf("%s: a recording is written as YAML or JSON (.yaml, .yml, .json, optionally followed by .gz); protobuf (.pb) is for snapshots", output)
 	}
-	m, err := f.mode()
+	m, err := f.sourceKind()
 	if err != nil {
 		return err
 	}
-	if m != modeLive {
+	if m != sourceLive {
 		return errors.New("no cluster to record: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster; give --kubeconfig or --context")
 	}
 	// Interrupted (Ctrl-C, SIGTERM), the recording ends cleanly.

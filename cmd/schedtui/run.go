@@ -169,7 +169,7 @@ func (s *session) engine(opts ...func(*engine.Options)) (*engine.Engine, error) 
 	}
 	o := engine.Options{
 		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
-		Shadow: s.replay.shadowing(), Features: &s.resolved().Features, ExtenderAnswers: s.replay.extenderAnswers(),
+		Shadow: s.mode.shadows(), Features: &s.resolved().Features, ExtenderAnswers: s.replay.extenderAnswers(),
 	}
 	for _, f := range opts {
 		f(&o)
