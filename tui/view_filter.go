@@ -130,19 +130,21 @@ func (v *filterView) Refresh() {
 		colOf[p] = i
 	}
 	// In the faithful map each extender that filtered is a column after
-	// the plugins, named by its URL prefix; the nodes it rejected carry
-	// its status (which has no plugin).
+	// the plugins, named by its URL prefix, as the nodes it rejected name
+	// it.
 	var extenders []string
-	var extOf map[int32]string
 	if v.diag == nil {
-		extenders, extOf = extenderRejections(a)
+		extenders = filteringExtenders(a)
+	}
+	for i, e := range extenders {
+		colOf[e] = len(plugins) + i
 	}
 	// A status from a plugin that is not a Filter plugin (PreFilter-only,
-	// or the narrowing status with no plugin) goes in a PreFilter column.
+	// or the plugins whose PreFilterResult narrowed the nodes) goes in a
+	// PreFilter column.
 	needPre := false
 	for _, r := range a.Rejected {
-		st := a.Statuses[r.Status]
-		if _, ok := colOf[st.Plugin]; !ok && (st.Plugin != "" || extOf[r.Node] == "") {
+		if _, ok := colOf[a.Statuses[r.Status].Plugin]; !ok {
 			needPre = true
 		}
 	}
@@ -159,9 +161,6 @@ func (v *filterView) Refresh() {
 	}
 	if len(extenders) > 0 {
 		cols = append(append([]string(nil), cols...), extenders...)
-		for i, e := range extenders {
-			colOf[e] = len(plugins) + i
-		}
 	}
 	n := len(a.Nodes.Names)
 	statusOf := make([]int32, n)
@@ -226,11 +225,7 @@ func (v *filterView) Refresh() {
 		default:
 			st := a.Statuses[s]
 			r.verdict = "rejected"
-			by := st.Plugin
-			if e := extOf[int32(node)]; e != "" && st.Plugin == "" {
-				by = e
-			}
-			col, ok := colOf[by]
+			col, ok := colOf[st.Plugin]
 			if ok {
 				col += off
 			} else {
@@ -483,29 +478,17 @@ func (v *filterView) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.grid(k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node"), k.Search), k.global()}
 }
 
-// extenderRejections lists the extenders whose filter call answered, in
-// call order, and the extender that rejected each node it rejected.
-func extenderRejections(a *record.Attempt) ([]string, map[int32]string) {
+// filteringExtenders lists the extenders whose filter call answered, in
+// call order.
+func filteringExtenders(a *record.Attempt) []string {
 	var names []string
-	var by map[int32]string
 	for i := range a.ExtenderCalls {
 		c := &a.ExtenderCalls[i]
-		if c.Verb != "filter" || c.Error != "" {
-			continue
-		}
-		if !slices.Contains(names, c.Extender) {
+		if c.Verb == "filter" && c.Error == "" && !slices.Contains(names, c.Extender) {
 			names = append(names, c.Extender)
 		}
-		for _, m := range []map[string]string{c.Failed, c.FailedAndUnresolvable} {
-			for node := range m {
-				if by == nil {
-					by = map[int32]string{}
-				}
-				by[a.Nodes.Index(node)] = c.Extender
-			}
-		}
 	}
-	return names, by
+	return names
 }
 
 // filterCallOf is the last filter call the attempt made to the extender

@@ -292,7 +292,8 @@ func (c *ExtenderCall) Skipped() bool {
 
 // RejectingExtender names the extender (its URL prefix) whose filter
 // answer rejected node in this attempt, or "" when none did. The node's
-// status then has no plugin, as upstream's.
+// status in the record is named after the extender too (upstream's has no
+// plugin).
 func (a *Attempt) RejectingExtender(node string) string {
 	for i := len(a.ExtenderCalls) - 1; i >= 0; i-- {
 		c := &a.ExtenderCalls[i]
