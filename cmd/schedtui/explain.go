@@ -566,11 +566,8 @@ func printAttemptDetails(w io.Writer, a *record.Attempt) {
 		for _, n := range a.Nodes.Names {
 			if f, ok := j.Filter[n]; ok {
 				plugin := f.Plugin
-				if plugin == "" {
-					plugin = "(PreFilter result)"
-					if e := a.RejectingExtender(n); e != "" {
-						plugin = "extender " + e
-					}
+				if e := a.RejectingExtender(n); e != "" && e == plugin {
+					plugin = "extender " + e
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\n", n, plugin, strings.Join(f.Reasons, "; "))
 			}

@@ -290,9 +290,23 @@ func (c *ExtenderCall) Skipped() bool {
 	return c.Error != "" && (c.Ignorable || c.Verb == "prioritize")
 }
 
+// AbsentFromPreFilterResult reports whether the absent-nodes status is
+// the PreFilterResults' narrowing (nodes outside the results, or every node
+// when the results left none), which upstream's status attributes to no
+// plugin and the record to the narrowing plugins, rather than one PreFilter
+// plugin's rejection of every node.
+func (a *Attempt) AbsentFromPreFilterResult() bool {
+	if a.AbsentStatus < 0 {
+		return false
+	}
+	pre := a.Phases[PhasePreFilter]
+	return a.PreFilterNarrowed != nil || pre.Code != CodeSuccess && pre.Plugin == ""
+}
+
 // RejectingExtender names the extender (its URL prefix) whose filter
 // answer rejected node in this attempt, or "" when none did. The node's
-// status then has no plugin, as upstream's.
+// status in the record is named after the extender too (upstream's has no
+// plugin).
 func (a *Attempt) RejectingExtender(node string) string {
 	for i := len(a.ExtenderCalls) - 1; i >= 0; i-- {
 		c := &a.ExtenderCalls[i]

@@ -227,15 +227,19 @@ func (m *FilterMatrix) faithfulRows(a *record.Attempt, plugins []string) ([]Filt
 	for i, p := range plugins {
 		colOf[p] = i
 	}
-	// Each extender that filtered is a column after the plugins; the
-	// nodes it rejected carry its status (which has no plugin).
-	extenders, extOf := extenderRejections(a)
-	// A status from a plugin that is not a Filter plugin (PreFilter-only,
-	// or the narrowing status with no plugin) goes in a PreFilter column.
-	needPre := false
+	// Each extender that filtered is a column after the plugins, named by
+	// its URL prefix, as the nodes it rejected name it.
+	extenders := filteringExtenders(a)
+	for i, e := range extenders {
+		colOf[e] = len(plugins) + i
+	}
+	// A status from a plugin that is not a Filter plugin (PreFilter-only)
+	// and the PreFilterResults' narrowing, whose nodes no Filter plugin
+	// saw, go in a PreFilter column.
+	narrowing := a.AbsentFromPreFilterResult()
+	needPre := narrowing
 	for _, r := range a.Rejected {
-		st := a.Statuses[r.Status]
-		if _, ok := colOf[st.Plugin]; !ok && (st.Plugin != "" || extOf[r.Node] == "") {
+		if _, ok := colOf[a.Statuses[r.Status].Plugin]; !ok {
 			needPre = true
 		}
 	}
@@ -253,9 +257,8 @@ func (m *FilterMatrix) faithfulRows(a *record.Attempt, plugins []string) ([]Filt
 	for _, p := range plugins {
 		cols = append(cols, FilterColumn{Name: p})
 	}
-	for i, e := range extenders {
+	for _, e := range extenders {
 		cols = append(cols, FilterColumn{Name: e, Kind: ExtenderColumn})
-		colOf[e] = len(plugins) + i
 	}
 	failed := make([]bool, len(cols))
 	verdicts, statuses := upstreamVerdicts(a)
@@ -270,11 +273,10 @@ func (m *FilterMatrix) faithfulRows(a *record.Attempt, plugins []string) ([]Filt
 			}
 		case Rejected:
 			st := a.Statuses[statuses[node]]
-			by := st.Plugin
-			if e := extOf[int32(node)]; e != "" && st.Plugin == "" {
-				by = e
+			col, ok := colOf[st.Plugin]
+			if narrowing && statuses[node] == a.AbsentStatus {
+				ok = false
 			}
-			col, ok := colOf[by]
 			if ok {
 				col += off
 			} else {
@@ -339,27 +341,15 @@ func (m *FilterMatrix) fullRows(a *record.Attempt, d *record.FullDiagnosis) ([]F
 	return cols, failed
 }
 
-// extenderRejections lists the extenders whose filter call answered, in
-// call order, and the extender that rejected each node it rejected.
-func extenderRejections(a *record.Attempt) ([]string, map[int32]string) {
+// filteringExtenders lists the extenders whose filter call answered, in
+// call order.
+func filteringExtenders(a *record.Attempt) []string {
 	var names []string
-	var by map[int32]string
 	for i := range a.ExtenderCalls {
 		c := &a.ExtenderCalls[i]
-		if c.Verb != "filter" || c.Error != "" {
-			continue
-		}
-		if !slices.Contains(names, c.Extender) {
+		if c.Verb == "filter" && c.Error == "" && !slices.Contains(names, c.Extender) {
 			names = append(names, c.Extender)
 		}
-		for _, m := range []map[string]string{c.Failed, c.FailedAndUnresolvable} {
-			for node := range m {
-				if by == nil {
-					by = map[int32]string{}
-				}
-				by[a.Nodes.Index(node)] = c.Extender
-			}
-		}
 	}
-	return names, by
+	return names
 }

@@ -51,14 +51,17 @@ func TestFilterMatrix(t *testing.T) {
 			AbsentStatus: -1,
 		}
 	}
-	// Nodes x and y left out by a PreFilterResult: the absent status, of
-	// no Filter plugin; z rejected by an extender (a status of no plugin).
+	// Nodes x and y left out by NodeAffinity's PreFilterResult: the absent
+	// status, named after the narrowing plugin though NodeAffinity is a
+	// Filter plugin too (no Filter plugin saw them); z rejected by an
+	// extender, named by its URL prefix.
 	narrowed := &record.Attempt{
-		Nodes:        record.NewNodeList([]string{"w", "x", "y", "z"}),
-		Statuses:     []record.Status{{Code: record.CodeUnschedulableAndUnresolvable, Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}}, {Code: record.CodeUnschedulable, Reasons: []string{"no gpu"}}},
-		Rejected:     []record.NodeStatus{{Node: 3, Status: 1}},
-		Feasible:     []int32{0},
-		AbsentStatus: 0,
+		Nodes:             record.NewNodeList([]string{"w", "x", "y", "z"}),
+		PreFilterNarrowed: []int32{0, 3},
+		Statuses:          []record.Status{{Code: record.CodeUnschedulableAndUnresolvable, Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}}, {Code: record.CodeUnschedulable, Plugin: "http://ext", Reasons: []string{"no gpu"}}},
+		Rejected:          []record.NodeStatus{{Node: 3, Status: 1}},
+		Feasible:          []int32{0},
+		AbsentStatus:      0,
 		ExtenderCalls: []record.ExtenderCall{
 			{Extender: "http://ext", Verb: "filter", Passed: []string{"w"}, Failed: map[string]string{"z": "no gpu"}},
 			{Extender: "http://down", Verb: "filter", Error: "connection refused"},
@@ -152,6 +155,16 @@ x rejected|node(s) didn't satisfy plugin(s) [NodeAffinity]||||
 y rejected|node(s) didn't satisfy plugin(s) [NodeAffinity]||||
 z rejected||·|·|·|no gpu
 w feasible||·|·|·|·`,
+		},
+		{
+			name: "nodes a Filter plugin's PreFilterResult left out are in the PreFilter column",
+			a:    narrowed,
+			opt:  FilterOptions{Plugins: []string{"NodeAffinity", "NodeResourcesFit"}, AllColumns: true},
+			want: `|PreFilter|NodeAffinity|NodeResourcesFit|http://ext
+w feasible||·|·|·
+x rejected|node(s) didn't satisfy plugin(s) [NodeAffinity]|||
+y rejected|node(s) didn't satisfy plugin(s) [NodeAffinity]|||
+z rejected||·|·|no gpu`,
 		},
 		{
 			name: "full diagnosis: every plugin, skips, narrowed, not evaluated upstream",

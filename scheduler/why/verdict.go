@@ -113,11 +113,8 @@ func Verdict(in Input) (out []string) {
 	}
 	for _, g := range groups(a) {
 		plugin := g.plugin
-		if plugin == "" {
-			plugin = "none"
-			if e := a.RejectingExtender(g.nodes[0]); e != "" {
-				plugin = "extender " + e
-			}
+		if e := a.RejectingExtender(g.nodes[0]); e != "" && e == plugin {
+			plugin = "extender " + e
 		}
 		out = append(out, fmt.Sprintf("• %d × %s (%s)%s", len(g.nodes), g.reason, plugin, detail(in, g)))
 	}
