@@ -136,7 +136,7 @@ func validateResourceRequirements(r *v1.ResourceRequirements, at pathTo) field.E
 
 var supportedPortProtocols = []string{string(v1.ProtocolSCTP), string(v1.ProtocolTCP), string(v1.ProtocolUDP)}
 
-func validatePorts(ports []v1.ContainerPort, hostNetwork bool, at pathTo) field.ErrorList {
+func validatePorts(ports []v1.ContainerPort, at pathTo) field.ErrorList {
 	var errs field.ErrorList
 	for i, port := range ports {
 		ip := func() *field.Path { return at().Index(i) }
@@ -159,14 +159,37 @@ func validatePorts(ports []v1.ContainerPort, hostNetwork bool, at pathTo) field.
 		default:
 			errs = append(errs, field.NotSupported(ip().Child("protocol"), port.Protocol, supportedPortProtocols))
 		}
-		if hostNetwork && port.HostPort != port.ContainerPort {
-			errs = append(errs, field.Invalid(ip().Child("containerPort"), port.ContainerPort, "must match `hostPort` when `hostNetwork` is true"))
+	}
+	return errs
+}
+
+// validateHostNetworkPorts is the API server's rule for a pod on the
+// node's network: each container's hostPort is its containerPort. A pod
+// has its unset hostPorts defaulted to its containerPorts before this
+// runs, so for a pod an unset one is an error; a template's are only
+// filled in when its pods are created, so a template may leave them
+// unset (kube-system/aws-node on EKS does). Init containers' ports are
+// not checked (the API server does not either).
+func validateHostNetworkPorts(spec *v1.PodSpec, isPod bool, p *field.Path) field.ErrorList {
+	if !spec.HostNetwork {
+		return nil
+	}
+	var errs field.ErrorList
+	for i := range spec.Containers {
+		for j, port := range spec.Containers[i].Ports {
+			if hp := port.HostPort; (isPod || hp != 0) && hp != port.ContainerPort {
+				errs = append(errs, field.Invalid(p.Child("containers").Index(i).Child("ports").Index(j).Child("hostPort"), hp,
+					"must match `containerPort` when `hostNetwork` is true"))
+			}
 		}
 	}
 	return errs
 }
 
-func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
+// validatePodSpec validates a pod's spec (isPod) or a workload's
+// template's: they differ in what defaulting has filled in (see
+// validateHostNetworkPorts).
+func validatePodSpec(spec *v1.PodSpec, isPod bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(spec.Containers) == 0 {
 		errs = append(errs, field.Required(p.Child("containers"), ""))
@@ -174,13 +197,14 @@ func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
 	for i := range spec.InitContainers {
 		c := &spec.InitContainers[i]
 		errs = append(errs, validateResourceRequirements(&c.Resources, func() *field.Path { return p.Child("initContainers").Index(i).Child("resources") })...)
-		errs = append(errs, validatePorts(c.Ports, spec.HostNetwork, func() *field.Path { return p.Child("initContainers").Index(i).Child("ports") })...)
+		errs = append(errs, validatePorts(c.Ports, func() *field.Path { return p.Child("initContainers").Index(i).Child("ports") })...)
 	}
 	for i := range spec.Containers {
 		c := &spec.Containers[i]
 		errs = append(errs, validateResourceRequirements(&c.Resources, func() *field.Path { return p.Child("containers").Index(i).Child("resources") })...)
-		errs = append(errs, validatePorts(c.Ports, spec.HostNetwork, func() *field.Path { return p.Child("containers").Index(i).Child("ports") })...)
+		errs = append(errs, validatePorts(c.Ports, func() *field.Path { return p.Child("containers").Index(i).Child("ports") })...)
 	}
+	errs = append(errs, validateHostNetworkPorts(spec, isPod, p)...)
 	for i := range spec.EphemeralContainers {
 		ec := &spec.EphemeralContainers[i]
 		ep := p.Child("ephemeralContainers").Index(i)
@@ -214,7 +238,7 @@ func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
 }
 
 func validatePod(pod *v1.Pod) field.ErrorList {
-	return validatePodSpec(&pod.Spec, field.NewPath("spec"))
+	return validatePodSpec(&pod.Spec, true, field.NewPath("spec"))
 }
 
 func validateNodeSelectorRequirement(rq v1.NodeSelectorRequirement, allowInvalidValue bool, p *field.Path) field.ErrorList {
@@ -564,13 +588,13 @@ func validateLabelSelectorWorkload(sel *metav1.LabelSelector, tmplLabels map[str
 func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
 	p := field.NewPath("spec")
 	errs := validateLabelSelectorWorkload(rs.Spec.Selector, rs.Spec.Template.Labels, p, "deployment")
-	return append(errs, validatePodSpec(&rs.Spec.Template.Spec, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&rs.Spec.Template.Spec, false, p.Child("template", "spec"))...)
 }
 
 func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
 	p := field.NewPath("spec")
 	errs := validateLabelSelectorWorkload(ss.Spec.Selector, ss.Spec.Template.Labels, p, "statefulset")
-	return append(errs, validatePodSpec(&ss.Spec.Template.Spec, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&ss.Spec.Template.Spec, false, p.Child("template", "spec"))...)
 }
 
 func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
@@ -583,7 +607,7 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 	if ds.Spec.Selector != nil && len(ds.Spec.Selector.MatchLabels)+len(ds.Spec.Selector.MatchExpressions) == 0 {
 		errs = append(errs, field.Invalid(p.Child("selector"), ds.Spec.Selector, "empty selector is invalid for daemonset"))
 	}
-	return append(errs, validatePodSpec(&ds.Spec.Template.Spec, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&ds.Spec.Template.Spec, false, p.Child("template", "spec"))...)
 }
 
 func validateReplicationController(rc *v1.ReplicationController) field.ErrorList {
@@ -600,7 +624,7 @@ func validateReplicationController(rc *v1.ReplicationController) field.ErrorList
 	if !sel.Empty() && !sel.Matches(labels.Set(rc.Spec.Template.Labels)) {
 		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), rc.Spec.Template.Labels, "`selector` does not match template `labels`"))
 	}
-	return append(errs, validatePodSpec(&rc.Spec.Template.Spec, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&rc.Spec.Template.Spec, false, p.Child("template", "spec"))...)
 }
 
 func validateService(svc *v1.Service) field.ErrorList {
