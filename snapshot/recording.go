@@ -142,13 +142,14 @@ func NewRecordingWriter(w io.Writer, c *Cluster, h Header, f OutputFormat) (*Rec
 // CreateRecording creates (or truncates) path and starts a recording in
 // the format its name says (see OutputFormatFor). The file is written as
 // the recording goes, not replaced at the end: whatever happens, it holds
-// the recording up to the last flush.
+// the recording up to the last flush. A new file gets the mode the umask
+// leaves of 0666; a file truncated keeps its own.
 func CreateRecording(path string, c *Cluster, h Header) (*RecordingWriter, error) {
 	f, err := OutputFormatFor(path)
 	if err != nil {
 		return nil, err
 	}
-	file, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	file, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o666)
 	if err != nil {
 		return nil, err
 	}

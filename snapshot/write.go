@@ -8,12 +8,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -336,13 +340,15 @@ func encodeObject(o runtime.Object) ([]byte, error) {
 }
 
 // WriteFile writes the cluster to path (see Write), in the format its
-// name says, replacing the file only once it is complete.
+// name says, replacing the file only once it is complete. The file gets
+// the mode of the file it replaces, or, new, the mode the umask leaves of
+// 0666, as any file a command creates.
 func WriteFile(path string, c *Cluster, h Header) (int, error) {
 	f, err := OutputFormatFor(path)
 	if err != nil {
 		return 0, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := createReplacement(path)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
@@ -354,13 +360,43 @@ func WriteFile(path string, c *Cluster, h Header) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
 	return n, nil
+}
+
+// createReplacement creates an empty file beside path, to be renamed over
+// it once complete, with the mode path is to have: the mode of the file
+// it replaces (a snapshot kept 0600 because it holds a cluster's state
+// stays so), else 0666 less the umask. os.CreateTemp would make it 0600
+// whatever the umask; the kernel applies the umask to the mode given
+// here, and a replaced file's mode is then set back exactly.
+func createReplacement(path string) (*os.File, error) {
+	perm := os.FileMode(0o666)
+	replaced, err := os.Stat(path)
+	if err == nil {
+		perm = replaced.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	for tries := 0; ; tries++ {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && tries < 10000 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if replaced != nil {
+			if err := f.Chmod(perm); err != nil {
+				f.Close()
+				os.Remove(name)
+				return nil, err
+			}
+		}
+		return f, nil
+	}
 }
 
 // listHeader reads the capture header of a JSON List.
