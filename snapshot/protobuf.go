@@ -51,12 +51,15 @@ type protoObject interface {
 // encoded as it is added, so that the objects need not all exist at once);
 // WriteList writes the List.
 type ProtobufWriter struct {
-	list v1.List
-	buf  bytes.Buffer
+	list    v1.List
+	buf     bytes.Buffer
+	dropEnv bool // see EnvValuesDropped
 }
 
-// NewProtobufWriter starts a protobuf snapshot with header h.
+// NewProtobufWriter starts a protobuf snapshot with header h (without its
+// secrets, see redactHeader).
 func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
+	h = redactHeader(h)
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the header: %w", err)
@@ -67,7 +70,7 @@ func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the header: %w", err)
 	}
-	p := &ProtobufWriter{}
+	p := &ProtobufWriter{dropEnv: h.EnvValues == EnvValuesDropped}
 	p.list.Items = append(p.list.Items, runtime.RawExtension{Raw: append(bytes.Clone(protobufMagic), hb...)})
 	return p, nil
 }
@@ -75,7 +78,7 @@ func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
 // Add encodes one object as a snapshot holds it (see writable): o is
 // not modified.
 func (p *ProtobufWriter) Add(o runtime.Object) error {
-	o, err := writable(o)
+	o, err := writable(o, p.dropEnv)
 	if err != nil {
 		return err
 	}

@@ -100,6 +100,7 @@ type RecordingWriter struct {
 	zw        *gzip.Writer
 	file      *os.File // set by CreateRecording, closed by Close
 	yaml      bool
+	dropEnv   bool // see EnvValuesDropped
 	objects   int
 	changes   int
 	answers   int
@@ -123,7 +124,7 @@ func NewRecordingWriter(w io.Writer, c *Cluster, h Header, f OutputFormat) (*Rec
 	if h.CapturedAt.IsZero() {
 		h.CapturedAt = h.RecordingStarted
 	}
-	rw := &RecordingWriter{w: w, yaml: f.YAML, last: h.RecordingStarted, lastFlush: time.Now()}
+	rw := &RecordingWriter{w: w, yaml: f.YAML, dropEnv: h.EnvValues == EnvValuesDropped, last: h.RecordingStarted, lastFlush: time.Now()}
 	if f.Gzip {
 		rw.zw = gzip.NewWriter(w)
 		rw.w = rw.zw
@@ -182,7 +183,7 @@ func (rw *RecordingWriter) Add(t time.Time, typ watch.EventType, obj runtime.Obj
 	default:
 		return fmt.Errorf("a %q watch event is not a change", typ)
 	}
-	raw, err := encodeObject(obj)
+	raw, err := encodeObject(obj, rw.dropEnv)
 	if err != nil {
 		return err
 	}

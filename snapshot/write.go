@@ -71,6 +71,14 @@ type Header struct {
 	AttemptFirst       string `json:"attempt-first,omitempty"`
 	NextStartNodeIndex string `json:"next-start-node-index,omitempty"`
 	RandomState        string `json:"random-state,omitempty"`
+	// EnvValues says whether the pods' literal environment variable
+	// values were written: EnvValuesDropped (they are written empty),
+	// EnvValuesKept, or "" (as they are: a writer that was not asked).
+	EnvValues string `json:"env-values,omitempty"`
+	// Redacted says what the writer took out of the header: secrets of
+	// the scheduler configuration and of the source (see redactHeader).
+	// Set by the writer.
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // IsRecording reports whether the header is a recording's.
@@ -211,9 +219,11 @@ func OutputFormatFor(path string) (OutputFormat, error) {
 
 // Write writes the cluster as one v1 List (kind: List) in the given
 // format, preceded by (YAML) or annotated with (JSON) the header, or, in
-// protobuf, with the header as its first item. Objects get their
-// apiVersion and kind; managedFields are left out. It returns the number
-// of objects written.
+// protobuf, with the header as its first item; the header's secrets are
+// left out (see redactHeader). Objects get their apiVersion and kind;
+// managedFields are left out, and the pods' literal environment variable
+// values too when h.EnvValues says so. It returns the number of objects
+// written.
 func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 	objs := c.Objects()
 	var data []byte
@@ -256,9 +266,11 @@ func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 
 // encodeList is the List of objs in YAML or JSON with the header.
 func encodeList(objs []runtime.Object, h Header, asYAML bool) ([]byte, error) {
+	h = redactHeader(h)
 	items := make([]json.RawMessage, 0, len(objs))
+	dropEnv := h.EnvValues == EnvValuesDropped
 	for _, o := range objs {
-		b, err := encodeObject(o)
+		b, err := encodeObject(o, dropEnv)
 		if err != nil {
 			return nil, err
 		}
@@ -302,8 +314,10 @@ func WithKind(o runtime.Object) (runtime.Object, error) {
 }
 
 // writable is a copy of a snapshot object as a snapshot file holds it:
-// with its apiVersion and kind, without managedFields.
-func writable(o runtime.Object) (runtime.Object, error) {
+// with its apiVersion and kind, without managedFields, and with dropEnv
+// without its pods' literal environment variable values (see
+// EnvValuesDropped).
+func writable(o runtime.Object, dropEnv bool) (runtime.Object, error) {
 	o, err := WithKind(o)
 	if err != nil {
 		return nil, err
@@ -313,6 +327,9 @@ func writable(o runtime.Object) (runtime.Object, error) {
 		return nil, fmt.Errorf("%s: %w", o.GetObjectKind().GroupVersionKind().Kind, err)
 	}
 	acc.SetManagedFields(nil)
+	if dropEnv {
+		dropEnvValues(o)
+	}
 	return o, nil
 }
 
@@ -325,10 +342,10 @@ func describeObject(o runtime.Object) string {
 	return kind
 }
 
-// encodeObject is an object's JSON with apiVersion and kind, without
-// managedFields. The object is not modified.
-func encodeObject(o runtime.Object) ([]byte, error) {
-	o, err := writable(o)
+// encodeObject is an object's JSON as writable makes it. The object is
+// not modified.
+func encodeObject(o runtime.Object, dropEnv bool) ([]byte, error) {
+	o, err := writable(o, dropEnv)
 	if err != nil {
 		return nil, err
 	}
