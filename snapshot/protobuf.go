@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // protobufMagic starts every object the API server's protobuf serializer
@@ -127,7 +128,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	}
 	if last(apiVersion) != "v1" || last(kind) != "List" {
 		// One object.
-		l.addProtobufItem(name, "", decodeProtobufItem(data))
+		l.addProtobufItem(name, "", decodeProtobufItem(data, l.validation))
 		return nil
 	}
 	var items [][]byte
@@ -153,7 +154,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	// The List is the file's one document.
 	l.meter.wholeDocument(len(data))
 	inOrder(len(items), func(i int) {
-		work[i] = decodeProtobufItem(items[i])
+		work[i] = decodeProtobufItem(items[i], l.validation)
 	}, func(i int) {
 		l.addProtobufItem(name, fmt.Sprintf("items[%d]", i), work[i])
 		work[i] = protobufItem{}
@@ -282,7 +283,7 @@ func last(values [][]byte) string {
 // decodeProtobufItem decodes one envelope: the header item, or an object
 // of a kind schedtui reads (the generated code's Unmarshal, as the API
 // server's protobuf serializer does it).
-func decodeProtobufItem(raw []byte) protobufItem {
+func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions) protobufItem {
 	if !IsProtobuf(raw) {
 		return protobufItem{err: fmt.Errorf("not a protobuf envelope (no \"k8s\\x00\" magic)")}
 	}
@@ -329,7 +330,7 @@ func decodeProtobufItem(raw []byte) protobufItem {
 			max(len(u.Raw)-n, n-len(u.Raw)), len(u.Raw))}}
 	}
 	// After the size: defaulting adds fields.
-	it.dec.checked = checkAhead(ki, obj)
+	it.dec.checked = checkAhead(ki, obj, opts)
 	return it
 }
 

@@ -90,9 +90,7 @@ func outputAndConfig(f *sourceFlags, output string, stderr io.Writer) (snapshot.
 	}
 	// The gates given are recorded in the header: refuse bad ones before
 	// reading the cluster, and validate --config under them.
-	v := f.gates.values()
-	gates, err := resolveGates(snapshot.SchedulerSettings{EmulatedVersion: v.emulatedVersion,
-		MinCompatibilityVersion: v.minCompatibilityVersion, FeatureGates: v.featureGates})
+	gates, err := f.gates.resolveGiven()
 	if err != nil {
 		return format, nil, fmt.Errorf("%s: %w", f.gates.names(), err)
 	}

@@ -9,6 +9,8 @@ package apiserver
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -189,7 +191,7 @@ func validateHostNetworkPorts(spec *v1.PodSpec, isPod bool, p *field.Path) field
 // validatePodSpec validates a pod's spec (isPod) or a workload's
 // template's: they differ in what defaulting has filled in (see
 // validateHostNetworkPorts).
-func validatePodSpec(spec *v1.PodSpec, isPod bool, p *field.Path) field.ErrorList {
+func validatePodSpec(spec *v1.PodSpec, isPod bool, opts ValidationOptions, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(spec.Containers) == 0 {
 		errs = append(errs, field.Required(p.Child("containers"), ""))
@@ -226,7 +228,7 @@ func validatePodSpec(spec *v1.PodSpec, isPod bool, p *field.Path) field.ErrorLis
 		errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
 	}
 	if len(spec.Tolerations) > 0 {
-		errs = append(errs, validateTolerations(spec.Tolerations, p.Child("tolerations"))...)
+		errs = append(errs, validateTolerations(spec.Tolerations, opts.AllowTaintTolerationComparisonOperators, p.Child("tolerations"))...)
 	}
 	if len(spec.TopologySpreadConstraints) > 0 {
 		errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, p.Child("topologySpreadConstraints"))...)
@@ -237,8 +239,8 @@ func validatePodSpec(spec *v1.PodSpec, isPod bool, p *field.Path) field.ErrorLis
 	return errs
 }
 
-func validatePod(pod *v1.Pod) field.ErrorList {
-	return validatePodSpec(&pod.Spec, true, field.NewPath("spec"))
+func validatePod(pod *v1.Pod, opts ValidationOptions) field.ErrorList {
+	return validatePodSpec(&pod.Spec, true, opts, field.NewPath("spec"))
 }
 
 func validateNodeSelectorRequirement(rq v1.NodeSelectorRequirement, allowInvalidValue bool, p *field.Path) field.ErrorList {
@@ -381,9 +383,32 @@ func validateTaintEffect(effect v1.TaintEffect, allowEmpty bool, at pathTo) fiel
 	}
 }
 
-// validateTolerations mirrors ValidateTolerations with the 1.37 default
-// gates (TaintTolerationComparisonOperators off: Lt/Gt are rejected).
-func validateTolerations(tols []v1.Toleration, p *field.Path) field.ErrorList {
+// canonicalInteger matches a decimal integer written as strconv.Itoa
+// writes it: no sign but a minus, no leading zero, no "-0".
+var canonicalInteger = regexp.MustCompile(`^(0|-?[1-9][0-9]*)$`)
+
+// validateComparisonValue is the API server's check of an Lt or Gt
+// toleration's value: a decimal integer in canonical form that fits in
+// 64 bits (the taint's value is compared with it as such).
+func validateComparisonValue(value string, at pathTo) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case value == "":
+		errs = append(errs, field.Invalid(at(), value, "must be non-empty"))
+	case !canonicalInteger.MatchString(value):
+		errs = append(errs, field.Invalid(at(), value, "must be a valid decimal integer in canonical form"))
+	}
+	if _, err := strconv.ParseInt(value, 10, 64); err != nil {
+		errs = append(errs, field.Invalid(at(), value, err.Error()))
+	}
+	return errs
+}
+
+// validateTolerations mirrors ValidateTolerations. allowComparison is
+// upstream's AllowTaintTolerationComparisonOperators (see
+// ValidationOptions): without it Lt and Gt are refused, with it their
+// value must be an integer.
+func validateTolerations(tols []v1.Toleration, allowComparison bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range tols {
 		ip := func() *field.Path { return p.Index(i) }
@@ -410,6 +435,12 @@ func validateTolerations(tols []v1.Toleration, p *field.Path) field.ErrorList {
 				errs = append(errs, field.Invalid(ip().Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
 			}
 		case v1.TolerationOpLt, v1.TolerationOpGt:
+			if allowComparison {
+				errs = append(errs, validateComparisonValue(t.Value, func() *field.Path { return ip().Child("value") })...)
+				break
+			}
+			// Upstream's message lists Lt and Gt among the supported
+			// values even as it refuses them.
 			errs = append(errs, field.NotSupported(ip().Child("operator"), t.Operator,
 				[]v1.TolerationOperator{v1.TolerationOpEqual, v1.TolerationOpExists, v1.TolerationOpLt, v1.TolerationOpGt}))
 		default:
@@ -585,19 +616,19 @@ func validateLabelSelectorWorkload(sel *metav1.LabelSelector, tmplLabels map[str
 	return errs
 }
 
-func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
+func validateReplicaSet(rs *appsv1.ReplicaSet, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	errs := validateLabelSelectorWorkload(rs.Spec.Selector, rs.Spec.Template.Labels, p, "deployment")
-	return append(errs, validatePodSpec(&rs.Spec.Template.Spec, false, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&rs.Spec.Template.Spec, false, opts, p.Child("template", "spec"))...)
 }
 
-func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
+func validateStatefulSet(ss *appsv1.StatefulSet, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	errs := validateLabelSelectorWorkload(ss.Spec.Selector, ss.Spec.Template.Labels, p, "statefulset")
-	return append(errs, validatePodSpec(&ss.Spec.Template.Spec, false, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&ss.Spec.Template.Spec, false, opts, p.Child("template", "spec"))...)
 }
 
-func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
+func validateDaemonSet(ds *appsv1.DaemonSet, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList
 	errs = append(errs, metav1validation.ValidateLabelSelector(ds.Spec.Selector, strictSelector, p.Child("selector"))...)
@@ -607,10 +638,10 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 	if ds.Spec.Selector != nil && len(ds.Spec.Selector.MatchLabels)+len(ds.Spec.Selector.MatchExpressions) == 0 {
 		errs = append(errs, field.Invalid(p.Child("selector"), ds.Spec.Selector, "empty selector is invalid for daemonset"))
 	}
-	return append(errs, validatePodSpec(&ds.Spec.Template.Spec, false, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&ds.Spec.Template.Spec, false, opts, p.Child("template", "spec"))...)
 }
 
-func validateReplicationController(rc *v1.ReplicationController) field.ErrorList {
+func validateReplicationController(rc *v1.ReplicationController, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList
 	if labels.Set(rc.Spec.Selector).AsSelector().Empty() {
@@ -624,7 +655,7 @@ func validateReplicationController(rc *v1.ReplicationController) field.ErrorList
 	if !sel.Empty() && !sel.Matches(labels.Set(rc.Spec.Template.Labels)) {
 		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), rc.Spec.Template.Labels, "`selector` does not match template `labels`"))
 	}
-	return append(errs, validatePodSpec(&rc.Spec.Template.Spec, false, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&rc.Spec.Template.Spec, false, opts, p.Child("template", "spec"))...)
 }
 
 func validateService(svc *v1.Service) field.ErrorList {
@@ -698,7 +729,9 @@ func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 	if s := rc.Scheduling; s != nil {
 		p := field.NewPath("scheduling")
 		errs = append(errs, validateLabels(s.NodeSelector, func() *field.Path { return p.Child("nodeSelector") })...)
-		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
+		// The API server validates a RuntimeClass's tolerations without
+		// the comparison operators, whatever its gates.
+		errs = append(errs, validateTolerations(s.Tolerations, false, p.Child("tolerations"))...)
 	}
 	return errs
 }
@@ -742,13 +775,28 @@ func Default(obj runtime.Object) {
 	}
 }
 
+// ValidationOptions are the API server's feature gates that validation
+// reads (upstream's PodValidationOptions, from its gates).
+type ValidationOptions struct {
+	// AllowTaintTolerationComparisonOperators: the
+	// TaintTolerationComparisonOperators gate, under which tolerations
+	// (of pods and of workloads' templates) may use Lt and Gt.
+	AllowTaintTolerationComparisonOperators bool
+}
+
 // Validate validates an object of a kind schedtui reads as the API server
-// does on create (beyond its metadata: see ValidateObjectMeta); other
-// objects pass.
-func Validate(obj runtime.Object) field.ErrorList {
+// does on create (beyond its metadata: see ValidateObjectMeta) with the
+// gates opts says; other objects pass. An object read back from an API
+// server (IsStored) was accepted there: as the API server does when such
+// an object is updated, what a gate allows stays valid in it with the
+// gate off (its tolerations' Lt and Gt: they are still checked).
+func Validate(obj runtime.Object, opts ValidationOptions) field.ErrorList {
+	if !opts.AllowTaintTolerationComparisonOperators && storedWithComparisonOperators(obj) {
+		opts.AllowTaintTolerationComparisonOperators = true
+	}
 	switch o := obj.(type) {
 	case *v1.Pod:
-		return validatePod(o)
+		return validatePod(o, opts)
 	case *v1.Node:
 		return validateNode(o)
 	case *v1.PersistentVolume:
@@ -758,7 +806,7 @@ func Validate(obj runtime.Object) field.ErrorList {
 	case *v1.Service:
 		return validateService(o)
 	case *v1.ReplicationController:
-		return validateReplicationController(o)
+		return validateReplicationController(o, opts)
 	case *schedulingv1.PriorityClass:
 		return validatePriorityClass(o)
 	case *policyv1.PodDisruptionBudget:
@@ -766,11 +814,11 @@ func Validate(obj runtime.Object) field.ErrorList {
 	case *storagev1.StorageClass:
 		return validateStorageClass(o)
 	case *appsv1.ReplicaSet:
-		return validateReplicaSet(o)
+		return validateReplicaSet(o, opts)
 	case *appsv1.StatefulSet:
-		return validateStatefulSet(o)
+		return validateStatefulSet(o, opts)
 	case *appsv1.DaemonSet:
-		return validateDaemonSet(o)
+		return validateDaemonSet(o, opts)
 	case *nodev1.RuntimeClass:
 		return validateRuntimeClass(o)
 	case *resourcev1.ResourceClaim:
@@ -785,4 +833,35 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return validateDeviceTaintRule(o)
 	}
 	return nil
+}
+
+// storedWithComparisonOperators reports whether obj was read back from an
+// API server and its pod spec (a pod's, a workload's template's) has a
+// toleration with Lt or Gt.
+func storedWithComparisonOperators(obj runtime.Object) bool {
+	var m *metav1.ObjectMeta
+	var spec *v1.PodSpec
+	switch o := obj.(type) {
+	case *v1.Pod:
+		m, spec = &o.ObjectMeta, &o.Spec
+	case *appsv1.ReplicaSet:
+		m, spec = &o.ObjectMeta, &o.Spec.Template.Spec
+	case *appsv1.StatefulSet:
+		m, spec = &o.ObjectMeta, &o.Spec.Template.Spec
+	case *appsv1.DaemonSet:
+		m, spec = &o.ObjectMeta, &o.Spec.Template.Spec
+	case *v1.ReplicationController:
+		if o.Spec.Template != nil {
+			m, spec = &o.ObjectMeta, &o.Spec.Template.Spec
+		}
+	}
+	if spec == nil || !IsStored(m) {
+		return false
+	}
+	for _, t := range spec.Tolerations {
+		if t.Operator == v1.TolerationOpLt || t.Operator == v1.TolerationOpGt {
+			return true
+		}
+	}
+	return false
 }
