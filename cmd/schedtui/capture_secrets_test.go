@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -80,5 +84,41 @@ func TestSnapshotConfigSecrets(t *testing.T) {
 	}
 	if !strings.Contains(string(data), "# redacted: ") {
 		t.Errorf("the header does not say what it left out:\n%.1500s", data)
+	}
+}
+
+// TestRecordEnvValues: record writes the pods' literal environment
+// variable values only with --keep-env-values.
+func TestRecordEnvValues(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		client := fakeCluster(t)
+		existingKubeconfig(t)
+		pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "with-env", UID: "u-env", ResourceVersion: "2"},
+			Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName, Containers: []v1.Container{{Name: "c", Image: "x",
+				Env: []v1.EnvVar{{Name: "DB_PASSWORD", Value: "hunter2"}}}}}}
+		if _, err := client.CoreV1().Pods("default").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		rec := filepath.Join(t.TempDir(), "rec.json")
+		args := []string{"-o", rec, "--for", "100ms"}
+		if keep {
+			args = append(args, "--keep-env-values")
+		}
+		if _, errOut, err := runCmd(t, newRecordCommand, args...); err != nil {
+			t.Fatalf("%v\n%s", err, errOut)
+		}
+		data, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := snapshot.Open(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{false: snapshot.EnvValuesDropped, true: snapshot.EnvValuesKept}[keep]
+		if strings.Contains(string(data), "hunter2") != keep || o.Header.EnvValues != want || len(o.Cluster.Pods) != 2 {
+			t.Errorf("--keep-env-values %v: env-values %q, the value written: %v, %d pods", keep, o.Header.EnvValues,
+				strings.Contains(string(data), "hunter2"), len(o.Cluster.Pods))
+		}
 	}
 }
