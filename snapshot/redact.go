@@ -12,11 +12,12 @@ import (
 	"net/url"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // Header.EnvValues: whether the pods' literal environment variable values
@@ -157,21 +158,7 @@ func containsFold(s, sub string) bool {
 // last-applied-configuration annotation, in place (see EnvValuesDropped).
 // Other objects are left alone.
 func dropEnvValues(o runtime.Object) {
-	var spec *v1.PodSpec
-	switch o := o.(type) {
-	case *v1.Pod:
-		spec = &o.Spec
-	case *appsv1.ReplicaSet:
-		spec = &o.Spec.Template.Spec
-	case *appsv1.StatefulSet:
-		spec = &o.Spec.Template.Spec
-	case *appsv1.DaemonSet:
-		spec = &o.Spec.Template.Spec
-	case *v1.ReplicationController:
-		if o.Spec.Template != nil {
-			spec = &o.Spec.Template.Spec
-		}
-	}
+	spec := apiserver.PodSpecOf(o)
 	if spec == nil {
 		return
 	}

@@ -836,26 +836,11 @@ func Validate(obj runtime.Object, opts ValidationOptions) field.ErrorList {
 }
 
 // storedWithComparisonOperators reports whether obj was read back from an
-// API server and its pod spec (a pod's, a workload's template's) has a
-// toleration with Lt or Gt.
+// API server (IsStored) and its pod spec (see PodSpecOf) has a toleration
+// with Lt or Gt.
 func storedWithComparisonOperators(obj runtime.Object) bool {
-	var m *metav1.ObjectMeta
-	var spec *v1.PodSpec
-	switch o := obj.(type) {
-	case *v1.Pod:
-		m, spec = &o.ObjectMeta, &o.Spec
-	case *appsv1.ReplicaSet:
-		m, spec = &o.ObjectMeta, &o.Spec.Template.Spec
-	case *appsv1.StatefulSet:
-		m, spec = &o.ObjectMeta, &o.Spec.Template.Spec
-	case *appsv1.DaemonSet:
-		m, spec = &o.ObjectMeta, &o.Spec.Template.Spec
-	case *v1.ReplicationController:
-		if o.Spec.Template != nil {
-			m, spec = &o.ObjectMeta, &o.Spec.Template.Spec
-		}
-	}
-	if spec == nil || !IsStored(m) {
+	spec := PodSpecOf(obj)
+	if acc, ok := obj.(metav1.Object); spec == nil || !ok || acc.GetResourceVersion() == "" {
 		return false
 	}
 	for _, t := range spec.Tolerations {
@@ -864,4 +849,24 @@ func storedWithComparisonOperators(obj runtime.Object) bool {
 		}
 	}
 	return false
+}
+
+// PodSpecOf is the pod spec obj holds: a pod's, or the template's of a
+// workload schedtui reads; nil for any other object.
+func PodSpecOf(obj runtime.Object) *v1.PodSpec {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		return &o.Spec
+	case *appsv1.ReplicaSet:
+		return &o.Spec.Template.Spec
+	case *appsv1.StatefulSet:
+		return &o.Spec.Template.Spec
+	case *appsv1.DaemonSet:
+		return &o.Spec.Template.Spec
+	case *v1.ReplicationController:
+		if o.Spec.Template != nil {
+			return &o.Spec.Template.Spec
+		}
+	}
+	return nil
 }
