@@ -261,7 +261,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 	case sourceSnapshot:
-		o, err := openSnapshot(ctx, f.snapshot, w)
+		o, err := openSnapshot(ctx, f.snapshot, f.gates.validationGates(), w)
 		if err != nil {
 			return nil, err
 		}
@@ -348,7 +348,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 // left to the process's exit. When w is a terminal, how far the load is
 // shows there as one line (MiB of the snapshot's files loaded, see
 // snapshot.OpenReporting), cleared before anything else is written.
-func openSnapshot(ctx context.Context, path string, w io.Writer) (*snapshot.Opened, error) {
+func openSnapshot(ctx context.Context, path string, gates features.Features, w io.Writer) (*snapshot.Opened, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("interrupted before loading %s: %w", path, err)
 	}
@@ -373,7 +373,7 @@ func openSnapshot(ctx context.Context, path string, w io.Writer) (*snapshot.Open
 	}
 	ch := make(chan opened, 1)
 	go func() {
-		o, err := snapshot.OpenReporting(path, report)
+		o, err := snapshot.OpenUnder(path, report, gates)
 		ch <- opened{o, err}
 	}()
 	select {
