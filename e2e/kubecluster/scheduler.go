@@ -45,11 +45,19 @@ func StartScheduler(ctx context.Context, config string) (stop func() error, err 
 	done := make(chan error, 1)
 	go func() { done <- app.Run(ctx, cc, sched) }()
 	return func() error {
-		cancel()
-		err := <-done
-		if errors.Is(err, context.Canceled) {
-			return nil
+		select {
+		case err := <-done:
+			// Run ended before it was asked to: that is the error.
+			cancel()
+			if err == nil {
+				err = errors.New("kube-scheduler stopped on its own")
+			}
+			return err
+		default:
 		}
-		return err
+		// Once its context ends, Run returns an error saying so.
+		cancel()
+		<-done
+		return nil
 	}, nil
 }
