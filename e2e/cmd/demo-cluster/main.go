@@ -103,7 +103,7 @@ func run(o options, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	dir, removeDir, err := stateDir(o.dir)
+	dir, removesDir, removeDir, err := stateDir(o.dir)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func run(o options, out io.Writer) (err error) {
 	if err := c.startScheduler(); err != nil {
 		return err
 	}
-	printHints(out, c.kubeconfig, c.proxy.Addr, dir, o.dir == "")
+	printHints(out, c.kubeconfig, c.proxy.Addr, dir, removesDir)
 
 	if o.churnEvery > 0 {
 		client, err := kubernetes.NewForConfig(cfg)
@@ -202,32 +202,33 @@ func loadSnapshot(path string) ([]runtime.Object, string, error) {
 }
 
 // stateDir makes the state directory (a new temporary one for "") and
-// returns what removes everything in it, and it too unless it existed.
-func stateDir(dir string) (string, func() error, error) {
+// returns what removes everything in it, and it too (removesDir) unless
+// it existed.
+func stateDir(dir string) (_ string, removesDir bool, remove func() error, _ error) {
 	if dir == "" {
 		d, err := os.MkdirTemp("", "schedtui-demo-cluster-")
 		if err != nil {
-			return "", nil, err
+			return "", false, nil, err
 		}
-		return d, func() error { return os.RemoveAll(d) }, nil
+		return d, true, func() error { return os.RemoveAll(d) }, nil
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
-		return "", nil, err
+		return "", false, nil, err
 	}
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return "", nil, fmt.Errorf("--dir: %w", err)
+			return "", false, nil, fmt.Errorf("--dir: %w", err)
 		}
-		return dir, func() error { return os.RemoveAll(dir) }, nil
+		return dir, true, func() error { return os.RemoveAll(dir) }, nil
 	case err != nil:
-		return "", nil, fmt.Errorf("--dir: %w", err)
+		return "", false, nil, fmt.Errorf("--dir: %w", err)
 	case len(entries) > 0:
-		return "", nil, fmt.Errorf("--dir %s: not empty (everything in it is removed on exit, so it must be new or empty)", dir)
+		return "", false, nil, fmt.Errorf("--dir %s: not empty (everything in it is removed on exit, so it must be new or empty)", dir)
 	}
-	return dir, func() error {
+	return dir, false, func() error {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return err
