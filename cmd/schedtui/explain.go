@@ -641,8 +641,8 @@ func printPreemption(w io.Writer, p *record.Preemption) {
 		var victims []string
 		for _, v := range c.Victims {
 			s := fmt.Sprintf("%s (priority %d)", v.Pod, v.Priority)
-			if v.ViolatesPDB {
-				s += " [violates PDB]"
+			if len(v.PDBs) > 0 {
+				s += " [violates PDB " + strings.Join(v.PDBs, ", ") + "]"
 			}
 			victims = append(victims, s)
 		}
