@@ -21,7 +21,7 @@ func TestGolden(t *testing.T) {
 		want  []string
 	}{
 		{name: "queues_start", w: 80, h: 24, want: []string{"Active (12)", "1 default/critical-api", "Gated (1)", "default/gated-job"}},
-		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Stuck: no node fits (4 nodes).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on", "✗ Filter", "– PreScore"}},
+		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Waiting for victims to leave: no node fits now (4 nodes)", "Victims: default/web-2 (grace 30s), default/job-0 (grace 30s).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on", "✗ Filter", "– PreScore"}},
 		{name: "pod_step_phases", w: 80, h: 24, keys: []string{"s", "s", "s", "2"}, want: []string{"✓ PreFilter", "… Filter          not yet stepped", "in progress", "@PreFilter", "Stepping through default/critical-api: at PreFilter"}},
 		{name: "filter_hidden_before_filter_phase", w: 80, h: 24, keys: []string{"s", "3"}, want: []string{"Filter has not run yet in this attempt"}},
 		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "node-a2  rejected node(s) had untolerat", "node-b2  rejected ·"}},
@@ -67,7 +67,7 @@ func TestResizeAndMouse(t *testing.T) {
 	hs.send(tea.WindowSizeMsg{Width: 50, Height: 10})
 	hs.contains("needs a terminal")
 	hs.send(tea.WindowSizeMsg{Width: 120, Height: 30})
-	hs.contains("Stuck: no node fits")
+	hs.contains("Waiting for victims to leave")
 	// Click the Filter tab (third), then the fourth node row.
 	_, spans := hs.m.header.tabs()
 	hs.send(tea.MouseClickMsg{X: spans[viewFilter][0] + 1, Y: 1, Button: tea.MouseLeft})

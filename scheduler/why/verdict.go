@@ -96,17 +96,24 @@ func Verdict(in Input) (out []string) {
 	case record.Waiting:
 		return []string{fmt.Sprintf("Assumed on %s, not bound yet: PreBind is %s (a device's binding conditions); the binding cycle ends when they are met, one fails, or bindingTimeout passes.", a.Node, a.Message)}
 	}
-	out = append(out, fmt.Sprintf("Stuck: no node fits (%d nodes).", len(a.Nodes.Names)))
 	// Preemption's outcome comes first: at 80×24 only a few lines fit, and
 	// "it will run on X once Y is evicted" is the answer most want.
-	if p := a.Preemption; p != nil {
+	p := a.Preemption
+	switch {
+	case p != nil && p.Eligible && p.Chosen >= 0 && p.Chosen < len(p.Candidates):
+		// Not stuck: the pod's own preemption nominated it, and it is
+		// retried when the victims' deletion frees the node.
+		c := p.Candidates[p.Chosen]
+		out = append(out,
+			fmt.Sprintf("Waiting for victims to leave: no node fits now (%s); preemption nominated the pod to %s, where it fits once they are gone%s.",
+				plural(len(a.Nodes.Names), "node", "nodes"), c.Node, see(in.Refs.Preemption)),
+			"Victims: "+victims(in, c)+".")
+	default:
+		out = append(out, fmt.Sprintf("Stuck: no node fits (%s).", plural(len(a.Nodes.Names), "node", "nodes")))
 		switch {
+		case p == nil:
 		case !p.Eligible:
 			out = append(out, "Preemption: not attempted: "+p.Reason)
-		case p.Chosen >= 0 && p.Chosen < len(p.Candidates):
-			c := p.Candidates[p.Chosen]
-			out = append(out, fmt.Sprintf("Preemption: evicting %s on %s makes room; the pod is nominated there and fits once they are gone%s.",
-				Names(a.Victims), c.Node, see(in.Refs.Preemption)))
 		default:
 			out = append(out, "Preemption cannot help: no node where evicting lower-priority pods would make the pod fit.")
 		}
@@ -122,6 +129,34 @@ func Verdict(in Input) (out []string) {
 		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection)%s", Names(g.nodes), g.reason, g.plugin, detail(in, g)))
 	}
 	return out
+}
+
+// victims lists a preemption candidate's victims, each with its grace
+// period (how long it keeps its resources once deleted: the API's default
+// when unset) and the PDBs its eviction violates.
+func victims(in Input, c record.Candidate) string {
+	list := make([]string, len(c.Victims))
+	for i, v := range c.Victims {
+		var notes []string
+		if in.Sched != nil {
+			ns, name, _ := strings.Cut(v.Pod, "/")
+			if pod, err := in.Sched.Objects().Pod(ns, name); err == nil {
+				grace := int64(v1.DefaultTerminationGracePeriodSeconds)
+				if g := pod.Spec.TerminationGracePeriodSeconds; g != nil && *g >= 0 {
+					grace = *g
+				}
+				notes = append(notes, fmt.Sprintf("grace %ds", grace))
+			}
+		}
+		if len(v.PDBs) > 0 {
+			notes = append(notes, "violates PDB "+strings.Join(v.PDBs, ", "))
+		}
+		list[i] = v.Pod
+		if len(notes) > 0 {
+			list[i] += " (" + strings.Join(notes, ", ") + ")"
+		}
+	}
+	return Names(list)
 }
 
 // alsoGroups are the rejections the full diagnosis finds behind each

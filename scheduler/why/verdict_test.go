@@ -152,3 +152,50 @@ func TestVerdictRefs(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictPreemptionWaits: a pod its own preemption nominated is not
+// called stuck; the verdict says it waits for the victims, with their grace
+// periods and the PDB their eviction violates, by name.
+func TestVerdictPreemptionWaits(t *testing.T) {
+	y := header + `- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata: {name: high}
+  value: 1000
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: web-pdb, namespace: default}
+  spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+  status: {disruptionsAllowed: 0}
+` + node("node-a", "2", "", "", "") +
+		pod("web-0", "1500m", "app: web", "node-a", "    terminationGracePeriodSeconds: 45\n") +
+		pod("p", "1", "", "", "    priorityClassName: high\n")
+	e := run(t, y)
+	var in Input
+	for i, a := range e.Attempts().All() {
+		if a.Pod == "default/p" && a.Nominated != "" {
+			s, p, err := e.Fork(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in = Input{Attempt: a, Sched: s, Pod: p, Refs: Refs{Preemption: "Preempt"}}
+			break
+		}
+	}
+	if in.Attempt == nil {
+		t.Fatal("no attempt of default/p nominated by its preemption")
+	}
+	lines := Verdict(in)
+	v := strings.Join(lines, "\n")
+	for _, w := range []string{
+		"Waiting for victims to leave: no node fits now (1 node); preemption nominated the pod to node-a, where it fits once they are gone (see Preempt).",
+		"Victims: default/web-0 (grace 45s, violates PDB default/web-pdb).",
+		"1 × Insufficient cpu (NodeResourcesFit)",
+	} {
+		if !strings.Contains(v, w) {
+			t.Errorf("verdict lacks %q:\n%s", w, v)
+		}
+	}
+	if strings.Contains(v, "Stuck") {
+		t.Errorf("a pod waiting for its victims is called stuck:\n%s", v)
+	}
+}
