@@ -6,6 +6,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -108,6 +109,8 @@ func Verdict(in Input) (out []string) {
 			fmt.Sprintf("Waiting for victims to leave: no node fits now (%s); preemption nominated the pod to %s, where it fits once they are gone%s.",
 				plural(len(a.Nodes.Names), "node", "nodes"), c.Node, see(in.Refs.Preemption)),
 			"Victims: "+victims(in, c)+".")
+	case podRejected(a):
+		out = append(out, fmt.Sprintf("Stuck: PreFilter %s rejected the pod itself, before any node was considered.", a.Phases[record.PhasePreFilter].Plugin))
 	default:
 		out = append(out, fmt.Sprintf("Stuck: no node fits (%s).", plural(len(a.Nodes.Names), "node", "nodes")))
 		switch {
@@ -123,12 +126,42 @@ func Verdict(in Input) (out []string) {
 		if e := a.RejectingExtender(g.nodes[0]); e != "" && e == plugin {
 			plugin = "extender " + e
 		}
+		if podRejected(a) {
+			// One rejection of the pod, not one per node.
+			out = append(out, fmt.Sprintf("• %s (%s)%s", g.reason, plugin, detail(in, g)))
+			continue
+		}
 		out = append(out, fmt.Sprintf("• %d × %s (%s)%s", len(g.nodes), g.reason, plugin, detail(in, g)))
+	}
+	if s := postFilterTail(a); s != "" {
+		out = append(out, s)
 	}
 	for _, g := range alsoGroups(in) {
 		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection)%s", Names(g.nodes), g.reason, g.plugin, detail(in, g)))
 	}
 	return out
+}
+
+// podRejected reports whether a PreFilter plugin rejected the pod itself:
+// every node carries its status, none was considered (not a PreFilter
+// result narrowing the nodes).
+func podRejected(a *record.Attempt) bool {
+	pre := a.Phases[record.PhasePreFilter]
+	return a.AbsentStatus >= 0 && len(a.Rejected) == 0 && len(a.Feasible) == 0 && !a.AbsentFromPreFilterResult() &&
+		pre.Code != record.CodeSuccess && pre.Code != record.CodeNotRun
+}
+
+// postFilterTail explains the " not found" that ends the message when
+// PreFilter rejected the pod: DynamicResources' PostFilter reads the state
+// its PreFilter writes, which never ran, and upstream puts the read error
+// in the message.
+func postFilterTail(a *record.Attempt) string {
+	pf := a.Phases[record.PhasePostFilter]
+	if !podRejected(a) || pf.Code != record.CodeError || pf.Plugin != names.DynamicResources || pf.Message != "not found" {
+		return ""
+	}
+	return fmt.Sprintf("The message's trailing \"not found\" is DynamicResources' PostFilter: PreFilter stopped at %s before DynamicResources' PreFilter ran, so its PostFilter found no state of its own to read (upstream's message; nothing to fix there).",
+		a.Phases[record.PhasePreFilter].Plugin)
 }
 
 // victims lists a preemption candidate's victims, each with its grace
