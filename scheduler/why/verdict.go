@@ -2,6 +2,7 @@ package why
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -166,10 +167,22 @@ func postFilterTail(a *record.Attempt) string {
 
 // victims lists a preemption candidate's victims, each with its grace
 // period (how long it keeps its resources once deleted: the API's default
-// when unset) and the PDBs its eviction violates.
+// when unset) and the PDBs its eviction violates. Those violating a PDB
+// come first, and the PDBs of any left out of the short list are named
+// still: a violated budget is never hidden.
 func victims(in Input, c record.Candidate) string {
-	list := make([]string, len(c.Victims))
-	for i, v := range c.Victims {
+	vs := slices.Clone(c.Victims)
+	slices.SortStableFunc(vs, func(a, b record.Victim) int {
+		switch {
+		case len(a.PDBs) > 0 && len(b.PDBs) == 0:
+			return -1
+		case len(a.PDBs) == 0 && len(b.PDBs) > 0:
+			return 1
+		}
+		return 0
+	})
+	list := make([]string, len(vs))
+	for i, v := range vs {
 		var notes []string
 		if in.Sched != nil {
 			ns, name, _ := strings.Cut(v.Pod, "/")
@@ -189,7 +202,23 @@ func victims(in Input, c record.Candidate) string {
 			list[i] += " (" + strings.Join(notes, ", ") + ")"
 		}
 	}
-	return Names(list)
+	s := Names(list)
+	shown := map[string]bool{}
+	var rest []string
+	for i, v := range vs {
+		for _, pdb := range v.PDBs {
+			switch {
+			case i < namesShown:
+				shown[pdb] = true
+			case !shown[pdb] && !slices.Contains(rest, pdb):
+				rest = append(rest, pdb)
+			}
+		}
+	}
+	if len(rest) > 0 {
+		s += "; the others violate PDB " + strings.Join(rest, ", ")
+	}
+	return s
 }
 
 // alsoGroups are the rejections the full diagnosis finds behind each
@@ -263,12 +292,14 @@ func seeFilter(in Input) string {
 // Names lists up to four names, then how many more (kubectl's way with
 // long lists): a line stays short whatever the cluster's size.
 func Names(list []string) string {
-	const show = 4
-	if len(list) <= show {
+	if len(list) <= namesShown {
 		return strings.Join(list, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(list[:show], ", "), len(list)-show)
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:namesShown], ", "), len(list)-namesShown)
 }
+
+// namesShown is how many names Names shows.
+const namesShown = 4
 
 // byValue groups nodes under a description, in first-seen order, as
 // "desc (node, node); desc (node)".

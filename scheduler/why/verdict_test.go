@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // TestVerdictNamesObjects: per plugin, the verdict names the objects
@@ -197,5 +199,23 @@ func TestVerdictPreemptionWaits(t *testing.T) {
 	}
 	if strings.Contains(v, "Stuck") {
 		t.Errorf("a pod waiting for its victims is called stuck:\n%s", v)
+	}
+}
+
+// TestVictimsNeverHideAPDB: victims violating a PDB come first in the
+// short list, and the PDBs of those left out are named still.
+func TestVictimsNeverHideAPDB(t *testing.T) {
+	c := record.Candidate{Node: "node-a"}
+	for i := 0; i < 6; i++ {
+		c.Victims = append(c.Victims, record.Victim{Pod: fmt.Sprintf("default/v%d", i)})
+	}
+	for i := 0; i < 6; i++ {
+		c.Victims = append(c.Victims, record.Victim{Pod: fmt.Sprintf("default/db-%d", i), PDBs: []string{fmt.Sprintf("default/pdb-%d", i/2)}})
+	}
+	got := victims(Input{}, c)
+	want := "default/db-0 (violates PDB default/pdb-0), default/db-1 (violates PDB default/pdb-0), default/db-2 (violates PDB default/pdb-1), " +
+		"default/db-3 (violates PDB default/pdb-1) and 8 more; the others violate PDB default/pdb-2"
+	if got != want {
+		t.Errorf("victims\n got %s\nwant %s", got, want)
 	}
 }
