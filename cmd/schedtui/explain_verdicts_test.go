@@ -10,7 +10,7 @@ import (
 // verdictCluster holds the issue's cases: api preempts web-0, whose
 // eviction violates default/web-pdb; reports waits on a claim pre-bound to
 // pv-reports without the bind-completed annotation; lost names a claim
-// that does not exist, a typo away from reports.
+// that does not exist.
 const verdictCluster = `apiVersion: v1
 kind: List
 items:
@@ -101,7 +101,7 @@ func TestExplainVerdictsSayWhatHappensNext(t *testing.T) {
 	}})
 	checkCmd(t, newExplainCommand, []string{"--snapshot", path, "default/lost"}, cmdWant{stdout: []string{
 		"Stuck: PreFilter VolumeRestrictions rejected the pod itself, before any node was considered.",
-		`• persistentvolumeclaim "reprots" not found (VolumeRestrictions): claim default/reprots (volume data) does not exist: create it, or set volume data's claimName to reports (from reprots).`,
+		`• persistentvolumeclaim "reprots" not found (VolumeRestrictions): claim default/reprots (volume data) does not exist: create it, or correct the volume's claimName.`,
 		tail,
 	}})
 }

@@ -7,8 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/schedtui/schedtui/internal/editdistance"
 )
 
 // objectRef is what a command argument names, kubectl-style:
@@ -127,13 +125,17 @@ func didYouMean(missing string, known []string) string {
 		}
 		seen[k] = true
 		kns, kname, _ := strings.Cut(k, "/")
-		d := editdistance.Levenshtein(name, kname)
-		switch near := editdistance.Near(name, kname); {
+		d := editDistance(name, kname)
+		limit := 2
+		if len(name) <= 4 {
+			limit = 1
+		}
+		switch {
 		case kname == name:
 			cands = append(cands, cand{k, 0})
-		case near && kns == ns:
+		case d <= limit && kns == ns:
 			cands = append(cands, cand{k, d})
-		case near:
+		case d <= limit:
 			cands = append(cands, cand{k, d + 2})
 		}
 	}
@@ -157,4 +159,25 @@ func didYouMean(missing string, known []string) string {
 		return "; did you mean " + out[0] + "?"
 	}
 	return "; did you mean one of " + strings.Join(out, ", ") + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

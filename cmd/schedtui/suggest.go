@@ -6,8 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/schedtui/schedtui/internal/editdistance"
 )
 
 // Did-you-mean for mistyped commands and flags. Cobra suggests commands
@@ -59,7 +57,7 @@ func unknownFlag(err error) (string, bool) {
 }
 
 // flagSuggestions are cmd's flags (its own and inherited) within cobra's
-// suggestion distance of name (editdistance.Levenshtein), or that name is a
+// suggestion distance of name (editDistance, refs.go), or that name is a
 // prefix of.
 func flagSuggestions(cmd *cobra.Command, name string) []string {
 	var out []string
@@ -67,7 +65,7 @@ func flagSuggestions(cmd *cobra.Command, name string) []string {
 		if f.Hidden {
 			return
 		}
-		if strings.HasPrefix(f.Name, name) || editdistance.Levenshtein(strings.ToLower(name), f.Name) <= suggestionDistance {
+		if strings.HasPrefix(f.Name, name) || editDistance(strings.ToLower(name), f.Name) <= suggestionDistance {
 			out = append(out, "--"+f.Name)
 		}
 	})

@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/storage/volume"
 
-	"github.com/schedtui/schedtui/internal/editdistance"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -32,9 +31,7 @@ var (
 	volumeRestrictionsExplainer = explainer{
 		purpose: "rejects nodes where the pod's volumes conflict with volumes already in use (ReadWriteOncePod, some disk types).",
 		detail:  volumesDetail,
-		fixes: func(in Input, st record.Status, ni *framework.NodeInfo) [][]change {
-			return append(volumeRestrictionsFixes(in, st, ni), missingClaimFixes(in)...)
-		},
+		fixes:   volumeRestrictionsFixes,
 	}
 	nodeVolumeLimitsExplainer = explainer{
 		purpose: "rejects nodes that would exceed a CSI driver's attachable volume limit.",
@@ -136,11 +133,8 @@ func claimProblem(in Input, vol v1.Volume) string {
 	case err != nil && vol.Ephemeral != nil:
 		return fmt.Sprintf("claim %s of generic ephemeral volume %s does not exist yet: the ephemeral volume controller (kube-controller-manager) creates it from the volume's template, and the pod is retried when it is added; schedtui runs no controller, so add it to the snapshot", ref, vol.Name)
 	case err != nil:
-		s := fmt.Sprintf("claim %s (volume %s) does not exist: create it", ref, vol.Name)
-		if fix, ok := claimNameFix(in, vol); ok {
-			s += ", or " + fix.desc
-		}
-		return s
+		// The hints name a near-named claim, proven, when there is one.
+		return fmt.Sprintf("claim %s (volume %s) does not exist: create it, or correct the volume's claimName", ref, vol.Name)
 	case pvc.Spec.VolumeName == "" || metav1.HasAnnotation(pvc.ObjectMeta, volume.AnnBindCompleted):
 		return ""
 	}
@@ -153,63 +147,6 @@ func claimProblem(in Input, vol v1.Volume) string {
 		return s + fmt.Sprintf(", which it never will: PV %s is bound to claim %s/%s (point the claim at another PV)", pv.Name, pv.Spec.ClaimRef.Namespace, pv.Spec.ClaimRef.Name)
 	}
 	return s + fmt.Sprintf(" (the pod is retried when the claim is updated); schedtui runs no PV controller: if the snapshot caught the binding midway, annotate the claim %s: \"yes\" as the controller would", volume.AnnBindCompleted)
-}
-
-// missingClaimFixes is the candidate fix of the pod's volumes whose claim
-// does not exist: one alternative pointing each at a near-named claim
-// (claimNameFix), none when one of them has no such claim.
-// VolumeRestrictions' PreFilter is the first to reject a missing claim.
-func missingClaimFixes(in Input) [][]change {
-	var alt []change
-	for _, v := range in.Pod.Spec.Volumes {
-		if v.PersistentVolumeClaim == nil {
-			continue
-		}
-		if _, err := in.Sched.Objects().PersistentVolumeClaim(in.Pod.Namespace, v.PersistentVolumeClaim.ClaimName); err == nil {
-			continue
-		}
-		fix, ok := claimNameFix(in, v)
-		if !ok {
-			return nil
-		}
-		alt = append(alt, fix)
-	}
-	if len(alt) == 0 {
-		return nil
-	}
-	return [][]change{alt}
-}
-
-// claimNameFix points the pod's volume at an existing claim of the pod's
-// namespace whose name is a typo away from the missing one (the nearest;
-// the first in name order on a tie). A candidate fix for a missing claim.
-func claimNameFix(in Input, vol v1.Volume) (change, bool) {
-	if vol.PersistentVolumeClaim == nil {
-		return change{}, false
-	}
-	missing := vol.PersistentVolumeClaim.ClaimName
-	best, bestDist := "", 0
-	for _, c := range in.Sched.Objects().PersistentVolumeClaims(in.Pod.Namespace) {
-		if !editdistance.Near(missing, c.Name) {
-			continue
-		}
-		if d := editdistance.Levenshtein(missing, c.Name); best == "" || d < bestDist || d == bestDist && c.Name < best {
-			best, bestDist = c.Name, d
-		}
-	}
-	if best == "" {
-		return change{}, false
-	}
-	return change{
-		desc: fmt.Sprintf("set volume %s's claimName to %s (from %s)", vol.Name, best, missing),
-		pod: func(p *v1.Pod) {
-			for i := range p.Spec.Volumes {
-				if v := &p.Spec.Volumes[i]; v.Name == vol.Name && v.PersistentVolumeClaim != nil {
-					v.PersistentVolumeClaim.ClaimName = best
-				}
-			}
-		},
-	}, true
 }
 
 // claimUsers lists the bound pods other than pod using claim ref.

@@ -67,13 +67,9 @@ func TestVerdictClaimsStoppingThePod(t *testing.T) {
 		yaml: nodes + withClaim("does-not-exist"),
 		want: []string{
 			"Stuck: PreFilter VolumeRestrictions rejected the pod itself, before any node was considered.",
-			`• persistentvolumeclaim "does-not-exist" not found (VolumeRestrictions): claim default/does-not-exist (volume data) does not exist: create it.`,
+			`• persistentvolumeclaim "does-not-exist" not found (VolumeRestrictions): claim default/does-not-exist (volume data) does not exist: create it, or correct the volume's claimName.`,
 			strings.Replace(tail, "%s", "VolumeRestrictions", 1),
 		},
-	}, {
-		name: "missing, a near name exists",
-		yaml: zonalSSD + pvc("reports", "") + nodes + withClaim("reprots"),
-		want: []string{"claim default/reprots (volume data) does not exist: create it, or set volume data's claimName to reports (from reprots)."},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,28 +84,5 @@ func TestVerdictClaimsStoppingThePod(t *testing.T) {
 				t.Errorf("the pod's problem is told as node failures, or a pre-bound claim as bound:\n%s", v)
 			}
 		})
-	}
-}
-
-// TestMissingClaimFix: the near-named claim the verdict offers makes the
-// pod fit once the volume points at it.
-func TestMissingClaimFix(t *testing.T) {
-	y := header + zonalSSD + pvc("reports", "") + pvc("logs", "") + node("node-a", "4", "", "", "") + withClaim("reprots")
-	in := stuck(t, run(t, y), "default/p")
-	alts := missingClaimFixes(in)
-	if len(alts) != 1 || len(alts[0]) != 1 {
-		t.Fatalf("fixes %v, want one", alts)
-	}
-	p := in.Pod.DeepCopy()
-	alts[0][0].pod(p)
-	if got := p.Spec.Volumes[0].PersistentVolumeClaim.ClaimName; got != "reports" {
-		t.Fatalf("claimName %q after the fix, want reports", got)
-	}
-	if fits := feasible(in.Sched, p, nil); len(fits) != 1 {
-		t.Errorf("with the fix the pod fits on %v, want node-a", fits)
-	}
-	in.Pod.Spec.Volumes[0].PersistentVolumeClaim.ClaimName = "nothing-like-it"
-	if alts := missingClaimFixes(in); alts != nil {
-		t.Errorf("fixes %v for a claim no name is near", alts)
 	}
 }
