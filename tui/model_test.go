@@ -32,7 +32,7 @@ func TestGolden(t *testing.T) {
 		{name: "scores_frontend", w: 80, h: 24, keys: []string{"n", "n", "4"}, want: []string{"default/frontend-1 · 2 feasible · winner ★ node-a1", "TOTAL", "Fit×1"}},
 		{name: "scores_weighted_explain", w: 140, h: 30, keys: []string{"n", "n", "4", "m", "m", "l", "e"}, want: []string{"weighted", "Explain: NodeResourcesFit on", "LeastAllocated", "mean ="}},
 		{name: "scores_balanced_explain", w: 140, h: 30, keys: []string{"n", "n", "4", "l", "l", "l", "l", "e"}, want: []string{"Explain: NodeResourcesBalancedAllocation on", "score = 50 + (50 + with - without)/2"}},
-		{name: "preemption", w: 80, h: 24, keys: []string{"n", "5"}, want: []string{"Chosen: node-b2, decided by: latest start time of the highest-priority victims", "★ node-b2", "violates PDB default/batch"}},
+		{name: "preemption", w: 80, h: 24, keys: []string{"n", "5"}, want: []string{"Chosen: node-b2. The pod is nominated to node-b2.", "Decided by: latest start time of the highest-priority victims", "★ node-b2", "violates PDB default/batch"}},
 		{name: "nodes_from_preemption", w: 80, h: 24, keys: []string{"n", "5", "<enter>"}, want: []string{"node-b2", "nominated here: default/reserved (100)"}},
 		{name: "events", w: 80, h: 24, keys: []string{"n", "n", "7"}, want: []string{"preemption default/critical-api nominated to node-b2", "cluster    Preempted default/web-2 on node-b2: Preempted by"}},
 		{name: "help", w: 80, h: 30, keys: []string{"?"}, want: []string{"next attempt", "continue to breakpoint", "rewind one attempt"}},

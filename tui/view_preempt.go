@@ -76,7 +76,8 @@ func (v *preemptView) summary(a *record.Attempt) []string {
 		decided = "every criterion tied between " + strings.Join(p.Tied, ", ") + " (upstream picks any)"
 	}
 	if p.Chosen >= 0 && p.Chosen < len(p.Candidates) {
-		out = append(out, fmt.Sprintf("Chosen: %s, decided by: %s. The pod is nominated to %s.", p.Candidates[p.Chosen].Node, decided, orNone(a.Nominated)))
+		out = append(out, fmt.Sprintf("Chosen: %s. The pod is nominated to %s.", p.Candidates[p.Chosen].Node, orNone(a.Nominated)),
+			"Decided by: "+decided+".")
 	}
 	if len(p.NominatedPodsCleared) > 0 {
 		out = append(out, "Nominations cleared on that node (lower priority): "+strings.Join(p.NominatedPodsCleared, ", "))
