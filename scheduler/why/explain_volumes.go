@@ -86,7 +86,11 @@ func describeClaim(in Input, ref string) string {
 	if pvc.Spec.VolumeName == "" {
 		return s + ", unbound"
 	}
-	s += ", bound to PV " + pvc.Spec.VolumeName
+	if metav1.HasAnnotation(pvc.ObjectMeta, volume.AnnBindCompleted) {
+		s += ", bound to PV " + pvc.Spec.VolumeName
+	} else {
+		s += ", pre-bound to PV " + pvc.Spec.VolumeName + " (no " + volume.AnnBindCompleted + " annotation)"
+	}
 	pv, err := objs.PersistentVolume(pvc.Spec.VolumeName)
 	if err != nil {
 		return s + " (not found)"
