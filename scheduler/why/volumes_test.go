@@ -70,6 +70,10 @@ func TestVerdictClaimsStoppingThePod(t *testing.T) {
 			`• persistentvolumeclaim "does-not-exist" not found (VolumeRestrictions): claim default/does-not-exist (volume data) does not exist: create it, or correct the volume's claimName.`,
 			strings.Replace(tail, "%s", "VolumeRestrictions", 1),
 		},
+	}, {
+		name: "generic ephemeral, not created yet",
+		yaml: zonalSSD + nodes + pod("p", "100m", "", "", "    volumes: [{name: scratch, ephemeral: {volumeClaimTemplate: {spec: {accessModes: [ReadWriteOnce], storageClassName: zonal-ssd, resources: {requests: {storage: 1Gi}}}}}}]\n"),
+		want: []string{"claim default/p-scratch of generic ephemeral volume scratch does not exist yet: the ephemeral volume controller (kube-controller-manager) creates it"},
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
