@@ -214,15 +214,16 @@ func splitByPDB(victims []*v1.Pod, pdbs []*policyv1.PodDisruptionBudget) (nonVio
 	return nonViolating, violating
 }
 
-// violatedPDBs spends one of pod's disruptions on every PDB matching it and
-// returns those left below zero (namespace/name). Like upstream's
-// filterPodsWithPDBViolation it goes through every PDB, not stopping at
-// the first violated: a pod under two budgets uses up both.
+// violatedPDBs spends one of pod's disruptions on each PDB matching it, in
+// the lister's order, until one is left below zero, and returns that one
+// (namespace/name), or nil. As upstream's FilterVictimsWithPDBViolation, a
+// victim violates at most one budget and spends nothing of the budgets
+// after it: a pod under two budgets whose first is spent leaves the second
+// untouched.
 func violatedPDBs(pod *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, allowed []int32) []string {
 	if len(pod.Labels) == 0 {
 		return nil
 	}
-	var out []string
 	for i, pdb := range pdbs {
 		if pdb.Namespace != pod.Namespace {
 			continue
@@ -236,8 +237,8 @@ func violatedPDBs(pod *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, allowed []i
 		}
 		allowed[i]--
 		if allowed[i] < 0 {
-			out = append(out, pdb.Namespace+"/"+pdb.Name)
+			return []string{pdb.Namespace + "/" + pdb.Name}
 		}
 	}
-	return out
+	return nil
 }
