@@ -16,8 +16,9 @@ import (
 // Hint is a change to the cluster as the attempt saw it that makes the
 // pod feasible on every node of FitsOn, proven by re-running PreFilter and
 // Filter (nominated pods included) with the change applied. Applying
-// Objects (each the whole changed object, as it would be) and removing
-// Remove gives that cluster.
+// Objects (each the whole changed object, as it would be, which the API
+// server's defaulting leaves as it is) and removing Remove gives that
+// cluster.
 type Hint struct {
 	Summary string   `json:"summary"`
 	Objects []any    `json:"objects"`
