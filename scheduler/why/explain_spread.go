@@ -166,14 +166,14 @@ func spreadFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]change {
 			return c.TopologyKey == tk && c.WhenUnsatisfiable == v1.DoNotSchedule
 		}
 		out = append(out,
-			[]change{{desc: fmt.Sprintf("raise maxSkew of the %s spread constraint to %d", tk, need), pod: func(p *v1.Pod) {
+			[]change{{desc: fmt.Sprintf("raise maxSkew of the %s spread constraint to %d", tk, need), rank: keepsIntent, pod: func(p *v1.Pod) {
 				for i := range p.Spec.TopologySpreadConstraints {
 					if c := &p.Spec.TopologySpreadConstraints[i]; match(c) {
 						c.MaxSkew = need
 					}
 				}
 			}}},
-			[]change{{desc: fmt.Sprintf("make the %s spread constraint whenUnsatisfiable: ScheduleAnyway", tk), pod: func(p *v1.Pod) {
+			[]change{{desc: fmt.Sprintf("make the %s spread constraint whenUnsatisfiable: ScheduleAnyway", tk), rank: keepsIntent, pod: func(p *v1.Pod) {
 				for i := range p.Spec.TopologySpreadConstraints {
 					if c := &p.Spec.TopologySpreadConstraints[i]; match(c) {
 						c.WhenUnsatisfiable = v1.ScheduleAnyway

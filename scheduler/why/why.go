@@ -24,6 +24,7 @@ import (
 	"context"
 	"sort"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
@@ -46,6 +47,13 @@ type Input struct {
 	// Refs name where the caller shows the attempt's details, for the
 	// verdict's pointers to them.
 	Refs Refs
+	// DaemonSets are the cluster's DaemonSets: a node an "add a node
+	// like X" hint adds runs the pods they would create there
+	// (AdmitDaemonPod, when set, admits each as the API server would:
+	// its priority, its RuntimeClass overhead). Without them, the copy
+	// runs copies of the DaemonSet pods running on X.
+	DaemonSets     []*appsv1.DaemonSet
+	AdmitDaemonPod func(*v1.Pod) (*v1.Pod, error)
 }
 
 // Refs name where the caller shows an attempt's details: the debugger's
