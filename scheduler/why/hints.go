@@ -184,6 +184,7 @@ func Hints(in Input, opt Options) (*Result, error) {
 		}
 		return len(hi.FitsOn) > len(hj.FitsOn)
 	})
+	res.Hints = oneNodeGroup(res.Hints)
 	switch {
 	case len(res.Hints) == 0:
 		res.Note = "No hint: no change of one or two objects that schedtui tries (requests, tolerations, nodeSelector/affinity, spread, node taints/labels/features, removing a blocking pod) makes the pod fit."
@@ -194,6 +195,23 @@ func Hints(in Input, opt Options) (*Result, error) {
 		res.Hints = res.Hints[:min(len(res.Hints), opt.MaxHints)]
 	}
 	return res, nil
+}
+
+// oneNodeGroup keeps the best "add a node like X" hint of hints: the
+// others add the same kind of change, and would crowd out the rest.
+func oneNodeGroup(hints []Hint) []Hint {
+	out := hints[:0]
+	seen := false
+	for _, h := range hints {
+		if h.NodeGroup != nil {
+			if seen {
+				continue
+			}
+			seen = true
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // candidates derives, node by node from the full diagnosis, the changes
