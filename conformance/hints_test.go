@@ -135,8 +135,9 @@ func checkHints(t *testing.T, s *scenario.Scenario, badSoFar func() int) (attemp
 }
 
 // withHint applies a hint to a cluster: its objects (Pods, Nodes) replace
-// the objects of the same name, its removals delete pods. The cluster's
-// node and pod lists are copied, not changed.
+// the objects of the same name, or are added (the node an "add a node
+// like X" hint adds, and the DaemonSet pods bound to it); its removals
+// delete pods. The cluster's node and pod lists are copied, not changed.
 func withHint(c *snapshot.Cluster, h why.Hint) (*snapshot.Cluster, error) {
 	out := *c
 	out.Nodes = slices.Clone(c.Nodes)
@@ -145,16 +146,24 @@ func withHint(c *snapshot.Cluster, h why.Hint) (*snapshot.Cluster, error) {
 		switch o := o.(type) {
 		case *v1.Pod:
 			i := slices.IndexFunc(out.Pods, func(p *v1.Pod) bool { return p.Namespace == o.Namespace && p.Name == o.Name })
-			if i < 0 {
+			switch {
+			case i >= 0:
+				out.Pods[i] = o
+			case o.Spec.NodeName != "" && h.NodeGroup != nil:
+				out.Pods = append(out.Pods, o)
+			default:
 				return nil, fmt.Errorf("no pod %s/%s to replace", o.Namespace, o.Name)
 			}
-			out.Pods[i] = o
 		case *v1.Node:
 			i := slices.IndexFunc(out.Nodes, func(n *v1.Node) bool { return n.Name == o.Name })
-			if i < 0 {
+			switch {
+			case i >= 0:
+				out.Nodes[i] = o
+			case h.NodeGroup != nil:
+				out.Nodes = append(out.Nodes, o)
+			default:
 				return nil, fmt.Errorf("no node %s to replace", o.Name)
 			}
-			out.Nodes[i] = o
 		default:
 			return nil, fmt.Errorf("hint object of type %T", o)
 		}

@@ -157,7 +157,16 @@ func Hints(in Input, opt Options) (*Result, error) {
 		in.Diag = d
 	}
 	if d.PreFilter.Code != record.CodeSuccess && d.PreFilter.Code != record.CodeNotRun {
-		res.Note = fmt.Sprintf("No hint: PreFilter %s rejects the pod before any node is considered (%s).", d.PreFilter.Plugin, d.PreFilter.Message)
+		for _, c := range missingClaimCandidates(in) {
+			res.Tried++
+			if h, ok := prove(in, c); ok {
+				res.Hints = append(res.Hints, h)
+			}
+		}
+		res.Hints = res.Hints[:min(len(res.Hints), opt.MaxHints)]
+		if len(res.Hints) == 0 {
+			res.Note = fmt.Sprintf("No hint: PreFilter %s rejects the pod before any node is considered (%s).", d.PreFilter.Plugin, d.PreFilter.Message)
+		}
 		return res, nil
 	}
 	cands := candidates(in, d)
@@ -195,6 +204,33 @@ func Hints(in Input, opt Options) (*Result, error) {
 		res.Hints = res.Hints[:min(len(res.Hints), opt.MaxHints)]
 	}
 	return res, nil
+}
+
+// missingClaimCandidates fixes the claimName of each of the pod's
+// volumes whose claim does not exist (VolumeBinding's PreFilter
+// rejection) to an existing claim of the namespace whose name is a near
+// miss (nearMiss); one candidate per such claim.
+func missingClaimCandidates(in Input) []candidate {
+	var out []candidate
+	objs := in.Sched.Objects()
+	for i, vol := range in.Pod.Spec.Volumes {
+		src := vol.PersistentVolumeClaim
+		if src == nil {
+			continue
+		}
+		if _, err := objs.PersistentVolumeClaim(in.Pod.Namespace, src.ClaimName); err == nil {
+			continue
+		}
+		for _, pvc := range objs.PersistentVolumeClaims(in.Pod.Namespace) {
+			if !nearMiss(src.ClaimName, pvc.Name) {
+				continue
+			}
+			i, name := i, pvc.Name
+			out = append(out, newCandidate([]change{{desc: fmt.Sprintf("did you mean claimName: %s? (volume %s; no claim %s/%s)", name, vol.Name, in.Pod.Namespace, src.ClaimName),
+				rank: keepsIntent, pod: func(p *v1.Pod) { p.Spec.Volumes[i].PersistentVolumeClaim.ClaimName = name }}}))
+		}
+	}
+	return out
 }
 
 // oneNodeGroup keeps the best "add a node like X" hint of hints: the

@@ -158,3 +158,31 @@ func TestHintAddNodeLike(t *testing.T) {
 		t.Errorf("the DaemonSet's pod %s on %q", dp.Name, dp.Spec.NodeName)
 	}
 }
+
+// TestHintMissingClaim is issue 23's missing PVC: VolumeBinding's
+// PreFilter rejects the pod, and the claim it meant exists.
+func TestHintMissingClaim(t *testing.T) {
+	y := node("node-a", "4", "", "", "") + `- apiVersion: v1
+  kind: PersistentVolume
+  metadata: {name: pv-1}
+  spec:
+    capacity: {storage: 1Gi}
+    accessModes: [ReadWriteOnce]
+    claimRef: {namespace: default, name: reports-data}
+    hostPath: {path: /mnt/1}
+  status: {phase: Bound}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: reports-data, namespace: default, annotations: {pv.kubernetes.io/bind-completed: 'yes'}}
+  spec:
+    accessModes: [ReadWriteOnce]
+    storageClassName: ''
+    volumeName: pv-1
+    resources: {requests: {storage: 1Gi}}
+  status: {phase: Bound}
+` + pod("p", "100m", "", "", "    volumes: [{name: d, persistentVolumeClaim: {claimName: report-data}}]\n")
+	hints := hintsOf(t, y, "default/p", nil)
+	if h := hints[0]; h.Summary != "did you mean claimName: reports-data? (volume d; no claim default/report-data)" || strings.Join(h.FitsOn, ",") != "node-a" {
+		t.Errorf("hint %q on %v", h.Summary, h.FitsOn)
+	}
+}
