@@ -3,9 +3,10 @@
 // and their storage classes, taints, missing node features, the pods that
 // block an anti-affinity, a spread constraint's domains and counts, the
 // pods holding a host port, nominated pods counted against a node) and
-// hints (the smallest changes to the pod, to a node, or removals of pods,
-// each proven by re-running the attempt's PreFilter and Filter with the
-// change applied before it is shown).
+// hints (the least disruptive changes to the pod, to a node, a node added
+// like an existing node group's, or removals of pods, each proven by
+// re-running the attempt's PreFilter and Filter with the change applied
+// before it is shown).
 //
 // Both work on the cluster as the attempt saw it: a fork from
 // engine.Fork. The TUI's Pod view, `schedtui explain` and `explain -o
