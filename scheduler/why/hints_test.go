@@ -24,9 +24,13 @@ func hintsOf(t *testing.T, y, podName string, edit func(*Input)) []Hint {
 	if edit != nil {
 		edit(&in)
 	}
+	before := forkState(in)
 	res, err := Hints(in, Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if after := forkState(in); after != before {
+		t.Errorf("the fork after proving the hints:\n%s\nwant as before:\n%s", after, before)
 	}
 	t.Log(strings.Join(res.Lines(), "\n"))
 	if len(res.Hints) == 0 {
@@ -36,6 +40,26 @@ func hintsOf(t *testing.T, y, podName string, edit func(*Input)) []Hint {
 		verify(t, e, in, h)
 	}
 	return res.Hints
+}
+
+// forkState is the fork's nodes in node-tree order, each with its pods,
+// and its pending pods.
+func forkState(in Input) string {
+	var b strings.Builder
+	for _, ni := range in.Sched.Snapshot().List() {
+		b.WriteString(ni.Name() + ":")
+		for _, pi := range ni.Pods {
+			b.WriteString(" " + key(pi.Pod))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("pending:")
+	for _, p := range in.Sched.Objects().Pods() {
+		if p.Spec.NodeName == "" {
+			b.WriteString(" " + key(p))
+		}
+	}
+	return b.String()
 }
 
 // TestHintNodeSelectorTypo is issue 23's typo: disktype=sdd where two

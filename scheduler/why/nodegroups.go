@@ -49,7 +49,27 @@ var transientTaints = map[string]bool{
 var emptyNodeClears = map[string]bool{
 	names.NodeResourcesFit: true, names.NodePorts: true, names.InterPodAffinity: true,
 	names.PodTopologySpread: true, names.VolumeRestrictions: true, names.NodeVolumeLimits: true,
-	names.NodeUnschedulable: true, names.TaintToleration: true,
+	names.NodeUnschedulable: true, names.TaintToleration: true, // but for a taint the copy keeps
+}
+
+// keepsUntoleratedTaint reports whether a copy of node keeps a
+// NoSchedule or NoExecute taint pod does not tolerate.
+func keepsUntoleratedTaint(pod *v1.Pod, node *v1.Node) bool {
+	for i := range node.Spec.Taints {
+		t := &node.Spec.Taints[i]
+		if transientTaints[t.Key] || t.Effect == v1.TaintEffectPreferNoSchedule {
+			continue
+		}
+		tolerated := false
+		for j := range pod.Spec.Tolerations {
+			// TaintTolerationComparisonOperators is alpha and off in 1.37.
+			tolerated = tolerated || pod.Spec.Tolerations[j].ToleratesTaint(noLog, t, false)
+		}
+		if !tolerated {
+			return true
+		}
+	}
+	return false
 }
 
 // maxNodeGroups bounds the groups tried for one attempt; maxEstimate the
@@ -149,7 +169,11 @@ func nodeGroupCandidates(in Input, d *record.FullDiagnosis) []candidate {
 		}
 		g.eligible, g.first = true, n
 		for p, plugin := range d.Plugins {
-			if st := d.Cell(n, p); !d.SkippedPlugins[p] && st.Code != record.CodeSuccess && !emptyNodeClears[plugin] {
+			st := d.Cell(n, p)
+			if d.SkippedPlugins[p] || st.Code == record.CodeSuccess {
+				continue
+			}
+			if !emptyNodeClears[plugin] || plugin == names.TaintToleration && keepsUntoleratedTaint(in.Pod, ni.Node()) {
 				g.eligible = false
 			}
 		}
