@@ -144,7 +144,7 @@ func nodeAffinityFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]ch
 				was = append(was, k+"="+sel[k])
 			}
 			out = append(out, []change{{desc: fmt.Sprintf("did you mean nodeSelector %s? (no node has %s)", selectorString(meant), strings.Join(was, ", ")),
-				rank: keepsIntent, pod: func(p *v1.Pod) {
+				rank: fixesNearMiss, pod: func(p *v1.Pod) {
 					for k, v := range meant {
 						p.Spec.NodeSelector[k] = v
 					}
@@ -167,6 +167,22 @@ func nodeAffinityFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]ch
 		return out
 	}
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		if key, typo, meant := meantAffinityValue(in, a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, ni.Node()); key != "" {
+			out = append(out, []change{{desc: fmt.Sprintf("did you mean %s In [%s] in the pod's required node affinity? (no node has %s=%s)", key, meant, key, typo),
+				rank: fixesNearMiss, pod: func(p *v1.Pod) {
+					for _, t := range p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+						for _, e := range t.MatchExpressions {
+							if e.Key == key && e.Operator == v1.NodeSelectorOpIn {
+								for i, v := range e.Values {
+									if v == typo {
+										e.Values[i] = meant
+									}
+								}
+							}
+						}
+					}
+				}}})
+		}
 		out = append(out, []change{{desc: "make the pod's required node affinity preferred (weight 100)", rank: keepsIntent, pod: func(p *v1.Pod) {
 			na := p.Spec.Affinity.NodeAffinity
 			for _, t := range na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
@@ -189,14 +205,42 @@ func meantSelector(in Input, node *v1.Node, sel map[string]string) map[string]st
 		if !ok || !nearMiss(want, have) {
 			return nil
 		}
-		for _, other := range in.Sched.Snapshot().List() {
-			if v, ok := other.Node().Labels[k]; ok && v == want {
-				return nil
-			}
+		if anyNodeHas(in, k, want) {
+			return nil
 		}
 		meant[k] = have
 	}
 	return meant
+}
+
+// meantAffinityValue finds, in a required node-affinity term's In
+// expression, a value (typo) no node has for its key that is a near miss
+// of node's value (meant) for it; key is "" when there is none.
+func meantAffinityValue(in Input, sel *v1.NodeSelector, node *v1.Node) (key, typo, meant string) {
+	for _, t := range sel.NodeSelectorTerms {
+		for _, e := range t.MatchExpressions {
+			have, ok := node.Labels[e.Key]
+			if e.Operator != v1.NodeSelectorOpIn || !ok {
+				continue
+			}
+			for _, v := range e.Values {
+				if nearMiss(v, have) && !anyNodeHas(in, e.Key, v) {
+					return e.Key, v, have
+				}
+			}
+		}
+	}
+	return "", "", ""
+}
+
+// anyNodeHas reports whether some node carries the label k=v.
+func anyNodeHas(in Input, k, v string) bool {
+	for _, n := range in.Sched.Snapshot().List() {
+		if have, ok := n.Node().Labels[k]; ok && have == v {
+			return true
+		}
+	}
+	return false
 }
 
 // nearMiss reports whether got is a likely typo of want: equal but for

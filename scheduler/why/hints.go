@@ -39,9 +39,11 @@ type disruption int
 const (
 	// byKind: the change's kind decides (change.disruption).
 	byKind disruption = iota
-	// keepsIntent: the pod's own spec, its intent kept (a near-miss
-	// label value fixed, a required term made preferred, a spread
-	// constraint relaxed).
+	// fixesNearMiss: the pod's own spec, a near-miss label value or
+	// claim name fixed to what the cluster has ("did you mean").
+	fixesNearMiss
+	// keepsIntent: the pod's own spec, its intent kept but relaxed (a
+	// required term made preferred, a spread constraint relaxed).
 	keepsIntent
 	// addsToCluster: a node like an existing one.
 	addsToCluster
@@ -72,8 +74,8 @@ type Options struct {
 
 // Result is the proven hints of an attempt.
 type Result struct {
-	// Hints are ranked by disruption (the pod's own spec with its intent
-	// kept, then nodes added, then the pod's constraints dropped or
+	// Hints are ranked by disruption (the pod's own spec: a near miss
+	// fixed, then a required term relaxed; then nodes added, then the pod's constraints dropped or
 	// existing nodes edited, then other pods removed, then request cuts),
 	// then fewest changes, then most nodes opened.
 	Hints []Hint
@@ -196,7 +198,7 @@ func Hints(in Input, opt Options) (*Result, error) {
 	res.Hints = oneNodeGroup(res.Hints)
 	switch {
 	case len(res.Hints) == 0:
-		res.Note = "No hint: no change of one or two objects that schedtui tries (requests, tolerations, nodeSelector/affinity, spread, node taints/labels/features, removing a blocking pod) makes the pod fit."
+		res.Note = "No hint: no change of one or two objects that schedtui tries (requests, tolerations, nodeSelector/affinity, spread, node taints/labels/features, a node like an existing one, removing a blocking pod) makes the pod fit."
 	case res.Hints[0].Changes > 1:
 		res.Note = "No single change makes the pod fit; the smallest proven one needs two:"
 		res.Hints = res.Hints[:1]
@@ -227,7 +229,7 @@ func missingClaimCandidates(in Input) []candidate {
 			}
 			i, name := i, pvc.Name
 			out = append(out, newCandidate([]change{{desc: fmt.Sprintf("did you mean claimName: %s? (volume %s; no claim %s/%s)", name, vol.Name, in.Pod.Namespace, src.ClaimName),
-				rank: keepsIntent, pod: func(p *v1.Pod) { p.Spec.Volumes[i].PersistentVolumeClaim.ClaimName = name }}}))
+				rank: fixesNearMiss, pod: func(p *v1.Pod) { p.Spec.Volumes[i].PersistentVolumeClaim.ClaimName = name }}}))
 		}
 	}
 	return out

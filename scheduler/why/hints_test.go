@@ -77,6 +77,12 @@ func TestHintNodeSelectorTypo(t *testing.T) {
 	if p, ok := h.Objects[0].(*v1.Pod); !ok || p.Spec.NodeSelector["disktype"] != "ssd" {
 		t.Errorf("the hint's pod %+v", h.Objects[0])
 	}
+	// The same typo in a required node-affinity term.
+	y = strings.Replace(y, "    nodeSelector: {disktype: sdd}\n", "    affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: disktype, operator: In, values: [sdd, nvme]}]}]}}}\n", 1)
+	hints = hintsOf(t, y, "default/p", nil)
+	if h := hints[0]; h.Summary != "did you mean disktype In [ssd] in the pod's required node affinity? (no node has disktype=sdd)" || strings.Join(h.FitsOn, ",") != "gen-a1,gen-a2" {
+		t.Errorf("first hint %q on %v", h.Summary, h.FitsOn)
+	}
 	for _, tc := range []struct {
 		want, got string
 		near      bool
