@@ -267,6 +267,9 @@ type explanation struct {
 	Queue   string        `json:"queue"`
 	History []historyJSON `json:"history"`
 	Verdict []string      `json:"verdict"`
+	// Preemption is what the attempt's preemption chose; nil when it
+	// chose no node (or did not run).
+	Preemption *preemptionJSON `json:"preemption"`
 	// Hints are proven changes that would let the pod schedule (see
 	// package why): each re-run to a fit on its fitsOn nodes.
 	Hints []why.Hint `json:"hints"`
@@ -291,6 +294,39 @@ type attemptAnswer struct {
 
 func answerOf(j record.AttemptJSON) attemptAnswer {
 	return attemptAnswer{Outcome: j.Outcome, Node: j.Node, Message: j.Message, NominatedNode: j.NominatedNode, Victims: j.Victims}
+}
+
+// preemptionJSON is the node preemption nominated the pod to, the
+// pickOneNodeForPreemption criterion that decided ("single candidate",
+// or "" when every criterion tied), and the victims evicted there.
+type preemptionJSON struct {
+	Node      string       `json:"node"`
+	DecidedBy string       `json:"decidedBy"`
+	Victims   []victimJSON `json:"victims"`
+}
+
+// victimJSON is one victim: its priority and the PodDisruptionBudgets
+// (namespace/name) its eviction violates.
+type victimJSON struct {
+	Pod          string   `json:"pod"`
+	Priority     int32    `json:"priority"`
+	ViolatesPDBs []string `json:"violatesPDBs"`
+}
+
+func preemptionOf(p *record.Preemption) *preemptionJSON {
+	if p == nil || p.Chosen < 0 || p.Chosen >= len(p.Candidates) {
+		return nil
+	}
+	c := p.Candidates[p.Chosen]
+	out := &preemptionJSON{Node: c.Node, DecidedBy: p.DecidedBy, Victims: []victimJSON{}}
+	for _, v := range c.Victims {
+		pdbs := v.PDBs
+		if pdbs == nil {
+			pdbs = []string{}
+		}
+		out.Victims = append(out.Victims, victimJSON{Pod: v.Pod, Priority: v.Priority, ViolatesPDBs: pdbs})
+	}
+	return out
 }
 
 // historyJSON is one attempt of the pod's history.
@@ -345,6 +381,7 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs,
 	} else {
 		x.Attempt = x.attempt.N
 		x.attemptAnswer = answerOf(x.attempt.Attempt.JSON())
+		x.Preemption = preemptionOf(x.attempt.Attempt.Preemption)
 	}
 	x.Verdict = verdictLines(x)
 	if x.attempt == nil {
@@ -644,8 +681,8 @@ func printPreemption(w io.Writer, p *record.Preemption) {
 		var victims []string
 		for _, v := range c.Victims {
 			s := fmt.Sprintf("%s (priority %d)", v.Pod, v.Priority)
-			if v.ViolatesPDB {
-				s += " [violates PDB]"
+			if len(v.PDBs) > 0 {
+				s += " [violates PDB " + strings.Join(v.PDBs, ", ") + "]"
 			}
 			victims = append(victims, s)
 		}

@@ -226,8 +226,8 @@ type Preemption struct {
 	// Chosen indexes Candidates, or -1.
 	Chosen int
 	// DecidedBy names the pickOneNodeForPreemption criterion that left one
-	// candidate (e.g. "fewest PDB violations"), "single candidate", or ""
-	// when all criteria tied.
+	// candidate (e.g. "minimum number of PDB violations"), "single
+	// candidate", or "" when all criteria tied.
 	DecidedBy string
 	// Tied lists the candidates still tied after every criterion; upstream
 	// picks any of them (Go map order), schedtui the first found.
@@ -249,8 +249,10 @@ type Victim struct {
 	Pod       string
 	Priority  int32
 	StartTime time.Time
-	// ViolatesPDB is set for victims whose eviction violates a PDB.
-	ViolatesPDB bool
+	// PDBs names the PodDisruptionBudgets (namespace/name) the eviction
+	// violates: those it takes below zero allowed disruptions, counting
+	// the candidate's victims before it. Empty: the eviction violates none.
+	PDBs []string
 }
 
 // ExtenderCall is one call the attempt made to a scheduler extender.

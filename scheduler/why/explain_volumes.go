@@ -6,6 +6,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -84,7 +86,11 @@ func describeClaim(in Input, ref string) string {
 	if pvc.Spec.VolumeName == "" {
 		return s + ", unbound"
 	}
-	s += ", bound to PV " + pvc.Spec.VolumeName
+	if metav1.HasAnnotation(pvc.ObjectMeta, volume.AnnBindCompleted) {
+		s += ", bound to PV " + pvc.Spec.VolumeName
+	} else {
+		s += ", pre-bound to PV " + pvc.Spec.VolumeName + " (no " + volume.AnnBindCompleted + " annotation)"
+	}
 	pv, err := objs.PersistentVolume(pvc.Spec.VolumeName)
 	if err != nil {
 		return s + " (not found)"
@@ -111,6 +117,42 @@ func describeClaim(in Input, ref string) string {
 	return s
 }
 
+// claimProblem is one sentence on a claim volume of the pod that stops
+// the pod before any node is considered, with what to do: the claim does
+// not exist, or it is pre-bound (spec.volumeName set, not annotated
+// bind-completed). "" for any other volume.
+func claimProblem(in Input, vol v1.Volume) string {
+	var name string
+	switch {
+	case vol.PersistentVolumeClaim != nil:
+		name = vol.PersistentVolumeClaim.ClaimName
+	case vol.Ephemeral != nil:
+		name = in.Pod.Name + "-" + vol.Name
+	default:
+		return ""
+	}
+	ref := in.Pod.Namespace + "/" + name
+	pvc, err := in.Sched.Objects().PersistentVolumeClaim(in.Pod.Namespace, name)
+	switch {
+	case err != nil && vol.Ephemeral != nil:
+		return fmt.Sprintf("claim %s of generic ephemeral volume %s does not exist yet: the ephemeral volume controller (kube-controller-manager) creates it from the volume's template, and the pod is retried when it is added; schedtui runs no controller, so add it to the snapshot", ref, vol.Name)
+	case err != nil:
+		// The hints name a near-named claim, proven, when there is one.
+		return fmt.Sprintf("claim %s (volume %s) does not exist: create it, or correct the volume's claimName", ref, vol.Name)
+	case pvc.Spec.VolumeName == "" || metav1.HasAnnotation(pvc.ObjectMeta, volume.AnnBindCompleted):
+		return ""
+	}
+	s := fmt.Sprintf("claim %s names PV %s (spec.volumeName) but lacks the %s annotation: upstream treats it as pre-bound, not bound (an immediate claim, whatever its storage class's binding mode), and waits for the PV controller to complete the binding", ref, pvc.Spec.VolumeName, volume.AnnBindCompleted)
+	pv, err := in.Sched.Objects().PersistentVolume(pvc.Spec.VolumeName)
+	switch {
+	case err != nil:
+		return s + fmt.Sprintf(", which it never will: PV %s does not exist (create it, or clear the claim's spec.volumeName)", pvc.Spec.VolumeName)
+	case pv.Spec.ClaimRef != nil && (pv.Spec.ClaimRef.Namespace != pvc.Namespace || pv.Spec.ClaimRef.Name != pvc.Name || pv.Spec.ClaimRef.UID != "" && pv.Spec.ClaimRef.UID != pvc.UID):
+		return s + fmt.Sprintf(", which it never will: PV %s is bound to claim %s/%s (point the claim at another PV)", pv.Name, pv.Spec.ClaimRef.Namespace, pv.Spec.ClaimRef.Name)
+	}
+	return s + fmt.Sprintf(" (the pod is retried when the claim is updated); schedtui runs no PV controller: if the snapshot caught the binding midway, annotate the claim %s: \"yes\" as the controller would", volume.AnnBindCompleted)
+}
+
 // claimUsers lists the bound pods other than pod using claim ref.
 func claimUsers(in Input, ref string) []string {
 	var out []string
@@ -128,6 +170,18 @@ func claimUsers(in Input, ref string) []string {
 }
 
 func volumesDetail(in Input, g group) string {
+	// A claim that stops the pod before any node is considered (missing,
+	// pre-bound) is all there is to say: the other claims are not the
+	// reason.
+	var problems []string
+	for _, v := range in.Pod.Spec.Volumes {
+		if s := claimProblem(in, v); s != "" {
+			problems = append(problems, s)
+		}
+	}
+	if len(problems) > 0 {
+		return strings.Join(problems, "; ") + "."
+	}
 	var parts []string
 	for _, c := range claims(in.Pod) {
 		s := describeClaim(in, c)
