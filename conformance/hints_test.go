@@ -209,9 +209,10 @@ func checkHints(t *testing.T, s *scenario.Scenario, badSoFar func() int) (n hint
 
 // withHint applies a hint to a cluster: its objects (Pods, Nodes), as
 // the API server stores them (SetObjectDefaults_Pod, _Node), replace the
-// objects of the same name, its removals delete pods. The cluster's node
-// and pod lists are copied, not changed; the hint's pod as stored is
-// returned.
+// objects of the same name, or are added (the node an "add a node like X"
+// hint adds, and the DaemonSet pods bound to it); its removals delete
+// pods. The cluster's node and pod lists are copied, not changed; the
+// hint's pending pod as stored is returned.
 func withHint(c *snapshot.Cluster, h why.Hint) (*snapshot.Cluster, *v1.Pod, error) {
 	out := *c
 	out.Nodes = slices.Clone(c.Nodes)
@@ -221,20 +222,31 @@ func withHint(c *snapshot.Cluster, h why.Hint) (*snapshot.Cluster, *v1.Pod, erro
 		switch o := o.(type) {
 		case *v1.Pod:
 			i := slices.IndexFunc(out.Pods, func(p *v1.Pod) bool { return p.Namespace == o.Namespace && p.Name == o.Name })
-			if i < 0 {
+			p := o.DeepCopy()
+			corev1.SetObjectDefaults_Pod(p)
+			switch {
+			case i >= 0:
+				out.Pods[i] = p
+			case o.Spec.NodeName != "" && h.NodeGroup != nil:
+				out.Pods = append(out.Pods, p)
+			default:
 				return nil, nil, fmt.Errorf("no pod %s/%s to replace", o.Namespace, o.Name)
 			}
-			stored = o.DeepCopy()
-			corev1.SetObjectDefaults_Pod(stored)
-			out.Pods[i] = stored
+			if o.Spec.NodeName == "" {
+				stored = p
+			}
 		case *v1.Node:
 			i := slices.IndexFunc(out.Nodes, func(n *v1.Node) bool { return n.Name == o.Name })
-			if i < 0 {
-				return nil, nil, fmt.Errorf("no node %s to replace", o.Name)
-			}
 			n := o.DeepCopy()
 			corev1.SetObjectDefaults_Node(n)
-			out.Nodes[i] = n
+			switch {
+			case i >= 0:
+				out.Nodes[i] = n
+			case h.NodeGroup != nil:
+				out.Nodes = append(out.Nodes, n)
+			default:
+				return nil, nil, fmt.Errorf("no node %s to replace", o.Name)
+			}
 		default:
 			return nil, nil, fmt.Errorf("hint object of type %T", o)
 		}

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
@@ -44,6 +45,8 @@ type Backend struct {
 	// Tick advances the engine to the Clock's now and reports whether
 	// anything besides the clock changed (nil without a Clock).
 	Tick func() bool
+	// DaemonSets are the cluster's: a node a hint adds runs their pods.
+	DaemonSets []*appsv1.DaemonSet
 
 	// engine is the engine the backend was built on (a live backend's
 	// mirror): retention applies to it.
@@ -159,7 +162,7 @@ func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Re
 			}
 		}
 	}
-	b := &Backend{Name: name, engine: e, Scheduler: features.Defaults().Short()}
+	b := &Backend{Name: name, engine: e, Scheduler: features.Defaults().Short(), DaemonSets: c.DaemonSets}
 	b.use(e)
 	e.SetPinned(b.pins.pinned)
 	return b, nil

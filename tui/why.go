@@ -106,7 +106,7 @@ func (s *session) hintsCmd(i int) tea.Cmd {
 					return
 				}
 			}
-			h.res, h.err = why.Hints(why.Input{Attempt: a, Sched: sched, Pod: pod, Diag: h.diag}, why.Options{})
+			h.res, h.err = why.Hints(why.Input{Attempt: a, Sched: sched, Pod: pod, Diag: h.diag, DaemonSets: b.DaemonSets}, why.Options{})
 		})
 		return hintsMsg{ref: r, h: h}
 	}

@@ -9,5 +9,6 @@ func TestPodViewHints(t *testing.T) {
 	hs.keys("n", "2")
 	hs.contains("Waiting for victims to leave: no node fits now (4 nodes);",
 		"untolerated taint nvidia.com/gpu=present:NoSchedule (node-a2)",
-		"Hint: lower the pod's cpu request to 1000m (from 3500m) → fits on node-a1, node-b1, node-b2 (proven).")
+		"Hint: add a node like node-b1 (2 nodes of this shape, zone demo-1b,",
+		"Hint: cut the pod's cpu request by 71% to 1000m (from 3500m) → fits on node-a1, node-b1, node-b2 (proven).")
 }

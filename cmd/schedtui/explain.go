@@ -16,6 +16,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/scheduler/why"
+	"github.com/schedtui/schedtui/snapshot"
 )
 
 func newExplainCommand() *cobra.Command {
@@ -195,7 +196,7 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 	}
 	var xs []explanation
 	for _, h := range targets {
-		x, err := explainHistory(e, h, q.attempt, q.refs())
+		x, err := explainHistory(e, h, q.attempt, q.refs(), s.cluster)
 		if err != nil {
 			return err
 		}
@@ -356,7 +357,7 @@ func (q explainQuery) refs() why.Refs {
 }
 
 // explainHistory builds the answer for attempt n of a pod (0: its last).
-func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs) (explanation, error) {
+func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs, c *snapshot.Cluster) (explanation, error) {
 	x := explanation{Pod: h.Pod, Attempts: len(h.Attempts), Queue: string(h.Queue), History: []historyJSON{},
 		attemptAnswer: attemptAnswer{Victims: []string{}}, Hints: []why.Hint{}, history: h}
 	for _, pa := range h.Attempts {
@@ -394,7 +395,9 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs)
 			}
 		}
 	}
-	in := why.Input{Attempt: x.attempt.Attempt, Refs: refs}
+	// A node a hint adds runs the pods the cluster's DaemonSets would
+	// create there, admitted as the API server would.
+	in := why.Input{Attempt: x.attempt.Attempt, Refs: refs, DaemonSets: c.DaemonSets, AdmitDaemonPod: admitter(c)}
 	if o := in.Attempt.Outcome; o == record.Unschedulable || o == record.Error {
 		// The verdict names objects and the hints are proven on the
 		// cluster as the attempt saw it.

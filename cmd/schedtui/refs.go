@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // objectRef is what a command argument names, kubectl-style:
@@ -125,7 +127,7 @@ func didYouMean(missing string, known []string) string {
 		}
 		seen[k] = true
 		kns, kname, _ := strings.Cut(k, "/")
-		d := editDistance(name, kname)
+		d := why.EditDistance(name, kname)
 		limit := 2
 		if len(name) <= 4 {
 			limit = 1
@@ -159,25 +161,4 @@ func didYouMean(missing string, known []string) string {
 		return "; did you mean " + out[0] + "?"
 	}
 	return "; did you mean one of " + strings.Join(out, ", ") + "?"
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

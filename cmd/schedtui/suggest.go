@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // Did-you-mean for mistyped commands and flags. Cobra suggests commands
@@ -57,7 +59,7 @@ func unknownFlag(err error) (string, bool) {
 }
 
 // flagSuggestions are cmd's flags (its own and inherited) within cobra's
-// suggestion distance of name (editDistance, refs.go), or that name is a
+// suggestion distance of name (why.EditDistance), or that name is a
 // prefix of.
 func flagSuggestions(cmd *cobra.Command, name string) []string {
 	var out []string
@@ -65,7 +67,7 @@ func flagSuggestions(cmd *cobra.Command, name string) []string {
 		if f.Hidden {
 			return
 		}
-		if strings.HasPrefix(f.Name, name) || editDistance(strings.ToLower(name), f.Name) <= suggestionDistance {
+		if strings.HasPrefix(f.Name, name) || why.EditDistance(strings.ToLower(name), f.Name) <= suggestionDistance {
 			out = append(out, "--"+f.Name)
 		}
 	})

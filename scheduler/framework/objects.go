@@ -262,6 +262,9 @@ func (o *ObjectStore) Pod(ns, name string) (*v1.Pod, error) { return o.pods.get(
 func (o *ObjectStore) PersistentVolumeClaim(ns, name string) (*v1.PersistentVolumeClaim, error) {
 	return o.pvcs.get(ns, name)
 }
+func (o *ObjectStore) PersistentVolumeClaims(ns string) []*v1.PersistentVolumeClaim {
+	return o.pvcs.list(ns, func(c *v1.PersistentVolumeClaim) string { return c.Namespace })
+}
 func (o *ObjectStore) PersistentVolume(name string) (*v1.PersistentVolume, error) {
 	return o.pvs.get("", name)
 }

@@ -120,8 +120,10 @@ func nodeAffinityDetail(in Input, g group) string {
 	return strings.Join(parts, "; ") + "."
 }
 
-// nodeAffinityFixes labels the node as the nodeSelector wants or drops
-// the selector's missing labels; else drops the required node affinity.
+// nodeAffinityFixes fixes a near-miss nodeSelector value to the node's
+// ("did you mean"), labels the node as the nodeSelector wants or drops
+// the selector's missing labels; else makes the required node affinity
+// preferred.
 func nodeAffinityFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]change {
 	pod, node := in.Pod, ni.Name()
 	var out [][]change
@@ -135,6 +137,18 @@ func nodeAffinityFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]ch
 		sel := map[string]string{}
 		for _, k := range keys {
 			sel[k] = pod.Spec.NodeSelector[k]
+		}
+		if meant := meantSelector(in, ni.Node(), sel); meant != nil {
+			var was []string
+			for _, k := range sortedKeys(meant) {
+				was = append(was, k+"="+sel[k])
+			}
+			out = append(out, []change{{desc: fmt.Sprintf("did you mean nodeSelector %s? (no node has %s)", selectorString(meant), strings.Join(was, ", ")),
+				rank: fixesNearMiss, pod: func(p *v1.Pod) {
+					for k, v := range meant {
+						p.Spec.NodeSelector[k] = v
+					}
+				}}})
 		}
 		out = append(out,
 			[]change{{desc: fmt.Sprintf("label %s %s", node, selectorString(sel)), node: node, onNode: func(n *v1.Node) {
@@ -153,11 +167,121 @@ func nodeAffinityFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]ch
 		return out
 	}
 	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-		out = append(out, []change{{desc: "drop the pod's required node affinity", pod: func(p *v1.Pod) {
-			p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = nil
+		if key, typo, meant := meantAffinityValue(in, a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution, ni.Node()); key != "" {
+			out = append(out, []change{{desc: fmt.Sprintf("did you mean %s In [%s] in the pod's required node affinity? (no node has %s=%s)", key, meant, key, typo),
+				rank: fixesNearMiss, pod: func(p *v1.Pod) {
+					for _, t := range p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+						for _, e := range t.MatchExpressions {
+							if e.Key == key && e.Operator == v1.NodeSelectorOpIn {
+								for i, v := range e.Values {
+									if v == typo {
+										e.Values[i] = meant
+									}
+								}
+							}
+						}
+					}
+				}}})
+		}
+		out = append(out, []change{{desc: "make the pod's required node affinity preferred (weight 100)", rank: keepsIntent, pod: func(p *v1.Pod) {
+			na := p.Spec.Affinity.NodeAffinity
+			for _, t := range na.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+				na.PreferredDuringSchedulingIgnoredDuringExecution = append(na.PreferredDuringSchedulingIgnoredDuringExecution, v1.PreferredSchedulingTerm{Weight: 100, Preference: t})
+			}
+			na.RequiredDuringSchedulingIgnoredDuringExecution = nil
 		}}})
 	}
 	return out
+}
+
+// meantSelector is what a mistyped nodeSelector likely meant: for each
+// label of sel the node has with a near-miss value (nearMiss) that no
+// node has as sel asks, the node's value; nil unless every label of sel
+// is such a near miss.
+func meantSelector(in Input, node *v1.Node, sel map[string]string) map[string]string {
+	meant := map[string]string{}
+	for k, want := range sel {
+		have, ok := node.Labels[k]
+		if !ok || !nearMiss(want, have) {
+			return nil
+		}
+		if anyNodeHas(in, k, want) {
+			return nil
+		}
+		meant[k] = have
+	}
+	return meant
+}
+
+// meantAffinityValue finds, in a required node-affinity term's In
+// expression, a value (typo) no node has for its key that is a near miss
+// of node's value (meant) for it; key is "" when there is none.
+func meantAffinityValue(in Input, sel *v1.NodeSelector, node *v1.Node) (key, typo, meant string) {
+	for _, t := range sel.NodeSelectorTerms {
+		for _, e := range t.MatchExpressions {
+			have, ok := node.Labels[e.Key]
+			if e.Operator != v1.NodeSelectorOpIn || !ok {
+				continue
+			}
+			for _, v := range e.Values {
+				if nearMiss(v, have) && !anyNodeHas(in, e.Key, v) {
+					return e.Key, v, have
+				}
+			}
+		}
+	}
+	return "", "", ""
+}
+
+// anyNodeHas reports whether some node carries the label k=v.
+func anyNodeHas(in Input, k, v string) bool {
+	for _, n := range in.Sched.Snapshot().List() {
+		if have, ok := n.Node().Labels[k]; ok && have == v {
+			return true
+		}
+	}
+	return false
+}
+
+// nearMiss reports whether got is a likely typo of want: equal but for
+// case, or within an edit distance (transpositions count one) of at most
+// 2 and a third of the longer.
+func nearMiss(want, got string) bool {
+	if want == got {
+		return false
+	}
+	if strings.EqualFold(want, got) {
+		return true
+	}
+	d := EditDistance(want, got)
+	return d <= 2 && 3*d <= max(len(want), len(got))
+}
+
+// EditDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and adjacent transpositions each
+// count one (the hints' "did you mean", and the commands' suggestions).
+func EditDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // explainNodeAffinity checks each nodeSelector label and the required
@@ -293,40 +417,96 @@ func interPodDetail(in Input, g group) string {
 	return "blocked by " + b.String() + "."
 }
 
-// interPodFixes removes the pods that block the node, or drops the pod's
-// required affinity no pod satisfies (or its anti-affinity when several
-// pods block).
+// interPodFixes makes the pod's required affinity no pod satisfies, or
+// its anti-affinity, preferred (and, for anti-affinity, its running
+// replicas' too, whose same terms keep it off their domains; the pods of
+// other workloads whose anti-affinity selects the pod removed); or
+// removes the pods that block the node.
 func interPodFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]change {
 	blockers, unmet := interPodBlockers(in, ni.Name())
-	var alt []change
+	replicas := antiAffinityReplicas(in)
+	var all, theirs []change
 	seen := map[string]bool{}
 	ownAnti := false
 	for _, b := range blockers {
 		// "its anti-affinity ... selects this pod" is the other pod's
-		// term: dropping the pod's own terms does not clear it.
-		ownAnti = ownAnti || strings.HasPrefix(b.why, "matches this pod's anti-affinity")
+		// term: relaxing the pod's own terms does not clear it.
+		own := strings.HasPrefix(b.why, "matches this pod's anti-affinity")
+		ownAnti = ownAnti || own
 		if !seen[key(b.pod)] {
 			seen[key(b.pod)] = true
-			alt = append(alt, removal(b.pod))
+			all = append(all, removal(b.pod))
+		}
+		if !own && replicas[key(b.pod)] == nil && !seen["theirs "+key(b.pod)] {
+			seen["theirs "+key(b.pod)] = true
+			theirs = append(theirs, removal(b.pod))
 		}
 	}
 	var out [][]change
 	if len(unmet) > 0 {
-		out = append(out, []change{{desc: "drop the pod's required pod affinity", pod: func(p *v1.Pod) {
-			p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = nil
+		out = append(out, []change{{desc: "make the pod's required pod affinity preferred (weight 100)", rank: keepsIntent, pod: func(p *v1.Pod) {
+			pa := p.Spec.Affinity.PodAffinity
+			pa.PreferredDuringSchedulingIgnoredDuringExecution = append(pa.PreferredDuringSchedulingIgnoredDuringExecution, weighted(pa.RequiredDuringSchedulingIgnoredDuringExecution)...)
+			pa.RequiredDuringSchedulingIgnoredDuringExecution = nil
 		}}})
-		if len(alt) > 0 {
-			out[0] = append(out[0], alt...)
+		if len(all) > 0 {
+			out[0] = append(out[0], all...)
 		}
 		return out
 	}
-	if len(alt) > 0 {
-		out = append(out, alt)
+	if ownAnti {
+		relax := change{desc: "make the pod's required pod anti-affinity preferred (weight 100)", rank: keepsIntent, pod: relaxAntiAffinity}
+		if len(replicas) > 0 {
+			own := metav1.GetControllerOf(in.Pod)
+			relax.desc = fmt.Sprintf("make the required pod anti-affinity of %s %s preferred (weight 100): the pod and its %s",
+				strings.ToLower(own.Kind), own.Name, plural(len(replicas), "running replica", "running replicas"))
+			for _, k := range sortedKeys(replicas) {
+				u := replicas[k].DeepCopy()
+				relaxAntiAffinity(u)
+				relax.update = append(relax.update, u)
+			}
+		}
+		out = append(out, append([]change{relax}, theirs...))
 	}
-	if ownAnti && len(blockers) > 1 {
-		out = append(out, []change{{desc: "drop the pod's required pod anti-affinity", pod: func(p *v1.Pod) {
-			p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = nil
-		}}})
+	if len(all) > 0 {
+		out = append(out, all)
+	}
+	return out
+}
+
+// antiAffinityReplicas are the running pods of the pod's controller that
+// have required anti-affinity, by key: the same template, so the same
+// terms as the pod's.
+func antiAffinityReplicas(in Input) map[string]*v1.Pod {
+	own := metav1.GetControllerOf(in.Pod)
+	if own == nil {
+		return nil
+	}
+	out := map[string]*v1.Pod{}
+	for _, ni := range in.Sched.Snapshot().HavePodsWithRequiredAntiAffinityList() {
+		for _, pi := range ni.PodsWithRequiredAntiAffinity {
+			if ref := metav1.GetControllerOf(pi.Pod); ref != nil && pi.Pod.Namespace == in.Pod.Namespace &&
+				ref.Kind == own.Kind && ref.Name == own.Name && ref.UID == own.UID {
+				out[key(pi.Pod)] = pi.Pod
+			}
+		}
+	}
+	return out
+}
+
+// relaxAntiAffinity makes p's required pod anti-affinity terms preferred.
+func relaxAntiAffinity(p *v1.Pod) {
+	pa := p.Spec.Affinity.PodAntiAffinity
+	pa.PreferredDuringSchedulingIgnoredDuringExecution = append(pa.PreferredDuringSchedulingIgnoredDuringExecution, weighted(pa.RequiredDuringSchedulingIgnoredDuringExecution)...)
+	pa.RequiredDuringSchedulingIgnoredDuringExecution = nil
+}
+
+// weighted turns required pod (anti-)affinity terms into preferred ones
+// of the highest weight.
+func weighted(terms []v1.PodAffinityTerm) []v1.WeightedPodAffinityTerm {
+	out := make([]v1.WeightedPodAffinityTerm, len(terms))
+	for i, t := range terms {
+		out[i] = v1.WeightedPodAffinityTerm{Weight: 100, PodAffinityTerm: t}
 	}
 	return out
 }

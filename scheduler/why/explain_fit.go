@@ -142,13 +142,20 @@ func fitFixes(in Input, st record.Status, ni *framework.NodeInfo) [][]change {
 		if f <= 0 || f >= req.Amount(res) {
 			return nil
 		}
-		alt = append(alt, change{desc: fmt.Sprintf("lower the pod's %s request to %s (from %s)", res, qty(res, f), qty(res, req.Amount(res))),
-			pod: func(p *v1.Pod) { setRequest(p, res, f) }})
+		was := req.Amount(res)
+		alt = append(alt, change{desc: fmt.Sprintf("cut the pod's %s request by %d%% to %s (from %s)", res, cutPercent(was, f), qty(res, f), qty(res, was)),
+			rank: cutsRequests, pod: func(p *v1.Pod) { setRequest(p, res, f) }})
 	}
 	if len(alt) == 0 {
 		return nil
 	}
 	return [][]change{alt}
+}
+
+// cutPercent is how much lowering a request from was to now cuts it, in
+// percent rounded to the nearest (at least 1).
+func cutPercent(was, now int64) int64 {
+	return max(1, ((was-now)*200+was)/(2*was))
 }
 
 // explainFit is NodeResourcesFit's arithmetic for each resource the pod

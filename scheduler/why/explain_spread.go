@@ -167,7 +167,7 @@ func spreadFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]change {
 			return c.TopologyKey == tk && c.WhenUnsatisfiable == v1.DoNotSchedule
 		}
 		out = append(out,
-			[]change{{desc: fmt.Sprintf("raise maxSkew of the %s spread constraint to %d", tk, need), pod: func(p *v1.Pod) {
+			[]change{{desc: fmt.Sprintf("raise maxSkew of the %s spread constraint to %d", tk, need), rank: keepsIntent, pod: func(p *v1.Pod) {
 				for i := range p.Spec.TopologySpreadConstraints {
 					if c := &p.Spec.TopologySpreadConstraints[i]; match(c) {
 						c.MaxSkew = need
@@ -180,7 +180,7 @@ func spreadFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]change {
 		if !slices.ContainsFunc(in.Pod.Spec.TopologySpreadConstraints, func(c v1.TopologySpreadConstraint) bool {
 			return c.TopologyKey == tk && c.WhenUnsatisfiable == v1.ScheduleAnyway
 		}) {
-			out = append(out, []change{{desc: fmt.Sprintf("make the %s spread constraint whenUnsatisfiable: ScheduleAnyway", tk), pod: func(p *v1.Pod) {
+			out = append(out, []change{{desc: fmt.Sprintf("make the %s spread constraint whenUnsatisfiable: ScheduleAnyway", tk), rank: keepsIntent, pod: func(p *v1.Pod) {
 				for i := range p.Spec.TopologySpreadConstraints {
 					if c := &p.Spec.TopologySpreadConstraints[i]; match(c) {
 						c.WhenUnsatisfiable = v1.ScheduleAnyway

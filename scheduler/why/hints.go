@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -24,9 +25,39 @@ type Hint struct {
 	Objects []any    `json:"objects"`
 	Remove  []Ref    `json:"remove"`
 	FitsOn  []string `json:"fitsOn"`
+	// NodeGroup describes the node an "add a node like ..." hint adds
+	// (the Node itself, and the DaemonSet pods it would run, are among
+	// Objects).
+	NodeGroup *NodeGroup `json:"nodeGroup,omitempty"`
 	// Changes is how many changes the hint makes.
 	Changes int `json:"-"`
+	// rank is the most disruptive of its changes.
+	rank disruption
 }
+
+// disruption orders hints as an SRE would pick them, least disruptive
+// first.
+type disruption int
+
+const (
+	// byKind: the change's kind decides (change.disruption).
+	byKind disruption = iota
+	// fixesNearMiss: the pod's own spec, a near-miss label value or
+	// claim name fixed to what the cluster has ("did you mean").
+	fixesNearMiss
+	// keepsIntent: the pod's own spec, its intent kept but relaxed (a
+	// required term made preferred, a spread constraint relaxed).
+	keepsIntent
+	// addsToCluster: a node like an existing one.
+	addsToCluster
+	// editsSpecOrNodes: the pod drops a constraint or tolerates a taint,
+	// or an existing node is relabelled, untainted, uncordoned.
+	editsSpecOrNodes
+	// movesOthers: other workloads' pods removed (to move or scale down).
+	movesOthers
+	// cutsRequests: the pod's requests lowered.
+	cutsRequests
+)
 
 // Ref names an object to remove.
 type Ref struct {
@@ -46,7 +77,10 @@ type Options struct {
 
 // Result is the proven hints of an attempt.
 type Result struct {
-	// Hints are ranked: fewest changes first, then most nodes opened.
+	// Hints are ranked by disruption (the pod's own spec: a near miss
+	// fixed, then a required term relaxed; then nodes added, then the pod's constraints dropped or
+	// existing nodes edited, then other pods removed, then request cuts),
+	// then fewest changes, then most nodes opened.
 	Hints []Hint
 	// Note says why there is no single-change hint, or no hint at all.
 	Note string
@@ -69,20 +103,39 @@ func (r *Result) Lines() []string {
 	return out
 }
 
-// change is one atomic change: to the pod, to one node, or removing one
-// pod.
+// change is one atomic change: to the pod, to one node, removing one
+// pod, or adding a node (with the DaemonSet pods it would run).
 type change struct {
 	desc   string
 	pod    func(*v1.Pod)
 	node   string
 	onNode func(*v1.Node)
 	remove *v1.Pod
+	add    *newNode
+	// update replaces bound pods (by namespace and name) with these,
+	// along with the change to the pod (a workload's template changed).
+	update []*v1.Pod
+	// rank overrides the kind's disruption (byKind: the kind's).
+	rank disruption
+}
+
+func (ch change) disruption() disruption {
+	switch {
+	case ch.rank != byKind:
+		return ch.rank
+	case ch.remove != nil:
+		return movesOthers
+	case ch.add != nil:
+		return addsToCluster
+	}
+	return editsSpecOrNodes
 }
 
 type candidate struct {
 	changes []change
 	key     string
 	votes   int
+	rank    disruption
 }
 
 // Hints finds the smallest changes that make the attempt's pod fit, proves
@@ -109,7 +162,16 @@ func Hints(in Input, opt Options) (*Result, error) {
 		in.Diag = d
 	}
 	if d.PreFilter.Code != record.CodeSuccess && d.PreFilter.Code != record.CodeNotRun {
-		res.Note = fmt.Sprintf("No hint: PreFilter %s rejects the pod before any node is considered (%s).", d.PreFilter.Plugin, d.PreFilter.Message)
+		for _, c := range missingClaimCandidates(in) {
+			res.Tried++
+			if h, ok := prove(in, c); ok {
+				res.Hints = append(res.Hints, h)
+			}
+		}
+		res.Hints = res.Hints[:min(len(res.Hints), opt.MaxHints)]
+		if len(res.Hints) == 0 {
+			res.Note = fmt.Sprintf("No hint: PreFilter %s rejects the pod before any node is considered (%s).", d.PreFilter.Plugin, d.PreFilter.Message)
+		}
 		return res, nil
 	}
 	cands := candidates(in, d)
@@ -128,14 +190,18 @@ func Hints(in Input, opt Options) (*Result, error) {
 	}
 	sort.SliceStable(res.Hints, func(i, j int) bool {
 		hi, hj := res.Hints[i], res.Hints[j]
+		if hi.rank != hj.rank {
+			return hi.rank < hj.rank
+		}
 		if hi.Changes != hj.Changes {
 			return hi.Changes < hj.Changes
 		}
 		return len(hi.FitsOn) > len(hj.FitsOn)
 	})
+	res.Hints = oneNodeGroup(res.Hints)
 	switch {
 	case len(res.Hints) == 0:
-		res.Note = "No hint: no change of one or two objects that schedtui tries (requests, tolerations, nodeSelector/affinity, spread, node taints/labels/features, removing a blocking pod) makes the pod fit."
+		res.Note = "No hint: no change of one or two objects that schedtui tries (requests, tolerations, nodeSelector/affinity, spread, node taints/labels/features, a node like an existing one, removing a blocking pod) makes the pod fit."
 	case res.Hints[0].Changes > 1:
 		res.Note = "No single change makes the pod fit; the smallest proven one needs two:"
 		res.Hints = res.Hints[:1]
@@ -145,10 +211,55 @@ func Hints(in Input, opt Options) (*Result, error) {
 	return res, nil
 }
 
+// missingClaimCandidates fixes the claimName of each of the pod's
+// volumes whose claim does not exist (VolumeBinding's PreFilter
+// rejection) to an existing claim of the namespace whose name is a near
+// miss (nearMiss); one candidate per such claim.
+func missingClaimCandidates(in Input) []candidate {
+	var out []candidate
+	objs := in.Sched.Objects()
+	for i, vol := range in.Pod.Spec.Volumes {
+		src := vol.PersistentVolumeClaim
+		if src == nil {
+			continue
+		}
+		if _, err := objs.PersistentVolumeClaim(in.Pod.Namespace, src.ClaimName); err == nil {
+			continue
+		}
+		for _, pvc := range objs.PersistentVolumeClaims(in.Pod.Namespace) {
+			if !nearMiss(src.ClaimName, pvc.Name) {
+				continue
+			}
+			i, name := i, pvc.Name
+			out = append(out, newCandidate([]change{{desc: fmt.Sprintf("did you mean claimName: %s? (volume %s; no claim %s/%s)", name, vol.Name, in.Pod.Namespace, src.ClaimName),
+				rank: fixesNearMiss, pod: func(p *v1.Pod) { p.Spec.Volumes[i].PersistentVolumeClaim.ClaimName = name }}}))
+		}
+	}
+	return out
+}
+
+// oneNodeGroup keeps the best "add a node like X" hint of hints: the
+// others add the same kind of change, and would crowd out the rest.
+func oneNodeGroup(hints []Hint) []Hint {
+	out := hints[:0]
+	seen := false
+	for _, h := range hints {
+		if h.NodeGroup != nil {
+			if seen {
+				continue
+			}
+			seen = true
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
 // candidates derives, node by node from the full diagnosis, the changes
-// that would clear every plugin rejecting it; identical candidates from
-// several nodes are merged (votes). Ranked fewest changes first, then
-// most votes.
+// that would clear every plugin rejecting it, and a node added like each
+// node group an empty node could take the pod from (nodeGroupCandidates);
+// identical candidates from several nodes are merged (votes). Ranked
+// fewest changes first, then least disruptive, then most votes.
 func candidates(in Input, d *record.FullDiagnosis) []candidate {
 	byKey := map[string]*candidate{}
 	var order []*candidate
@@ -191,9 +302,15 @@ func candidates(in Input, d *record.FullDiagnosis) []candidate {
 			order = append(order, &c)
 		}
 	}
+	for _, c := range nodeGroupCandidates(in, d) {
+		order = append(order, &c)
+	}
 	sort.SliceStable(order, func(i, j int) bool {
 		if len(order[i].changes) != len(order[j].changes) {
 			return len(order[i].changes) < len(order[j].changes)
+		}
+		if order[i].rank != order[j].rank {
+			return order[i].rank < order[j].rank
 		}
 		return order[i].votes > order[j].votes
 	})
@@ -233,6 +350,7 @@ func newCandidate(changes []change) candidate {
 		seen[ch.desc] = true
 		c.changes = append(c.changes, ch)
 		keys = append(keys, ch.desc)
+		c.rank = max(c.rank, ch.disruption())
 	}
 	sort.Strings(keys)
 	c.key = strings.Join(keys, "\x00")
@@ -243,13 +361,21 @@ func newCandidate(changes []change) candidate {
 // restores the fork, and returns the hint when the pod fits somewhere.
 func prove(in Input, c candidate) (Hint, bool) {
 	s := in.Sched
-	h := Hint{Objects: []any{}, Remove: []Ref{}, Changes: len(c.changes)}
+	h := Hint{Objects: []any{}, Remove: []Ref{}, Changes: len(c.changes), rank: c.rank}
 	var descs []string
 	pod := in.Pod
 	editedNodes := map[string]*v1.Node{}
-	var removed []*v1.Pod
+	var removed, updated, replaced []*v1.Pod
+	var added []*newNode
 	for _, ch := range c.changes {
 		descs = append(descs, ch.desc)
+		for _, u := range ch.update {
+			old, err := s.Objects().Pod(u.Namespace, u.Name)
+			if err != nil {
+				return h, false
+			}
+			updated, replaced = append(updated, u), append(replaced, old)
+		}
 		switch {
 		case ch.pod != nil:
 			if pod == in.Pod {
@@ -269,55 +395,58 @@ func prove(in Input, c candidate) (Hint, bool) {
 			ch.onNode(n)
 		case ch.remove != nil:
 			removed = append(removed, ch.remove)
+		case ch.add != nil:
+			added = append(added, ch.add)
 		}
 	}
 	h.Summary = strings.Join(descs, "; ")
-	// Apply.
-	var nodes0 []*v1.Node
-	if len(editedNodes) > 0 {
-		for _, ni := range s.Snapshot().List() {
-			nodes0 = append(nodes0, ni.Node())
-		}
-		nodes := make([]*v1.Node, len(nodes0))
-		for i, n := range nodes0 {
-			nodes[i] = n
-			if e := editedNodes[n.Name]; e != nil {
-				nodes[i] = e
-			}
-		}
-		s.SetNodes(nodes)
-	}
+	restoreNodes := applyNodes(s, editedNodes, added)
 	for _, p := range removed {
 		s.RemoveAssignedPod(p)
+	}
+	for i, u := range updated {
+		s.UpdateAssignedPod(replaced[i], u)
 	}
 	if pod != in.Pod {
 		s.SetPendingPod(pod)
 	}
 	h.FitsOn = feasible(s, pod, nil)
+	if len(h.FitsOn) > 0 && len(added) == 1 {
+		// How many such nodes the pods pending like this one need, on the
+		// cluster with the change (placing them moves nothing else).
+		h.NodeGroup = added[0].estimate(in, pod)
+	}
 	// Restore.
 	if pod != in.Pod {
 		s.SetPendingPod(in.Pod)
 	}
+	for i := len(updated) - 1; i >= 0; i-- {
+		s.UpdateAssignedPod(updated[i], replaced[i])
+	}
 	for i := len(removed) - 1; i >= 0; i-- {
 		s.AddAssignedPod(removed[i])
 	}
-	if nodes0 != nil {
-		s.SetNodes(nodes0)
-	}
+	restoreNodes()
 	if len(h.FitsOn) == 0 {
 		return h, false
 	}
+	if g := h.NodeGroup; g != nil && g.Pending > 1 {
+		h.Summary += fmt.Sprintf("; the %d pods pending like this one need %s", g.Pending, plural(g.Needed, "such node", "such nodes"))
+	}
 	if pod != in.Pod {
-		p := pod.DeepCopy()
-		p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-		p.ManagedFields = nil
-		h.Objects = append(h.Objects, p)
+		h.Objects = append(h.Objects, apiObject(pod))
+	}
+	for _, u := range updated {
+		h.Objects = append(h.Objects, apiObject(u))
 	}
 	for _, name := range sortedKeys(editedNodes) {
-		n := editedNodes[name].DeepCopy()
-		n.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}
-		n.ManagedFields = nil
-		h.Objects = append(h.Objects, n)
+		h.Objects = append(h.Objects, apiObject(editedNodes[name]))
+	}
+	for _, a := range added {
+		h.Objects = append(h.Objects, apiObject(a.node))
+		for _, p := range a.pods {
+			h.Objects = append(h.Objects, apiObject(p))
+		}
 	}
 	for _, p := range removed {
 		h.Remove = append(h.Remove, Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name})
@@ -326,6 +455,62 @@ func prove(in Input, c candidate) (Hint, bool) {
 		return h.Remove[i].Namespace+"/"+h.Remove[i].Name < h.Remove[j].Namespace+"/"+h.Remove[j].Name
 	})
 	return h, true
+}
+
+// applyNodes puts the edited nodes in place of theirs and adds the new
+// nodes with their DaemonSet pods; the function returned undoes it.
+func applyNodes(s *scheduler.Scheduler, edited map[string]*v1.Node, added []*newNode) (restore func()) {
+	if len(edited) == 0 && len(added) == 0 {
+		return func() {}
+	}
+	var nodes0 []*v1.Node
+	for _, ni := range s.Snapshot().List() {
+		nodes0 = append(nodes0, ni.Node())
+	}
+	nodes := make([]*v1.Node, len(nodes0), len(nodes0)+len(added))
+	for i, n := range nodes0 {
+		nodes[i] = n
+		if e := edited[n.Name]; e != nil {
+			nodes[i] = e
+		}
+	}
+	for _, a := range added {
+		nodes = append(nodes, a.node)
+	}
+	s.SetNodes(nodes)
+	for _, a := range added {
+		for _, p := range a.pods {
+			s.AddAssignedPod(p)
+		}
+	}
+	return func() {
+		for _, a := range added {
+			for _, p := range a.pods {
+				s.RemoveAssignedPod(p)
+			}
+		}
+		s.SetNodes(nodes0)
+	}
+}
+
+// apiObject is a copy of a Pod or Node as the API would give it: with
+// its apiVersion and kind, without managed fields.
+func apiObject[T interface {
+	*v1.Pod | *v1.Node
+}](o T) any {
+	switch o := any(o).(type) {
+	case *v1.Pod:
+		p := o.DeepCopy()
+		p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+		p.ManagedFields = nil
+		return p
+	case *v1.Node:
+		n := o.DeepCopy()
+		n.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}
+		n.ManagedFields = nil
+		return n
+	}
+	return nil
 }
 
 // fixes lists the alternatives that clear plugin's rejection (st) of

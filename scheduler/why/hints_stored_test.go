@@ -29,36 +29,36 @@ func TestRequestHintIsWhatIsStored(t *testing.T) {
 		name: "limits-only sidecar container",
 		node: "4",
 		spec: "containers: [{name: app, image: app, resources: {requests: {cpu: 1500m}}}, " + envoy + "]",
-		res:  v1.ResourceCPU, want: "lower the pod's cpu request to 1500m (from 2000m)",
+		res:  v1.ResourceCPU, want: "cut the pod's cpu request by 25% to 1500m (from 2000m)",
 	}, {
 		name: "restartable init container before a larger init container",
 		node: "4500m",
 		spec: "initContainers: [{name: proxy, image: proxy, restartPolicy: Always, resources: {limits: {cpu: 500m}}}, {name: migrate, image: m, resources: {requests: {cpu: 2500m}}}]\n" +
 			"    containers: [{name: app, image: app, resources: {requests: {cpu: 1000m}}}]",
-		res: v1.ResourceCPU, want: "lower the pod's cpu request to 2000m (from 3000m)",
+		res: v1.ResourceCPU, want: "cut the pod's cpu request by 33% to 2000m (from 3000m)",
 	}, {
 		name: "restartable init container after a larger init container",
 		node: "3500m",
 		spec: "initContainers: [{name: migrate, image: m, resources: {requests: {cpu: 2500m}}}, {name: proxy, image: proxy, restartPolicy: Always, resources: {limits: {cpu: 500m}}}]\n" +
 			"    containers: [{name: app, image: app, resources: {requests: {cpu: 1000m}}}]",
-		res: v1.ResourceCPU, want: "lower the pod's cpu request to 1000m (from 2500m)",
+		res: v1.ResourceCPU, want: "cut the pod's cpu request by 60% to 1000m (from 2500m)",
 	}, {
 		name: "pod-level resources",
 		node: "3700m",
 		spec: "resources: {requests: {cpu: '2'}, limits: {cpu: '4'}}\n" +
 			"    containers: [{name: app, image: app, resources: {requests: {cpu: '1'}}}, " + envoy + "]",
-		res: v1.ResourceCPU, want: "lower the pod's cpu request to 1200m (from 2000m)",
+		res: v1.ResourceCPU, want: "cut the pod's cpu request by 40% to 1200m (from 2000m)",
 	}, {
 		name:  "overhead",
 		node:  "4",
 		extra: "- {apiVersion: node.k8s.io/v1, kind: RuntimeClass, metadata: {name: gvisor}, handler: runsc, overhead: {podFixed: {cpu: 250m}}}\n",
 		spec:  "runtimeClassName: gvisor\n    containers: [{name: app, image: app, resources: {requests: {cpu: 1500m}}}, " + envoy + "]",
-		res:   v1.ResourceCPU, want: "lower the pod's cpu request to 1500m (from 2250m)",
+		res:   v1.ResourceCPU, want: "cut the pod's cpu request by 33% to 1500m (from 2250m)",
 	}, {
 		name: "extended resource, limits only",
 		node: "4",
 		spec: "containers: [{name: app, image: app, resources: {limits: {example.com/gpu: '2'}}}]",
-		res:  "example.com/gpu", want: "lower the pod's example.com/gpu request to 1 (from 2)",
+		res:  "example.com/gpu", want: "cut the pod's example.com/gpu request by 50% to 1 (from 2)",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			y := header + tc.extra +

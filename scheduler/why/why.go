@@ -3,9 +3,10 @@
 // and their storage classes, taints, missing node features, the pods that
 // block an anti-affinity, a spread constraint's domains and counts, the
 // pods holding a host port, nominated pods counted against a node) and
-// hints (the smallest changes to the pod, to a node, or removals of pods,
-// each proven by re-running the attempt's PreFilter and Filter with the
-// change applied before it is shown).
+// hints (the least disruptive changes to the pod, to a node, a node added
+// like an existing node group's, or removals of pods, each proven by
+// re-running the attempt's PreFilter and Filter with the change applied
+// before it is shown).
 //
 // Both work on the cluster as the attempt saw it: a fork from
 // engine.Fork. The TUI's Pod view, `schedtui explain` and `explain -o
@@ -24,6 +25,7 @@ import (
 	"context"
 	"sort"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
@@ -46,6 +48,13 @@ type Input struct {
 	// Refs name where the caller shows the attempt's details, for the
 	// verdict's pointers to them.
 	Refs Refs
+	// DaemonSets are the cluster's DaemonSets: a node an "add a node
+	// like X" hint adds runs the pods they would create there
+	// (AdmitDaemonPod, when set, admits each as the API server would:
+	// its priority, its RuntimeClass overhead). Without them, the copy
+	// runs copies of the DaemonSet pods running on X.
+	DaemonSets     []*appsv1.DaemonSet
+	AdmitDaemonPod func(*v1.Pod) (*v1.Pod, error)
 }
 
 // Refs name where the caller shows an attempt's details: the debugger's

@@ -118,22 +118,36 @@ func verify(t *testing.T, e *engine.Engine, in Input, h Hint) {
 		nodes = append(nodes, ni.Node())
 	}
 	changedNodes := false
+	var bound []*v1.Pod
 	for _, o := range h.Objects {
 		switch o := o.(type) {
 		case *v1.Pod:
+			if o.Spec.NodeName != "" {
+				// A bound pod changed, or a DaemonSet pod on a node the
+				// hint adds.
+				bound = append(bound, o)
+				continue
+			}
 			p = asStored(t, o)
 			s.SetPendingPod(p)
 		case *v1.Node:
-			for k, n := range nodes {
-				if n.Name == o.Name {
-					nodes[k] = o
-					changedNodes = true
-				}
+			changedNodes = true
+			if k := slices.IndexFunc(nodes, func(n *v1.Node) bool { return n.Name == o.Name }); k >= 0 {
+				nodes[k] = o
+			} else {
+				nodes = append(nodes, o)
 			}
 		}
 	}
 	if changedNodes {
 		s.SetNodes(nodes)
+	}
+	for _, b := range bound {
+		if old, err := s.Objects().Pod(b.Namespace, b.Name); err == nil {
+			s.UpdateAssignedPod(old, b)
+		} else {
+			s.AddAssignedPod(b)
+		}
 	}
 	for _, r := range h.Remove {
 		victim, err := s.Objects().Pod(r.Namespace, r.Name)
@@ -218,7 +232,7 @@ func TestHintRespectsOtherPlugins(t *testing.T) {
 		}
 		verify(t, e, in, h)
 	}
-	if res.Hints[0].Summary != "lower the pod's cpu request to 600m (from 1000m)" || strings.Join(res.Hints[0].FitsOn, ",") != "node-b,node-c" {
+	if res.Hints[0].Summary != "cut the pod's cpu request by 40% to 600m (from 1000m)" || strings.Join(res.Hints[0].FitsOn, ",") != "node-b,node-c" {
 		t.Errorf("best hint %q on %v", res.Hints[0].Summary, res.Hints[0].FitsOn)
 	}
 	// The fork is left as it was.
@@ -228,9 +242,10 @@ func TestHintRespectsOtherPlugins(t *testing.T) {
 }
 
 // TestHintsOthersAntiAffinity: two pods whose own anti-affinity selects
-// the pod block it; the pod has no anti-affinity of its own, so dropping
+// the pod block it; the pod has no anti-affinity of its own, so relaxing
 // it is no hint (offering it dereferenced the pod's nil affinity: found
-// by conformance's TestHintsHoldUpstream), removing the blockers is.
+// by conformance's TestHintsHoldUpstream); a second node is, before
+// removing both running pods.
 func TestHintsOthersAntiAffinity(t *testing.T) {
 	anti := "    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: api}}}]}}\n"
 	y := node("node-a", "4", "", "", "") + pod("db-0", "100m", "app: db", "node-a", anti) + pod("db-1", "100m", "app: db", "node-a", anti) +
@@ -241,7 +256,7 @@ func TestHintsOthersAntiAffinity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Hints) == 0 || !strings.Contains(res.Hints[0].Summary, "remove pod default/db-0") {
+	if len(res.Hints) == 0 || res.Hints[0].Summary != "add a node like node-a" {
 		t.Fatalf("hints %+v, note %q", res.Hints, res.Note)
 	}
 	for _, h := range res.Hints {
