@@ -25,9 +25,9 @@
 // Update or a Cmd delivers later.
 //
 //   - Views, one per tab, one file each: view_queues.go (Queues),
-//     view_attempt.go (Pod: the attempt's timeline, verdict and hints, from
-//     why.go), view_filter.go (the Filter map), view_scores.go (Scores),
-//     view_preempt.go (Preempt), view_nodes.go (Nodes, with devices.go for
+//     view_attempt.go (Pod: the verdict and hints, from why.go, then the
+//     attempt's timeline, one document that scrolls), view_filter.go (the
+//     Filter map), view_scores.go (Scores), view_preempt.go (Preempt), view_nodes.go (Nodes, with devices.go for
 //     DRA), view_events.go (Events), and whatif.go (What-if). They draw
 //     through list.go and grid.go (a virtualised table: only the visible
 //     cells are formatted), format.go and styles.go. explain.go is the

@@ -21,7 +21,12 @@ func TestGolden(t *testing.T) {
 		want  []string
 	}{
 		{name: "queues_start", w: 80, h: 24, want: []string{"Active (12)", "1 default/critical-api", "Gated (1)", "default/gated-job"}},
-		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Stuck: no node fits (4 nodes).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on", "✗ Filter", "– PreScore"}},
+		// At the documented minimum the verdict and its hints come first;
+		// the phases are below, one key away.
+		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Stuck: no node fits (4 nodes).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on", "Hint: lower the pod's cpu request to 1500m", "↓ 9 more lines"}},
+		{name: "pod_phases_scrolled", w: 80, h: 24, keys: []string{"n", "G"}, want: []string{"✗ Filter", "– PreScore", "– Bind"}},
+		{name: "pod_gpu_hints", w: 80, h: 24, keys: []string{"n", "n", "n", "n", "n", "n", "2"}, want: []string{"default/gpu-train", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).", "Hint: remove taint nvidia.com/gpu=present:NoSchedule from node-a2 → fits on"}},
+		{name: "pod_explain_hint", w: 80, h: 24, keys: []string{"n", "n", "n", "n", "n", "n", "2", "j", "j", "j", "j", "j", "j", "e"}, want: []string{"Explain: Verdict: hint", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).", "\"proven\" means the pod then fits"}},
 		{name: "pod_step_phases", w: 80, h: 24, keys: []string{"s", "s", "s", "2"}, want: []string{"✓ PreFilter", "… Filter          not yet stepped", "in progress", "@PreFilter", "Stepping through default/critical-api: at PreFilter"}},
 		{name: "filter_hidden_before_filter_phase", w: 80, h: 24, keys: []string{"s", "3"}, want: []string{"Filter has not run yet in this attempt"}},
 		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "node-a2  rejected node(s) had untolerat", "node-b2  rejected ·"}},
