@@ -10,7 +10,7 @@
 // Model (model.go) is the root. It owns nothing but routing and layout:
 // a key goes first to the session (a long operation's cancel, or held as
 // typed ahead while the engine is busy), then to the top dialog, then to
-// the global bindings (n, s, c, u, b, e, ?, C, tab, 1-8, esc, q), and
+// the global bindings (n, s, c, u, b, w, e, ?, C, tab, 1-8, esc, q), and
 // otherwise to the active view; clicks go to the header's tabs or the
 // active view. The frame is the header (two lines), the body (the active
 // view, with the teaching pane beside it from 130 columns, under it

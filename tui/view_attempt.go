@@ -137,10 +137,6 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 		k := v.c.Keys
 		switch {
 		case navigate(k, msg, v.h, v.move):
-		case key.Matches(msg, k.WhatIf):
-			if a := v.c.focused(); a != nil {
-				return emit(openWhatIfMsg{})
-			}
 		}
 	case tea.MouseWheelMsg:
 		wheel(msg, v.move)
@@ -497,5 +493,5 @@ func (v *attemptView) ShortHelp() []key.Binding {
 
 func (v *attemptView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.vertical(k.WhatIf), k.global()}
+	return [][]key.Binding{k.vertical(), k.global()}
 }
