@@ -36,7 +36,7 @@ func DefaultKeyMap() *KeyMap {
 		Step:        b("s", "step phase", "s", "f11"),
 		Continue:    b("c", "continue to breakpoint", "c", "f5"),
 		Breakpoints: b("b", "breakpoints", "b"),
-		Rewind:      b("u", "rewind one attempt", "u"),
+		Rewind:      b("u", "rewind the last attempt", "u"),
 		Up:          b("↑/k", "up", "up", "k"),
 		Down:        b("↓/j", "down", "down", "j"),
 		Left:        b("←/h", "scroll left", "left", "h"),
