@@ -199,6 +199,7 @@ type runPrinter struct {
 func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error {
 	p.w = bufio.NewWriterSize(w, 64<<10)
 	if !p.json {
+		s.demoLine(p.w, "source: ")
 		fmt.Fprintf(p.w, "scheduler: %s\n", s.resolved().Summary())
 	}
 	// The attempts stream to stdout: on a terminal they are the progress.
