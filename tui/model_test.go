@@ -29,7 +29,7 @@ func TestGolden(t *testing.T) {
 		{name: "pod_explain_hint", w: 80, h: 24, keys: []string{"n", "n", "n", "n", "n", "n", "2", "j", "j", "j", "j", "j", "j", "e"}, want: []string{"Explain: Verdict: hint", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).", "\"proven\" means the pod then fits"}},
 		{name: "pod_step_phases", w: 80, h: 24, keys: []string{"s", "s", "s", "2"}, want: []string{"✓ PreFilter", "… Filter          not yet stepped", "in progress", "@PreFilter", "Stepping through default/critical-api: at PreFilter"}},
 		{name: "filter_hidden_before_filter_phase", w: 80, h: 24, keys: []string{"s", "3"}, want: []string{"Filter has not run yet in this attempt"}},
-		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "node-a2  rejected node(s) had untolerat", "node-b2  rejected ·"}},
+		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "Hint: lower the pod's cpu request to 1000m", "1 more in the Pod view (2).", "node-a2  rejected node(s) had untolerated taint(s)", "node-b2  rejected ·"}},
 		{name: "filter_full", w: 100, h: 24, keys: []string{"n", "3", "f"}, want: []string{"full diagnosis", "node-a2  fails"}},
 		{name: "filter_explain_fit", w: 100, h: 40, keys: []string{"n", "3", "l", "e"}, want: []string{"Explain: NodeResourcesFit on node-a1", "cpu: requests 3500m, node has 4000m allocatable, 2500m requested by 3 pods"}},
 		{name: "filter_explain_taint", w: 140, h: 30, keys: []string{"n", "3", "j", "j", "e"}, want: []string{"Explain: TaintToleration on node-a2", "NOT tolerated"}},

@@ -104,12 +104,34 @@ func (v *filterView) headerLines() []string {
 	if len(out) > 3 {
 		out = append(out[:2], out[2]+"…")
 	}
+	out = append(out, v.hintLines(a)...)
 	mode := "faithful: first failure per node (f: full)"
 	if v.full {
 		mode = "full diagnosis: every plugin, every node (f)"
 	}
 	out = append(out, fmt.Sprintf("%s · sort: %s (o) · %s (a)", mode, v.sortBy, map[bool]string{true: "all plugins", false: "failing plugins"}[v.all]))
 	return out
+}
+
+// hintLines is the attempt's first proven hint, at most two lines, and how
+// many more the Pod view lists: the map shows why, the hint what would
+// change it.
+func (v *filterView) hintLines(a *record.Attempt) []string {
+	h := v.c.Hints[v.c.Focus]
+	if h == nil || h.attempt != a || h.err != nil || h.res == nil || len(h.res.Hints) == 0 {
+		return nil
+	}
+	// Lines has a note, if any, then a line per hint.
+	lines := h.res.Lines()
+	text := lines[len(lines)-len(h.res.Hints)]
+	if n := len(h.res.Hints) - 1; n > 0 {
+		text += fmt.Sprintf(" %d more in the Pod view (2).", n)
+	}
+	ls := wrap(text, v.w)
+	if len(ls) > 2 {
+		ls = append(ls[:1], fit(ls[1]+" "+ls[2], v.w))
+	}
+	return ls
 }
 
 func (v *filterView) gridHeight() int { return max(2, v.h-len(v.headerLines())) }
