@@ -50,6 +50,8 @@ type session struct {
 	quietProgress bool
 	// demo: the cluster is the embedded demo (demoHeader).
 	demo bool
+	// clock0 is the source's (source.clock0).
+	clock0 time.Time
 }
 
 // demoHeader heads every text output made on the embedded demo, so that
@@ -78,7 +80,11 @@ type source struct {
 	name string
 	// demo: the source is the embedded demo, which every output's header
 	// says (demoHeader).
-	demo    bool
+	demo bool
+	// clock0 is when the cluster stood as read (clusterTime): the virtual
+	// clock starts there on a snapshot or the demo; zero on a live
+	// cluster, whose clock is the wall clock's.
+	clock0  time.Time
 	cluster *snapshot.Cluster
 	report  *docread.Report
 	cfg     *configv1.KubeSchedulerConfiguration
@@ -309,6 +315,9 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 	}
+	if k != sourceLive {
+		s.clock0 = clusterTime(s.cluster, s.header)
+	}
 	if line := s.mode.line(); line != "" && !f.recordOnly {
 		// (A source only recorded is not scheduled.)
 		fmt.Fprintln(w, line)
@@ -440,7 +449,7 @@ func (src *source) session(ctx context.Context, f *sourceFlags, w io.Writer) (*s
 		ctx = context.Background()
 	}
 	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, mode: src.mode, bind: src.bind, replay: src.replay, stderr: w,
-		settings: src.settings, gates: src.gates, ctx: ctx, demo: src.demo}
+		settings: src.settings, gates: src.gates, ctx: ctx, demo: src.demo, clock0: src.clock0}
 	var err error
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)
