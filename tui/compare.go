@@ -155,7 +155,9 @@ func comparePane(c *Common, scores bool, w, h int) string {
 		return block(strings.Join(lines, "\n"), w, h)
 	}
 	ra := c.counterpart(c.Focus)
-	lines = append(lines, fit(fmt.Sprintf("%s attempt %d", ra.Pod, podAttemptNumber(c.World.attempts, c.Focus)), w))
+	// Numbered as the left's title numbers its own: #, the side's
+	// sequence; the pod's attempt number is what pairs the two.
+	lines = append(lines, wrap(fmt.Sprintf("Attempt #%d · %s's attempt %d on both sides", ra.Seq, ra.Pod, podAttemptNumber(c.World.attempts, c.Focus)), w)...)
 	out := ra.Outcome.String()
 	if ra.Node != "" {
 		out += " on " + ra.Node

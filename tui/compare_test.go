@@ -75,7 +75,7 @@ func TestCompareGolden(t *testing.T) {
 		want  []string
 	}{
 		{name: "pod_split", w: 120, h: 30, start: true, keys: []string{"n", "n", "2"},
-			want: []string{"right: demo-packing", "default/frontend-1 attempt 1", "≠ Scheduled on node-b1", "Diverged: decided by NodeResourcesFit (score)", "Scheduled on node-a1"}},
+			want: []string{"right: demo-packing", "Attempt #2 · Scheduled", "Attempt #2 · default/frontend-1's attempt 1 on both sides", "≠ Scheduled on node-b1", "Diverged: decided by NodeResourcesFit (score)", "Scheduled on node-a1"}},
 		{name: "pod_split_same", w: 120, h: 30, start: true, keys: []string{"n", "2"},
 			want: []string{"right: demo-packing", "= Unschedulable, nominated to node-b2 (as the left)"}},
 		{name: "scores_split", w: 120, h: 30, start: true, keys: []string{"n", "n", "4"},

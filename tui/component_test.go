@@ -147,3 +147,54 @@ func body(screen string) string {
 	lines := strings.Split(screen, "\n")
 	return strings.Join(lines[2:len(lines)-2], "\n")
 }
+
+// TestSearchStartsFresh: / reopens on the previous query selected, so
+// typing starts a new one instead of appending to it; an arrow keeps it
+// for editing.
+func TestSearchStartsFresh(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	hs.keys("1", "/")
+	hs.typeText("critical")
+	hs.keys("<enter>", "/")
+	hs.contains("/critical  (type to replace")
+	hs.typeText("web")
+	hs.keys("<enter>")
+	if q := hs.m.search.query(); q != "web" {
+		t.Errorf("typing after / gave the query %q, want web", q)
+	}
+	hs.keys("/")
+	hs.send(tea.KeyPressMsg{Code: tea.KeyEnd})
+	hs.typeText("-3")
+	hs.keys("<enter>")
+	if q := hs.m.search.query(); q != "web-3" {
+		t.Errorf("end then typing gave the query %q, want web-3", q)
+	}
+}
+
+// TestSearchWholeWord: a query in double quotes matches whole words only.
+func TestSearchWholeWord(t *testing.T) {
+	for _, tc := range []struct {
+		q, s string
+		want bool
+	}{
+		{"scheduled", "default/web-3: ∅ → Active (UnscheduledPodAdd)", true},
+		{`"scheduled"`, "default/web-3: ∅ → Active (UnscheduledPodAdd)", false},
+		{`"Scheduled"`, "#2 default/frontend-1: Scheduled on node-a1", true},
+		{`"web"`, "default/web-3", true},
+		{`"web"`, "default/webapp", false},
+		{`"a1"`, "node-a1", true},
+		{`"node"`, "node-a1 nodes", true},
+	} {
+		if got := newMatcher(tc.q).match(tc.s); got != tc.want {
+			t.Errorf("%s on %q: %v, want %v", tc.q, tc.s, got, tc.want)
+		}
+	}
+	hs := newHarness(t, 120, 40)
+	hs.keys("n", "n", "7", "/")
+	hs.typeText(`"scheduled"`)
+	hs.keys("<enter>")
+	after := body(hs.screen())
+	if !strings.Contains(after, "#2 default/frontend-1: Scheduled") || strings.Contains(after, "UnscheduledPodAdd") {
+		t.Errorf(`search "scheduled" should keep the scheduled attempt and drop UnscheduledPodAdd:\n%s`, after)
+	}
+}

@@ -10,7 +10,7 @@
 // Model (model.go) is the root. It owns nothing but routing and layout:
 // a key goes first to the session (a long operation's cancel, or held as
 // typed ahead while the engine is busy), then to the top dialog, then to
-// the global bindings (n, s, c, u, b, e, ?, C, tab, 1-8, esc, q), and
+// the global bindings (n, s, c, u, b, w, e, ?, C, tab, 1-8, esc, q), and
 // otherwise to the active view; clicks go to the header's tabs or the
 // active view. The frame is the header (two lines), the body (the active
 // view, with the teaching pane beside it from 130 columns, under it
@@ -25,9 +25,9 @@
 // Update or a Cmd delivers later.
 //
 //   - Views, one per tab, one file each: view_queues.go (Queues),
-//     view_attempt.go (Pod: the attempt's timeline, verdict and hints, from
-//     why.go), view_filter.go (the Filter map), view_scores.go (Scores),
-//     view_preempt.go (Preempt), view_nodes.go (Nodes, with devices.go for
+//     view_attempt.go (Pod: the verdict and hints, from why.go, then the
+//     attempt's timeline, one document that scrolls), view_filter.go (the
+//     Filter map), view_scores.go (Scores), view_preempt.go (Preempt), view_nodes.go (Nodes, with devices.go for
 //     DRA), view_events.go (Events), and whatif.go (What-if). They draw
 //     through list.go and grid.go (a virtualised table: only the visible
 //     cells are formatted), format.go and styles.go. explain.go is the

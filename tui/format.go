@@ -93,7 +93,10 @@ func joinSide(left, right string, lw int, sep string) string {
 	return b.String()
 }
 
-// wrap breaks plain text at spaces to lines of at most w cells.
+// wrap breaks plain text at spaces to lines of at most w cells; a word
+// wider than a line breaks after its last "/" that fits (a label key's
+// prefix), else its last ".", "=", ":", "-" or ",", mid-word only when
+// none does.
 func wrap(s string, w int) []string {
 	if w < 8 {
 		w = 8
@@ -117,8 +120,15 @@ func wrap(s string, w int) []string {
 				cur = word
 			}
 			for ansi.StringWidth(cur) > w {
-				out = append(out, ansi.Truncate(cur, w, ""))
-				cur = ansi.TruncateLeft(cur, w, "")
+				head := ansi.Truncate(cur, w, "")
+				// A label key breaks best after its prefix's "/".
+				if i := strings.LastIndex(head, "/"); i+1 >= w/3 {
+					head = head[:i+1]
+				} else if i := strings.LastIndexAny(head, ".=:-,"); i+1 >= w/3 {
+					head = head[:i+1]
+				}
+				out = append(out, head)
+				cur = cur[len(head):]
 			}
 		}
 		out = append(out, cur)

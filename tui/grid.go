@@ -124,12 +124,13 @@ func (g *grid) view(st *Styles, b *strings.Builder) {
 		hdr.WriteString(pad(g.cols[i], g.cols[i].title))
 		hdr.WriteByte(' ')
 	}
-	h := hdr.String()
+	// The last column may end at the right edge, without its space.
+	h := strings.TrimRight(hdr.String(), " ")
 	if g.left > 0 {
 		h = replaceAt(h, g.frozenWidth()-1, "‹")
 	}
 	if more {
-		h = strings.TrimRight(h, " ") + " ›"
+		h += " ›"
 	}
 	b.WriteString(st.HeadingE.wrap(fit(h, g.w)))
 	n := g.bodyRows()
@@ -155,8 +156,11 @@ func (g *grid) view(st *Styles, b *strings.Builder) {
 				e = st.Sel
 			}
 			b.WriteString(e.wrap(pad(g.cols[i], text)))
-			b.WriteByte(' ')
-			used += g.cols[i].width + 1
+			used += g.cols[i].width
+			if used < g.w {
+				b.WriteByte(' ')
+				used++
+			}
 		}
 		if used < g.w {
 			b.WriteString(strings.Repeat(" ", g.w-used))

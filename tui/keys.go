@@ -36,7 +36,7 @@ func DefaultKeyMap() *KeyMap {
 		Step:        b("s", "step phase", "s", "f11"),
 		Continue:    b("c", "continue to breakpoint", "c", "f5"),
 		Breakpoints: b("b", "breakpoints", "b"),
-		Rewind:      b("u", "rewind one attempt", "u"),
+		Rewind:      b("u", "rewind the last attempt", "u"),
 		Up:          b("↑/k", "up", "up", "k"),
 		Down:        b("↓/j", "down", "down", "j"),
 		Left:        b("←/h", "scroll left", "left", "h"),
@@ -54,7 +54,7 @@ func DefaultKeyMap() *KeyMap {
 		Explain:     b("e", "explain (teaching pane)", "e"),
 		Help:        b("?", "help", "?", "f1"),
 		Quit:        b("q", "quit", "q", "ctrl+c"),
-		CompareWith: b("C", "compare with another configuration", "C"),
+		CompareWith: b("C", "compare two configurations", "C"),
 		NextDiverge: b("]", "next diverging attempt", "]"),
 		PrevDiverge: b("[", "previous diverging attempt", "["),
 		FullDiag:    b("f", "faithful / full diagnosis", "f"),
@@ -81,7 +81,7 @@ func DefaultKeyMap() *KeyMap {
 // global lists the bindings the root handles in every view, for the
 // help; each view's FullHelp lists them after its own.
 func (k *KeyMap) global() []key.Binding {
-	return []key.Binding{k.Next, k.Step, k.Continue, k.Breakpoints, k.Rewind, k.Explain, k.Help, k.Quit, k.NextView, k.PrevView, k.Views, k.Back}
+	return []key.Binding{k.Next, k.Step, k.Continue, k.Breakpoints, k.Rewind, k.WhatIf, k.CompareWith, k.Explain, k.Help, k.Quit, k.NextView, k.PrevView, k.Views, k.Back}
 }
 
 // vertical is the navigation of a list; grid adds the column moves.

@@ -256,7 +256,17 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Explain):
 		m.teach = !m.teach
 		m.resize()
-	case key.Matches(msg, k.CompareWith) && m.s.newCmp != nil:
+	case key.Matches(msg, k.WhatIf):
+		if m.c.focused() == nil {
+			m.s.status("what-if edits the attempt in view: press n for one first", false)
+			return nil
+		}
+		m.c.post(openDialogMsg{m.whatIf})
+	case key.Matches(msg, k.CompareWith):
+		if m.s.newCmp == nil {
+			// compareWith says why.
+			return m.s.compareWith("")
+		}
 		m.c.post(openDialogMsg{newCompareDialog(m.c)})
 	case key.Matches(msg, k.NextView, k.PrevView, k.Views):
 		return m.header.Update(msg)

@@ -21,10 +21,15 @@ func TestGolden(t *testing.T) {
 		want  []string
 	}{
 		{name: "queues_start", w: 80, h: 24, want: []string{"Active (12)", "1 default/critical-api", "Gated (1)", "default/gated-job"}},
-		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Waiting for victims to leave: no node fits now (4 nodes)", "Victims: default/web-2 (grace 30s), default/job-0 (grace 30s).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on", "✗ Filter", "– PreScore"}},
+		// At the documented minimum the verdict and its hints come first;
+		// the phases are below, one key away.
+		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Waiting for victims to leave: no node fits now (4 nodes)", "Victims: default/web-2 (grace 30s), default/job-0 (grace 30s).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on"}},
+		{name: "pod_phases_scrolled", w: 80, h: 24, keys: []string{"n", "G"}, want: []string{"✗ Filter", "– PreScore", "– Bind"}},
+		{name: "pod_gpu_hints", w: 80, h: 24, keys: []string{"n", "n", "n", "n", "n", "n", "2"}, want: []string{"default/gpu-train", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).", "Hint: remove taint nvidia.com/gpu=present:NoSchedule from node-a2 → fits on"}},
+		{name: "pod_explain_hint", w: 80, h: 24, keys: []string{"n", "n", "n", "n", "n", "n", "2", "j", "j", "j", "j", "j", "j", "e"}, want: []string{"Explain: Verdict: hint", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).", "\"proven\" means the pod then fits"}},
 		{name: "pod_step_phases", w: 80, h: 24, keys: []string{"s", "s", "s", "2"}, want: []string{"✓ PreFilter", "… Filter          not yet stepped", "in progress", "@PreFilter", "Stepping through default/critical-api: at PreFilter"}},
 		{name: "filter_hidden_before_filter_phase", w: 80, h: 24, keys: []string{"s", "3"}, want: []string{"Filter has not run yet in this attempt"}},
-		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "node-a2  rejected node(s) had untolerat", "node-b2  rejected ·"}},
+		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "Hint: add a node like node-b1 (2 nodes of this shape, zone demo-1b, empty but", "2 more in the Pod view (2).", "node-a2  rejected node(s) had untolerated taint(s)", "node-b2  rejected ·"}},
 		{name: "filter_full", w: 100, h: 24, keys: []string{"n", "3", "f"}, want: []string{"full diagnosis", "node-a2  fails"}},
 		{name: "filter_explain_fit", w: 100, h: 40, keys: []string{"n", "3", "l", "e"}, want: []string{"Explain: NodeResourcesFit on node-a1", "cpu: requests 3500m, node has 4000m allocatable, 2500m requested by 3 pods"}},
 		{name: "filter_explain_taint", w: 140, h: 30, keys: []string{"n", "3", "j", "j", "e"}, want: []string{"Explain: TaintToleration on node-a2", "NOT tolerated"}},
@@ -35,9 +40,9 @@ func TestGolden(t *testing.T) {
 		{name: "preemption", w: 80, h: 24, keys: []string{"n", "5"}, want: []string{"Chosen: node-b2. The pod is nominated to node-b2.", "Decided by: latest start time of the highest-priority victims", "★ node-b2", "violates PDB default/batch"}},
 		{name: "nodes_from_preemption", w: 80, h: 24, keys: []string{"n", "5", "<enter>"}, want: []string{"node-b2", "nominated here: default/reserved (100)"}},
 		{name: "events", w: 80, h: 24, keys: []string{"n", "n", "7"}, want: []string{"preemption default/critical-api nominated to node-b2", "cluster    Preempted default/web-2 on node-b2: Preempted by"}},
-		{name: "help", w: 80, h: 30, keys: []string{"?"}, want: []string{"next attempt", "continue to breakpoint", "rewind one attempt"}},
+		{name: "help", w: 80, h: 30, keys: []string{"?"}, want: []string{"next attempt", "continue to breakpoint", "rewind the last attempt", "compare two configurations"}},
 		{name: "breakpoint_continue", w: 80, h: 24, keys: []string{"b"}, typed: "pod=web-3", after: []string{"<enter>", "<esc>", "c", "2"}, want: []string{"default/web-3", "breakpoint hit: pod=*/web-3", "● 1 bp"}},
-		{name: "rewind", w: 80, h: 24, keys: []string{"n", "n", "n", "u", "2"}, want: []string{"attempt 2/2", "default/frontend-1", "rewound one attempt"}},
+		{name: "rewind", w: 80, h: 24, keys: []string{"n", "n", "n", "u", "2"}, want: []string{"attempt 2/2", "default/frontend-1", "rewound attempt #3 (kube-system/log-agent-b1x7k Scheduled), the engine's last"}},
 		{name: "search_queue", w: 80, h: 24, keys: []string{"1", "/"}, typed: "web", after: []string{"<enter>"}, want: []string{"default/web-3", "filter: web"}},
 		{name: "jump_to_queued_pod", w: 80, h: 24, keys: []string{"1", "j", "j", "<enter>"}, want: []string{"attempt 3/3", "kube-system/log-agent-b1x7k", "Scheduled on node-b1"}},
 		{name: "whatif", w: 100, h: 30, keys: []string{"n", "2", "w", "<ctrl+u>"}, typed: "cpu=1,memory=1Gi", after: []string{"<enter>"}, want: []string{"What-if for default/critical-api", "before: Unschedulable", "after:  Scheduled on"}},

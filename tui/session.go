@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // session drives the engine for the root: it runs one operation at a time
@@ -289,13 +290,18 @@ func (s *session) rewind() tea.Cmd {
 	feed.cancellable = true
 	ctx, cancel := context.WithCancel(context.Background())
 	b := s.b
+	inView := 0
+	if a := s.c.focused(); a != nil {
+		inView = a.Seq
+	}
 	op := s.rewindForecast(func() note {
+		last := lastAttempt(b.Attempts())
 		// The engine itself, not a forecast (rewindForecast rewinds those).
 		if b.API != engine.API(b.engine) {
 			if err := b.Rewind(1); err != nil {
 				return note{text: "rewind: " + err.Error()}
 			}
-			return note{text: "rewound one attempt"}
+			return rewound(last, inView)
 		}
 		before := b.engine.Attempts().Len()
 		err := b.engine.RewindCtx(ctx, 1, feed)
@@ -305,7 +311,7 @@ func (s *session) rewind() tea.Cmd {
 		case err != nil:
 			return note{text: "rewind: " + err.Error()}
 		}
-		return note{text: "rewound one attempt"}
+		return rewound(last, inView)
 	})
 	return tea.Batch(s.cancellableCmd("rewinding", cancel, func() note {
 		defer cancel()
@@ -313,6 +319,28 @@ func (s *session) rewind() tea.Cmd {
 		feed.begin()
 		return op()
 	}), feed.wait())
+}
+
+// lastAttempt is the engine's last attempt, or nil.
+func lastAttempt(as engine.AttemptLog) *record.Attempt {
+	if as.Len() == 0 {
+		return nil
+	}
+	return as.At(as.Len() - 1)
+}
+
+// rewound is the note of a rewind that undid attempt last: u undoes the
+// engine's last attempt, which may not be the one in view (attempt
+// number inView, 0 for none).
+func rewound(last *record.Attempt, inView int) note {
+	if last == nil {
+		return note{text: "rewound to the start: no attempt made"}
+	}
+	text := fmt.Sprintf("rewound attempt #%d (%s %s), the engine's last", last.Seq, last.Pod, last.Outcome)
+	if inView != 0 && inView != last.Seq {
+		text += fmt.Sprintf(", not #%d in view", inView)
+	}
+	return note{text: text}
 }
 
 // rewindCancelled is the note of a rewind of one of before attempts

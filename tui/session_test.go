@@ -58,3 +58,18 @@ func TestStaleResultsAfterRewind(t *testing.T) {
 		}
 	})
 }
+
+// TestRewindSaysWhich: u undoes the engine's last attempt, and says so
+// when another attempt is in view.
+func TestRewindSaysWhich(t *testing.T) {
+	hs := newHarness(t, 120, 40)
+	hs.keys("n", "n", "n")
+	hs.send(focusAttemptMsg{attempt: 0, view: viewAttempt})
+	hs.keys("u")
+	if got, want := hs.m.status.text, "rewound attempt #3 (kube-system/log-agent-b1x7k Scheduled), the engine's last, not #1 in view"; got != want {
+		t.Errorf("u with attempt #1 in view: status %q, want %q", got, want)
+	}
+	if n := hs.m.c.World.attempts.Len(); n != 2 {
+		t.Errorf("after u: %d attempts, want 2", n)
+	}
+}

@@ -16,20 +16,31 @@ import (
 )
 
 // attemptView is the pod of the focused attempt and its phase timeline,
-// with the short "why" on top.
+// under the short "why" (the verdict and its hints): the part a newcomer
+// reads first comes first. The view is one document that scrolls: the
+// selection (j/k) runs through the verdict's paragraphs, then the phases,
+// and e explains whichever is selected.
 type attemptView struct {
-	c     *Common
-	w, h  int
+	c    *Common
+	w, h int
+	// para is the selected verdict paragraph, or -1 when a phase is.
+	para  int
 	phase int // selected phase row
+	top   int // first document line shown
 	// verdict is the short "why" of the focused attempt (Refresh computes
-	// it), why the same wrapped to the view's width.
+	// it), why the same wrapped to the view's width, paraAt the line of
+	// why where each paragraph starts.
 	verdict, why []string
+	paraAt       []int
 	// summary is whySummary's answer for summaryOf: a live cluster
 	// refreshes the active view on every capture, and the summary walks
 	// the attempt's nodes (15,000 on a large cluster), so it is computed
 	// again only when what it reads changed.
 	summary   []string
 	summaryOf summaryInputs
+	// shown is the attempt the selection was made on: another attempt
+	// starts again at its verdict.
+	shown *record.Attempt
 }
 
 // summaryInputs is what whySummary reads of the focused attempt: the
@@ -60,10 +71,64 @@ func newAttemptView(c *Common) *attemptView {
 func (v *attemptView) Init() tea.Cmd    { return nil }
 func (v *attemptView) SetSize(w, h int) { v.w, v.h = w, h; v.wrapWhy() }
 func (v *attemptView) Click(_, y int) tea.Cmd {
+	y += v.top
 	if p := y - v.timelineTop(); p >= 0 && p < int(record.NumPhases) {
-		v.phase = p
+		v.para, v.phase = -1, p
+		return nil
+	}
+	for i := len(v.paraAt) - 1; i >= 0; i-- {
+		if y >= v.paraAt[i] && y < len(v.why) {
+			v.para = i
+			break
+		}
 	}
 	return nil
+}
+
+// selected is the selection's index among the verdict's paragraphs, then
+// the phases.
+func (v *attemptView) selected() int {
+	if v.para >= 0 {
+		return v.para
+	}
+	return len(v.verdict) + v.phase
+}
+
+// move moves the selection by dr items and scrolls it into view.
+func (v *attemptView) move(dr, _ int) {
+	i := max(0, min(len(v.verdict)+int(record.NumPhases)-1, v.selected()+dr))
+	if i < len(v.verdict) {
+		v.para = i
+	} else {
+		v.para, v.phase = -1, i-len(v.verdict)
+	}
+	v.scroll()
+}
+
+// scroll moves the window so that the selected item's lines show, as
+// many as fit.
+func (v *attemptView) scroll() {
+	first, last := v.timelineTop()+v.phase, v.timelineTop()+v.phase
+	if v.para >= 0 {
+		first, last = v.paraAt[v.para], len(v.why)-1
+		if v.para+1 < len(v.paraAt) {
+			last = v.paraAt[v.para+1] - 1
+		}
+		if v.para == 0 {
+			first = 0
+		}
+	}
+	h := v.h
+	if v.docLines() > v.h {
+		h-- // the last line may say what is below
+	}
+	if last >= v.top+h {
+		v.top = last - h + 1
+	}
+	if first < v.top {
+		v.top = first
+	}
+	v.top = max(0, min(v.top, v.docLines()-v.h))
 }
 
 func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
@@ -71,14 +136,10 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		k := v.c.Keys
 		switch {
-		case navigate(k, msg, v.h, func(dr, _ int) { v.phase = max(0, min(int(record.NumPhases)-1, v.phase+dr)) }):
-		case key.Matches(msg, k.WhatIf):
-			if a := v.c.focused(); a != nil {
-				return emit(openWhatIfMsg{})
-			}
+		case navigate(k, msg, v.h, v.move):
 		}
 	case tea.MouseWheelMsg:
-		wheel(msg, func(dr, _ int) { v.phase = max(0, min(int(record.NumPhases)-1, v.phase+dr)) })
+		wheel(msg, v.move)
 	}
 	return nil
 }
@@ -87,6 +148,9 @@ func (v *attemptView) Update(msg tea.Msg) tea.Cmd {
 // while stepping by phase, where the stepping stands.
 func (v *attemptView) Refresh() {
 	a := v.c.focused()
+	if a != v.shown {
+		v.shown, v.para, v.top = a, 0, 0
+	}
 	if a != nil && !v.c.revealed(a.LastPhase()) {
 		// Stepping by phase: the verdict would give the ending away.
 		p := v.c.World.cursor.Phase
@@ -104,12 +168,14 @@ func (v *attemptView) Refresh() {
 }
 
 // whyLines caps each verdict paragraph: a list of hundreds of nodes (a
-// tie at the top score) must not push the pod and the timeline down.
+// tie at the top score) must not push the pod and the timeline down; e
+// shows the paragraph whole.
 const whyLines = 3
 
 func (v *attemptView) wrapWhy() {
-	v.why = v.why[:0]
+	v.why, v.paraAt = v.why[:0], v.paraAt[:0]
 	for _, l := range v.verdict {
+		v.paraAt = append(v.paraAt, len(v.why))
 		ls := wrap(l, v.w)
 		if len(ls) > whyLines {
 			// The start and the end of the sentence (the Scores view marks
@@ -118,11 +184,30 @@ func (v *attemptView) wrapWhy() {
 		}
 		v.why = append(v.why, ls...)
 	}
+	if v.para >= len(v.verdict) {
+		v.para = len(v.verdict) - 1
+	}
+	v.scroll()
 }
 
-// layout: why lines, blank, then pod (left) and phases (right).
+// layout: why lines, blank, then pod (left) and phases (right), the
+// first line of the phases the attempt's title.
 func (v *attemptView) timelineTop() int {
-	return min(len(v.why), max(0, v.h-14)) + 2
+	top := len(v.why) + 2
+	if a := v.c.focused(); a != nil && a.Summarized {
+		top++
+	}
+	return top
+}
+
+// docLines is the document's length: the verdict, a blank line, and the
+// longer of the pod's lines and the timeline.
+func (v *attemptView) docLines() int {
+	a := v.c.focused()
+	if a == nil {
+		return 0
+	}
+	return len(v.why) + 1 + max(len(v.podLines(max(1, min(v.w/2+4, 56)))), v.timelineTop()-len(v.why)-1+int(record.NumPhases))
 }
 
 func (v *attemptView) View() string {
@@ -131,17 +216,14 @@ func (v *attemptView) View() string {
 	if a == nil {
 		return block(strings.Join(whySummary(nil, nil), "\n"), v.w, v.h)
 	}
-	why := v.why
-	// Keep room for the timeline: at 80×24 the body is 19 lines.
-	if n := max(0, v.h-14); len(why) > n {
-		k := max(0, n-1)
-		why = append(why[:k:k], "… (e explains, 3 opens the Filter map)")
-	}
 	var lines []string
-	for i, l := range why {
-		if i == 0 {
+	for i, l := range v.why {
+		switch {
+		case v.para >= 0 && i >= v.paraAt[v.para] && (v.para+1 == len(v.paraAt) || i < v.paraAt[v.para+1]):
+			lines = append(lines, st.Sel.wrap(line(l, v.w)))
+		case i == 0:
 			lines = append(lines, st.Bold.Render(l))
-		} else {
+		default:
 			lines = append(lines, l)
 		}
 	}
@@ -160,6 +242,12 @@ func (v *attemptView) View() string {
 			r = right[i]
 		}
 		lines = append(lines, line(l, leftW)+" "+r)
+	}
+	top := max(0, min(v.top, len(lines)-v.h))
+	lines = lines[top:]
+	if len(lines) > v.h {
+		// More below: say how to reach it.
+		lines = append(lines[:v.h-1], st.Dim.Render(fit(fmt.Sprintf("↓ %d more lines (j/k select and scroll, e explains the selection)", len(lines)-v.h+1), v.w)))
 	}
 	return block(strings.Join(lines, "\n"), v.w, v.h)
 }
@@ -329,7 +417,7 @@ func (v *attemptView) phaseLines(a *record.Attempt, w int) []string {
 			}
 		}
 		s := fit(fmt.Sprintf(" %s %-15s %s", mark, p, text), w)
-		if int(p) == v.phase {
+		if v.para < 0 && int(p) == v.phase {
 			s = st.Sel.wrap(s)
 		} else {
 			s = e.wrap(s)
@@ -354,6 +442,9 @@ func outcomeText(a *record.Attempt, c *Common) string {
 }
 
 func (v *attemptView) Explain() (string, []string) {
+	if v.para >= 0 && v.para < len(v.verdict) {
+		return explainVerdict(v.para, v.verdict[v.para])
+	}
 	p := record.Phase(v.phase)
 	out := []string{phasePurpose[p]}
 	if a := v.c.focused(); a != nil && v.c.revealed(p) {
@@ -369,6 +460,32 @@ func (v *attemptView) Explain() (string, []string) {
 	return "Phase " + p.String(), out
 }
 
+// explainVerdict is the teaching pane's text for verdict paragraph i: the
+// paragraph whole (the view caps each at whyLines) and what kind of
+// statement it is.
+func explainVerdict(i int, para string) (string, []string) {
+	var title, about string
+	switch {
+	case strings.HasPrefix(para, "Hint:"):
+		title, about = "hint", "A hint is a change schedtui tried on a copy of the cluster as this attempt saw it, re-running the attempt with it: \"proven\" means the pod then fits. Nothing is changed in the cluster. w opens the what-if form to try your own change."
+	case strings.HasPrefix(para, "Hints:"):
+		title, about = "hints", "Hints are changes to the pod or the nodes, each proven by re-running the attempt on a copy of the cluster."
+	case strings.HasPrefix(para, "•"):
+		title, about = "a reason nodes were rejected", "Each bullet is one Filter rejection: how many nodes gave it, the plugin that did, and what the pod asks against what the nodes have. 3 opens the Filter map: a row per node, a column per plugin; e there explains one cell."
+	case strings.HasPrefix(para, "Preemption"):
+		title, about = "preemption", "When no node fits, PostFilter (DefaultPreemption) looks for a node where evicting lower-priority pods would make room. 5 opens the Preempt view: the candidates, their victims and why one was chosen."
+	case i == 0:
+		title, about = "the verdict", "How the attempt ended, in one line; the lines under it say why and what would change it. j/k select a line, e explains it."
+	default:
+		title = "the verdict"
+	}
+	body := []string{para}
+	if about != "" {
+		body = append(body, "", about)
+	}
+	return "Verdict: " + title, body
+}
+
 func (v *attemptView) ShortHelp() []key.Binding {
 	k := v.c.Keys
 	return []key.Binding{k.Next, k.Step, k.Continue, k.WhatIf, k.NextView, k.Explain, k.Help, k.Quit}
@@ -376,5 +493,5 @@ func (v *attemptView) ShortHelp() []key.Binding {
 
 func (v *attemptView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.vertical(k.WhatIf), k.global()}
+	return [][]key.Binding{k.vertical(), k.global()}
 }

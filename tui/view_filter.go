@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/scheduler/why"
@@ -25,10 +26,13 @@ type filterView struct {
 	sortBy why.FilterSort
 	filter matcher
 
-	g    grid
-	m    *why.FilterMatrix
-	a    *record.Attempt
-	diag *record.FullDiagnosis
+	g grid
+	// natural is each plugin column's widest cell (or title): the width
+	// it takes when the terminal has room (fitColumns).
+	natural []int
+	m       *why.FilterMatrix
+	a       *record.Attempt
+	diag    *record.FullDiagnosis
 }
 
 func newFilterView(c *Common) *filterView { return &filterView{c: c} }
@@ -37,7 +41,46 @@ func (v *filterView) Init() tea.Cmd { return nil }
 
 func (v *filterView) SetSize(w, h int) {
 	v.w, v.h = w, h
+	v.fitColumns()
 	v.g.setSize(w, v.gridHeight())
+}
+
+// minCellWidth is a plugin column's width when the terminal is too narrow
+// for every column's widest cell; e explains a cut cell whole.
+const minCellWidth = 22
+
+// fitColumns gives the plugin columns the terminal's width: each its
+// widest cell when all fit, else the same cap for all (a column narrower
+// than the cap keeps its own width) and never less than minCellWidth or
+// its title, scrolling horizontally beyond.
+func (v *filterView) fitColumns() {
+	if len(v.natural) != len(v.g.cols) {
+		return
+	}
+	// Columns are a space apart; the last may end at the right edge.
+	avail := v.w - v.g.frozenWidth()
+	floor := func(i int) int { return max(len(v.g.cols[i].title), min(minCellWidth, v.natural[i])) }
+	total := func(limit int) int {
+		sum := 0
+		for i, n := range v.natural {
+			sum += max(floor(i), min(n, limit)) + 1
+		}
+		return sum - 1
+	}
+	// The largest cap whose columns fit; below the floors nothing fits
+	// and each column keeps its floor.
+	limit := 0
+	for lo, hi := 0, slices.Max(append([]int{0}, v.natural...)); lo <= hi; {
+		mid := (lo + hi) / 2
+		if total(mid) <= avail {
+			limit, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	for i, n := range v.natural {
+		v.g.cols[i].width = max(floor(i), min(n, limit))
+	}
 }
 
 // header lines above the grid: the upstream message and the summary.
@@ -61,12 +104,34 @@ func (v *filterView) headerLines() []string {
 	if len(out) > 3 {
 		out = append(out[:2], out[2]+"…")
 	}
+	out = append(out, v.hintLines(a)...)
 	mode := "faithful: first failure per node (f: full)"
 	if v.full {
 		mode = "full diagnosis: every plugin, every node (f)"
 	}
 	out = append(out, fmt.Sprintf("%s · sort: %s (o) · %s (a)", mode, v.sortBy, map[bool]string{true: "all plugins", false: "failing plugins"}[v.all]))
 	return out
+}
+
+// hintLines is the attempt's first proven hint, at most two lines, and how
+// many more the Pod view lists: the map shows why, the hint what would
+// change it.
+func (v *filterView) hintLines(a *record.Attempt) []string {
+	h := v.c.Hints[v.c.Focus]
+	if h == nil || h.attempt != a || h.err != nil || h.res == nil || len(h.res.Hints) == 0 {
+		return nil
+	}
+	// Lines has a note, if any, then a line per hint.
+	lines := h.res.Lines()
+	text := lines[len(lines)-len(h.res.Hints)]
+	if n := len(h.res.Hints) - 1; n > 0 {
+		text += fmt.Sprintf(" %d more in the Pod view (2).", n)
+	}
+	ls := wrap(text, v.w)
+	if len(ls) > 2 {
+		ls = append(ls[:1], fit(ls[1]+" "+ls[2], v.w))
+	}
+	return ls
 }
 
 func (v *filterView) gridHeight() int { return max(2, v.h-len(v.headerLines())) }
@@ -101,18 +166,37 @@ func (v *filterView) Refresh() {
 		nameW = max(nameW, len(name))
 	}
 	v.g.frozen = []gridCol{{title: "NODE", width: min(nameW, 24)}, {title: "VERDICT", width: 8}}
-	v.g.cols = v.g.cols[:0]
+	v.g.cols, v.natural = v.g.cols[:0], v.natural[:0]
 	for _, c := range v.m.Columns {
 		title := c.Title()
-		v.g.cols = append(v.g.cols, gridCol{title: title, width: max(len(title), 22)})
+		v.g.cols = append(v.g.cols, gridCol{title: title})
+		v.natural = append(v.natural, len(title))
 	}
+	v.g.rows = len(v.m.Order)
+	v.g.cell = v.cell
+	// The widest cell per column, each distinct status measured once.
+	statusW := make([]int, len(v.m.Statuses)) // 0: not measured yet
+	for _, ri := range v.m.Order {
+		for c, cell := range v.m.Rows[ri].Cells {
+			w := 1 // ·
+			switch cell.State {
+			case why.CellFail:
+				if statusW[cell.Status] == 0 {
+					statusW[cell.Status] = ansi.StringWidth(v.failText(cell))
+				}
+				w = statusW[cell.Status]
+			case why.CellSkip:
+				w = len(skipText)
+			}
+			v.natural[c] = max(v.natural[c], w)
+		}
+	}
+	v.fitColumns()
 	if !slices.Equal(prev, v.m.Columns) {
 		// Other columns (a, f, another attempt): the scroll starts over,
 		// on the plugin selected before if it is still there.
 		v.g.left, v.g.col = 0, max(0, slices.Index(v.m.Columns, prevCol))
 	}
-	v.g.rows = len(v.m.Order)
-	v.g.cell = v.cell
 	v.g.setSize(v.w, v.gridHeight())
 }
 
@@ -148,16 +232,23 @@ func (v *filterView) cell(r, c int) (string, esc) {
 	case why.CellPass:
 		return "·", st.DimE
 	case why.CellSkip:
-		return "skip (PreFilter)", st.DimE
+		return skipText, st.DimE
 	case why.CellFail:
-		s := v.m.Status(cell)
-		text := strings.Join(s.Reasons, "; ")
-		if text == "" {
-			text = s.Code.String()
-		}
-		return text, st.BadE
+		return v.failText(cell), st.BadE
 	}
 	return "", esc{}
+}
+
+// skipText marks a plugin whose PreFilter said it has nothing to check.
+const skipText = "skip (PreFilter)"
+
+// failText is a failing cell's text: the status's reasons, or its code.
+func (v *filterView) failText(cell why.FilterCell) string {
+	s := v.m.Status(cell)
+	if text := strings.Join(s.Reasons, "; "); text != "" {
+		return text
+	}
+	return s.Code.String()
 }
 
 func (v *filterView) Update(msg tea.Msg) tea.Cmd {

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // TestFullDiagnosisFollowsTheAttempt: with the full diagnosis on, a new
@@ -28,9 +30,34 @@ func TestFilterColumnsResetOnToggle(t *testing.T) {
 	if fv.g.left != 0 {
 		t.Errorf("after a: column scroll %d, want 0", fv.g.left)
 	}
-	hs.contains("TaintToleration", "NodeResourcesFit", "node-a1  rejected ·                      Insufficient cpu")
+	hs.contains("TaintToleration", "NodeResourcesFit", "node-a1  rejected ·                                Insufficient cpu")
 	hs.keys("a", "l", "a")
 	if fv.g.left != 0 {
 		t.Errorf("after a l a: column scroll %d, want 0", fv.g.left)
+	}
+}
+
+// TestFilterCellsWidenWithTheTerminal: a wide terminal shows every cell
+// whole; at 80 columns the same columns share the width, cut at the same
+// cap, the grid still filling the line.
+func TestFilterCellsWidenWithTheTerminal(t *testing.T) {
+	const reason = "node(s) didn't match pod anti-affinity rules"
+	hs := newHarness(t, 200, 30)
+	hs.keys("n", "n", "n", "n", "n", "n", "n", "3")
+	hs.contains("default/web-3", "node-a1  rejected ·                                ·                "+reason)
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	hs.contains("node-a1  rejected ·")
+	if s := hs.screen(); strings.Contains(s, "·                "+reason) {
+		t.Errorf("at 80 columns the reason should be cut:\n%s", s)
+	}
+	// The columns share the width: at most one cell per column is lost
+	// to the common cap.
+	fv := hs.m.views[viewFilter].(*filterView)
+	used := fv.g.frozenWidth() - 1 // the last column needs no space after it
+	for _, c := range fv.g.cols {
+		used += c.width + 1
+	}
+	if used > 80 || used < 80-len(fv.g.cols) {
+		t.Errorf("at 80 columns the grid is %d wide, want 80 (widths %+v)", used, fv.g.cols)
 	}
 }

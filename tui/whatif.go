@@ -288,8 +288,6 @@ func (v *whatIfView) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.AllCols):
 			v.only = !v.only
 			v.Refresh()
-		case key.Matches(msg, k.WhatIf):
-			return emit(openWhatIfMsg{})
 		}
 	case tea.MouseWheelMsg:
 		wheel(msg, v.l.move)
@@ -358,5 +356,5 @@ func (v *whatIfView) ShortHelp() []key.Binding {
 
 func (v *whatIfView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.vertical(k.WhatIf, withHelp(k.AllCols, "a", "all / changed")), k.global()}
+	return [][]key.Binding{k.vertical(withHelp(k.AllCols, "a", "all / changed")), k.global()}
 }

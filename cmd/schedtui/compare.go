@@ -91,6 +91,7 @@ skew of each spread-constrained workload per topology key.
 				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
 				return err
 			}
+			s.demoLine(cmd.OutOrStdout(), "source: ")
 			return printCompare(cmd.OutOrStdout(), rep)
 		},
 	}

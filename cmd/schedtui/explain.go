@@ -215,6 +215,7 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
+		s.demoLine(w, "Source:     ")
 		if err := printPodExplanation(w, e, x, q); err != nil {
 			return err
 		}

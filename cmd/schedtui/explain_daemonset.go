@@ -110,6 +110,7 @@ func explainDaemonSet(w io.Writer, s *session, e *engine.Engine, q explainQuery)
 			refused++
 		}
 	}
+	s.demoLine(w, "Source:     ")
 	fmt.Fprintf(w, "Simulating: %s\n", s.resolved().Summary())
 	fmt.Fprintf(w, "DaemonSet %s/%s after the run: should run on %d of %d nodes; running on %d; the scheduler refuses %d\n\n",
 		ds.Namespace, ds.Name, should, len(nodes), running, refused)

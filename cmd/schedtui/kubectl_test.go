@@ -76,7 +76,7 @@ func TestExplainKubectlHabits(t *testing.T) {
 		{"the preemptor's nomination", []string{"--demo", "default/critical-api", "--attempt", "1"}, cmdWant{stdout: []string{
 			"Unschedulable  - (nominated node-b2)", "Nominated:  node-b2", "Victims:    default/job-0, default/web-2", "Preemption:"}}},
 		{"wide history", []string{"--demo", "default/critical-api", "-o", "wide"}, cmdWant{stdout: []string{
-			"NOMINATED", "default/job-0,default/web-2", "2026-01-01T00:00:00Z"}}},
+			"NOMINATED", "default/job-0,default/web-2", "2026-01-01T00:22:00Z"}}},
 		{"a gated pod", []string{"--demo", "default/gated-job"}, cmdWant{stdout: []string{
 			"History:    no attempt", "not attempted: gated by SchedulingGates: waiting for scheduling gates: [example.com/quota-approval]"}}},
 		{"--all diagnoses the attempt's cluster", []string{"--demo", "default/web-3", "--attempt", "1", "--all"}, cmdWant{stdout: []string{
@@ -132,7 +132,7 @@ func TestRunNamespaceAndWide(t *testing.T) {
 		t.Errorf("run -n kube-system:\n%s", out)
 	}
 	checkCmd(t, newRunCommand, []string{"--demo", "-n", "default", "-o", "wide"}, cmdWant{stdout: []string{
-		"default/critical-api                     Unschedulable -            node-b2      default/job-0,default/web-2    2026-01-01T00:00:00Z  0/4 nodes",
+		"default/critical-api                     Unschedulable -            node-b2      default/job-0,default/web-2    2026-01-01T00:22:00Z  0/4 nodes",
 		"pending  default/gated-job"}})
 	checkCmd(t, newRunCommand, []string{"--demo", "-A", "-n", "default"}, cmdWant{errSubstr: "contradict each other"})
 	checkCmd(t, newRunCommand, []string{"--demo", "-A"}, cmdWant{stdout: []string{"kube-system/log-agent-b1x7k", "default/critical-api"}})

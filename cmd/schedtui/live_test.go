@@ -57,7 +57,7 @@ func TestSourceKind(t *testing.T) {
 		want      sourceKind
 		err       string
 	}{
-		{"nothing, no kubeconfig: the demo", sourceFlags{}, false, sourceDemo, ""},
+		{"nothing, no kubeconfig: none (the debugger alone opens the demo)", sourceFlags{}, false, sourceNone, ""},
 		{"nothing, a kubeconfig: live", sourceFlags{}, true, sourceLive, ""},
 		{"--demo with a kubeconfig", sourceFlags{demo: true}, true, sourceDemo, ""},
 		{"--snapshot with a kubeconfig", sourceFlags{snapshot: "x.yaml"}, true, sourceSnapshot, ""},
@@ -135,11 +135,26 @@ func TestLiveCommands(t *testing.T) {
 		stdout: []string{"Pod:        default/live-pod", "Node:       live-node"},
 		stderr: []string{"other: synced 1 nodes"},
 	}, {
-		name: "run without a kubeconfig uses the demo", cmd: newRunCommand,
-		stdout: []string{"default/critical-api"},
+		name: "run without a kubeconfig fails, as the debugger as a plugin does", cmd: newRunCommand,
+		errSubstr: "no cluster to read: no $KUBECONFIG, ~/.kube/config or in-cluster service account (give --kubeconfig, --snapshot PATH, or --demo",
+	}, {
+		name: "explain without a kubeconfig fails", cmd: newExplainCommand, args: []string{"default/web-3"},
+		errSubstr: "no cluster to read",
+	}, {
+		name: "compare without a kubeconfig fails", cmd: newCompareCommand,
+		errSubstr: "no cluster to read",
 	}, {
 		name: "--demo with $KUBECONFIG", cmd: newRunCommand, args: []string{"--demo"}, kubeenv: true,
-		stdout: []string{"default/critical-api"},
+		stdout: []string{"source: the embedded demo (--demo): made-up nodes and pods, not a cluster's\nscheduler: ", "default/critical-api"},
+	}, {
+		name: "explain --demo says so", cmd: newExplainCommand, args: []string{"--demo", "default/web-3"},
+		stdout: []string{"Source:     the embedded demo (--demo): made-up nodes and pods, not a cluster's\nPod:        default/web-3"},
+	}, {
+		name: "explain --demo of a DaemonSet says so", cmd: newExplainCommand, args: []string{"--demo", "daemonset/log-agent"},
+		stdout: []string{"Source:     the embedded demo (--demo)"},
+	}, {
+		name: "compare --demo says so", cmd: newCompareCommand, args: []string{"--demo", "--right", "demo-packing"},
+		stdout: []string{"source: the embedded demo (--demo): made-up nodes and pods, not a cluster's\nleft:  "},
 	}, {
 		name: "--bind binds in the live cluster", cmd: newRunCommand, args: []string{"--bind"}, kubeenv: true,
 		stdout: []string{"default/live-pod", "Scheduled", "live-node"},

@@ -48,6 +48,21 @@ type session struct {
 	// quietProgress leaves out the progress line on stderr (stdout shows
 	// the run as it goes).
 	quietProgress bool
+	// demo: the cluster is the embedded demo (demoHeader).
+	demo bool
+	// clock0 is the source's (source.clock0).
+	clock0 time.Time
+}
+
+// demoHeader heads every text output made on the embedded demo, so that
+// nobody takes its pods for their cluster's.
+const demoHeader = "the embedded demo (--demo): made-up nodes and pods, not a cluster's"
+
+// demoLine writes demoHeader after label when the session is the demo's.
+func (s *session) demoLine(w io.Writer, label string) {
+	if s.demo {
+		fmt.Fprintf(w, "%s%s\n", label, demoHeader)
+	}
 }
 
 // resolved is the version and gates the session schedules with.
@@ -62,7 +77,14 @@ func (s *session) resolved() *features.Resolved {
 // on, as read from the demo or a snapshot.
 type source struct {
 	// name labels the source: "demo", the snapshot's path, the context.
-	name    string
+	name string
+	// demo: the source is the embedded demo, which every output's header
+	// says (demoHeader).
+	demo bool
+	// clock0 is when the cluster stood as read (clusterTime): the virtual
+	// clock starts there on a snapshot or the demo; zero on a live
+	// cluster, whose clock is the wall clock's.
+	clock0  time.Time
 	cluster *snapshot.Cluster
 	report  *docread.Report
 	cfg     *configv1.KubeSchedulerConfiguration
@@ -132,10 +154,20 @@ var connectLive = func(o live.Options) (*live.Cluster, error) { return live.Conn
 type sourceKind int
 
 const (
-	sourceDemo sourceKind = iota
+	// sourceNone: no flag names a source and no live cluster is
+	// configured. Only the debugger opens the demo then; the other
+	// commands refuse (errNoCluster) rather than print the demo's pods
+	// where an SRE expects their own.
+	sourceNone sourceKind = iota
+	sourceDemo
 	sourceSnapshot
 	sourceLive
 )
+
+// errNoCluster is the answer of a command given no source where no
+// cluster is configured.
+var errNoCluster = errors.New("no cluster to read: no $KUBECONFIG, ~/.kube/config or in-cluster service account " +
+	"(give --kubeconfig, --snapshot PATH, or --demo for the embedded demo)")
 
 func (f *sourceFlags) sourceKind() (sourceKind, error) {
 	liveFlags := f.kubeconfig != "" || f.context != ""
@@ -155,7 +187,7 @@ func (f *sourceFlags) sourceKind() (sourceKind, error) {
 	case liveFlags || live.Available():
 		return sourceLive, nil
 	}
-	return sourceDemo, nil
+	return sourceNone, nil
 }
 
 // loadLive syncs a live cluster for mode m, printing progress to w. When
@@ -235,6 +267,9 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	if err != nil {
 		return nil, err
 	}
+	if k == sourceNone {
+		return nil, errNoCluster
+	}
 	s := &source{name: "demo"}
 	var embedded *configv1.KubeSchedulerConfiguration
 	var embeddedFrom string
@@ -255,7 +290,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		if err != nil {
 			return nil, err
 		}
-		s.cluster, s.report = c, r
+		s.cluster, s.report, s.demo = c, r, true
 		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 		if s.mode, err = modeOf(f, false, false); err != nil {
 			return nil, err
@@ -279,6 +314,9 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		if s.mode, err = modeOf(f, s.replay != nil, false); err != nil {
 			return nil, err
 		}
+	}
+	if k != sourceLive {
+		s.clock0 = clusterTime(s.cluster, s.header)
 	}
 	if line := s.mode.line(); line != "" && !f.recordOnly {
 		// (A source only recorded is not scheduled.)
@@ -411,7 +449,7 @@ func (src *source) session(ctx context.Context, f *sourceFlags, w io.Writer) (*s
 		ctx = context.Background()
 	}
 	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, mode: src.mode, bind: src.bind, replay: src.replay, stderr: w,
-		settings: src.settings, gates: src.gates, ctx: ctx}
+		settings: src.settings, gates: src.gates, ctx: ctx, demo: src.demo, clock0: src.clock0}
 	var err error
 	if s.resume, err = resumeOf(src.header); err != nil {
 		return nil, fmt.Errorf("%s: %w", src.name, err)

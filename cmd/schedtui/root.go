@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"strings"
 
@@ -82,10 +81,18 @@ func (f *sourceFlags) registerLive(cmd *cobra.Command) {
 const sourceHelp = `Where the cluster comes from:
   --snapshot PATH          a snapshot file, directory, cluster-info dump or simulator export
   --kubeconfig/--context   a live cluster, read-only
-  (neither)                schedtui alone: the embedded demo; run, explain, snapshot: the
-                           live cluster of $KUBECONFIG, ~/.kube/config or the in-cluster
-                           service account when there is one, else the embedded demo
+` + neitherHelp + `
   --demo                   the embedded demo`
+
+// neitherHelp is sourceHelp's line for no source flag; neitherHelpPlugin
+// replaces it in the kubectl plugin, whose debugger opens the cluster too.
+const (
+	neitherHelp = `  (neither)                schedtui alone: the embedded demo; run, explain, compare,
+                           snapshot: the live cluster of $KUBECONFIG, ~/.kube/config or
+                           the in-cluster service account, an error when there is none`
+	neitherHelpPlugin = `  (neither)                the live cluster of $KUBECONFIG, ~/.kube/config or the
+                           in-cluster service account, an error when there is none`
+)
 
 // pluginName is the command as a kubectl plugin (binary kubectl-schedtui).
 const pluginName = "kubectl schedtui"
@@ -129,8 +136,7 @@ binds a pod in the cluster.
 				if !plugin {
 					src.demo = true
 				} else if !live.Available() {
-					return errors.New("no cluster to read: no $KUBECONFIG, ~/.kube/config or in-cluster service account " +
-						"(give --kubeconfig, --snapshot PATH, or --demo for the embedded demo)")
+					return errNoCluster
 				}
 			}
 			return openTUI(cmd.Context(), &src, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -167,8 +173,7 @@ func asPlugin(root *cobra.Command) {
 		"kubectl schedtui with no command opens the interactive debugger on the current\ncontext (--demo: the embedded demo).", 1)
 	var fix func(c *cobra.Command)
 	fix = func(c *cobra.Command) {
-		c.Long = strings.Replace(c.Long, "(neither)                schedtui alone: the embedded demo; run, explain, snapshot: the",
-			"(neither)                the live cluster of $KUBECONFIG, ~/.kube/config or the\n                           in-cluster service account (schedtui alone: the demo); the", 1)
+		c.Long = strings.Replace(c.Long, neitherHelp, neitherHelpPlugin, 1)
 		c.Example = strings.ReplaceAll(c.Example, "  schedtui ", "  "+pluginName+" ")
 		for _, sub := range c.Commands() {
 			fix(sub)

@@ -164,8 +164,12 @@ func eventInNamespace(ev engine.Event, ns string) bool {
 // options.
 func (s *session) engine(opts ...func(*engine.Options)) (*engine.Engine, error) {
 	start := s.replay.startTime()
-	if s.resume != nil {
+	switch {
+	case s.resume != nil:
 		start = s.start
+	case start.IsZero():
+		// A snapshot: its clock goes on from its newest time.
+		start = s.clock0
 	}
 	o := engine.Options{
 		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
@@ -199,6 +203,7 @@ type runPrinter struct {
 func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error {
 	p.w = bufio.NewWriterSize(w, 64<<10)
 	if !p.json {
+		s.demoLine(p.w, "source: ")
 		fmt.Fprintf(p.w, "scheduler: %s\n", s.resolved().Summary())
 	}
 	// The attempts stream to stdout: on a terminal they are the progress.

@@ -11,7 +11,7 @@ import (
 // TestRunJSON runs the demo headless: every line is JSON with a known
 // kind, attempts keep their schema, and the run ends quiescent.
 func TestRunJSON(t *testing.T) {
-	for _, args := range [][]string{{"-o", "json"}, {"-o", "json", "--until", "12m"}} {
+	for _, args := range [][]string{{"--demo", "-o", "json"}, {"--demo", "-o", "json", "--until", "12m"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			cmd := newRunCommand()
 			var out, errOut bytes.Buffer
@@ -70,7 +70,7 @@ func TestExplainDaemonSetCommand(t *testing.T) {
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&bytes.Buffer{})
-	cmd.SetArgs([]string{"daemonset/log-agent"})
+	cmd.SetArgs([]string{"--demo", "daemonset/log-agent"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}

@@ -47,10 +47,14 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
 	}
-	if resume != nil {
+	switch {
+	case resume != nil:
 		// A state written by snapshot --at: both sides restart at its
 		// attempt, as run does.
 		replays = append(replays, tui.Replay{Start: src.header.CapturedAt, Resume: resume})
+	case src.replay == nil && !mode.live():
+		// A snapshot: its clock goes on from its newest time.
+		replays = append(replays, tui.Replay{Start: src.clock0})
 	}
 	gates := src.gates
 	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed, Features: &gates.Features}

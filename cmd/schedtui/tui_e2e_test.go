@@ -141,7 +141,11 @@ func TestTUIEndToEnd(t *testing.T) {
 	s.waitFor("@PreEnqueue")
 	s.keys("s", "s", "s")
 	s.waitFor("✗ Filter")
+	// The last phase reveals the verdict, which comes first; the phases
+	// are below it (G).
 	s.keys("s")
+	s.waitFor("Stuck: no node fits")
+	s.keys("G")
 	s.waitFor("✓ PostFilter")
 	s.keys("5")
 	screen := s.waitFor("Decided by: latest start time of the highest-priority victims", "★ node-b2")
@@ -187,4 +191,12 @@ func TestTUIContinue(t *testing.T) {
 	s.waitFor("engine quiescent", "Events")
 	s.keys("2", "c")
 	s.waitFor("no breakpoints set (b): ran until nothing was left to schedule")
+}
+
+// TestTUIHintsAt80x24: at the documented minimum the stuck GPU pod's
+// hints show in the Pod view, above its phases, without scrolling.
+func TestTUIHintsAt80x24(t *testing.T) {
+	s := startDemo(t, 80, 24)
+	s.keys("n", "n", "n", "n", "n", "n", "2")
+	s.waitFor("attempt 6/6", "default/gpu-train", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).")
 }
