@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	volume "github.com/schedtui/schedtui/scheduler/plugins/helper/storage"
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/component-helpers/storage/volume"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
