@@ -22,6 +22,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // Well-known label keys, annotations and values used throughout the package.
@@ -477,208 +478,25 @@ func newPod(ns, name string, labels map[string]string, ctrs ...v1.Container) *v1
 	return p
 }
 
-// defaultPodSpec applies SetDefaults_PodSpec, SetDefaults_Container and the
-// per-field defaults of the generated defaulters that matter for the objects
-// this package builds. It is shared by pods and pod templates.
-//
-// It is not snapshot/apiserver's defaulting because the two promise
-// different things: apiserver defaults only what scheduling reads, while a
-// scenario must be in the full stored form a real API server returns (the
-// conformance suite hands it to upstream's scheduler, and
-// TestLoaderAcceptsScenarios checks that the snapshot loader, which applies
-// apiserver's defaulting, changes nothing). So this also sets what apiserver
-// leaves alone: a hostPath volume's type, configMap and secret volumes'
-// defaultMode, an image volume's pull policy and an ephemeral claim
-// template's volumeMode.
-func defaultPodSpec(s *v1.PodSpec) {
-	if s.ServiceAccountName == "" {
-		s.ServiceAccountName = s.DeprecatedServiceAccount
-	}
-	s.DeprecatedServiceAccount = s.ServiceAccountName
-	if s.DNSPolicy == "" {
-		s.DNSPolicy = v1.DNSClusterFirst
-	}
-	if s.RestartPolicy == "" {
-		s.RestartPolicy = v1.RestartPolicyAlways
-	}
-	if s.SecurityContext == nil {
-		s.SecurityContext = &v1.PodSecurityContext{}
-	}
-	if s.TerminationGracePeriodSeconds == nil {
-		s.TerminationGracePeriodSeconds = ptrTo(int64(v1.DefaultTerminationGracePeriodSeconds))
-	}
-	if s.SchedulerName == "" {
-		s.SchedulerName = defaultScheduler
-	}
-	for i := range s.Volumes {
-		vol := &s.Volumes[i]
-		if vol.VolumeSource == (v1.VolumeSource{}) {
-			vol.EmptyDir = &v1.EmptyDirVolumeSource{}
-		}
-		if vol.Image != nil && vol.Image.PullPolicy == "" {
-			vol.Image.PullPolicy = pullPolicyFor(vol.Image.Reference)
-		}
-		if vol.HostPath != nil && vol.HostPath.Type == nil {
-			vol.HostPath.Type = ptrTo(v1.HostPathUnset)
-		}
-		if vol.ConfigMap != nil && vol.ConfigMap.DefaultMode == nil {
-			vol.ConfigMap.DefaultMode = ptrTo(v1.ConfigMapVolumeSourceDefaultMode)
-		}
-		if vol.Secret != nil && vol.Secret.DefaultMode == nil {
-			vol.Secret.DefaultMode = ptrTo(v1.SecretVolumeSourceDefaultMode)
-		}
-		if vol.Ephemeral != nil && vol.Ephemeral.VolumeClaimTemplate != nil {
-			if vol.Ephemeral.VolumeClaimTemplate.Spec.VolumeMode == nil {
-				vol.Ephemeral.VolumeClaimTemplate.Spec.VolumeMode = ptrTo(v1.PersistentVolumeFilesystem)
-			}
-		}
-	}
-	defaultContainers(s.InitContainers)
-	defaultContainers(s.Containers)
-}
-
-func defaultContainers(cs []v1.Container) {
-	for i := range cs {
-		c := &cs[i]
-		if c.ImagePullPolicy == "" {
-			c.ImagePullPolicy = pullPolicyFor(c.Image)
-		}
-		if c.TerminationMessagePath == "" {
-			c.TerminationMessagePath = v1.TerminationMessagePathDefault
-		}
-		if c.TerminationMessagePolicy == "" {
-			c.TerminationMessagePolicy = v1.TerminationMessageReadFile
-		}
-		for j := range c.Ports {
-			if c.Ports[j].Protocol == "" {
-				c.Ports[j].Protocol = v1.ProtocolTCP
-			}
-		}
-	}
-}
-
-// pullPolicyFor mirrors SetDefaults_Container: Always for ":latest" or an
-// untagged, undigested reference, IfNotPresent otherwise.
-func pullPolicyFor(img string) v1.PullPolicy {
-	rest := img
-	if i := strings.Index(rest, "@"); i >= 0 {
-		return v1.PullIfNotPresent // digested
-	}
-	tag := ""
-	if i := strings.LastIndex(rest, ":"); i > strings.LastIndex(rest, "/") {
-		tag = rest[i+1:]
-	}
-	if tag == "" || tag == "latest" {
-		return v1.PullAlways
-	}
-	return v1.PullIfNotPresent
-}
-
-// copyLimitsToRequests is SetDefaults_Pod's "requests default to limits".
-func copyLimitsToRequests(cs []v1.Container) {
-	for i := range cs {
-		c := &cs[i]
-		if c.Resources.Limits == nil {
-			continue
-		}
-		if c.Resources.Requests == nil {
-			c.Resources.Requests = v1.ResourceList{}
-		}
-		for k, q := range c.Resources.Limits {
-			if _, ok := c.Resources.Requests[k]; !ok {
-				c.Resources.Requests[k] = q.DeepCopy()
-			}
-		}
-	}
-}
-
-// admitPod turns a hand-built pod into its stored form: defaulting,
-// mutating admission and PrepareForCreate.
+// admitPod turns a hand-built pod into its stored form as an API server
+// creates it: snapshot/apiserver's defaulting (with the volume fields a
+// loaded snapshot keeps as written), its admission (Priority,
+// DefaultTolerationSeconds, RuntimeClass) and PrepareForCreate, plus what
+// apiserver does not emulate because a loaded pod keeps it as written:
+// ServiceAccount admission (no token volume: automount is switched off
+// explicitly), the generation, the reset status and its QoS class.
 func (b *builder) admitPod(p *v1.Pod) {
 	if p.Namespace == "" {
 		p.Namespace = metav1.NamespaceDefault
 	}
-	kind := "Pod"
-	p.UID = b.uid(kind, p.Namespace, p.Name)
+	p.UID = b.uid("Pod", p.Namespace, p.Name)
 	p.CreationTimestamp = b.now()
 
-	// --- defaulting (SetObjectDefaults_Pod)
-	defaultPodSpec(&p.Spec)
-	copyLimitsToRequests(p.Spec.Containers)
-	copyLimitsToRequests(p.Spec.InitContainers)
-	if p.Spec.EnableServiceLinks == nil {
-		p.Spec.EnableServiceLinks = ptrTo(v1.DefaultEnableServiceLinks)
+	apiserver.Default(p)
+	apiserver.DefaultVolumeFields(&p.Spec)
+	if _, rejected := apiserver.AdmitPod(p, p.Name, b.c.PriorityClasses, b.rcs); rejected != nil {
+		panic("scenario: pod " + p.Name + ": " + rejected.Field + ": " + rejected.Message)
 	}
-	if p.Spec.HostNetwork {
-		for _, cs := range [][]v1.Container{p.Spec.Containers, p.Spec.InitContainers} {
-			for i := range cs {
-				for j := range cs[i].Ports {
-					if cs[i].Ports[j].HostPort == 0 {
-						cs[i].Ports[j].HostPort = cs[i].Ports[j].ContainerPort
-					}
-				}
-			}
-		}
-	}
-
-	// --- mutating admission
-	// RuntimeClass: overhead and scheduling.nodeSelector.
-	if p.Spec.RuntimeClassName != nil {
-		if rc := b.rcs[*p.Spec.RuntimeClassName]; rc != nil {
-			if rc.Overhead != nil {
-				p.Spec.Overhead = mergeRL(nil, rc.Overhead.PodFixed)
-			}
-			if rc.Scheduling != nil && len(rc.Scheduling.NodeSelector) > 0 {
-				if p.Spec.NodeSelector == nil {
-					p.Spec.NodeSelector = map[string]string{}
-				}
-				for k, v := range rc.Scheduling.NodeSelector {
-					p.Spec.NodeSelector[k] = v
-				}
-			}
-		}
-	}
-	// Priority.
-	if p.Spec.PriorityClassName == "" {
-		var def *schedulingv1.PriorityClass
-		for _, pc := range b.c.PriorityClasses {
-			if pc.GlobalDefault && (def == nil || pc.Value < def.Value) {
-				def = pc
-			}
-		}
-		if def != nil {
-			p.Spec.PriorityClassName = def.Name
-		}
-	}
-	if pc := b.pcs[p.Spec.PriorityClassName]; pc != nil {
-		p.Spec.Priority = ptrTo(pc.Value)
-		p.Spec.PreemptionPolicy = ptrTo(*pc.PreemptionPolicy)
-	} else {
-		if p.Spec.PriorityClassName != "" {
-			panic("scenario: pod " + p.Name + " names unknown PriorityClass " + p.Spec.PriorityClassName)
-		}
-		p.Spec.Priority = ptrTo(int32(0))
-		p.Spec.PreemptionPolicy = ptrTo(v1.PreemptLowerPriority)
-	}
-	// DefaultTolerationSeconds.
-	notReady, unreachable := false, false
-	for _, t := range p.Spec.Tolerations {
-		if (t.Key == taintNotReady || t.Key == "") && (t.Effect == v1.TaintEffectNoExecute || t.Effect == "") {
-			notReady = true
-		}
-		if (t.Key == taintUnreachable || t.Key == "") && (t.Effect == v1.TaintEffectNoExecute || t.Effect == "") {
-			unreachable = true
-		}
-	}
-	if !notReady {
-		p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: taintNotReady, Operator: v1.TolerationOpExists,
-			Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptrTo(int64(300))})
-	}
-	if !unreachable {
-		p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: taintUnreachable, Operator: v1.TolerationOpExists,
-			Effect: v1.TaintEffectNoExecute, TolerationSeconds: ptrTo(int64(300))})
-	}
-	// ServiceAccount (no token volume: automount is switched off explicitly).
 	if p.Spec.ServiceAccountName == "" {
 		p.Spec.ServiceAccountName = "default"
 		p.Spec.DeprecatedServiceAccount = "default"
@@ -687,158 +505,18 @@ func (b *builder) admitPod(p *v1.Pod) {
 		p.Spec.AutomountServiceAccountToken = ptrTo(false)
 	}
 
-	// --- PrepareForCreate
 	p.Generation = 1
-	p.Status = v1.PodStatus{Phase: v1.PodPending}
-	if len(p.Spec.SchedulingGates) > 0 {
-		p.Status.Conditions = append(p.Status.Conditions, v1.PodCondition{
-			Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonSchedulingGated,
-			Message:            "Scheduling is blocked due to non-empty scheduling gates",
-			LastTransitionTime: p.CreationTimestamp,
-		})
+	p.Status = v1.PodStatus{}
+	apiserver.PrepareForCreate(p)
+	for i := range p.Status.Conditions {
+		// The scenarios stamp the scheduling-gated condition with the
+		// creation time (the API server leaves it unset; nothing the
+		// scheduler reads depends on it).
+		if c := &p.Status.Conditions[i]; c.Reason == v1.PodReasonSchedulingGated {
+			c.LastTransitionTime = p.CreationTimestamp
+		}
 	}
-	mergeMatchLabelKeys(p)
-	defaultPodLevelResources(p)
 	p.Status.QOSClass = podQOS(p)
-}
-
-// mergeMatchLabelKeys applies the API server's merge of matchLabelKeys /
-// mismatchLabelKeys into label selectors (pod affinity, GA) and of
-// matchLabelKeys into topology spread selectors
-// (MatchLabelKeysInPodTopologySpreadSelectorMerge, beta, on).
-func mergeMatchLabelKeys(p *v1.Pod) {
-	apply := func(sel *metav1.LabelSelector, keys []string, op metav1.LabelSelectorOperator) {
-		for _, k := range keys {
-			if v, ok := p.Labels[k]; ok {
-				sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{Key: k, Operator: op, Values: []string{v}})
-			}
-		}
-	}
-	term := func(t *v1.PodAffinityTerm) {
-		if (len(t.MatchLabelKeys) == 0 && len(t.MismatchLabelKeys) == 0) || t.LabelSelector == nil {
-			return
-		}
-		apply(t.LabelSelector, t.MatchLabelKeys, metav1.LabelSelectorOpIn)
-		apply(t.LabelSelector, t.MismatchLabelKeys, metav1.LabelSelectorOpNotIn)
-	}
-	if a := p.Spec.Affinity; a != nil {
-		for _, pa := range []*v1.PodAffinity{a.PodAffinity} {
-			if pa == nil {
-				continue
-			}
-			for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-				term(&pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
-			}
-			for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				term(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
-			}
-		}
-		if pa := a.PodAntiAffinity; pa != nil {
-			for i := range pa.PreferredDuringSchedulingIgnoredDuringExecution {
-				term(&pa.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm)
-			}
-			for i := range pa.RequiredDuringSchedulingIgnoredDuringExecution {
-				term(&pa.RequiredDuringSchedulingIgnoredDuringExecution[i])
-			}
-		}
-	}
-	for i := range p.Spec.TopologySpreadConstraints {
-		c := &p.Spec.TopologySpreadConstraints[i]
-		if len(c.MatchLabelKeys) == 0 || c.LabelSelector == nil {
-			continue
-		}
-		apply(c.LabelSelector, c.MatchLabelKeys, metav1.LabelSelectorOpIn)
-	}
-}
-
-// defaultPodLevelResources mirrors podutil.DefaultPodLevelResources
-// (PodLevelResourcesFixDefaulting, beta, on in 1.37).
-func defaultPodLevelResources(p *v1.Pod) {
-	r := p.Spec.Resources
-	if r == nil || (len(r.Requests) == 0 && len(r.Limits) == 0) {
-		return
-	}
-	ctrOnly := &v1.Pod{Spec: v1.PodSpec{Containers: p.Spec.Containers, InitContainers: p.Spec.InitContainers}}
-	isHuge := func(n v1.ResourceName) bool { return strings.HasPrefix(string(n), v1.ResourceHugePagesPrefix) }
-	overcommit := func(n v1.ResourceName) bool {
-		return !isHuge(n) && (n == v1.ResourceCPU || n == v1.ResourceMemory || n == v1.ResourceEphemeralStorage)
-	}
-	// hugepage limits
-	lims := r.Limits
-	if lims == nil {
-		lims = v1.ResourceList{}
-	}
-	for k, q := range resourcehelper.AggregateContainerLimits(ctrOnly, resourcehelper.PodResourcesOptions{}) {
-		if !resourcehelper.IsSupportedPodLevelResource(k) || !isHuge(k) {
-			continue
-		}
-		if _, ok := r.Requests[k]; ok {
-			continue
-		}
-		if _, ok := lims[k]; !ok {
-			lims[k] = q
-		}
-	}
-	if len(lims) > 0 {
-		r.Limits = lims
-	}
-	// requests
-	reqs := r.Requests
-	if reqs == nil {
-		reqs = v1.ResourceList{}
-	}
-	for k, q := range resourcehelper.AggregateContainerRequests(ctrOnly, resourcehelper.PodResourcesOptions{}) {
-		if _, ok := reqs[k]; !ok && resourcehelper.IsSupportedPodLevelResource(k) && overcommit(k) {
-			reqs[k] = q
-		}
-	}
-	for k, q := range r.Limits {
-		if _, ok := reqs[k]; !ok && resourcehelper.IsSupportedPodLevelResource(k) {
-			reqs[k] = q.DeepCopy()
-		}
-	}
-	if len(reqs) > 0 {
-		r.Requests = reqs
-	}
-	// limits
-	var cands []v1.ResourceName
-	for k := range r.Requests {
-		if !resourcehelper.IsSupportedPodLevelResource(k) {
-			continue
-		}
-		if _, ok := r.Limits[k]; !ok {
-			cands = append(cands, k)
-		}
-	}
-	if len(cands) == 0 {
-		return
-	}
-	all := append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...)
-	cands = slices.DeleteFunc(cands, func(k v1.ResourceName) bool {
-		for _, c := range all {
-			if _, ok := c.Resources.Limits[k]; !ok {
-				return true
-			}
-		}
-		return false
-	})
-	if len(cands) == 0 {
-		return
-	}
-	agg := resourcehelper.AggregateContainerLimits(ctrOnly, resourcehelper.PodResourcesOptions{})
-	for _, k := range cands {
-		val, ok := agg[k]
-		if !ok {
-			continue
-		}
-		if req := r.Requests[k]; req.Cmp(val) > 0 {
-			val = req
-		}
-		if r.Limits == nil {
-			r.Limits = v1.ResourceList{}
-		}
-		r.Limits[k] = val
-	}
 }
 
 // podQOS mirrors qos.ComputePodQOS with PodLevelResources and
@@ -1267,7 +945,8 @@ func (b *builder) addExternalNameService(ns, name, host string) *v1.Service {
 func podTemplate(labels map[string]string, spec v1.PodSpec) v1.PodTemplateSpec {
 	t := v1.PodTemplateSpec{Spec: *spec.DeepCopy()}
 	t.Labels = labels
-	defaultPodSpec(&t.Spec)
+	apiserver.DefaultPodSpec(&t.Spec)
+	apiserver.DefaultVolumeFields(&t.Spec)
 	return t
 }
 
