@@ -26,13 +26,6 @@ import (
 	"github.com/schedtui/schedtui/internal/docread"
 )
 
-// protobufMagic starts every object the API server's protobuf serializer
-// writes ("k8s" and the envelope's version 0).
-var protobufMagic = []byte{'k', '8', 's', 0}
-
-// IsProtobuf reports whether data is a protobuf envelope (see above).
-func IsProtobuf(data []byte) bool { return bytes.HasPrefix(data, protobufMagic) }
-
 // The header item of a protobuf snapshot.
 const (
 	protobufHeaderAPIVersion = "schedtui.dev/v1"
@@ -289,12 +282,7 @@ func decodeProtobufItem(raw []byte) protobufItem {
 	}
 	it := protobufItem{apiVersion: u.APIVersion, kind: u.Kind}
 	if u.APIVersion == protobufHeaderAPIVersion && u.Kind == protobufHeaderKind {
-		var h Header
-		if err := json.Unmarshal(u.Raw, &h); err != nil {
-			it.err = fmt.Errorf("cannot decode the snapshot header: %w", err)
-			return it
-		}
-		it.header = &h
+		it.header, it.err = protobufHeader(u.Raw)
 		return it
 	}
 	ki := supportedKinds[u.Kind]

@@ -9,11 +9,9 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -36,9 +34,6 @@ import (
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
-// FormatRecording: a recording `schedtui record` wrote.
-const FormatRecording Format = "recording"
-
 // RecordedChange is one change of a recording: a watch event of an
 // object, at the time it arrived. Object is typed, defaulted and admitted
 // as a snapshot's objects are; for DELETED it is the object's last state.
@@ -51,87 +46,17 @@ type RecordedChange struct {
 	Line int
 }
 
-// recordingPeek is how much of a file is read to tell a recording.
-const recordingPeek = 64 << 10
-
-var (
-	utf8BOM = []byte("\xef\xbb\xbf")
-	// recordingAnnotation is the header's recording-started annotation
-	// on a JSON List, which Write puts before the items.
-	recordingAnnotation = []byte(`"` + annotationPrefix + "recording-started" + `"`)
-	errNotRecording     = errors.New("not a recording")
-)
-
-// IsRecording reports whether data (a file's content, maybe gzipped, or
-// its beginning) starts a recording: a capture header with
-// recording-started, as a YAML comment or as an annotation of the JSON
-// List.
-func IsRecording(data []byte) bool {
-	if docread.IsGzip(data) {
-		data = gunzipPrefixN(data, recordingPeek)
-	}
-	data = bytes.TrimPrefix(data, utf8BOM)
-	if firstByte(data) == '{' {
-		return bytes.Contains(data, recordingAnnotation)
-	}
-	h, _, ok := headerFromComment(data)
-	return ok && h.IsRecording()
-}
-
-func firstByte(data []byte) byte {
-	for _, c := range data {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
-	}
-	return 0
-}
-
-// gunzipPrefixN decompresses at most n bytes of data, as far as it goes.
-func gunzipPrefixN(data []byte, n int64) []byte {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil
-	}
-	out, _ := io.ReadAll(io.LimitReader(zr, n))
-	return out
-}
-
-// peekFile reads the beginning of a regular file (decompressed).
-func peekFile(path string) ([]byte, bool) {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	buf, _ := io.ReadAll(io.LimitReader(f, recordingPeek))
-	return buf, true
-}
-
-// openRecordingFile opens path as a recording when it is one (ok),
-// reporting to meter.
-func openRecordingFile(path string, meter *loadMeter) (o *Opened, ok bool, err error) {
-	head, isFile := peekFile(path)
-	if !isFile || !IsRecording(head) {
-		return nil, false, nil
-	}
+// openRecordingFile opens path, a recording (detectFormat), reporting to
+// meter. errNotRecording: its header turned out not to be a recording's,
+// nothing is read.
+func openRecordingFile(path string, meter *loadMeter) (*Opened, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, true, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	meter.setTotal(int64(len(data)))
 	meter.startFile(int64(len(data)))
-	o, err = readRecording(path, data, meter)
-	if errors.Is(err, errNotRecording) {
-		return nil, false, nil
-	}
-	return o, true, err
+	return readRecording(path, data, meter)
 }
 
 // ReadRecording reads a recording already in memory; name is used in
@@ -171,8 +96,7 @@ func readRecording(name string, data []byte, meter *loadMeter) (*Opened, error) 
 // in a directory, whose changes are not replayed there (a directory is
 // one moment); false when the file is not a recording.
 func (l *Loader) loadRecordingInDirectory(path string) bool {
-	head, isFile := peekFile(path)
-	if !isFile || !IsRecording(head) {
+	if !isRecordingFile(path) {
 		return false
 	}
 	data, err := os.ReadFile(path)
@@ -187,12 +111,7 @@ func (l *Loader) loadRecordingInDirectory(path string) bool {
 		return false
 	}
 	if err != nil {
-		var pe *docread.ParseError
-		if errors.As(err, &pe) {
-			l.report.Errorf(pe.File, pe.Line, "", "", "%s; the file is skipped", pe.Msg)
-		} else {
-			l.report.Errorf(path, 0, "", "", "%v; the file is skipped", err)
-		}
+		l.reportSkippedFile(path, err)
 		return true
 	}
 	l.report.Warnf(path, 0, "", "", "a recording: only its initial state is read as part of the directory, its %d change document(s) are not replayed (open the file itself to replay them)", len(parts.docs))
