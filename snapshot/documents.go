@@ -143,9 +143,9 @@ const maxListDepth = 4
 // LoadFile reads one file into the loader. On error nothing from the file
 // is added.
 func (l *Loader) LoadFile(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := l.budget.read(path)
 	if err != nil {
-		return &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return err
 	}
 	l.meter.startFile(int64(len(data)))
 	defer l.meter.endFile()
@@ -156,7 +156,11 @@ func (l *Loader) LoadFile(path string) error {
 // nothing from data is added.
 func (l *Loader) LoadData(name string, data []byte) error {
 	if docread.IsGzip(data) {
-		plain, err := docread.Gunzip(data)
+		plain, err := l.budget.gunzip(name, data, false)
+		var pe *docread.ParseError
+		if errors.As(err, &pe) {
+			return err
+		}
 		if err != nil {
 			return &docread.ParseError{File: name, Msg: err.Error(), Err: err}
 		}

@@ -44,6 +44,9 @@ func detectFormat(path string) (Format, error) {
 	if err != nil {
 		return "", &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
+	if what := notRegular(fi.Mode()); what != "" {
+		return "", notRegularError(path, what)
+	}
 	switch {
 	case fi.IsDir() && clusterInfoDumpNodes(path) != "":
 		return FormatClusterInfoDump, nil

@@ -52,6 +52,8 @@ type Loader struct {
 
 	// meter hears how far the load is (OpenReporting), or is nil.
 	meter *loadMeter
+	// budget is what is left to read (MaxSnapshotSize).
+	budget *readBudget
 }
 
 type origin struct {
@@ -99,6 +101,7 @@ func NewLoader() *Loader {
 		origins:    map[runtime.Object]origin{},
 		generated:  map[runtime.Object]bool{},
 		unknownIdx: map[string]*unknownKind{},
+		budget:     newReadBudget(),
 	}
 }
 

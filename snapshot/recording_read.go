@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -50,13 +49,14 @@ type RecordedChange struct {
 // meter. errNotRecording: its header turned out not to be a recording's,
 // nothing is read.
 func openRecordingFile(path string, meter *loadMeter) (*Opened, error) {
-	data, err := os.ReadFile(path)
+	budget := newReadBudget()
+	data, err := budget.read(path)
 	if err != nil {
-		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, err
 	}
 	meter.setTotal(int64(len(data)))
 	meter.startFile(int64(len(data)))
-	return readRecording(path, data, meter)
+	return readRecording(path, data, meter, budget)
 }
 
 // ReadRecording reads a recording already in memory; name is used in
@@ -65,12 +65,14 @@ func openRecordingFile(path string, meter *loadMeter) (*Opened, error) {
 // Problems with single changes are in the Report (the change is left
 // out); a recording cut short is read up to the last complete change,
 // with a warning. The error means the initial state could not be read.
-func ReadRecording(name string, data []byte) (*Opened, error) { return readRecording(name, data, nil) }
+func ReadRecording(name string, data []byte) (*Opened, error) {
+	return readRecording(name, data, nil, newReadBudget())
+}
 
-// readRecording is ReadRecording, reporting to meter.
-func readRecording(name string, data []byte, meter *loadMeter) (*Opened, error) {
+// readRecording is ReadRecording, reporting to meter, within budget.
+func readRecording(name string, data []byte, meter *loadMeter, budget *readBudget) (*Opened, error) {
 	l := NewLoader()
-	l.meter = meter
+	l.meter, l.budget = meter, budget
 	parts, err := l.loadRecording(name, data)
 	if errors.Is(err, errNotRecording) {
 		return nil, &docread.ParseError{File: name, Msg: "not a recording: its header has no recording-started (schedtui record writes it)", Err: err}
@@ -99,9 +101,10 @@ func (l *Loader) loadRecordingInDirectory(path string) bool {
 	if !isRecordingFile(path) {
 		return false
 	}
-	data, err := os.ReadFile(path)
+	data, err := l.budget.read(path)
 	if err != nil {
-		return false
+		l.reportSkippedFile(path, err)
+		return true
 	}
 	l.meter.startFile(int64(len(data)))
 	defer l.meter.endFile()
@@ -143,7 +146,11 @@ type recordingParts struct {
 func (l *Loader) loadRecording(name string, data []byte) (*recordingParts, error) {
 	parts := &recordingParts{}
 	if docread.IsGzip(data) {
-		plain, err := docread.GunzipLenient(data)
+		plain, err := l.budget.gunzip(name, data, true)
+		var pe *docread.ParseError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
 		if err != nil && len(plain) == 0 {
 			return nil, &docread.ParseError{File: name, Msg: err.Error(), Err: err}
 		}
