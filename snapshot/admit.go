@@ -41,6 +41,7 @@ func (l *Loader) admitPods() {
 // reported).
 func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, runtimeClasses map[string]*nodev1.RuntimeClass) bool {
 	at := l.origins[pod]
+	defer l.reportingAt(at)()
 	desc := describe("Pod", pod.Namespace, pod.Name)
 	msgName := pod.Name
 	if l.generated[pod] {

@@ -220,7 +220,7 @@ func (l *Loader) addDecoded(file string, line int, data []byte, h docread.Object
 	}
 	ki := supportedKinds[h.Kind]
 	if ki == nil {
-		l.noteUnknownKind(h.Kind, h.APIVersion, origin{file, line})
+		l.noteUnknownKind(h.Kind, h.APIVersion, l.at(file, line))
 		return
 	}
 	ns := h.Namespace
@@ -262,7 +262,7 @@ func (l *Loader) addDecoded(file string, line int, data []byte, h docread.Object
 	if obj == nil {
 		return
 	}
-	l.addChecked(ki, obj, origin{file, line}, chk)
+	l.addChecked(ki, obj, l.at(file, line), chk)
 }
 
 var kindsByType = map[reflect.Type]*kindInfo{}

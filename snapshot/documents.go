@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -181,6 +182,7 @@ func (l *Loader) LoadData(name string, data []byte) error {
 	if len(docs) == 0 {
 		l.report.Warnf(name, 0, "", "", "no objects found")
 	}
+	l.documents += len(docs)
 	l.meter.documents(docs)
 	for _, d := range docs {
 		l.meter.document(len(d.JSON))
@@ -377,9 +379,37 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 	inOrder(len(items), func(i int) {
 		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind)
 	}, func(i int) {
+		restore := l.enterItem("items", i, !lineTellsItem(lines, i))
 		l.addItem(file, lineOf(i), &work[i], depth)
+		restore()
 		work[i] = itemWork{} // the loader keeps what it needs
 	}, func(done int) { l.itemsAdded(depth, done, len(items)) })
+}
+
+// lineTellsItem reports whether the line of item i of a List (lines,
+// nil when they are not known) is its own: no other item starts there.
+func lineTellsItem(lines []int, i int) bool {
+	if lines == nil {
+		return false
+	}
+	return (i == 0 || lines[i-1] != lines[i]) && (i+1 == len(lines) || lines[i+1] != lines[i])
+}
+
+// enterItem makes the problems about element i of the array under key
+// (within the current item, for nested Lists) name it, when named is
+// set: in a List on one line, the line does not tell which item a
+// problem is about.
+func (l *Loader) enterItem(key string, i int, named bool) (restore func()) {
+	if !named {
+		return func() {}
+	}
+	prev := l.report.Item()
+	item := key + "[" + strconv.Itoa(i) + "]"
+	if prev != "" {
+		item = prev + "." + item
+	}
+	l.report.SetItem(item)
+	return func() { l.report.SetItem(prev) }
 }
 
 // inOrder calls prepare(i) and then add(i) for every i below n, add in

@@ -54,21 +54,45 @@ type Loader struct {
 	meter *loadMeter
 	// budget is what is left to read (MaxSnapshotSize).
 	budget *readBudget
+	// documents counts the documents read (a protobuf List's items);
+	// stored the objects kept.
+	documents, stored int
 }
 
 type origin struct {
 	file string
 	line int
+	// item is the object's place in its List when the line does not
+	// tell it (docread.Problem.Item).
+	item string
+}
+
+// at is the origin of an object added now: file and line, and the item
+// being added (enterItem).
+func (l *Loader) at(file string, line int) origin {
+	return origin{file: file, line: line, item: l.report.Item()}
+}
+
+// reportingAt makes the problems reported until restore is called carry
+// at's item.
+func (l *Loader) reportingAt(at origin) (restore func()) {
+	prev := l.report.Item()
+	l.report.SetItem(at.item)
+	return func() { l.report.SetItem(prev) }
 }
 
 func (o origin) String() string {
 	if o.file == "" {
 		return "built-in"
 	}
+	s := o.file
 	if o.line > 0 {
-		return o.file + ":" + strconv.Itoa(o.line)
+		s += ":" + strconv.Itoa(o.line)
 	}
-	return o.file
+	if o.item != "" {
+		s += " (" + o.item + ")"
+	}
+	return s
 }
 
 type objKey struct{ kind, namespace, name string }
@@ -129,11 +153,11 @@ func (l *Loader) AddObject(obj runtime.Object, file string, line int) {
 		if kind == "" {
 			kind = reflect.TypeOf(obj).String()
 		}
-		l.noteUnknownKind(kind, gvk.GroupVersion().String(), origin{file, line})
+		l.noteUnknownKind(kind, gvk.GroupVersion().String(), l.at(file, line))
 		return
 	}
 	obj.GetObjectKind().SetGroupVersionKind(ki.gv.WithKind(ki.kind))
-	l.addTyped(ki, obj, origin{file, line})
+	l.addTyped(ki, obj, l.at(file, line))
 }
 
 func (l *Loader) noteUnknownKind(kind, apiVersion string, at origin) {
@@ -249,7 +273,60 @@ func (l *Loader) generateName(base string, at origin) string {
 	return base + string(suffix[:])
 }
 
-func (l *Loader) store(obj runtime.Object) { l.cluster.add(obj) }
+func (l *Loader) store(obj runtime.Object) {
+	l.cluster.add(obj)
+	l.stored++
+}
+
+// NothingLoadedError says that no object of a snapshot could be loaded:
+// it holds none (an empty file), or all of them were refused.
+type NothingLoadedError struct {
+	Path string
+	// Errors are the first problems that refused objects (at most
+	// maxNothingLoadedErrors), Refused how many there are in all.
+	Errors  []docread.Problem
+	Refused int
+}
+
+// maxNothingLoadedErrors bounds the problems a NothingLoadedError lists.
+const maxNothingLoadedErrors = 10
+
+func (e *NothingLoadedError) Error() string {
+	if e.Refused == 0 {
+		return fmt.Sprintf("%s: no objects to load: it is empty, or holds nothing but comments", e.Path)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: nothing loaded:", e.Path)
+	for _, p := range e.Errors {
+		b.WriteString("\n  " + p.String())
+	}
+	if more := e.Refused - len(e.Errors); more > 0 {
+		fmt.Fprintf(&b, "\n  (and %d more errors)", more)
+	}
+	return b.String()
+}
+
+// nothingLoaded is the NothingLoadedError of a snapshot at path read
+// into l, when nothing could be loaded from it: no document, or none of
+// its objects, with errors. A snapshot that holds no objects on purpose
+// (an empty List) loads.
+func (l *Loader) nothingLoaded(path string, r *docread.Report) error {
+	if l.stored > 0 || l.documents > 0 && !r.HasErrors() {
+		return nil
+	}
+	omitted, _ := r.Omitted()
+	e := &NothingLoadedError{Path: path, Refused: omitted}
+	for _, p := range r.Problems {
+		if p.Severity != docread.Error || p.CountsOmitted() {
+			continue
+		}
+		if len(e.Errors) < maxNothingLoadedErrors {
+			e.Errors = append(e.Errors, p)
+		}
+		e.Refused++
+	}
+	return e
+}
 
 // Finish runs the steps that need every object (built-in priority classes,
 // pod admission, default storage classes), and returns the cluster and the
@@ -299,8 +376,10 @@ func (l *Loader) checkNodeNames() {
 	for _, p := range l.cluster.Pods {
 		if p.Spec.NodeName != "" && !nodes[p.Spec.NodeName] {
 			at := l.origins[p]
+			restore := l.reportingAt(at)
 			l.report.Warnf(at.file, at.line, describe("Pod", p.Namespace, p.Name), "spec.nodeName",
 				"bound to node %q, which is not in the snapshot", p.Spec.NodeName)
+			restore()
 		}
 	}
 }

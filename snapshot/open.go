@@ -43,7 +43,7 @@ type EmbeddedConfig struct {
 }
 
 func (e EmbeddedConfig) String() string {
-	return origin{e.File, e.Line}.String() + " (" + e.Where + ")"
+	return origin{file: e.File, line: e.Line}.String() + " (" + e.Where + ")"
 }
 
 // Opened is a snapshot read by Open.
@@ -115,6 +115,9 @@ func OpenReporting(path string, p progress.Reporter) (*Opened, error) {
 			"it is read as a snapshot", RecordedChangeKind, annotationPrefix)
 	}
 	c, r := l.Finish()
+	if err := l.nothingLoaded(path, r); err != nil {
+		return nil, err
+	}
 	o := &Opened{Cluster: c, Report: r, Format: format}
 	if format == FormatFile && l.sawSimulatorExport {
 		o.Format = FormatSimulatorExport

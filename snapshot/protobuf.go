@@ -115,6 +115,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	if err != nil {
 		return &docread.ParseError{File: name, Msg: "not a Kubernetes protobuf object (it starts with the protobuf envelope's magic \"k8s\\x00\"): " + err.Error(), Err: err}
 	}
+	l.documents++
 	if last(apiVersion) != "v1" || last(kind) != "List" {
 		// One object.
 		l.addProtobufItem(name, "", decodeProtobufItem(data))
@@ -327,7 +328,7 @@ func (l *Loader) addProtobufItem(file, field string, it protobufItem) {
 	case it.header != nil:
 		l.addHeader(file, 0, it.header)
 	case it.dec == nil:
-		l.noteUnknownKind(it.kind, it.apiVersion, origin{file, 0})
+		l.noteUnknownKind(it.kind, it.apiVersion, l.at(file, 0))
 	default:
 		for i := range it.dec.errs {
 			if it.dec.errs[i].Field == "" {

@@ -712,7 +712,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 	}
 	switch o := obj.(type) {
 	case *v1.Pod:
-		l.origins[o] = origin{file, line}
+		l.origins[o] = l.at(file, line)
 		if !l.admitPod(o, st.priorityClasses, st.runtimeClasses) {
 			return nil
 		}

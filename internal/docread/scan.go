@@ -186,7 +186,10 @@ func scanArray(data []byte, i, depth int, elems *[]Span, members *[][]Member) in
 	for {
 		var end int
 		if members != nil && i < len(data) && data[i] == '{' {
-			mm := make([]Member, 0, 5) // apiVersion, kind, metadata, spec, status
+			mm := []Member{} // an empty object ({}) needs no room
+			if j := skipJSONSpace(data, i+1); j < len(data) && data[j] != '}' {
+				mm = make([]Member, 0, 5) // apiVersion, kind, metadata, spec, status
+			}
 			end = scanObject(data, i, depth+1, &mm, false)
 			*members = append(*members, mm)
 		} else {
