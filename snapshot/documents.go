@@ -170,6 +170,11 @@ func (l *Loader) LoadData(name string, data []byte) error {
 	if IsProtobuf(data) {
 		return l.loadProtobuf(name, data)
 	}
+	if plain, n := docread.WithoutDumpLogs(data); n > 0 {
+		data = plain
+		l.report.Warnf(name, 0, "", "", "kubectl cluster-info dump output: the logs of %d containers between its Lists are skipped "+
+			"(with --output-directory the dump writes them to files of their own)", n)
+	}
 	converted, added := l.meter.yamlConversion()
 	docs, err := docread.ReadDocumentsReporting(name, data, converted)
 	if err != nil {
