@@ -111,10 +111,43 @@ func ReadDocumentsReporting(name string, data []byte, converted func(done, total
 		}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // UTF-8 BOM
-	if looksLikeJSON(data) {
-		return readJSONStream(name, data)
+	if !looksLikeJSON(data) {
+		return readYAMLStream(name, data, 1, converted)
 	}
-	return readYAMLStream(name, data, converted)
+	if yamlAt := jsonStreamEnd(data); yamlAt > 0 {
+		// JSON documents, then YAML ones (after a "---" line, say): as
+		// kubectl's decoder, read on as YAML where the JSON stops.
+		docs, err := readJSONStream(name, data[:yamlAt])
+		if err != nil {
+			return nil, err
+		}
+		more, err := readYAMLStream(name, data[yamlAt:], 1+bytes.Count(data[:yamlAt], []byte{'\n'}), converted)
+		if err != nil {
+			return nil, err
+		}
+		return append(docs, more...), nil
+	}
+	return readJSONStream(name, data)
+}
+
+// jsonStreamEnd returns where a stream of JSON objects and arrays that
+// goes on with something else (YAML) stops being JSON, at the start of a
+// line; 0 when it is JSON to the end, or not valid JSON up to there.
+func jsonStreamEnd(data []byte) int {
+	for i := skipJSONSpace(data, 0); i < len(data); {
+		if data[i] != '{' && data[i] != '[' {
+			if i > 0 && data[i-1] == '\n' {
+				return i
+			}
+			return 0
+		}
+		end := scanValue(data, i, 0)
+		if end < 0 {
+			return 0
+		}
+		i = skipJSONSpace(data, end)
+	}
+	return 0
 }
 
 // Gunzip decompresses data, with an error that says how it is broken.
@@ -561,10 +594,10 @@ type yamlChunk struct {
 // splitYAML splits a YAML stream on "---" separator lines, the way kubectl
 // does: a separator is a line starting with "---" followed only by spaces
 // or a comment.
-func splitYAML(name string, data []byte) ([]yamlChunk, error) {
+func splitYAML(name string, data []byte, firstLine int) ([]yamlChunk, error) {
 	var chunks []yamlChunk
-	start, startLine := 0, 1
-	line := 1
+	start, startLine := 0, firstLine
+	line := firstLine
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
 		next := len(data)
@@ -603,12 +636,18 @@ func (c yamlChunk) contentLine() int {
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
-func readYAMLStream(name string, data []byte, converted func(done, total int)) ([]Document, error) {
-	chunks, err := splitYAML(name, data)
+// readYAMLStream reads a YAML stream whose first line is line firstLine of
+// the file. A document with a syntax error is reported as such (Err), and
+// the others are read; when every document has one, the first is the
+// error.
+func readYAMLStream(name string, data []byte, firstLine int, converted func(done, total int)) ([]Document, error) {
+	chunks, err := splitYAML(name, data, firstLine)
 	if err != nil {
 		return nil, err
 	}
 	var docs []Document
+	var firstSyntaxErr *ParseError
+	readOne := false
 	for _, c := range chunks {
 		first := c.contentLine()
 		if first == 0 {
@@ -645,8 +684,15 @@ func readYAMLStream(name string, data []byte, converted func(done, total int)) (
 				docs = append(docs, Document{File: name, Line: first, Err: errors.New(perr.Msg)})
 				continue
 			}
-			return nil, perr.ParseError
+			if firstSyntaxErr == nil {
+				firstSyntaxErr = perr.ParseError
+			}
+			last := c.firstLine + bytes.Count(bytes.TrimRight(c.text, "\n"), []byte{'\n'})
+			docs = append(docs, Document{File: name, Line: perr.Line,
+				Err: fmt.Errorf("%s; the document of lines %d-%d is skipped", perr.Msg, first, last)})
+			continue
 		}
+		readOne = true
 		if bytes.Equal(js, []byte("null")) {
 			continue
 		}
@@ -669,6 +715,9 @@ func readYAMLStream(name string, data []byte, converted func(done, total int)) (
 		docs = append(docs, Document{File: name, Line: first, JSON: js, Warnings: warnings,
 			ItemLines:    func() []int { return yamlSeqItemLines(c, "items") },
 			KeyItemLines: func(key string) []int { return yamlSeqItemLines(c, key) }})
+	}
+	if firstSyntaxErr != nil && !readOne {
+		return nil, firstSyntaxErr
 	}
 	return docs, nil
 }
