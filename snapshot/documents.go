@@ -9,9 +9,7 @@ package snapshot
 import (
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -73,32 +71,33 @@ func (l *Loader) reportSkippedFile(path string, err error) {
 }
 
 // loadDir reads every snapshot file under dir, recursively, in lexical
-// order of their paths. Hidden files and directories are skipped.
+// order of their paths. Hidden files and directories are skipped;
+// symbolic links are followed within dir (walk.go).
 func (l *Loader) loadDir(dir string) error {
+	w, err := l.newDirWalker(dir)
+	if err != nil {
+		return &docread.ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
+	}
 	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	var walk func(p string) error
+	walk = func(p string) error {
+		entries, err := w.entries(p)
 		if err != nil {
-			if p == dir {
-				return err
-			}
-			l.report.Errorf(p, 0, "", "", "cannot read: %v; skipped", err)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
+			return err
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
+		for _, e := range entries {
+			switch {
+			case e.dir:
+				if err := walk(e.path); err != nil {
+					l.report.Errorf(e.path, 0, "", "", "cannot read: %v; skipped", err)
+				}
+			case e.regular && IsSnapshotFileName(e.name):
+				files = append(files, e.path)
 			}
-			return nil
-		}
-		if !d.IsDir() && d.Type().IsRegular() && IsSnapshotFileName(d.Name()) {
-			files = append(files, p)
 		}
 		return nil
-	})
-	if err != nil {
+	}
+	if err := walk(dir); err != nil {
 		return &docread.ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
 	}
 	return l.loadFiles(dir, files)
@@ -109,29 +108,32 @@ func (l *Loader) loadDir(dir string) error {
 // ...) in sorted order, skipping events and the per-pod log directories.
 func (l *Loader) loadClusterInfoDump(dir, nodes string) error {
 	files := []string{nodes}
-	entries, err := os.ReadDir(dir)
+	w, err := l.newDirWalker(dir)
+	var entries []entry
+	if err == nil {
+		entries, err = w.entries(dir)
+	}
 	if err != nil {
 		return &docread.ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
 	}
 	var top []string
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
 		switch {
-		case strings.HasPrefix(e.Name(), "."), p == nodes:
-		case e.IsDir():
-			nsFiles, err := os.ReadDir(p)
+		case e.path == nodes:
+		case e.dir:
+			nsFiles, err := w.entries(e.path)
 			if err != nil {
-				l.report.Errorf(p, 0, "", "", "cannot read: %v; skipped", err)
+				l.report.Errorf(e.path, 0, "", "", "cannot read: %v; skipped", err)
 				continue
 			}
 			for _, f := range nsFiles {
 				// Subdirectories hold pod logs.
-				if f.Type().IsRegular() && IsSnapshotFileName(f.Name()) && !dumpSkipped(f.Name()) && !strings.HasPrefix(f.Name(), ".") {
-					top = append(top, filepath.Join(p, f.Name()))
+				if f.regular && IsSnapshotFileName(f.name) && !dumpSkipped(f.name) {
+					top = append(top, f.path)
 				}
 			}
-		case e.Type().IsRegular() && IsSnapshotFileName(e.Name()) && !dumpSkipped(e.Name()):
-			top = append(top, p)
+		case e.regular && IsSnapshotFileName(e.name) && !dumpSkipped(e.name):
+			top = append(top, e.path)
 		}
 	}
 	sort.Strings(top)
