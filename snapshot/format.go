@@ -44,8 +44,8 @@ func detectFormat(path string) (Format, error) {
 	if err != nil {
 		return "", &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
-	if what := notRegular(fi.Mode()); what != "" {
-		return "", notRegularError(path, what)
+	if what := unreadable(fi.Mode()); what != "" {
+		return "", unreadableError(path, what)
 	}
 	switch {
 	case fi.IsDir() && clusterInfoDumpNodes(path) != "":

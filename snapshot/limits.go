@@ -1,10 +1,10 @@
 package snapshot
 
-// What reading a snapshot takes in: regular files only (a device or a FIFO
-// given by mistake, /dev/zero, never ends), at most MaxSnapshotSize bytes
-// of them, and gzip data that expands at most that far and at most
+// What reading a snapshot takes in: regular files and pipes (a device given
+// by mistake, /dev/zero, never ends), at most MaxSnapshotSize bytes of
+// them, and gzip data that expands at most that far and at most
 // maxGzipRatio times its size (a gzip bomb), so that a wrong input is
-// refused at once with a clear error instead of filling the memory.
+// refused with a clear error instead of filling the memory.
 
 import (
 	"errors"
@@ -54,28 +54,27 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// notRegular says what a file that is not a regular file is, or "".
-func notRegular(mode fs.FileMode) string {
+// unreadable says what a file that is not read as a snapshot is, or ""
+// for a regular file, a directory or a pipe (--snapshot /dev/stdin, or a
+// shell's <(...): it ends, or MaxSnapshotSize stops it).
+func unreadable(mode fs.FileMode) string {
 	switch {
-	case mode.IsRegular(), mode.IsDir():
+	case mode.IsRegular(), mode.IsDir(), mode&fs.ModeNamedPipe != 0:
 		return ""
 	case mode&fs.ModeCharDevice != 0:
 		return "a character device"
 	case mode&fs.ModeDevice != 0:
 		return "a device"
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
 	case mode&fs.ModeSocket != 0:
 		return "a socket"
 	}
 	return "not a regular file"
 }
 
-// notRegularError refuses a path that is not a regular file nor a
-// directory.
-func notRegularError(path, what string) error {
-	return &docread.ParseError{File: path, Msg: "cannot read " + what + ": a snapshot is a regular file or a directory " +
-		"(to read a stream, save it to a file first)"}
+// unreadableError refuses a path that is not a regular file, a directory
+// or a pipe.
+func unreadableError(path, what string) error {
+	return &docread.ParseError{File: path, Msg: "cannot read " + what + ": a snapshot is a regular file, a pipe or a directory"}
 }
 
 // read reads a snapshot file within the budget: a regular file no larger
@@ -90,11 +89,11 @@ func (b *readBudget) read(path string) ([]byte, error) {
 	if err != nil {
 		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
-	if what := notRegular(fi.Mode()); what != "" || fi.IsDir() {
+	if what := unreadable(fi.Mode()); what != "" || fi.IsDir() {
 		if fi.IsDir() {
 			what = "a directory here"
 		}
-		return nil, notRegularError(path, what)
+		return nil, unreadableError(path, what)
 	}
 	if fi.Size() > b.left {
 		return nil, b.tooLarge(path, fi.Size())
@@ -104,14 +103,19 @@ func (b *readBudget) read(path string) ([]byte, error) {
 		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	if int64(len(data)) > b.left {
-		return nil, b.tooLarge(path, int64(len(data)))
+		// A pipe, or a file that grew: its size is not known.
+		return nil, b.tooLarge(path, -1)
 	}
 	b.left -= int64(len(data))
 	return data, nil
 }
 
+// tooLarge refuses a file of size bytes (-1: more than what is left).
 func (b *readBudget) tooLarge(path string, size int64) error {
 	msg := fmt.Sprintf("the file is %s", formatBytes(size))
+	if size < 0 {
+		msg = fmt.Sprintf("the file holds more than %s", formatBytes(b.left))
+	}
 	if b.left < MaxSnapshotSize {
 		msg += fmt.Sprintf(" and the snapshot's files read before it %s", formatBytes(MaxSnapshotSize-b.left))
 	}
