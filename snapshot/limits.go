@@ -7,6 +7,7 @@ package snapshot
 // refused with a clear error instead of filling the memory.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -98,10 +99,14 @@ func (b *readBudget) read(path string) ([]byte, error) {
 	if fi.Size() > b.left {
 		return nil, b.tooLarge(path, fi.Size())
 	}
-	data, err := io.ReadAll(io.LimitReader(f, b.left+1))
-	if err != nil {
+	// Room for the whole file at once, as os.ReadFile makes (growing by
+	// doubling would take up to twice the size of a big snapshot).
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, b.left+1)); err != nil {
 		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > b.left {
 		// A pipe, or a file that grew: its size is not known.
 		return nil, b.tooLarge(path, -1)

@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -227,6 +228,16 @@ func gunzip(data []byte, lim ExpansionLimit, lenient bool) ([]byte, error) {
 	}
 	most := lim.of(len(data))
 	var out bytes.Buffer
+	if n := len(data); n >= 18 {
+		// The size a single-member stream says it expands to (modulo
+		// 4 GiB), within the limit and what deflate can expand to (about
+		// 1032 times): room for it at once.
+		size := min(int64(binary.LittleEndian.Uint32(data[n-4:])), 1032*int64(n))
+		if most >= 0 {
+			size = min(size, most)
+		}
+		out.Grow(int(size) + bytes.MinRead)
+	}
 	for {
 		zr.Multistream(false)
 		src := io.Reader(zr)
