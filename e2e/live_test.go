@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/snapshot/live"
 )
 
@@ -138,7 +138,7 @@ func TestAPIServerRestart(t *testing.T) {
 	}
 	changes := make(chan string, 1024)
 	go func() {
-		_ = src.Watch(ctx, func(ch engine.ClusterChange) error {
+		_ = src.Watch(ctx, func(ch change.Change) error {
 			changes <- describe(ch)
 			return nil
 		})
@@ -201,7 +201,7 @@ func writeFile(t *testing.T, path, content string) string {
 	return path
 }
 
-func describe(c engine.ClusterChange) string {
+func describe(c change.Change) string {
 	switch {
 	case c.Pod != nil:
 		return string(c.Kind) + " " + c.Pod.Namespace + "/" + c.Pod.Name

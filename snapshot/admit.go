@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
@@ -78,19 +79,19 @@ type checkedObject struct {
 // checkAhead is checkObject for an object decoded ahead of adding it, or
 // nil when the object needs the loader first: one without metadata, or
 // whose name the loader generates (metadata.generateName).
-func checkAhead(ki *kindInfo, obj runtime.Object) *checkedObject {
+func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptions) *checkedObject {
 	acc, err := meta.Accessor(obj)
 	if err != nil || acc.GetName() == "" && acc.GetGenerateName() != "" {
 		return nil
 	}
-	return checkObject(ki, obj, acc)
+	return checkObject(ki, obj, acc, opts)
 }
 
 // checkObject normalizes the namespace, defaults, prepares a pod as the
 // API server creates it, and validates. It touches nothing but obj.
-func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object) *checkedObject {
+func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) *checkedObject {
 	c := &checkedObject{acc: acc, clearedNamespace: normalizeNamespace(ki, acc)}
-	c.errs = defaultAndValidate(ki, obj, acc)
+	c.errs = defaultAndValidate(ki, obj, acc, opts)
 	return c
 }
 
@@ -111,14 +112,23 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 }
 
 // defaultAndValidate defaults obj, prepares a pod as the API server
-// creates it, and returns the validation errors.
-func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object) field.ErrorList {
+// creates it, and returns the validation errors under opts.
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) field.ErrorList {
 	apiserver.Default(obj)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
 	}
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
-	return append(errs, apiserver.Validate(obj)...)
+	return append(errs, apiserver.Validate(obj, opts)...)
+}
+
+// ValidateUnder makes the loader validate the objects it adds as an API
+// server with the gates gates does (the v1.37 defaults until then): with
+// TaintTolerationComparisonOperators, tolerations may use Lt and Gt. An
+// object read back from an API server keeps what a gate allowed it
+// whatever the gates (see apiserver.Validate). Call it before adding.
+func (l *Loader) ValidateUnder(gates features.Features) {
+	l.validation = apiserver.ValidationOptions{AllowTaintTolerationComparisonOperators: gates.EnableTaintTolerationComparisonOperators}
 }
 
 // warnClearedNamespace reports the namespace normalizeNamespace cleared,

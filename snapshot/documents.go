@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // loadAs reads path, of the given format (not a recording), into the
@@ -325,7 +326,7 @@ type itemWork struct {
 // filling in a typed List's apiVersion and kind, reading the header and
 // decoding an object of a supported kind. members, if not nil, are the
 // item's members as the List's scan recorded them (without arrays).
-func prepareItem(item []byte, members []docread.Member, apiVersion, kind string) itemWork {
+func prepareItem(item []byte, members []docread.Member, apiVersion, kind string, opts apiserver.ValidationOptions) itemWork {
 	if kind != "" {
 		item = withTypeMeta(item, apiVersion, kind)
 	}
@@ -345,7 +346,7 @@ func prepareItem(item []byte, members []docread.Member, apiVersion, kind string)
 	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.TypeMetaExact)
 	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs}
 	if obj != nil {
-		w.dec.checked = checkAhead(ki, obj)
+		w.dec.checked = checkAhead(ki, obj, opts)
 	}
 	return w
 }
@@ -384,7 +385,7 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 	}
 	work := make([]itemWork, len(items))
 	inOrder(len(items), func(i int) {
-		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind)
+		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind, l.validation)
 	}, func(i int) {
 		restore := l.enterItem("items", i, !lineTellsItem(lines, i))
 		l.addItem(file, lineOf(i), &work[i], depth)

@@ -64,6 +64,14 @@ type Header struct {
 	AttemptFirst       string `json:"attempt-first,omitempty"`
 	NextStartNodeIndex string `json:"next-start-node-index,omitempty"`
 	RandomState        string `json:"random-state,omitempty"`
+	// EnvValues says whether the pods' literal environment variable
+	// values were written: EnvValuesDropped (they are written empty),
+	// EnvValuesKept, or "" (as they are: a writer that was not asked).
+	EnvValues string `json:"env-values,omitempty"`
+	// Redacted says what the writer took out of the header: secrets of
+	// the scheduler configuration and of the source (see redactHeader).
+	// Set by the writer.
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // IsRecording reports whether the header is a recording's.

@@ -54,6 +54,9 @@ type Loader struct {
 	meter *loadMeter
 	// budget is what is left to read (MaxSnapshotSize).
 	budget *readBudget
+	// validation is the API server's gates for validating objects (see
+	// ValidateUnder).
+	validation apiserver.ValidationOptions
 	// documents counts the documents read (a protobuf List's items);
 	// stored the objects kept.
 	documents, stored int
@@ -191,7 +194,7 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 			acc.SetName(l.generateName(acc.GetGenerateName(), at))
 			l.generated[obj] = true
 		}
-		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc)}
+		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc, l.validation)}
 	} else {
 		l.warnClearedNamespace(ki, chk.acc, chk.clearedNamespace, at)
 	}

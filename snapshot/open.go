@@ -92,20 +92,30 @@ func Open(path string) (*Opened, error) { return OpenReporting(path, nil) }
 // snapshot's files loaded, of all of them (see loadMeter for what counts).
 // Reports come from the calling goroutine.
 func OpenReporting(path string, p progress.Reporter) (*Opened, error) {
-	meter := newLoadMeter(p)
+	return OpenUnder(path, p, features.Default())
+}
+
+// OpenUnder is OpenReporting validating the objects as an API server with
+// the gates gates does (see Loader.ValidateUnder).
+func OpenUnder(path string, p progress.Reporter, gates features.Features) (*Opened, error) {
+	newLoader := func() *Loader {
+		l := NewLoader()
+		l.meter = newLoadMeter(p)
+		l.ValidateUnder(gates)
+		return l
+	}
 	format, err := detectFormat(path)
 	if err != nil {
 		return nil, err
 	}
 	if format == FormatRecording {
-		o, err := openRecordingFile(path, meter)
+		o, err := openRecordingFile(path, newLoader())
 		if !errors.Is(err, errNotRecording) {
 			return o, err
 		}
 		format = FormatFile
 	}
-	l := NewLoader()
-	l.meter = meter
+	l := newLoader()
 	if err := l.loadAs(path, format); err != nil {
 		return nil, err
 	}

@@ -45,18 +45,17 @@ type RecordedChange struct {
 	Line int
 }
 
-// openRecordingFile opens path, a recording (detectFormat), reporting to
-// meter. errNotRecording: its header turned out not to be a recording's,
-// nothing is read.
-func openRecordingFile(path string, meter *loadMeter) (*Opened, error) {
-	budget := newReadBudget()
-	data, err := budget.read(path)
+// openRecordingFile opens path, a recording (detectFormat), with l, a new
+// Loader (its meter and validation set). errNotRecording: its header
+// turned out not to be a recording's, nothing is loaded.
+func openRecordingFile(path string, l *Loader) (*Opened, error) {
+	data, err := l.budget.read(path)
 	if err != nil {
 		return nil, err
 	}
-	meter.setTotal(int64(len(data)))
-	meter.startFile(int64(len(data)))
-	return readRecording(path, data, meter, budget)
+	l.meter.setTotal(int64(len(data)))
+	l.meter.startFile(int64(len(data)))
+	return readRecording(path, data, l)
 }
 
 // ReadRecording reads a recording already in memory; name is used in
@@ -66,13 +65,12 @@ func openRecordingFile(path string, meter *loadMeter) (*Opened, error) {
 // out); a recording cut short is read up to the last complete change,
 // with a warning. The error means the initial state could not be read.
 func ReadRecording(name string, data []byte) (*Opened, error) {
-	return readRecording(name, data, nil, newReadBudget())
+	return readRecording(name, data, NewLoader())
 }
 
-// readRecording is ReadRecording, reporting to meter, within budget.
-func readRecording(name string, data []byte, meter *loadMeter, budget *readBudget) (*Opened, error) {
-	l := NewLoader()
-	l.meter, l.budget = meter, budget
+// readRecording is ReadRecording with l, a new Loader (its meter, budget
+// and validation set).
+func readRecording(name string, data []byte, l *Loader) (*Opened, error) {
 	parts, err := l.loadRecording(name, data)
 	if errors.Is(err, errNotRecording) {
 		return nil, &docread.ParseError{File: name, Msg: "not a recording: its header has no recording-started (schedtui record writes it)", Err: err}
@@ -694,7 +692,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 	}
 	errList := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	if typ != watch.Deleted {
-		errList = append(errList, apiserver.Validate(obj)...)
+		errList = append(errList, apiserver.Validate(obj, l.validation)...)
 	}
 	if len(errList) > 0 {
 		for _, e := range docread.IssuesFromFieldErrors(errList) {

@@ -7,6 +7,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
@@ -39,7 +40,7 @@ type Backend struct {
 	// Clock is set for a live cluster: the engine runs in real time and
 	// the session ticks every second (Tick, then a redraw of the ages).
 	// Snapshots and recordings run in virtual time: nil.
-	Clock engine.Clock
+	Clock change.Clock
 	// Tick advances the engine to the Clock's now and reports whether
 	// anything besides the clock changed (nil without a Clock).
 	Tick func() bool
@@ -82,8 +83,8 @@ func (b *Backend) Locked(f func()) {
 // later ones that fail show on the timeline).
 type Replay struct {
 	Start      time.Time
-	Changes    []engine.ClusterChange
-	NotApplied func(engine.ClusterChange, error)
+	Changes    []change.Change
+	NotApplied func(change.Change, error)
 	// Shadow runs the engine in shadow mode (engine.Options.Shadow): it
 	// follows the cluster and judges its scheduler's decisions. A Replay
 	// without changes sets it for a live cluster.
@@ -107,15 +108,31 @@ func NewBackend(name string, c *snapshot.Cluster, opts scheduler.Options, replay
 
 // NewLiveBackend builds the queue engine over a live cluster's state in
 // real time: it starts at clock's now and follows it (engine.Options.Clock).
-func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, clock engine.Clock, replay ...Replay) (*Backend, error) {
+func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, clock change.Clock, replay ...Replay) (*Backend, error) {
 	b, err := newBackend(name, c, engine.Options{Config: opts.Config, Registry: opts.Registry, Seed: opts.Seed, Clock: clock, Features: opts.Features}, replay)
 	if err != nil {
 		return nil, err
 	}
-	e := b.API.(*engine.Engine)
-	b.Clock, b.Tick = clock, e.Tick
-	b.fc = &forecaster{mirror: e}
+	b.Clock, b.Tick = clock, b.engine.Tick
+	b.fc = &forecaster{mirror: b.engine}
 	return b, nil
+}
+
+// SetBind makes the engine bind the pods it schedules in the live cluster
+// (--bind: engine.Options.Bind), before its first attempt.
+func (b *Backend) SetBind(f engine.BindFunc) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.engine.SetBind(f)
+}
+
+// Apply applies a change of the live cluster to the engine the backend was
+// built on (a live backend's mirror, never the forecast shown), under the
+// backend lock.
+func (b *Backend) Apply(c change.Change) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.engine.Apply(c)
 }
 
 func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Replay) (*Backend, error) {

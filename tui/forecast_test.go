@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestLiveForecast(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	var before engine.QueueSnapshot
 	b.Locked(func() { before = mirror.Queue() })
 
@@ -57,7 +58,7 @@ func TestLiveForecast(t *testing.T) {
 		n2 := &v1.Node{}
 		n2.Name, n2.Labels = "n2", map[string]string{"kubernetes.io/hostname": "n2"}
 		n2.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("110")}
-		if err := mirror.Apply(engine.ClusterChange{Kind: engine.NodeAdd, Node: n2, At: clk.Now()}); err != nil {
+		if err := mirror.Apply(change.Change{Kind: change.NodeAdd, Node: n2, At: clk.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -77,7 +78,7 @@ func TestLiveForecast(t *testing.T) {
 	b.Locked(func() {
 		p := mirror.Pod("default/small").DeepCopy()
 		p.Spec.NodeName, p.ResourceVersion = "n1", "live-2"
-		if err := mirror.Apply(engine.ClusterChange{Kind: engine.PodUpdate, Pod: p, At: clk.Now()}); err != nil {
+		if err := mirror.Apply(change.Change{Kind: change.PodUpdate, Pod: p, At: clk.Now()}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -123,10 +124,10 @@ func TestLiveForecast(t *testing.T) {
 func TestLiveForecastNothingToDo(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	b.Locked(func() {
 		for _, k := range []string{"default/big", "default/small"} {
-			if err := mirror.Apply(engine.ClusterChange{Kind: engine.PodDelete, Pod: mirror.Pod(k)}); err != nil {
+			if err := mirror.Apply(change.Change{Kind: change.PodDelete, Pod: mirror.Pod(k)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -143,7 +144,7 @@ func TestLiveForecastNothingToDo(t *testing.T) {
 func TestLiveForecastStepPhase(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	hs.keys("s")
 	hs.contains("[forecast]", "forecast: phase PreEnqueue")
 	// In virtual time from the fork: small, then big again at the

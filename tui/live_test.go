@@ -6,7 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/change"
 )
 
 // chanSource is a live source whose statuses the test sends.
@@ -21,7 +21,7 @@ func (s chanSource) Updates() <-chan SourceStatus { return s.ch }
 // status line and listed in the events.
 func TestLiveRedraw(t *testing.T) {
 	b := demoBackend(t)
-	e := b.API.(*engine.Engine)
+	e := b.engine
 	src := chanSource{ch: make(chan SourceStatus, 4)}
 	hs := &harness{t: t, m: New(Options{Backend: b, NoColor: true, Source: src})}
 	hs.send(tea.WindowSizeMsg{Width: 140, Height: 40})
@@ -38,10 +38,10 @@ func TestLiveRedraw(t *testing.T) {
 	bound := e.Pod("default/analytics").DeepCopy()
 	bound.Spec.NodeName, bound.ResourceVersion = "node-a1", "live-1"
 	b.Locked(func() {
-		if err := e.Apply(engine.ClusterChange{Kind: engine.PodAdd, Pod: arrival}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodAdd, Pod: arrival}); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.Apply(engine.ClusterChange{Kind: engine.PodUpdate, Pod: bound}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: bound}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler"
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
@@ -26,7 +26,7 @@ func TestShadowStatusCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := b.API.(*engine.Engine)
+	e := b.engine
 	hs := &harness{t: t, m: New(Options{Backend: b, NoColor: true})}
 	hs.send(tea.WindowSizeMsg{Width: 160, Height: 40})
 	hs.send(runMsg{label: "loading", op: func() note { return note{} }})
@@ -39,7 +39,7 @@ func TestShadowStatusCounts(t *testing.T) {
 	analytics.Spec.NodeName, analytics.ResourceVersion = "node-a1", "live-1"
 	b.Locked(func() {
 		for _, p := range []*v1.Pod{tiny, analytics} {
-			if err := e.Apply(engine.ClusterChange{Kind: engine.PodUpdate, Pod: p}); err != nil {
+			if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: p}); err != nil {
 				t.Fatal(err)
 			}
 		}

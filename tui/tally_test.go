@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 )
 
@@ -17,7 +18,7 @@ import (
 // timeline's positions under it every few attempts; it used to count
 // again from the start after each compaction.
 func TestObservedTallyReadsNewEventsOnly(t *testing.T) {
-	e := demoBackend(t).API.(*engine.Engine)
+	e := demoBackend(t).engine
 	if err := e.SetRetention(engine.Retention{Detailed: 5, Sliding: true}, 8, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +31,11 @@ func TestObservedTallyReadsNewEventsOnly(t *testing.T) {
 	var tally observedTally
 	compactions, dropped := 0, 0
 	for i := range 400 {
-		if err := e.Apply(engine.ClusterChange{Kind: engine.PodAdd, Pod: pod(i)}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodAdd, Pod: pod(i)}); err != nil {
 			t.Fatal(err)
 		}
 		if i >= 10 {
-			if err := e.Apply(engine.ClusterChange{Kind: engine.PodDelete, Pod: e.Pod(fmt.Sprintf("default/churn-%d", i-10))}); err != nil {
+			if err := e.Apply(change.Change{Kind: change.PodDelete, Pod: e.Pod(fmt.Sprintf("default/churn-%d", i-10))}); err != nil {
 				t.Fatal(err)
 			}
 		}

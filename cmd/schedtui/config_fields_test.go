@@ -31,6 +31,7 @@ import (
 	"github.com/schedtui/schedtui/internal/extendertest"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/apis/config/validation"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/extender"
 	"github.com/schedtui/schedtui/scheduler/features"
@@ -373,7 +374,7 @@ func retryGaps(t *testing.T, body string) []time.Duration {
 	start := e.Now()
 	for i := 1; i <= 160; i++ {
 		at := time.Duration(i) * 500 * time.Millisecond
-		if err := e.Apply(engine.ClusterChange{Kind: engine.NodeAdd, Node: tainted(fmt.Sprintf("t%d", i)), At: start.Add(at)}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.NodeAdd, Node: tainted(fmt.Sprintf("t%d", i)), At: start.Add(at)}); err != nil {
 			t.Fatal(err)
 		}
 	}

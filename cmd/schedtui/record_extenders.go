@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
@@ -74,7 +75,7 @@ func (r *extenderRecorder) writeTo(rw *snapshot.RecordingWriter) {
 
 // change runs the engine up to the change's time, as a replay does
 // before applying it, then applies it.
-func (r *extenderRecorder) change(ch engine.ClusterChange, w io.Writer) error {
+func (r *extenderRecorder) change(ch change.Change, w io.Writer) error {
 	r.e.RunUntil(ch.At.Sub(r.started))
 	if err := r.e.Apply(ch); err != nil {
 		fmt.Fprintf(w, "warning: the scheduler asking the extenders did not take %s: %v\n", ch, err)

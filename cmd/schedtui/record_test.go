@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -127,7 +127,7 @@ func TestRecordRoundTrip(t *testing.T) {
 				if i > 0 && c.Time.Before(o.Changes[i-1].Time) || c.Time.Before(h.RecordingStarted) {
 					t.Errorf("change %d at %v", i, c.Time)
 				}
-				ch, err := engine.ChangeFor(c.Type, c.Object)
+				ch, err := change.For(c.Type, c.Object)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -440,7 +440,7 @@ func TestReplayBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := replayOf(o, &errOut, false, true)
+	r := replayOf(o, &errOut, false)
 	b, err := tui.NewBackend("rec", o.Cluster, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1}, r.forTUI(&errOut)...)
 	if err != nil {
 		t.Fatal(err)
@@ -459,11 +459,12 @@ func TestReplayBackend(t *testing.T) {
 	if last == nil || last.Pod != "batch/report" || last.Node != "node-b" || !last.Time.Equal(o.Header.RecordingStarted.Add(40*time.Minute)) {
 		t.Errorf("last attempt %+v", last)
 	}
-	if n := r.notice(); !strings.Contains(n, "simulating a recording: schedtui schedules every pod itself; 6 changes over 45m0s") {
+	simulated := &source{mode: runMode{kind: simulating, source: recordingReplay}, replay: r}
+	if n := simulated.notice(nil); !strings.Contains(n, "simulating a recording: schedtui schedules every pod itself; 6 changes over 45m0s") {
 		t.Errorf("notice %q", n)
 	}
 	// A change the engine refuses at the start is reported.
-	bad := &replay{start: o.Header.RecordingStarted, changes: []engine.ClusterChange{{Kind: engine.NodeDelete, Node: &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ghost"}}, At: o.Header.RecordingStarted}},
+	bad := &replay{start: o.Header.RecordingStarted, changes: []change.Change{{Kind: change.NodeDelete, Node: &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ghost"}}, At: o.Header.RecordingStarted}},
 		where: []string{"rec.yaml:9"}}
 	if _, err := tui.NewBackend("rec", o.Cluster, scheduler.Options{Registry: plugins.NewInTreeRegistry()}, bad.forTUI(&errOut)...); err != nil {
 		t.Fatal(err)

@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/schedtui/schedtui/scheduler/engine"
 )
 
 // gatedReader types its keys once release is closed, then blocks until
@@ -41,7 +40,7 @@ func TestTUILive(t *testing.T) {
 	setServerVersion(c, "v1.35.0")
 	applied := make(chan string, 10)
 	old := liveApplied
-	liveApplied = func(ch engine.ClusterChange, err error) {
+	liveApplied = func(ch change.Change, err error) {
 		s := string(ch.Kind)
 		if err != nil {
 			s += ": " + err.Error()
@@ -65,7 +64,7 @@ func TestTUILive(t *testing.T) {
 	}()
 	select {
 	case got := <-applied:
-		if got != string(engine.NodeDelete) {
+		if got != string(change.NodeDelete) {
 			t.Errorf("applied %q, want NodeDelete without error", got)
 		}
 	case err := <-done:

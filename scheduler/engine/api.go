@@ -58,7 +58,7 @@ type EventKind string
 
 const (
 	// EventQueueMove: a pod moved between queues; Reason says why
-	// (BackoffComplete, UnschedulableTimeout, NodeAdd, AssignedPodDelete,
+	// (BackoffComplete, UnschedulableTimeout, change.NodeAdd, AssignedPodDelete,
 	// ScheduleAttemptFailure, PopFromBackoffQ, ForceActivate, ...).
 	EventQueueMove EventKind = "queue"
 	// EventAttempt: a scheduling attempt; Attempt indexes Engine.Attempts.
@@ -74,7 +74,7 @@ const (
 	EventBinding EventKind = "binding"
 	// EventCluster: a cluster change (node added or cordoned, pod added or
 	// deleted, a PersistentVolume created, ...) from a recording or from a
-	// live cluster: Reason is its ChangeKind, Object what it is about, and
+	// live cluster: Reason is its change.Kind, Object what it is about, and
 	// Message "not applied: ..." when the engine refused it. The engine's
 	// own API calls (Reason "Preempted": a victim marked for deletion) are
 	// cluster events too, and so is a scheduler cache mutation that failed
@@ -111,7 +111,7 @@ type Event struct {
 	// Predicted is the node schedtui chose for a pod the cluster's
 	// scheduler decided about (EventObserved; "" for none).
 	Predicted string `json:",omitempty"`
-	// Object names what a cluster change (EventCluster with a ChangeKind
+	// Object names what a cluster change (EventCluster with a change.Kind
 	// as Reason) is about: "Node name", "Pod namespace/name",
 	// "PersistentVolumeClaim namespace/name".
 	Object string `json:",omitempty"`
@@ -179,4 +179,8 @@ type API interface {
 	Timeline() EventLog
 	Attempts() AttemptLog
 	Cursor() Cursor
+	// Shadowing reports whether the engine runs in shadow mode
+	// (Options.Shadow): it makes no attempt of its own, only judges the
+	// decisions of the cluster's scheduler as they arrive.
+	Shadowing() bool
 }

@@ -8,6 +8,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -29,7 +30,7 @@ func attachSlice() *resourcev1.ResourceSlice {
 func parkA(t *testing.T, extra string, opts Options) *Engine {
 	t.Helper()
 	e := load(t, bindingCluster+extra, opts)
-	if err := e.Apply(ClusterChange{Kind: ObjectAdd, Object: attachSlice()}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: attachSlice()}); err != nil {
 		t.Fatal(err)
 	}
 	a, ok := e.Step()
@@ -68,10 +69,10 @@ func claimOf(t *testing.T, e *Engine) *resourcev1.ResourceClaim {
 
 // withDeviceConditions is the claim's status update by the driver, at
 // virtual time at.
-func withDeviceConditions(t *testing.T, e *Engine, at time.Time, conds ...metav1.Condition) ClusterChange {
+func withDeviceConditions(t *testing.T, e *Engine, at time.Time, conds ...metav1.Condition) change.Change {
 	c := claimOf(t, e).DeepCopy()
 	c.Status.Devices = []resourcev1.AllocatedDeviceStatus{{Driver: "gpu.example.com", Pool: "n1", Device: "gpu-0", Conditions: conds}}
-	return ClusterChange{Kind: ObjectUpdate, Object: c, At: at}
+	return change.Change{Kind: change.ObjectUpdate, Object: c, At: at}
 }
 
 func bindingEvents(e *Engine) []Event {
@@ -94,7 +95,7 @@ func TestBindingConditionsMet(t *testing.T) {
 	labelled := e.Pod("default/a").DeepCopy()
 	labelled.Labels = map[string]string{"touched": "yes"}
 	labelled.ResourceVersion = "2"
-	if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: labelled}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: labelled}); err != nil {
 		t.Fatal(err)
 	}
 	if q := e.Queue(); len(q.ActiveQ)+len(q.BackoffQ)+len(q.Unschedulable) != 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,14 +50,14 @@ func (c churn) second(e *Engine, s int) (int, error) {
 		i := s*c.rate + j
 		p := c.pod(i)
 		p.CreationTimestamp = metav1.NewTime(at)
-		if err := e.Apply(ClusterChange{Kind: PodAdd, Pod: p, At: at}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodAdd, Pod: p, At: at}); err != nil {
 			return n, err
 		}
 		n++
 		// The pod that arrived lifetime ago at this instant leaves.
 		if gone := i - int(c.lifetime/time.Second)*c.rate; gone >= 0 {
 			old := c.pod(gone)
-			if err := e.Apply(ClusterChange{Kind: PodDelete, Pod: old, At: at}); err != nil {
+			if err := e.Apply(change.Change{Kind: change.PodDelete, Pod: old, At: at}); err != nil {
 				return n, err
 			}
 			n++

@@ -4,78 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
-
-// ChangeKind names a cluster change.
-type ChangeKind string
-
-const (
-	NodeAdd    ChangeKind = "NodeAdd"
-	NodeUpdate ChangeKind = "NodeUpdate"
-	NodeDelete ChangeKind = "NodeDelete"
-	PodAdd     ChangeKind = "PodAdd"
-	PodUpdate  ChangeKind = "PodUpdate"
-	PodDelete  ChangeKind = "PodDelete"
-	// ObjectAdd, ObjectUpdate and ObjectDelete change any other object the
-	// scheduler reads (PersistentVolume, StorageClass, Service, ...; see
-	// objects.go).
-	ObjectAdd    ChangeKind = "ObjectAdd"
-	ObjectUpdate ChangeKind = "ObjectUpdate"
-	ObjectDelete ChangeKind = "ObjectDelete"
-)
-
-// ClusterChange is a change a recording or a live cluster reports, applied
-// as the scheduler's informer event handlers apply it.
-type ClusterChange struct {
-	Kind ChangeKind
-	// Node is the new node (the deleted one for NodeDelete).
-	Node *v1.Node
-	// Pod is the new pod (the deleted one for PodDelete).
-	Pod *v1.Pod
-	// Object is the new object of an ObjectAdd or ObjectUpdate (the
-	// deleted one for ObjectDelete): a PersistentVolume, a
-	// PersistentVolumeClaim, a StorageClass, a CSINode, a CSIDriver, a
-	// CSIStorageCapacity, a VolumeAttachment, a Namespace, a Service, a
-	// ReplicationController, a ReplicaSet, a StatefulSet, a
-	// PodDisruptionBudget, a PriorityClass, a RuntimeClass or a DaemonSet.
-	Object runtime.Object
-	// At schedules the change; zero, or a time not after Now, applies it
-	// at once.
-	At time.Time
-}
-
-func (c ClusterChange) validate() error {
-	switch c.Kind {
-	case NodeAdd, NodeUpdate, NodeDelete:
-		if c.Node == nil || c.Node.Name == "" {
-			return fmt.Errorf("%s without a named node", c.Kind)
-		}
-	case PodAdd, PodUpdate, PodDelete:
-		if c.Pod == nil || c.Pod.Name == "" {
-			return fmt.Errorf("%s without a named pod", c.Kind)
-		}
-	case ObjectAdd, ObjectUpdate, ObjectDelete:
-		return c.validateObject()
-	default:
-		return fmt.Errorf("unknown change kind %q", c.Kind)
-	}
-	return nil
-}
 
 // Apply feeds a cluster change to the engine: at once, or at c.At in
 // virtual time (in real time, c.At later than now first advances the
 // clock to it: the change arrived then). Changes are part of the run: Rewind replays those made
 // before the point it returns to and forgets the later ones.
-func (e *Engine) Apply(c ClusterChange) error {
-	if err := c.validate(); err != nil {
+func (e *Engine) Apply(c change.Change) error {
+	if err := c.Validate(); err != nil {
 		return err
 	}
 	if !c.At.After(e.now) || e.applyAt(c) {
@@ -94,8 +37,8 @@ func (e *Engine) Apply(c ClusterChange) error {
 // pod's last state, as a watch delivers it) only the name, the UID and the
 // phase are read, so the log keeps just those and not a whole pod per
 // deletion for as long as rewind reaches back.
-func loggedChange(c ClusterChange) ClusterChange {
-	if c.Kind != PodDelete || c.Pod == nil {
+func loggedChange(c change.Change) change.Change {
+	if c.Kind != change.PodDelete || c.Pod == nil {
 		return c
 	}
 	stub := &v1.Pod{}
@@ -116,11 +59,11 @@ func (e *Engine) nodeIndex(name string) int {
 }
 
 // applyNow applies a change as the event handlers do (eventhandlers.go).
-func (e *Engine) applyNow(c ClusterChange) error {
+func (e *Engine) applyNow(c change.Change) error {
 	e.external++
 	e.shadowArrival(c)
 	switch c.Kind {
-	case NodeAdd:
+	case change.NodeAdd:
 		if e.nodeIndex(c.Node.Name) >= 0 {
 			return fmt.Errorf("node %q already exists", c.Node.Name)
 		}
@@ -129,7 +72,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		e.sched.SetNodes(e.nodeOrder)
 		e.clusterEvent(c, "")
 		e.q.MoveAllToActiveOrBackoffQueue(queue.EventNodeAdd, nil, c.Node, nil)
-	case NodeUpdate:
+	case change.NodeUpdate:
 		i := e.nodeIndex(c.Node.Name)
 		if i < 0 {
 			return fmt.Errorf("node %q: %w", c.Node.Name, errNoSuchNode)
@@ -143,7 +86,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		for _, ev := range queue.NodeSchedulingPropertiesChange(c.Node, old, e.sched.Features()) {
 			e.q.MoveAllToActiveOrBackoffQueue(ev, old, c.Node, nil)
 		}
-	case NodeDelete:
+	case change.NodeDelete:
 		i := e.nodeIndex(c.Node.Name)
 		if i < 0 {
 			return fmt.Errorf("node %q: %w", c.Node.Name, errNoSuchNode)
@@ -154,7 +97,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		e.q.MoveAllToActiveOrBackoffQueue(queue.EventNodeDelete, old, nil, nil)
 		e.nodeOrder = append(e.nodeOrder[:i:i], e.nodeOrder[i+1:]...)
 		e.sched.SetNodes(e.nodeOrder)
-	case PodAdd:
+	case change.PodAdd:
 		if e.Pod(key(c.Pod)) != nil {
 			return fmt.Errorf("pod %s already exists", key(c.Pod))
 		}
@@ -174,7 +117,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 			e.shadowAdded(c.Pod)
 			e.shadowCreated(c.Pod)
 		}
-	case PodUpdate:
+	case change.PodUpdate:
 		old := e.Pod(key(c.Pod))
 		if old == nil {
 			if terminal(c.Pod) {
@@ -188,7 +131,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		}
 		if terminal(c.Pod) {
 			// Leaving the informer's field selector is a delete.
-			return e.applyNow(ClusterChange{Kind: PodDelete, Pod: old})
+			return e.applyNow(change.Change{Kind: change.PodDelete, Pod: old})
 		}
 		if e.opts.Shadow {
 			e.shadowUpdate(c, old)
@@ -200,7 +143,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		e.bump()
 		e.clusterEvent(c, "")
 		e.updatePod(old, c.Pod)
-	case PodDelete:
+	case change.PodDelete:
 		old := e.Pod(key(c.Pod))
 		if old == nil {
 			if terminal(c.Pod) {
@@ -218,7 +161,7 @@ func (e *Engine) applyNow(c ClusterChange) error {
 		e.forgetPod(old.UID)
 		// The pod as the scheduler knew it: its node, even when the
 		// deletion carries only the name.
-		e.clusterEvent(ClusterChange{Kind: c.Kind, Pod: old}, "")
+		e.clusterEvent(change.Change{Kind: c.Kind, Pod: old}, "")
 		if old.Spec.NodeName != "" {
 			e.shadowDeleted(old)
 			e.sched.RemoveAssignedPod(old)
@@ -235,13 +178,13 @@ func (e *Engine) applyNow(c ClusterChange) error {
 				e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
 			}
 		}
-	case ObjectAdd, ObjectUpdate, ObjectDelete:
+	case change.ObjectAdd, change.ObjectUpdate, change.ObjectDelete:
 		return e.applyObject(c)
 	}
 	return nil
 }
 
-func (e *Engine) clusterEvent(c ClusterChange, msg string) {
+func (e *Engine) clusterEvent(c change.Change, msg string) {
 	ev := Event{Kind: EventCluster, Reason: string(c.Kind), Message: msg, Object: c.Describe()}
 	if c.Node != nil {
 		ev.Node = c.Node.Name

@@ -7,6 +7,7 @@ import (
 	resourcev1 "k8s.io/api/resource/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -55,7 +56,7 @@ func TestDRASliceAddedAndClaimWrites(t *testing.T) {
 			t.Fatalf("attempt before the slice: %v %+v", ok, a)
 		}
 	}
-	if err := e.Apply(ClusterChange{Kind: ObjectAdd, Object: gpuSlice()}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: gpuSlice()}); err != nil {
 		t.Fatal(err)
 	}
 	a, ok := e.Step()
@@ -79,7 +80,7 @@ func TestDRASliceAddedAndClaimWrites(t *testing.T) {
 	}
 	freed := claim.DeepCopy()
 	freed.Status = resourcev1.ResourceClaimStatus{}
-	if err := e.Apply(ClusterChange{Kind: ObjectUpdate, Object: freed}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.ObjectUpdate, Object: freed}); err != nil {
 		t.Fatal(err)
 	}
 	a, ok = e.Step()
@@ -95,7 +96,7 @@ func TestDRAGatedUntilClaimCreated(t *testing.T) {
   kind: DeviceClass
   metadata: {name: gpu}
 `+podYAML("a", "1", 0, "    resourceClaims: [{name: gpu, resourceClaimName: a-gpu}]\n"), Options{})
-	if err := e.Apply(ClusterChange{Kind: ObjectAdd, Object: gpuSlice()}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: gpuSlice()}); err != nil {
 		t.Fatal(err)
 	}
 	q := e.Queue()
@@ -105,7 +106,7 @@ func TestDRAGatedUntilClaimCreated(t *testing.T) {
 	c := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "a-gpu", Namespace: "default", UID: "uid-a-gpu"},
 		Spec: resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{Name: "gpu",
 			Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1}}}}}}
-	if err := e.Apply(ClusterChange{Kind: ObjectAdd, Object: c}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: c}); err != nil {
 		t.Fatal(err)
 	}
 	a, ok := e.Step()

@@ -13,6 +13,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
@@ -41,7 +42,7 @@ type Options struct {
 	// realtime.go): AdvanceTo and Tick move the clock, Step never jumps
 	// past the Clock's now, and a change applies at its At. Nil is virtual
 	// time (snapshots, recordings): Step jumps to the next due event.
-	Clock Clock
+	Clock change.Clock
 	// AttemptDuration is the virtual time one scheduling attempt takes.
 	// Zero (the default) makes attempts instantaneous: time only moves when
 	// the engine is idle and jumps to the next due event.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -220,7 +221,7 @@ func TestPreemptorGated(t *testing.T) {
 	tainted.Labels = map[string]string{"kubernetes.io/hostname": "tainted"}
 	tainted.Spec.Taints = []v1.Taint{{Key: "dedicated", Value: "x", Effect: v1.TaintEffectNoSchedule}}
 	tainted.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("110")}
-	if err := e.Apply(ClusterChange{Kind: NodeAdd, Node: tainted, At: scheduler.Epoch.Add(2 * time.Second)}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.NodeAdd, Node: tainted, At: scheduler.Epoch.Add(2 * time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	e.RunUntil(3 * time.Second)
@@ -288,7 +289,7 @@ func TestApplyEvents(t *testing.T) {
 	old := e.Scheduler().Snapshot().List()[0].Node()
 	up := old.DeepCopy()
 	up.Spec.Unschedulable = false
-	if err := e.Apply(ClusterChange{Kind: NodeUpdate, Node: up}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.NodeUpdate, Node: up}); err != nil {
 		t.Fatal(err)
 	}
 	moves := findEvents(e, EventQueueMove, "default/p")
@@ -303,11 +304,11 @@ func TestApplyEvents(t *testing.T) {
 	if moves := findEvents(e, EventQueueMove, "default/p"); moves[len(moves)-1].Reason != "PopFromBackoffQ" {
 		t.Errorf("popped by %+v", moves[len(moves)-1])
 	}
-	for _, bad := range []ClusterChange{
-		{Kind: NodeAdd},
-		{Kind: NodeUpdate, Node: &v1.Node{}},
+	for _, bad := range []change.Change{
+		{Kind: change.NodeAdd},
+		{Kind: change.NodeUpdate, Node: &v1.Node{}},
 		{Kind: "Bogus", Node: old},
-		{Kind: PodDelete, Pod: &v1.Pod{}},
+		{Kind: change.PodDelete, Pod: &v1.Pod{}},
 	} {
 		if err := e.Apply(bad); err == nil {
 			t.Errorf("Apply(%+v) accepted", bad)
@@ -315,7 +316,7 @@ func TestApplyEvents(t *testing.T) {
 	}
 	missing := old.DeepCopy()
 	missing.Name = "missing"
-	if err := e.Apply(ClusterChange{Kind: NodeDelete, Node: missing}); err == nil {
+	if err := e.Apply(change.Change{Kind: change.NodeDelete, Node: missing}); err == nil {
 		t.Error("deleting a missing node succeeded")
 	}
 }
@@ -331,7 +332,7 @@ func TestPodChanges(t *testing.T) {
 	g := e.Pod("default/gated")
 	ungated := g.DeepCopy()
 	ungated.Spec.SchedulingGates = nil
-	if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: ungated}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: ungated}); err != nil {
 		t.Fatal(err)
 	}
 	a, ok := e.Step()
@@ -341,16 +342,16 @@ func TestPodChanges(t *testing.T) {
 	extra := e.Pod("default/gated").DeepCopy()
 	extra.Name, extra.UID, extra.Spec.NodeName = "new", "uid-new", ""
 	extra.Status = v1.PodStatus{}
-	if err := e.Apply(ClusterChange{Kind: PodAdd, Pod: extra}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.PodAdd, Pod: extra}); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Apply(ClusterChange{Kind: PodDelete, Pod: extra}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.PodDelete, Pod: extra}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := e.Step(); ok {
 		t.Error("a deleted pod was attempted")
 	}
-	if err := e.Apply(ClusterChange{Kind: PodDelete, Pod: e.Pod("default/gated")}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.PodDelete, Pod: e.Pod("default/gated")}); err != nil {
 		t.Fatal(err)
 	}
 	if len(e.Scheduler().Snapshot().List()[0].Pods) != 0 {
@@ -420,7 +421,7 @@ func TestRewindForgetsLaterChanges(t *testing.T) {
 	yaml := listHeader + nodeYAML("n1", "1", "") + podYAML("a", "1", 10, "") + podYAML("b", "1", 0, "")
 	e := load(t, yaml, Options{CheckpointInterval: 1})
 	e.Step() // a binds
-	if err := e.Apply(ClusterChange{Kind: NodeAdd, Node: nodeObj("n2", "1")}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.NodeAdd, Node: nodeObj("n2", "1")}); err != nil {
 		t.Fatal(err)
 	}
 	e.Step() // b binds on n2
@@ -687,7 +688,7 @@ func TestTerminalPods(t *testing.T) {
 	}
 	done := e.Pod("default/a").DeepCopy()
 	done.Status.Phase = v1.PodSucceeded
-	if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: done}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: done}); err != nil {
 		t.Fatal(err)
 	}
 	if e.Pod("default/a") != nil {
@@ -699,7 +700,7 @@ func TestTerminalPods(t *testing.T) {
 	}
 	ghost := done.DeepCopy()
 	ghost.Name = "ghost"
-	if err := e.Apply(ClusterChange{Kind: PodAdd, Pod: ghost}); err != nil || e.Pod("default/ghost") != nil {
+	if err := e.Apply(change.Change{Kind: change.PodAdd, Pod: ghost}); err != nil || e.Pod("default/ghost") != nil {
 		t.Errorf("a terminal pod was added: %v", err)
 	}
 }
@@ -793,7 +794,7 @@ func TestPopFromBackoffQOff(t *testing.T) {
 	}
 	up := e.Scheduler().Snapshot().List()[0].Node().DeepCopy()
 	up.Spec.Unschedulable = false
-	if err := e.Apply(ClusterChange{Kind: NodeUpdate, Node: up}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.NodeUpdate, Node: up}); err != nil {
 		t.Fatal(err)
 	}
 	a, ok := e.Step()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -82,11 +83,11 @@ func TestForecast(t *testing.T) {
 		other = "b"
 	}
 	clk.set(11 * time.Second)
-	for _, u := range []ClusterChange{
-		{Kind: PodUpdate, Pod: bindTo(e, "default/p1", other)},
-		{Kind: PodUpdate, Pod: bindTo(e, "default/p2", byPod["default/p2"].Node)},
-		{Kind: PodUpdate, Pod: bindTo(e, "default/p3", "tainted")},
-		{Kind: PodUpdate, Pod: unschedulableUpdate(e, "default/stuck", "0/3 nodes are available: 3 Insufficient cpu.")},
+	for _, u := range []change.Change{
+		{Kind: change.PodUpdate, Pod: bindTo(e, "default/p1", other)},
+		{Kind: change.PodUpdate, Pod: bindTo(e, "default/p2", byPod["default/p2"].Node)},
+		{Kind: change.PodUpdate, Pod: bindTo(e, "default/p3", "tainted")},
+		{Kind: change.PodUpdate, Pod: unschedulableUpdate(e, "default/stuck", "0/3 nodes are available: 3 Insufficient cpu.")},
 	} {
 		u.At = clk.Now()
 		if err := e.Apply(u); err != nil {

@@ -18,7 +18,7 @@ type PodAttempt struct {
 	// Events are the queue moves that led to this attempt since the
 	// pod's previous one (or its arrival), in order, with upstream's
 	// labels: UnscheduledPodAdd, the cluster event whose queueing hint
-	// let it through (AssignedPodDelete, NodeAdd, ...), BackoffComplete,
+	// let it through (AssignedPodDelete, change.NodeAdd, ...), BackoffComplete,
 	// UnschedulableTimeout, PopFromBackoffQ, ... A plain pop from activeQ
 	// and the requeue after a failure (ScheduleAttemptFailure) are left
 	// out: every retry has them.

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"time"
+
+	"github.com/schedtui/schedtui/scheduler/change"
 )
 
-// The JSON lines `schedtui run -o json` prints besides attempts (README,
+// The JSON lines `schedtui run -o json` prints besides attempts (docs/commands.md,
 // "run -o json"). Every line has a "kind"; times are virtual, RFC 3339
 // with nanoseconds, UTC.
 
@@ -19,7 +21,7 @@ type QueueMoveJSON struct {
 	To   string `json:"to"`
 	// Event is upstream's label of what moved the pod
 	// (UnscheduledPodAdd, ScheduleAttemptFailure, BackoffComplete,
-	// PopFromBackoffQ, UnschedulableTimeout, ForceActivate, NodeAdd,
+	// PopFromBackoffQ, UnschedulableTimeout, ForceActivate, change.NodeAdd,
 	// AssignedPodDelete, ...), or Pop for a plain pop from activeQ.
 	Event string `json:"event"`
 	// Message is the gating plugin and its message when To is Gated.
@@ -66,8 +68,8 @@ type BindingJSON struct {
 type ClusterJSON struct {
 	Kind string `json:"kind"`
 	Time string `json:"time"`
-	// Change is NodeAdd, NodeUpdate, NodeDelete, PodAdd, PodUpdate,
-	// PodDelete, ObjectAdd, ObjectUpdate or ObjectDelete.
+	// Change is change.NodeAdd, change.NodeUpdate, change.NodeDelete, change.PodAdd, change.PodUpdate,
+	// change.PodDelete, change.ObjectAdd, change.ObjectUpdate or change.ObjectDelete.
 	Change string `json:"change"`
 	// Object is what changed: "Node name", "Pod namespace/name",
 	// "PersistentVolumeClaim namespace/name", ...
@@ -108,7 +110,7 @@ func EventJSON(ev Event) (any, bool) {
 		return BindingJSON{Kind: "binding", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Outcome: ev.Reason,
 			Message: ev.Message, Attempt: ev.Attempt + 1}, true
 	case EventCluster:
-		if !isChange(ev.Reason) {
+		if !change.IsKind(ev.Reason) {
 			return nil, false
 		}
 		return ClusterJSON{Kind: "cluster", Time: FormatTime(ev.Time), Change: ev.Reason, Object: ev.Object, Pod: ev.Pod,

@@ -13,11 +13,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -86,8 +85,8 @@ func TestObjectChanges(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// before are applied before the first attempt.
-		before  []ClusterChange
-		changes []ClusterChange
+		before  []change.Change
+		changes []change.Change
 		// moved is the reason the pod left the unschedulable pool, ""
 		// when the changes must not move it.
 		moved string
@@ -97,29 +96,29 @@ func TestObjectChanges(t *testing.T) {
 		check     func(t *testing.T, e *Engine)
 	}{{
 		name:    "claim then volume added",
-		changes: []ClusterChange{{Kind: ObjectAdd, Object: claimObj("data", "pv-data")}, {Kind: ObjectAdd, Object: volumeObj("pv-data", "data")}},
+		changes: []change.Change{{Kind: change.ObjectAdd, Object: claimObj("data", "pv-data")}, {Kind: change.ObjectAdd, Object: volumeObj("pv-data", "data")}},
 		moved:   "PersistentVolumeClaimAdd", outcome: record.Scheduled,
 	}, {
 		// VolumeRestrictions rejected the pod; it registers no PV event.
 		name:    "volume then claim added",
-		changes: []ClusterChange{{Kind: ObjectAdd, Object: volumeObj("pv-data", "data")}, {Kind: ObjectAdd, Object: claimObj("data", "pv-data")}},
+		changes: []change.Change{{Kind: change.ObjectAdd, Object: volumeObj("pv-data", "data")}, {Kind: change.ObjectAdd, Object: claimObj("data", "pv-data")}},
 		moved:   "PersistentVolumeClaimAdd", outcome: record.Scheduled,
 	}, {
 		// VolumeBinding rejected the pod (unbound immediate claim); a PV
 		// added moves it, it still waits for the PV controller.
 		name:    "volume added for an unbound claim",
-		before:  []ClusterChange{{Kind: ObjectAdd, Object: unboundClaim("data")}},
-		changes: []ClusterChange{{Kind: ObjectAdd, Object: volumeObj("pv-data", "data")}},
+		before:  []change.Change{{Kind: change.ObjectAdd, Object: unboundClaim("data")}},
+		changes: []change.Change{{Kind: change.ObjectAdd, Object: volumeObj("pv-data", "data")}},
 		moved:   "PersistentVolumeAdd", outcome: record.Unschedulable,
 	}, {
 		name:    "claim bound by the PV controller",
-		before:  []ClusterChange{{Kind: ObjectAdd, Object: unboundClaim("data")}, {Kind: ObjectAdd, Object: volumeObj("pv-data", "data")}},
-		changes: []ClusterChange{{Kind: ObjectUpdate, Object: claimObj("data", "pv-data")}},
+		before:  []change.Change{{Kind: change.ObjectAdd, Object: unboundClaim("data")}, {Kind: change.ObjectAdd, Object: volumeObj("pv-data", "data")}},
+		changes: []change.Change{{Kind: change.ObjectUpdate, Object: claimObj("data", "pv-data")}},
 		moved:   "PersistentVolumeClaimUpdate", outcome: record.Scheduled,
 	}, {
 		name:    "claim deleted",
-		before:  []ClusterChange{{Kind: ObjectAdd, Object: claimObj("data", "pv-data")}},
-		changes: []ClusterChange{{Kind: ObjectDelete, Object: claimObj("data", "pv-data")}},
+		before:  []change.Change{{Kind: change.ObjectAdd, Object: claimObj("data", "pv-data")}},
+		changes: []change.Change{{Kind: change.ObjectDelete, Object: claimObj("data", "pv-data")}},
 		outcome: record.Unschedulable,
 		check: func(t *testing.T, e *Engine) {
 			if _, err := e.Scheduler().Objects().PersistentVolumeClaim("default", "data"); !apierrors.IsNotFound(err) {
@@ -128,7 +127,7 @@ func TestObjectChanges(t *testing.T) {
 		},
 	}, {
 		name:    "another pod's claim: VolumeBinding's hint skips it",
-		changes: []ClusterChange{{Kind: ObjectAdd, Object: claimObj("other", "")}},
+		changes: []change.Change{{Kind: change.ObjectAdd, Object: claimObj("other", "")}},
 		outcome: record.Unschedulable,
 		check: func(t *testing.T, e *Engine) {
 			if _, err := e.Scheduler().Objects().PersistentVolumeClaim("default", "other"); err != nil {
@@ -137,7 +136,7 @@ func TestObjectChanges(t *testing.T) {
 		},
 	}, {
 		name:    "service added: stored, moves nothing",
-		changes: []ClusterChange{{Kind: ObjectAdd, Object: serviceObj("web")}},
+		changes: []change.Change{{Kind: change.ObjectAdd, Object: serviceObj("web")}},
 		outcome: record.Unschedulable,
 		check: func(t *testing.T, e *Engine) {
 			if s := e.Scheduler().Objects().Services("default"); len(s) != 1 || s[0].Name != "web" {
@@ -146,8 +145,8 @@ func TestObjectChanges(t *testing.T) {
 		},
 	}, {
 		name: "service updated then deleted",
-		changes: []ClusterChange{{Kind: ObjectAdd, Object: serviceObj("web")}, {Kind: ObjectUpdate, Object: serviceObj("web")},
-			{Kind: ObjectDelete, Object: serviceObj("web")}},
+		changes: []change.Change{{Kind: change.ObjectAdd, Object: serviceObj("web")}, {Kind: change.ObjectUpdate, Object: serviceObj("web")},
+			{Kind: change.ObjectDelete, Object: serviceObj("web")}},
 		outcome: record.Unschedulable,
 		check: func(t *testing.T, e *Engine) {
 			if s := e.Scheduler().Objects().Services("default"); len(s) != 0 {
@@ -156,7 +155,7 @@ func TestObjectChanges(t *testing.T) {
 		},
 	}, {
 		name:    "storage class deleted: no plugin registered StorageClass deletes",
-		changes: []ClusterChange{{Kind: ObjectDelete, Object: fast}},
+		changes: []change.Change{{Kind: change.ObjectDelete, Object: fast}},
 		outcome: record.Unschedulable,
 		check: func(t *testing.T, e *Engine) {
 			if _, err := e.Scheduler().Objects().StorageClass("fast"); !apierrors.IsNotFound(err) {
@@ -165,11 +164,11 @@ func TestObjectChanges(t *testing.T) {
 		},
 	}, {
 		name:    "storage class updated: registered, the hint decides",
-		changes: []ClusterChange{{Kind: ObjectUpdate, Object: fast}},
+		changes: []change.Change{{Kind: change.ObjectUpdate, Object: fast}},
 		outcome: record.Unschedulable,
 	}, {
 		name:      "priority class: not read by the scheduler, on the timeline only",
-		changes:   []ClusterChange{{Kind: ObjectAdd, Object: &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "urgent"}, Value: 5}}},
+		changes:   []change.Change{{Kind: change.ObjectAdd, Object: &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "urgent"}, Value: 5}}},
 		quiescent: true,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -242,18 +241,18 @@ func TestObjectChangeErrors(t *testing.T) {
 	var nilPV *v1.PersistentVolume
 	unnamed := serviceObj("")
 	for _, tc := range []struct {
-		c    ClusterChange
+		c    change.Change
 		want string
 	}{
-		{ClusterChange{Kind: ObjectAdd}, "ObjectAdd without an object"},
-		{ClusterChange{Kind: ObjectAdd, Object: nilPV}, "ObjectAdd without an object"},
-		{ClusterChange{Kind: ObjectAdd, Object: nodeObj("n2", "1")}, "ObjectAdd of Node n2: node changes are NodeAdd"},
-		{ClusterChange{Kind: ObjectDelete, Object: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}}}, "ObjectDelete of Pod default/p: pod changes are"},
-		{ClusterChange{Kind: ObjectUpdate, Object: &v1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "default"}}}, "not a kind the scheduler reads"},
-		{ClusterChange{Kind: ObjectAdd, Object: unnamed}, "ObjectAdd of Service default/<unnamed>: the object has no name"},
-		{ClusterChange{Kind: ObjectAdd, Object: &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}}}, "StorageClass fast already exists"},
-		{ClusterChange{Kind: ObjectUpdate, Object: claimObj("data", "")}, "PersistentVolumeClaim default/data does not exist"},
-		{ClusterChange{Kind: ObjectDelete, Object: volumeObj("pv-x", "")}, "PersistentVolume pv-x does not exist"},
+		{change.Change{Kind: change.ObjectAdd}, "ObjectAdd without an object"},
+		{change.Change{Kind: change.ObjectAdd, Object: nilPV}, "ObjectAdd without an object"},
+		{change.Change{Kind: change.ObjectAdd, Object: nodeObj("n2", "1")}, "ObjectAdd of Node n2: node changes are NodeAdd"},
+		{change.Change{Kind: change.ObjectDelete, Object: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}}}, "ObjectDelete of Pod default/p: pod changes are"},
+		{change.Change{Kind: change.ObjectUpdate, Object: &v1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "default"}}}, "not a kind the scheduler reads"},
+		{change.Change{Kind: change.ObjectAdd, Object: unnamed}, "ObjectAdd of Service default/<unnamed>: the object has no name"},
+		{change.Change{Kind: change.ObjectAdd, Object: &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "fast"}}}, "StorageClass fast already exists"},
+		{change.Change{Kind: change.ObjectUpdate, Object: claimObj("data", "")}, "PersistentVolumeClaim default/data does not exist"},
+		{change.Change{Kind: change.ObjectDelete, Object: volumeObj("pv-x", "")}, "PersistentVolume pv-x does not exist"},
 	} {
 		before := e.Timeline().Len()
 		err := e.Apply(tc.c)
@@ -265,7 +264,7 @@ func TestObjectChangeErrors(t *testing.T) {
 		}
 	}
 	// Scheduled, it is refused when due: a "not applied" cluster event.
-	if err := e.Apply(ClusterChange{Kind: ObjectUpdate, Object: claimObj("data", ""), At: scheduler.Epoch.Add(time.Minute)}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.ObjectUpdate, Object: claimObj("data", ""), At: scheduler.Epoch.Add(time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	e.RunUntil(2 * time.Minute)
@@ -280,44 +279,6 @@ func TestObjectChangeErrors(t *testing.T) {
 	}
 }
 
-// TestChangeFor: watch events convert to changes and back.
-func TestChangeFor(t *testing.T) {
-	pv := volumeObj("pv", "c")
-	for _, tc := range []struct {
-		typ  watch.EventType
-		c    ClusterChange
-		kind ChangeKind
-	}{
-		{watch.Added, ClusterChange{Node: nodeObj("n", "1")}, NodeAdd},
-		{watch.Modified, ClusterChange{Node: nodeObj("n", "1")}, NodeUpdate},
-		{watch.Deleted, ClusterChange{Pod: &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "d"}}}, PodDelete},
-		{watch.Added, ClusterChange{Object: pv}, ObjectAdd},
-		{watch.Modified, ClusterChange{Object: pv}, ObjectUpdate},
-		{watch.Deleted, ClusterChange{Object: pv}, ObjectDelete},
-	} {
-		_, obj := tc.c.WatchEvent()
-		c, err := ChangeFor(tc.typ, obj)
-		if err != nil || c.Kind != tc.kind {
-			t.Errorf("ChangeFor(%s, %s) = %s, %v; want %s", tc.typ, describeObject(obj), c.Kind, err, tc.kind)
-			continue
-		}
-		if typ, back := c.WatchEvent(); typ != tc.typ || back != obj {
-			t.Errorf("%s: WatchEvent() = %s %v", c, typ, back)
-		}
-	}
-	if c := (ClusterChange{Kind: ObjectAdd, Object: pv}); c.String() != "ObjectAdd PersistentVolume pv" {
-		t.Errorf("String() = %q", c.String())
-	}
-	for _, bad := range []struct {
-		typ watch.EventType
-		obj runtime.Object
-	}{{watch.Bookmark, pv}, {watch.Added, &v1.ConfigMap{}}, {watch.Added, nil}, {watch.Deleted, &v1.Node{}}} {
-		if c, err := ChangeFor(bad.typ, bad.obj); err == nil {
-			t.Errorf("ChangeFor(%s, %T) = %s", bad.typ, bad.obj, c)
-		}
-	}
-}
-
 // TestRewindAcrossObjectChanges: a run in which scheduled object changes
 // unblock a pod rewinds to exactly the state of a fresh run stopped at the
 // same attempt, checkpoints (which copy the object store) included, and
@@ -327,11 +288,11 @@ func TestRewindAcrossObjectChanges(t *testing.T) {
 	opts := Options{CheckpointInterval: 1, MaxCheckpoints: 3}
 	run := func() *Engine {
 		e := load(t, cluster, opts)
-		for _, c := range []ClusterChange{
-			{Kind: ObjectAdd, Object: serviceObj("web"), At: scheduler.Epoch.Add(time.Minute)},
-			{Kind: ObjectAdd, Object: claimObj("data", "pv-data"), At: scheduler.Epoch.Add(7 * time.Minute)},
-			{Kind: ObjectAdd, Object: volumeObj("pv-data", "data"), At: scheduler.Epoch.Add(8 * time.Minute)},
-			{Kind: ObjectDelete, Object: serviceObj("web"), At: scheduler.Epoch.Add(9 * time.Minute)},
+		for _, c := range []change.Change{
+			{Kind: change.ObjectAdd, Object: serviceObj("web"), At: scheduler.Epoch.Add(time.Minute)},
+			{Kind: change.ObjectAdd, Object: claimObj("data", "pv-data"), At: scheduler.Epoch.Add(7 * time.Minute)},
+			{Kind: change.ObjectAdd, Object: volumeObj("pv-data", "data"), At: scheduler.Epoch.Add(8 * time.Minute)},
+			{Kind: change.ObjectDelete, Object: serviceObj("web"), At: scheduler.Epoch.Add(9 * time.Minute)},
 		} {
 			if err := e.Apply(c); err != nil {
 				t.Fatal(err)

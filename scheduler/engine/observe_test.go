@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -42,7 +43,7 @@ func TestObservations(t *testing.T) {
 
 	t.Run("bound by the cluster before schedtui tried", func(t *testing.T) {
 		e := load(t, yaml, Options{})
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: bindTo(e, "default/early", "small")}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: bindTo(e, "default/early", "small")}); err != nil {
 			t.Fatal(err)
 		}
 		o := lastObservation(t, e)
@@ -54,7 +55,7 @@ func TestObservations(t *testing.T) {
 			t.Errorf("pod on %q, the cluster bound it to small", p.Spec.NodeName)
 		}
 		// Binding onto a node schedtui's filters reject.
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: bindTo(e, "default/agree", "tainted")}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: bindTo(e, "default/agree", "tainted")}); err != nil {
 			t.Fatal(err)
 		}
 		if o := lastObservation(t, e); o.Reason != string(Disagree) || !strings.Contains(o.Message, "TaintToleration rejects tainted") {
@@ -77,7 +78,7 @@ func TestObservations(t *testing.T) {
 		pending := e.Pod("default/agree").DeepCopy()
 		pending.Spec.NodeName = ""
 		pending.ResourceVersion += "p"
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: pending}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: pending}); err != nil {
 			t.Fatal(err)
 		}
 		if p := e.Pod("default/agree"); p.Spec.NodeName != placed["default/agree"] {
@@ -86,7 +87,7 @@ func TestObservations(t *testing.T) {
 		if len(e.Observations()) != 0 {
 			t.Fatalf("observations before any decision: %+v", e.Observations())
 		}
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: bindTo(e, "default/agree", placed["default/agree"])}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: bindTo(e, "default/agree", placed["default/agree"])}); err != nil {
 			t.Fatal(err)
 		}
 		if o := lastObservation(t, e); o.Reason != string(Agree) || o.Attempt < 0 {
@@ -95,7 +96,7 @@ func TestObservations(t *testing.T) {
 		// A later update of the bound pod is no new observation.
 		again := bindTo(e, "default/agree", placed["default/agree"])
 		again.Labels = map[string]string{"x": "y"}
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: again}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: again}); err != nil {
 			t.Fatal(err)
 		}
 		if n := len(e.Observations()); n != 1 {
@@ -107,7 +108,7 @@ func TestObservations(t *testing.T) {
 		if placed["default/moved"] == "small" {
 			other = "big"
 		}
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: bindTo(e, "default/moved", other)}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: bindTo(e, "default/moved", other)}); err != nil {
 			t.Fatal(err)
 		}
 		if o := lastObservation(t, e); o.Reason == string(Agree) || o.Node != other || o.Predicted != placed["default/moved"] {
@@ -122,7 +123,7 @@ func TestObservations(t *testing.T) {
 		}
 
 		// The cluster's scheduler finds no room where schedtui did.
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: unschedulableUpdate(e, "default/stuck", "0/3 nodes are available: 3 Insufficient cpu.")}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: unschedulableUpdate(e, "default/stuck", "0/3 nodes are available: 3 Insufficient cpu.")}); err != nil {
 			t.Fatal(err)
 		}
 		o := lastObservation(t, e)
@@ -136,7 +137,7 @@ func TestObservations(t *testing.T) {
 
 	t.Run("JSON", func(t *testing.T) {
 		e := load(t, yaml, Options{})
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: bindTo(e, "default/early", "big")}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: bindTo(e, "default/early", "big")}); err != nil {
 			t.Fatal(err)
 		}
 		j, ok := EventJSON(lastObservation(t, e))
@@ -160,7 +161,7 @@ func TestLastAttemptAfterRewind(t *testing.T) {
 	}
 	// A cluster change first, so that the next attempt is another pod's.
 	p := e.Pod(a1.Pod).DeepCopy()
-	if err := e.Apply(ClusterChange{Kind: PodDelete, Pod: p}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.PodDelete, Pod: p}); err != nil {
 		t.Fatal(err)
 	}
 	b1, ok := e.Step()
@@ -192,7 +193,7 @@ func TestUnschedulableSeenAgainAfterRewind(t *testing.T) {
 		if a, ok := e.Step(); !ok || a.Node != "" {
 			t.Fatalf("the attempt: %v %+v", ok, a)
 		}
-		if err := e.Apply(ClusterChange{Kind: PodUpdate, Pod: unschedulableUpdate(e, "default/big", msg)}); err != nil {
+		if err := e.Apply(change.Change{Kind: change.PodUpdate, Pod: unschedulableUpdate(e, "default/big", msg)}); err != nil {
 			t.Fatal(err)
 		}
 		return len(e.Observations())

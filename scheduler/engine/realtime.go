@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -17,18 +18,6 @@ import (
 // engine's now advances the clock to At before it applies, so that it
 // takes its place among the timers. Who moves the clock differs; what
 // happens when it moves does not.
-
-// Clock tells the time in real-time mode.
-type Clock interface {
-	Now() time.Time
-}
-
-// WallClock is the real clock, in UTC (without the monotonic reading,
-// like every time the engine keeps).
-type WallClock struct{}
-
-// Now is the wall time.
-func (WallClock) Now() time.Time { return time.Now().UTC() }
 
 // RealTime reports whether the engine follows a Clock (Options.Clock).
 func (e *Engine) RealTime() bool { return e.opts.Clock != nil }
@@ -121,7 +110,7 @@ func (e *Engine) realTimeDeadline(d time.Time) time.Time {
 // applyAt brings a real-time engine to c.At before a change arriving then
 // applies; it reports false in virtual time, where a later change waits
 // for its timer.
-func (e *Engine) applyAt(c ClusterChange) bool {
+func (e *Engine) applyAt(c change.Change) bool {
 	if e.opts.Clock == nil {
 		return false
 	}

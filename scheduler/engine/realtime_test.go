@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -50,11 +51,11 @@ func TestRealTimeBackoff(t *testing.T) {
 	}
 	// A node that fits arrives 200ms later (stamped by the live source).
 	clk.set(300 * time.Millisecond)
-	if err := e.Apply(ClusterChange{Kind: NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if m := lastMove(e, "default/big"); m.To != BackoffQ || m.Reason != "NodeAdd" || since(m.Time) != 300*time.Millisecond {
-		t.Fatalf("after NodeAdd: %+v", m)
+		t.Fatalf("after change.NodeAdd: %+v", m)
 	}
 	q := e.Queue()
 	if len(q.BackoffQ) != 1 || since(q.BackoffQ[0].BackoffExpiration) != time.Second {
@@ -202,8 +203,8 @@ func TestRealTimeGracePeriod(t *testing.T) {
 	// victim and reports it: noted, not an error.
 	gone := victimObj(t)
 	clk.set(70 * time.Second)
-	for _, k := range []ChangeKind{PodUpdate, PodDelete} {
-		if err := e.Apply(ClusterChange{Kind: k, Pod: gone, At: clk.Now()}); err != nil {
+	for _, k := range []change.Kind{change.PodUpdate, change.PodDelete} {
+		if err := e.Apply(change.Change{Kind: k, Pod: gone, At: clk.Now()}); err != nil {
 			t.Errorf("%s of the evicted victim: %v", k, err)
 		}
 		if evs := findEvents(e, EventCluster, "default/victim"); evs[len(evs)-1].Message != AlreadyEvicted || evs[len(evs)-1].Reason != string(k) {
@@ -217,7 +218,7 @@ func TestRealTimeGracePeriod(t *testing.T) {
 	e = load(t, preemptionCluster, realTime(clk))
 	e.Step()
 	clk.set(10 * time.Second)
-	if err := e.Apply(ClusterChange{Kind: PodDelete, Pod: victimObj(t), At: clk.Now()}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.PodDelete, Pod: victimObj(t), At: clk.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if e.Pod("default/victim") != nil {
@@ -246,7 +247,7 @@ func TestRealTimeRewind(t *testing.T) {
 	e := load(t, tooBig, realTime(clk))
 	e.Step()
 	clk.set(300 * time.Millisecond)
-	if err := e.Apply(ClusterChange{Kind: NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()}); err != nil {
+	if err := e.Apply(change.Change{Kind: change.NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	for s := time.Duration(1); s <= 3; s++ {
@@ -280,7 +281,7 @@ func TestShadowRealTimeRetry(t *testing.T) {
 	clk := newFakeClock()
 	e := load(t, tooBig, Options{Clock: clk, Shadow: true})
 	clk.set(100 * time.Millisecond)
-	applyAll(t, e, ClusterChange{Kind: PodUpdate, Pod: unschedulableUpdate(e, "default/big",
+	applyAll(t, e, change.Change{Kind: change.PodUpdate, Pod: unschedulableUpdate(e, "default/big",
 		"0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."), At: clk.Now()})
 	var moves []string
 	for _, m := range findEvents(e, EventQueueMove, "default/big") {
@@ -293,9 +294,9 @@ func TestShadowRealTimeRetry(t *testing.T) {
 		t.Fatalf("the unschedulable pool: %+v", q.Unschedulable)
 	}
 	clk.set(300 * time.Millisecond)
-	applyAll(t, e, ClusterChange{Kind: NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()})
+	applyAll(t, e, change.Change{Kind: change.NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()})
 	if m := lastMove(e, "default/big"); m.To != BackoffQ || m.Reason != "NodeAdd" {
-		t.Fatalf("after NodeAdd: %+v", m)
+		t.Fatalf("after change.NodeAdd: %+v", m)
 	}
 	clk.set(1500 * time.Millisecond)
 	e.Tick()

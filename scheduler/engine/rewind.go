@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
@@ -50,7 +51,7 @@ type op struct {
 	kind   opKind
 	limit  time.Time
 	strict bool
-	change ClusterChange
+	change change.Change
 	until  time.Time
 	// attempts is the number of attempts after the op.
 	attempts int

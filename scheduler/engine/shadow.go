@@ -90,6 +90,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -320,7 +321,7 @@ func (s *shadowState) forgetTraced(first int) {
 
 // shadowArrival notes the arrival time of a change about to be applied:
 // its At, or the engine's now for a change without one.
-func (e *Engine) shadowArrival(c ClusterChange) {
+func (e *Engine) shadowArrival(c change.Change) {
 	s := e.shadow
 	if s == nil {
 		return
@@ -558,7 +559,7 @@ type judgement struct {
 // is applied as the event handlers apply it, then the attempt and the
 // observation go on the timeline, and earlier decisions the binding may
 // have preceded in the cluster's scheduler are judged again.
-func (e *Engine) shadowUpdate(c ClusterChange, old *v1.Pod) {
+func (e *Engine) shadowUpdate(c change.Change, old *v1.Pod) {
 	cur := c.Pod
 	var j *judgement
 	if e.responsible(old) && old.Spec.NodeName == "" && old.UID == cur.UID {

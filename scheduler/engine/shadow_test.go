@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // at is a change of the cluster arriving d after the engine's start.
-func at(e *Engine, d time.Duration, kind ChangeKind, p *v1.Pod) ClusterChange {
-	return ClusterChange{Kind: kind, Pod: p, At: e.Start().Add(d)}
+func at(e *Engine, d time.Duration, kind change.Kind, p *v1.Pod) change.Change {
+	return change.Change{Kind: kind, Pod: p, At: e.Start().Add(d)}
 }
 
 func nominate(e *Engine, pod, node string) *v1.Pod {
@@ -25,7 +26,7 @@ func nominate(e *Engine, pod, node string) *v1.Pod {
 	return p
 }
 
-func applyAll(t *testing.T, e *Engine, cs ...ClusterChange) {
+func applyAll(t *testing.T, e *Engine, cs ...change.Change) {
 	t.Helper()
 	for _, c := range cs {
 		if err := e.Apply(c); err != nil {
@@ -81,8 +82,8 @@ func TestShadowNeverSchedules(t *testing.T) {
 func TestShadowOutOfOrderBindings(t *testing.T) {
 	e := load(t, shadowCluster, Options{Shadow: true})
 	applyAll(t, e,
-		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
-		at(e, 10*time.Second+300*time.Millisecond, PodUpdate, bindTo(e, "default/a", "big")))
+		at(e, 10*time.Second, change.PodUpdate, bindTo(e, "default/b", "small")),
+		at(e, 10*time.Second+300*time.Millisecond, change.PodUpdate, bindTo(e, "default/a", "big")))
 	if n := e.RunToQuiescence(); n != 2 {
 		t.Fatalf("%d attempts, want one per decision (2)", n)
 	}
@@ -103,8 +104,8 @@ func TestShadowOutOfOrderBindings(t *testing.T) {
 	// More than ShadowWindow apart, the order is not doubted.
 	e = load(t, shadowCluster, Options{Shadow: true})
 	applyAll(t, e,
-		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
-		at(e, 20*time.Second, PodUpdate, bindTo(e, "default/a", "big")))
+		at(e, 10*time.Second, change.PodUpdate, bindTo(e, "default/b", "small")),
+		at(e, 20*time.Second, change.PodUpdate, bindTo(e, "default/a", "big")))
 	e.RunToQuiescence()
 	o = verdicts(e)["default/b"]
 	if o.Reason != string(Disagree) || o.Uncertain != "" {
@@ -131,8 +132,8 @@ func TestShadowOutOfOrderBindings(t *testing.T) {
 func TestShadowPreBindNomination(t *testing.T) {
 	e := load(t, shadowCluster, Options{Shadow: true})
 	applyAll(t, e,
-		at(e, 10*time.Second, PodUpdate, nominate(e, "default/a", "big")),
-		at(e, 15*time.Second, PodUpdate, bindTo(e, "default/b", "small")))
+		at(e, 10*time.Second, change.PodUpdate, nominate(e, "default/a", "big")),
+		at(e, 15*time.Second, change.PodUpdate, bindTo(e, "default/b", "small")))
 	e.RunToQuiescence()
 	o := verdicts(e)["default/b"]
 	if o.Reason != string(Agree) || o.Uncertain != "" || o.Judged == nil || strings.Join(o.Judged.InFlight, ",") != "default/a→big" {
@@ -143,7 +144,7 @@ func TestShadowPreBindNomination(t *testing.T) {
 	e = load(t, shadowCluster, Options{Shadow: true})
 	pre := nominate(e, "default/a", "big")
 	pre.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable, Message: "m"}}
-	applyAll(t, e, at(e, 10*time.Second, PodUpdate, pre), at(e, 15*time.Second, PodUpdate, bindTo(e, "default/b", "small")))
+	applyAll(t, e, at(e, 10*time.Second, change.PodUpdate, pre), at(e, 15*time.Second, change.PodUpdate, bindTo(e, "default/b", "small")))
 	e.RunToQuiescence()
 	if o := verdicts(e)["default/b"]; o.Judged == nil || len(o.Judged.InFlight) != 0 {
 		t.Errorf("a preemptor's nomination counted as in flight: %+v", o.Judged)
@@ -165,7 +166,7 @@ func TestShadowPreemptionNotCarriedOut(t *testing.T) {
 	msg := a.Message
 
 	e := load(t, preemptionShadow, Options{Shadow: true})
-	applyAll(t, e, at(e, time.Second, PodUpdate, unschedulableUpdate(e, "default/high", msg)))
+	applyAll(t, e, at(e, time.Second, change.PodUpdate, unschedulableUpdate(e, "default/high", msg)))
 	e.RunToQuiescence()
 	o := verdicts(e)["default/high"]
 	if o.Reason != string(Agree) || o.Node != "" {
@@ -186,7 +187,7 @@ func TestShadowPreemptionNotCarriedOut(t *testing.T) {
 
 	// Another message is a disagreement showing both.
 	e = load(t, preemptionShadow, Options{Shadow: true})
-	applyAll(t, e, at(e, time.Second, PodUpdate, unschedulableUpdate(e, "default/high", "0/1 nodes are available: 1 Insufficient cpu.")))
+	applyAll(t, e, at(e, time.Second, change.PodUpdate, unschedulableUpdate(e, "default/high", "0/1 nodes are available: 1 Insufficient cpu.")))
 	e.RunToQuiescence()
 	o = verdicts(e)["default/high"]
 	if o.Reason != string(Disagree) || !strings.Contains(o.Message, "0/1 nodes are available: 1 Insufficient cpu.") || !strings.Contains(o.Message, msg) {
@@ -198,11 +199,11 @@ func TestShadowPreemptionNotCarriedOut(t *testing.T) {
 // (live) or scheduled at their recorded times (a recording), give the
 // same observations.
 func TestShadowLiveEqualsReplay(t *testing.T) {
-	changes := func(e *Engine) []ClusterChange {
-		return []ClusterChange{
-			at(e, 5*time.Second, PodUpdate, nominate(e, "default/a", "big")),
-			at(e, 5*time.Second+200*time.Millisecond, PodUpdate, bindTo(e, "default/b", "small")),
-			at(e, 5*time.Second+400*time.Millisecond, PodUpdate, bindTo(e, "default/a", "big")),
+	changes := func(e *Engine) []change.Change {
+		return []change.Change{
+			at(e, 5*time.Second, change.PodUpdate, nominate(e, "default/a", "big")),
+			at(e, 5*time.Second+200*time.Millisecond, change.PodUpdate, bindTo(e, "default/b", "small")),
+			at(e, 5*time.Second+400*time.Millisecond, change.PodUpdate, bindTo(e, "default/a", "big")),
 		}
 	}
 	rec := load(t, shadowCluster, Options{Shadow: true})
@@ -227,13 +228,13 @@ func TestShadowLiveEqualsReplay(t *testing.T) {
 // the replay's. low's deletion arrives 400ms before high's decision,
 // which is applied 1.5s late.
 func TestShadowLateApplication(t *testing.T) {
-	changes := func(e *Engine) []ClusterChange {
+	changes := func(e *Engine) []change.Change {
 		probe := load(t, terminatingShadow, Options{Shadow: true})
-		applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 3*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
+		applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 3*time.Second, change.PodUpdate, terminatingRetry(probe, "?")))...)
 		probe.RunToQuiescence()
 		msg := probe.Attempts().At(lastObservation(t, probe).Attempt).Message
-		return append(terminatingSetUp(e), at(e, 2600*time.Millisecond, PodDelete, e.Pod("default/low")),
-			at(e, 3*time.Second, PodUpdate, terminatingRetry(e, msg)))
+		return append(terminatingSetUp(e), at(e, 2600*time.Millisecond, change.PodDelete, e.Pod("default/low")),
+			at(e, 3*time.Second, change.PodUpdate, terminatingRetry(e, msg)))
 	}
 	rec := load(t, terminatingShadow, Options{Shadow: true})
 	applyAll(t, rec, changes(rec)...)
@@ -241,7 +242,7 @@ func TestShadowLateApplication(t *testing.T) {
 
 	live := load(t, terminatingShadow, Options{Shadow: true})
 	for _, c := range changes(live) {
-		if c.Kind == PodUpdate && c.Pod.ResourceVersion == "r" {
+		if c.Kind == change.PodUpdate && c.Pod.ResourceVersion == "r" {
 			live.RunUntil(c.At.Sub(live.Start()) + 1500*time.Millisecond)
 		} else {
 			live.RunUntil(c.At.Sub(live.Start()))
@@ -267,8 +268,8 @@ func TestShadowLateApplication(t *testing.T) {
 func TestShadowForkAndRewind(t *testing.T) {
 	e := load(t, shadowCluster, Options{Shadow: true, CheckpointInterval: 1})
 	applyAll(t, e,
-		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
-		at(e, 10*time.Second+300*time.Millisecond, PodUpdate, bindTo(e, "default/a", "big")))
+		at(e, 10*time.Second, change.PodUpdate, bindTo(e, "default/b", "small")),
+		at(e, 10*time.Second+300*time.Millisecond, change.PodUpdate, bindTo(e, "default/a", "big")))
 	e.RunToQuiescence()
 	before := timelineJSON(t, e)
 	o := verdicts(e)["default/b"]
@@ -298,14 +299,14 @@ var terminatingShadow = listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "2
 
 // terminatingSetUp: at 1s the cluster's scheduler preempts low for high
 // (low terminating, high nominated to n1).
-func terminatingSetUp(e *Engine) []ClusterChange {
+func terminatingSetUp(e *Engine) []change.Change {
 	low := e.Pod("default/low").DeepCopy()
 	now := metav1.NewTime(e.Start())
 	low.DeletionTimestamp, low.ResourceVersion = &now, "d"
 	low.Status.Conditions = append(low.Status.Conditions, v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler})
 	high := unschedulableUpdate(e, "default/high", "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims")
 	high.Status.NominatedNodeName = "n1"
-	return []ClusterChange{at(e, time.Second, PodUpdate, low), at(e, time.Second, PodUpdate, high)}
+	return []change.Change{at(e, time.Second, change.PodUpdate, low), at(e, time.Second, change.PodUpdate, high)}
 }
 
 // terminatingRetry is high's next decision, unschedulable with msg.
@@ -326,7 +327,7 @@ func TestShadowDeletionBeforeDecision(t *testing.T) {
 	setUp, retry := terminatingSetUp, terminatingRetry
 	// schedtui's own message with low still terminating.
 	e := load(t, terminatingShadow, Options{Shadow: true})
-	applyAll(t, e, append(setUp(e), at(e, 3*time.Second, PodUpdate, retry(e, "?")))...)
+	applyAll(t, e, append(setUp(e), at(e, 3*time.Second, change.PodUpdate, retry(e, "?")))...)
 	e.RunToQuiescence()
 	msg := e.Attempts().At(lastObservation(t, e).Attempt).Message
 	if !strings.Contains(msg, "not eligible due to a terminating pod on the nominated node") {
@@ -339,7 +340,7 @@ func TestShadowDeletionBeforeDecision(t *testing.T) {
 	}{{100 * time.Millisecond, Agree}, {1500 * time.Millisecond, Disagree}} {
 		e := load(t, terminatingShadow, Options{Shadow: true})
 		low := e.Pod("default/low")
-		applyAll(t, e, append(setUp(e), at(e, 3*time.Second-c.before, PodDelete, low), at(e, 3*time.Second, PodUpdate, retry(e, msg)))...)
+		applyAll(t, e, append(setUp(e), at(e, 3*time.Second-c.before, change.PodDelete, low), at(e, 3*time.Second, change.PodUpdate, retry(e, msg)))...)
 		e.RunToQuiescence()
 		o := lastObservation(t, e)
 		if o.Reason != string(c.want) {
@@ -363,9 +364,9 @@ func TestShadowDeletionBeforeDecision(t *testing.T) {
 func TestShadowPreBindNominationAfterDecision(t *testing.T) {
 	e := load(t, shadowCluster, Options{Shadow: true})
 	applyAll(t, e,
-		at(e, 10*time.Second, PodUpdate, bindTo(e, "default/b", "small")),
-		at(e, 10*time.Second+300*time.Millisecond, PodUpdate, nominate(e, "default/a", "big")),
-		at(e, 13*time.Second, PodUpdate, bindTo(e, "default/a", "big")))
+		at(e, 10*time.Second, change.PodUpdate, bindTo(e, "default/b", "small")),
+		at(e, 10*time.Second+300*time.Millisecond, change.PodUpdate, nominate(e, "default/a", "big")),
+		at(e, 13*time.Second, change.PodUpdate, bindTo(e, "default/a", "big")))
 	e.RunToQuiescence()
 	o := verdicts(e)["default/b"]
 	if o.Reason != string(Agree) || !strings.Contains(o.Uncertain, "default/a (nominated to big for PreBind") {
@@ -425,7 +426,7 @@ func neverPreempting(name, container string) string {
 const claimClusterMessage = "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
 
 // selectNode is VolumeBinding PreBind's update of a claim to provision.
-func selectNode(e *Engine, d time.Duration, claim, node string) ClusterChange {
+func selectNode(e *Engine, d time.Duration, claim, node string) change.Change {
 	c, err := e.Scheduler().Objects().PersistentVolumeClaim("default", claim)
 	if err != nil {
 		panic(err)
@@ -433,7 +434,7 @@ func selectNode(e *Engine, d time.Duration, claim, node string) ClusterChange {
 	c = c.DeepCopy()
 	metav1.SetMetaDataAnnotation(&c.ObjectMeta, "volume.kubernetes.io/selected-node", node)
 	c.ResourceVersion += "s"
-	return ClusterChange{Kind: ObjectUpdate, Object: c, At: e.Start().Add(d)}
+	return change.Change{Kind: change.ObjectUpdate, Object: c, At: e.Start().Add(d)}
 }
 
 // preemptorNomination is a preemptor's status update: nominated, with its
@@ -452,9 +453,9 @@ func preemptorNomination(e *Engine, pod, node string) *v1.Pod {
 func TestShadowClaimSelectedNode(t *testing.T) {
 	e := load(t, claimCluster, Options{Shadow: true})
 	applyAll(t, e,
-		at(e, 10*time.Second, PodUpdate, preemptorNomination(e, "default/a", "big")),
+		at(e, 10*time.Second, change.PodUpdate, preemptorNomination(e, "default/a", "big")),
 		selectNode(e, 11*time.Second, "data", "big"),
-		at(e, 11*time.Second+50*time.Millisecond, PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)))
+		at(e, 11*time.Second+50*time.Millisecond, change.PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)))
 	e.RunToQuiescence()
 	o := verdicts(e)["default/c"]
 	if o.Reason != string(Agree) || o.Uncertain != "" {
@@ -468,8 +469,8 @@ func TestShadowClaimSelectedNode(t *testing.T) {
 	// again with a in flight.
 	e = load(t, claimCluster, Options{Shadow: true})
 	applyAll(t, e,
-		at(e, 10*time.Second, PodUpdate, preemptorNomination(e, "default/a", "big")),
-		at(e, 11*time.Second, PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)),
+		at(e, 10*time.Second, change.PodUpdate, preemptorNomination(e, "default/a", "big")),
+		at(e, 11*time.Second, change.PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)),
 		selectNode(e, 11*time.Second+300*time.Millisecond, "data", "big"))
 	e.RunToQuiescence()
 	o = verdicts(e)["default/c"]
@@ -488,10 +489,10 @@ func TestShadowClaimSelectedNode(t *testing.T) {
 	failedA.Status.Conditions[0].Message = "running PreBind plugin \"VolumeBinding\": failed"
 	failedA.ResourceVersion += "f"
 	applyAll(t, e,
-		at(e, 10*time.Second, PodUpdate, nominated),
+		at(e, 10*time.Second, change.PodUpdate, nominated),
 		selectNode(e, 11*time.Second, "data", "big"),
-		at(e, 12*time.Second, PodUpdate, failedA),
-		at(e, 15*time.Second, PodUpdate, bindTo(e, "default/c", "big")))
+		at(e, 12*time.Second, change.PodUpdate, failedA),
+		at(e, 15*time.Second, change.PodUpdate, bindTo(e, "default/c", "big")))
 	e.RunToQuiescence()
 	if o := verdicts(e)["default/c"]; o.Reason != string(Agree) || o.Judged == nil || len(o.Judged.InFlight) != 0 {
 		t.Errorf("c after a's failure: %+v %+v", o, o.Judged)
@@ -514,9 +515,9 @@ func TestShadowClearedNominationBeforeDecision(t *testing.T) {
 		cleared.Status.NominatedNodeName = ""
 		cleared.ResourceVersion += "c"
 		applyAll(t, e,
-			at(e, 10*time.Second, PodUpdate, nominated),
-			at(e, 11*time.Second, PodUpdate, cleared),
-			at(e, 11*time.Second+after, PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)))
+			at(e, 10*time.Second, change.PodUpdate, nominated),
+			at(e, 11*time.Second, change.PodUpdate, cleared),
+			at(e, 11*time.Second+after, change.PodUpdate, unschedulableUpdate(e, "default/c", claimClusterMessage)))
 		e.RunToQuiescence()
 		o := verdicts(e)["default/c"]
 		doubted := strings.Contains(o.Uncertain, "the clearing of default/x's nomination to big")
@@ -542,12 +543,12 @@ func TestShadowJudgedWhenInFlight(t *testing.T) {
 		// A checkpoint after b's attempt, between a's nomination and its
 		// binding: the fork replays from before the nomination.
 		e := load(t, cluster, Options{Shadow: true, CheckpointInterval: 1})
-		var cs []ClusterChange
+		var cs []change.Change
 		if traced {
-			cs = append(cs, at(e, 10*time.Second, PodUpdate, nominate(e, "default/a", "n1")))
+			cs = append(cs, at(e, 10*time.Second, change.PodUpdate, nominate(e, "default/a", "n1")))
 		}
-		cs = append(cs, at(e, 10*time.Second+200*time.Millisecond, PodUpdate, bindTo(e, "default/b", "n1")),
-			at(e, 12*time.Second, PodUpdate, bindTo(e, "default/a", "n1")))
+		cs = append(cs, at(e, 10*time.Second+200*time.Millisecond, change.PodUpdate, bindTo(e, "default/b", "n1")),
+			at(e, 12*time.Second, change.PodUpdate, bindTo(e, "default/a", "n1")))
 		applyAll(t, e, cs...)
 		e.RunToQuiescence()
 		v := verdicts(e)
@@ -590,7 +591,7 @@ func TestShadowJudgedWhenInFlight(t *testing.T) {
 // small for high, stays a disagreement.
 func TestShadowLagWindow(t *testing.T) {
 	probe := load(t, terminatingShadow, Options{Shadow: true})
-	applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 6*time.Second, PodUpdate, terminatingRetry(probe, "?")))...)
+	applyAll(t, probe, append(terminatingSetUp(probe), at(probe, 6*time.Second, change.PodUpdate, terminatingRetry(probe, "?")))...)
 	probe.RunToQuiescence()
 	msg := probe.Attempts().At(lastObservation(t, probe).Attempt).Message
 
@@ -613,8 +614,8 @@ func TestShadowLagWindow(t *testing.T) {
 		if c.node != "" {
 			final.Spec.NodeName = c.node
 		}
-		cs := append(terminatingSetUp(e), at(e, 2*time.Second, PodAdd, created), at(e, 4*time.Second, PodUpdate, decided),
-			at(e, 6*time.Second-c.before, PodDelete, e.Pod("default/low")), at(e, 6*time.Second, PodUpdate, final))
+		cs := append(terminatingSetUp(e), at(e, 2*time.Second, change.PodAdd, created), at(e, 4*time.Second, change.PodUpdate, decided),
+			at(e, 6*time.Second-c.before, change.PodDelete, e.Pod("default/low")), at(e, 6*time.Second, change.PodUpdate, final))
 		applyAll(t, e, cs...)
 		e.RunToQuiescence()
 		o := verdicts(e)["default/high"]
@@ -638,8 +639,8 @@ func TestShadowOwnBindingsKept(t *testing.T) {
 	cluster := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") +
 		podYAML("low", "4", 0, "    nodeName: n1\n") + podYAML("high", "4", 0, "") + podYAML("other", "1", 0, "")
 	probe := load(t, cluster, Options{Shadow: true})
-	applyAll(t, probe, at(probe, 2*time.Second, PodUpdate, bindTo(probe, "default/other", "n2")),
-		at(probe, 3*time.Second, PodUpdate, unschedulableUpdate(probe, "default/high", "?")))
+	applyAll(t, probe, at(probe, 2*time.Second, change.PodUpdate, bindTo(probe, "default/other", "n2")),
+		at(probe, 3*time.Second, change.PodUpdate, unschedulableUpdate(probe, "default/high", "?")))
 	probe.RunToQuiescence()
 	msg := probe.Attempts().At(lastObservation(t, probe).Attempt).Message
 	if !strings.HasPrefix(msg, "0/2 nodes are available: 2 Insufficient cpu.") {
@@ -647,9 +648,9 @@ func TestShadowOwnBindingsKept(t *testing.T) {
 	}
 
 	e := load(t, cluster, Options{Shadow: true})
-	applyAll(t, e, at(e, 2600*time.Millisecond, PodDelete, e.Pod("default/low")),
-		at(e, 2900*time.Millisecond, PodUpdate, bindTo(e, "default/other", "n2")),
-		at(e, 3*time.Second, PodUpdate, unschedulableUpdate(e, "default/high", msg)))
+	applyAll(t, e, at(e, 2600*time.Millisecond, change.PodDelete, e.Pod("default/low")),
+		at(e, 2900*time.Millisecond, change.PodUpdate, bindTo(e, "default/other", "n2")),
+		at(e, 3*time.Second, change.PodUpdate, unschedulableUpdate(e, "default/high", msg)))
 	e.RunToQuiescence()
 	o := verdicts(e)["default/high"]
 	if o.Reason != string(Agree) || !strings.Contains(o.Uncertain, "saw the deletion of default/low (") {
@@ -681,8 +682,8 @@ func TestShadowClaimAnnotationEitherOrder(t *testing.T) {
 		t.Helper()
 		e := load(t, cluster, Options{Shadow: true})
 		claim := selectNode(e, claimAt, "data", "big")
-		decided := at(e, decisionAt, PodUpdate, unschedulableUpdate(e, "default/c", msg))
-		applyAll(t, e, at(e, 5*time.Second, PodUpdate, preemptorNomination(e, "default/a", "big")))
+		decided := at(e, decisionAt, change.PodUpdate, unschedulableUpdate(e, "default/c", msg))
+		applyAll(t, e, at(e, 5*time.Second, change.PodUpdate, preemptorNomination(e, "default/a", "big")))
 		if claimAt < decisionAt {
 			applyAll(t, e, claim, decided)
 		} else {

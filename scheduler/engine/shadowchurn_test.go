@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 )
 
 // shadowChurn is churn as a live cluster delivers it to a debugger in
@@ -53,7 +54,7 @@ func newShadowFeed(c shadowChurn) *shadowFeed {
 type dueChange struct {
 	at       time.Duration
 	seq      int
-	kind     ChangeKind
+	kind     change.Kind
 	pod      *v1.Pod
 	nodeFrom string
 }
@@ -73,7 +74,7 @@ func (h *changeHeap) Pop() any {
 	return x
 }
 
-func (f *shadowFeed) push(at time.Duration, kind ChangeKind, p *v1.Pod, nodeFrom string) {
+func (f *shadowFeed) push(at time.Duration, kind change.Kind, p *v1.Pod, nodeFrom string) {
 	f.seq++
 	heap.Push(&f.due, dueChange{at: at, seq: f.seq, kind: kind, pod: p, nodeFrom: nodeFrom})
 }
@@ -85,7 +86,7 @@ func (f *shadowFeed) arrive(i int) {
 	p := c.pod(i)
 	p.CreationTimestamp = metav1.NewTime(scheduler.Epoch.Add(at))
 	p.ResourceVersion = "1"
-	f.push(at, PodAdd, p, "")
+	f.push(at, change.PodAdd, p, "")
 	decide := at + c.decisionDelay
 	switch {
 	case p.Spec.NodeSelector != nil:
@@ -93,24 +94,24 @@ func (f *shadowFeed) arrive(i int) {
 		u.ResourceVersion = "3"
 		u.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable,
 			Message: fmt.Sprintf("0/%d nodes are available: %d node(s) didn't match Pod's node affinity/selector.", len(c.nodes), len(c.nodes))}}
-		f.push(decide, PodUpdate, u, "")
+		f.push(decide, change.PodUpdate, u, "")
 	case c.prebindEvery > 0 && i%c.prebindEvery == 0:
 		n := p.DeepCopy()
 		n.ResourceVersion = "2"
-		f.push(decide-c.decisionDelay/2, PodUpdate, n, "choose")
+		f.push(decide-c.decisionDelay/2, change.PodUpdate, n, "choose")
 		if c.lostEvery > 0 && (i/c.prebindEvery)%c.lostEvery == c.lostEvery-1 {
-			f.push(decide-c.decisionDelay/4, PodDelete, p, "")
+			f.push(decide-c.decisionDelay/4, change.PodDelete, p, "")
 			return
 		}
 		b := p.DeepCopy()
 		b.ResourceVersion = "3"
-		f.push(decide, PodUpdate, b, "where")
+		f.push(decide, change.PodUpdate, b, "where")
 	default:
 		b := p.DeepCopy()
 		b.ResourceVersion = "3"
-		f.push(decide, PodUpdate, b, "choose")
+		f.push(decide, change.PodUpdate, b, "choose")
 	}
-	f.push(at+c.lifetime, PodDelete, p, "")
+	f.push(at+c.lifetime, change.PodDelete, p, "")
 }
 
 // second applies the changes arriving in second s to e (scheduled at their
@@ -151,13 +152,13 @@ func (f *shadowFeed) second(e *Engine, s int) (int, error) {
 			p.Spec.NodeName = f.c.nodes[f.where[p.Name]]
 			p.Status.NominatedNodeName = p.Spec.NodeName
 		}
-		if ch.kind == PodDelete {
+		if ch.kind == change.PodDelete {
 			if k, ok := f.where[p.Name]; ok {
 				f.held[k]--
 				delete(f.where, p.Name)
 			}
 		}
-		if err := e.Apply(ClusterChange{Kind: ch.kind, Pod: p, At: e.Start().Add(ch.at)}); err != nil {
+		if err := e.Apply(change.Change{Kind: ch.kind, Pod: p, At: e.Start().Add(ch.at)}); err != nil {
 			return n, fmt.Errorf("%s %s at %s: %w", ch.kind, p.Name, ch.at, err)
 		}
 		n++

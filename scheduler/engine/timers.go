@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -40,7 +41,7 @@ type timer struct {
 	victimUID string
 	node      string
 	preemptor string
-	change    ClusterChange
+	change    change.Change
 	// pod is the pod of a parked binding cycle (timerBindingPoll).
 	pod types.UID
 }

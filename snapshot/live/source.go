@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/schedtui/schedtui/internal/docread"
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -57,7 +57,7 @@ func (s Status) String() string {
 
 // Source is a read-only view of a live cluster: Sync lists every kind the
 // scheduler reads into a snapshot.Cluster, Watch then delivers their
-// changes as engine.ClusterChanges.
+// changes as change.Changes.
 type Source struct {
 	name     string
 	client   kubernetes.Interface
@@ -98,14 +98,14 @@ func NewSource(name string, client kubernetes.Interface, onStatus func(Status)) 
 		stop: make(chan struct{}), regs: map[*kind]cache.ResourceEventHandlerRegistration{},
 		informers: map[*kind]cache.SharedIndexInformer{},
 		lastErr:   map[string]error{}, known: map[*kind]map[string]runtime.Object{},
-		q: queue{signal: make(chan struct{}, 1), now: engine.WallClock{}.Now},
+		q: queue{signal: make(chan struct{}, 1), now: change.WallClock{}.Now},
 	}
 }
 
 // SetClock sets the clock that stamps each change with the time it
-// arrived (ClusterChange.At; the wall clock by default). Call it before
+// arrived (change.Change.At; the wall clock by default). Call it before
 // Sync.
-func (s *Source) SetClock(c engine.Clock) { s.q.now = c.Now }
+func (s *Source) SetClock(c change.Clock) { s.q.now = c.Now }
 
 // Name is the source's label (the kubeconfig context).
 func (s *Source) Name() string { return s.name }
@@ -323,13 +323,13 @@ func resourceVersion(o runtime.Object) string {
 
 // Watch delivers the changes the informers see after Sync until ctx is
 // done or Stop is called, every kind alike, to apply as
-// engine.ClusterChanges in the order they arrived: node and pod adds,
+// change.Changes in the order they arrived: node and pod adds,
 // updates (a pod bound, a node cordoned...) and deletes, and ObjectAdd,
 // ObjectUpdate and ObjectDelete for the other kinds (a PV created, a
 // StorageClass changed, a Service deleted...). An error from apply is
 // reported as a warning and the watch goes on. Call Watch once, after a
 // successful Sync; apply runs on Watch's goroutine.
-func (s *Source) Watch(ctx context.Context, apply func(engine.ClusterChange) error) error {
+func (s *Source) Watch(ctx context.Context, apply func(change.Change) error) error {
 	if s.factory == nil {
 		return errors.New(s.origin() + ": Watch before Sync")
 	}
@@ -350,12 +350,12 @@ func (s *Source) Watch(ctx context.Context, apply func(engine.ClusterChange) err
 	}
 }
 
-func (s *Source) deliver(ev event, apply func(engine.ClusterChange) error) {
+func (s *Source) deliver(ev event, apply func(change.Change) error) {
 	old, changed := s.remember(ev)
 	if !changed {
 		return
 	}
-	c, ok := change(ev, old)
+	c, ok := changeOf(ev, old)
 	if !ok {
 		verb := "updated"
 		switch {
@@ -381,13 +381,13 @@ func (s *Source) deliver(ev event, apply func(engine.ClusterChange) error) {
 	})
 }
 
-// change converts an informer event into the engine's change, for every
+// changeOf converts an informer event into the engine's change, for every
 // kind the source watches: an add when the source knew no such object, a
 // delete (of the object's last known state when the informer only knows
 // the key), else an update, at the time the informer handed it over (At:
 // a real-time engine applies it then). The object is a copy: the engine
 // keeps it.
-func change(ev event, old runtime.Object) (engine.ClusterChange, bool) {
+func changeOf(ev event, old runtime.Object) (change.Change, bool) {
 	typ, obj := watch.Modified, ev.obj
 	switch {
 	case ev.deleted:
@@ -399,11 +399,11 @@ func change(ev event, old runtime.Object) (engine.ClusterChange, bool) {
 		typ = watch.Added
 	}
 	if isNilObject(obj) {
-		return engine.ClusterChange{}, false
+		return change.Change{}, false
 	}
-	c, err := engine.ChangeFor(typ, obj.DeepCopyObject())
+	c, err := change.For(typ, obj.DeepCopyObject())
 	if err != nil {
-		return engine.ClusterChange{}, false
+		return change.Change{}, false
 	}
 	c.At = ev.at
 	return c, true
@@ -417,10 +417,10 @@ func isNilObject(o runtime.Object) bool {
 	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
-func describeChange(c engine.ClusterChange) string {
+func describeChange(c change.Change) string {
 	if c.Pod != nil {
 		s := fmt.Sprintf("%s %s/%s", c.Kind, c.Pod.Namespace, c.Pod.Name)
-		if c.Pod.Spec.NodeName != "" && c.Kind != engine.PodDelete {
+		if c.Pod.Spec.NodeName != "" && c.Kind != change.PodDelete {
 			s += " on " + c.Pod.Spec.NodeName
 		}
 		return s

@@ -26,6 +26,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
@@ -103,7 +104,7 @@ func syncFake(t *testing.T, c *fake.Clientset) (*Source, *snapshot.Cluster, *doc
 
 // syncFakeWith syncs a source whose changes clk stamps (nil: the wall
 // clock).
-func syncFakeWith(t *testing.T, c *fake.Clientset, clk engine.Clock) (*Source, *snapshot.Cluster, *docread.Report, *statusLog) {
+func syncFakeWith(t *testing.T, c *fake.Clientset, clk change.Clock) (*Source, *snapshot.Cluster, *docread.Report, *statusLog) {
 	t.Helper()
 	log := &statusLog{}
 	s := NewSource("fake", c, log.add)
@@ -233,10 +234,10 @@ type recorder struct {
 	mu      sync.Mutex
 	changes []string
 	fail    map[string]error
-	apply   func(engine.ClusterChange) error
+	apply   func(change.Change) error
 }
 
-func (r *recorder) record(c engine.ClusterChange) error {
+func (r *recorder) record(c change.Change) error {
 	d := describeChange(c)
 	if c.Object != nil {
 		d = c.String()
@@ -405,7 +406,7 @@ func TestWatchIntoEngine(t *testing.T) {
 	arrived := start.Add(7 * time.Second)
 	clk.set(arrived)
 	var mu sync.Mutex
-	rec := &recorder{apply: func(ch engine.ClusterChange) error {
+	rec := &recorder{apply: func(ch change.Change) error {
 		mu.Lock()
 		defer mu.Unlock()
 		return e.Apply(ch)
@@ -423,7 +424,7 @@ func TestWatchIntoEngine(t *testing.T) {
 	if !ok || a.Pod != "default/web" || a.Node != "n1" {
 		t.Fatalf("attempt %v (ok %v), want default/web scheduled on n1", a, ok)
 	}
-	if ev := e.Timeline().At(0); ev.Reason != string(engine.PodAdd) || !ev.Time.Equal(arrived) || !a.Time.Equal(arrived) {
+	if ev := e.Timeline().At(0); ev.Reason != string(change.PodAdd) || !ev.Time.Equal(arrived) || !a.Time.Equal(arrived) {
 		t.Errorf("the pod arrived at %v and was attempted at %v, want at %v", ev.Time, a.Time, arrived)
 	}
 	// Other kinds reach the engine's object store too.
