@@ -1,16 +1,24 @@
 package snapshot
 
+// Step 4 of reading a snapshot: what the API server does to each object
+// (package apiserver): its namespace, defaulting, create-time mutations
+// and validation as it is added, and, once every object is in (Finish),
+// the admission plugins that touch pods and claims. Every finding is
+// reported at the object's origin; accepted objects go into the cluster
+// (loader.go).
+
 import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
-
-// The loader's admission step: what the API server's admission plugins do
-// to new pods and claims (package apiserver), with every finding reported
-// at the object's origin.
 
 func (l *Loader) admitPods() {
 	classes := l.cluster.PriorityClasses
@@ -34,6 +42,7 @@ func (l *Loader) admitPods() {
 // reported).
 func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, runtimeClasses map[string]*nodev1.RuntimeClass) bool {
 	at := l.origins[pod]
+	defer l.reportingAt(at)()
 	desc := describe("Pod", pod.Namespace, pod.Name)
 	msgName := pod.Name
 	if l.generated[pod] {
@@ -54,5 +63,79 @@ func (l *Loader) admitPersistentVolumeClaims() {
 	def := apiserver.DefaultStorageClass(l.cluster.StorageClasses)
 	for _, pvc := range l.cluster.PersistentVolumeClaims {
 		apiserver.AdmitPersistentVolumeClaim(pvc, def)
+	}
+}
+
+// checkedObject is what adding an object works out from the object
+// alone: its metadata, the namespace it had if it is cluster-scoped (now
+// cleared), and its validation errors once defaulted. checkObject computes
+// it, on the goroutines that decode a List's items ahead when it can.
+type checkedObject struct {
+	acc              metav1.Object
+	clearedNamespace string
+	errs             field.ErrorList
+}
+
+// checkAhead is checkObject for an object decoded ahead of adding it, or
+// nil when the object needs the loader first: one without metadata, or
+// whose name the loader generates (metadata.generateName).
+func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptions) *checkedObject {
+	acc, err := meta.Accessor(obj)
+	if err != nil || acc.GetName() == "" && acc.GetGenerateName() != "" {
+		return nil
+	}
+	return checkObject(ki, obj, acc, opts)
+}
+
+// checkObject normalizes the namespace, defaults, prepares a pod as the
+// API server creates it, and validates. It touches nothing but obj.
+func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) *checkedObject {
+	c := &checkedObject{acc: acc, clearedNamespace: normalizeNamespace(ki, acc)}
+	c.errs = defaultAndValidate(ki, obj, acc, opts)
+	return c
+}
+
+// normalizeNamespace does what the API server does with an object's
+// namespace: it takes it from the request (kubectl: the context's
+// namespace, "default") and clears it on cluster-scoped kinds. It returns
+// the namespace it cleared.
+func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
+	if ki.namespaced {
+		if acc.GetNamespace() == "" {
+			acc.SetNamespace(metav1.NamespaceDefault)
+		}
+	} else if acc.GetNamespace() != "" {
+		cleared = acc.GetNamespace()
+		acc.SetNamespace("")
+	}
+	return cleared
+}
+
+// defaultAndValidate defaults obj, prepares a pod as the API server
+// creates it, and returns the validation errors under opts.
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) field.ErrorList {
+	apiserver.Default(obj)
+	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
+		apiserver.PrepareForCreate(pod)
+	}
+	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
+	return append(errs, apiserver.Validate(obj, opts)...)
+}
+
+// ValidateUnder makes the loader validate the objects it adds as an API
+// server with the gates gates does (the v1.37 defaults until then): with
+// TaintTolerationComparisonOperators, tolerations may use Lt and Gt. An
+// object read back from an API server keeps what a gate allowed it
+// whatever the gates (see apiserver.Validate). Call it before adding.
+func (l *Loader) ValidateUnder(gates features.Features) {
+	l.validation = apiserver.ValidationOptions{AllowTaintTolerationComparisonOperators: gates.EnableTaintTolerationComparisonOperators}
+}
+
+// warnClearedNamespace reports the namespace normalizeNamespace cleared,
+// if any.
+func (l *Loader) warnClearedNamespace(ki *kindInfo, acc metav1.Object, cleared string, at origin) {
+	if cleared != "" {
+		l.report.Warnf(at.file, at.line, describe(ki.kind, cleared, acc.GetName()), "metadata.namespace",
+			"%s is cluster-scoped; namespace %q ignored", ki.kind, cleared)
 	}
 }

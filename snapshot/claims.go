@@ -36,8 +36,10 @@ func (l *Loader) generateTemplateClaims() {
 			tmpl := l.findTemplate(pod.Namespace, *pc.ResourceClaimTemplateName)
 			at := l.origins[pod]
 			if tmpl == nil {
+				restore := l.reportingAt(at)
 				l.report.Warnf(at.file, at.line, describe("Pod", pod.Namespace, pod.Name), "spec.resourceClaims",
 					"ResourceClaimTemplate %s/%s not found: no claim is generated for %q, and the pod waits for it", pod.Namespace, *pc.ResourceClaimTemplateName, pc.Name)
+				restore()
 				continue
 			}
 			claim := claimFromTemplate(pod, pc.Name, tmpl)

@@ -1,8 +1,10 @@
 package snapshot
 
-// Decoding of one object: from the JSON of a document to a typed object of
-// a kind schedtui reads. Where documents come from is internal/docread's business;
-// what happens to decoded objects is loader.go's.
+// Step 3 of reading a snapshot: decoding each object, from the JSON of a
+// document or List item (documents.go) to a typed object of a kind
+// schedtui reads (a protobuf item is decoded by protobuf.go). The kinds
+// are registered here. Decoded objects go to the API server's step
+// (admit.go).
 
 import (
 	"bytes"
@@ -18,9 +20,11 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/kubernetes/scheme"
 	sigsjson "sigs.k8s.io/json"
 
@@ -70,6 +74,9 @@ func init() {
 	register("ResourceClaim", res, true, dnsSub, func() runtime.Object { return &resourcev1.ResourceClaim{} })
 	register("ResourceClaimTemplate", res, true, dnsSub, func() runtime.Object { return &resourcev1.ResourceClaimTemplate{} })
 	register("DeviceTaintRule", res, false, dnsSub, func() runtime.Object { return &resourcev1.DeviceTaintRule{} })
+	for _, ki := range supportedKinds {
+		kindsByType[reflect.TypeOf(ki.newObj())] = ki
+	}
 }
 
 // SupportedKinds lists the kinds Load keeps, with the apiVersion each must
@@ -191,3 +198,71 @@ func decodeObjectChecked(ki *kindInfo, data []byte, exact bool) (obj runtime.Obj
 	}
 	return out, warnings, nil
 }
+
+// addEncoded decodes one object of a supported kind.
+func (l *Loader) addEncoded(file string, line int, data []byte, h docread.ObjectHeader) {
+	l.addDecoded(file, line, data, h, nil)
+}
+
+// decoded is the outcome of decodeObject for an object decoded ahead.
+type decoded struct {
+	obj            runtime.Object
+	warnings, errs []docread.FieldIssue
+	checked        *checkedObject // nil when not checked ahead
+}
+
+// addDecoded is addEncoded; dec, when not nil, is what decoding data
+// gave.
+func (l *Loader) addDecoded(file string, line int, data []byte, h docread.ObjectHeader, dec *decoded) {
+	if h.Kind == "" {
+		l.report.Errorf(file, line, "", "kind", "Required value: every object needs apiVersion and kind")
+		return
+	}
+	ki := supportedKinds[h.Kind]
+	if ki == nil {
+		l.noteUnknownKind(h.Kind, h.APIVersion, l.at(file, line))
+		return
+	}
+	ns := h.Namespace
+	if !ki.namespaced {
+		ns = ""
+	} else if ns == "" {
+		ns = metav1.NamespaceDefault
+	}
+	name := h.Name
+	if name == "" && h.GenerateName != "" {
+		name = h.GenerateName + "*"
+	}
+	desc := describe(ki.kind, ns, name)
+	if h.APIVersion != ki.gv.String() {
+		p := field.NewPath("apiVersion")
+		var fe *field.Error
+		if h.APIVersion == "" {
+			fe = field.Required(p, "")
+		} else {
+			fe = field.NotSupported(p, h.APIVersion, []string{ki.gv.String()})
+		}
+		l.report.Errorf(file, line, desc, fe.Field, "%s", fe.ErrorBody())
+		return
+	}
+	var obj runtime.Object
+	var warnings, errs []docread.FieldIssue
+	var chk *checkedObject
+	if dec != nil {
+		obj, warnings, errs, chk = dec.obj, dec.warnings, dec.errs, dec.checked
+	} else {
+		obj, warnings, errs = decodeObjectChecked(ki, data, h.TypeMetaExact)
+	}
+	for _, w := range warnings {
+		l.report.Warnf(file, line, desc, w.Field, "%s", w.Message)
+	}
+	for _, e := range errs {
+		l.report.Errorf(file, line, desc, e.Field, "%s", e.Message)
+	}
+	if obj == nil {
+		return
+	}
+	l.addChecked(ki, obj, l.at(file, line), chk)
+}
+
+var kindsByType = map[reflect.Type]*kindInfo{}

@@ -48,9 +48,27 @@ func fuzzSeeds(f *testing.F) {
 			"---\napiVersion: schedtui.dev/v1\nkind: ExtenderAnswer\ntime: 2026-03-02T09:10:00Z\nextender: http://e\nverb: filter\npod: a/b\nerror: x\nlatency: 1y\n"+
 			"---\napiVersion: schedtui.dev/v1\nkind: ExtenderAnswer\ntime: 2026-03-02T09:1",
 	)
+	// Real-world inputs: kubectl cluster-info dump's output with its
+	// log sections (one left open), JSON then YAML, a broken YAML
+	// document among good ones, a List on one line.
+	seeds = append(seeds,
+		"{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"items\":[{\"metadata\":{\"name\":\"n\"}}]}\n"+
+			"==== START logs for container c of pod a/b ====\n{\"x\":\n==== END logs for container c of pod a/b ====\n"+
+			"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"items\":[]}\n==== START logs for container d of pod a/b ====\n}}}\n",
+		"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"n1\"}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2}\n---\nkind: [\n",
+		"[{\"kind\":\"Node\"}]\nkind: Node\n",
+		"apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\nmetadata:\n  name: [n2\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n3}\n",
+		`{"apiVersion":"v1","kind":"List","items":[{},{"kind":"Node"},{"apiVersion":"v1","kind":"NodeList","items":[{"metadata":{"name":"a"}},{}]}]}`,
+		"k8s\x00", "k8s\x00\x0a\x05\x0a\x02v1",
+	)
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
+	// gzip: members one after the other, zeros after, garbage after.
+	one := gz(f, yamlMulti)
+	f.Add(append(append([]byte{}, one...), one...))
+	f.Add(append(append([]byte{}, one...), 0, 0, 0, 0))
+	f.Add(append(append([]byte{}, one...), "garbage"...))
 	rg := gz(f, recordingJSONSeed)
 	f.Add(rg[:len(rg)-6])
 	f.Add(gz(f, yamlList))
@@ -70,6 +88,9 @@ func fuzzSeeds(f *testing.F) {
 			if _, err := Write(&b, c, Header{Context: "demo"}, OutputFormat{Protobuf: true}); err == nil {
 				f.Add(b.Bytes())
 				f.Add(b.Bytes()[:b.Len()/2])
+				// Cut in the envelope's header, and just after it.
+				f.Add(b.Bytes()[:12])
+				f.Add(b.Bytes()[:40])
 			}
 		}
 	}

@@ -3,13 +3,22 @@ package snapshot
 // Opening a snapshot by path: a file (any format ReadDocuments reads, or a
 // kube-scheduler-simulator export), a directory of such files, or the
 // directory `kubectl cluster-info dump --output-directory` writes.
+//
+// Reading one is a pipeline, a file per step:
+//
+//	format.go     1. the format: a cluster-info dump or another directory,
+//	                 a recording or another file (every Format is there)
+//	documents.go  2. the documents of each file, and the items of Lists
+//	decode.go     3. each object decoded to its type
+//	admit.go      4. what the API server does to it: defaulting,
+//	                 validation, admission
+//	loader.go     5. the cluster: duplicates refused, then Finish
+//
+// header.go reads capture headers wherever they are; protobuf.go,
+// simulator.go and recording_read.go read their formats' documents.
 
 import (
 	"errors"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -19,20 +28,6 @@ import (
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/features"
-)
-
-// Format names the layout a snapshot was read from.
-type Format string
-
-const (
-	// FormatFile: one file of objects or Lists (YAML or JSON, maybe gzipped).
-	FormatFile Format = "file"
-	// FormatDirectory: a directory of such files, read recursively.
-	FormatDirectory Format = "directory"
-	// FormatClusterInfoDump: `kubectl cluster-info dump --output-directory`.
-	FormatClusterInfoDump Format = "kubectl cluster-info dump"
-	// FormatSimulatorExport: kube-scheduler-simulator's export JSON.
-	FormatSimulatorExport Format = "kube-scheduler-simulator export"
 )
 
 // EmbeddedConfig is a scheduler configuration a snapshot carries: the
@@ -48,7 +43,7 @@ type EmbeddedConfig struct {
 }
 
 func (e EmbeddedConfig) String() string {
-	return origin{e.File, e.Line}.String() + " (" + e.Where + ")"
+	return origin{file: e.File, line: e.Line}.String() + " (" + e.Where + ")"
 }
 
 // Opened is a snapshot read by Open.
@@ -103,14 +98,25 @@ func OpenReporting(path string, p progress.Reporter) (*Opened, error) {
 // OpenUnder is OpenReporting validating the objects as an API server with
 // the gates gates does (see Loader.ValidateUnder).
 func OpenUnder(path string, p progress.Reporter, gates features.Features) (*Opened, error) {
-	l := NewLoader()
-	l.meter = newLoadMeter(p)
-	l.ValidateUnder(gates)
-	if o, ok, err := openRecordingFile(path, l); ok {
-		return o, err
+	newLoader := func() *Loader {
+		l := NewLoader()
+		l.meter = newLoadMeter(p)
+		l.ValidateUnder(gates)
+		return l
 	}
-	format, err := l.LoadPath(path)
+	format, err := detectFormat(path)
 	if err != nil {
+		return nil, err
+	}
+	if format == FormatRecording {
+		o, err := openRecordingFile(path, newLoader())
+		if !errors.Is(err, errNotRecording) {
+			return o, err
+		}
+		format = FormatFile
+	}
+	l := newLoader()
+	if err := l.loadAs(path, format); err != nil {
 		return nil, err
 	}
 	if u := l.unknownIdx[RecordedChangeKind]; u != nil && u.apiVersion == RecordingAPIVersion {
@@ -119,6 +125,9 @@ func OpenUnder(path string, p progress.Reporter, gates features.Features) (*Open
 			"it is read as a snapshot", RecordedChangeKind, annotationPrefix)
 	}
 	c, r := l.Finish()
+	if err := l.nothingLoaded(path, r); err != nil {
+		return nil, err
+	}
 	o := &Opened{Cluster: c, Report: r, Format: format}
 	if format == FormatFile && l.sawSimulatorExport {
 		o.Format = FormatSimulatorExport
@@ -134,156 +143,20 @@ func OpenUnder(path string, p progress.Reporter, gates features.Features) (*Open
 	return o, nil
 }
 
-// snapshotExts are the extensions of the files a directory is read for
-// (each also with ".gz").
-var snapshotExts = []string{".yaml", ".yml", ".json", ".pb"}
-
-// IsSnapshotFileName reports whether a directory's file is read as part of
-// the snapshot: .yaml, .yml, .json or .pb, optionally followed by .gz.
-func IsSnapshotFileName(name string) bool {
-	name = strings.TrimSuffix(strings.ToLower(name), ".gz")
-	for _, ext := range snapshotExts {
-		if strings.HasSuffix(name, ext) {
-			return true
-		}
-	}
-	return false
-}
-
 // LoadPath reads a file or a directory (see Open) into the loader and
 // returns the layout it detected. For a file the error is LoadFile's; for
 // a directory it means the directory cannot be read or holds no snapshot
-// file, and files that cannot be parsed are reported as problems.
+// file, and files that cannot be parsed are reported as problems. A
+// recording is read as a snapshot: its changes are not replayed.
 func (l *Loader) LoadPath(path string) (Format, error) {
-	fi, err := os.Stat(path)
+	format, err := detectFormat(path)
 	if err != nil {
-		return "", &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return "", err
 	}
-	if !fi.IsDir() {
-		l.meter.setTotal(fi.Size())
-		return FormatFile, l.LoadFile(path)
+	if format == FormatRecording {
+		format = FormatFile
 	}
-	if dump := clusterInfoDumpNodes(path); dump != "" {
-		return FormatClusterInfoDump, l.loadClusterInfoDump(path, dump)
-	}
-	return FormatDirectory, l.loadDir(path)
-}
-
-// loadFiles loads every file, reporting the ones that do not parse.
-func (l *Loader) loadFiles(dir string, files []string) error {
-	if len(files) == 0 {
-		return &docread.ParseError{File: dir, Msg: "no snapshot files in the directory (looked for *.yaml, *.yml, *.json, *.pb, optionally gzipped as *.gz)"}
-	}
-	if l.meter != nil {
-		var total int64
-		for _, f := range files {
-			if fi, err := os.Stat(f); err == nil {
-				total += fi.Size()
-			}
-		}
-		l.meter.setTotal(total)
-	}
-	for _, f := range files {
-		if l.loadRecordingInDirectory(f) {
-			continue
-		}
-		if err := l.LoadFile(f); err != nil {
-			var pe *docread.ParseError
-			if errors.As(err, &pe) {
-				l.report.Errorf(pe.File, pe.Line, "", "", "%s; the file is skipped", pe.Msg)
-			} else {
-				l.report.Errorf(f, 0, "", "", "%v; the file is skipped", err)
-			}
-		}
-	}
-	return nil
-}
-
-// loadDir reads every snapshot file under dir, recursively, in lexical
-// order of their paths. Hidden files and directories are skipped.
-func (l *Loader) loadDir(dir string) error {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			l.report.Errorf(p, 0, "", "", "cannot read: %v; skipped", err)
-			if d != nil && d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && d.Type().IsRegular() && IsSnapshotFileName(d.Name()) {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return &docread.ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
-	}
-	return l.loadFiles(dir, files)
-}
-
-// clusterInfoDumpNodes returns the nodes file of a `kubectl cluster-info
-// dump --output-directory` tree (nodes.json at the top; nodes.yaml with
-// -o yaml), or "".
-func clusterInfoDumpNodes(dir string) string {
-	for _, n := range []string{"nodes.json", "nodes.yaml", "nodes.json.gz", "nodes.yaml.gz"} {
-		p := filepath.Join(dir, n)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p
-		}
-	}
-	return ""
-}
-
-// dumpSkipped are the files of a cluster-info dump that hold nothing
-// schedtui reads (events; the pods' logs are in per-pod directories).
-func dumpSkipped(name string) bool {
-	base := strings.TrimSuffix(strings.ToLower(name), ".gz")
-	base = strings.TrimSuffix(strings.TrimSuffix(base, ".json"), ".yaml")
-	return base == "events"
-}
-
-// loadClusterInfoDump reads nodes.json, then every namespace directory's
-// Lists (pods.json, services.json, replicasets.json, daemonsets.json,
-// ...) in sorted order, skipping events and the per-pod log directories.
-func (l *Loader) loadClusterInfoDump(dir, nodes string) error {
-	files := []string{nodes}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return &docread.ParseError{File: dir, Msg: "cannot read directory: " + err.Error(), Err: err}
-	}
-	var top []string
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		switch {
-		case strings.HasPrefix(e.Name(), "."), p == nodes:
-		case e.IsDir():
-			nsFiles, err := os.ReadDir(p)
-			if err != nil {
-				l.report.Errorf(p, 0, "", "", "cannot read: %v; skipped", err)
-				continue
-			}
-			for _, f := range nsFiles {
-				// Subdirectories hold pod logs.
-				if f.Type().IsRegular() && IsSnapshotFileName(f.Name()) && !dumpSkipped(f.Name()) && !strings.HasPrefix(f.Name(), ".") {
-					top = append(top, filepath.Join(p, f.Name()))
-				}
-			}
-		case e.Type().IsRegular() && IsSnapshotFileName(e.Name()) && !dumpSkipped(e.Name()):
-			top = append(top, p)
-		}
-	}
-	sort.Strings(top)
-	return l.loadFiles(dir, append(files, top...))
+	return format, l.loadAs(path, format)
 }
 
 // EmbeddedConfigs returns the scheduler configurations found so far, in
@@ -320,4 +193,31 @@ func (l *Loader) parseEmbeddedConfig() (*configv1.KubeSchedulerConfiguration, st
 		return nil, ""
 	}
 	return cfg, first.String()
+}
+
+// LoadFile reads a snapshot: a file of YAML (one or more documents) or
+// JSON (one or more concatenated objects), either possibly
+// gzip-compressed, holding objects or Lists of objects, or a
+// kube-scheduler-simulator export; or a directory of such files or a
+// `kubectl cluster-info dump --output-directory` tree (see Open, which also
+// returns the scheduler configuration a snapshot may carry). The returned
+// error (a *ParseError) means the snapshot could not be read or parsed at
+// all; problems with individual objects are in the Report, and those
+// objects are left out.
+func LoadFile(path string) (*Cluster, *docread.Report, error) {
+	o, err := Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o.Cluster, o.Report, nil
+}
+
+// Load is LoadFile for data already in memory; name is used in problems.
+func Load(name string, data []byte) (*Cluster, *docread.Report, error) {
+	l := NewLoader()
+	if err := l.LoadData(name, data); err != nil {
+		return nil, nil, err
+	}
+	c, r := l.Finish()
+	return c, r, nil
 }

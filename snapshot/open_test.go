@@ -212,10 +212,10 @@ func TestOpenProblems(t *testing.T) {
 		open:  "export.json",
 		want:  []string{"warning: resourceClaims: key of the kube-scheduler-simulator export is not read"},
 	}, {
-		name:  "export key that is not an array",
+		name:  "export key that is not an array, and nothing else",
 		files: map[string]string{"export.json": `{"nodes": {"name": "x"}}`},
 		open:  "export.json",
-		want:  []string{"export.json:1: nodes: must be an array of Node objects"},
+		err:   "export.json: nothing loaded:\n  export.json:1: nodes: must be an array of Node objects",
 	}, {
 		name: "two embedded configurations",
 		files: map[string]string{

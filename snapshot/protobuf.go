@@ -13,6 +13,7 @@ package snapshot
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -26,13 +27,6 @@ import (
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
-
-// protobufMagic starts every object the API server's protobuf serializer
-// writes ("k8s" and the envelope's version 0).
-var protobufMagic = []byte{'k', '8', 's', 0}
-
-// IsProtobuf reports whether data is a protobuf envelope (see above).
-func IsProtobuf(data []byte) bool { return bytes.HasPrefix(data, protobufMagic) }
 
 // The header item of a protobuf snapshot.
 const (
@@ -118,14 +112,20 @@ type protobufItem struct {
 // protobufMagic). The error means data is not a protobuf List or object at
 // all; problems with single items are reported and the items skipped.
 func (l *Loader) loadProtobuf(name string, data []byte) error {
-	typeMeta, raw, err := protobufFields(data[len(protobufMagic):], unknownTypeMeta, unknownRaw)
+	// A file cut short is read up to the cut: its List's raw bytes and
+	// then its items end early.
+	typeMeta, raw, cut, _, err := protobufFieldsCut(data[len(protobufMagic):], unknownTypeMeta, unknownRaw, true)
 	var apiVersion, kind [][]byte
 	if err == nil && len(typeMeta) > 0 {
 		apiVersion, kind, err = protobufFields(typeMeta[len(typeMeta)-1], typeMetaAPIVersion, typeMetaKind)
 	}
+	if err == nil && last(kind) == "" {
+		err = fmt.Errorf("the envelope names no kind (%d bytes after the magic)", len(data)-len(protobufMagic))
+	}
 	if err != nil {
 		return &docread.ParseError{File: name, Msg: "not a Kubernetes protobuf object (it starts with the protobuf envelope's magic \"k8s\\x00\"): " + err.Error(), Err: err}
 	}
+	l.documents++
 	if last(apiVersion) != "v1" || last(kind) != "List" {
 		// One object.
 		l.addProtobufItem(name, "", decodeProtobufItem(data, l.validation))
@@ -133,7 +133,15 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	}
 	var items [][]byte
 	if len(raw) > 0 {
-		_, items, err = protobufFields(raw[len(raw)-1], 0, listItems)
+		var itemsCut, itemCutInTwo bool
+		_, items, itemsCut, itemCutInTwo, err = protobufFieldsCut(raw[len(raw)-1], 0, listItems, cut)
+		if itemCutInTwo {
+			items = items[:len(items)-1]
+		}
+		cut = cut || itemsCut
+	}
+	if cut && err == nil {
+		l.report.Errorf(name, 0, "", "", "the file is cut short (truncated?): the %d objects before the cut are read, the rest is missing", len(items))
 	}
 	for i := 0; err == nil && i < len(items); i++ {
 		var itemRaw [][]byte
@@ -181,16 +189,35 @@ const (
 // List: 1.3 GB at 300,000 pods, on one goroutine before any item can be
 // decoded). Other fields are skipped.
 func protobufFields(msg []byte, a, b protowire.Number) (as, bs [][]byte, err error) {
+	as, bs, _, _, err = protobufFieldsCut(msg, a, b, false)
+	return as, bs, err
+}
+
+// protobufFieldsCut is protobufFields of a message that may be cut short
+// (a file cut in the middle), when lenient: cut says it is, and partial
+// that the cut is in the last value of a or b, which is given as far as
+// it goes.
+func protobufFieldsCut(msg []byte, a, b protowire.Number, lenient bool) (as, bs [][]byte, cut, partial bool, err error) {
 	for len(msg) > 0 {
 		num, typ, n := protowire.ConsumeTag(msg)
 		if n < 0 {
-			return nil, nil, protowire.ParseError(n)
+			if lenient && errors.Is(protowire.ParseError(n), io.ErrUnexpectedEOF) {
+				return as, bs, true, false, nil
+			}
+			return nil, nil, false, false, protowire.ParseError(n)
 		}
 		msg = msg[n:]
 		if typ == protowire.BytesType && (num == a || num == b) {
 			v, n := protowire.ConsumeBytes(msg)
+			if n < 0 && lenient && errors.Is(protowire.ParseError(n), io.ErrUnexpectedEOF) {
+				// The field's bytes run past the end: keep what is there.
+				if _, ln := protowire.ConsumeVarint(msg); ln > 0 {
+					v, n = msg[ln:], len(msg)
+					cut, partial = true, true
+				}
+			}
 			if n < 0 {
-				return nil, nil, protowire.ParseError(n)
+				return nil, nil, false, false, protowire.ParseError(n)
 			}
 			if num == a {
 				as = append(as, v)
@@ -201,11 +228,14 @@ func protobufFields(msg []byte, a, b protowire.Number) (as, bs [][]byte, err err
 			continue
 		}
 		if n = protowire.ConsumeFieldValue(num, typ, msg); n < 0 {
-			return nil, nil, protowire.ParseError(n)
+			if lenient && errors.Is(protowire.ParseError(n), io.ErrUnexpectedEOF) {
+				return as, bs, true, false, nil
+			}
+			return nil, nil, false, false, protowire.ParseError(n)
 		}
 		msg = msg[n:]
 	}
-	return as, bs, nil
+	return as, bs, cut, partial, nil
 }
 
 // protobufEnvelope is a runtime.Unknown read in place: Raw is a slice of the
@@ -293,12 +323,7 @@ func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions) protobufIt
 	}
 	it := protobufItem{apiVersion: u.APIVersion, kind: u.Kind}
 	if u.APIVersion == protobufHeaderAPIVersion && u.Kind == protobufHeaderKind {
-		var h Header
-		if err := json.Unmarshal(u.Raw, &h); err != nil {
-			it.err = fmt.Errorf("cannot decode the snapshot header: %w", err)
-			return it
-		}
-		it.header = &h
+		it.header, it.err = protobufHeader(u.Raw)
 		return it
 	}
 	ki := supportedKinds[u.Kind]
@@ -343,7 +368,7 @@ func (l *Loader) addProtobufItem(file, field string, it protobufItem) {
 	case it.header != nil:
 		l.addHeader(file, 0, it.header)
 	case it.dec == nil:
-		l.noteUnknownKind(it.kind, it.apiVersion, origin{file, 0})
+		l.noteUnknownKind(it.kind, it.apiVersion, l.at(file, 0))
 	default:
 		for i := range it.dec.errs {
 			if it.dec.errs[i].Field == "" {

@@ -204,3 +204,39 @@ func TestProtobufInDirectory(t *testing.T) {
 		t.Errorf("nodes %s", got)
 	}
 }
+
+// TestProtobufCutShort: a protobuf snapshot cut anywhere in its List
+// loads the objects before the cut, with an error saying it is cut; a
+// file of the magic bytes alone is refused as naming no object.
+func TestProtobufCutShort(t *testing.T) {
+	c, r, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+	if err != nil || r.HasErrors() {
+		t.Fatal(err, r)
+	}
+	var buf bytes.Buffer
+	n, err := snapshot.Write(&buf, c, snapshot.Header{}, snapshot.OutputFormat{Protobuf: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := buf.Bytes()
+	prev := -1
+	for _, keep := range []float64{0.1, 0.5, 0.9, 0.999} {
+		cut := whole[:int(float64(len(whole))*keep)]
+		got, r, err := snapshot.Load("cut.pb", cut)
+		if err != nil {
+			t.Fatalf("%.0f%% of the file: %v", keep*100, err)
+		}
+		objects := len(got.Objects()) - len(got.PriorityClasses) // the built-in classes are added anyway
+		if objects <= prev && keep > 0.1 || objects >= n {
+			t.Errorf("%.0f%% of the file: %d objects of %d (the previous cut: %d)", keep*100, objects, n, prev)
+		}
+		prev = objects
+		if !strings.Contains(r.String(), "cut.pb: the file is cut short (truncated?): the ") {
+			t.Errorf("%.0f%% of the file: no cut reported in\n%s", keep*100, r)
+		}
+	}
+	_, _, err = snapshot.Load("magic.pb", []byte("k8s\x00"))
+	if err == nil || !strings.Contains(err.Error(), "the envelope names no kind") {
+		t.Errorf("the magic bytes alone: %v", err)
+	}
+}

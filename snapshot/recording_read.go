@@ -9,12 +9,9 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -36,9 +33,6 @@ import (
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
-// FormatRecording: a recording `schedtui record` wrote.
-const FormatRecording Format = "recording"
-
 // RecordedChange is one change of a recording: a watch event of an
 // object, at the time it arrived. Object is typed, defaulted and admitted
 // as a snapshot's objects are; for DELETED it is the object's last state.
@@ -51,87 +45,17 @@ type RecordedChange struct {
 	Line int
 }
 
-// recordingPeek is how much of a file is read to tell a recording.
-const recordingPeek = 64 << 10
-
-var (
-	utf8BOM = []byte("\xef\xbb\xbf")
-	// recordingAnnotation is the header's recording-started annotation
-	// on a JSON List, which Write puts before the items.
-	recordingAnnotation = []byte(`"` + annotationPrefix + "recording-started" + `"`)
-	errNotRecording     = errors.New("not a recording")
-)
-
-// IsRecording reports whether data (a file's content, maybe gzipped, or
-// its beginning) starts a recording: a capture header with
-// recording-started, as a YAML comment or as an annotation of the JSON
-// List.
-func IsRecording(data []byte) bool {
-	if docread.IsGzip(data) {
-		data = gunzipPrefixN(data, recordingPeek)
-	}
-	data = bytes.TrimPrefix(data, utf8BOM)
-	if firstByte(data) == '{' {
-		return bytes.Contains(data, recordingAnnotation)
-	}
-	h, _, ok := headerFromComment(data)
-	return ok && h.IsRecording()
-}
-
-func firstByte(data []byte) byte {
-	for _, c := range data {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
-	}
-	return 0
-}
-
-// gunzipPrefixN decompresses at most n bytes of data, as far as it goes.
-func gunzipPrefixN(data []byte, n int64) []byte {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+// openRecordingFile opens path, a recording (detectFormat), with l, a new
+// Loader (its meter and validation set). errNotRecording: its header
+// turned out not to be a recording's, nothing is loaded.
+func openRecordingFile(path string, l *Loader) (*Opened, error) {
+	data, err := l.budget.read(path)
 	if err != nil {
-		return nil
-	}
-	out, _ := io.ReadAll(io.LimitReader(zr, n))
-	return out
-}
-
-// peekFile reads the beginning of a regular file (decompressed).
-func peekFile(path string) ([]byte, bool) {
-	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	buf, _ := io.ReadAll(io.LimitReader(f, recordingPeek))
-	return buf, true
-}
-
-// openRecordingFile opens path as a recording when it is one (ok), with
-// l, a new Loader (its meter and validation set).
-func openRecordingFile(path string, l *Loader) (o *Opened, ok bool, err error) {
-	head, isFile := peekFile(path)
-	if !isFile || !IsRecording(head) {
-		return nil, false, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, true, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, err
 	}
 	l.meter.setTotal(int64(len(data)))
 	l.meter.startFile(int64(len(data)))
-	o, err = readRecording(path, data, l)
-	if errors.Is(err, errNotRecording) {
-		return nil, false, nil
-	}
-	return o, true, err
+	return readRecording(path, data, l)
 }
 
 // ReadRecording reads a recording already in memory; name is used in
@@ -144,8 +68,8 @@ func ReadRecording(name string, data []byte) (*Opened, error) {
 	return readRecording(name, data, NewLoader())
 }
 
-// readRecording is ReadRecording with l, a new Loader (its meter and its
-// validation set).
+// readRecording is ReadRecording with l, a new Loader (its meter, budget
+// and validation set).
 func readRecording(name string, data []byte, l *Loader) (*Opened, error) {
 	parts, err := l.loadRecording(name, data)
 	if errors.Is(err, errNotRecording) {
@@ -172,13 +96,13 @@ func readRecording(name string, data []byte, l *Loader) (*Opened, error) {
 // in a directory, whose changes are not replayed there (a directory is
 // one moment); false when the file is not a recording.
 func (l *Loader) loadRecordingInDirectory(path string) bool {
-	head, isFile := peekFile(path)
-	if !isFile || !IsRecording(head) {
+	if !isRecordingFile(path) {
 		return false
 	}
-	data, err := os.ReadFile(path)
+	data, err := l.budget.read(path)
 	if err != nil {
-		return false
+		l.reportSkippedFile(path, err)
+		return true
 	}
 	l.meter.startFile(int64(len(data)))
 	defer l.meter.endFile()
@@ -188,12 +112,7 @@ func (l *Loader) loadRecordingInDirectory(path string) bool {
 		return false
 	}
 	if err != nil {
-		var pe *docread.ParseError
-		if errors.As(err, &pe) {
-			l.report.Errorf(pe.File, pe.Line, "", "", "%s; the file is skipped", pe.Msg)
-		} else {
-			l.report.Errorf(path, 0, "", "", "%v; the file is skipped", err)
-		}
+		l.reportSkippedFile(path, err)
 		return true
 	}
 	l.report.Warnf(path, 0, "", "", "a recording: only its initial state is read as part of the directory, its %d change document(s) are not replayed (open the file itself to replay them)", len(parts.docs))
@@ -225,7 +144,11 @@ type recordingParts struct {
 func (l *Loader) loadRecording(name string, data []byte) (*recordingParts, error) {
 	parts := &recordingParts{}
 	if docread.IsGzip(data) {
-		plain, err := docread.GunzipLenient(data)
+		plain, err := l.budget.gunzip(name, data, true)
+		var pe *docread.ParseError
+		if errors.As(err, &pe) {
+			return nil, err
+		}
 		if err != nil && len(plain) == 0 {
 			return nil, &docread.ParseError{File: name, Msg: err.Error(), Err: err}
 		}
@@ -787,7 +710,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 	}
 	switch o := obj.(type) {
 	case *v1.Pod:
-		l.origins[o] = origin{file, line}
+		l.origins[o] = l.at(file, line)
 		if !l.admitPod(o, st.priorityClasses, st.runtimeClasses) {
 			return nil
 		}

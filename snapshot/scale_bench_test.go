@@ -222,7 +222,7 @@ func TestLoadParallelItems(t *testing.T) {
 		"big.json:2: Pod default/p0: spec.containers[0].resources.requests.cpu:",
 		"big.json:27: Pod default/dup: metadata.name: pods \"dup\" already exists (first defined at big.json:3)",
 		"big.json:3: warning: Pod default/dup: bogus: unknown field (ignored)",
-		"big.json:10: warning: Node x/ln6: metadata.namespace: Node is cluster-scoped",
+		"big.json:10: warning: items[1]: Node x/ln6: metadata.namespace: Node is cluster-scoped", // both items of the NodeList are on line 10
 		"kind ConfigMap (apiVersion v1) is not read by schedtui: 20 objects skipped",
 		"big.json:6: document is not an object",
 	} {

@@ -91,7 +91,9 @@ func (l *Loader) addSimulatorExport(d docread.Document, top map[string]json.RawM
 			if lines != nil {
 				line = lines[i]
 			}
+			restore := l.enterItem(k.key, i, !lineTellsItem(lines, i))
 			l.addDoc(d.File, line, withTypeMeta(it, ki.gv.String(), ki.kind), nil, 1)
+			restore()
 			added += len(it)
 			l.meter.within(added, arrays)
 		}

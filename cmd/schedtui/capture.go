@@ -65,6 +65,7 @@ same outcome, node, message, nomination and victims.`,
 	f.registerLive(cmd)
 	f.gates.register(cmd)
 	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "convert this snapshot instead of capturing a live cluster")
+	registerMaxSnapshotSize(cmd)
 	cmd.Flags().StringVar(&f.config, "config", "", "KubeSchedulerConfiguration file to record in the snapshot (it must be valid)")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write: .yaml, .yml, .json or .pb (protobuf), optionally followed by .gz; - for YAML on stdout")
 	cmd.Flags().StringVar(&at, "at", "", "write the cluster as the scheduler saw it at the start of this pod's attempt: NAMESPACE/POD (its last) or NAMESPACE/POD#N")

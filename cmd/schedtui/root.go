@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/tui"
 )
@@ -49,7 +52,36 @@ func (f *sourceFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "use the embedded demo snapshot even when a kubeconfig is available")
 	f.gates.register(cmd)
 	f.registerSkipExtenders(cmd)
+	registerMaxSnapshotSize(cmd)
 }
+
+// registerMaxSnapshotSize adds --max-snapshot-size, for every command
+// that reads a snapshot.
+func registerMaxSnapshotSize(cmd *cobra.Command) {
+	cmd.Flags().Var(byteSize{&snapshot.MaxSnapshotSize}, "max-snapshot-size", "the most a snapshot may hold, all its files together "+
+		"and gzipped files as they expand (a quantity: 4Gi, 500Mi)")
+}
+
+// byteSize is a flag of a number of bytes written as a quantity.
+type byteSize struct{ n *int64 }
+
+func (b byteSize) String() string {
+	if b.n == nil {
+		return ""
+	}
+	return resource.NewQuantity(*b.n, resource.BinarySI).String()
+}
+
+func (b byteSize) Set(s string) error {
+	q, err := resource.ParseQuantity(s)
+	if err != nil || q.Sign() <= 0 {
+		return fmt.Errorf("%q: want a positive quantity of bytes, e.g. 4Gi or 500Mi", s)
+	}
+	*b.n = q.Value()
+	return nil
+}
+
+func (byteSize) Type() string { return "quantity" }
 
 // registerSkipExtenders adds --skip-extenders, for every command that
 // builds a scheduler.

@@ -31,10 +31,24 @@ func FuzzJSONScan(f *testing.F) {
 		`{"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}},{"kind":"List","items":[{"kind":"Node"}]},{"Kind":"x","kind":null,"metadata":null}, 3]}`,
 		`{"a":-0.5e+10,"b":[true,false,null],"c":"\t"}`, `{"a":01}`, `{"a":1.}`, `{"a":"\x"}`, `{"a" 1}`, `{,}`, `[1,]`,
 		`{"kind":"Pod","deep":` + strings.Repeat("[", maxScanDepth+1) + strings.Repeat("]", maxScanDepth+1) + `}`,
+		"{\"kind\":\"Node\"}\n---\nkind: Node\n", "[{}]\n{}\nkind: x\n", "{}\n{\"a\":}\nkind: x\n",
+		"{}\n==== START logs for container c of pod a/b ====\n{\n==== END logs for container c of pod a/b ====\n{}\n",
+		"==== START logs for container c of pod a/b ====\r\n}\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Where a JSON stream goes on as YAML, it is JSON up to there.
+		if end := jsonStreamEnd(data); end > 0 {
+			if _, err := readJSONStreamSlow("f.json", data[:end]); err != nil {
+				t.Fatalf("JSON up to %d, encoding/json: %v", end, err)
+			}
+		}
+		// Blanking kubectl cluster-info dump's logs keeps every line.
+		if blank, n := WithoutDumpLogs(data); len(blank) != len(data) || bytes.Count(blank, []byte{'\n'}) != bytes.Count(data, []byte{'\n'}) ||
+			n == 0 && !bytes.Equal(blank, data) {
+			t.Fatalf("blanking %d log sections changed the lines", n)
+		}
 		if fast, ok := readJSONStreamFast("f.json", data); ok {
 			slow, err := readJSONStreamSlow("f.json", data)
 			if err != nil {

@@ -11,8 +11,6 @@ package docread
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,11 +82,6 @@ type DocumentWarning struct {
 	Message string
 }
 
-var gzipMagic = []byte{0x1f, 0x8b}
-
-// IsGzip reports whether data starts with gzip's magic bytes.
-func IsGzip(data []byte) bool { return bytes.HasPrefix(data, gzipMagic) }
-
 // ReadDocuments splits the content of one file into documents. data may be
 // gzip-compressed (detected by its magic bytes) and holds either a YAML
 // stream (documents separated by "---" lines) or JSON: one object, several
@@ -111,61 +104,43 @@ func ReadDocumentsReporting(name string, data []byte, converted func(done, total
 		}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // UTF-8 BOM
-	if looksLikeJSON(data) {
-		return readJSONStream(name, data)
+	if !looksLikeJSON(data) {
+		return readYAMLStream(name, data, 1, converted)
 	}
-	return readYAMLStream(name, data, converted)
+	if yamlAt := jsonStreamEnd(data); yamlAt > 0 {
+		// JSON documents, then YAML ones (after a "---" line, say): as
+		// kubectl's decoder, read on as YAML where the JSON stops.
+		docs, err := readJSONStream(name, data[:yamlAt])
+		if err != nil {
+			return nil, err
+		}
+		more, err := readYAMLStream(name, data[yamlAt:], 1+bytes.Count(data[:yamlAt], []byte{'\n'}), converted)
+		if err != nil {
+			return nil, err
+		}
+		return append(docs, more...), nil
+	}
+	return readJSONStream(name, data)
 }
 
-// Gunzip decompresses data, with an error that says how it is broken.
-func Gunzip(data []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, describeGzipError(err)
+// jsonStreamEnd returns where a stream of JSON objects and arrays that
+// goes on with something else (YAML) stops being JSON, at the start of a
+// line; 0 when it is JSON to the end, or not valid JSON up to there.
+func jsonStreamEnd(data []byte) int {
+	for i := skipJSONSpace(data, 0); i < len(data); {
+		if data[i] != '{' && data[i] != '[' {
+			if i > 0 && data[i-1] == '\n' {
+				return i
+			}
+			return 0
+		}
+		end := scanValue(data, i, 0)
+		if end < 0 {
+			return 0
+		}
+		i = skipJSONSpace(data, end)
 	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, describeGzipError(err)
-	}
-	if err := zr.Close(); err != nil {
-		return nil, describeGzipError(err)
-	}
-	return out, nil
-}
-
-// GunzipLenient decompresses as much of data as it can: a file cut short
-// (e.g. a recording whose recorder was killed) is readable up to its last
-// flush. err
-// says why the rest is missing.
-func GunzipLenient(data []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, describeGzipError(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err == nil {
-		err = zr.Close()
-	}
-	if err != nil {
-		return out, describeGzipError(err)
-	}
-	return out, nil
-}
-
-func describeGzipError(err error) error {
-	var corrupt flate.CorruptInputError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return fmt.Errorf("truncated gzip data: %w", err)
-	case errors.Is(err, gzip.ErrChecksum):
-		return fmt.Errorf("corrupt gzip data (checksum mismatch): %w", err)
-	case errors.Is(err, gzip.ErrHeader):
-		return fmt.Errorf("corrupt gzip data (invalid header): %w", err)
-	case errors.As(err, &corrupt):
-		return fmt.Errorf("corrupt gzip data: %w", err)
-	default:
-		return fmt.Errorf("cannot decompress gzip data: %w", err)
-	}
+	return 0
 }
 
 // looksLikeJSON: the data starts with an object whose first key is quoted
@@ -492,10 +467,10 @@ type yamlChunk struct {
 // splitYAML splits a YAML stream on "---" separator lines, the way kubectl
 // does: a separator is a line starting with "---" followed only by spaces
 // or a comment.
-func splitYAML(name string, data []byte) ([]yamlChunk, error) {
+func splitYAML(name string, data []byte, firstLine int) ([]yamlChunk, error) {
 	var chunks []yamlChunk
-	start, startLine := 0, 1
-	line := 1
+	start, startLine := 0, firstLine
+	line := firstLine
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
 		next := len(data)
@@ -534,12 +509,18 @@ func (c yamlChunk) contentLine() int {
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
-func readYAMLStream(name string, data []byte, converted func(done, total int)) ([]Document, error) {
-	chunks, err := splitYAML(name, data)
+// readYAMLStream reads a YAML stream whose first line is line firstLine of
+// the file. A document with a syntax error is reported as such (Err), and
+// the others are read; when every document has one, the first is the
+// error.
+func readYAMLStream(name string, data []byte, firstLine int, converted func(done, total int)) ([]Document, error) {
+	chunks, err := splitYAML(name, data, firstLine)
 	if err != nil {
 		return nil, err
 	}
 	var docs []Document
+	var firstSyntaxErr *ParseError
+	readOne := false
 	for _, c := range chunks {
 		first := c.contentLine()
 		if first == 0 {
@@ -576,8 +557,15 @@ func readYAMLStream(name string, data []byte, converted func(done, total int)) (
 				docs = append(docs, Document{File: name, Line: first, Err: errors.New(perr.Msg)})
 				continue
 			}
-			return nil, perr.ParseError
+			if firstSyntaxErr == nil {
+				firstSyntaxErr = perr.ParseError
+			}
+			last := c.firstLine + bytes.Count(bytes.TrimRight(c.text, "\n"), []byte{'\n'})
+			docs = append(docs, Document{File: name, Line: perr.Line,
+				Err: fmt.Errorf("%s; the document of lines %d-%d is skipped", perr.Msg, first, last)})
+			continue
 		}
+		readOne = true
 		if bytes.Equal(js, []byte("null")) {
 			continue
 		}
@@ -600,6 +588,9 @@ func readYAMLStream(name string, data []byte, converted func(done, total int)) (
 		docs = append(docs, Document{File: name, Line: first, JSON: js, Warnings: warnings,
 			ItemLines:    func() []int { return yamlSeqItemLines(c, "items") },
 			KeyItemLines: func(key string) []int { return yamlSeqItemLines(c, key) }})
+	}
+	if firstSyntaxErr != nil && !readOne {
+		return nil, firstSyntaxErr
 	}
 	return docs, nil
 }

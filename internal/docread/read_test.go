@@ -22,3 +22,34 @@ func TestYAMLItemLines(t *testing.T) {
 		t.Errorf("flow: %v", got)
 	}
 }
+
+// TestReportListsAtMost checks that problems past MaxListedProblems are
+// counted in one last problem, which stays last when sorted.
+func TestReportListsAtMost(t *testing.T) {
+	var r Report
+	for i := range MaxListedProblems + 500 {
+		if i%2 == 0 {
+			r.Errorf("b.json", MaxListedProblems+500-i, "", "", "bad %d", i)
+		} else {
+			r.Warnf("a.json", i, "", "", "odd %d", i)
+		}
+	}
+	r.Sort()
+	if n := len(r.Problems); n != MaxListedProblems+1 {
+		t.Fatalf("%d problems listed, want %d", n, MaxListedProblems+1)
+	}
+	last := r.Problems[MaxListedProblems]
+	want := "error: 500 more problems (250 errors, 250 warnings) are not listed: only the first 1000 are"
+	if !last.CountsOmitted() || last.Severity.String()+": "+last.Message != want {
+		t.Errorf("last problem %+v, want %q", last, want)
+	}
+	if errs, warns := r.Omitted(); errs != 250 || warns != 250 || !r.HasErrors() {
+		t.Errorf("Omitted() = %d, %d", errs, warns)
+	}
+	var s Report
+	s.SetItem("items[7]")
+	s.Errorf("c.json", 1, "Pod default/p", "spec", "bad")
+	if got := s.Problems[0].String(); got != "c.json:1: items[7]: Pod default/p: spec: bad" {
+		t.Errorf("a problem with an item: %s", got)
+	}
+}

@@ -45,6 +45,14 @@ type Problem struct {
 	// "spec.containers[0].resources.requests.cpu"; may be empty.
 	Field   string
 	Message string
+	// Item is the object's place in its List, e.g. "items[3]", when its
+	// line does not tell it from the others (a List on one line); else
+	// empty.
+	Item string
+
+	// summary marks the problem that counts the others past
+	// MaxListedProblems.
+	summary bool
 }
 
 // String renders the problem like a compiler diagnostic:
@@ -65,6 +73,10 @@ func (p Problem) String() string {
 	if p.Severity == Warning {
 		b.WriteString("warning: ")
 	}
+	if p.Item != "" {
+		b.WriteString(p.Item)
+		b.WriteString(": ")
+	}
 	if p.Object != "" {
 		b.WriteString(p.Object)
 		b.WriteString(": ")
@@ -77,6 +89,11 @@ func (p Problem) String() string {
 	return b.String()
 }
 
+// MaxListedProblems bounds the problems a Report lists: past it they are
+// only counted, in one last problem that says how many there are (a
+// million bad items cost a count, not a million messages).
+const MaxListedProblems = 1000
+
 // Report collects the problems found while loading. The zero value is ready
 // to use.
 type Report struct {
@@ -85,17 +102,68 @@ type Report struct {
 	// fileOrder ranks files by the order they were first seen, so that
 	// Sort keeps a directory's files in load order.
 	fileOrder map[string]int
+	// item is the Item of the problems added now (SetItem).
+	item string
+	// omitted counts the problems past MaxListedProblems, by severity.
+	omitted [Warning + 1]int
 }
 
+// Add adds a problem, with the current item (SetItem) unless it has one.
 func (r *Report) Add(p Problem) {
 	if r.fileOrder == nil {
 		r.fileOrder = map[string]int{}
+	}
+	if len(r.Problems) >= MaxListedProblems {
+		r.omit(p.Severity)
+		return
+	}
+	if p.Item == "" {
+		p.Item = r.item
 	}
 	if _, ok := r.fileOrder[p.File]; !ok {
 		r.fileOrder[p.File] = len(r.fileOrder)
 	}
 	r.Problems = append(r.Problems, p)
 }
+
+// omit counts a problem past MaxListedProblems in the last problem.
+func (r *Report) omit(s Severity) {
+	if s != Error {
+		s = Warning
+	}
+	r.omitted[s]++
+	n := len(r.Problems)
+	if !r.Problems[n-1].summary {
+		r.Problems = append(r.Problems, Problem{summary: true})
+		n++
+	}
+	p := &r.Problems[n-1]
+	errs, warns := r.omitted[Error], r.omitted[Warning]
+	p.Severity = Warning
+	if errs > 0 {
+		p.Severity = Error
+	}
+	p.Message = fmt.Sprintf("%d more problems (%d errors, %d warnings) are not listed: only the first %d are", errs+warns, errs, warns, MaxListedProblems)
+}
+
+// Omitted returns how many problems past MaxListedProblems were only
+// counted, by severity.
+func (r *Report) Omitted() (errors, warnings int) {
+	if r == nil {
+		return 0, 0
+	}
+	return r.omitted[Error], r.omitted[Warning]
+}
+
+// CountsOmitted reports whether p is the problem that counts those past
+// MaxListedProblems.
+func (p Problem) CountsOmitted() bool { return p.summary }
+
+// SetItem sets the Item of the problems added from now on ("" for none).
+func (r *Report) SetItem(item string) { r.item = item }
+
+// Item is the current item (SetItem).
+func (r *Report) Item() string { return r.item }
 
 func (r *Report) Errorf(file string, line int, object, field, format string, args ...any) {
 	r.Add(Problem{Severity: Error, File: file, Line: line, Object: object, Field: field, Message: fmt.Sprintf(format, args...)})
@@ -110,6 +178,9 @@ func (r *Report) Warnf(file string, line int, object, field, format string, args
 func (r *Report) Sort() {
 	sort.SliceStable(r.Problems, func(i, j int) bool {
 		a, b := r.Problems[i], r.Problems[j]
+		if a.summary != b.summary {
+			return b.summary // the count of those not listed comes last
+		}
 		if a.File != b.File {
 			return r.fileOrder[a.File] < r.fileOrder[b.File]
 		}
@@ -121,6 +192,9 @@ func (r *Report) Sort() {
 func (r *Report) HasErrors() bool {
 	if r == nil {
 		return false
+	}
+	if r.omitted[Error] > 0 {
+		return true
 	}
 	for _, p := range r.Problems {
 		if p.Severity == Error {

@@ -45,12 +45,12 @@ func skipJSONSpace(data []byte, i int) int {
 	return i
 }
 
-// jsonSpan is a value of a JSON text: data[start:end].
+// Span is a value of a JSON text: data[Start:End].
 type Span struct{ Start, End int }
 
-// jsonMember is one member of a JSON object: the key (unquoted) and the
-// span of its value. When the value is an array and the scan was asked to
-// record them, elems are the spans of its elements and elemMembers the
+// Member is one member of a JSON object: the key (unquoted) and the
+// span of its value (Value). When the value is an array and the scan was asked to
+// record them, Elems are the spans of its elements and ElemMembers the
 // members of those that are objects (nil for the others), with spans
 // relative to the element.
 type Member struct {
@@ -186,7 +186,10 @@ func scanArray(data []byte, i, depth int, elems *[]Span, members *[][]Member) in
 	for {
 		var end int
 		if members != nil && i < len(data) && data[i] == '{' {
-			mm := make([]Member, 0, 5) // apiVersion, kind, metadata, spec, status
+			mm := []Member{} // an empty object ({}) needs no room
+			if j := skipJSONSpace(data, i+1); j < len(data) && data[j] != '}' {
+				mm = make([]Member, 0, 5) // apiVersion, kind, metadata, spec, status
+			}
 			end = scanObject(data, i, depth+1, &mm, false)
 			*members = append(*members, mm)
 		} else {
@@ -291,7 +294,7 @@ func IsASCII(b []byte) bool {
 	return true
 }
 
-// scanMembers validates data as one JSON object (surrounding space
+// ScanMembers validates data as one JSON object (surrounding space
 // allowed) and returns its members, with the elements of array values
 // (and their members) when arrays is set; ok is false when data is not a
 // valid JSON object.
@@ -327,7 +330,7 @@ func relativizeMembers(members []Member, base int) {
 	}
 }
 
-// jsonStringValue returns the string a JSON value holds, as
+// StringValue returns the string a JSON value holds, as
 // json.Unmarshal into a string sets it: "" for anything but a string.
 func StringValue(raw []byte) string {
 	if len(raw) < 2 || raw[0] != '"' {

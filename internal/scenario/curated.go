@@ -6,9 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // Curated returns the hand-built scenarios, each aimed at one subtle
@@ -195,25 +193,6 @@ Preemption only considers node-big and evicts default/filler.`,
 		FeatFitExceedsAlloc, FeatPreemptLowerVictim)
 }
 
-// curUnboundImmediatePVC: PreFilter U&U from VolumeBinding — no Filter runs,
-// the FitError carries the PreFilter message, and PostFilter ends with
-// DynamicResources' "not found" error.
-func curUnboundImmediatePVC() *Scenario {
-	b := curatedBase("prefilter-unbound-immediate-pvc")
-	b.addCSIDriver(drvEBS, true, false, false)
-	b.addStorageClass("standard", drvEBS, storagev1.VolumeBindingImmediate, true, nil)
-	for i := 1; i <= 3; i++ {
-		b.addNode(cnode(fmt.Sprintf("node-%d", i), "us-east-1a", 4000, 8*gi))
-	}
-	b.addPVC(pvcSpec{ns: "default", name: "data", class: "standard", size: 10 * gi, pending: true})
-	p := newPod("default", "db", app("db"), ctr("db", "docker.io/library/postgres:17.4", "cpu=500m", "memory=1Gi"))
-	p.Spec.Volumes = []v1.Volume{pvcVolume("data", "data")}
-	b.pending(p)
-	return b.done(`Expected: "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found" — the PreFilter
-chain stopped before DynamicResources, whose PostFilter then fails reading its cycle state (fwk.ErrNotFound): an Error
-status ends the PostFilter chain, so DefaultPreemption never runs.`, FeatVBUnboundImmediate, "PreFilter/unresolvable")
-}
-
 // curMatchFieldsPreFilter: required terms that all carry matchFields
 // metadata.name In narrow the node set in PreFilter; unlisted nodes get the
 // "didn't satisfy plugin(s) [NodeAffinity]" status. A single remaining
@@ -247,52 +226,6 @@ func curMatchFieldsPreFilter() *Scenario {
 	return b.done(`pinned-two: "0/5 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s), 3 node(s) didn't satisfy
 plugin(s) [NodeAffinity]." pinned-one: only node-1 is filtered, chosen without scoring. pinned-none: PreFilter result
 names only a missing node.`, FeatNAMatchFields, FeatNAMultiTerm)
-}
-
-// curNominatedFastPath: a pod whose status.nominatedNodeName passes Filter
-// is placed there without scoring, although other nodes would score higher.
-func curNominatedFastPath() *Scenario {
-	b := curatedBase("nominated-fast-path")
-	b.addNode(cnode("node-busy", "", 8000, 16*gi))
-	b.addNode(cnode("node-idle-1", "", 8000, 16*gi))
-	b.addNode(cnode("node-idle-2", "", 8000, 16*gi))
-	b.bound("default", "busy", "node-busy", app("busy"), "", ctr("c", nginx, "cpu=6", "memory=12Gi"))
-	p := newPod("default", "returning", app("web"), ctr("c", nginx, "cpu=1", "memory=1Gi"))
-	p = b.pending(p)
-	p.Status.NominatedNodeName = "node-busy"
-	markUnschedulable(p, b.now(), "0/3 nodes are available: 3 Insufficient cpu. preemption: found a potential placement for pod on node node-busy, preempting 1 victims")
-	return b.done(`returning is scheduled to node-busy (nominated node passes Filter): no Score plugins run.`, FeatNominatedHigher, "Nominated/fast-path")
-}
-
-// curNominatedBlocksLower: a nominated pod of higher or equal priority is
-// added to its node in the first filter pass; a lower-priority pod that would
-// fit alone is rejected there, a higher-priority one ignores the nomination.
-func curNominatedBlocksLower() *Scenario {
-	b := curatedBase("nominated-blocks-lower-priority")
-	b.addPriorityClass("low", 100, false, "", "")
-	b.addPriorityClass("mid", 1000, false, "", "")
-	b.addPriorityClass("top", 10000, false, "", "")
-	b.addNode(cnode("node-1", "", 4000, 16*gi))
-	b.addNode(cnode("node-2", "", 4000, 16*gi))
-	victim := b.bound("default", "victim", "node-1", app("batch"), "low", ctr("c", nginx, "cpu=2"))
-	b.bound("default", "full", "node-2", app("full"), "top", ctr("c", nginx, "cpu=3900m"))
-	nom := newPod("default", "nominated", app("svc"), ctr("c", nginx, "cpu=3"))
-	nom.Spec.PriorityClassName = "mid"
-	nom = b.pending(nom)
-	nom.Status.NominatedNodeName = "node-1"
-	markUnschedulable(nom, b.now(), "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node node-1, preempting 1 victims")
-	terminate(victim, b.now(), true)
-	lower := newPod("default", "lower", app("lower"), ctr("c", nginx, "cpu=1"))
-	lower.Spec.PriorityClassName = "low"
-	b.pending(lower)
-	higher := newPod("default", "higher", app("higher"), ctr("c", nginx, "cpu=1"))
-	higher.Spec.PriorityClassName = "top"
-	b.pending(higher)
-	return b.done(`Queue order: higher (10000), nominated (1000), lower (100). higher ignores the lower-priority nomination and
-fits node-1 (2000m free). nominated (3000m) still does not fit (victim terminating) and is not eligible for preemption
-("not eligible due to a terminating pod on the nominated node."). lower (1000m) would fit node-1's remaining 1000m but
-pass 1 adds the nominated pod: Insufficient cpu.`,
-		FeatNominatedHigher, FeatNominatedLower, FeatNominatedTerminating, "Nominated/two-pass-filter")
 }
 
 // curManyNodes: percentageOfNodesToScore's adaptive default —
@@ -667,221 +600,6 @@ func curEmptySpreadSelector() *Scenario {
 		FeatPTSEmptySelector, FeatPTSHard)
 }
 
-// curVolumeZoneLabels: VolumeZone compares PV zone labels (GA or beta,
-// "__"-separated multi-zone values) with node labels, translating beta keys.
-func curVolumeZoneLabels() *Scenario {
-	b := curatedBase("volume-zone-labels")
-	b.addCSIDriver(drvEBS, true, false, false)
-	b.addStorageClass(scGP3, drvEBS, storagev1.VolumeBindingWaitForFirstConsumer, true, nil)
-	b.addNode(cnode("node-a", "us-east-1a", 4000, 8*gi))
-	b.addNode(cnode("node-b", "us-east-1b", 4000, 8*gi))
-	b.addNode(cnode("node-c", "us-east-1c", 4000, 8*gi))
-	b.addNode(cnode("node-none", "", 4000, 8*gi))
-	mk := func(pod, pv string, labels map[string]string) {
-		b.addPV(pvSpec{name: pv, class: scGP3, size: 10 * gi, driver: drvEBS, dynamic: true, labels: labels})
-		b.addPVC(pvcSpec{ns: "default", name: pv + "-claim", class: scGP3, size: 10 * gi, volume: pv})
-		p := newPod("default", pod, app("v"), ctr("c", nginx, "cpu=100m"))
-		p.Spec.Volumes = []v1.Volume{pvcVolume("data", pv+"-claim")}
-		b.pending(p)
-	}
-	mk("ga-zone", "pv-ga", map[string]string{labelZone: "us-east-1a", labelRegion: "us-east-1"})
-	mk("beta-zone", "pv-beta", map[string]string{labelBetaZone: "us-east-1b"})
-	mk("multi-zone", "pv-multi", map[string]string{labelZone: "us-east-1a__us-east-1c"})
-	return b.done(`ga-zone: node-a and node-none (no zone labels: always OK). beta-zone: node-b and node-none (beta key falls back
-to the GA node label). multi-zone: node-a, node-c, node-none. Others: "node(s) had no available volume zone".`,
-		FeatVolumeZone, FeatVolumeZoneBeta, FeatVolumeZoneMulti)
-}
-
-// curCSIVolumeLimits: CSINode allocatable counts, VolumeAttachments without
-// pods, and a driver that opts in to preventPodSchedulingIfMissing.
-func curCSIVolumeLimits() *Scenario {
-	b := curatedBase("csi-volume-limits")
-	b.addCSIDriver(drvEBS, true, false, false)
-	b.addCSIDriver(drvDisk, true, false, true)
-	b.addStorageClass(scGP3, drvEBS, storagev1.VolumeBindingWaitForFirstConsumer, true, nil)
-	b.addStorageClass(scDisk, drvDisk, storagev1.VolumeBindingImmediate, false, nil)
-	for _, n := range []string{"node-1", "node-2", "node-3"} {
-		b.addNode(cnode(n, "", 4000, 8*gi))
-	}
-	b.addCSINode("node-1", csiDriverEntry(drvEBS, "i-1", 2), csiDriverEntry(drvDisk, "node-1", 8))
-	b.addCSINode("node-2", csiDriverEntry(drvEBS, "i-2", 2))
-	// node-3 has no CSINode at all
-	pv := func(name, drv, class string) {
-		b.addPV(pvSpec{name: name, class: class, size: 10 * gi, driver: drv, dynamic: true})
-		b.addPVC(pvcSpec{ns: "default", name: name + "-claim", class: class, size: 10 * gi, volume: name})
-	}
-	pv("pv-used", drvEBS, scGP3)
-	used := newPod("default", "user", app("u"), ctr("c", nginx, "cpu=100m"))
-	used.Spec.Volumes = []v1.Volume{pvcVolume("d", "pv-used-claim")}
-	b.addBound(used, "node-1", b.now(), false)
-	b.addPV(pvSpec{name: "pv-attached", class: scGP3, size: 10 * gi, driver: drvEBS, dynamic: true})
-	b.addVolumeAttachment(drvEBS, "node-1", "pv-attached")
-	pv("pv-new", drvEBS, scGP3)
-	pv("pv-disk", drvDisk, scDisk)
-	p := newPod("default", "one-more-ebs", app("e"), ctr("c", nginx, "cpu=100m"))
-	p.Spec.Volumes = []v1.Volume{pvcVolume("d", "pv-new-claim")}
-	b.pending(p)
-	p = newPod("default", "needs-disk-driver", app("d"), ctr("c", nginx, "cpu=100m"))
-	p.Spec.Volumes = []v1.Volume{pvcVolume("d", "pv-disk-claim")}
-	b.pending(p)
-	return b.done(`one-more-ebs: node-1 has 1 pod volume + 1 VolumeAttachment = limit 2 → "node(s) exceed max volume count";
-node-2/node-3 pass. needs-disk-driver: node-2 and node-3 (no CSINode) fail with
-"disk.csi.example.com CSI driver is not installed on the node".`,
-		FeatVolLimitCount, FeatVolLimitAttachments, FeatVolLimitDriverMissing, FeatCSINodeLimits)
-}
-
-// curStorageCapacity: WaitForFirstConsumer provisioning checks
-// CSIStorageCapacity (maximumVolumeSize preferred over capacity).
-func curStorageCapacity() *Scenario {
-	b := curatedBase("wffc-storage-capacity")
-	b.addCSIDriver(drvLVM, false, true, false)
-	b.addStorageClass(scLVM, drvLVM, storagev1.VolumeBindingWaitForFirstConsumer, false, nil)
-	b.addStorageClass(scLocal, provNo, storagev1.VolumeBindingWaitForFirstConsumer, false, nil)
-	for _, z := range []string{"us-east-1a", "us-east-1b", "us-east-1c"} {
-		b.addNode(cnode("node-"+z[len(z)-1:], z, 4000, 8*gi))
-	}
-	zsel := func(z string) *metav1.LabelSelector {
-		return &metav1.LabelSelector{MatchLabels: map[string]string{labelZone: z}}
-	}
-	b.addStorageCapacity("kube-system", "cap-a", scLVM, 100*gi, 0, zsel("us-east-1a"))
-	b.addStorageCapacity("kube-system", "cap-b", scLVM, 100*gi, 20*gi, zsel("us-east-1b"))
-	b.addStorageCapacity("kube-system", "cap-c", scLVM, 10*gi, 0, zsel("us-east-1c"))
-	b.addPV(pvSpec{name: "local-a", class: scLocal, size: 50 * gi, affinity: nodeAffinityHostname("node-a")})
-	b.addPVC(pvcSpec{ns: "default", name: "scratch", class: scLVM, size: 50 * gi})
-	b.addPVC(pvcSpec{ns: "default", name: "local-small", class: scLocal, size: 20 * gi})
-	b.addPVC(pvcSpec{ns: "default", name: "local-huge", class: scLocal, size: 200 * gi})
-	for _, c := range []string{"scratch", "local-small", "local-huge"} {
-		p := newPod("default", "uses-"+c, app("s"), ctr("c", nginx, "cpu=100m"))
-		p.Spec.Volumes = []v1.Volume{pvcVolume("d", c)}
-		b.pending(p)
-	}
-	return b.done(`uses-scratch: only node-a ("node(s) did not have enough free storage" on b: maximumVolumeSize 20Gi, and c).
-uses-local-small binds local-a on node-a; uses-local-huge: "node(s) didn't find available persistent volumes to bind".`,
-		FeatVBStorageCapacity, FeatVBWFFCMatch, FeatVBWFFCNoPV, FeatVBWFFCProvision)
-}
-
-// curRWOPPreemption: a ReadWriteOncePod claim in use makes every node
-// Unschedulable (resolvable), so preemption can evict the holder.
-func curRWOPPreemption() *Scenario {
-	b := curatedBase("rwop-preemption")
-	b.addPriorityClass("low", 100, false, "", "")
-	b.addPriorityClass("high", 10000, false, "", "")
-	b.addCSIDriver(drvEBS, true, false, false)
-	b.addStorageClass(scGP3, drvEBS, storagev1.VolumeBindingWaitForFirstConsumer, true, nil)
-	b.addNode(cnode("node-1", "", 4000, 8*gi))
-	b.addNode(cnode("node-2", "", 4000, 8*gi))
-	b.addPV(pvSpec{name: "pv-rwop", class: scGP3, size: 10 * gi, driver: drvEBS, dynamic: true, modes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod}})
-	b.addPVC(pvcSpec{ns: "default", name: "exclusive", class: scGP3, size: 10 * gi, modes: []v1.PersistentVolumeAccessMode{v1.ReadWriteOncePod}, volume: "pv-rwop"})
-	holder := newPod("default", "holder", app("h"), ctr("c", nginx, "cpu=100m"))
-	holder.Spec.PriorityClassName = "low"
-	holder.Spec.Volumes = []v1.Volume{pvcVolume("d", "exclusive")}
-	b.addBound(holder, "node-1", b.now(), false)
-	p := newPod("default", "wants-exclusive", app("w"), ctr("c", nginx, "cpu=100m"))
-	p.Spec.PriorityClassName = "high"
-	p.Spec.Volumes = []v1.Volume{pvcVolume("d", "exclusive")}
-	b.pending(p)
-	return b.done(`"0/2 nodes are available: 2 node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode
-already in-use by another pod." Preemption removes holder (node-1 only: removing it clears the conflict).`,
-		FeatRWOPInUse, FeatPreemptLowerVictim)
-}
-
-// curPreemptionPDB: victim selection with PDBs (violations first, disrupted
-// pods not counted, empty selectors matching nothing), start times and a
-// preemptionPolicy=Never pod.
-func curPreemptionPDB() *Scenario {
-	b := curatedBase("preemption-pdb")
-	b.addPriorityClass("low", 100, false, "", "")
-	b.addPriorityClass("mid", 500, false, "", "")
-	b.addPriorityClass("high", 10000, false, "", "")
-	b.addPriorityClass("high-never", 10000, false, v1.PreemptNever, "")
-	for i := 1; i <= 3; i++ {
-		b.addNode(cnode(fmt.Sprintf("node-%d", i), "", 4000, 16*gi))
-	}
-	start := func(p *v1.Pod, min int) { p.Status.StartTime = ptrTo(at(time.Duration(min) * time.Minute)) }
-	var guarded []*v1.Pod
-	for i := 1; i <= 3; i++ {
-		n := fmt.Sprintf("node-%d", i)
-		g := b.bound("default", fmt.Sprintf("guarded-%d", i), n, app("guarded"), "low", ctr("c", nginx, "cpu=2"))
-		start(g, 10*i)
-		guarded = append(guarded, g)
-		f := b.bound("default", fmt.Sprintf("free-%d", i), n, app("free"), []string{"low", "mid", "low"}[i-1], ctr("c", nginx, "cpu=1500m"))
-		start(f, 60-10*i)
-	}
-	b.addPDB("default", "guarded", &metav1.LabelSelector{MatchLabels: app("guarded")}, ptrTo(intstr.FromInt32(2)), nil, 1, 3, 2, 3,
-		map[string]metav1.Time{guarded[0].Name: at(time.Hour)})
-	b.addPDB("default", "everything", &metav1.LabelSelector{}, nil, ptrTo(intstr.FromInt32(0)), 0, 6, 6, 6, nil)
-	p := newPod("default", "urgent", app("u"), ctr("c", nginx, "cpu=2500m"))
-	p.Spec.PriorityClassName = "high"
-	b.pending(p)
-	p = newPod("default", "urgent-never", app("u"), ctr("c", nginx, "cpu=2500m"))
-	p.Spec.PriorityClassName = "high-never"
-	b.pending(p)
-	return b.done(`Every node runs guarded-N (2000m, priority 100) and free-N (1500m); urgent needs 2500m, so each node's minimal
-victim set is {guarded-N}. The PDB allows 1 disruption and guarded-1 is in disruptedPods; no candidate violates it. Ties
-on violations/priority/count are broken by the latest start time: node-3 (guarded-3 started last). The empty-selector PDB
-matches nothing in 1.37. urgent-never: "preemption: not eligible due to preemptionPolicy=Never."`,
-		FeatPDB, FeatPDBDisrupted, FeatPDBEmptySelector, FeatStartTimes, FeatPreemptNever, FeatHighPriorityNoFit)
-}
-
-// curTerminatingVictim: a nominated pod whose node still runs a
-// lower-priority pod being preempted is not eligible to preempt again.
-func curTerminatingVictim() *Scenario {
-	b := curatedBase("preemption-terminating-victim")
-	b.addPriorityClass("low", 100, false, "", "")
-	b.addPriorityClass("high", 10000, false, "", "")
-	b.addNode(cnode("node-1", "", 4000, 8*gi))
-	b.addNode(cnode("node-2", "", 4000, 8*gi))
-	v := b.bound("default", "victim", "node-1", app("v"), "low", ctr("c", nginx, "cpu=3"))
-	b.bound("default", "other", "node-2", app("o"), "low", ctr("c", nginx, "cpu=3"))
-	p := newPod("default", "preemptor", app("p"), ctr("c", nginx, "cpu=2"))
-	p.Spec.PriorityClassName = "high"
-	p = b.pending(p)
-	p.Status.NominatedNodeName = "node-1"
-	markUnschedulable(p, b.now(), "0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node node-1, preempting 1 victims")
-	terminate(v, b.now(), true)
-	return b.done(`The nominated node fails (victim still counted); PostFilter: "preemption: not eligible due to a terminating pod on
-the nominated node." (no new victims on node-2).`, FeatNominatedTerminating)
-}
-
-// curNoNodes: an empty cluster: "no nodes available to schedule pods", no
-// PostFilter.
-func curNoNodes() *Scenario {
-	b := curatedBase("no-nodes")
-	b.pending(newPod("default", "lonely", app("l"), ctr("c", nginx, "cpu=100m")))
-	return b.done(`Error "no nodes available to schedule pods"; PostFilter does not run.`, "Scheduler/no-nodes")
-}
-
-// curSucceededPodsIgnored: pods in phase Succeeded or Failed are excluded by
-// the scheduler's pod informer (field selector), so they use no resources.
-// A replay that does not honour field selectors would count them.
-func curSucceededPodsIgnored() *Scenario {
-	b := curatedBase("succeeded-pods-ignored")
-	b.addNode(cnode("node-1", "", 4000, 8*gi))
-	done := b.bound("default", "finished-job", "node-1", app("job"), "", ctr("c", nginx, "cpu=3"))
-	done.Status.Phase = v1.PodSucceeded
-	done.Status.Conditions = nil
-	done.Status.ContainerStatuses = nil
-	failed := b.bound("default", "failed-job", "node-1", app("job"), "", ctr("c", nginx, "cpu=3"))
-	failed.Status.Phase = v1.PodFailed
-	failed.Status.Conditions = nil
-	b.pending(newPod("default", "fits-if-ignored", app("f"), ctr("c", nginx, "cpu=2")))
-	return b.done(`fits-if-ignored schedules onto node-1: finished-job (Succeeded) and failed-job (Failed) are not in the cache.`,
-		"Cache/terminal-pods-ignored")
-}
-
-// curDeletingPendingPod: a pending pod with a deletionTimestamp is skipped
-// (no attempt); the next pod is scheduled.
-func curDeletingPendingPod() *Scenario {
-	b := curatedBase("pending-pod-being-deleted")
-	b.addNode(cnode("node-1", "", 4000, 8*gi))
-	p := b.pending(newPod("default", "going-away", app("g"), ctr("c", nginx, "cpu=100m")))
-	p.DeletionTimestamp = ptrTo(b.now())
-	p.DeletionGracePeriodSeconds = ptrTo(int64(30))
-	p.Finalizers = []string{"example.com/cleanup"}
-	b.pending(newPod("default", "staying", app("s"), ctr("c", nginx, "cpu=100m")))
-	return b.done(`going-away is skipped ("skip schedule deleting pod"), staying is scheduled.`, "Queue/skip-deleting-pod")
-}
-
 // curResizeStatusResources: a bound pod whose resize is still being actuated
 // counts max(spec, allocated, actuated) on its node.
 func curResizeStatusResources() *Scenario {
@@ -915,21 +633,4 @@ func curDeclaredFeatures() *Scenario {
 	b.pending(newPod("default", "restart-all", app("r"), c))
 	return b.done(`restart-all fits only node-new; node-old: "node(s) didn't match Pod's required features".`,
 		FeatDeclaredFeaturePod, FeatDeclaredFeatures)
-}
-
-// curSingleFeasibleNode: exactly one feasible node is returned without
-// scoring.
-func curSingleFeasibleNode() *Scenario {
-	b := curatedBase("single-feasible-node")
-	b.addNode(cnode("node-1", "", 4000, 8*gi, withLabels("disktype", "ssd")))
-	b.addNode(cnode("node-2", "", 4000, 8*gi, withLabels("disktype", "hdd")))
-	b.addNode(cnode("node-3", "", 4000, 8*gi, withLabels("disktype", "hdd", "cpu-generation", "4")))
-	p := newPod("default", "ssd-only", app("s"), ctr("c", nginx, "cpu=100m"))
-	p.Spec.NodeSelector = map[string]string{"disktype": "ssd"}
-	b.pending(p)
-	p = newPod("default", "gt-3", app("g"), ctr("c", nginx, "cpu=100m"))
-	p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
-		NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchExpressions: []v1.NodeSelectorRequirement{{Key: "cpu-generation", Operator: v1.NodeSelectorOpGt, Values: []string{"3"}}}}}}}}
-	b.pending(p)
-	return b.done(`Each pod has one feasible node and is placed there without running Score plugins.`, FeatNodeSelector, FeatNAGt)
 }

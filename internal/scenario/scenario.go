@@ -10,7 +10,9 @@
 // RuntimeClass, ServiceAccount) and by the registry's PrepareForCreate
 // (scheduling-gated condition, matchLabelKeys merged into selectors,
 // pod-level resource defaulting, QoS class). UIDs are derived from the
-// scenario name and object identity; timestamps from a fixed epoch.
+// scenario name and object identity; timestamps from a fixed epoch. Pods
+// go through snapshot/apiserver, the defaulting, admission and
+// PrepareForCreate the snapshot loader applies, so the two cannot drift.
 package scenario
 
 import (

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -143,10 +144,9 @@ func (g *gen) podSpec(app string, size int) v1.PodSpec {
 // validation requires) and sometimes pod-level limits.
 func (g *gen) podLevel(spec *v1.PodSpec) {
 	// aggregate as validation will see it: after requests default to limits
-	tmp := spec.DeepCopy()
-	copyLimitsToRequests(tmp.Containers)
-	copyLimitsToRequests(tmp.InitContainers)
-	agg := resourcehelper.AggregateContainerRequests(&v1.Pod{Spec: *tmp}, resourcehelper.PodResourcesOptions{})
+	tmp := &v1.Pod{Spec: *spec.DeepCopy()}
+	apiserver.Default(tmp)
+	agg := resourcehelper.AggregateContainerRequests(tmp, resourcehelper.PodResourcesOptions{})
 	cpu := agg[v1.ResourceCPU]
 	mem := agg[v1.ResourceMemory]
 	cpuM := cpu.MilliValue() + int64(g.between(0, 4))*250
@@ -176,7 +176,7 @@ func (g *gen) podLevel(spec *v1.PodSpec) {
 	spec.Resources = r
 }
 
-// podAffinityFor adds (anti-)affinity typical of the workload.
+// workloadAffinity adds (anti-)affinity typical of the workload.
 func (g *gen) workloadAffinity(w *workload, others []string) {
 	a := &v1.Affinity{}
 	self := &metav1.LabelSelector{MatchLabels: map[string]string{"app": w.app}}

@@ -142,6 +142,39 @@ func defaultPodTemplate(t *v1.PodTemplateSpec) {
 	}
 }
 
+// DefaultPodSpec applies to a pod spec what Default applies to a pod
+// template's: for a caller building templates before the object that holds
+// them (internal/scenario).
+func DefaultPodSpec(spec *v1.PodSpec) { defaultPodSpec(spec) }
+
+// DefaultVolumeFields applies the defaults of the volume fields scheduling
+// does not read, which Default leaves alone (a loaded object keeps them as
+// written): a hostPath's type, configMap and secret volumes' defaultMode,
+// an image volume's pull policy, an ephemeral claim template's volumeMode.
+// For a caller that builds objects in the full form an API server stores
+// (internal/scenario, whose objects the conformance suite hands to
+// upstream's scheduler).
+func DefaultVolumeFields(spec *v1.PodSpec) {
+	for i := range spec.Volumes {
+		vol := &spec.Volumes[i]
+		if vol.Image != nil && vol.Image.PullPolicy == "" {
+			vol.Image.PullPolicy = pullPolicy(vol.Image.Reference)
+		}
+		if vol.HostPath != nil && vol.HostPath.Type == nil {
+			vol.HostPath.Type = ptrTo(v1.HostPathUnset)
+		}
+		if vol.ConfigMap != nil && vol.ConfigMap.DefaultMode == nil {
+			vol.ConfigMap.DefaultMode = ptrTo(v1.ConfigMapVolumeSourceDefaultMode)
+		}
+		if vol.Secret != nil && vol.Secret.DefaultMode == nil {
+			vol.Secret.DefaultMode = ptrTo(v1.SecretVolumeSourceDefaultMode)
+		}
+		if e := vol.Ephemeral; e != nil && e.VolumeClaimTemplate != nil && e.VolumeClaimTemplate.Spec.VolumeMode == nil {
+			e.VolumeClaimTemplate.Spec.VolumeMode = ptrTo(v1.PersistentVolumeFilesystem)
+		}
+	}
+}
+
 // defaultVolume: a volume without a source is an emptyDir.
 func defaultVolume(vol *v1.Volume) {
 	if allPointerFieldsNil(reflect.ValueOf(&vol.VolumeSource).Elem()) {
@@ -161,11 +194,7 @@ func allPointerFieldsNil(v reflect.Value) bool {
 
 func defaultContainer(c *v1.Container) {
 	if c.ImagePullPolicy == "" {
-		if imageTag(c.Image) == "latest" {
-			c.ImagePullPolicy = v1.PullAlways
-		} else {
-			c.ImagePullPolicy = v1.PullIfNotPresent
-		}
+		c.ImagePullPolicy = pullPolicy(c.Image)
 	}
 	if c.TerminationMessagePath == "" {
 		c.TerminationMessagePath = v1.TerminationMessagePathDefault
@@ -179,6 +208,15 @@ func defaultContainer(c *v1.Container) {
 		}
 	}
 	roundResourceRequirements(&c.Resources)
+}
+
+// pullPolicy is the pull policy an image defaults to: Always for the
+// latest tag (said or implied), else IfNotPresent.
+func pullPolicy(image string) v1.PullPolicy {
+	if imageTag(image) == "latest" {
+		return v1.PullAlways
+	}
+	return v1.PullIfNotPresent
 }
 
 // imageTag returns the tag of an image reference: "latest" when it has
