@@ -18,14 +18,14 @@ import (
 type observedDialog struct {
 	c    *Common
 	ev   engine.Event
-	rows []engine.CompareRow
+	rows []engine.VerdictRow
 	w    int
 }
 
 func newObservedDialog(c *Common, ev engine.Event) *observedDialog {
 	d := &observedDialog{c: c, ev: ev}
 	if w := c.World; w != nil && ev.Attempt >= 0 && ev.Attempt < w.attempts.Len() {
-		d.rows = engine.Compare(ev, w.attempts.At(ev.Attempt))
+		d.rows = engine.VerdictRows(ev, w.attempts.At(ev.Attempt))
 	}
 	return d
 }
@@ -57,7 +57,7 @@ func (d *observedDialog) Update(msg tea.Msg) tea.Cmd {
 
 // observedLines are the dialog's body: the decision, what it was judged
 // on, then the comparison in three columns.
-func observedLines(ev engine.Event, rows []engine.CompareRow, w int) []string {
+func observedLines(ev engine.Event, rows []engine.VerdictRow, w int) []string {
 	out := []string{eventText(&ev), ""}
 	if j := ev.Judged; j != nil {
 		s := fmt.Sprintf("Judged on the cluster as its scheduler had it: %d pod(s) bound", j.Bound)

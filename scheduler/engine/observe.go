@@ -5,13 +5,10 @@ package engine
 // it predicted next to what happened, so a disagreement is visible.
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -23,20 +20,6 @@ import (
 const EventObserved EventKind = "observed"
 
 // Verdict compares a prediction with what the cluster's scheduler did.
-type Verdict string
-
-const (
-	// Agree: the same node (or both found none).
-	Agree Verdict = "agree"
-	// Tie: another node, but one tied with schedtui's at the top total
-	// score; kube-scheduler picks among those at random.
-	Tie Verdict = "tie"
-	// Disagree: schedtui rejected the node, scored it lower, never got to
-	// it, or placed a pod the cluster's scheduler could not.
-	Disagree Verdict = "disagree"
-)
-
-// Observations returns the observation events of the timeline, archived
 // ones included.
 func (e *Engine) Observations() []Event {
 	var out []Event
@@ -96,10 +79,10 @@ func (e *Engine) observeUpdate(old, cur *v1.Pod) (ignore bool) {
 	case simBound && !e.observedAttempt(i):
 		e.observe(cur, i, a, cur.Spec.NodeName, "")
 	case old.Spec.NodeName == "" && cur.Spec.NodeName != "":
-		e.observe(cur, -1, e.sched.Predict(old), cur.Spec.NodeName, "")
+		e.observe(cur, -1, e.sched.Evaluate(old, scheduler.Prediction), cur.Spec.NodeName, "")
 	case old.Spec.NodeName == "" && cur.Spec.NodeName == "":
 		if msg, ok := e.newUnschedulable(cur); ok {
-			e.observe(cur, -1, e.sched.Predict(old), "", msg)
+			e.observe(cur, -1, e.sched.Evaluate(old, scheduler.Prediction), "", msg)
 		}
 	}
 	return false
@@ -133,57 +116,6 @@ func (e *Engine) observe(p *v1.Pod, i int, a *record.Attempt, actual, unschedula
 }
 
 // judge compares a prediction with the cluster's decision.
-func judge(a *record.Attempt, actual, unschedulable string) (Verdict, string) {
-	if actual == "" {
-		if a.Outcome != record.Scheduled {
-			return Agree, "neither schedtui nor the cluster's scheduler finds a node; the cluster says: " + unschedulable
-		}
-		return Disagree, fmt.Sprintf("schedtui places the pod on %s; the cluster's scheduler says: %s", a.Node, unschedulable)
-	}
-	if a.Outcome == record.Scheduled && a.Node == actual {
-		return Agree, "schedtui chose " + actual + " too"
-	}
-	prefix := "schedtui finds no node (" + firstLine(a.Message) + "); "
-	if a.Outcome == record.Scheduled {
-		prefix = "schedtui chose " + a.Node + "; "
-	}
-	n := a.Nodes.Index(actual)
-	if n < 0 {
-		return Disagree, prefix + "schedtui does not know node " + actual
-	}
-	for _, r := range a.Rejected {
-		if r.Node == n {
-			st := a.Statuses[r.Status]
-			return Disagree, fmt.Sprintf("%sschedtui's %s rejects %s: %s", prefix, st.Plugin, actual, strings.Join(st.Reasons, ", "))
-		}
-	}
-	if a.AbsentStatus >= 0 && !slices.Contains(a.Feasible, n) {
-		st := a.Statuses[a.AbsentStatus]
-		return Disagree, fmt.Sprintf("%sschedtui's %s leaves %s out: %s", prefix, st.Plugin, actual, strings.Join(st.Reasons, ", "))
-	}
-	if !slices.Contains(a.Feasible, n) {
-		return Disagree, fmt.Sprintf("%sschedtui stopped after %d feasible node(s) (numFeasibleNodesToFind) before evaluating %s", prefix, len(a.Feasible), actual)
-	}
-	if slices.Contains(a.Top(), n) {
-		return Tie, fmt.Sprintf("%s and %s tie at the top total score; kube-scheduler picks among tied nodes at random", a.Node, actual)
-	}
-	var got, best int64
-	for _, t := range a.Totals() {
-		if t.Node == n {
-			got = t.Total
-		}
-		if t.Node == a.Chosen {
-			best = t.Total
-		}
-	}
-	return Disagree, fmt.Sprintf("%s%s scores %d, below %s's %d", prefix, actual, got, a.Node, best)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
 // lastAttemptOf returns the newest attempt for a pod, or -1 and nil.
 func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
 	e.indexAttempts()

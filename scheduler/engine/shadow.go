@@ -937,7 +937,7 @@ func (e *Engine) evaluate(pod *v1.Pod, undoChanges []pastChange) evalResult {
 		})
 		res.judged.InFlight = append(res.judged.InFlight, f.pod+"→"+f.node)
 	}
-	res.a, res.pod = e.sched.Evaluate(pod), pod
+	res.a, res.pod = e.sched.Evaluate(pod, scheduler.Judgement), pod
 	if c := e.shadow.capture; c != nil && c.sched == nil && c.of == key(pod) {
 		res.fork = e.cloneScheduler()
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -150,7 +151,7 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := fs.Evaluate(fp), rs.Evaluate(rp); attemptJSON(t, a) != attemptJSON(t, b) {
+	if a, b := fs.Evaluate(fp, scheduler.Judgement), rs.Evaluate(rp, scheduler.Judgement); attemptJSON(t, a) != attemptJSON(t, b) {
 		t.Fatalf("the fork of traced attempt %d differs from the full run's", traced)
 	}
 

@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedtui/schedtui/scheduler/change"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
 )
 
 // at is a change of the cluster arriving d after the engine's start.
@@ -112,7 +114,7 @@ func TestShadowOutOfOrderBindings(t *testing.T) {
 		t.Errorf("b, bound 10s apart: %+v", o)
 	}
 	// The two sides: small passes Filter, and scores below big.
-	rows := Compare(o, e.Attempts().At(o.Attempt))
+	rows := VerdictRows(o, e.Attempts().At(o.Attempt))
 	var text []string
 	for _, r := range rows {
 		text = append(text, fmt.Sprintf("%s|%s|%s|%v", r.What, r.Cluster, r.Schedtui, r.Differs))
@@ -280,7 +282,7 @@ func TestShadowForkAndRewind(t *testing.T) {
 	if pod.Name != "b" || pod.Spec.NodeName != "" {
 		t.Fatalf("fork pod %+v", pod)
 	}
-	if a := s.Evaluate(pod); a.Node != "small" {
+	if a := s.Evaluate(pod, scheduler.Judgement); a.Node != "small" {
 		t.Errorf("on the fork b goes to %q", a.Node)
 	}
 	if err := e.Rewind(1); err != nil {
@@ -574,7 +576,7 @@ func TestShadowJudgedWhenInFlight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.Evaluate(pod); got.Node != "n1" || s.Snapshot().List()[0].Requested.MilliCPU != 0 {
+		if got := s.Evaluate(pod, scheduler.Judgement); got.Node != "n1" || s.Snapshot().List()[0].Requested.MilliCPU != 0 {
 			t.Errorf("on the fork a goes to %q, n1 requests %dm", got.Node, s.Snapshot().List()[0].Requested.MilliCPU)
 		}
 	}
