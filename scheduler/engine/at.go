@@ -81,7 +81,7 @@ type AttemptState struct {
 
 // StateAt is the cluster as attempt i (an index into Attempts) saw it.
 func (e *Engine) StateAt(i int) (*AttemptState, error) {
-	f, pi, err := e.forkAt(i)
+	f, pi, err := e.mode.popped(i)
 	if err != nil {
 		return nil, err
 	}

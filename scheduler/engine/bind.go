@@ -82,8 +82,8 @@ func (e *Engine) SetBind(f BindFunc) error {
 	if e.attemptCount() > 0 {
 		return errors.New("--bind must be set before the first attempt")
 	}
-	if e.opts.Shadow {
-		return errors.New("--bind makes schedtui the scheduler: not in shadow mode")
+	if err := e.mode.bindRefused(); err != nil {
+		return err
 	}
 	e.opts.Bind = f
 	e.installBinder(e.sched)

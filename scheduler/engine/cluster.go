@@ -61,7 +61,7 @@ func (e *Engine) nodeIndex(name string) int {
 // applyNow applies a change as the event handlers do (eventhandlers.go).
 func (e *Engine) applyNow(c change.Change) error {
 	e.external++
-	e.shadowArrival(c)
+	e.mode.arriving(c)
 	switch c.Kind {
 	case change.NodeAdd:
 		if e.nodeIndex(c.Node.Name) >= 0 {
@@ -114,8 +114,7 @@ func (e *Engine) applyNow(c change.Change) error {
 		e.sched.SetPendingPod(c.Pod)
 		if e.responsible(c.Pod) {
 			e.q.Add(c.Pod)
-			e.shadowAdded(c.Pod)
-			e.shadowCreated(c.Pod)
+			e.mode.pendingAdded(c.Pod, false)
 		}
 	case change.PodUpdate:
 		old := e.Pod(key(c.Pod))
@@ -133,16 +132,7 @@ func (e *Engine) applyNow(c change.Change) error {
 			// Leaving the informer's field selector is a delete.
 			return e.applyNow(change.Change{Kind: change.PodDelete, Pod: old})
 		}
-		if e.opts.Shadow {
-			e.shadowUpdate(c, old)
-			return nil
-		}
-		if e.observeUpdate(old, c.Pod) {
-			return nil
-		}
-		e.bump()
-		e.clusterEvent(c, "")
-		e.updatePod(old, c.Pod)
+		e.mode.podUpdated(c, old)
 	case change.PodDelete:
 		old := e.Pod(key(c.Pod))
 		if old == nil {
@@ -163,21 +153,18 @@ func (e *Engine) applyNow(c change.Change) error {
 		// deletion carries only the name.
 		e.clusterEvent(change.Change{Kind: c.Kind, Pod: old}, "")
 		if old.Spec.NodeName != "" {
-			e.shadowDeleted(old)
 			e.sched.RemoveAssignedPod(old)
 			e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, nil)
-			return nil
-		}
-		e.sched.DeletePendingPod(old)
-		if e.shadow != nil {
-			e.shadow.shadowReacted(old.UID, false)
-		}
-		if e.responsible(old) {
-			e.q.Delete(old)
-			if old.Status.NominatedNodeName != "" {
-				e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
+		} else {
+			e.sched.DeletePendingPod(old)
+			if e.responsible(old) {
+				e.q.Delete(old)
+				if old.Status.NominatedNodeName != "" {
+					e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
+				}
 			}
 		}
+		e.mode.podDeleted(old)
 	case change.ObjectAdd, change.ObjectUpdate, change.ObjectDelete:
 		return e.applyObject(c)
 	}

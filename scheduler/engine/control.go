@@ -203,15 +203,10 @@ func (e *Engine) Start() time.Time { return e.start }
 // dropped).
 func (e *Engine) Timeline() EventLog {
 	l := EventLog{archive: e.evArchive, attempts: e.Attempts(), tail: e.timeline, recentFrom: len(e.timeline), dropped: e.eventsDropped}
-	if s := e.shadow; s != nil && len(s.recent) > 0 {
-		// Shadow mode may judge these again, in place: a copy.
-		from := len(e.timeline)
-		for _, r := range s.recent {
-			// One archived was past revision (compactTimeline).
-			if k := r.ev - e.eventNumber(0); k >= 0 {
-				from = min(from, k)
-			}
-		}
+	if ev, ok := e.mode.rewrites(e.eventNumber(0)); ok {
+		// The mode may rewrite these in place (shadow mode judges them
+		// again): a copy.
+		from := min(len(e.timeline), ev-e.eventNumber(0))
 		l.tail, l.recentFrom, l.recent = e.timeline[:from], from, slices.Clone(e.timeline[from:])
 	}
 	return l

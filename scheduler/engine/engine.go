@@ -150,14 +150,12 @@ type Engine struct {
 	boundInCluster map[types.UID]string
 	boundAny       bool
 	// lastAttempt indexes the newest attempt per pod over the first
-	// attemptIndexed attempts (observe.go);
-	// seenUnschedulable is the last
-	// unschedulable message of the cluster's scheduler seen per pod.
-	lastAttempt       map[types.UID]int
-	attemptIndexed    int
-	seenUnschedulable map[types.UID]string
-	// shadow is shadow mode's bookkeeping (shadow.go).
-	shadow       *shadowState
+	// attemptIndexed attempts (observe.go).
+	lastAttempt    map[types.UID]int
+	attemptIndexed int
+	// mode is what a step does and what the cluster's decisions mean
+	// (mode.go): simulate, or shadow.
+	mode         mode
 	log          []op
 	checkpoints  []*checkpoint
 	ckptInterval int
@@ -201,16 +199,14 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	if opts.MaxCheckpoints < 2 {
 		opts.MaxCheckpoints = 32
 	}
-	if opts.Shadow && opts.Bind != nil {
-		return nil, errors.New("shadow mode follows the cluster's scheduler: it cannot bind")
-	}
 	if opts.ExtenderAnswers == nil {
 		// Forks copy the options: they share the store.
 		opts.ExtenderAnswers = scheduler.NewExtenderAnswers()
 	}
 	e := &Engine{opts: opts, nodes0: nodes, pods0: pods, objs0: objects, ckptInterval: opts.CheckpointInterval}
-	if opts.Shadow {
-		e.shadow = newShadowState()
+	var err error
+	if e.mode, err = newMode(e); err != nil {
+		return nil, err
 	}
 	e.profile = profileOrder(opts.Config)
 	if err := e.build(true); err != nil {
@@ -228,7 +224,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	for _, p := range bySchedulingOrder(pods) {
 		if p.Spec.NodeName == "" && !terminal(p) && e.responsible(p) {
 			e.q.Add(p)
-			e.shadowAdded(p)
+			e.mode.pendingAdded(p, true)
 		}
 	}
 	if !opts.Retention.Headless {
@@ -420,47 +416,14 @@ var errQuiescent = errors.New("quiescent")
 // step gives up rather than hang.
 const maxIdleJumps = 1 << 20
 
-// step makes one scheduling attempt, first running whatever is due and, if
-// nothing is poppable, jumping to the next due event. With a non-zero
-// limit, time never passes limit (RunUntil). With stopBeforeAttempt the
-// popped pod is returned without scheduling it (Fork). It returns
-// errQuiescent when there is nothing left to do (or nothing before limit).
+// step makes at most one attempt, as the mode does it (simulation.step:
+// pop and schedule; shadow.step: apply changes until one is judged). With
+// a non-zero limit, time never passes limit (RunUntil). With
+// stopBeforeAttempt the popped pod is returned without scheduling it
+// (Fork). It returns errQuiescent when there is nothing left to do (or
+// nothing before limit).
 func (e *Engine) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
-	if e.opts.Shadow {
-		return e.shadowStep(limit)
-	}
-	for jumps := 0; ; jumps++ {
-		e.settle()
-		if e.q.Poppable() {
-			break
-		}
-		if strict && e.quiescent() {
-			return nil, nil, errQuiescent
-		}
-		t, ok := e.nextDue()
-		if !ok || (!limit.IsZero() && t.After(limit)) || jumps >= maxIdleJumps {
-			return nil, nil, errQuiescent
-		}
-		e.now = t
-	}
-	pi := e.pop()
-	if stopBeforeAttempt {
-		return nil, pi, nil
-	}
-	a := e.attempt(pi)
-	if d := e.opts.AttemptDuration; d > 0 {
-		end := e.now.Add(d)
-		for {
-			t, ok := e.nextDue()
-			if !ok || t.After(end) {
-				break
-			}
-			e.now = t
-			e.settle()
-		}
-		e.now = end
-	}
-	return a, nil, nil
+	return e.mode.step(limit, strict, stopBeforeAttempt)
 }
 
 // attempt schedules one popped pod and handles the outcome as the
@@ -726,50 +689,9 @@ func (e *Engine) ceilLeftoverTick(t time.Time) time.Time {
 
 // quiescent reports that no pod will move again without an external
 // event, except through periodic flushes whose retries are known to end
-// the same way. Precisely: nothing is poppable, no timer (victim
-// termination, preemption API calls, scheduled change, the poll of a
-// binding that waits, unless the wait repeats one that ran out: see
-// repeatingWait) is pending, and
-// every pod left in the unschedulable pool or the error backoff heap was
-// last attempted (or, if gated, last evaluated by PreEnqueue) with the
-// cluster exactly as it is now. Scheduling is a deterministic function of
-// the cluster, the pod and its nomination, so a retry would fail again
-// and the flushes would repeat forever. Pods gated by SchedulingGates are
-// settled whatever changed: only an update of the pod itself can ungate
-// them.
-func (e *Engine) quiescent() bool {
-	if e.opts.Shadow {
-		return e.timers.Len() == 0
-	}
-	// Without SchedulerPopFromBackoffQ a pod backing off is not poppable,
-	// but its flush is still to come.
-	if e.q.Poppable() || e.q.BackoffHeapLen() > 0 {
-		return false
-	}
-	for _, t := range e.timers {
-		if !e.repeatingWait(t) {
-			return false
-		}
-	}
-	settled := true
-	check := func(pi *framework.QueuedPodInfo) {
-		if !settled {
-			return
-		}
-		// A gated pod waits for an event its gating plugin registered
-		// (a scheduling gate removed, a claim created): the periodic
-		// flush gates it again and changes nothing.
-		if pi.Gated() {
-			return
-		}
-		if g, ok := e.lastGen[pi.Pod.UID]; !ok || g != e.gen {
-			settled = false
-		}
-	}
-	e.q.ForEachUnschedulable(check)
-	e.q.ForEachErrorBackoff(check)
-	return settled
-}
+// the same way: the mode says what that takes (simulation.quiescent,
+// shadow.quiescent).
+func (e *Engine) quiescent() bool { return e.mode.quiescent() }
 
 // pendingPreemption is a decision handed over by the cycle.
 type pendingPreemption struct {

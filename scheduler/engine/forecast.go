@@ -88,9 +88,10 @@ func (e *Engine) Forecast() (*Forecast, error) {
 		return nil, fmt.Errorf("forking the live state: %w", err)
 	}
 	c.ops = 0
-	opts := e.opts
-	// A forecast schedules, even when the mirror shadows the cluster's
+	// A forecast simulates, even when the mirror shadows the cluster's
 	// scheduler.
+	c.mode = forecastState(c.mode)
+	opts := e.opts
 	opts.Clock, opts.Bind, opts.Shadow = nil, nil, false
 	// Nor does it hand out events, or apply the mirror's retention to the
 	// attempts and timeline it shares with the mirror.

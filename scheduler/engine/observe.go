@@ -19,7 +19,7 @@ import (
 // (-1 when it was made when the binding arrived).
 const EventObserved EventKind = "observed"
 
-// Verdict compares a prediction with what the cluster's scheduler did.
+// Observations returns the observation events of the timeline, archived
 // ones included.
 func (e *Engine) Observations() []Event {
 	var out []Event
@@ -61,7 +61,8 @@ type ObservationJSON struct {
 // scheduler and records an observation. ignore is set for the update of a
 // pod the engine bound while the cluster still has it pending: the
 // engine's binding stands as its prediction until the cluster decides.
-func (e *Engine) observeUpdate(old, cur *v1.Pod) (ignore bool) {
+func (m *simulation) observeUpdate(old, cur *v1.Pod) (ignore bool) {
+	e := m.e
 	if !e.responsible(old) {
 		return false
 	}
@@ -72,16 +73,16 @@ func (e *Engine) observeUpdate(old, cur *v1.Pod) (ignore bool) {
 		// schedtui --bind made this binding itself.
 		return cur.Spec.NodeName == ""
 	case simBound && cur.Spec.NodeName == "":
-		if msg, ok := e.newUnschedulable(cur); ok {
+		if msg, ok := m.newUnschedulable(cur); ok {
 			e.observe(cur, i, a, "", msg)
 		}
 		return true
-	case simBound && !e.observedAttempt(i):
+	case simBound && !m.observedAttempt(i):
 		e.observe(cur, i, a, cur.Spec.NodeName, "")
 	case old.Spec.NodeName == "" && cur.Spec.NodeName != "":
 		e.observe(cur, -1, e.sched.Evaluate(old, scheduler.Prediction), cur.Spec.NodeName, "")
 	case old.Spec.NodeName == "" && cur.Spec.NodeName == "":
-		if msg, ok := e.newUnschedulable(cur); ok {
+		if msg, ok := m.newUnschedulable(cur); ok {
 			e.observe(cur, -1, e.sched.Evaluate(old, scheduler.Prediction), "", msg)
 		}
 	}
@@ -90,18 +91,18 @@ func (e *Engine) observeUpdate(old, cur *v1.Pod) (ignore bool) {
 
 // newUnschedulable returns the message of the PodScheduled=False
 // condition the cluster's scheduler set, once per distinct message.
-func (e *Engine) newUnschedulable(p *v1.Pod) (string, bool) {
+func (m *simulation) newUnschedulable(p *v1.Pod) (string, bool) {
 	for _, c := range p.Status.Conditions {
 		if c.Type != v1.PodScheduled || c.Status != v1.ConditionFalse || c.Reason != v1.PodReasonUnschedulable {
 			continue
 		}
-		if e.seenUnschedulable == nil {
-			e.seenUnschedulable = map[types.UID]string{}
+		if m.seenUnschedulable == nil {
+			m.seenUnschedulable = map[types.UID]string{}
 		}
-		if e.seenUnschedulable[p.UID] == c.Message {
+		if m.seenUnschedulable[p.UID] == c.Message {
 			return "", false
 		}
-		e.seenUnschedulable[p.UID] = c.Message
+		m.seenUnschedulable[p.UID] = c.Message
 		return c.Message, true
 	}
 	return "", false
@@ -115,7 +116,6 @@ func (e *Engine) observe(p *v1.Pod, i int, a *record.Attempt, actual, unschedula
 	e.event(Event{Kind: EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i, ClusterMessage: unschedulable})
 }
 
-// judge compares a prediction with the cluster's decision.
 // lastAttemptOf returns the newest attempt for a pod, or -1 and nil.
 func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
 	e.indexAttempts()
@@ -162,7 +162,8 @@ func (e *Engine) indexAttempts() {
 // observedAttempt reports whether the timeline holds an observation of
 // attempt i (a binding is observed once; later updates of the bound pod
 // are plain updates).
-func (e *Engine) observedAttempt(i int) bool {
+func (m *simulation) observedAttempt(i int) bool {
+	e := m.e
 	for j := len(e.timeline) - 1; j >= 0; j-- {
 		ev := e.timeline[j]
 		if ev.Kind == EventAttempt && ev.Attempt == i {

@@ -162,13 +162,10 @@ func (e *Engine) forgetPod(uid types.UID) {
 		e.indexAttempts()
 		delete(e.lastAttempt, uid)
 	}
-	delete(e.seenUnschedulable, uid)
 	delete(e.stubs, uid)
 	delete(e.boundInCluster, uid)
 	delete(e.expiredAt, uid)
-	if e.shadow != nil {
-		delete(e.shadow.inflight, uid)
-	}
+	e.mode.forget(uid)
 }
 
 // attemptCount is the number of attempts made.
@@ -243,8 +240,8 @@ func (e *Engine) emit(all bool) {
 		return
 	}
 	end := e.timelineLen()
-	if s := e.shadow; s != nil && !all {
-		if ev, ok := s.revisable(); ok {
+	if !all {
+		if ev, ok := e.mode.revisable(); ok {
 			// Every dropped event comes before a revisable one.
 			end = min(end, ev-e.eventsDropped)
 		}
@@ -271,7 +268,7 @@ func (e *Engine) emit(all bool) {
 			}
 		}
 	}
-	if headless && e.shadow != nil {
+	if headless && e.mode.dropsEmitted() {
 		// Cleared in place, as the attempts are; the array goes when
 		// appends outgrow it.
 		k := e.emitted - e.evArchive.len()
@@ -297,9 +294,7 @@ func (e *Engine) dropOldestCheckpoint() {
 	e.log = append([]op(nil), e.log[first-e.logBase:]...)
 	e.logBase = first
 	e.compactTimeline()
-	if e.shadow != nil {
-		e.shadow.forgetTraced(e.checkpoints[0].attempts)
-	}
+	e.mode.forgetBefore(e.checkpoints[0].attempts)
 }
 
 // compactTimeline archives the timeline older than the oldest
@@ -322,10 +317,7 @@ func (e *Engine) compactTimeline() {
 	if e.opts.OnEvent != nil {
 		horizon = min(horizon, e.emitted)
 	}
-	for _, s := range []*shadowState{e.shadow, e.checkpoints[0].shadow} {
-		if s == nil {
-			continue
-		}
+	for _, s := range []interface{ revisable() (int, bool) }{e.mode, e.checkpoints[0].mode} {
 		if ev, ok := s.revisable(); ok {
 			horizon = min(horizon, ev-e.eventsDropped)
 		}

@@ -97,10 +97,7 @@ type checkpoint struct {
 	lastGen                                  map[types.UID]uint64
 	evicted                                  []types.UID
 	cursor                                   Cursor
-	shadow                                   *shadowState
-	// seenUnschedulable: the cluster's unschedulable messages observed
-	// so far, so that one arriving again after a rewind is observed again.
-	seenUnschedulable map[types.UID]string
+	mode                                     modeState
 }
 
 func (e *Engine) lastCheckpointAttempts() int {
@@ -166,14 +163,13 @@ func (e *Engine) capture() (*checkpoint, error) {
 		c.preempting = append(c.preempting, uid)
 	}
 	c.expiredAt, c.external = maps.Clone(e.expiredAt), e.external
-	c.seenUnschedulable = maps.Clone(e.seenUnschedulable)
 	for k, v := range e.lastGen {
 		c.lastGen[k] = v
 	}
 	for uid := range e.evicted {
 		c.evicted = append(c.evicted, uid)
 	}
-	c.shadow = e.shadow.clone(e.timeline, e.eventNumber(0))
+	c.mode = e.mode.save()
 	return c, nil
 }
 
@@ -200,7 +196,6 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.gen = c.gen
 	maps.Copy(e.expiredAt, c.expiredAt)
 	e.external = c.external
-	e.seenUnschedulable = maps.Clone(c.seenUnschedulable)
 	for k, v := range c.lastGen {
 		e.lastGen[k] = v
 	}
@@ -218,12 +213,7 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.truncate(c.attempts, c.timeline)
 	e.cursor = c.cursor
 	e.decision, e.volumeWrites = nil, nil
-	if c.shadow != nil && len(c.shadow.recent) > 0 {
-		// restore puts the recent observations back in place: logs
-		// handed out before (Timeline) read the old array.
-		e.timeline = slices.Clone(e.timeline)
-	}
-	e.shadow = c.shadow.restore(e.timeline, e.eventNumber(0))
+	e.mode = c.mode.resume(e)
 	e.retainAfterRestore(c)
 	return nil
 }
@@ -276,6 +266,15 @@ func (e *Engine) runOp(o op) {
 			e.advance(o.until)
 		}
 	}
+}
+
+// currentOp is the index of the op running: the one being replayed, else
+// the next to be logged.
+func (e *Engine) currentOp() int {
+	if e.replaying {
+		return e.replayOp
+	}
+	return e.logBase + len(e.log)
 }
 
 // opsBefore is the number of ops executed before the op that made attempt
@@ -362,37 +361,12 @@ func (e *Engine) forgetAfter(k int) {
 // Fork returns a separate scheduler holding the cluster exactly as attempt
 // i saw it, and the pod as attempt i popped it. The engine is untouched;
 // the fork may be scheduled on freely (what-if edits).
-func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
-	if e.opts.Shadow {
-		f, k, err := e.replayedTo(i)
-		if err != nil {
-			return nil, nil, err
-		}
-		return f.shadowFork(i, k, e.log[k-e.logBase])
-	}
-	f, pi, err := e.forkAt(i)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The fork is handed out on its own: detach the engine's hooks.
-	s := f.sched
-	s.SetPreemptionActuator(nil)
-	s.SetBindObserver(nil)
-	s.SetCacheErrorReporter(nil)
-	s.Nominator().SetResolver(nil)
-	detachBinder(s)
-	return s, pi.Pod, nil
-}
+func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) { return e.mode.fork(i) }
 
 // forkAt is a separate engine replayed to the start of attempt i, its pod
-// popped (in flight) and not yet scheduled. In shadow mode an attempt is
-// not a pop of the engine's queue but a judgment of the cluster's decision,
-// so there is no such engine.
+// popped (in flight) and not yet scheduled: the simulate mode's fork.
 func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
-	if e.opts.Shadow {
-		return nil, nil, fmt.Errorf("attempt %d judged a decision of the cluster's scheduler (shadow mode): no queue state to resume from; use --simulate", i)
-	}
-	f, k, err := e.replayedTo(i)
+	f, k, err := e.replayedTo(i, nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -406,8 +380,10 @@ func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
 }
 
 // replayedTo is a separate engine replayed up to the op that made attempt
-// i (index k in the log), that op not yet run.
-func (e *Engine) replayedTo(i int) (*Engine, int, error) {
+// i (index k in the log), that op not yet run. The replay starts at the
+// last checkpoint at or before op from(k) (nil: k itself), and prepare,
+// when set, readies the fork for it.
+func (e *Engine) replayedTo(i int, from func(k int) int, prepare func(f *Engine)) (*Engine, int, error) {
 	if i < 0 || i >= e.attemptCount() {
 		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, e.attemptCount())
 	}
@@ -415,7 +391,11 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 		return nil, 0, e.notRetained(i)
 	}
 	k := e.opsBefore(i)
-	c := e.checkpointAtOrBefore(e.shadowTracedAt(i, k))
+	start := k
+	if from != nil {
+		start = from(k)
+	}
+	c := e.checkpointAtOrBefore(start)
 	if c == nil {
 		return nil, 0, e.notRetained(i)
 	}
@@ -429,7 +409,9 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 	if err := f.restore(c); err != nil {
 		return nil, 0, err
 	}
-	f.shadowCapture(i, e.attemptAt(i).Pod)
+	if prepare != nil {
+		prepare(f)
+	}
 	f.replay(context.Background(), c.ops, k, nil)
 	return f, k, nil
 }

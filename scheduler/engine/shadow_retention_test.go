@@ -79,13 +79,13 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 		if len(e.timeline) > window*perAtt || len(e.log) > window*opsPerAtt {
 			t.Fatalf("second %d: %d events whole, %d ops logged, for %d attempts in the window", s, len(e.timeline), len(e.log), window)
 		}
-		sh := e.shadow
+		sh := e.mode.(*shadow)
 		if len(e.lastAttempt) > held || len(e.lastGen) > held || len(e.stubs) > held || len(sh.inflight) > held || len(sh.created) > held {
 			t.Fatalf("second %d: %d pods held, per-pod maps: lastAttempt %d, lastGen %d, stubs %d, in flight %d, created %d",
 				s, held, len(e.lastAttempt), len(e.lastGen), len(e.stubs), len(sh.inflight), len(sh.created))
 		}
-		for _, c := range append(e.checkpoints, &checkpoint{shadow: sh}) {
-			if n := len(c.shadow.tracedOps); n > window {
+		for _, c := range append(e.checkpoints, &checkpoint{mode: sh.shadowState}) {
+			if n := len(c.mode.(*shadowState).tracedOps); n > window {
 				t.Fatalf("second %d: %d traced attempts kept, the window holds %d attempts", s, n, window)
 			}
 		}
@@ -137,7 +137,7 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 
 	// A fork of the latest traced attempt the window holds.
 	traced := -1
-	for i := range e.shadow.tracedOps {
+	for i := range e.mode.(*shadow).tracedOps {
 		traced = max(traced, i)
 	}
 	if traced < e.Retained().RewindableFrom {
