@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -172,7 +173,7 @@ func (e *Engine) applyNow(c change.Change) error {
 }
 
 func (e *Engine) clusterEvent(c change.Change, msg string) {
-	ev := Event{Kind: EventCluster, Reason: string(c.Kind), Message: msg, Object: c.Describe()}
+	ev := history.Event{Kind: history.EventCluster, Reason: string(c.Kind), Message: msg, Object: c.Describe()}
 	if c.Node != nil {
 		ev.Node = c.Node.Name
 	}
@@ -252,7 +253,7 @@ func (e *Engine) onBound(state *framework.CycleState, pod *v1.Pod, _ string) {
 // onCacheError reports a failed scheduler cache mutation on the timeline,
 // where upstream logs it; the engine carries on as upstream does.
 func (e *Engine) onCacheError(pod *v1.Pod, err error) {
-	e.event(Event{Kind: EventCluster, Pod: key(pod), Node: pod.Spec.NodeName, Reason: SchedulerCacheError, Message: err.Error()})
+	e.event(history.Event{Kind: history.EventCluster, Pod: key(pod), Node: pod.Spec.NodeName, Reason: SchedulerCacheError, Message: err.Error()})
 }
 
 // storeObject writes a PV, a PVC or a ResourceClaim and reports its add,

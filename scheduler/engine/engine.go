@@ -17,6 +17,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -82,7 +83,7 @@ type Options struct {
 	// OnEvent, when set, is handed every timeline event in order, once,
 	// soon after it happens (after the op that made it; see emit), with
 	// the attempt of an EventAttempt: a headless run writes as it goes.
-	OnEvent func(Event, *record.Attempt)
+	OnEvent func(history.Event, *record.Attempt)
 	// Resume restarts the scheduler where a state written at an attempt
 	// (AttemptState) left it: that attempt's pod popped first, the node
 	// scan's start and the random source as they were. Nil for none.
@@ -120,9 +121,10 @@ type Engine struct {
 	// real time only (see evictedHere).
 	evicted map[types.UID]struct{}
 
-	attempts []*record.Attempt
-	timeline []Event
-	cursor   Cursor
+	// hist is the run's history: attempts, timeline events, what of them
+	// is archived and handed out (scheduler/history).
+	hist   history.Log
+	cursor Cursor
 	// popped is the queue as the attempt stepped by phase popped it
 	// (stepqueue.go).
 	popped poppedQueue
@@ -149,10 +151,6 @@ type Engine struct {
 	// exist; boundAny: it ever bound one.
 	boundInCluster map[types.UID]string
 	boundAny       bool
-	// lastAttempt indexes the newest attempt per pod over the first
-	// attemptIndexed attempts (observe.go).
-	lastAttempt    map[types.UID]int
-	attemptIndexed int
 	// mode is what a step does and what the cluster's decisions mean
 	// (mode.go): simulate, or shadow.
 	mode         mode
@@ -160,24 +158,9 @@ type Engine struct {
 	checkpoints  []*checkpoint
 	ckptInterval int
 	// Retention (retention.go): logBase is the number of ops dropped
-	// from the front of log; emitted counts the events handed to OnEvent;
-	// pinned is SetPinned's.
+	// from the front of log; pinned is SetPinned's.
 	logBase int
-	emitted int
-	// archive holds the lines of the attempts before attempts[0]
-	// (archive.go), except pinnedAtt, archived attempts left whole
-	// (pinnedIdx their indexes, sorted); both are only appended to or
-	// replaced, never written in place, as handed-out logs read them.
-	archive   attemptArchive
-	pinnedIdx []int
-	pinnedAtt []*record.Attempt
-	// evArchive holds the timeline's events before timeline[0]: the
-	// attempts, preemptions, evictions and observations older than every
-	// checkpoint; eventsDropped queue moves and cluster changes older
-	// than that were dropped.
-	evArchive     eventArchive
-	eventsDropped int
-	pinned        func(pod string) bool
+	pinned  func(pod string) bool
 }
 
 var _ API = (*Engine)(nil)
@@ -375,7 +358,7 @@ func (e *Engine) onMove(m queue.Move) {
 	if m.From == m.To {
 		return
 	}
-	e.event(Event{Kind: EventQueueMove, Pod: key(m.Pod), From: QueueName(m.From), To: QueueName(m.To),
+	e.event(history.Event{Kind: history.EventQueueMove, Pod: key(m.Pod), From: history.QueueName(m.From), To: history.QueueName(m.To),
 		Reason: m.Event, Message: gatingMessage(m)})
 }
 
@@ -386,15 +369,14 @@ func gatingMessage(m queue.Move) string {
 	return m.GatingPlugin + ": " + m.GatingMessage
 }
 
-func (e *Engine) event(ev Event) {
-	ev.Seq = e.timelineLen() + 1
+func (e *Engine) event(ev history.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = e.now
 	}
-	if ev.Kind != EventAttempt && ev.Kind != EventObserved && ev.Kind != EventBinding {
+	if ev.Kind != history.EventAttempt && ev.Kind != history.EventObserved && ev.Kind != history.EventBinding {
 		ev.Attempt = -1
 	}
-	e.timeline = append(e.timeline, ev)
+	e.hist.AddEvent(ev)
 }
 
 func key(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -435,14 +417,13 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	e.decision, e.volumeWrites = nil, nil
 	// The extenders' answers to this attempt are kept while it can be
 	// made again (dropOldestCheckpoint).
-	e.opts.ExtenderAnswers.SetEpoch(uint64(e.attemptCount()))
+	e.opts.ExtenderAnswers.SetEpoch(uint64(e.hist.Len()))
 	a := e.sched.ScheduleOne(pod)
 	// The pod passed PreEnqueue before it could be popped.
 	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}
-	e.attempts = append(e.attempts, a)
-	idx := e.attemptCount() - 1
+	idx := e.hist.Add(a)
 	e.lastGen[uid] = genAtStart
-	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
+	e.event(history.Event{Kind: history.EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
 	if d := e.decision; d != nil && d.sync && !d.notCarriedOut {
 		// Synchronous preemption: PostFilter's API calls, seen by the
 		// queue as events while the preemptor is still in flight.
@@ -466,7 +447,7 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 		if d.notCarriedOut {
 			msg = NotCarriedOut
 		}
-		e.event(Event{Kind: EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
+		e.event(history.Event{Kind: history.EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
 			Reason: d.record.DecidedBy, Message: msg})
 		if len(d.victims) > 0 && !d.sync {
 			e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
@@ -510,7 +491,7 @@ func (e *Engine) failed(pi *framework.QueuedPodInfo, a *record.Attempt) {
 		// Upstream requeues a fresh PodInfo of the informer's copy, which
 		// is still the popped pod: the status patch arrives afterwards.
 		if err := e.q.AddUnschedulablePodIfNotPresent(&info); err != nil {
-			e.event(Event{Kind: EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
+			e.event(history.Event{Kind: history.EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
 		}
 	}
 	if cached == nil || cached.Spec.NodeName != "" || cached.UID != pod.UID {

@@ -9,22 +9,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-// EventObserved: the cluster's scheduler decided about a pod (bound it,
-// or reported it unschedulable); Node is where it was bound ("" for
-// unschedulable), Predicted what schedtui chose ("" for no node), Reason
-// the Verdict, Message why, Attempt the attempt that made the prediction
-// (-1 when it was made when the binding arrived).
-const EventObserved EventKind = "observed"
-
 // Observations returns the observation events of the timeline, archived
 // ones included.
-func (e *Engine) Observations() []Event {
-	var out []Event
+func (e *Engine) Observations() []history.Event {
+	var out []history.Event
 	for _, ev := range e.Timeline().All() {
-		if ev.Kind == EventObserved {
+		if ev.Kind == history.EventObserved {
 			out = append(out, ev)
 		}
 	}
@@ -46,7 +40,7 @@ type ObservationJSON struct {
 	Message string `json:"message"`
 	// JudgedOn is the state schedtui's attempt was judged on, in shadow
 	// mode: the pods bound, and those in flight counted on their node.
-	JudgedOn *JudgedOn `json:"judgedOn,omitempty"`
+	JudgedOn *history.JudgedOn `json:"judgedOn,omitempty"`
 	// Uncertain says why that state may not be the one the cluster's
 	// scheduler had (shadow mode); absent when it is not in doubt.
 	Uncertain string `json:"uncertain,omitempty"`
@@ -113,50 +107,7 @@ func (m *simulation) newUnschedulable(p *v1.Pod) (string, bool) {
 // against its scheduler's unschedulable message.
 func (e *Engine) observe(p *v1.Pod, i int, a *record.Attempt, actual, unschedulable string) {
 	v, why := judge(a, actual, unschedulable)
-	e.event(Event{Kind: EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i, ClusterMessage: unschedulable})
-}
-
-// lastAttemptOf returns the newest attempt for a pod, or -1 and nil.
-func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
-	e.indexAttempts()
-	i, ok := e.lastAttempt[uid]
-	if !ok {
-		return -1, nil
-	}
-	return i, e.attemptAt(i)
-}
-
-// indexAttempts brings lastAttempt up to date. It holds the pods the
-// engine holds: a deleted pod's entry is forgotten (forgetPod), so that a
-// long run does not keep one per pod it ever saw. A rewind may bring such
-// a pod back: restore drops the index (truncate), and it is rebuilt here
-// from every attempt, for the pods there are now.
-func (e *Engine) indexAttempts() {
-	n := e.attemptCount()
-	if e.lastAttempt == nil || e.attemptIndexed > n {
-		e.lastAttempt, e.attemptIndexed = map[types.UID]int{}, 0
-		held := map[string]bool{}
-		for _, p := range e.sched.Objects().Pods() {
-			held[string(p.UID)] = true
-		}
-		for ; e.attemptIndexed < e.archive.len(); e.attemptIndexed++ {
-			// Read in place: the archive's column would make a string
-			// of each.
-			if uid := e.archive.uid.bytesAt(e.attemptIndexed); held[string(uid)] {
-				e.lastAttempt[types.UID(uid)] = e.attemptIndexed
-			}
-		}
-		for ; e.attemptIndexed < n; e.attemptIndexed++ {
-			if uid := e.podUIDAt(e.attemptIndexed); held[string(uid)] {
-				e.lastAttempt[uid] = e.attemptIndexed
-			}
-		}
-	}
-	// The attempts made since are of pods held: forgetPod indexes before
-	// it forgets.
-	for ; e.attemptIndexed < n; e.attemptIndexed++ {
-		e.lastAttempt[e.podUIDAt(e.attemptIndexed)] = e.attemptIndexed
-	}
+	e.event(history.Event{Kind: history.EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i, ClusterMessage: unschedulable})
 }
 
 // observedAttempt reports whether the timeline holds an observation of
@@ -164,12 +115,13 @@ func (e *Engine) indexAttempts() {
 // are plain updates).
 func (m *simulation) observedAttempt(i int) bool {
 	e := m.e
-	for j := len(e.timeline) - 1; j >= 0; j-- {
-		ev := e.timeline[j]
-		if ev.Kind == EventAttempt && ev.Attempt == i {
+	tail := e.hist.Tail()
+	for j := len(tail) - 1; j >= 0; j-- {
+		ev := tail[j]
+		if ev.Kind == history.EventAttempt && ev.Attempt == i {
 			return false
 		}
-		if ev.Kind == EventObserved && ev.Attempt == i {
+		if ev.Kind == history.EventObserved && ev.Attempt == i {
 			return true
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -65,15 +66,15 @@ func (e *Engine) logOp(o op) {
 	if e.opts.Retention.Headless {
 		return
 	}
-	o.attempts = e.attemptCount()
+	o.attempts = e.hist.Len()
 	e.log = append(e.log, o)
 	// A parked binding cycle holds its cycle state and plugins' memory,
 	// which a checkpoint cannot capture: the checkpoint waits until no
 	// binding is parked (a rewind replays the parking attempt instead).
-	if len(e.parked) == 0 && e.attemptCount()-e.lastCheckpointAttempts() >= e.ckptInterval {
+	if len(e.parked) == 0 && e.hist.Len()-e.lastCheckpointAttempts() >= e.ckptInterval {
 		if err := e.checkpoint(); err != nil {
 			// A failed capture only costs replay time on rewind.
-			e.event(Event{Kind: EventCluster, Reason: "Checkpoint", Message: err.Error()})
+			e.event(history.Event{Kind: history.EventCluster, Reason: "Checkpoint", Message: err.Error()})
 		}
 	}
 }
@@ -151,7 +152,7 @@ func (e *Engine) capture() (*checkpoint, error) {
 		return nil, err
 	}
 	c := &checkpoint{
-		ops: e.logBase + len(e.log), attempts: e.attemptCount(), timeline: e.timelineLen(), sched: ss, queue: qs,
+		ops: e.logBase + len(e.log), attempts: e.hist.Len(), timeline: e.hist.Events(), sched: ss, queue: qs,
 		now: e.now, lastBackoffFlush: e.lastBackoffFlush, lastLeftoverFlush: e.lastLeftoverFlush,
 		timerSeq: e.timerSeq, nodeOrder: append([]*v1.Node(nil), e.nodeOrder...), gen: e.gen,
 		lastGen: make(map[types.UID]uint64, len(e.lastGen)), cursor: e.cursor,
@@ -210,11 +211,10 @@ func (e *Engine) restore(c *checkpoint) error {
 			}
 		}
 	}
-	e.truncate(c.attempts, c.timeline)
+	e.hist.Truncate(c.attempts, c.timeline)
 	e.cursor = c.cursor
 	e.decision, e.volumeWrites = nil, nil
 	e.mode = c.mode.resume(e)
-	e.retainAfterRestore(c)
 	return nil
 }
 
@@ -249,7 +249,7 @@ func (e *Engine) runOp(o op) {
 	switch o.kind {
 	case opStep:
 		if a, _, err := e.step(o.limit, o.strict, false); err == nil && a != nil {
-			e.cursor = Cursor{Attempt: e.attemptCount() - 1, Phase: a.LastPhase()}
+			e.cursor = Cursor{Attempt: e.hist.Len() - 1, Phase: a.LastPhase()}
 		}
 	case opApply:
 		if !o.change.At.After(e.now) {
@@ -315,9 +315,9 @@ func (e *Engine) Rewind(n int) error { return e.RewindCtx(context.Background(), 
 // state before the rewind is not restored: that would replay as much
 // again. The error is then ctx's.
 func (e *Engine) RewindCtx(ctx context.Context, n int, p progress.Reporter) error {
-	target := e.attemptCount() - n
+	target := e.hist.Len() - n
 	if n <= 0 || target < 0 {
-		return fmt.Errorf("cannot rewind %d of %d attempts", n, e.attemptCount())
+		return fmt.Errorf("cannot rewind %d of %d attempts", n, e.hist.Len())
 	}
 	if e.boundAny {
 		return ErrRewindAfterBind
@@ -350,8 +350,8 @@ func (e *Engine) RewindCtx(ctx context.Context, n int, p progress.Reporter) erro
 func (e *Engine) forgetAfter(k int) {
 	e.log = e.log[:k-e.logBase]
 	e.checkpoints = slices.DeleteFunc(e.checkpoints, func(cp *checkpoint) bool { return cp.ops > k })
-	if n := e.attemptCount(); n > 0 {
-		e.cursor = Cursor{Attempt: n - 1, Phase: e.attemptAt(n - 1).LastPhase()}
+	if n := e.hist.Len(); n > 0 {
+		e.cursor = Cursor{Attempt: n - 1, Phase: e.hist.At(n - 1).LastPhase()}
 	} else {
 		e.cursor = Cursor{Attempt: -1}
 	}
@@ -384,8 +384,8 @@ func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
 // last checkpoint at or before op from(k) (nil: k itself), and prepare,
 // when set, readies the fork for it.
 func (e *Engine) replayedTo(i int, from func(k int) int, prepare func(f *Engine)) (*Engine, int, error) {
-	if i < 0 || i >= e.attemptCount() {
-		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, e.attemptCount())
+	if i < 0 || i >= e.hist.Len() {
+		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, e.hist.Len())
 	}
 	if !e.retainedFrom(i) {
 		return nil, 0, e.notRetained(i)
@@ -404,8 +404,7 @@ func (e *Engine) replayedTo(i int, from func(k int) int, prepare func(f *Engine)
 	opts.OnEvent = nil
 	f := &Engine{opts: opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
 		start: e.start, log: e.log[:kl:kl], logBase: e.logBase, ckptInterval: e.ckptInterval,
-		archive: e.archive, pinnedIdx: e.pinnedIdx, pinnedAtt: e.pinnedAtt, attempts: e.attempts,
-		evArchive: e.evArchive, eventsDropped: e.eventsDropped, timeline: e.timeline}
+		hist: e.hist.Fork()}
 	if err := f.restore(c); err != nil {
 		return nil, 0, err
 	}

@@ -100,7 +100,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -108,6 +107,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -182,7 +182,7 @@ func newShadow(e *Engine) *shadow {
 // Shadowing reports whether the engine runs in shadow mode.
 func (e *Engine) Shadowing() bool { return e.opts.Shadow }
 
-func (s *shadow) save() modeState { return s.clone(s.e.timeline, s.e.eventNumber(0)) }
+func (s *shadow) save() modeState { return s.clone(&s.e.hist) }
 
 // resume is the shadow mode again at a checkpoint: the recent
 // observations put back in e's timeline as they were (a later revision is
@@ -191,20 +191,17 @@ func (s *shadow) save() modeState { return s.clone(s.e.timeline, s.e.eventNumber
 // taken (compactTimeline): they are as it saw them.
 func (c *shadowState) resume(e *Engine) mode {
 	if len(c.recent) > 0 {
-		e.timeline = slices.Clone(e.timeline)
+		e.hist.Unshare()
 	}
-	base := e.eventNumber(0)
 	for _, r := range c.recent {
-		if k := r.ev - base; k >= 0 && k < len(e.timeline) {
-			e.timeline[k] = r.event
-		}
+		e.hist.Revise(r.ev, r.event)
 	}
-	return &shadow{e: e, shadowState: c.clone(e.timeline, base)}
+	return &shadow{e: e, shadowState: c.clone(&e.hist)}
 }
 
 // clone copies the state for a checkpoint, with the recent observations
-// as they stand in the timeline, whose first event is number base.
-func (s *shadowState) clone(timeline []Event, base int) *shadowState {
+// as they stand in l's timeline.
+func (s *shadowState) clone(l *history.Log) *shadowState {
 	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, removed: append([]recentRemoval(nil), s.removed...), arrived: s.arrived,
 		tracedOps: make(map[int]int, len(s.tracedOps)), created: make(map[types.UID]time.Time, len(s.created)),
 		reactions: append([]time.Duration(nil), s.reactions...)}
@@ -218,8 +215,8 @@ func (s *shadowState) clone(timeline []Event, base int) *shadowState {
 		c.inflight[k] = v
 	}
 	for _, r := range s.recent {
-		if k := r.ev - base; k >= 0 && k < len(timeline) {
-			r.event = timeline[k]
+		if ev, ok := l.Numbered(r.ev); ok {
+			r.event = ev
 		}
 		c.recent = append(c.recent, r)
 	}
@@ -284,7 +281,7 @@ func (*shadow) bindRefused() error {
 // never pops a pod.
 func (s *shadow) step(limit time.Time, _, _ bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
 	e := s.e
-	n := e.attemptCount()
+	n := e.hist.Len()
 	for {
 		for {
 			t := e.timers.peek()
@@ -293,8 +290,8 @@ func (s *shadow) step(limit time.Time, _, _ bool) (*record.Attempt, *framework.Q
 			}
 			e.timers.pop()
 			e.fire(t)
-			if e.attemptCount() > n {
-				return e.attempts[len(e.attempts)-1], nil, nil
+			if e.hist.Len() > n {
+				return e.hist.Last(), nil, nil
 			}
 		}
 		t := e.timers.peek()
@@ -333,7 +330,7 @@ func (s *shadow) cloneScheduler() *scheduler.Scheduler {
 func (s *shadow) fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	e := s.e
 	f, k, err := e.replayedTo(i, func(k int) int { return s.tracedAt(i, k) }, func(f *Engine) {
-		f.mode.(*shadow).capture = &forkCapture{want: i, of: e.attemptAt(i).Pod}
+		f.mode.(*shadow).capture = &forkCapture{want: i, of: e.hist.At(i).Pod}
 	})
 	if err != nil {
 		return nil, nil, err
@@ -342,7 +339,7 @@ func (s *shadow) fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 	f.replaying = true
 	f.replayOp = k
 	f.runOp(e.log[k-e.logBase])
-	if c == nil || c.sched == nil || i >= f.attemptCount() {
+	if c == nil || c.sched == nil || i >= f.hist.Len() {
 		return nil, nil, fmt.Errorf("replaying to attempt %d (op %d): the attempt was not made again", i, k)
 	}
 	return c.sched, c.pod, nil

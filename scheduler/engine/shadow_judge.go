@@ -10,20 +10,9 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
-
-// JudgedOn is the state a shadow-mode observation was judged on: Bound
-// pods on nodes, and the pods in flight (assumed by the cluster's
-// scheduler, not bound yet) counted on their node, "ns/pod→node".
-type JudgedOn struct {
-	Bound    int      `json:"bound"`
-	InFlight []string `json:"inFlight"`
-	// AsOf, when set, says the state is the one when the pod went in
-	// flight (its PreBind nomination or its claim's selected node), not
-	// the one when its binding arrived.
-	AsOf string `json:"asOf,omitempty"`
-}
 
 // decision is what the cluster's scheduler decided: a binding to node, or
 // "" and the unschedulable message.
@@ -126,7 +115,7 @@ func (s *shadow) requeueRejected(pod *v1.Pod, a *record.Attempt) {
 	}
 	info := requeueInfo(pi, a)
 	if err := e.q.AddUnschedulablePodIfNotPresent(&info); err != nil {
-		e.event(Event{Kind: EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
+		e.event(history.Event{Kind: history.EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
 	}
 }
 
@@ -184,7 +173,7 @@ func (s *shadow) observeJudgement(j *judgement) {
 	// A copy: a pointer into j would keep the whole judgement, the
 	// attempt and the pod, for as long as the observation is kept.
 	judged := j.res.judged
-	e.event(Event{Kind: EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
+	e.event(history.Event{Kind: history.EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
 		Message: j.why, Attempt: idx, Judged: &judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
 	kept := s.recent[:0]
 	for _, r := range s.recent {
@@ -195,7 +184,7 @@ func (s *shadow) observeJudgement(j *judgement) {
 	if len(kept) >= maxRecent {
 		kept = append(kept[:0], kept[len(kept)-maxRecent+1:]...)
 	}
-	s.recent = append(kept, recentDecision{at: s.arrived, pod: key(j.pod), uid: j.pod.UID, d: j.d, judged: j.pod, ev: e.eventNumber(len(e.timeline) - 1)})
+	s.recent = append(kept, recentDecision{at: s.arrived, pod: key(j.pod), uid: j.pod.UID, d: j.d, judged: j.pod, ev: e.hist.EventNumber(len(e.hist.Tail()) - 1)})
 }
 
 func joinNotes(first string, notes []string) string {
@@ -213,7 +202,7 @@ func joinNotes(first string, notes []string) string {
 type evalResult struct {
 	a      *record.Attempt
 	pod    *v1.Pod
-	judged JudgedOn
+	judged history.JudgedOn
 	notes  []string
 	fork   *scheduler.Scheduler
 }
@@ -298,9 +287,8 @@ func (s *shadow) recordAttempt(res evalResult) int {
 	e := s.e
 	a := res.a
 	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}
-	e.attempts = append(e.attempts, a)
-	idx := e.attemptCount() - 1
-	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
+	idx := e.hist.Add(a)
+	e.event(history.Event{Kind: history.EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
 	if c := s.capture; c != nil && c.want == idx && res.fork != nil {
 		c.sched, c.pod = res.fork, res.pod
 	}

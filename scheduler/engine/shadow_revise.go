@@ -8,6 +8,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // recentDecision is a decision judged within ShadowWindow of the last
@@ -24,7 +26,7 @@ type recentDecision struct {
 	// given (Engine.eventNumber), which compaction does not move; event is
 	// its content when the checkpoint was taken (restore puts it back).
 	ev    int
-	event Event
+	event history.Event
 }
 
 // recentRemoval is a change that arrived at at: the deletion of a bound
@@ -146,8 +148,8 @@ func (s *shadow) reviseRecent(uid types.UID, pod, what string, bound bool) {
 	e := s.e
 	for i := range s.recent {
 		r := &s.recent[i]
-		k := r.ev - e.eventNumber(0)
-		if r.uid == uid || s.arrived.Sub(r.at) > ShadowWindow || k < 0 || e.timeline[k].Reason != string(Disagree) {
+		ev, ok := e.hist.Numbered(r.ev)
+		if r.uid == uid || s.arrived.Sub(r.at) > ShadowWindow || !ok || ev.Reason != string(Disagree) {
 			continue
 		}
 		p := e.Pod(r.pod)
@@ -169,11 +171,10 @@ func (s *shadow) reviseRecent(uid types.UID, pod, what string, bound bool) {
 			judged.Bound--
 			judged.InFlight = append(judged.InFlight, pod+"→"+e.Pod(pod).Spec.NodeName)
 		}
-		ev := e.timeline[k]
 		ev.Attempt, ev.Predicted, ev.Reason, ev.Message, ev.Judged = idx, res.a.Node, string(v), why, &judged
 		ev.Uncertain = joinNotes(fmt.Sprintf("%s only if the cluster's scheduler assumed %s (%s %s later) before it attempted the pod: judged again with it",
 			v, pod, what, s.arrived.Sub(r.at)), res.notes)
-		e.timeline[k] = ev
+		e.hist.Revise(r.ev, ev)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // at is a change of the cluster arriving d after the engine's start.
@@ -51,8 +52,8 @@ func observationLines(t *testing.T, e *Engine) []string {
 	return out
 }
 
-func verdicts(e *Engine) map[string]Event {
-	out := map[string]Event{}
+func verdicts(e *Engine) map[string]history.Event {
+	out := map[string]history.Event{}
 	for _, o := range e.Observations() {
 		out[o.Pod] = o
 	}
@@ -182,7 +183,7 @@ func TestShadowPreemptionNotCarriedOut(t *testing.T) {
 		t.Errorf("schedtui's preemption was carried out: %+v", p)
 	}
 	for _, ev := range e.Timeline().All() {
-		if ev.Kind == EventPreemption || ev.Kind == EventEviction || ev.Reason == "Preempted" {
+		if ev.Kind == history.EventPreemption || ev.Kind == history.EventEviction || ev.Reason == "Preempted" {
 			t.Errorf("shadow mode preempted: %+v", ev)
 		}
 	}
@@ -680,7 +681,7 @@ func TestShadowClaimAnnotationEitherOrder(t *testing.T) {
 ` + neverPreempting("c", "ports: [{containerPort: 80, hostPort: 80}], resources: {requests: {cpu: '9'}}") + claimToProvision
 	// The cluster's message: a not on big.
 	msg := "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
-	judge := func(claimAt, decisionAt time.Duration) Event {
+	judge := func(claimAt, decisionAt time.Duration) history.Event {
 		t.Helper()
 		e := load(t, cluster, Options{Shadow: true})
 		claim := selectNode(e, claimAt, "data", "big")

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -89,7 +90,7 @@ type VerdictRow struct {
 // and its reasons), then each Score plugin's weighted score on both nodes
 // and the totals. For an unschedulable decision: the outcomes and the two
 // messages.
-func VerdictRows(ev Event, a *record.Attempt) []VerdictRow {
+func VerdictRows(ev history.Event, a *record.Attempt) []VerdictRow {
 	if a == nil {
 		return nil
 	}
