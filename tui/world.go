@@ -216,7 +216,7 @@ func copyResource(r *framework.Resource) framework.Resource {
 // observedTally counts the observations of a backend's timeline from one
 // capture to the next, reading only the events new since the last one
 // (and those shadow mode may still judge again). The place it stopped is
-// kept as a number of the run's events (engine.EventLog.Dropped), which
+// kept as a number of the run's events (history.EventLog.Dropped), which
 // compaction leaves alone; a rewind makes it count again from the start.
 type observedTally struct {
 	// upTo is the run's events counted (the settled ones), last the
