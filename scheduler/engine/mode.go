@@ -59,7 +59,7 @@ type mode interface {
 	// before first, which no fork reaches any more.
 	forget(uid types.UID)
 	forgetBefore(first int)
-	// revisable is the number (eventNumber) of the first event the mode
+	// revisable is the number (history.Log.EventNumber) of the first event the mode
 	// may still rewrite in place: handing events out and compacting the
 	// timeline stop before it. ok is false when there is none.
 	revisable() (ev int, ok bool)

@@ -180,11 +180,11 @@ func (e *Engine) dropOldestCheckpoint() {
 // evictions and observations stay: each attempt keeps its line. The
 // timeline's positions after the horizon move down (EventLog numbers
 // events by position), and so do the checkpoints' and the emitted count.
-// In shadow mode the horizon stops before the observations reviseRecent
-// may still judge again, in place: the engine's, and those of the oldest
-// checkpoint, which a rewind replays from (the later checkpoints' are
-// later). They name their events by number (eventNumber), which
-// compaction does not change.
+// The horizon stops before the events the mode may still rewrite in place
+// (mode.revisable: shadow mode judging an observation again), the
+// engine's and those of the oldest checkpoint, which a rewind replays
+// from (the later checkpoints' are later). They name their events by
+// number (history.Log.EventNumber), which compaction does not change.
 func (e *Engine) compactTimeline() {
 	if len(e.checkpoints) == 0 {
 		return

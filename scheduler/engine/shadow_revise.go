@@ -23,7 +23,7 @@ type recentDecision struct {
 	// judged is the pod as judged (before the decision).
 	judged *v1.Pod
 	// ev numbers the observation among every event the timeline was
-	// given (Engine.eventNumber), which compaction does not move; event is
+	// given (history.Log.EventNumber), which compaction does not move; event is
 	// its content when the checkpoint was taken (restore puts it back).
 	ev    int
 	event history.Event
