@@ -7,16 +7,37 @@ PKGS    := ./...
 # (e2e). They share the Go build cache, so only the first run is slow.
 NESTED  := conformance e2e
 
-.PHONY: all build run tmux test test-main test-nested vet fmt-check bench bench-scale fuzz clean test-nested-e2e
+.PHONY: all build run demo-cluster tmux test test-main test-nested vet fmt-check bench bench-scale fuzz clean test-nested-e2e
 
 all: build
 
+# -v names each package as it is compiled: the first build compiles most
+# of Kubernetes (minutes on two cores) and would otherwise print nothing.
 build:
-	$(GO) build -o $(BIN) ./cmd/schedtui
+	@echo "Building $(BIN): the first build compiles most of Kubernetes and takes several minutes (packages are listed as they compile); later builds take seconds."
+	$(GO) build -v -o $(BIN) ./cmd/schedtui
 
 # Opens the interactive debugger on the embedded demo snapshot.
 run: build
 	./$(BIN) --demo
+
+# A throwaway cluster to try live mode, shadow mode and forecasts on: a
+# real kube-apiserver on an embedded etcd and the real kube-scheduler
+# v1.37.1 (e2e/cmd/demo-cluster), filled from the embedded demo; it prints
+# the kubeconfig to give schedtui and runs until Ctrl-C, which stops it and
+# removes everything it wrote. ARGS passes flags: ARGS='--churn 3s'
+# (create and delete pods), '--snapshot PATH', '--port N', '--dir DIR'
+# (bin/demo-cluster -help lists them). The first build compiles most of
+# Kubernetes (minutes); later ones take seconds.
+demo-cluster:
+	@echo "Building bin/demo-cluster: the first build compiles most of Kubernetes and takes several minutes; later builds take seconds."
+	cd e2e && $(GO) build -ldflags '$(DEMO_CLUSTER_LDFLAGS)' -o ../bin/demo-cluster ./cmd/demo-cluster
+	./bin/demo-cluster $(ARGS)
+
+# The API server reports the version its binary was stamped with (an
+# unstamped build says v0.0.0-master), and schedtui reads it to choose the
+# kube-scheduler version it simulates. TestDemoCluster builds with the same.
+DEMO_CLUSTER_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v1.37.1 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=37
 
 test: tmux fmt-check vet test-main fuzz test-nested
 
@@ -77,7 +98,7 @@ conformance-part-b:
 # of churn on 5000 nodes under the debugger's retention, peak-rss-MiB
 # under 2048, the last hour rewound; the whole day took under five minutes
 # on two idle cores: -v prints the figures each simulated hour,
-# SCHEDTUI_BENCH_MINUTES shortens it; measured (README): 1506 MiB), and
+# SCHEDTUI_BENCH_MINUTES shortens it; measured (docs/performance.md): 1506 MiB), and
 # BenchmarkLongShadowReplay (./scheduler/engine: the same churn in shadow
 # mode, every pod decided about by the cluster's scheduler and judged,
 # peak-rss-MiB under 2048; two simulated hours, the rewind window full

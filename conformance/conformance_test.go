@@ -314,7 +314,7 @@ func TestConformanceCuratedDRA(t *testing.T) {
 	runScenarios(t, scenario.CuratedDRA(), features.Defaults())
 }
 
-// TestConformanceDRAExample runs the GPU example snapshot the README points
+// TestConformanceDRAExample runs the GPU example snapshot docs/dra.md points
 // to, loaded as schedtui loads it (claims generated from templates).
 func TestConformanceDRAExample(t *testing.T) {
 	runSnapshotFile(t, "dra-gpus", "../testdata/dra-gpus.yaml")

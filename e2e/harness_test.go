@@ -8,12 +8,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,17 +19,17 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/server/v3/embed"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+
+	"github.com/schedtui/schedtui/e2e/kubecluster"
 )
 
 // The users the API server knows, by bearer token.
@@ -67,7 +64,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	stop, err := startEtcd(filepath.Join(tmp, "etcd"))
+	var stop func()
+	etcdURL, stop, err = kubecluster.StartEtcd(filepath.Join(tmp, "etcd"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting etcd:", err)
 		return 1
@@ -84,52 +82,6 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-func startEtcd(dir string) (func(), error) {
-	cfg := embed.NewConfig()
-	cfg.Dir = dir
-	client, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	peer, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	cu, pu := url.URL{Scheme: "http", Host: client}, url.URL{Scheme: "http", Host: peer}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	cfg.LogLevel = "fatal"
-	cfg.QuotaBackendBytes = 8 << 30
-	// A test store: losing it in a power cut costs nothing, and fsync on
-	// every write makes filling a 55,000-object cluster crawl.
-	cfg.UnsafeNoFsync = true
-	// A single member never needs an election; long ticks keep a CPU
-	// starved CI machine from timing requests out.
-	cfg.TickMs, cfg.ElectionMs = 500, 5000
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		return nil, err
-	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(60 * time.Second):
-		e.Close()
-		return nil, errors.New("etcd did not become ready in 60s")
-	}
-	etcdURL = cu.String()
-	return e.Close, nil
-}
-
 // apiServer is a kube-apiserver behind a TCP proxy whose address does not
 // change when the server is restarted: kubeconfigs point at the proxy, so
 // a client sees a restart as the real thing (connections refused, then a
@@ -138,7 +90,7 @@ type apiServer struct {
 	t      testing.TB
 	dir    string
 	prefix string
-	proxy  *proxy
+	proxy  *kubecluster.Proxy
 	// audit is the audit log of every server started (appended to).
 	audit string
 
@@ -159,12 +111,12 @@ func startAPIServer(t testing.TB) *apiServer {
 	// Metadata for every request: who did what to which resource.
 	policy := "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"
 	must(t, os.WriteFile(filepath.Join(dir, "audit-policy.yaml"), []byte(policy), 0o600))
-	p, err := newProxy()
+	p, err := kubecluster.NewProxy("127.0.0.1:0")
 	must(t, err)
 	s.proxy = p
 	t.Cleanup(func() {
 		s.Stop()
-		p.close()
+		p.Close()
 	})
 	s.Start()
 	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig(adminUser))
@@ -186,8 +138,6 @@ func must(t testing.TB, err error) {
 // Start starts the server (again) on the same storage.
 func (s *apiServer) Start() {
 	s.t.Helper()
-	sc := storagebackend.NewDefaultConfig(s.prefix, nil)
-	sc.Transport.ServerList = []string{etcdURL}
 	flags := []string{
 		"--authorization-mode=RBAC",
 		"--token-auth-file=" + filepath.Join(s.dir, "tokens.csv"),
@@ -196,15 +146,13 @@ func (s *apiServer) Start() {
 		"--audit-log-mode=blocking",
 		"--disable-admission-plugins=ServiceAccount",
 	}
-	ts, err := kubeapiservertesting.StartTestServer(s.t, kubeapiservertesting.NewDefaultTestServerOptions(), flags, sc)
+	host, teardown, err := kubecluster.StartAPIServer(s.t, kubeapiservertesting.NewDefaultTestServerOptions(), etcdURL, s.prefix, flags)
 	if err != nil {
 		s.t.Fatalf("starting kube-apiserver: %v", err)
 	}
-	u, err := url.Parse(ts.ClientConfig.Host)
-	must(s.t, err)
-	s.proxy.setBackend(u.Host)
+	s.proxy.SetBackend(host)
 	s.mu.Lock()
-	s.teardown = ts.TearDownFn
+	s.teardown = teardown
 	s.mu.Unlock()
 }
 
@@ -214,7 +162,7 @@ func (s *apiServer) Stop() {
 	td := s.teardown
 	s.teardown = nil
 	s.mu.Unlock()
-	s.proxy.setBackend("")
+	s.proxy.SetBackend("")
 	if td != nil {
 		td()
 	}
@@ -230,7 +178,7 @@ func (s *apiServer) Kubeconfig(user string) string {
 	}
 	token := map[string]string{adminUser: "admin-token", readerUser: "reader-token", binderUser: "binder-token"}[user]
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["e2e"] = &clientcmdapi.Cluster{Server: "https://" + s.proxy.addr, InsecureSkipTLSVerify: true}
+	cfg.Clusters["e2e"] = &clientcmdapi.Cluster{Server: "https://" + s.proxy.Addr, InsecureSkipTLSVerify: true}
 	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{Token: token}
 	cfg.Contexts["e2e-"+user] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: user}
 	cfg.CurrentContext = "e2e-" + user
@@ -333,83 +281,6 @@ func (s *apiServer) Writes(user string) []auditEvent {
 		}
 	}
 	return out
-}
-
-// proxy forwards TCP connections to the current backend; with none it
-// closes them at once, as a stopped server's port would refuse them.
-type proxy struct {
-	addr string
-	l    net.Listener
-
-	mu      sync.Mutex
-	backend string
-	conns   map[net.Conn]bool
-}
-
-func newProxy() (*proxy, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	p := &proxy{addr: l.Addr().String(), l: l, conns: map[net.Conn]bool{}}
-	go p.serve()
-	return p, nil
-}
-
-// setBackend switches the target; open connections are cut, so clients
-// notice a stop at once.
-func (p *proxy) setBackend(addr string) {
-	p.mu.Lock()
-	p.backend = addr
-	conns := p.conns
-	p.conns = map[net.Conn]bool{}
-	p.mu.Unlock()
-	for c := range conns {
-		c.Close()
-	}
-}
-
-func (p *proxy) close() {
-	p.l.Close()
-	p.setBackend("")
-}
-
-func (p *proxy) track(cs ...net.Conn) {
-	p.mu.Lock()
-	for _, c := range cs {
-		p.conns[c] = true
-	}
-	p.mu.Unlock()
-}
-
-func (p *proxy) serve() {
-	for {
-		c, err := p.l.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		backend := p.backend
-		p.mu.Unlock()
-		if backend == "" {
-			c.Close()
-			continue
-		}
-		b, err := net.Dial("tcp", backend)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.track(c, b)
-		go func() {
-			_, _ = io.Copy(b, c)
-			b.Close()
-		}()
-		go func() {
-			_, _ = io.Copy(c, b)
-			c.Close()
-		}()
-	}
 }
 
 // schedtui runs the binary with args and returns its stdout; stderr is

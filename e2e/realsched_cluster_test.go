@@ -3,27 +3,18 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/restmapper"
 
+	"github.com/schedtui/schedtui/e2e/kubecluster"
 	"github.com/schedtui/schedtui/internal/scenario"
-	"github.com/schedtui/schedtui/snapshot"
 )
 
 // Annotations of the PV controller's protocol with the scheduler's
@@ -33,10 +24,6 @@ const (
 	annBindCompleted    = "pv.kubernetes.io/bind-completed"
 	annBoundByControler = "pv.kubernetes.io/bound-by-controller"
 )
-
-// statusKinds are the kinds whose status the scheduler reads (or that a
-// controller would have set): created, then their status written.
-var statusKinds = map[string]bool{"Node": true, "Pod": true, "PersistentVolume": true, "PersistentVolumeClaim": true, "PodDisruptionBudget": true, "VolumeAttachment": true}
 
 // loaded is a generated scenario created in the API server, but for its
 // pending pods, which the test creates once the real scheduler, the
@@ -51,181 +38,20 @@ type loaded struct {
 }
 
 // loadScenario creates sc's objects as a cluster without controllers
-// would hold them: every object without its server-set metadata, nodes
-// with their status and exactly their taints, bound pods bound and with
-// their status, PVs' claimRefs naming the claims' new UIDs, terminating
-// pods deleted with a long grace period. Pending pods are returned, not
-// created: without their status (nominatedNodeName is the scheduler's to
-// set). Left out, with a note: pods with resource claims (the scenario
+// would hold them (kubecluster.Fill). Pending pods are returned, not
+// created. Left out, with a note: pods with resource claims (the scenario
 // has no ResourceClaim objects and schedtui does not simulate DRA), and
 // anything the API server refuses.
 func loadScenario(t *testing.T, s *apiServer, sc *scenario.Scenario) *loaded {
 	t.Helper()
-	ctx := context.Background()
 	cfg := s.RESTConfig(adminUser)
 	cfg.QPS, cfg.Burst = 5000, 10000
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(s.admin.Discovery()))
-	l := &loaded{stuck: map[string]bool{}}
-	// PVCs before PVs, so that a PV's claimRef can name its claim's UID.
-	objs := sc.Cluster.Objects()
-	sort.SliceStable(objs, func(i, j int) bool {
-		_, pvI := objs[i].(*v1.PersistentVolume)
-		_, pvcJ := objs[j].(*v1.PersistentVolumeClaim)
-		return pvI && pvcJ
-	})
-	claimUIDs := map[string]types.UID{}
-	for _, o := range objs {
-		o = o.DeepCopyObject()
-		acc, err := meta.Accessor(o)
-		must(t, err)
-		name := acc.GetNamespace() + "/" + acc.GetName()
-		terminating := acc.GetDeletionTimestamp() != nil
-		acc.SetUID("")
-		acc.SetResourceVersion("")
-		acc.SetCreationTimestamp(metav1.Time{})
-		acc.SetGeneration(0)
-		acc.SetManagedFields(nil)
-		acc.SetDeletionTimestamp(nil)
-		acc.SetDeletionGracePeriodSeconds(nil)
-		switch o := o.(type) {
-		case *v1.Pod:
-			if len(o.Spec.ResourceClaims) > 0 {
-				l.skipped = append(l.skipped, "Pod "+name+": resource claims")
-				continue
-			}
-			// The Priority and RuntimeClass admission plugins compute
-			// these again from the classes, and refuse a pod that
-			// brings its own.
-			o.Spec.Priority, o.Spec.PreemptionPolicy = nil, nil
-			if o.Spec.RuntimeClassName != nil {
-				o.Spec.Overhead = nil
-			}
-			unmergeMatchLabelKeys(o)
-			if o.Spec.NodeName == "" {
-				if terminating {
-					l.skipped = append(l.skipped, "Pod "+name+": pending and terminating")
-					continue
-				}
-				o.Status = v1.PodStatus{}
-				l.pending = append(l.pending, o)
-				continue
-			}
-		case *v1.Service:
-			// The scenario's addresses are not the test server's range;
-			// the scheduler reads only the selector.
-			o.Spec.ClusterIP, o.Spec.ClusterIPs = "", nil
-		case *v1.PersistentVolume:
-			if ref := o.Spec.ClaimRef; ref != nil && ref.UID != "" {
-				ref.UID = claimUIDs[ref.Namespace+"/"+ref.Name]
-			}
-		}
-		created, err := createObject(ctx, dyn, mapper, o)
-		if apierrors.IsAlreadyExists(err) {
-			continue // the default namespaces and priority classes
-		}
-		if err != nil {
-			l.skipped = append(l.skipped, fmt.Sprintf("%T %s: %v", o, name, err))
-			continue
-		}
-		if _, ok := o.(*v1.PersistentVolumeClaim); ok {
-			claimUIDs[name] = created.GetUID()
-		}
-		if p, ok := o.(*v1.Pod); ok && terminating {
-			grace := int64(3600)
-			must(t, s.admin.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &grace}))
-			l.stuck[name] = true
-		}
+	f, err := kubecluster.Fill(context.Background(), cfg, sc.Cluster.Objects(), kubecluster.FillOptions{SkipClaimPods: true})
+	must(t, err)
+	if len(f.Skipped) > 0 {
+		t.Logf("%s: left out %d object(s):\n  %s", sc.Name, len(f.Skipped), strings.Join(f.Skipped, "\n  "))
 	}
-	if len(l.skipped) > 0 {
-		t.Logf("%s: left out %d object(s):\n  %s", sc.Name, len(l.skipped), strings.Join(l.skipped, "\n  "))
-	}
-	return l
-}
-
-// unmergeMatchLabelKeys undoes what the API server does on create and
-// the scenario already did (matchLabelKeys and mismatchLabelKeys merged
-// into the label selectors), which the API server refuses to find done.
-func unmergeMatchLabelKeys(p *v1.Pod) {
-	drop := func(sel *metav1.LabelSelector, keys []string, op metav1.LabelSelectorOperator) {
-		if sel == nil {
-			return
-		}
-		for _, k := range keys {
-			sel.MatchExpressions = slices.DeleteFunc(sel.MatchExpressions, func(r metav1.LabelSelectorRequirement) bool {
-				return r.Key == k && r.Operator == op && len(r.Values) == 1 && r.Values[0] == p.Labels[k]
-			})
-		}
-	}
-	term := func(t *v1.PodAffinityTerm) {
-		drop(t.LabelSelector, t.MatchLabelKeys, metav1.LabelSelectorOpIn)
-		drop(t.LabelSelector, t.MismatchLabelKeys, metav1.LabelSelectorOpNotIn)
-	}
-	if a := p.Spec.Affinity; a != nil {
-		var required []v1.PodAffinityTerm
-		var preferred []v1.WeightedPodAffinityTerm
-		if pa := a.PodAffinity; pa != nil {
-			required, preferred = append(required, pa.RequiredDuringSchedulingIgnoredDuringExecution...), append(preferred, pa.PreferredDuringSchedulingIgnoredDuringExecution...)
-		}
-		if pa := a.PodAntiAffinity; pa != nil {
-			required, preferred = append(required, pa.RequiredDuringSchedulingIgnoredDuringExecution...), append(preferred, pa.PreferredDuringSchedulingIgnoredDuringExecution...)
-		}
-		// The terms share their selectors with the pod's.
-		for i := range required {
-			term(&required[i])
-		}
-		for i := range preferred {
-			term(&preferred[i].PodAffinityTerm)
-		}
-	}
-	for i := range p.Spec.TopologySpreadConstraints {
-		c := &p.Spec.TopologySpreadConstraints[i]
-		drop(c.LabelSelector, c.MatchLabelKeys, metav1.LabelSelectorOpIn)
-	}
-}
-
-// createObject creates o through the dynamic client and then writes its
-// status (for statusKinds); a node gets its taints back, which the
-// TaintNodesByCondition admission plugin replaced on create.
-func createObject(ctx context.Context, dyn dynamic.Interface, mapper *restmapper.DeferredDiscoveryRESTMapper, o runtime.Object) (*unstructured.Unstructured, error) {
-	o, err := snapshot.WithKind(o)
-	if err != nil {
-		return nil, err
-	}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-	if err != nil {
-		return nil, err
-	}
-	obj := &unstructured.Unstructured{Object: u}
-	gvk := obj.GroupVersionKind()
-	m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if err != nil {
-		return nil, err
-	}
-	var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
-	if ns := obj.GetNamespace(); ns != "" {
-		ri = dyn.Resource(m.Resource).Namespace(ns)
-	}
-	created, err := ri.Create(ctx, obj, metav1.CreateOptions{})
-	if err != nil || !statusKinds[gvk.Kind] {
-		return created, err
-	}
-	if status, ok := u["status"]; ok {
-		created.Object["status"] = status
-		if created, err = ri.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-			return nil, fmt.Errorf("status: %w", err)
-		}
-	}
-	if gvk.Kind == "Node" {
-		taints, _, _ := unstructured.NestedSlice(u, "spec", "taints")
-		if err := unstructured.SetNestedSlice(created.Object, taints, "spec", "taints"); err != nil {
-			return nil, err
-		}
-		if created, err = ri.Update(ctx, created, metav1.UpdateOptions{}); err != nil {
-			return nil, fmt.Errorf("taints: %w", err)
-		}
-	}
-	return created, nil
+	return &loaded{pending: f.Pending, stuck: f.Stuck, skipped: f.Skipped}
 }
 
 // controllers stands in for what a real cluster runs besides the

@@ -27,7 +27,7 @@ import (
 )
 
 var (
-	// shadowStrict is what shadow mode must hold (README, "Shadow mode"): no
+	// shadowStrict is what shadow mode must hold (docs/shadow-mode.md): no
 	// disagreement with the real kube-scheduler, live and in replay, every
 	// real decision judged, the live verdicts equal to the replay's, and
 	// for a pod the cluster leaves unschedulable, schedtui's message

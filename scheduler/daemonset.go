@@ -2,13 +2,14 @@ package scheduler
 
 import (
 	"fmt"
-	"sort"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
@@ -217,18 +218,19 @@ func (s *Scheduler) FilterOnNode(pod *v1.Pod, node string) (*NodeVerdict, error)
 	v := &NodeVerdict{Node: node}
 	state := framework.NewCycleState()
 	preRes, st, narrowing := fwk.RunPreFilterPlugins(ctx, state, pod)
+	// Nodes the PreFilterResult leaves out are named after the plugins
+	// whose results narrowed the nodes, as attempts record them.
+	narrowedBy := strings.Join(sets.List(narrowing), ",")
 	if !st.IsSuccess() {
 		v.PreFilter = verdict(st)
+		if v.PreFilter.Plugin == "" {
+			v.PreFilter.Plugin = narrowedBy
+		}
 		return v, nil
 	}
 	if !preRes.AllNodes() && !preRes.NodeNames.Has(node) {
-		names := make([]string, 0, len(narrowing))
-		for p := range narrowing {
-			names = append(names, p)
-		}
-		sort.Strings(names)
-		v.PreFilter = &PluginVerdict{Code: record.CodeUnschedulableAndUnresolvable,
-			Reasons: []string{fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", names)}}
+		v.PreFilter = &PluginVerdict{Plugin: narrowedBy, Code: record.CodeUnschedulableAndUnresolvable,
+			Reasons: []string{fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(narrowing))}}
 		return v, nil
 	}
 	if first := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni); !first.IsSuccess() {

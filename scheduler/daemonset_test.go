@@ -236,7 +236,7 @@ func TestExplainDaemonSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.PreFilter == nil || !strings.Contains(strings.Join(v.PreFilter.Reasons, ""), "NodeAffinity") {
+	if v.PreFilter == nil || v.PreFilter.Plugin != "NodeAffinity" || !strings.Contains(strings.Join(v.PreFilter.Reasons, ""), "NodeAffinity") {
 		t.Errorf("pinned pod on another node: %+v", v)
 	}
 }

@@ -86,8 +86,10 @@ func (s *Scheduler) takeExtenderCalls(a *record.Attempt) {
 // findNodesThatPassExtenders is upstream's: each interested filter
 // extender in turn narrows the feasible nodes; an error fails the cycle
 // unless the extender is ignorable; the nodes it rejects get its message
-// as their status (FailedAndUnresolvable first), with no plugin.
-func (s *Scheduler) findNodesThatPassExtenders(pod *v1.Pod, feasible []*framework.NodeInfo, statuses *framework.NodeToStatus) ([]*framework.NodeInfo, error) {
+// as their status (FailedAndUnresolvable first), with no plugin, as
+// upstream's; rec notes which extender rejected them, for the record. A
+// node dropped without an entry gets no status.
+func (s *Scheduler) findNodesThatPassExtenders(pod *v1.Pod, feasible []*framework.NodeInfo, statuses *framework.NodeToStatus, rec *recorder) ([]*framework.NodeInfo, error) {
 	for _, e := range s.extenders {
 		if len(feasible) == 0 {
 			break
@@ -104,12 +106,14 @@ func (s *Scheduler) findNodesThatPassExtenders(pod *v1.Pod, feasible []*framewor
 		}
 		for name, msg := range unresolvable {
 			statuses.Set(name, framework.NewStatus(framework.UnschedulableAndUnresolvable, msg))
+			rec.rejectedByExtender(name, e.Name())
 		}
 		for name, msg := range failed {
 			if _, both := unresolvable[name]; both {
 				continue
 			}
 			statuses.Set(name, framework.NewStatus(framework.Unschedulable, msg))
+			rec.rejectedByExtender(name, e.Name())
 		}
 		feasible = kept
 	}
@@ -245,7 +249,7 @@ func (s *Scheduler) PassExtenders(pod *v1.Pod, nodes []string) ([]string, error)
 			infos = append(infos, ni)
 		}
 	}
-	kept, err := s.findNodesThatPassExtenders(pod, infos, framework.NewDefaultNodeToStatus())
+	kept, err := s.findNodesThatPassExtenders(pod, infos, framework.NewDefaultNodeToStatus(), nil)
 	s.takeExtenderCalls(&record.Attempt{})
 	if err != nil {
 		return nil, err

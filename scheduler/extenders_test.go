@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,16 @@ func TestExtenderFilterRejectsNodesAsUpstream(t *testing.T) {
 		}
 		if len(a.ExtenderCalls) != 1 || a.ExtenderCalls[0].Failed["a"] == "" || a.ExtenderCalls[0].FailedAndUnresolvable["b"] == "" {
 			t.Errorf("recorded calls %+v", a.ExtenderCalls)
+		}
+		// Upstream's statuses name no plugin; the record names the
+		// extender by its URL prefix, as its score column.
+		wantFilter := map[string]record.FilterJSON{
+			"a": {Plugin: srv.URL(), Reasons: []string{"rejected by the test extender"}},
+			"b": {Plugin: srv.URL(), Reasons: []string{"unresolvable for the test extender"}},
+			"c": {Plugin: srv.URL(), Reasons: []string{"rejected by the test extender"}},
+		}
+		if got := a.JSON().Filter; !reflect.DeepEqual(got, wantFilter) {
+			t.Errorf("cacheCapable=%v: filter\n got %v\nwant %v", cacheCapable, got, wantFilter)
 		}
 	}
 }

@@ -11,9 +11,22 @@ import (
 
 // recorder fills an Attempt as the cycle runs, interning statuses so that
 // nodes rejected the same way share one entry.
+//
+// Upstream's statuses for nodes a PreFilterResult left out, and for nodes
+// an extender rejected, name no plugin; the record names who decided, so
+// that every rejected node says by whom: the plugins whose PreFilterResult
+// narrowed the nodes (sorted, comma-joined), or the extender's URL prefix
+// (as its score column is named). The framework's statuses stay upstream's:
+// only the record carries the names.
 type recorder struct {
 	a     *record.Attempt
 	index map[string]uint16
+	// narrowedBy names the plugins whose PreFilterResult narrowed the
+	// nodes ("" when none did).
+	narrowedBy string
+	// extenderRejected maps a node an extender's Filter rejected to that
+	// extender's name.
+	extenderRejected map[string]string
 }
 
 func (r *recorder) phase(p record.Phase, st *framework.Status) {
@@ -21,13 +34,18 @@ func (r *recorder) phase(p record.Phase, st *framework.Status) {
 }
 
 func (r *recorder) intern(st *framework.Status) uint16 {
+	return r.internAs(st, st.Plugin())
+}
+
+// internAs interns st as decided by plugin.
+func (r *recorder) internAs(st *framework.Status, plugin string) uint16 {
 	reasons := st.Reasons()
-	key := st.Code().String() + "\x00" + st.Plugin() + "\x00" + strings.Join(reasons, "\x00")
+	key := st.Code().String() + "\x00" + plugin + "\x00" + strings.Join(reasons, "\x00")
 	if i, ok := r.index[key]; ok {
 		return i
 	}
 	i := uint16(len(r.a.Statuses))
-	r.a.Statuses = append(r.a.Statuses, record.Status{Code: record.Code(st.Code()), Plugin: st.Plugin(), Reasons: reasons})
+	r.a.Statuses = append(r.a.Statuses, record.Status{Code: record.Code(st.Code()), Plugin: plugin, Reasons: reasons})
 	r.index[key] = i
 	return i
 }
@@ -35,10 +53,21 @@ func (r *recorder) intern(st *framework.Status) uint16 {
 func (r *recorder) diagnosis(d framework.Diagnosis) {
 	r.a.Rejected = r.a.Rejected[:0]
 	d.NodeToStatus.ForEachExplicitNode(func(name string, st *framework.Status) {
-		r.a.Rejected = append(r.a.Rejected, record.NodeStatus{Node: r.a.Nodes.Index(name), Status: r.intern(st)})
+		plugin := st.Plugin()
+		if plugin == "" {
+			plugin = r.extenderRejected[name]
+		}
+		r.a.Rejected = append(r.a.Rejected, record.NodeStatus{Node: r.a.Nodes.Index(name), Status: r.internAs(st, plugin)})
 	})
+	// An absent-nodes status with reasons is PreFilter's: a plugin's
+	// rejection (which names it) or the PreFilterResult's narrowing (which
+	// does not, also when the results left no node at all).
 	if abs := d.NodeToStatus.AbsentNodesStatus(); len(abs.Reasons()) > 0 {
-		r.a.AbsentStatus = int32(r.intern(abs))
+		plugin := abs.Plugin()
+		if plugin == "" {
+			plugin = r.narrowedBy
+		}
+		r.a.AbsentStatus = int32(r.internAs(abs, plugin))
 	}
 	r.a.UnschedulablePlugins = sets.List(d.UnschedulablePlugins)
 	r.a.PendingPlugins = sets.List(d.PendingPlugins)
@@ -50,6 +79,25 @@ func (r *recorder) rejectedAt(st *framework.Status) {
 	if st.IsRejected() && st.Plugin() != "" {
 		r.a.UnschedulablePlugins = []string{st.Plugin()}
 	}
+}
+
+// preFilterResultFrom notes the plugins whose PreFilterResult narrowed
+// the nodes, before the cycle adds other plugins to the same set (the
+// diagnosis' UnschedulablePlugins).
+func (r *recorder) preFilterResultFrom(plugins sets.Set[string]) {
+	r.narrowedBy = strings.Join(sets.List(plugins), ",")
+}
+
+// rejectedByExtender notes that extender's Filter rejected node. A nil
+// recorder (extender calls outside any attempt) notes nothing.
+func (r *recorder) rejectedByExtender(node, extender string) {
+	if r == nil {
+		return
+	}
+	if r.extenderRejected == nil {
+		r.extenderRejected = map[string]string{}
+	}
+	r.extenderRejected[node] = extender
 }
 
 func (r *recorder) narrowed(nodes []*framework.NodeInfo) {

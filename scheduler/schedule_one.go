@@ -356,6 +356,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 	allNodes := s.snapshot.List()
 	preRes, st, narrowing := fwk.RunPreFilterPlugins(ctx, state, pod)
 	rec.phase(record.PhasePreFilter, st)
+	rec.preFilterResultFrom(narrowing)
 	diagnosis.UnschedulablePlugins = narrowing
 	if !st.IsSuccess() {
 		if !st.IsRejected() {
@@ -374,7 +375,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 			if err == nil {
 				// An extender's error here only ends the fast path, as
 				// upstream logs it and searches every node.
-				feasible, err = s.findNodesThatPassExtenders(pod, feasible, diagnosis.NodeToStatus)
+				feasible, err = s.findNodesThatPassExtenders(pod, feasible, diagnosis.NodeToStatus, rec)
 			}
 			if err == nil && len(feasible) != 0 {
 				rec.phase(record.PhaseFilter, nil)
@@ -406,7 +407,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 		rec.phase(record.PhaseFilter, framework.AsStatus(err))
 		return nil, diagnosis, err
 	}
-	passed, err := s.findNodesThatPassExtenders(pod, feasible, diagnosis.NodeToStatus)
+	passed, err := s.findNodesThatPassExtenders(pod, feasible, diagnosis.NodeToStatus, rec)
 	if err == nil {
 		err = s.checkExtenderNodes(passed)
 	}

@@ -2,9 +2,14 @@ package scheduler
 
 import (
 	"container/heap"
+	"reflect"
 	"testing"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 func TestNumFeasibleNodesToFind(t *testing.T) {
@@ -45,5 +50,54 @@ func TestHeapTieBreakFollowsInputOrder(t *testing.T) {
 	}
 	if got := pop(1, 2, 9, 3, 9); got != "e" { // sift-down moves the later 9 up first
 		t.Errorf("got %s", got)
+	}
+}
+
+// Nodes a PreFilterResult left out carry upstream's absent-nodes status,
+// which names no plugin; the record names the plugins whose results
+// narrowed the nodes, sorted and comma-joined, also when the results left
+// no node at all (a PreFilter rejection). Nodes Filter rejected keep their
+// plugin.
+func TestRecordNamesPreFilterResultPlugins(t *testing.T) {
+	pinned := func(name string, nodes ...string) *v1.Pod {
+		p := extPod(name, "2", 0)
+		p.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &v1.NodeSelector{
+			NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
+				{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: nodes}}}}}}}
+		return p
+	}
+	narrowed := pinned("narrowed", "b")
+	// NodeName's PreFilterResult is the pod's spec.nodeName: with an
+	// affinity to another node the results leave no node.
+	disjoint := pinned("disjoint", "a")
+	disjoint.Spec.NodeName = "c"
+	nodes := []*v1.Node{dsNode("a", "4", nil), dsNode("b", "1", nil), dsNode("c", "4", nil)}
+	s, err := New(nodes, []*v1.Pod{narrowed, disjoint}, nil, Options{Registry: plugins.NewInTreeRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		pod  *v1.Pod
+		want map[string]record.FilterJSON
+	}{
+		{narrowed, map[string]record.FilterJSON{
+			"a": {Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
+			"b": {Plugin: "NodeResourcesFit", Reasons: []string{"Insufficient cpu"}},
+			"c": {Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
+		}},
+		{disjoint, map[string]record.FilterJSON{
+			"a": {Plugin: "NodeAffinity,NodeName", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity NodeName] simultaneously"}},
+			"b": {Plugin: "NodeAffinity,NodeName", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity NodeName] simultaneously"}},
+			"c": {Plugin: "NodeAffinity,NodeName", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity NodeName] simultaneously"}},
+		}},
+	}
+	for _, tc := range tests {
+		a := s.ScheduleOne(tc.pod)
+		if a.Outcome != record.Unschedulable {
+			t.Fatalf("%s: outcome %v (%s)", tc.pod.Name, a.Outcome, a.Message)
+		}
+		if got := a.JSON().Filter; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: filter\n got %v\nwant %v", tc.pod.Name, got, tc.want)
+		}
 	}
 }

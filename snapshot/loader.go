@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
@@ -81,6 +82,9 @@ type Loader struct {
 
 	// meter hears how far the load is (OpenReporting), or is nil.
 	meter *loadMeter
+	// validation is the API server's gates for validating objects (see
+	// ValidateUnder).
+	validation apiserver.ValidationOptions
 }
 
 type origin struct {
@@ -345,7 +349,7 @@ type itemWork struct {
 // filling in a typed List's apiVersion and kind, reading the header and
 // decoding an object of a supported kind. members, if not nil, are the
 // item's members as the List's scan recorded them (without arrays).
-func prepareItem(item []byte, members []docread.Member, apiVersion, kind string) itemWork {
+func prepareItem(item []byte, members []docread.Member, apiVersion, kind string, opts apiserver.ValidationOptions) itemWork {
 	if kind != "" {
 		item = withTypeMeta(item, apiVersion, kind)
 	}
@@ -365,7 +369,7 @@ func prepareItem(item []byte, members []docread.Member, apiVersion, kind string)
 	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.TypeMetaExact)
 	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs}
 	if obj != nil {
-		w.dec.checked = checkAhead(ki, obj)
+		w.dec.checked = checkAhead(ki, obj, opts)
 	}
 	return w
 }
@@ -404,7 +408,7 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 	}
 	work := make([]itemWork, len(items))
 	inOrder(len(items), func(i int) {
-		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind)
+		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind, l.validation)
 	}, func(i int) {
 		l.addItem(file, lineOf(i), &work[i], depth)
 		work[i] = itemWork{} // the loader keeps what it needs
@@ -596,19 +600,19 @@ type checkedObject struct {
 // checkAhead is checkObject for an object decoded ahead of adding it, or
 // nil when the object needs the loader first: one without metadata, or
 // whose name the loader generates (metadata.generateName).
-func checkAhead(ki *kindInfo, obj runtime.Object) *checkedObject {
+func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptions) *checkedObject {
 	acc, err := meta.Accessor(obj)
 	if err != nil || acc.GetName() == "" && acc.GetGenerateName() != "" {
 		return nil
 	}
-	return checkObject(ki, obj, acc)
+	return checkObject(ki, obj, acc, opts)
 }
 
 // checkObject normalizes the namespace, defaults, prepares a pod as the
 // API server creates it, and validates. It touches nothing but obj.
-func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object) *checkedObject {
+func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) *checkedObject {
 	c := &checkedObject{acc: acc, clearedNamespace: normalizeNamespace(ki, acc)}
-	c.errs = defaultAndValidate(ki, obj, acc)
+	c.errs = defaultAndValidate(ki, obj, acc, opts)
 	return c
 }
 
@@ -629,14 +633,23 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 }
 
 // defaultAndValidate defaults obj, prepares a pod as the API server
-// creates it, and returns the validation errors.
-func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object) field.ErrorList {
+// creates it, and returns the validation errors under opts.
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) field.ErrorList {
 	apiserver.Default(obj)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
 	}
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
-	return append(errs, apiserver.Validate(obj)...)
+	return append(errs, apiserver.Validate(obj, opts)...)
+}
+
+// ValidateUnder makes the loader validate the objects it adds as an API
+// server with the gates gates does (the v1.37 defaults until then): with
+// TaintTolerationComparisonOperators, tolerations may use Lt and Gt. An
+// object read back from an API server keeps what a gate allowed it
+// whatever the gates (see apiserver.Validate). Call it before adding.
+func (l *Loader) ValidateUnder(gates features.Features) {
+	l.validation = apiserver.ValidationOptions{AllowTaintTolerationComparisonOperators: gates.EnableTaintTolerationComparisonOperators}
 }
 
 // addTyped normalizes, defaults, validates and stores one object.
@@ -659,7 +672,7 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 			acc.SetName(l.generateName(acc.GetGenerateName(), at))
 			l.generated[obj] = true
 		}
-		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc)}
+		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc, l.validation)}
 	} else {
 		l.warnClearedNamespace(ki, chk.acc, chk.clearedNamespace, at)
 	}

@@ -97,12 +97,18 @@ func Open(path string) (*Opened, error) { return OpenReporting(path, nil) }
 // snapshot's files loaded, of all of them (see loadMeter for what counts).
 // Reports come from the calling goroutine.
 func OpenReporting(path string, p progress.Reporter) (*Opened, error) {
-	meter := newLoadMeter(p)
-	if o, ok, err := openRecordingFile(path, meter); ok {
+	return OpenUnder(path, p, features.Default())
+}
+
+// OpenUnder is OpenReporting validating the objects as an API server with
+// the gates gates does (see Loader.ValidateUnder).
+func OpenUnder(path string, p progress.Reporter, gates features.Features) (*Opened, error) {
+	l := NewLoader()
+	l.meter = newLoadMeter(p)
+	l.ValidateUnder(gates)
+	if o, ok, err := openRecordingFile(path, l); ok {
 		return o, err
 	}
-	l := NewLoader()
-	l.meter = meter
 	format, err := l.LoadPath(path)
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ package snapshot
 // runtime.Unknown of kind SnapshotHeader whose raw bytes are the Header as
 // JSON. Decoding the generated protobuf code is several times faster than
 // decoding JSON, which is what a snapshot of hundreds of thousands of pods
-// needs to open in seconds (see the README's scale section).
+// needs to open in seconds (see docs/performance.md).
 
 import (
 	"bytes"
@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // protobufMagic starts every object the API server's protobuf serializer
@@ -51,12 +52,15 @@ type protoObject interface {
 // encoded as it is added, so that the objects need not all exist at once);
 // WriteList writes the List.
 type ProtobufWriter struct {
-	list v1.List
-	buf  bytes.Buffer
+	list    v1.List
+	buf     bytes.Buffer
+	dropEnv bool // see EnvValuesDropped
 }
 
-// NewProtobufWriter starts a protobuf snapshot with header h.
+// NewProtobufWriter starts a protobuf snapshot with header h (without its
+// secrets, see redactHeader).
 func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
+	h = redactHeader(h)
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the header: %w", err)
@@ -67,7 +71,7 @@ func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the header: %w", err)
 	}
-	p := &ProtobufWriter{}
+	p := &ProtobufWriter{dropEnv: h.EnvValues == EnvValuesDropped}
 	p.list.Items = append(p.list.Items, runtime.RawExtension{Raw: append(bytes.Clone(protobufMagic), hb...)})
 	return p, nil
 }
@@ -75,7 +79,7 @@ func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
 // Add encodes one object as a snapshot holds it (see writable): o is
 // not modified.
 func (p *ProtobufWriter) Add(o runtime.Object) error {
-	o, err := writable(o)
+	o, err := writable(o, p.dropEnv)
 	if err != nil {
 		return err
 	}
@@ -124,7 +128,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	}
 	if last(apiVersion) != "v1" || last(kind) != "List" {
 		// One object.
-		l.addProtobufItem(name, "", decodeProtobufItem(data))
+		l.addProtobufItem(name, "", decodeProtobufItem(data, l.validation))
 		return nil
 	}
 	var items [][]byte
@@ -150,7 +154,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	// The List is the file's one document.
 	l.meter.wholeDocument(len(data))
 	inOrder(len(items), func(i int) {
-		work[i] = decodeProtobufItem(items[i])
+		work[i] = decodeProtobufItem(items[i], l.validation)
 	}, func(i int) {
 		l.addProtobufItem(name, fmt.Sprintf("items[%d]", i), work[i])
 		work[i] = protobufItem{}
@@ -279,7 +283,7 @@ func last(values [][]byte) string {
 // decodeProtobufItem decodes one envelope: the header item, or an object
 // of a kind schedtui reads (the generated code's Unmarshal, as the API
 // server's protobuf serializer does it).
-func decodeProtobufItem(raw []byte) protobufItem {
+func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions) protobufItem {
 	if !IsProtobuf(raw) {
 		return protobufItem{err: fmt.Errorf("not a protobuf envelope (no \"k8s\\x00\" magic)")}
 	}
@@ -326,7 +330,7 @@ func decodeProtobufItem(raw []byte) protobufItem {
 			max(len(u.Raw)-n, n-len(u.Raw)), len(u.Raw))}}
 	}
 	// After the size: defaulting adds fields.
-	it.dec.checked = checkAhead(ki, obj)
+	it.dec.checked = checkAhead(ki, obj, opts)
 	return it
 }
 

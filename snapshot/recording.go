@@ -100,6 +100,7 @@ type RecordingWriter struct {
 	zw        *gzip.Writer
 	file      *os.File // set by CreateRecording, closed by Close
 	yaml      bool
+	dropEnv   bool // see EnvValuesDropped
 	objects   int
 	changes   int
 	answers   int
@@ -123,7 +124,7 @@ func NewRecordingWriter(w io.Writer, c *Cluster, h Header, f OutputFormat) (*Rec
 	if h.CapturedAt.IsZero() {
 		h.CapturedAt = h.RecordingStarted
 	}
-	rw := &RecordingWriter{w: w, yaml: f.YAML, last: h.RecordingStarted, lastFlush: time.Now()}
+	rw := &RecordingWriter{w: w, yaml: f.YAML, dropEnv: h.EnvValues == EnvValuesDropped, last: h.RecordingStarted, lastFlush: time.Now()}
 	if f.Gzip {
 		rw.zw = gzip.NewWriter(w)
 		rw.w = rw.zw
@@ -142,13 +143,14 @@ func NewRecordingWriter(w io.Writer, c *Cluster, h Header, f OutputFormat) (*Rec
 // CreateRecording creates (or truncates) path and starts a recording in
 // the format its name says (see OutputFormatFor). The file is written as
 // the recording goes, not replaced at the end: whatever happens, it holds
-// the recording up to the last flush.
+// the recording up to the last flush. A new file gets the mode the umask
+// leaves of 0666; a file truncated keeps its own.
 func CreateRecording(path string, c *Cluster, h Header) (*RecordingWriter, error) {
 	f, err := OutputFormatFor(path)
 	if err != nil {
 		return nil, err
 	}
-	file, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	file, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o666)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +183,7 @@ func (rw *RecordingWriter) Add(t time.Time, typ watch.EventType, obj runtime.Obj
 	default:
 		return fmt.Errorf("a %q watch event is not a change", typ)
 	}
-	raw, err := encodeObject(obj)
+	raw, err := encodeObject(obj, rw.dropEnv)
 	if err != nil {
 		return err
 	}

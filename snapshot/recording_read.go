@@ -114,9 +114,9 @@ func peekFile(path string) ([]byte, bool) {
 	return buf, true
 }
 
-// openRecordingFile opens path as a recording when it is one (ok),
-// reporting to meter.
-func openRecordingFile(path string, meter *loadMeter) (o *Opened, ok bool, err error) {
+// openRecordingFile opens path as a recording when it is one (ok), with
+// l, a new Loader (its meter and validation set).
+func openRecordingFile(path string, l *Loader) (o *Opened, ok bool, err error) {
 	head, isFile := peekFile(path)
 	if !isFile || !IsRecording(head) {
 		return nil, false, nil
@@ -125,9 +125,9 @@ func openRecordingFile(path string, meter *loadMeter) (o *Opened, ok bool, err e
 	if err != nil {
 		return nil, true, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
-	meter.setTotal(int64(len(data)))
-	meter.startFile(int64(len(data)))
-	o, err = readRecording(path, data, meter)
+	l.meter.setTotal(int64(len(data)))
+	l.meter.startFile(int64(len(data)))
+	o, err = readRecording(path, data, l)
 	if errors.Is(err, errNotRecording) {
 		return nil, false, nil
 	}
@@ -140,12 +140,13 @@ func openRecordingFile(path string, meter *loadMeter) (o *Opened, ok bool, err e
 // Problems with single changes are in the Report (the change is left
 // out); a recording cut short is read up to the last complete change,
 // with a warning. The error means the initial state could not be read.
-func ReadRecording(name string, data []byte) (*Opened, error) { return readRecording(name, data, nil) }
+func ReadRecording(name string, data []byte) (*Opened, error) {
+	return readRecording(name, data, NewLoader())
+}
 
-// readRecording is ReadRecording, reporting to meter.
-func readRecording(name string, data []byte, meter *loadMeter) (*Opened, error) {
-	l := NewLoader()
-	l.meter = meter
+// readRecording is ReadRecording with l, a new Loader (its meter and its
+// validation set).
+func readRecording(name string, data []byte, l *Loader) (*Opened, error) {
 	parts, err := l.loadRecording(name, data)
 	if errors.Is(err, errNotRecording) {
 		return nil, &docread.ParseError{File: name, Msg: "not a recording: its header has no recording-started (schedtui record writes it)", Err: err}
@@ -768,7 +769,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 	}
 	errList := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	if typ != watch.Deleted {
-		errList = append(errList, apiserver.Validate(obj)...)
+		errList = append(errList, apiserver.Validate(obj, l.validation)...)
 	}
 	if len(errList) > 0 {
 		for _, e := range docread.IssuesFromFieldErrors(errList) {

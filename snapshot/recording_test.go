@@ -117,7 +117,7 @@ func writeRecording(t *testing.T, f OutputFormat, n int) ([]byte, *Cluster) {
 
 func objectJSON(t *testing.T, o runtime.Object) string {
 	t.Helper()
-	b, err := encodeObject(o)
+	b, err := encodeObject(o, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,16 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +71,14 @@ type Header struct {
 	AttemptFirst       string `json:"attempt-first,omitempty"`
 	NextStartNodeIndex string `json:"next-start-node-index,omitempty"`
 	RandomState        string `json:"random-state,omitempty"`
+	// EnvValues says whether the pods' literal environment variable
+	// values were written: EnvValuesDropped (they are written empty),
+	// EnvValuesKept, or "" (as they are: a writer that was not asked).
+	EnvValues string `json:"env-values,omitempty"`
+	// Redacted says what the writer took out of the header: secrets of
+	// the scheduler configuration and of the source (see redactHeader).
+	// Set by the writer.
+	Redacted string `json:"redacted,omitempty"`
 }
 
 // IsRecording reports whether the header is a recording's.
@@ -207,9 +219,11 @@ func OutputFormatFor(path string) (OutputFormat, error) {
 
 // Write writes the cluster as one v1 List (kind: List) in the given
 // format, preceded by (YAML) or annotated with (JSON) the header, or, in
-// protobuf, with the header as its first item. Objects get their
-// apiVersion and kind; managedFields are left out. It returns the number
-// of objects written.
+// protobuf, with the header as its first item; the header's secrets are
+// left out (see redactHeader). Objects get their apiVersion and kind;
+// managedFields are left out, and the pods' literal environment variable
+// values too when h.EnvValues says so. It returns the number of objects
+// written.
 func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 	objs := c.Objects()
 	var data []byte
@@ -252,9 +266,11 @@ func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 
 // encodeList is the List of objs in YAML or JSON with the header.
 func encodeList(objs []runtime.Object, h Header, asYAML bool) ([]byte, error) {
+	h = redactHeader(h)
 	items := make([]json.RawMessage, 0, len(objs))
+	dropEnv := h.EnvValues == EnvValuesDropped
 	for _, o := range objs {
-		b, err := encodeObject(o)
+		b, err := encodeObject(o, dropEnv)
 		if err != nil {
 			return nil, err
 		}
@@ -298,8 +314,10 @@ func WithKind(o runtime.Object) (runtime.Object, error) {
 }
 
 // writable is a copy of a snapshot object as a snapshot file holds it:
-// with its apiVersion and kind, without managedFields.
-func writable(o runtime.Object) (runtime.Object, error) {
+// with its apiVersion and kind, without managedFields, and with dropEnv
+// without its pods' literal environment variable values (see
+// EnvValuesDropped).
+func writable(o runtime.Object, dropEnv bool) (runtime.Object, error) {
 	o, err := WithKind(o)
 	if err != nil {
 		return nil, err
@@ -309,6 +327,9 @@ func writable(o runtime.Object) (runtime.Object, error) {
 		return nil, fmt.Errorf("%s: %w", o.GetObjectKind().GroupVersionKind().Kind, err)
 	}
 	acc.SetManagedFields(nil)
+	if dropEnv {
+		dropEnvValues(o)
+	}
 	return o, nil
 }
 
@@ -321,10 +342,10 @@ func describeObject(o runtime.Object) string {
 	return kind
 }
 
-// encodeObject is an object's JSON with apiVersion and kind, without
-// managedFields. The object is not modified.
-func encodeObject(o runtime.Object) ([]byte, error) {
-	o, err := writable(o)
+// encodeObject is an object's JSON as writable makes it. The object is
+// not modified.
+func encodeObject(o runtime.Object, dropEnv bool) ([]byte, error) {
+	o, err := writable(o, dropEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -336,13 +357,15 @@ func encodeObject(o runtime.Object) ([]byte, error) {
 }
 
 // WriteFile writes the cluster to path (see Write), in the format its
-// name says, replacing the file only once it is complete.
+// name says, replacing the file only once it is complete. The file gets
+// the mode of the file it replaces, or, new, the mode the umask leaves of
+// 0666, as any file a command creates.
 func WriteFile(path string, c *Cluster, h Header) (int, error) {
 	f, err := OutputFormatFor(path)
 	if err != nil {
 		return 0, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := createReplacement(path)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
@@ -354,13 +377,43 @@ func WriteFile(path string, c *Cluster, h Header) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return 0, fmt.Errorf("%s: %w", path, err)
-	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return 0, fmt.Errorf("%s: %w", path, err)
 	}
 	return n, nil
+}
+
+// createReplacement creates an empty file beside path, to be renamed over
+// it once complete, with the mode path is to have: the mode of the file
+// it replaces (a snapshot kept 0600 because it holds a cluster's state
+// stays so), else 0666 less the umask. os.CreateTemp would make it 0600
+// whatever the umask; the kernel applies the umask to the mode given
+// here, and a replaced file's mode is then set back exactly.
+func createReplacement(path string) (*os.File, error) {
+	perm := os.FileMode(0o666)
+	replaced, err := os.Stat(path)
+	if err == nil {
+		perm = replaced.Mode().Perm()
+	}
+	dir, base := filepath.Split(path)
+	for tries := 0; ; tries++ {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && tries < 10000 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if replaced != nil {
+			if err := f.Chmod(perm); err != nil {
+				f.Close()
+				os.Remove(name)
+				return nil, err
+			}
+		}
+		return f, nil
+	}
 }
 
 // listHeader reads the capture header of a JSON List.

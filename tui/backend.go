@@ -113,10 +113,26 @@ func NewLiveBackend(name string, c *snapshot.Cluster, opts scheduler.Options, cl
 	if err != nil {
 		return nil, err
 	}
-	e := b.API.(*engine.Engine)
-	b.Clock, b.Tick = clock, e.Tick
-	b.fc = &forecaster{mirror: e}
+	b.Clock, b.Tick = clock, b.engine.Tick
+	b.fc = &forecaster{mirror: b.engine}
 	return b, nil
+}
+
+// SetBind makes the engine bind the pods it schedules in the live cluster
+// (--bind: engine.Options.Bind), before its first attempt.
+func (b *Backend) SetBind(f engine.BindFunc) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.engine.SetBind(f)
+}
+
+// Apply applies a change of the live cluster to the engine the backend was
+// built on (a live backend's mirror, never the forecast shown), under the
+// backend lock.
+func (b *Backend) Apply(c change.Change) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.engine.Apply(c)
 }
 
 func newBackend(name string, c *snapshot.Cluster, eo engine.Options, replay []Replay) (*Backend, error) {

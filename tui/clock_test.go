@@ -12,7 +12,6 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/scheduler/change"
-	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
@@ -82,11 +81,9 @@ func liveHarness(t *testing.T, clk *testClock, replay ...Replay) (*harness, *Bac
 // a forecast.
 func bindInMemory(t *testing.T, b *Backend) {
 	t.Helper()
-	b.Locked(func() {
-		if err := b.API.(*engine.Engine).SetBind(func(context.Context, *v1.Pod, string) error { return nil }); err != nil {
-			t.Fatal(err)
-		}
-	})
+	if err := b.SetBind(func(context.Context, *v1.Pod, string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestLiveAgesCount: in a live session the engine follows the clock:
@@ -107,14 +104,12 @@ func TestLiveAgesCount(t *testing.T) {
 	// big fails; a node that fits arrives while its backoff (8s) runs.
 	hs.keys("n")
 	clk.set(500 * time.Millisecond)
-	b.Locked(func() {
-		n2 := &v1.Node{}
-		n2.Name, n2.Labels = "n2", map[string]string{"kubernetes.io/hostname": "n2"}
-		n2.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("110")}
-		if err := b.API.(*engine.Engine).Apply(change.Change{Kind: change.NodeAdd, Node: n2, At: clk.Now()}); err != nil {
-			t.Fatal(err)
-		}
-	})
+	n2 := &v1.Node{}
+	n2.Name, n2.Labels = "n2", map[string]string{"kubernetes.io/hostname": "n2"}
+	n2.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("110")}
+	if err := b.Apply(change.Change{Kind: change.NodeAdd, Node: n2, At: clk.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	hs.send(sourceMsg{batch: []SourceStatus{{Connected: true, LastEvent: "NodeAdd n2"}}})
 	hs.tick(clk, time.Second)
 	hs.keys("1")
@@ -148,16 +143,14 @@ func TestLiveShadowBackoffCounts(t *testing.T) {
 	hs, b, _ := liveHarness(t, clk, Replay{Shadow: true})
 	apply := func(c change.Change) {
 		t.Helper()
-		b.Locked(func() {
-			if err := b.API.(*engine.Engine).Apply(c); err != nil {
-				t.Fatal(err)
-			}
-		})
+		if err := b.Apply(c); err != nil {
+			t.Fatal(err)
+		}
 		hs.send(sourceMsg{batch: []SourceStatus{{Connected: true, LastEvent: string(c.Kind)}}})
 	}
 	clk.set(200 * time.Millisecond)
 	var big *v1.Pod
-	b.Locked(func() { big = b.API.(*engine.Engine).Pod("default/big").DeepCopy() })
+	b.Locked(func() { big = b.Pod("default/big").DeepCopy() })
 	big.ResourceVersion = "2"
 	big.Status.Conditions = []v1.PodCondition{{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: v1.PodReasonUnschedulable,
 		Message: "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."}}

@@ -10,6 +10,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/compare"
 	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // Comparison is compare mode's second side (schedtui --compare-with, or
@@ -223,11 +224,7 @@ func scoreLines(a *record.Attempt, j record.AttemptJSON, w int) []string {
 		var parts []string
 		for _, p := range plugins {
 			if s, ok := j.Scores[n][p]; ok && s.Final != 0 {
-				name := shortPlugin[p]
-				if name == "" {
-					name = p
-				}
-				parts = append(parts, fmt.Sprintf("%s %d", name, s.Final))
+				parts = append(parts, fmt.Sprintf("%s %d", why.ShortName(p), s.Final))
 			}
 		}
 		out = append(out, fit(fmt.Sprintf("%s%-11s %6d  %s", mark, n, j.Total[n], strings.Join(parts, " · ")), w))

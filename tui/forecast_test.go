@@ -23,7 +23,7 @@ import (
 func TestLiveForecast(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	var before engine.QueueSnapshot
 	b.Locked(func() { before = mirror.Queue() })
 
@@ -124,7 +124,7 @@ func TestLiveForecast(t *testing.T) {
 func TestLiveForecastNothingToDo(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	b.Locked(func() {
 		for _, k := range []string{"default/big", "default/small"} {
 			if err := mirror.Apply(change.Change{Kind: change.PodDelete, Pod: mirror.Pod(k)}); err != nil {
@@ -144,7 +144,7 @@ func TestLiveForecastNothingToDo(t *testing.T) {
 func TestLiveForecastStepPhase(t *testing.T) {
 	clk := &testClock{t: scheduler.Epoch}
 	hs, b, _ := liveHarness(t, clk)
-	mirror := b.API.(*engine.Engine)
+	mirror := b.engine
 	hs.keys("s")
 	hs.contains("[forecast]", "forecast: phase PreEnqueue")
 	// In virtual time from the fork: small, then big again at the

@@ -155,17 +155,6 @@ func bytesQ(v int64) string {
 	return resource.NewQuantity(v, resource.BinarySI).String()
 }
 
-// qty renders an amount of a resource in its natural unit.
-func qty(name string, v int64) string {
-	switch name {
-	case "cpu":
-		return milli(v)
-	case "memory", "ephemeral-storage":
-		return bytesQ(v)
-	}
-	return strconv.FormatInt(v, 10)
-}
-
 // bar draws used/total as a w-cell bar.
 func bar(used, total int64, w int) string {
 	if w <= 0 {
@@ -186,6 +175,13 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // sortedKeys returns a map's keys sorted.

@@ -7,7 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/change"
-	"github.com/schedtui/schedtui/scheduler/engine"
 )
 
 // chanSource is a live source whose statuses the test sends.
@@ -22,7 +21,7 @@ func (s chanSource) Updates() <-chan SourceStatus { return s.ch }
 // status line and listed in the events.
 func TestLiveRedraw(t *testing.T) {
 	b := demoBackend(t)
-	e := b.API.(*engine.Engine)
+	e := b.engine
 	src := chanSource{ch: make(chan SourceStatus, 4)}
 	hs := &harness{t: t, m: New(Options{Backend: b, NoColor: true, Source: src})}
 	hs.send(tea.WindowSizeMsg{Width: 140, Height: 40})

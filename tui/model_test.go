@@ -21,7 +21,7 @@ func TestGolden(t *testing.T) {
 		want  []string
 	}{
 		{name: "queues_start", w: 80, h: 24, want: []string{"Active (12)", "1 default/critical-api", "Gated (1)", "default/gated-job"}},
-		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Stuck: no node fits (4 nodes).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on", "✗ Filter", "– PreScore"}},
+		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Waiting for victims to leave: no node fits now (4 nodes)", "Victims: default/web-2 (grace 30s), default/job-0 (grace 30s).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on", "✗ Filter", "– PreScore"}},
 		{name: "pod_step_phases", w: 80, h: 24, keys: []string{"s", "s", "s", "2"}, want: []string{"✓ PreFilter", "… Filter          not yet stepped", "in progress", "@PreFilter", "Stepping through default/critical-api: at PreFilter"}},
 		{name: "filter_hidden_before_filter_phase", w: 80, h: 24, keys: []string{"s", "3"}, want: []string{"Filter has not run yet in this attempt"}},
 		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "node-a2  rejected node(s) had untolerat", "node-b2  rejected ·"}},
@@ -32,7 +32,7 @@ func TestGolden(t *testing.T) {
 		{name: "scores_frontend", w: 80, h: 24, keys: []string{"n", "n", "4"}, want: []string{"default/frontend-1 · 2 feasible · winner ★ node-a1", "TOTAL", "Fit×1"}},
 		{name: "scores_weighted_explain", w: 140, h: 30, keys: []string{"n", "n", "4", "m", "m", "l", "e"}, want: []string{"weighted", "Explain: NodeResourcesFit on", "LeastAllocated", "mean ="}},
 		{name: "scores_balanced_explain", w: 140, h: 30, keys: []string{"n", "n", "4", "l", "l", "l", "l", "e"}, want: []string{"Explain: NodeResourcesBalancedAllocation on", "score = 50 + (50 + with - without)/2"}},
-		{name: "preemption", w: 80, h: 24, keys: []string{"n", "5"}, want: []string{"Chosen: node-b2, decided by: latest start among the highest-priority victims", "★ node-b2", "violates a PDB"}},
+		{name: "preemption", w: 80, h: 24, keys: []string{"n", "5"}, want: []string{"Chosen: node-b2. The pod is nominated to node-b2.", "Decided by: latest start time of the highest-priority victims", "★ node-b2", "violates PDB default/batch"}},
 		{name: "nodes_from_preemption", w: 80, h: 24, keys: []string{"n", "5", "<enter>"}, want: []string{"node-b2", "nominated here: default/reserved (100)"}},
 		{name: "events", w: 80, h: 24, keys: []string{"n", "n", "7"}, want: []string{"preemption default/critical-api nominated to node-b2", "cluster    Preempted default/web-2 on node-b2: Preempted by"}},
 		{name: "help", w: 80, h: 30, keys: []string{"?"}, want: []string{"next attempt", "continue to breakpoint", "rewind one attempt"}},
@@ -67,7 +67,7 @@ func TestResizeAndMouse(t *testing.T) {
 	hs.send(tea.WindowSizeMsg{Width: 50, Height: 10})
 	hs.contains("needs a terminal")
 	hs.send(tea.WindowSizeMsg{Width: 120, Height: 30})
-	hs.contains("Stuck: no node fits")
+	hs.contains("Waiting for victims to leave")
 	// Click the Filter tab (third), then the fourth node row.
 	_, spans := hs.m.header.tabs()
 	hs.send(tea.MouseClickMsg{X: spans[viewFilter][0] + 1, Y: 1, Button: tea.MouseLeft})
@@ -77,7 +77,7 @@ func TestResizeAndMouse(t *testing.T) {
 	fv := hs.m.views[viewFilter].(*filterView)
 	y := 2 + len(fv.headerLines()) + 1 + 3
 	hs.send(tea.MouseClickMsg{X: 1, Y: y, Button: tea.MouseLeft})
-	if r := fv.selectedRow(); r == nil || fv.a.Nodes.Names[r.node] != "node-b2" {
+	if r := fv.selectedRow(); r == nil || fv.a.Nodes.Names[r.Node] != "node-b2" {
 		t.Errorf("click on the fourth row did not select node-b2")
 	}
 	hs.send(tea.MouseWheelMsg{X: 1, Y: y, Button: tea.MouseWheelUp})
@@ -143,5 +143,75 @@ func TestShownOnceWithTheEngineState(t *testing.T) {
 	_ = hs.m.View()
 	if calls != 1 {
 		t.Fatalf("Shown called %d times after the first frames, want 1", calls)
+	}
+}
+
+// TestTypeAhead: keys pressed while an engine operation runs apply in
+// order after it: n then 4 ends on the Scores view (n from the queues
+// opens the Pod view first).
+func TestTypeAhead(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	if hs.m.c.Active != viewQueues {
+		t.Fatalf("start on %s", viewTitles[hs.m.c.Active])
+	}
+	_, running := hs.m.Update(keyMsg("n")) // the engine runs n…
+	hs.keys("4", "j")                      // …while these arrive
+	hs.run(running)
+	if got := hs.m.c.Active; got != viewScores {
+		t.Errorf("n then 4 typed ahead: on %s, want Scores", viewTitles[got])
+	}
+	// Typed-ahead engine keys run in turn, each after the one before.
+	_, running = hs.m.Update(keyMsg("n"))
+	hs.keys("2", "n")
+	hs.run(running)
+	if got, n := hs.m.c.Active, hs.m.c.World.attempts.Len(); got != viewAttempt || n != 3 {
+		t.Errorf("n 2 n typed ahead: on %s with %d attempts, want Pod with 3", viewTitles[got], n)
+	}
+}
+
+// TestMouseTypeAhead: clicks and wheel turns arriving while an engine
+// operation runs apply in order after it, as keys do: the same as when
+// they arrive after it.
+func TestMouseTypeAhead(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		mouse func(hs *harness) tea.Msg
+	}{
+		// n from the Queues view opens the Pod view; the click then opens
+		// the Scores tab.
+		{"click on a tab", nil, func(hs *harness) tea.Msg {
+			_, spans := hs.m.header.tabs()
+			return tea.MouseClickMsg{X: spans[viewScores][0] + 1, Y: 1, Button: tea.MouseLeft}
+		}},
+		// The Events view follows the newest event; the wheel then moves
+		// up from there.
+		{"wheel on the events", []string{"n", "7"}, func(*harness) tea.Msg {
+			return tea.MouseWheelMsg{X: 1, Y: 5, Button: tea.MouseWheelUp}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after, ahead := newHarness(t, 100, 30), newHarness(t, 100, 30)
+			after.keys(tc.setup...)
+			after.keys("n")
+			after.send(tc.mouse(after))
+			ahead.keys(tc.setup...)
+			_, running := ahead.m.Update(keyMsg("n")) // the engine runs n…
+			ahead.send(tc.mouse(ahead))               // …while the mouse acts
+			ahead.run(running)
+			if got, want := ahead.m.c.Active, after.m.c.Active; got != want {
+				t.Errorf("mouse during n: on %s, want %s", viewTitles[got], viewTitles[want])
+			}
+			if got, want := ahead.screen(), after.screen(); got != want {
+				t.Errorf("mouse during n: screen\n%s\nwant\n%s", got, want)
+			}
+			// The selection (not visible without colour) as the teaching
+			// pane tells it.
+			gotT, got := ahead.m.current().Explain()
+			wantT, want := after.m.current().Explain()
+			if gotT != wantT || strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("mouse during n: selection %q %q, want %q %q", gotT, got, wantT, want)
+			}
+		})
 	}
 }

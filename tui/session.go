@@ -253,7 +253,7 @@ func (s *session) next() tea.Cmd {
 		if a, ok := s.b.Step(); ok {
 			return note{fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome), true}
 		}
-		if sh, ok := s.b.API.(interface{ Shadowing() bool }); ok && sh.Shadowing() {
+		if s.b.Shadowing() {
 			return note{text: "shadow mode: no decision of the cluster's scheduler left to judge (they are judged as they arrive)"}
 		}
 		return note{text: s.nothingToSchedule()}

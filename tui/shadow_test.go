@@ -9,7 +9,6 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
-	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
@@ -27,7 +26,7 @@ func TestShadowStatusCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := b.API.(*engine.Engine)
+	e := b.engine
 	hs := &harness{t: t, m: New(Options{Backend: b, NoColor: true})}
 	hs.send(tea.WindowSizeMsg{Width: 160, Height: 40})
 	hs.send(runMsg{label: "loading", op: func() note { return note{} }})

@@ -18,7 +18,7 @@ import (
 // timeline's positions under it every few attempts; it used to count
 // again from the start after each compaction.
 func TestObservedTallyReadsNewEventsOnly(t *testing.T) {
-	e := demoBackend(t).API.(*engine.Engine)
+	e := demoBackend(t).engine
 	if err := e.SetRetention(engine.Retention{Detailed: 5, Sliding: true}, 8, 3); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -280,7 +281,7 @@ func affinitySummary(p *v1.Pod) string {
 	}
 	terms := func(kind string, ts []v1.PodAffinityTerm) {
 		for _, t := range ts {
-			sel, _ := metaSelector(t.LabelSelector)
+			sel, _ := metav1.LabelSelectorAsSelector(t.LabelSelector)
 			s = append(s, fmt.Sprintf("%s %s per %s", kind, sel, t.TopologyKey))
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // eventsView is the timeline: queue moves, attempts, preemptions,
@@ -245,7 +246,7 @@ func (v *eventsView) Explain() (string, []string) {
 	case history.EventAttempt:
 		if a := v.attemptOf(e); a != nil {
 			for i := range a.ExtenderCalls {
-				out = append(out, extenderCallLines(&a.ExtenderCalls[i])...)
+				out = append(out, why.ExtenderCallLines(&a.ExtenderCalls[i])...)
 			}
 		}
 		out = append(out, "", "enter opens this attempt in every view.")

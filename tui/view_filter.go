@@ -3,59 +3,33 @@ package tui
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // filterView is the Filter map: nodes × Filter plugins, each cell the
-// plugin's verdict on the node. The faithful map is what kube-scheduler
-// computed (each node stops at its first failing plugin); the full
-// diagnosis runs every plugin on every node (computed in a Cmd).
+// plugin's verdict on the node (why.FilterMatrix builds it). The faithful
+// map is what kube-scheduler computed (each node stops at its first
+// failing plugin); the full diagnosis runs every plugin on every node
+// (computed in a Cmd).
 type filterView struct {
 	c      *Common
 	w, h   int
 	full   bool
 	all    bool // show every plugin column, not only those that failed somewhere
-	sortBy int  // 0 node order, 1 name, 2 reason
+	sortBy why.FilterSort
 	filter matcher
 
-	g       grid
-	plugins []string // column plugins ("" = PreFilter pseudo column)
-	rows    []filterRow
-	order   []int
-	a       *record.Attempt
-	diag    *record.FullDiagnosis
+	g    grid
+	m    *why.FilterMatrix
+	a    *record.Attempt
+	diag *record.FullDiagnosis
 }
-
-// filterRow is one node's verdicts.
-type filterRow struct {
-	node    int
-	verdict string // feasible, rejected, not evaluated, narrowed
-	cells   []filterCell
-	key     string // sort key by reason
-	text    string // searchable text
-}
-
-type filterCell struct {
-	status int32 // index into statuses, -1 none
-	state  uint8 // cellPass, cellFail, cellNotRun, cellSkip
-}
-
-const (
-	cellNotRun uint8 = iota
-	cellPass
-	cellFail
-	cellSkip
-)
-
-var sortNames = []string{"node order", "name", "reason"}
 
 func newFilterView(c *Common) *filterView { return &filterView{c: c} }
 
@@ -91,7 +65,7 @@ func (v *filterView) headerLines() []string {
 	if v.full {
 		mode = "full diagnosis: every plugin, every node (f)"
 	}
-	out = append(out, fmt.Sprintf("%s · sort: %s (o) · %s (a)", mode, sortNames[v.sortBy], map[bool]string{true: "all plugins", false: "failing plugins"}[v.all]))
+	out = append(out, fmt.Sprintf("%s · sort: %s (o) · %s (a)", mode, v.sortBy, map[bool]string{true: "all plugins", false: "failing plugins"}[v.all]))
 	return out
 }
 
@@ -101,12 +75,11 @@ func (v *filterView) Refresh() {
 	a := v.c.focused()
 	v.a = a
 	v.diag = nil
-	v.rows = v.rows[:0]
-	prev, prevCol := v.plugins, ""
+	prev, prevCol := v.columns(), why.FilterColumn{}
 	if v.g.col >= 0 && v.g.col < len(prev) {
 		prevCol = prev[v.g.col]
 	}
-	v.plugins = nil
+	v.m = nil
 	if a == nil || a.Nodes == nil {
 		v.g = grid{}
 		return
@@ -121,225 +94,63 @@ func (v *filterView) Refresh() {
 			v.diag = d.d
 		}
 	}
-	plugins := v.c.World.filterPlugins[a.Profile]
-	if v.diag != nil {
-		plugins = v.diag.Plugins
-	}
-	colOf := map[string]int{}
-	for i, p := range plugins {
-		colOf[p] = i
-	}
-	// In the faithful map each extender that filtered is a column after
-	// the plugins, named by its URL prefix; the nodes it rejected carry
-	// its status (which has no plugin).
-	var extenders []string
-	var extOf map[int32]string
-	if v.diag == nil {
-		extenders, extOf = extenderRejections(a)
-	}
-	// A status from a plugin that is not a Filter plugin (PreFilter-only,
-	// or the narrowing status with no plugin) goes in a PreFilter column.
-	needPre := false
-	for _, r := range a.Rejected {
-		st := a.Statuses[r.Status]
-		if _, ok := colOf[st.Plugin]; !ok && (st.Plugin != "" || extOf[r.Node] == "") {
-			needPre = true
-		}
-	}
-	if a.AbsentStatus >= 0 {
-		if _, ok := colOf[a.Statuses[a.AbsentStatus].Plugin]; !ok {
-			needPre = true
-		}
-	}
-	cols := plugins
-	off := 0
-	if needPre && v.diag == nil {
-		cols = append([]string{""}, plugins...)
-		off = 1
-	}
-	if len(extenders) > 0 {
-		cols = append(append([]string(nil), cols...), extenders...)
-		for i, e := range extenders {
-			colOf[e] = len(plugins) + i
-		}
-	}
-	n := len(a.Nodes.Names)
-	statusOf := make([]int32, n)
-	for i := range statusOf {
-		statusOf[i] = -2 // not evaluated
-	}
-	for _, f := range a.Feasible {
-		statusOf[f] = -1
-	}
-	for _, r := range a.Rejected {
-		statusOf[r.Node] = int32(r.Status)
-	}
-	if a.AbsentStatus >= 0 {
-		for i := range statusOf {
-			if statusOf[i] == -2 {
-				statusOf[i] = a.AbsentStatus
-			}
-		}
-	}
-	failed := make([]bool, len(cols))
-	for node := 0; node < n; node++ {
-		r := filterRow{node: node, cells: make([]filterCell, len(cols))}
-		for i := range r.cells {
-			r.cells[i].status = -1
-		}
-		var reasons []string
-		switch s := statusOf[node]; {
-		case v.diag != nil:
-			r.verdict = "fails"
-			pass := true
-			for p := range plugins {
-				c := &r.cells[p]
-				switch {
-				case v.diag.SkippedPlugins[p]:
-					c.state = cellSkip
-				default:
-					st := v.diag.Cell(node, p)
-					if st.Code == record.CodeSuccess {
-						c.state = cellPass
-					} else {
-						c.state, c.status, pass = cellFail, int32(v.diag.Cells[node*len(plugins)+p]), false
-						failed[p] = true
-						reasons = append(reasons, strings.Join(st.Reasons, "; "))
-					}
-				}
-			}
-			if pass {
-				r.verdict = "passes"
-			}
-			if v.diag.Narrowed[node] {
-				r.verdict = "narrowed"
-			} else if statusOf[node] == -2 {
-				r.verdict = "not eval"
-			}
-		case s == -1:
-			r.verdict = "feasible"
-			for i := off; i < len(cols); i++ {
-				r.cells[i].state = cellPass
-			}
-		case s == -2:
-			r.verdict = "not eval"
-		default:
-			st := a.Statuses[s]
-			r.verdict = "rejected"
-			by := st.Plugin
-			if e := extOf[int32(node)]; e != "" && st.Plugin == "" {
-				by = e
-			}
-			col, ok := colOf[by]
-			if ok {
-				col += off
-			} else {
-				col = 0
-			}
-			for i := off; i < col; i++ {
-				r.cells[i].state = cellPass
-			}
-			r.cells[col] = filterCell{status: s, state: cellFail}
-			failed[col] = true
-			reasons = append(reasons, strings.Join(st.Reasons, "; "))
-			r.key = fmt.Sprintf("%03d %s", col, strings.Join(st.Reasons, ";"))
-		}
-		if r.key == "" {
-			r.key = "~" + strings.Join(reasons, ";")
-		}
-		r.text = a.Nodes.Names[node] + " " + strings.Join(reasons, " ")
-		v.rows = append(v.rows, r)
-	}
-	// Columns shown.
-	v.plugins = v.plugins[:0]
-	keep := make([]int, 0, len(cols))
-	for i, p := range cols {
-		if v.all || failed[i] {
-			keep = append(keep, i)
-			v.plugins = append(v.plugins, p)
-		}
-	}
-	if len(keep) < len(cols) {
-		for ri := range v.rows {
-			cells := make([]filterCell, len(keep))
-			for j, i := range keep {
-				cells[j] = v.rows[ri].cells[i]
-			}
-			v.rows[ri].cells = cells
-		}
-	}
-	// Order and filter.
-	v.order = v.order[:0]
-	for i := range v.rows {
-		if v.filter.match(v.rows[i].text) {
-			v.order = append(v.order, i)
-		}
-	}
-	switch v.sortBy {
-	case 1:
-		sort.SliceStable(v.order, func(x, y int) bool {
-			return a.Nodes.Names[v.rows[v.order[x]].node] < a.Nodes.Names[v.rows[v.order[y]].node]
-		})
-	case 2:
-		sort.SliceStable(v.order, func(x, y int) bool { return v.rows[v.order[x]].key < v.rows[v.order[y]].key })
-	}
+	v.m = why.NewFilterMatrix(a, why.FilterOptions{Plugins: v.c.World.filterPlugins[a.Profile], Diag: v.diag,
+		AllColumns: v.all, Sort: v.sortBy, Match: v.filter.match})
 	nameW := 8
 	for _, name := range a.Nodes.Names {
 		nameW = max(nameW, len(name))
 	}
 	v.g.frozen = []gridCol{{title: "NODE", width: min(nameW, 24)}, {title: "VERDICT", width: 8}}
 	v.g.cols = v.g.cols[:0]
-	for _, p := range v.plugins {
-		title := p
-		if p == "" {
-			title = "PreFilter"
-		}
+	for _, c := range v.m.Columns {
+		title := c.Title()
 		v.g.cols = append(v.g.cols, gridCol{title: title, width: max(len(title), 22)})
 	}
-	if !slices.Equal(prev, v.plugins) {
+	if !slices.Equal(prev, v.m.Columns) {
 		// Other columns (a, f, another attempt): the scroll starts over,
 		// on the plugin selected before if it is still there.
-		v.g.left, v.g.col = 0, max(0, slices.Index(v.plugins, prevCol))
+		v.g.left, v.g.col = 0, max(0, slices.Index(v.m.Columns, prevCol))
 	}
-	v.g.rows = len(v.order)
+	v.g.rows = len(v.m.Order)
 	v.g.cell = v.cell
 	v.g.setSize(v.w, v.gridHeight())
 }
 
-func (v *filterView) statuses() []record.Status {
-	if v.diag != nil {
-		return v.diag.Statuses
+// columns are the matrix's columns, none before the first Refresh.
+func (v *filterView) columns() []why.FilterColumn {
+	if v.m == nil {
+		return nil
 	}
-	return v.a.Statuses
+	return v.m.Columns
 }
 
 func (v *filterView) cell(r, c int) (string, esc) {
 	st := v.c.St
-	row := &v.rows[v.order[r]]
+	row := &v.m.Rows[v.m.Order[r]]
 	switch c {
 	case 0:
 		e := esc{}
-		if row.verdict == "feasible" || row.verdict == "passes" {
+		if row.Verdict.Fits() {
 			e = st.GoodE
 		}
-		return v.a.Nodes.Names[row.node], e
+		return v.a.Nodes.Names[row.Node], e
 	case 1:
-		switch row.verdict {
-		case "feasible", "passes":
-			return row.verdict, st.GoodE
-		case "rejected", "fails":
-			return row.verdict, st.BadE
+		switch {
+		case row.Verdict.Fits():
+			return row.Verdict.String(), st.GoodE
+		case row.Verdict.Unfit():
+			return row.Verdict.String(), st.BadE
 		}
-		return row.verdict, st.DimE
+		return row.Verdict.String(), st.DimE
 	}
-	cell := row.cells[c-2]
-	switch cell.state {
-	case cellPass:
+	cell := row.Cells[c-2]
+	switch cell.State {
+	case why.CellPass:
 		return "·", st.DimE
-	case cellSkip:
+	case why.CellSkip:
 		return "skip (PreFilter)", st.DimE
-	case cellFail:
-		s := v.statuses()[cell.status]
+	case why.CellFail:
+		s := v.m.Status(cell)
 		text := strings.Join(s.Reasons, "; ")
 		if text == "" {
 			text = s.Code.String()
@@ -363,14 +174,14 @@ func (v *filterView) Update(msg tea.Msg) tea.Cmd {
 			v.full = !v.full
 			v.Refresh()
 		case key.Matches(msg, k.Sort):
-			v.sortBy = (v.sortBy + 1) % len(sortNames)
+			v.sortBy = v.sortBy.Next()
 			v.Refresh()
 		case key.Matches(msg, k.AllCols):
 			v.all = !v.all
 			v.Refresh()
 		case key.Matches(msg, k.Enter):
 			if r := v.selectedRow(); r != nil {
-				return emit(openNodeMsg{node: v.a.Nodes.Names[r.node]})
+				return emit(openNodeMsg{node: v.a.Nodes.Names[r.Node]})
 			}
 		}
 	case tea.MouseWheelMsg:
@@ -392,11 +203,11 @@ func (v *filterView) Click(x, y int) tea.Cmd {
 	return nil
 }
 
-func (v *filterView) selectedRow() *filterRow {
-	if v.a == nil || v.g.row >= len(v.order) {
+func (v *filterView) selectedRow() *why.FilterRow {
+	if v.a == nil || v.m == nil || v.g.row >= len(v.m.Order) {
 		return nil
 	}
-	return &v.rows[v.order[v.g.row]]
+	return &v.m.Rows[v.m.Order[v.g.row]]
 }
 
 func (v *filterView) View() string {
@@ -433,44 +244,37 @@ func (v *filterView) Explain() (string, []string) {
 	if r == nil {
 		return "Filter", []string{"Each Filter plugin can reject a node. Upstream stops at a node's first rejection; f shows every plugin's verdict."}
 	}
-	node := v.a.Nodes.Names[r.node]
-	if v.g.col < 0 || v.g.col >= len(v.plugins) {
-		return node, []string{r.verdict}
+	node := v.a.Nodes.Names[r.Node]
+	if v.g.col < 0 || v.g.col >= len(v.m.Columns) {
+		return node, []string{r.Verdict.String()}
 	}
-	plugin := v.plugins[v.g.col]
-	cell := r.cells[v.g.col]
-	if call := filterCallOf(v.a, plugin); call != nil {
-		return plugin + " on " + node, explainExtenderFilter(call, node)
+	col := v.m.Columns[v.g.col]
+	plugin := col.Name
+	cell := r.Cells[v.g.col]
+	if col.Kind == why.ExtenderColumn {
+		if lines := why.ExplainExtenderFilter(v.a, col.Name, node); lines != nil {
+			return plugin + " on " + node, lines
+		}
 	}
 	var st record.Status
-	switch cell.state {
-	case cellFail:
-		st = v.statuses()[cell.status]
+	switch cell.State {
+	case why.CellFail:
+		st = v.m.Status(cell)
 		if plugin == "" {
 			plugin = st.Plugin
 		}
-	case cellPass:
+	case why.CellPass:
 		st = record.Status{Code: record.CodeSuccess}
-	case cellNotRun:
-		return plugin + " on " + node, []string{"Not run: an earlier plugin already rejected the node (kube-scheduler stops at the first). Press f for the full diagnosis.", "", pluginPurpose[plugin]}
+	case why.CellNotRun:
+		return plugin + " on " + node, []string{"Not run: an earlier plugin already rejected the node (kube-scheduler stops at the first). Press f for the full diagnosis.", "", why.Purpose(plugin)}
 	default:
 		return plugin + " on " + node, []string{"Skipped: the plugin's PreFilter said it has nothing to check for this pod."}
 	}
-	f := v.c.fork()
-	var all []*framework.NodeInfo
-	if f != nil {
-		all = f.sched.Snapshot().List()
+	var in why.Input
+	if f := v.c.fork(); f != nil {
+		in = why.Input{Sched: f.sched, Pod: v.c.pod()}
 	}
-	nom := nomineesOf(f, node)
-	var pod = v.c.pod()
-	if f == nil {
-		pod = nil
-	}
-	lines := explainFilter(plugin, st, pod, f.nodeInfo(node), all, nom)
-	if plugin == "DynamicResources" && f != nil {
-		lines = append(lines, explainDRA(f, node)...)
-	}
-	return orNone(plugin) + " on " + node, lines
+	return orNone(plugin) + " on " + node, why.ExplainFilter(in, plugin, st, node)
 }
 
 func (v *filterView) ShortHelp() []key.Binding {
@@ -481,85 +285,4 @@ func (v *filterView) ShortHelp() []key.Binding {
 func (v *filterView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
 	return [][]key.Binding{k.grid(k.FullDiag, k.Sort, k.AllCols, withHelp(k.Enter, "enter", "open node"), k.Search), k.global()}
-}
-
-// extenderRejections lists the extenders whose filter call answered, in
-// call order, and the extender that rejected each node it rejected.
-func extenderRejections(a *record.Attempt) ([]string, map[int32]string) {
-	var names []string
-	var by map[int32]string
-	for i := range a.ExtenderCalls {
-		c := &a.ExtenderCalls[i]
-		if c.Verb != "filter" || c.Error != "" {
-			continue
-		}
-		if !slices.Contains(names, c.Extender) {
-			names = append(names, c.Extender)
-		}
-		for _, m := range []map[string]string{c.Failed, c.FailedAndUnresolvable} {
-			for node := range m {
-				if by == nil {
-					by = map[int32]string{}
-				}
-				by[a.Nodes.Index(node)] = c.Extender
-			}
-		}
-	}
-	return names, by
-}
-
-// filterCallOf is the last filter call the attempt made to the extender
-// named, or nil.
-func filterCallOf(a *record.Attempt, extender string) *record.ExtenderCall {
-	return extenderCallOf(a, extender, "filter")
-}
-
-func extenderCallOf(a *record.Attempt, extender, verb string) *record.ExtenderCall {
-	if a == nil {
-		return nil
-	}
-	for i := len(a.ExtenderCalls) - 1; i >= 0; i-- {
-		if c := &a.ExtenderCalls[i]; c.Extender == extender && c.Verb == verb {
-			return c
-		}
-	}
-	return nil
-}
-
-// explainExtenderFilter is the teaching pane of an extender's Filter cell:
-// its verdict on the node, then the call and its raw answer.
-func explainExtenderFilter(c *record.ExtenderCall, node string) []string {
-	var out []string
-	switch {
-	case c.FailedAndUnresolvable[node] != "":
-		out = append(out, "Rejected, unresolvable (preemption will not try this node): "+c.FailedAndUnresolvable[node])
-	case c.Failed[node] != "":
-		out = append(out, "Rejected: "+c.Failed[node])
-	case slices.Contains(c.Passed, node):
-		out = append(out, "Kept by the extender.")
-	default:
-		out = append(out, "Not sent to the extender, or dropped without a reason (the node then has no status).")
-	}
-	out = append(out, "", "The extender filters after every Filter plugin, over the nodes that passed them: one HTTP call, "+
-		"its rejections are the nodes' statuses, with no plugin name (the pod's unschedulable plugins get \"Extender\").")
-	return append(out, extenderCallLines(c)...)
-}
-
-// extenderCallLines describe one call: what was sent, how long it took,
-// how it ended and the raw answer.
-func extenderCallLines(c *record.ExtenderCall) []string {
-	out := []string{"", fmt.Sprintf("POST %s/%s · %d node(s) sent · %v", strings.TrimRight(c.Extender, "/"), c.Verb, c.Nodes, c.Latency.Round(time.Microsecond))}
-	if c.Replayed {
-		out[1] += " · replayed: the answer it got before (or the recording's), not called again"
-	}
-	switch {
-	case c.Error != "" && c.Skipped():
-		out = append(out, "failed, skipped (ignorable"+map[bool]string{true: ", and prioritize errors are always skipped", false: ""}[c.Verb == "prioritize"]+"): "+c.Error)
-	case c.Error != "":
-		out = append(out, "failed, which fails the attempt: "+c.Error)
-	}
-	if c.Response != "" {
-		out = append(out, "", "Raw answer:", c.Response)
-	}
-	return out
 }

@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // nodesView lists the nodes (with their nominations) and details the
@@ -136,7 +138,7 @@ func (v *nodesView) detail(w int) []string {
 	out := []string{st.Title.Render(fit(title, w))}
 	bw := max(10, w-40)
 	res := func(name string, used, alloc int64) {
-		out = append(out, fmt.Sprintf("%-8s %s %s / %s", name, bar(used, alloc, bw), qty(name, used), qty(name, alloc)))
+		out = append(out, fmt.Sprintf("%-8s %s %s / %s", name, bar(used, alloc, bw), why.Amount(name, used), why.Amount(name, alloc)))
 	}
 	res("cpu", n.requested.MilliCPU, n.allocatable.MilliCPU)
 	res("memory", n.requested.Memory, n.allocatable.Memory)

@@ -7,17 +7,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/schedtui/schedtui/scheduler/plugins/defaultpreemption"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
-
-// pickCriteria are pickOneNodeForPreemption's criteria, in order.
-var pickCriteria = []string{
-	"fewest PDB violations",
-	"lowest priority of the highest-priority victim",
-	"smallest sum of victim priorities",
-	"fewest victims",
-	"latest start among the highest-priority victims",
-}
 
 // preemptView shows what DefaultPreemption considered: each candidate node
 // with its victims and PDB violations, the deciding criterion and the
@@ -84,7 +76,8 @@ func (v *preemptView) summary(a *record.Attempt) []string {
 		decided = "every criterion tied between " + strings.Join(p.Tied, ", ") + " (upstream picks any)"
 	}
 	if p.Chosen >= 0 && p.Chosen < len(p.Candidates) {
-		out = append(out, fmt.Sprintf("Chosen: %s, decided by: %s. The pod is nominated to %s.", p.Candidates[p.Chosen].Node, decided, orNone(a.Nominated)))
+		out = append(out, fmt.Sprintf("Chosen: %s. The pod is nominated to %s.", p.Candidates[p.Chosen].Node, orNone(a.Nominated)),
+			"Decided by: "+decided+".")
 	}
 	if len(p.NominatedPodsCleared) > 0 {
 		out = append(out, "Nominations cleared on that node (lower priority): "+strings.Join(p.NominatedPodsCleared, ", "))
@@ -149,8 +142,8 @@ func (v *preemptView) View() string {
 		lines = append(lines, head)
 		for _, vic := range c.Victims {
 			s := fmt.Sprintf("       %s (%d) started %s", vic.Pod, vic.Priority, vic.StartTime.UTC().Format("15:04:05"))
-			if vic.ViolatesPDB {
-				s = st.BadE.wrap(s + "  violates a PDB")
+			if len(vic.PDBs) > 0 {
+				s = st.BadE.wrap(s + "  violates PDB " + strings.Join(vic.PDBs, ", "))
 			}
 			lines = append(lines, s)
 		}
@@ -161,7 +154,7 @@ func (v *preemptView) View() string {
 func (v *preemptView) Explain() (string, []string) {
 	out := []string{"Preemption looks for a node where removing lower-priority pods lets the pod fit, keeping as few victims as possible (victims that would violate a PodDisruptionBudget are reprieved first when possible).", "",
 		"Among candidate nodes, pickOneNodeForPreemption applies in order:"}
-	for i, c := range pickCriteria {
+	for i, c := range defaultpreemption.Criteria() {
 		out = append(out, fmt.Sprintf("  %d. %s", i+1, c))
 	}
 	out = append(out, "and takes the first candidate left when all tie.")

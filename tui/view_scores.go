@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // Score modes.
@@ -21,19 +21,6 @@ const (
 
 var modeNames = []string{"raw", "normalized", "weighted (normalized × weight)"}
 
-// shortPlugin keeps score columns narrow; the full name is in the header
-// line and the teaching pane.
-var shortPlugin = map[string]string{
-	"NodeResourcesFit":                "Fit",
-	"NodeResourcesBalancedAllocation": "Balanced",
-	"TaintToleration":                 "Taint",
-	"NodeAffinity":                    "NodeAff",
-	"InterPodAffinity":                "PodAff",
-	"PodTopologySpread":               "Spread",
-	"ImageLocality":                   "Image",
-	"VolumeBinding":                   "Volume",
-}
-
 // scoresView is the score matrix: feasible nodes × Score plugins. Scores
 // stay numbers; only the visible window is formatted, with heat escapes
 // precomputed per bucket.
@@ -41,7 +28,7 @@ type scoresView struct {
 	c      *Common
 	w, h   int
 	mode   int
-	sortBy int // 0 total, 1 node order, 2 name
+	sortBy why.ScoreSort
 	filter matcher
 
 	a       *record.Attempt
@@ -57,8 +44,6 @@ type scoresView struct {
 	ntop    int
 	nameBuf []byte
 }
-
-var scoreSorts = []string{"total", "node order", "name"}
 
 func newScoresView(c *Common) *scoresView { return &scoresView{c: c} }
 
@@ -119,11 +104,7 @@ func (v *scoresView) Refresh() {
 	}
 	v.g.frozen = []gridCol{{title: "NODE", width: min(nameW, 24) + 2}, {title: "TOTAL", width: 6, right: true}}
 	for _, col := range a.Scores {
-		t := shortPlugin[col.Plugin]
-		if t == "" {
-			t = col.Plugin
-		}
-		t += "×" + strconv.Itoa(int(col.Weight))
+		t := why.ShortName(col.Plugin) + "×" + strconv.Itoa(int(col.Weight))
 		v.g.cols = append(v.g.cols, gridCol{title: t, width: max(len(t), 6), right: true})
 	}
 	v.g.cell = v.cell
@@ -140,29 +121,13 @@ func (v *scoresView) value(mode, p, i int) int64 {
 	return v.norm[p][i] * int64(v.a.Scores[p].Weight)
 }
 
-// reorder sorts and filters the rows: at 5000 rows a sort is well under a
-// millisecond, so it runs in Update.
+// reorder sorts and filters the rows.
 func (v *scoresView) reorder() {
 	a := v.a
 	if a == nil || !a.Scored {
 		return
 	}
-	v.order = v.order[:0]
-	for i, f := range a.Feasible {
-		if v.filter.match(a.Nodes.Names[f]) {
-			v.order = append(v.order, i)
-		}
-	}
-	switch v.sortBy {
-	case 0:
-		sort.SliceStable(v.order, func(x, y int) bool { return v.total[v.order[x]] > v.total[v.order[y]] })
-	case 1:
-		sort.SliceStable(v.order, func(x, y int) bool { return a.Feasible[v.order[x]] < a.Feasible[v.order[y]] })
-	case 2:
-		sort.SliceStable(v.order, func(x, y int) bool {
-			return a.Nodes.Names[a.Feasible[v.order[x]]] < a.Nodes.Names[a.Feasible[v.order[y]]]
-		})
-	}
+	v.order = why.ScoreOrder(a, v.total, v.sortBy, v.filter.match, v.order)
 	v.g.rows = len(v.order)
 	v.g.setSize(v.w, max(2, v.h-2))
 }
@@ -206,7 +171,7 @@ func (v *scoresView) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Mode):
 			v.mode = (v.mode + 1) % len(modeNames)
 		case key.Matches(msg, k.Sort):
-			v.sortBy = (v.sortBy + 1) % len(scoreSorts)
+			v.sortBy = v.sortBy.Next()
 			v.reorder()
 		case key.Matches(msg, k.Enter):
 			if v.a != nil && v.g.row < len(v.order) {
@@ -264,7 +229,7 @@ func (v *scoresView) View() string {
 	if v.g.col >= 0 && v.g.col < len(a.Scores) {
 		plugin = a.Scores[v.g.col].Plugin
 	}
-	b.WriteString(line(fmt.Sprintf("scores: %s (m) · sort: %s (o) · column: %s", modeNames[v.mode], scoreSorts[v.sortBy], plugin), v.w))
+	b.WriteString(line(fmt.Sprintf("scores: %s (m) · sort: %s (o) · column: %s", modeNames[v.mode], v.sortBy, plugin), v.w))
 	b.WriteByte('\n')
 	v.g.view(v.c.St, &b)
 	return block(b.String(), v.w, v.h)
@@ -279,26 +244,21 @@ func (v *scoresView) Explain() (string, []string) {
 	p := v.g.col
 	col := &a.Scores[p]
 	node := a.Nodes.Names[a.Feasible[i]]
+	cell := why.ScoreCell{
+		Plugin: col.Plugin, Node: node, Weight: col.Weight, Raw: v.raw[p][i], Normalized: v.norm[p][i],
+		MinRaw: v.lo[modeRaw][p], MaxRaw: v.hi[modeRaw][p], Normalizes: col.Normalized != nil,
+		NumNodes: len(a.Nodes.Names),
+	}
+	var out []string
 	if col.Extender {
-		out := []string{fmt.Sprintf("The extender answered %d for %s; upstream adds answer × weight × 10 (MaxNodeScore / MaxExtenderPriority) = %d × %d = %d.",
-			v.raw[p][i], node, v.raw[p][i], col.Weight, v.raw[p][i]*int64(col.Weight)),
-			"With any extender in play, nodes tied at the top total are broken at random, as kube-scheduler does."}
-		if c := extenderCallOf(a, col.Plugin, "prioritize"); c != nil {
-			out = append(out, extenderCallLines(c)...)
+		out = why.ExplainExtenderScore(a, cell)
+	} else {
+		var in why.Input
+		if f := v.c.fork(); f != nil {
+			in = why.Input{Sched: f.sched, Pod: f.pod}
 		}
-		out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
-		return col.Plugin + " on " + node, out
+		out = why.ExplainScore(in, cell)
 	}
-	f := v.c.fork()
-	in := scoreInputs{
-		plugin: col.Plugin, weight: col.Weight, raw: v.raw[p][i], norm: v.norm[p][i],
-		minRaw: v.lo[modeRaw][p], maxRaw: v.hi[modeRaw][p], normalizes: col.Normalized != nil,
-		numNodes: len(a.Nodes.Names),
-	}
-	if f != nil {
-		in.pod, in.ni = f.pod, f.nodeInfo(node)
-	}
-	out := explainScore(in)
 	out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
 	return col.Plugin + " on " + node, out
 }

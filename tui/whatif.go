@@ -172,11 +172,7 @@ func nodeVerdicts(a *record.Attempt) map[string]string {
 		out[n] = "not evaluated"
 	}
 	for n, f := range j.Filter {
-		p := f.Plugin
-		if p == "" {
-			p = "PreFilter"
-		}
-		out[n] = "✗ " + p + ": " + strings.Join(f.Reasons, "; ")
+		out[n] = "✗ " + f.Plugin + ": " + strings.Join(f.Reasons, "; ")
 	}
 	for _, n := range j.Feasible {
 		out[n] = "✓ feasible"

@@ -7,7 +7,7 @@ import "testing"
 func TestPodViewHints(t *testing.T) {
 	hs := newHarness(t, 130, 50)
 	hs.keys("n", "2")
-	hs.contains("Stuck: no node fits (4 nodes).",
+	hs.contains("Waiting for victims to leave: no node fits now (4 nodes);",
 		"untolerated taint nvidia.com/gpu=present:NoSchedule (node-a2)",
 		"Hint: lower the pod's cpu request to 1000m (from 3500m) → fits on node-a1, node-b1, node-b2 (proven).")
 }

@@ -71,7 +71,6 @@ type nodeView struct {
 type nominee struct {
 	pod      string
 	priority int32
-	obj      *v1.Pod // set when read from a fork
 }
 
 // capture reads the backend's state. It must run under the backend lock.

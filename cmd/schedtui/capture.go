@@ -18,6 +18,7 @@ func newSnapshotCommand() *cobra.Command {
 	var f sourceFlags
 	var output, at string
 	var until time.Duration
+	var keepEnv bool
 	cmd := &cobra.Command{
 		Use:   "snapshot -o FILE",
 		Short: "Capture a live cluster (read-only) into a snapshot file",
@@ -29,8 +30,12 @@ by the file's extension (.yaml, .yml, .json, .pb), gzipped when it ends in .gz;
 clusters of hundreds of thousands of pods. A header (a leading comment in YAML,
 annotations on the List in JSON, the first item in protobuf) records the capture time, the context, the server's and schedtui's versions,
 and, with --config, the scheduler configuration file's content, which
---snapshot then uses. managedFields are left out; Secrets and ConfigMaps are
-never read. Progress goes to stderr.
+--snapshot then uses; an extender's TLS private key (tlsConfig.keyData) and the
+password of a URL (user:password@) are left out of it, and the header says so.
+managedFields are left out; Secrets and ConfigMaps are never read. The pods'
+environment variables keep their names and valueFrom references, but their
+literal values are written empty (scheduling never reads them; they often hold
+passwords) unless --keep-env-values. Progress goes to stderr.
 
 With --snapshot it converts a snapshot in any layout --snapshot reads (a
 directory, a cluster-info dump, a simulator export) into one List instead.
@@ -49,12 +54,12 @@ same outcome, node, message, nomination and victims.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if at != "" {
-				return captureAt(cmd.Context(), &f, at, until, output, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return captureAt(cmd.Context(), &f, at, until, output, keepEnv, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			if cmd.Flags().Changed("until") || cmd.Flags().Changed("seed") || f.demo {
 				return fmt.Errorf("--until, --seed and --demo are for --at: without it snapshot captures a live cluster or converts --snapshot")
 			}
-			return capture(cmd.Context(), &f, output, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return capture(cmd.Context(), &f, output, keepEnv, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.registerLive(cmd)
@@ -66,6 +71,7 @@ same outcome, node, message, nomination and victims.`,
 	cmd.Flags().DurationVar(&until, "until", 0, "with --at: run for this much virtual time instead of until quiescent, as run does")
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "with --at: the embedded demo")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "with --at: seed of the random source, as run's")
+	registerKeepEnvValues(cmd, &keepEnv)
 	f.registerSkipExtenders(cmd)
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
@@ -84,9 +90,7 @@ func outputAndConfig(f *sourceFlags, output string, stderr io.Writer) (snapshot.
 	}
 	// The gates given are recorded in the header: refuse bad ones before
 	// reading the cluster, and validate --config under them.
-	v := f.gates.values()
-	gates, err := resolveGates(snapshot.SchedulerSettings{EmulatedVersion: v.emulatedVersion,
-		MinCompatibilityVersion: v.minCompatibilityVersion, FeatureGates: v.featureGates})
+	gates, err := f.gates.resolveGiven()
 	if err != nil {
 		return format, nil, fmt.Errorf("%s: %w", f.gates.names(), err)
 	}
@@ -104,18 +108,36 @@ func outputAndConfig(f *sourceFlags, output string, stderr io.Writer) (snapshot.
 	return format, data, nil
 }
 
-func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr io.Writer) error {
+// registerKeepEnvValues adds --keep-env-values to a command that writes
+// the cluster's pods.
+func registerKeepEnvValues(cmd *cobra.Command, keep *bool) {
+	cmd.Flags().BoolVar(keep, "keep-env-values", false, "write the pods' literal environment variable values "+
+		"(by default they are written empty: they often hold passwords, and scheduling never reads them)")
+}
+
+// envValues is what a header says of the pods' literal environment
+// variable values: kept when asked (--keep-env-values), else dropped. A
+// snapshot that dropped them (from, the source's header) cannot give
+// them back.
+func envValues(keep bool, from *snapshot.Header) string {
+	if keep && (from == nil || from.EnvValues != snapshot.EnvValuesDropped) {
+		return snapshot.EnvValuesKept
+	}
+	return snapshot.EnvValuesDropped
+}
+
+func capture(ctx context.Context, f *sourceFlags, output string, keepEnv bool, stdout, stderr io.Writer) error {
 	format, cfgData, err := outputAndConfig(f, output, stderr)
 	if err != nil {
 		return err
 	}
-	m, err := f.mode()
+	m, err := f.sourceKind()
 	if err != nil {
 		return err
 	}
 	switch m {
-	case modeSnapshot:
-	case modeLive:
+	case sourceSnapshot:
+	case sourceLive:
 	default:
 		return errors.New("no cluster to capture: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster; give --kubeconfig or --context (or --snapshot to convert a snapshot)")
 	}
@@ -127,7 +149,7 @@ func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr 
 		return err
 	}
 	h := snapshot.Header{CapturedAt: time.Now().UTC(), SchedtuiVersion: schedtuiVersion()}
-	if m == modeLive {
+	if m == sourceLive {
 		h.Context, h.Source, h.ServerVersion = src.name, src.host, src.serverVersion
 	} else {
 		if src.header != nil {
@@ -145,6 +167,7 @@ func capture(ctx context.Context, f *sourceFlags, output string, stdout, stderr 
 		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
 	}
 	recordSettings(&h, src.settings)
+	h.EnvValues = envValues(keepEnv, src.header)
 	c := src.cluster
 	n, where, err := writeCluster(output, stdout, c, h, format)
 	if err != nil {

@@ -46,7 +46,7 @@ func parseAt(at string) (pod string, n int, err error) {
 // still terminating, nominations, volume bindings, every other object;
 // the header names the pod to pop first and the scheduler's state that
 // breaks ties (engine.Resume).
-func captureAt(ctx context.Context, f *sourceFlags, at string, until time.Duration, output string, stdout, stderr io.Writer) error {
+func captureAt(ctx context.Context, f *sourceFlags, at string, until time.Duration, output string, keepEnv bool, stdout, stderr io.Writer) error {
 	pod, n, err := parseAt(at)
 	if err != nil {
 		return err
@@ -86,6 +86,7 @@ func captureAt(ctx context.Context, f *sourceFlags, at string, until time.Durati
 	}
 	// A run over the state reproduces the attempt only with the same gates.
 	recordSettings(&hd, src.settings)
+	hd.EnvValues = envValues(keepEnv, src.header)
 	written, where, err := writeCluster(output, stdout, c, hd, format)
 	if err != nil {
 		return err

@@ -236,7 +236,7 @@ func TestTUIRestartsAtSnapshotAt(t *testing.T) {
 	want := pa.Attempt.JSON()
 	first := func(side string, b *tui.Backend) {
 		t.Helper()
-		a, ok := b.API.(*engine.Engine).Step()
+		a, ok := b.Step()
 		if !ok {
 			t.Fatalf("%s: nothing to attempt", side)
 		}

@@ -47,7 +47,7 @@ skew of each spread-constrained workload per topology key.
 
 ` + sideHelp + `
 
--o json prints one object (the schema is in the README).
+-o json prints one object (the schema is in docs/commands.md).
 
 ` + sourceHelp,
 		Example: `  schedtui compare --demo --right demo-packing
@@ -66,7 +66,7 @@ skew of each spread-constrained workload per topology key.
 				return errors.New("--config, --emulated-version, --min-compatibility-version and --feature-gates give the left side, as --left does: " +
 					"give one or the other (--left \"--config=FILE --emulated-version=X.Y ...\")")
 			}
-			src.simulate = true
+			src.compare = true
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -269,19 +269,10 @@ func spreadRows(r *compare.Report) []spreadRow {
 // --compare-with, and the C dialog's builder. Both sides start from the
 // same state, so a live cluster (whose state keeps moving under the
 // first) and a recording in shadow mode (where schedtui schedules
-// nothing) offer none.
+// nothing) offer none: the mode says so (modeOf refuses --compare-with
+// there).
 func compareMode(opts *tui.Options, src *source, f *sourceFlags, replays []tui.Replay, w io.Writer) error {
-	refuse := ""
-	switch {
-	case src.live != nil:
-		refuse = "--compare-with runs both sides from the same starting state; a live cluster keeps changing: capture it (schedtui snapshot) and compare the snapshot"
-	case src.replay.shadowing():
-		refuse = "--compare-with on a recording needs --simulate: in shadow mode schedtui schedules nothing itself"
-	}
-	if refuse != "" {
-		if f.compareWith != "" {
-			return errors.New(refuse)
-		}
+	if !src.mode.compares() {
 		return nil
 	}
 	build := func(raw string) (*tui.Comparison, error) {
@@ -310,6 +301,5 @@ func compareMode(opts *tui.Options, src *source, f *sourceFlags, replays []tui.R
 	}
 	opts.Compare = cmp
 	opts.Backend.Name += " ⇄ " + cmp.Label
-	opts.Notice = "compare mode: n steps both sides · Pod (2) and Scores (4) split left/right · Events (7): ≠ diverged, ]/[ jump · ?: help"
 	return nil
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
-	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/testdata"
 	"github.com/schedtui/schedtui/tui"
 )
@@ -393,15 +392,26 @@ func TestCompareWithDemoPacking(t *testing.T) {
 	t.Fatal("no attempt diverged in the first minute")
 }
 
-// TestCompareWithRefused: compare mode needs one starting state.
+// TestCompareWithRefused: compare mode needs one starting state that only
+// schedtui's scheduler changes: not a live cluster, not a recording in
+// shadow mode; the compare command simulates a recording.
 func TestCompareWithRefused(t *testing.T) {
-	opts := tui.Options{}
-	err := compareMode(&opts, &source{live: &live.Source{}}, &sourceFlags{compareWith: "defaults"}, nil, io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "live cluster keeps changing") {
+	if _, err := modeOf(&sourceFlags{compareWith: "defaults"}, false, true); err == nil || !strings.Contains(err.Error(), "live cluster keeps changing") {
 		t.Errorf("live: %v", err)
 	}
-	if err := compareMode(&opts, &source{live: &live.Source{}}, &sourceFlags{}, nil, io.Discard); err != nil || opts.NewComparison != nil {
-		t.Errorf("live without --compare-with: %v, C offered: %v", err, opts.NewComparison != nil)
+	if _, err := modeOf(&sourceFlags{compareWith: "defaults"}, true, false); err == nil || !strings.Contains(err.Error(), "needs --simulate") {
+		t.Errorf("recording in shadow mode: %v", err)
+	}
+	for _, f := range []*sourceFlags{{compareWith: "defaults", simulate: true}, {compare: true}} {
+		if m, err := modeOf(f, true, false); err != nil || m.shadows() || !m.compares() {
+			t.Errorf("recording, %+v: %+v, %v", f, m, err)
+		}
+	}
+	opts := tui.Options{}
+	for _, m := range []runMode{{kind: shadowing, source: liveCluster}, {kind: simulating, source: liveCluster}, {kind: shadowing, source: recordingReplay}} {
+		if err := compareMode(&opts, &source{mode: m}, &sourceFlags{}, nil, io.Discard); err != nil || opts.NewComparison != nil {
+			t.Errorf("%+v: %v, C offered: %v", m, err, opts.NewComparison != nil)
+		}
 	}
 	checkCmd(t, func() *cobra.Command { return newRootCommand(io.Discard, io.Discard) },
 		[]string{"--demo", "--compare-with", "--feature-gates=Nope=true"}, cmdWant{errSubstr: "unrecognized feature gate: Nope"})

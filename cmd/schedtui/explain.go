@@ -267,6 +267,9 @@ type explanation struct {
 	Queue   string        `json:"queue"`
 	History []historyJSON `json:"history"`
 	Verdict []string      `json:"verdict"`
+	// Preemption is what the attempt's preemption chose; nil when it
+	// chose no node (or did not run).
+	Preemption *preemptionJSON `json:"preemption"`
 	// Hints are proven changes that would let the pod schedule (see
 	// package why): each re-run to a fit on its fitsOn nodes.
 	Hints []why.Hint `json:"hints"`
@@ -291,6 +294,39 @@ type attemptAnswer struct {
 
 func answerOf(j record.AttemptJSON) attemptAnswer {
 	return attemptAnswer{Outcome: j.Outcome, Node: j.Node, Message: j.Message, NominatedNode: j.NominatedNode, Victims: j.Victims}
+}
+
+// preemptionJSON is the node preemption nominated the pod to, the
+// pickOneNodeForPreemption criterion that decided ("single candidate",
+// or "" when every criterion tied), and the victims evicted there.
+type preemptionJSON struct {
+	Node      string       `json:"node"`
+	DecidedBy string       `json:"decidedBy"`
+	Victims   []victimJSON `json:"victims"`
+}
+
+// victimJSON is one victim: its priority and the PodDisruptionBudgets
+// (namespace/name) its eviction violates.
+type victimJSON struct {
+	Pod          string   `json:"pod"`
+	Priority     int32    `json:"priority"`
+	ViolatesPDBs []string `json:"violatesPDBs"`
+}
+
+func preemptionOf(p *record.Preemption) *preemptionJSON {
+	if p == nil || p.Chosen < 0 || p.Chosen >= len(p.Candidates) {
+		return nil
+	}
+	c := p.Candidates[p.Chosen]
+	out := &preemptionJSON{Node: c.Node, DecidedBy: p.DecidedBy, Victims: []victimJSON{}}
+	for _, v := range c.Victims {
+		pdbs := v.PDBs
+		if pdbs == nil {
+			pdbs = []string{}
+		}
+		out.Victims = append(out.Victims, victimJSON{Pod: v.Pod, Priority: v.Priority, ViolatesPDBs: pdbs})
+	}
+	return out
 }
 
 // historyJSON is one attempt of the pod's history.
@@ -345,6 +381,7 @@ func explainHistory(e *engine.Engine, h history.PodHistory, n int, refs why.Refs
 	} else {
 		x.Attempt = x.attempt.N
 		x.attemptAnswer = answerOf(x.attempt.Attempt.JSON())
+		x.Preemption = preemptionOf(x.attempt.Attempt.Preemption)
 	}
 	x.Verdict = verdictLines(x)
 	if x.attempt == nil {
@@ -567,11 +604,8 @@ func printAttemptDetails(w io.Writer, a *record.Attempt) {
 		for _, n := range a.Nodes.Names {
 			if f, ok := j.Filter[n]; ok {
 				plugin := f.Plugin
-				if plugin == "" {
-					plugin = "(PreFilter result)"
-					if e := a.RejectingExtender(n); e != "" {
-						plugin = "extender " + e
-					}
+				if e := a.RejectingExtender(n); e != "" && e == plugin {
+					plugin = "extender " + e
 				}
 				fmt.Fprintf(tw, "  %s\t%s\t%s\n", n, plugin, strings.Join(f.Reasons, "; "))
 			}
@@ -645,8 +679,8 @@ func printPreemption(w io.Writer, p *record.Preemption) {
 		var victims []string
 		for _, v := range c.Victims {
 			s := fmt.Sprintf("%s (priority %d)", v.Pod, v.Priority)
-			if v.ViolatesPDB {
-				s += " [violates PDB]"
+			if len(v.PDBs) > 0 {
+				s += " [violates PDB " + strings.Join(v.PDBs, ", ") + "]"
 			}
 			victims = append(victims, s)
 		}
@@ -669,37 +703,30 @@ func printFullDiagnosis(w io.Writer, d *record.FullDiagnosis, a *record.Attempt)
 		fmt.Fprintf(w, "  PreFilter %s rejected the pod: %s\n", d.PreFilter.Plugin, d.PreFilter.Message)
 		return
 	}
-	evaluated := map[int32]bool{}
-	for _, n := range a.Feasible {
-		evaluated[n] = true
-	}
-	for _, r := range a.Rejected {
-		evaluated[r.Node] = true
-	}
+	m := why.NewFilterMatrix(a, why.FilterOptions{Diag: d, AllColumns: true})
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	header := "  NODE\t"
-	for _, p := range d.Plugins {
-		header += p + "\t"
+	for _, c := range m.Columns {
+		header += c.Title() + "\t"
 	}
 	fmt.Fprintln(tw, header)
-	for n, name := range d.Nodes.Names {
-		line := "  " + name
-		switch {
-		case d.Narrowed[n]:
+	for _, r := range m.Rows {
+		line := "  " + a.Nodes.Names[r.Node]
+		switch r.Verdict {
+		case why.Narrowed:
 			line += " (narrowed out by PreFilter)"
-		case !evaluated[int32(n)]:
+		case why.NotEvaluated:
 			line += " (not evaluated upstream)"
 		}
 		line += "\t"
-		for p := range d.Plugins {
-			c := d.Cell(n, p)
-			switch {
-			case d.SkippedPlugins[p]:
+		for _, c := range r.Cells {
+			switch c.State {
+			case why.CellSkip:
 				line += "-\t"
-			case c.Code == record.CodeSuccess:
+			case why.CellPass:
 				line += "·\t"
 			default:
-				line += strings.Join(c.Reasons, "; ") + "\t"
+				line += strings.Join(m.Status(c).Reasons, "; ") + "\t"
 			}
 		}
 		fmt.Fprintln(tw, line)

@@ -140,7 +140,7 @@ func explainDaemonSet(w io.Writer, s *session, e *engine.Engine, q explainQuery)
 		}
 		fmt.Fprintf(w, "\n%s: pod %s/%s (priority %d)\n", n.Node, n.Pod.Namespace, n.Pod.Name, priority(n.Pod))
 		if p := n.Verdict.PreFilter; p != nil {
-			fmt.Fprintf(w, "  PreFilter %s: %s\n", orResult(p.Plugin), strings.Join(p.Reasons, "; "))
+			fmt.Fprintf(w, "  PreFilter %s: %s\n", p.Plugin, strings.Join(p.Reasons, "; "))
 			continue
 		}
 		for _, f := range n.Verdict.Failing {
@@ -155,13 +155,6 @@ func explainDaemonSet(w io.Writer, s *session, e *engine.Engine, q explainQuery)
 		}
 	}
 	return nil
-}
-
-func orResult(plugin string) string {
-	if plugin == "" {
-		return "(result)"
-	}
-	return plugin
 }
 
 func priority(p *v1.Pod) int32 {
@@ -216,7 +209,7 @@ func daemonStatus(n scheduler.DaemonSetNode, histories map[string]history.PodHis
 	case n.Verdict.Fits():
 		return "fits: the scheduler would bind it here"
 	case n.Verdict.PreFilter != nil:
-		return fmt.Sprintf("refused at PreFilter %s: %s", orResult(n.Verdict.PreFilter.Plugin), strings.Join(n.Verdict.PreFilter.Reasons, "; "))
+		return fmt.Sprintf("refused at PreFilter %s: %s", n.Verdict.PreFilter.Plugin, strings.Join(n.Verdict.PreFilter.Reasons, "; "))
 	}
 	f := n.Verdict.First
 	if f == nil {

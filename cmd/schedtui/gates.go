@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -55,6 +56,25 @@ func (g *gateFlags) values() schedulerVersionFlags {
 		minCompatibilityVersion: strings.Join(g.minCompatibilityVersion, ","),
 		featureGates:            strings.Join(g.featureGates, ","),
 	}
+}
+
+// resolveGiven resolves the version and gate flags given, alone.
+func (g *gateFlags) resolveGiven() (*features.Resolved, error) {
+	v := g.values()
+	return resolveGates(snapshot.SchedulerSettings{EmulatedVersion: v.emulatedVersion,
+		MinCompatibilityVersion: v.minCompatibilityVersion, FeatureGates: v.featureGates})
+}
+
+// validationGates are the gates a snapshot's objects are validated under,
+// as an API server with them would: the flags' (the snapshot cannot say
+// what its cluster runs with before it is read), or v1.37's defaults
+// when they do not resolve (resolveSchedulerSettings reports why).
+func (g *gateFlags) validationGates() features.Features {
+	r, err := g.resolveGiven()
+	if err != nil {
+		return features.Default()
+	}
+	return r.Features
 }
 
 // recordSettings writes the version and gates a scheduler built from

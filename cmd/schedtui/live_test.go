@@ -49,21 +49,21 @@ func existingKubeconfig(t *testing.T) string {
 	return p
 }
 
-func TestSourceMode(t *testing.T) {
+func TestSourceKind(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		flags     sourceFlags
 		available bool
-		want      mode
+		want      sourceKind
 		err       string
 	}{
-		{"nothing, no kubeconfig: the demo", sourceFlags{}, false, modeDemo, ""},
-		{"nothing, a kubeconfig: live", sourceFlags{}, true, modeLive, ""},
-		{"--demo with a kubeconfig", sourceFlags{demo: true}, true, modeDemo, ""},
-		{"--snapshot with a kubeconfig", sourceFlags{snapshot: "x.yaml"}, true, modeSnapshot, ""},
-		{"--kubeconfig", sourceFlags{kubeconfig: "k"}, false, modeLive, ""},
-		{"--context", sourceFlags{context: "c"}, false, modeLive, ""},
-		{"--bind with a kubeconfig: live", sourceFlags{bind: true}, true, modeLive, ""},
+		{"nothing, no kubeconfig: the demo", sourceFlags{}, false, sourceDemo, ""},
+		{"nothing, a kubeconfig: live", sourceFlags{}, true, sourceLive, ""},
+		{"--demo with a kubeconfig", sourceFlags{demo: true}, true, sourceDemo, ""},
+		{"--snapshot with a kubeconfig", sourceFlags{snapshot: "x.yaml"}, true, sourceSnapshot, ""},
+		{"--kubeconfig", sourceFlags{kubeconfig: "k"}, false, sourceLive, ""},
+		{"--context", sourceFlags{context: "c"}, false, sourceLive, ""},
+		{"--bind with a kubeconfig: live", sourceFlags{bind: true}, true, sourceLive, ""},
 		{"--bind without one", sourceFlags{bind: true}, false, 0, "--bind needs a live cluster"},
 		{"--bind on a snapshot", sourceFlags{bind: true, snapshot: "x.yaml"}, false, 0, "cannot be combined with --snapshot or --demo"},
 		{"--bind on the demo", sourceFlags{bind: true, demo: true}, true, 0, "cannot be combined with --snapshot or --demo"},
@@ -74,7 +74,7 @@ func TestSourceMode(t *testing.T) {
 			if tc.available {
 				existingKubeconfig(t)
 			}
-			got, err := tc.flags.mode()
+			got, err := tc.flags.sourceKind()
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want %q", err, tc.err)

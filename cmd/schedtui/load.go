@@ -27,7 +27,9 @@ type session struct {
 	cluster *snapshot.Cluster
 	cfg     *configv1.KubeSchedulerConfiguration
 	seed    uint64
-	// bind binds pods in the live cluster (--bind), or is nil.
+	// mode says who places the pods (the source's).
+	mode runMode
+	// bind binds pods in the live cluster when the mode binds (--bind).
 	bind engine.BindFunc
 	// replay holds a recording's changes (nil for a snapshot); stderr
 	// hears of those the engine refuses.
@@ -72,7 +74,10 @@ type source struct {
 	// host is a live cluster's; serverVersion is its API server's
 	// version, or the one a snapshot's header records.
 	host, serverVersion string
-	// bind binds pods in the live cluster (--bind), or is nil.
+	// mode says who places the pods and how the cluster changes
+	// meanwhile, worked out from the flags once the source is known.
+	mode runMode
+	// bind binds pods in the live cluster when the mode binds (--bind).
 	bind engine.BindFunc
 	// header is the capture header of a snapshot; cfgData and cfgFrom the
 	// raw configuration it carries.
@@ -123,16 +128,16 @@ func (s *statusSink) report(st live.Status) {
 // connectLive connects to a live cluster; tests replace it with a fake.
 var connectLive = func(o live.Options) (*live.Cluster, error) { return live.Connect(o) }
 
-// mode says where the cluster comes from (see sourceHelp).
-type mode int
+// sourceKind says where the cluster comes from (see sourceHelp).
+type sourceKind int
 
 const (
-	modeDemo mode = iota
-	modeSnapshot
-	modeLive
+	sourceDemo sourceKind = iota
+	sourceSnapshot
+	sourceLive
 )
 
-func (f *sourceFlags) mode() (mode, error) {
+func (f *sourceFlags) sourceKind() (sourceKind, error) {
 	liveFlags := f.kubeconfig != "" || f.context != ""
 	switch {
 	case f.bind && (f.snapshot != "" || f.demo):
@@ -144,19 +149,20 @@ func (f *sourceFlags) mode() (mode, error) {
 	case f.demo && (liveFlags || f.snapshot != ""):
 		return 0, errors.New("--demo cannot be combined with --snapshot, --kubeconfig or --context")
 	case f.demo:
-		return modeDemo, nil
+		return sourceDemo, nil
 	case f.snapshot != "":
-		return modeSnapshot, nil
+		return sourceSnapshot, nil
 	case liveFlags || live.Available():
-		return modeLive, nil
+		return sourceLive, nil
 	}
-	return modeDemo, nil
+	return sourceDemo, nil
 }
 
-// loadLive syncs a live cluster, printing progress to w. With watch the
-// informers keep running (the caller stops src.live).
-func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*source, error) {
-	lc, err := connectLive(live.Options{Kubeconfig: f.kubeconfig, Context: f.context, Bind: f.bind})
+// loadLive syncs a live cluster for mode m, printing progress to w. When
+// the mode follows the cluster the informers keep running (the caller
+// stops src.live).
+func loadLive(ctx context.Context, f *sourceFlags, m runMode, w io.Writer) (*source, error) {
+	lc, err := connectLive(live.Options{Kubeconfig: f.kubeconfig, Context: f.context, Bind: m.binds()})
 	if err != nil {
 		return nil, fmt.Errorf("reading the live cluster: %w (use --snapshot PATH or --demo to work without the cluster)", err)
 	}
@@ -179,7 +185,7 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		printStatus(st)
 	})
 	ls := live.NewSource(lc.Name, lc.Client, sink.report)
-	if f.bind {
+	if m.binds() {
 		fmt.Fprintf(w, "%s: reading %s (read-only except pod bindings: --bind)\n", lc.Name, lc.Host)
 	} else {
 		fmt.Fprintf(w, "%s: reading %s (read-only)\n", lc.Name, lc.Host)
@@ -194,11 +200,11 @@ func loadLive(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*so
 		return nil, fmt.Errorf("%w (use --snapshot PATH or --demo to work without the cluster)", err)
 	}
 	fmt.Fprintf(w, "%s: synced %d nodes, %d pods (server %s)\n", lc.Name, len(c.Nodes), len(c.Pods), ls.ServerVersion())
-	src := &source{name: lc.Name, cluster: c, report: r, status: sink, host: lc.Host, serverVersion: ls.ServerVersion(), settings: ls.SchedulerSettings()}
-	if f.bind {
+	src := &source{name: lc.Name, cluster: c, report: r, status: sink, host: lc.Host, serverVersion: ls.ServerVersion(), settings: ls.SchedulerSettings(), mode: m}
+	if m.binds() {
 		src.bind = live.Binder(lc.Client)
 	}
-	if watch {
+	if m.live() {
 		src.live = ls
 	} else {
 		ls.Stop()
@@ -219,34 +225,43 @@ func (s *source) problems() int {
 // scheduler configuration: --config, else the one the snapshot carries,
 // else the defaults. The loader's warnings and errors, the live sync's
 // progress, and where the configuration came from, are printed to w. With
-// watch a live source keeps running (the caller stops it).
+// watch a live source keeps running (the caller stops it). The source's
+// mode is worked out here, once.
 func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*source, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	m, err := f.mode()
+	k, err := f.sourceKind()
 	if err != nil {
 		return nil, err
 	}
 	s := &source{name: "demo"}
 	var embedded *configv1.KubeSchedulerConfiguration
 	var embeddedFrom string
-	// opened is the snapshot or recording read (modeSnapshot).
+	// opened is the snapshot or recording read (sourceSnapshot).
 	var opened *snapshot.Opened
-	switch m {
-	case modeLive:
-		if s, err = loadLive(ctx, f, w, watch); err != nil {
+	switch k {
+	case sourceLive:
+		// The mode first: a compare mode it refuses fails before the sync.
+		m, err := modeOf(f, false, watch)
+		if err != nil {
 			return nil, err
 		}
-	case modeDemo:
+		if s, err = loadLive(ctx, f, m, w); err != nil {
+			return nil, err
+		}
+	case sourceDemo:
 		c, r, err := snapshot.Load(testdata.DemoName, testdata.Demo)
 		if err != nil {
 			return nil, err
 		}
 		s.cluster, s.report = c, r
 		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
-	case modeSnapshot:
-		o, err := openSnapshot(ctx, f.snapshot, w)
+		if s.mode, err = modeOf(f, false, false); err != nil {
+			return nil, err
+		}
+	case sourceSnapshot:
+		o, err := openSnapshot(ctx, f.snapshot, f.gates.validationGates(), w)
 		if err != nil {
 			return nil, err
 		}
@@ -258,9 +273,16 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			s.serverVersion = o.Header.ServerVersion
 		}
 		opened = o
-		if s.replay = replayOf(o, w, f.recordOnly, f.simulate); f.recordOnly && o.Header.IsRecording() {
+		if s.replay = replayOf(o, w, f.recordOnly); f.recordOnly && o.Header.IsRecording() {
 			s.header = recordingAsSnapshot(o, w)
 		}
+		if s.mode, err = modeOf(f, s.replay != nil, false); err != nil {
+			return nil, err
+		}
+	}
+	if line := s.mode.line(); line != "" && !f.recordOnly {
+		// (A source only recorded is not scheduled.)
+		fmt.Fprintln(w, line)
 	}
 	printReport(w, s.report)
 	switch {
@@ -313,7 +335,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 	if s.replay != nil {
 		s.replay.useExtenderAnswers(opened, f.skipExtenders, w)
 	}
-	if s.bind != nil {
+	if s.mode.binds() {
 		fmt.Fprintf(w, "--bind: schedtui binds the pods whose schedulerName is %s, in %s, as it schedules them; "+
 			"it never deletes pods, so a preemption it decides is not carried out. If the cluster runs a scheduler under "+
 			"the same name, both will race for these pods.\n", strings.Join(profileNames(s.cfg), " or "), s.name)
@@ -326,7 +348,7 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 // left to the process's exit. When w is a terminal, how far the load is
 // shows there as one line (MiB of the snapshot's files loaded, see
 // snapshot.OpenReporting), cleared before anything else is written.
-func openSnapshot(ctx context.Context, path string, w io.Writer) (*snapshot.Opened, error) {
+func openSnapshot(ctx context.Context, path string, gates features.Features, w io.Writer) (*snapshot.Opened, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("interrupted before loading %s: %w", path, err)
 	}
@@ -351,7 +373,7 @@ func openSnapshot(ctx context.Context, path string, w io.Writer) (*snapshot.Open
 	}
 	ch := make(chan opened, 1)
 	go func() {
-		o, err := snapshot.OpenReporting(path, report)
+		o, err := snapshot.OpenUnder(path, report, gates)
 		ch <- opened{o, err}
 	}()
 	select {
@@ -388,7 +410,7 @@ func (src *source) session(ctx context.Context, f *sourceFlags, w io.Writer) (*s
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, bind: src.bind, replay: src.replay, stderr: w,
+	s := &session{cluster: src.cluster, cfg: src.cfg, seed: f.seed, mode: src.mode, bind: src.bind, replay: src.replay, stderr: w,
 		settings: src.settings, gates: src.gates, ctx: ctx}
 	var err error
 	if s.resume, err = resumeOf(src.header); err != nil {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/history"
 )
 
@@ -114,7 +115,7 @@ func TestLiveSyncProgressLine(t *testing.T) {
 	progressClock = func() time.Time { clock = clock.Add(time.Second); return clock }
 	var stderr bytes.Buffer
 	isTerminal = func(w io.Writer) bool { return w == &stderr }
-	src, err := loadLive(context.Background(), &sourceFlags{context: "c1"}, &stderr, false)
+	src, err := loadLive(context.Background(), &sourceFlags{context: "c1"}, runMode{}, &stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func TestLoadInterruptedClearsLine(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	isTerminal = func(w io.Writer) bool { return w == &stderr }
-	_, err := openSnapshot(ctx, fifo, &stderr)
+	_, err := openSnapshot(ctx, fifo, features.Default(), &stderr)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted while loading") {
 		t.Fatalf("err = %v, want the load interrupted", err)
 	}

@@ -23,6 +23,7 @@ func newRecordCommand() *cobra.Command {
 	var f sourceFlags
 	var output string
 	var duration time.Duration
+	var keepEnv bool
 	cmd := &cobra.Command{
 		Use:   "record -o FILE [--for DURATION]",
 		Short: "Record a live cluster (read-only): its state, then every change, to replay with --snapshot",
@@ -38,8 +39,10 @@ stdout) is written as the recording goes: in JSON one line per change, and a
 gzipped file is flushed every second, so a recorder that is killed leaves a
 readable recording. --snapshot FILE (schedtui, run, explain) opens it at its
 start and replays the changes in virtual time: step through what happened to a
-pod that was stuck an hour ago. Secrets and ConfigMaps are never read; progress
-goes to stderr.
+pod that was stuck an hour ago. Secrets and ConfigMaps are never read; the
+pods' literal environment variable values are written empty unless
+--keep-env-values, and the header leaves out the configuration's secrets, as
+schedtui snapshot does. Progress goes to stderr.
 
 With a --config that has extenders, schedtui's scheduler judges each decision
 of the cluster's scheduler as the recording goes (it only reads; nothing is
@@ -47,7 +50,7 @@ bound), and the recording keeps every answer the extenders give it: a replay
 answers from them and calls no extender.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return recordCluster(cmd.Context(), &f, output, duration, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return recordCluster(cmd.Context(), &f, output, duration, keepEnv, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.registerLive(cmd)
@@ -57,6 +60,7 @@ answers from them and calls no extender.`,
 	cmd.Flags().BoolVar(&f.skipExtenders, "skip-extenders", false, "do not ask the configuration's extenders while recording "+
 		"(no scheduler runs alongside; the recording keeps no answers and its replays call the extenders)")
 	cmd.Flags().DurationVar(&duration, "for", 0, "stop after recording this long (e.g. 1h); default: until interrupted")
+	registerKeepEnvValues(cmd, &keepEnv)
 	// Accepted only to be refused with a clear message.
 	cmd.Flags().StringVar(&f.snapshot, "snapshot", "", "not for record: a recording needs a live cluster")
 	cmd.Flags().BoolVar(&f.demo, "demo", false, "not for record: a recording needs a live cluster")
@@ -71,7 +75,7 @@ var errRecordNeedsLive = errors.New("record watches a live cluster (--kubeconfig
 	"--snapshot and --demo have no changes to record. To replay a recording, give it to --snapshot: " +
 	"schedtui --snapshot FILE, or schedtui run --snapshot FILE")
 
-func recordCluster(ctx context.Context, f *sourceFlags, output string, duration time.Duration, stdout, stderr io.Writer) error {
+func recordCluster(ctx context.Context, f *sourceFlags, output string, duration time.Duration, keepEnv bool, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -88,11 +92,11 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	if format.Protobuf {
 		return fmt.Errorf("%s: a recording is written as YAML or JSON (.yaml, .yml, .json, optionally followed by .gz); protobuf (.pb) is for snapshots", output)
 	}
-	m, err := f.mode()
+	m, err := f.sourceKind()
 	if err != nil {
 		return err
 	}
-	if m != modeLive {
+	if m != sourceLive {
 		return errors.New("no cluster to record: no kubeconfig ($KUBECONFIG, ~/.kube/config) and not running in a cluster; give --kubeconfig or --context")
 	}
 	// Interrupted (Ctrl-C, SIGTERM), the recording ends cleanly.
@@ -108,7 +112,7 @@ func recordCluster(ctx context.Context, f *sourceFlags, output string, duration 
 	defer src.stop()
 	started := time.Now().UTC()
 	h := snapshot.Header{CapturedAt: started, RecordingStarted: started, Context: src.name, Source: src.host,
-		ServerVersion: src.serverVersion, SchedtuiVersion: schedtuiVersion()}
+		ServerVersion: src.serverVersion, SchedtuiVersion: schedtuiVersion(), EnvValues: envValues(keepEnv, nil)}
 	if cfgData != nil {
 		h.SchedulerConfigFile, h.SchedulerConfig = f.config, string(cfgData)
 	}

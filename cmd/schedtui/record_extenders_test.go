@@ -126,9 +126,10 @@ func TestRecordExtenderAnswers(t *testing.T) {
 	}
 	// The debugger's engine: its attempt's call is marked replayed.
 	var errBuf bytes.Buffer
-	r := replayOf(o, &errBuf, false, false)
+	r := replayOf(o, &errBuf, false)
 	r.useExtenderAnswers(o, false, &errBuf)
-	b, err := tui.NewBackend("rec", o.Cluster, scheduler.Options{Config: o.Config, Registry: plugins.NewInTreeRegistry(), Seed: 1}, r.forTUI(&errBuf)...)
+	shadowReplay := append(r.forTUI(&errBuf), tui.Replay{Shadow: true})
+	b, err := tui.NewBackend("rec", o.Cluster, scheduler.Options{Config: o.Config, Registry: plugins.NewInTreeRegistry(), Seed: 1}, shadowReplay...)
 	if err != nil {
 		t.Fatal(err)
 	}

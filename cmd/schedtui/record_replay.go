@@ -21,9 +21,6 @@ type replay struct {
 	changes      []change.Change
 	// where locates each change in the file, for messages.
 	where []string
-	// simulate: schedtui schedules every pod itself (--simulate) rather
-	// than judging the recorded decisions (shadow mode).
-	simulate bool
 	// offline: the recording holds its extenders' answers (answers), and
 	// every engine answers from them, never calling an extender.
 	offline bool
@@ -59,11 +56,11 @@ func (r *replay) extenderAnswers() *scheduler.ExtenderAnswers {
 // replayOf converts the changes of an opened recording; nil for a
 // snapshot, or when the source is only converted (schedtui snapshot).
 // Changes the engine cannot take are reported to w.
-func replayOf(o *snapshot.Opened, w io.Writer, convertOnly, simulate bool) *replay {
+func replayOf(o *snapshot.Opened, w io.Writer, convertOnly bool) *replay {
 	if o == nil || !o.Header.IsRecording() || convertOnly {
 		return nil
 	}
-	r := &replay{start: o.Header.RecordingStarted, until: o.RecordedUntil, simulate: simulate}
+	r := &replay{start: o.Header.RecordingStarted, until: o.RecordedUntil}
 	for _, rc := range o.Changes {
 		where := fmt.Sprintf("%s:%d", rc.File, rc.Line)
 		c, err := change.For(rc.Type, rc.Object)
@@ -81,25 +78,8 @@ func replayOf(o *snapshot.Opened, w io.Writer, convertOnly, simulate bool) *repl
 	}
 	fmt.Fprintf(w, "a recording: %d changes from %s (%s); run, explain and the debugger replay them in virtual time\n",
 		len(r.changes), r.start.Format(time.RFC3339), end)
-	fmt.Fprintln(w, r.modeLine())
 	return r
 }
-
-// Mode lines: what a replay (or a live cluster) does with the pods.
-const (
-	shadowLine   = "shadow mode: the cluster's scheduler decides; schedtui judges each of its decisions on the state it had (--simulate: schedtui schedules every pod itself)"
-	simulateLine = "simulating: schedtui schedules every pod itself"
-)
-
-func (r *replay) modeLine() string {
-	if r.simulate {
-		return simulateLine
-	}
-	return shadowLine
-}
-
-// shadowing reports whether the replay runs in shadow mode.
-func (r *replay) shadowing() bool { return r != nil && !r.simulate }
 
 // recordingAsSnapshot is the header of a recording converted to a
 // snapshot (schedtui snapshot --snapshot REC): its initial state only.
@@ -139,12 +119,13 @@ func (r *replay) notApplied(w io.Writer, i int, err error) {
 	fmt.Fprintf(w, "%s: warning: %s not applied: %v\n", r.where[i], r.changes[i], err)
 }
 
-// forTUI is the replay for tui.NewBackend (none without a recording).
+// forTUI is the replay for tui.NewBackend (none without a recording);
+// whether it shadows is the mode's to say.
 func (r *replay) forTUI(w io.Writer) []tui.Replay {
 	if r == nil {
 		return nil
 	}
-	tr := tui.Replay{Start: r.start, Changes: r.changes, Shadow: r.shadowing()}
+	tr := tui.Replay{Start: r.start, Changes: r.changes}
 	if r.offline {
 		tr.ExtenderAnswers = r.extenderAnswers
 	}
@@ -161,16 +142,13 @@ func (r *replay) forTUI(w io.Writer) []tui.Replay {
 	return []tui.Replay{tr}
 }
 
-// notice is the TUI's first status line for a replay.
-func (r *replay) notice() string {
-	d := ""
-	if len(r.changes) > 0 {
-		d = " over " + r.changes[len(r.changes)-1].At.Sub(r.start).String()
+// span is how many changes the replay holds and over how long, for the
+// debugger's status line: "6 changes over 45m0s".
+func (r *replay) span() string {
+	if len(r.changes) == 0 {
+		return "0 changes"
 	}
-	if r.simulate {
-		return fmt.Sprintf("simulating a recording: schedtui schedules every pod itself; %d changes%s · n: next attempt · ?: help", len(r.changes), d)
-	}
-	return fmt.Sprintf("shadowing a recording: %d changes%s · n: next decision of the cluster's scheduler, judged · ?: help", len(r.changes), d)
+	return fmt.Sprintf("%d changes over %s", len(r.changes), r.changes[len(r.changes)-1].At.Sub(r.start))
 }
 
 // printCluster prints a cluster change line of `run -o text`.

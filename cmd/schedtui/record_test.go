@@ -440,7 +440,7 @@ func TestReplayBackend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := replayOf(o, &errOut, false, true)
+	r := replayOf(o, &errOut, false)
 	b, err := tui.NewBackend("rec", o.Cluster, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1}, r.forTUI(&errOut)...)
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +459,8 @@ func TestReplayBackend(t *testing.T) {
 	if last == nil || last.Pod != "batch/report" || last.Node != "node-b" || !last.Time.Equal(o.Header.RecordingStarted.Add(40*time.Minute)) {
 		t.Errorf("last attempt %+v", last)
 	}
-	if n := r.notice(); !strings.Contains(n, "simulating a recording: schedtui schedules every pod itself; 6 changes over 45m0s") {
+	simulated := &source{mode: runMode{kind: simulating, source: recordingReplay}, replay: r}
+	if n := simulated.notice(nil); !strings.Contains(n, "simulating a recording: schedtui schedules every pod itself; 6 changes over 45m0s") {
 		t.Errorf("notice %q", n)
 	}
 	// A change the engine refuses at the start is reported.

@@ -84,7 +84,7 @@ func (f *namespaceFlags) resolve(cmd *cobra.Command, src *sourceFlags) string {
 	if f.explicit(cmd) {
 		return f.namespace
 	}
-	if m, err := src.mode(); err == nil && m == modeLive {
+	if m, err := src.sourceKind(); err == nil && m == sourceLive {
 		return contextNamespace(src.kubeconfig, src.context)
 	}
 	return "default"

@@ -27,6 +27,9 @@ type sourceFlags struct {
 	// compareWith: the debugger's compare mode, with this second side
 	// (compare's side syntax).
 	compareWith string
+	// compare: schedtui compare, two sides from the same state (a
+	// recording is simulated: in shadow mode schedtui schedules nothing).
+	compare bool
 	// recordOnly: the scheduler configuration a snapshot carries is only
 	// recorded (schedtui snapshot), so loading says nothing about using it.
 	recordOnly bool
@@ -146,6 +149,7 @@ binds a pod in the cluster.
 	root.SetErr(stderr)
 	root.AddCommand(newRunCommand(), newExplainCommand(), newCompareCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
 	root.Version = schedtuiVersion()
+	suggestMistypes(root)
 	if plugin {
 		asPlugin(root)
 	}

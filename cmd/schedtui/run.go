@@ -52,7 +52,7 @@ Without -n every namespace is printed (-A says so explicitly).
 and what is left pending; -o wide adds the nomination, the victims and the
 absolute virtual time to each attempt; -o json prints one JSON object per line:
 attempts, queue moves, preemptions, evictions and cluster changes (the schema
-is documented in the README). --detail says how much of each attempt -o json
+is documented in docs/commands.md). --detail says how much of each attempt -o json
 writes: full (every field), failed (the Filter map of the rejected nodes, not
 the feasible nodes' scores) or summary (outcome, node, message, nomination and
 victims); the field names stay those of full.
@@ -170,7 +170,7 @@ func (s *session) engine(opts ...func(*engine.Options)) (*engine.Engine, error) 
 	}
 	o := engine.Options{
 		Config: s.cfg, Registry: plugins.NewInTreeRegistry(), Seed: s.seed, Bind: s.bind, Start: start, Resume: s.resume,
-		Shadow: s.replay.shadowing(), Features: &s.resolved().Features, ExtenderAnswers: s.replay.extenderAnswers(),
+		Shadow: s.mode.shadows(), Features: &s.resolved().Features, ExtenderAnswers: s.replay.extenderAnswers(),
 	}
 	for _, f := range opts {
 		f(&o)

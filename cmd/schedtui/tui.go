@@ -9,9 +9,7 @@ import (
 	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
-	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
-	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/live"
 	"github.com/schedtui/schedtui/tui"
 )
@@ -38,7 +36,13 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		return err
 	}
 	defer src.stop()
+	mode := src.mode
 	replays := src.replay.forTUI(errw)
+	if mode.shadows() {
+		// The cluster's scheduler decides (the recording's, the live
+		// one's), schedtui judges.
+		replays = append(replays, tui.Replay{Shadow: true})
+	}
 	resume, err := resumeOf(src.header)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src.name, err)
@@ -48,17 +52,10 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		// attempt, as run does.
 		replays = append(replays, tui.Replay{Start: src.header.CapturedAt, Resume: resume})
 	}
-	if src.live != nil && src.bind == nil && !f.simulate {
-		// Shadow mode: the cluster's scheduler decides, schedtui judges.
-		replays = append(replays, tui.Replay{Shadow: true})
-		fmt.Fprintln(errw, shadowLine)
-	} else if src.live != nil && f.simulate {
-		fmt.Fprintln(errw, simulateLine)
-	}
-	settings, gates := src.settings, src.gates
+	gates := src.gates
 	sopts := scheduler.Options{Config: src.cfg, Registry: plugins.NewInTreeRegistry(), Seed: f.seed, Features: &gates.Features}
 	var b *tui.Backend
-	if src.live != nil {
+	if mode.live() {
 		// The live source stamps changes with the wall clock too.
 		b, err = tui.NewLiveBackend(src.name, src.cluster, sopts, liveClock, replays...)
 	} else {
@@ -70,54 +67,21 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if err := b.Retain(f.keepDetail); err != nil {
 		return err
 	}
-	b.Scheduler = gates.Short()
-	notice := "n: next attempt · s: step phase · ?: help"
-	if len(src.gates.NonDefault) > 0 {
-		notice = src.gates.Summary() + " · " + notice
-	}
-	if n := src.problems(); n > 0 {
-		notice = fmt.Sprintf("the snapshot loaded with %d problem(s), printed on stderr · ?: help", n)
-	} else if src.replay != nil {
-		notice = src.replay.notice()
-	} else if resume != nil {
-		at := src.header.At
-		if at == "" {
-			at = resume.First + "'s attempt"
+	if mode.binds() {
+		if err := b.SetBind(src.bind); err != nil {
+			return err
 		}
-		notice = fmt.Sprintf("the state at %s (snapshot --at): n makes that attempt again · ?: help", at)
 	}
-	if src.live != nil && src.bind == nil && !f.simulate {
-		notice = "shadow mode: the cluster's scheduler decides, schedtui judges each decision (events: 7) · ?: help"
-		b.Name += " · shadow"
-	} else if src.replay.shadowing() {
-		b.Name += " · shadow"
-	} else if src.replay != nil {
-		b.Name += " · simulating"
-	}
+	b.Scheduler = gates.Short()
+	b.Name += mode.label()
 	if src.skippedExtenders > 0 {
 		b.Name += " · extenders skipped"
-		notice = fmt.Sprintf("--skip-extenders: %d extender(s) left out, answers may differ from the cluster's · ?: help", src.skippedExtenders)
 	}
-	opts := tui.Options{Backend: b, Notice: withVersion(settings, notice), Shown: growing}
+	opts := tui.Options{Backend: b, Notice: src.notice(resume), Shown: growing}
 	if err := compareMode(&opts, src, f, replays, errw); err != nil {
 		return err
 	}
-	if src.live != nil {
-		e, ok := b.API.(*engine.Engine)
-		if !ok {
-			return fmt.Errorf("live mode needs the queue engine, the backend has %T", b.API)
-		}
-		if src.bind != nil {
-			if err := e.SetBind(src.bind); err != nil {
-				return err
-			}
-			// Writing to the cluster comes first, whatever else is said.
-			opts.Notice = "--bind: n binds the next pod in the cluster · s: step phase · ?: help · " + settings.Version
-			b.Name += " · --bind: binds for real"
-		}
-		if src.bind == nil && src.problems() == 0 {
-			opts.Notice = withVersion(settings, "live: n forecasts the next attempt on a copy of the cluster (u returns) · ?: help")
-		}
+	if mode.live() {
 		ts := newTUISource(src.name)
 		src.status.set(ts.send)
 		wctx, cancel := context.WithCancel(ctx)
@@ -125,8 +89,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		go func() {
 			defer close(done)
 			_ = src.live.Watch(wctx, func(c change.Change) error {
-				var err error
-				b.Locked(func() { err = e.Apply(c) })
+				err := b.Apply(c)
 				liveApplied(c, err)
 				return err
 			})
@@ -202,10 +165,4 @@ func (s *tuiSource) close() {
 		s.closed = true
 		close(s.ch)
 	}
-}
-
-// withVersion puts the line saying which kube-scheduler is simulated
-// before the status line's first notice.
-func withVersion(s snapshot.SchedulerSettings, notice string) string {
-	return s.Version + " · " + notice
 }

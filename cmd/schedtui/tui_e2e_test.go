@@ -144,8 +144,8 @@ func TestTUIEndToEnd(t *testing.T) {
 	s.keys("s")
 	s.waitFor("✓ PostFilter")
 	s.keys("5")
-	screen := s.waitFor("decided by: latest start among the highest-priority victims", "★ node-b2")
-	for _, want := range []string{"default/web-2", "default/job-0", "violates a PDB", "nominated to node-b2"} {
+	screen := s.waitFor("Decided by: latest start time of the highest-priority victims", "★ node-b2")
+	for _, want := range []string{"default/web-2", "default/job-0", "violates PDB default/batch", "nominated to node-b2"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("preemption screen lacks %q:\n%s", want, screen)
 		}

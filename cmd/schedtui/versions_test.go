@@ -200,7 +200,7 @@ func TestTUIStatusSaysVersion(t *testing.T) {
 	if err := openTUI(context.Background(), &sourceFlags{seed: 1}, strings.NewReader(""), io.Discard, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if want := "simulating kube-scheduler 1.35 (from the server's version) · live: n forecasts"; !strings.HasPrefix(notice, want) {
+	if want := "simulating kube-scheduler 1.35 (from the server's version) · shadow mode: the cluster's scheduler decides"; !strings.HasPrefix(notice, want) {
 		t.Errorf("live status line %q, want it to start with %q", notice, want)
 	}
 	if err := openTUI(context.Background(), &sourceFlags{seed: 1, snapshot: stuckPodRecording}, strings.NewReader(""), io.Discard, &errOut); err != nil {

@@ -85,6 +85,24 @@ func (h *harness) applyExtenderFilters(nts *framework.NodeToStatus) {
 	}
 }
 
+// extenderRejections maps each node an extender's Filter rejected in this
+// cycle to that extender's name (its URL prefix).
+func (h *harness) extenderRejections() map[string]string {
+	by := map[string]string{}
+	for _, r := range h.extenders {
+		r.mu.Lock()
+		for _, f := range r.filters {
+			for _, m := range []extenderv1.FailedNodesMap{f.failed, f.unresolvable} {
+				for name := range m {
+					by[name] = r.Name()
+				}
+			}
+		}
+		r.mu.Unlock()
+	}
+	return by
+}
+
 // extenderScores returns, per extender that prioritized (named by its URL
 // prefix), each node's raw score (duplicates added) and the extender's
 // weight × MaxNodeScore/MaxExtenderPriority, as prioritizeNodes scales it.

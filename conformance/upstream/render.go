@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -58,7 +59,7 @@ func (h *harness) renderFeasible(a *record.AttemptJSON, pod *v1.Pod, rec *cycleR
 		}
 		h.applyExtenderFilters(nts)
 	}
-	h.renderFilter(a, feasible, nts)
+	h.renderFilter(a, feasible, nts, joinSorted(rec.preFilterPlugins))
 
 	if len(a.Feasible) < 2 || !rec.scored {
 		a.Top = []string{host}
@@ -106,9 +107,17 @@ func (h *harness) renderFeasible(a *record.AttemptJSON, pod *v1.Pod, rec *cycleR
 // effective status in nts when that status is an explicit entry or the
 // absent-nodes status carries reasons (PreFilter rejection or PreFilterResult
 // narrowing). Nodes the Filter phase never reached are left out.
-func (h *harness) renderFilter(a *record.AttemptJSON, feasible sets.Set[string], nts *framework.NodeToStatus) {
+//
+// Upstream's statuses for the nodes a PreFilterResult left out and for the
+// nodes an extender rejected name no plugin; the record names them, as
+// schedtui's does: narrowedBy (the plugins whose PreFilterResult narrowed
+// the nodes, sorted and comma-joined) for the absent-nodes status, and the
+// extender's URL prefix for its rejections. A node an extender dropped
+// without an entry has no status of its own: it keeps the absent-nodes one.
+func (h *harness) renderFilter(a *record.AttemptJSON, feasible sets.Set[string], nts *framework.NodeToStatus, narrowedBy string) {
 	explicit := sets.New[string]()
 	nts.ForEachExplicitNode(func(node string, _ *fwk.Status) { explicit.Insert(node) })
+	rejectedBy := h.extenderRejections()
 	absentCounts := len(nts.AbsentNodesStatus().Reasons()) > 0
 	nodes, err := h.snap.NodeInfos().List()
 	if err != nil {
@@ -120,8 +129,21 @@ func (h *harness) renderFilter(a *record.AttemptJSON, feasible sets.Set[string],
 			continue
 		}
 		st := nts.Get(name)
-		a.Filter[name] = record.FilterJSON{Plugin: st.Plugin(), Reasons: reasonsOf(st)}
+		plugin := st.Plugin()
+		switch {
+		case plugin != "":
+		case explicit.Has(name):
+			plugin = rejectedBy[name]
+		default:
+			plugin = narrowedBy
+		}
+		a.Filter[name] = record.FilterJSON{Plugin: plugin, Reasons: reasonsOf(st)}
 	}
+}
+
+// joinSorted is the set's names, sorted and comma-joined.
+func joinSorted(names sets.Set[string]) string {
+	return strings.Join(sets.List(names), ",")
 }
 
 // fixedFitReasons are the NodeResourcesFit reasons upstream always emits

@@ -422,7 +422,7 @@ func (h *harness) attempt(namespace, name string) (record.AttemptJSON, error) {
 			}
 			return h.fail(a, pod, st, clearNominatedNode)
 		}
-		return h.unschedulable(a, fw, state, pod, fitErr, hooks)
+		return h.unschedulable(a, fw, state, pod, fitErr, rec, hooks)
 	}
 
 	host := result.SuggestedHost
@@ -512,7 +512,7 @@ func rejectionOnNode(pod *v1.Pod, host string, st *fwk.Status) *fwk.Status {
 
 // unschedulable handles a FitError as upstream's schedulingCycle does: run the
 // PostFilter plugins, then the failure handler.
-func (h *harness) unschedulable(a record.AttemptJSON, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, fitErr *framework.FitError, hooks *preemptionHooks) (record.AttemptJSON, error) {
+func (h *harness) unschedulable(a record.AttemptJSON, fw framework.Framework, state fwk.CycleState, pod *v1.Pod, fitErr *framework.FitError, rec *cycleRecorder, hooks *preemptionHooks) (record.AttemptJSON, error) {
 	ctx := h.ctx
 	var nominatingInfo *fwk.NominatingInfo
 	if !fw.HasPostFilterPlugins() {
@@ -525,7 +525,10 @@ func (h *harness) unschedulable(a record.AttemptJSON, fw framework.Framework, st
 		}
 	}
 
-	h.renderFilter(&a, sets.New[string](), fitErr.Diagnosis.NodeToStatus)
+	rec.mu.Lock()
+	narrowedBy := joinSorted(rec.preFilterPlugins)
+	rec.mu.Unlock()
+	h.renderFilter(&a, sets.New[string](), fitErr.Diagnosis.NodeToStatus, narrowedBy)
 	// nominatedNode is the pod's nomination after the attempt: PostFilter's
 	// when it overrides, else the one the pod already had.
 	a.NominatedNode = pod.Status.NominatedNodeName

@@ -176,7 +176,8 @@ func TestRun(t *testing.T) {
 		{
 			// A PreFilterResult naming only a node that does not exist: the
 			// candidate list is empty and every node gets the absent-nodes
-			// status "didn't satisfy plugin(s)" (U&U, no plugin). All
+			// status "didn't satisfy plugin(s)" (U&U, no plugin upstream;
+			// the record names NodeAffinity, whose result it is). All
 			// PreFilters ran, so PostFilter reaches preemption, which has no
 			// Unschedulable node to try.
 			name: "PreFilterResult excludes every node",
@@ -187,9 +188,9 @@ func TestRun(t *testing.T) {
 			want: []record.AttemptJSON{attempt(record.AttemptJSON{
 				Pod: "default/incoming", Outcome: record.OutcomeUnschedulable,
 				Filter: map[string]record.FilterJSON{
-					"node-1": {Plugin: "", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
-					"node-2": {Plugin: "", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
-					"node-3": {Plugin: "", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
+					"node-1": {Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
+					"node-2": {Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
+					"node-3": {Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
 				},
 				Message: "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. " +
 					"preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
@@ -340,7 +341,7 @@ func TestRun(t *testing.T) {
 			// NodeAffinity's PreFilterResult (matchFields on metadata.name,
 			// as for DaemonSet pods) narrows the search to node-b; the other
 			// nodes get the absent-nodes status, which has a reason but no
-			// plugin.
+			// plugin upstream: the record names NodeAffinity.
 			name: "PreFilterResult narrowing on success",
 			cluster: &snapshot.Cluster{
 				Nodes: []*v1.Node{node("node-a", "4", "8Gi"), node("node-b", "4", "8Gi"), node("node-c", "4", "8Gi")},
@@ -350,8 +351,8 @@ func TestRun(t *testing.T) {
 				Pod: "default/daemon", Outcome: record.OutcomeScheduled, Node: "node-b",
 				Feasible: []string{"node-b"},
 				Filter: map[string]record.FilterJSON{
-					"node-a": {Plugin: "", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
-					"node-c": {Plugin: "", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
+					"node-a": {Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
+					"node-c": {Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}},
 				},
 				Top: []string{"node-b"},
 			})},

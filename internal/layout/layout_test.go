@@ -1,5 +1,5 @@
-// Package layout holds one test: the README's Layout table is the map of
-// the tree, and the tree keeps to it.
+// Package layout holds one test: the Layout table of ARCHITECTURE.md is the
+// map of the tree, and the tree keeps to it.
 package layout
 
 import (
@@ -28,12 +28,15 @@ type row struct {
 
 var codeSpan = regexp.MustCompile("`([^`]+)`")
 
-// readLayout parses the table under "## Layout" in README.md.
-func readLayout(t *testing.T, readme []byte) []*row {
+// layoutDoc is the file whose "## Layout" section holds the table.
+const layoutDoc = "ARCHITECTURE.md"
+
+// readLayout parses the table under "## Layout" in layoutDoc.
+func readLayout(t *testing.T, doc []byte) []*row {
 	t.Helper()
 	var rows []*row
 	in := false
-	sc := bufio.NewScanner(bytes.NewReader(readme))
+	sc := bufio.NewScanner(bytes.NewReader(doc))
 	for sc.Scan() {
 		line := sc.Text()
 		if strings.HasPrefix(line, "## ") {
@@ -45,7 +48,7 @@ func readLayout(t *testing.T, readme []byte) []*row {
 		}
 		cells := strings.Split(strings.Trim(line, "|"), "|")
 		if len(cells) != 3 {
-			t.Fatalf("README.md Layout row has %d cells, want 3 (path, holds, may import): %s", len(cells), line)
+			t.Fatalf("%s: Layout row has %d cells, want 3 (path, holds, may import): %s", layoutDoc, len(cells), line)
 		}
 		path := strings.Trim(strings.TrimSpace(cells[0]), "`")
 		r := &row{path: strings.TrimSuffix(path, "/"), nested: strings.HasSuffix(path, "/") && !strings.HasSuffix(path, "/...")}
@@ -55,7 +58,7 @@ func readLayout(t *testing.T, readme []byte) []*row {
 		rows = append(rows, r)
 	}
 	if len(rows) == 0 {
-		t.Fatal("README.md has no Layout table")
+		t.Fatalf("%s has no Layout table (a \"## Layout\" section with rows \"| `path` | ...\")", layoutDoc)
 	}
 	return rows
 }
@@ -86,7 +89,7 @@ func rowFor(rows []*row, pkg string) *row {
 	return best
 }
 
-// TestLayoutMatchesTree checks the README's Layout table against `go list
+// TestLayoutMatchesTree checks ARCHITECTURE.md's Layout table against `go list
 // ./...`: every package has a row, every row names a package (or a nested
 // module that exists), and every import of a module package is one its
 // row allows.
@@ -95,11 +98,11 @@ func TestLayoutMatchesTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	doc, err := os.ReadFile(filepath.Join(root, layoutDoc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := readLayout(t, readme)
+	rows := readLayout(t, doc)
 
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", "./...")
 	cmd.Dir = root
@@ -115,7 +118,7 @@ func TestLayoutMatchesTree(t *testing.T) {
 		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
 		r := rowFor(rows, pkg)
 		if r == nil {
-			problems = append(problems, fmt.Sprintf("package %s has no row in README.md's Layout table", pkg))
+			problems = append(problems, fmt.Sprintf("package %s has no row in %s's Layout table", pkg, layoutDoc))
 			continue
 		}
 		r.matched = true
@@ -179,9 +182,10 @@ func TestLayoutRules(t *testing.T) {
 	}
 }
 
-// TestArchitecturePaths checks that every file or package ARCHITECTURE.md
-// names (a code span with a "/" or ending in ".go") is in the tree, read
-// from the repository root or, for the core's own files, from scheduler/.
+// TestArchitecturePaths checks that every file or package ARCHITECTURE.md's
+// prose names (a code span with a "/" or ending in ".go", outside the
+// Layout section) is in the tree, read from the repository root or, for
+// the core's own files, from scheduler/.
 func TestArchitecturePaths(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -191,15 +195,20 @@ func TestArchitecturePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Code spans pair within a line; fenced blocks are a drawing.
+	// Code spans pair within a line; fenced blocks are a drawing. The
+	// Layout section names package patterns (x/...), nested modules (x/)
+	// and other modules' packages: TestLayoutMatchesTree checks its paths.
 	var prose strings.Builder
-	fenced := false
+	fenced, layout := false, false
 	for _, line := range strings.Split(string(doc), "\n") {
 		if strings.HasPrefix(line, "```") {
 			fenced = !fenced
 			continue
 		}
-		if !fenced {
+		if strings.HasPrefix(line, "## ") {
+			layout = line == "## Layout"
+		}
+		if !fenced && !layout {
 			prose.WriteString(line + "\n")
 		}
 	}

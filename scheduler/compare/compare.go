@@ -34,7 +34,8 @@ type Pod struct {
 	Divergence *Divergence
 }
 
-// Placed reports whether the two sides placed the pod differently.
+// PlacedDifferently reports whether the two sides placed the pod differently
+// (outcome or node).
 func (p *Pod) PlacedDifferently() bool {
 	return p.Left.Outcome != p.Right.Outcome || p.Left.Node != p.Right.Node
 }

@@ -100,4 +100,8 @@ type API interface {
 	Timeline() history.EventLog
 	Attempts() history.AttemptLog
 	Cursor() Cursor
+	// Shadowing reports whether the engine runs in shadow mode
+	// (Options.Shadow): it makes no attempt of its own, only judges the
+	// decisions of the cluster's scheduler as they arrive.
+	Shadowing() bool
 }

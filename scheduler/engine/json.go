@@ -7,7 +7,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/history"
 )
 
-// The JSON lines `schedtui run -o json` prints besides attempts (README,
+// The JSON lines `schedtui run -o json` prints besides attempts (docs/commands.md,
 // "run -o json"). Every line has a "kind"; times are virtual, RFC 3339
 // with nanoseconds, UTC.
 

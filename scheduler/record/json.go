@@ -14,7 +14,10 @@ type AttemptJSON struct {
 	// Feasible lists the nodes that passed every Filter plugin, sorted by name.
 	Feasible []string `json:"feasible"`
 	// Filter maps each rejected node to the first Filter (or PreFilter) plugin
-	// that rejected it and that plugin's reasons, in upstream's order.
+	// that rejected it and that plugin's reasons, in upstream's order. Where
+	// upstream's status names no plugin, the record names who decided: the
+	// plugins whose PreFilterResult left the node out (sorted,
+	// comma-joined), or the extender (its URL prefix) that rejected it.
 	Filter map[string]FilterJSON `json:"filter"`
 	// Scores maps node -> Score plugin -> scores, for the plugins that ran.
 	Scores map[string]map[string]ScoreJSON `json:"scores"`

@@ -226,8 +226,8 @@ type Preemption struct {
 	// Chosen indexes Candidates, or -1.
 	Chosen int
 	// DecidedBy names the pickOneNodeForPreemption criterion that left one
-	// candidate (e.g. "fewest PDB violations"), "single candidate", or ""
-	// when all criteria tied.
+	// candidate (e.g. "minimum number of PDB violations"), "single
+	// candidate", or "" when all criteria tied.
 	DecidedBy string
 	// Tied lists the candidates still tied after every criterion; upstream
 	// picks any of them (Go map order), schedtui the first found.
@@ -249,8 +249,10 @@ type Victim struct {
 	Pod       string
 	Priority  int32
 	StartTime time.Time
-	// ViolatesPDB is set for victims whose eviction violates a PDB.
-	ViolatesPDB bool
+	// PDBs names the PodDisruptionBudgets (namespace/name) the eviction
+	// violates: those it takes below zero allowed disruptions, counting
+	// the candidate's victims before it. Empty: the eviction violates none.
+	PDBs []string
 }
 
 // ExtenderCall is one call the attempt made to a scheduler extender.
@@ -290,9 +292,23 @@ func (c *ExtenderCall) Skipped() bool {
 	return c.Error != "" && (c.Ignorable || c.Verb == "prioritize")
 }
 
+// AbsentFromPreFilterResult reports whether the absent-nodes status is
+// the PreFilterResults' narrowing (nodes outside the results, or every node
+// when the results left none), which upstream's status attributes to no
+// plugin and the record to the narrowing plugins, rather than one PreFilter
+// plugin's rejection of every node.
+func (a *Attempt) AbsentFromPreFilterResult() bool {
+	if a.AbsentStatus < 0 {
+		return false
+	}
+	pre := a.Phases[PhasePreFilter]
+	return a.PreFilterNarrowed != nil || pre.Code != CodeSuccess && pre.Plugin == ""
+}
+
 // RejectingExtender names the extender (its URL prefix) whose filter
 // answer rejected node in this attempt, or "" when none did. The node's
-// status then has no plugin, as upstream's.
+// status in the record is named after the extender too (upstream's has no
+// plugin).
 func (a *Attempt) RejectingExtender(node string) string {
 	for i := len(a.ExtenderCalls) - 1; i >= 0; i-- {
 		c := &a.ExtenderCalls[i]

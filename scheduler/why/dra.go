@@ -13,7 +13,17 @@ import (
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
+
+var dynamicResourcesExplainer = explainer{
+	purpose: "allocates devices for the pod's claims and DRA-backed extended resources with upstream's structured allocator: each request needs enough free devices of its DeviceClass that match the class's and the request's CEL selectors. Every rejection is UnschedulableAndUnresolvable: preemption never evicts for devices.",
+	filter: func(in Input, _ record.Status, ni *framework.NodeInfo) []string {
+		return DeviceLines(in, ni.Node())
+	},
+	detail: draDetail,
+}
 
 // podClaims resolves the pod's claims as DynamicResources does; a claim
 // that cannot be found is named by the error.
@@ -88,7 +98,7 @@ func describeDeviceClaim(c *resourcev1.ResourceClaim) string {
 			users = append(users, c.Namespace+"/"+r.Name)
 		}
 		if len(users) > 0 {
-			s += ", reserved for " + names(users)
+			s += ", reserved for " + Names(users)
 		}
 	}
 	return s

@@ -85,7 +85,7 @@ func Holders(claims []*resourcev1.ResourceClaim) map[string][]string {
 			pods = append(pods, c.Namespace+"/"+r.Name)
 		}
 		if len(pods) > 0 {
-			holder += " (pod " + names(pods) + ")"
+			holder += " (pod " + Names(pods) + ")"
 		}
 		for _, r := range a.Devices.Results {
 			if r.AdminAccess != nil && *r.AdminAccess {

@@ -7,7 +7,6 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ndf "k8s.io/component-helpers/nodedeclaredfeatures"
 
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -62,7 +61,7 @@ func (r *Result) Lines() []string {
 		out = append(out, r.Note)
 	}
 	for _, h := range r.Hints {
-		out = append(out, fmt.Sprintf("Hint: %s → fits on %s (proven).", h.Summary, names(h.FitsOn)))
+		out = append(out, fmt.Sprintf("Hint: %s → fits on %s (proven).", h.Summary, Names(h.FitsOn)))
 	}
 	return out
 }
@@ -327,224 +326,14 @@ func prove(in Input, c candidate) (Hint, bool) {
 }
 
 // fixes lists the alternatives that clear plugin's rejection (st) of
-// node; each alternative is one or more changes. None: schedtui knows no
-// change for it (a PV pinned elsewhere, too many pods, ...).
+// node: the plugin's explainer's candidates (explain.go).
 func fixes(in Input, plugin string, st record.Status, node string) [][]change {
+	e := explainers[plugin]
 	ni := in.nodeInfo(node)
-	if ni == nil {
+	if e.fixes == nil || ni == nil {
 		return nil
 	}
-	pod := in.Pod
-	switch plugin {
-	case "NodeResourcesFit":
-		var alt []change
-		req := requests(in, pod)
-		for _, r := range st.Reasons {
-			res, ok := reasonResource(r)
-			if !ok || res == v1.ResourcePods {
-				return nil
-			}
-			f, _ := free(in, node, res, true)
-			if f <= 0 || f >= req.Amount(res) {
-				return nil
-			}
-			alt = append(alt, change{desc: fmt.Sprintf("lower the pod's %s request to %s (from %s)", res, qty(res, f), qty(res, req.Amount(res))),
-				pod: func(p *v1.Pod) { setRequest(p, res, f) }})
-		}
-		if len(alt) == 0 {
-			return nil
-		}
-		return [][]change{alt}
-	case "TaintToleration":
-		taints := untolerated(pod, ni.Node())
-		if len(taints) == 0 {
-			return nil
-		}
-		var ts []string
-		for _, t := range taints {
-			ts = append(ts, t.ToString())
-		}
-		list := strings.Join(ts, ", ")
-		return [][]change{
-			{{desc: "tolerate " + list, pod: func(p *v1.Pod) {
-				for _, t := range taints {
-					p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: t.Key, Operator: v1.TolerationOpEqual, Value: t.Value, Effect: t.Effect})
-				}
-			}}},
-			{{desc: fmt.Sprintf("remove taint %s from %s", list, node), node: node, onNode: func(n *v1.Node) {
-				var keep []v1.Taint
-				for _, t := range n.Spec.Taints {
-					drop := false
-					for _, u := range taints {
-						drop = drop || t.MatchTaint(&u)
-					}
-					if !drop {
-						keep = append(keep, t)
-					}
-				}
-				n.Spec.Taints = keep
-			}}},
-		}
-	case "NodeAffinity":
-		var out [][]change
-		if miss := selectorMisses(pod, ni.Node()); len(miss) > 0 {
-			var keys []string
-			for _, k := range sortedKeys(pod.Spec.NodeSelector) {
-				if ni.Node().Labels[k] != pod.Spec.NodeSelector[k] {
-					keys = append(keys, k)
-				}
-			}
-			sel := map[string]string{}
-			for _, k := range keys {
-				sel[k] = pod.Spec.NodeSelector[k]
-			}
-			out = append(out,
-				[]change{{desc: fmt.Sprintf("label %s %s", node, selectorString(sel)), node: node, onNode: func(n *v1.Node) {
-					if n.Labels == nil {
-						n.Labels = map[string]string{}
-					}
-					for k, v := range sel {
-						n.Labels[k] = v
-					}
-				}}},
-				[]change{{desc: "drop nodeSelector " + strings.Join(keys, ", ") + " from the pod", pod: func(p *v1.Pod) {
-					for _, k := range keys {
-						delete(p.Spec.NodeSelector, k)
-					}
-				}}})
-			return out
-		}
-		if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
-			out = append(out, []change{{desc: "drop the pod's required node affinity", pod: func(p *v1.Pod) {
-				p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution = nil
-			}}})
-		}
-		return out
-	case "NodeUnschedulable":
-		return [][]change{
-			{{desc: "uncordon " + node, node: node, onNode: func(n *v1.Node) { n.Spec.Unschedulable = false }}},
-			{{desc: "tolerate " + v1.TaintNodeUnschedulable + ":NoSchedule", pod: func(p *v1.Pod) {
-				p.Spec.Tolerations = append(p.Spec.Tolerations, v1.Toleration{Key: v1.TaintNodeUnschedulable, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule})
-			}}},
-		}
-	case "NodePorts":
-		var alt []change
-		h := portHolders(in, node)
-		seen := map[string]bool{}
-		for _, port := range sortedKeys(h) {
-			for _, p := range h[port] {
-				if !seen[key(p)] {
-					seen[key(p)] = true
-					alt = append(alt, removal(p))
-				}
-			}
-		}
-		if len(alt) == 0 {
-			return nil
-		}
-		return [][]change{alt}
-	case "InterPodAffinity":
-		blockers, unmet := interPodBlockers(in, node)
-		var alt []change
-		seen := map[string]bool{}
-		ownAnti := false
-		for _, b := range blockers {
-			// "its anti-affinity ... selects this pod" is the other pod's
-			// term: dropping the pod's own terms does not clear it.
-			ownAnti = ownAnti || strings.HasPrefix(b.why, "matches this pod's anti-affinity")
-			if !seen[key(b.pod)] {
-				seen[key(b.pod)] = true
-				alt = append(alt, removal(b.pod))
-			}
-		}
-		var out [][]change
-		if len(unmet) > 0 {
-			out = append(out, []change{{desc: "drop the pod's required pod affinity", pod: func(p *v1.Pod) {
-				p.Spec.Affinity.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution = nil
-			}}})
-			if len(alt) > 0 {
-				out[0] = append(out[0], alt...)
-			}
-			return out
-		}
-		if len(alt) > 0 {
-			out = append(out, alt)
-		}
-		if ownAnti && len(blockers) > 1 {
-			out = append(out, []change{{desc: "drop the pod's required pod anti-affinity", pod: func(p *v1.Pod) {
-				p.Spec.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution = nil
-			}}})
-		}
-		return out
-	case "PodTopologySpread":
-		var out [][]change
-		for _, d := range spreadCounts(in) {
-			dom, ok := ni.Node().Labels[d.c.TopologyKey]
-			if _, counted := d.counts[dom]; !ok || !counted {
-				return nil
-			}
-			skew := d.counts[dom] + d.self - d.min
-			if skew <= int(d.c.MaxSkew) {
-				continue
-			}
-			tk, need := d.c.TopologyKey, int32(skew)
-			match := func(c *v1.TopologySpreadConstraint) bool {
-				return c.TopologyKey == tk && c.WhenUnsatisfiable == v1.DoNotSchedule
-			}
-			out = append(out,
-				[]change{{desc: fmt.Sprintf("raise maxSkew of the %s spread constraint to %d", tk, need), pod: func(p *v1.Pod) {
-					for i := range p.Spec.TopologySpreadConstraints {
-						if c := &p.Spec.TopologySpreadConstraints[i]; match(c) {
-							c.MaxSkew = need
-						}
-					}
-				}}},
-				[]change{{desc: fmt.Sprintf("make the %s spread constraint whenUnsatisfiable: ScheduleAnyway", tk), pod: func(p *v1.Pod) {
-					for i := range p.Spec.TopologySpreadConstraints {
-						if c := &p.Spec.TopologySpreadConstraints[i]; match(c) {
-							c.WhenUnsatisfiable = v1.ScheduleAnyway
-						}
-					}
-				}}})
-			// One constraint at a time: a node violating two needs both,
-			// which the combination over plugins does not cover.
-			break
-		}
-		return out
-	case "NodeDeclaredFeatures":
-		reqs, err := ndf.DefaultFramework.InferForPodScheduling(&ndf.PodInfo{Spec: &pod.Spec}, featuresVersion)
-		if err != nil {
-			return nil
-		}
-		m, err := ndf.DefaultFramework.MatchNode(reqs, ni.Node())
-		if err != nil || m.IsMatch {
-			return nil
-		}
-		missing := m.UnsatisfiedRequirements
-		return [][]change{{{desc: fmt.Sprintf("declare feature %s on %s", strings.Join(missing, ", "), node), node: node, onNode: func(n *v1.Node) {
-			n.Status.DeclaredFeatures = append(n.Status.DeclaredFeatures, missing...)
-			sort.Strings(n.Status.DeclaredFeatures)
-		}}}}
-	case "VolumeRestrictions":
-		var alt []change
-		for _, c := range claims(pod) {
-			for _, p := range in.Sched.Objects().Pods() {
-				if p.UID == pod.UID || p.Spec.NodeName == "" {
-					continue
-				}
-				for _, pc := range claims(p) {
-					if pc == c {
-						alt = append(alt, removal(p))
-					}
-				}
-			}
-		}
-		if len(alt) == 0 {
-			return nil
-		}
-		return [][]change{alt}
-	}
-	return nil
+	return e.fixes(in, st, ni)
 }
 
 // removal removes a bound pod; the same pod removed for several nodes or

@@ -2,10 +2,12 @@ package why
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -83,7 +85,7 @@ func Verdict(in Input) (out []string) {
 				tied = append(tied, a.Nodes.Names[t])
 			}
 			out = append(out, fmt.Sprintf("Scheduled on %s: %d feasible nodes, %d tied at the top score (%s); the tie is broken at random upstream.",
-				a.Node, len(a.Feasible), len(tied), names(tied)))
+				a.Node, len(a.Feasible), len(tied), Names(tied)))
 		default:
 			out = append(out, fmt.Sprintf("Scheduled on %s: highest total score among %d feasible nodes%s.", a.Node, len(a.Feasible), see(in.Refs.Scores)))
 		}
@@ -96,35 +98,127 @@ func Verdict(in Input) (out []string) {
 	case record.Waiting:
 		return []string{fmt.Sprintf("Assumed on %s, not bound yet: PreBind is %s (a device's binding conditions); the binding cycle ends when they are met, one fails, or bindingTimeout passes.", a.Node, a.Message)}
 	}
-	out = append(out, fmt.Sprintf("Stuck: no node fits (%d nodes).", len(a.Nodes.Names)))
 	// Preemption's outcome comes first: at 80×24 only a few lines fit, and
 	// "it will run on X once Y is evicted" is the answer most want.
-	if p := a.Preemption; p != nil {
+	p := a.Preemption
+	switch {
+	case p != nil && p.Eligible && p.Chosen >= 0 && p.Chosen < len(p.Candidates):
+		// Not stuck: the pod's own preemption nominated it, and it is
+		// retried when the victims' deletion frees the node.
+		c := p.Candidates[p.Chosen]
+		out = append(out,
+			fmt.Sprintf("Waiting for victims to leave: no node fits now (%s); preemption nominated the pod to %s, where it fits once they are gone%s.",
+				plural(len(a.Nodes.Names), "node", "nodes"), c.Node, see(in.Refs.Preemption)),
+			"Victims: "+victims(in, c)+".")
+	case podRejected(a):
+		out = append(out, fmt.Sprintf("Stuck: PreFilter %s rejected the pod itself, before any node was considered.", a.Phases[record.PhasePreFilter].Plugin))
+	default:
+		out = append(out, fmt.Sprintf("Stuck: no node fits (%s).", plural(len(a.Nodes.Names), "node", "nodes")))
 		switch {
+		case p == nil:
 		case !p.Eligible:
 			out = append(out, "Preemption: not attempted: "+p.Reason)
-		case p.Chosen >= 0 && p.Chosen < len(p.Candidates):
-			c := p.Candidates[p.Chosen]
-			out = append(out, fmt.Sprintf("Preemption: evicting %s on %s makes room; the pod is nominated there and fits once they are gone%s.",
-				names(a.Victims), c.Node, see(in.Refs.Preemption)))
 		default:
 			out = append(out, "Preemption cannot help: no node where evicting lower-priority pods would make the pod fit.")
 		}
 	}
 	for _, g := range groups(a) {
 		plugin := g.plugin
-		if plugin == "" {
-			plugin = "none"
-			if e := a.RejectingExtender(g.nodes[0]); e != "" {
-				plugin = "extender " + e
-			}
+		if e := a.RejectingExtender(g.nodes[0]); e != "" && e == plugin {
+			plugin = "extender " + e
+		}
+		if podRejected(a) {
+			// One rejection of the pod, not one per node.
+			out = append(out, fmt.Sprintf("• %s (%s)%s", g.reason, plugin, detail(in, g)))
+			continue
 		}
 		out = append(out, fmt.Sprintf("• %d × %s (%s)%s", len(g.nodes), g.reason, plugin, detail(in, g)))
 	}
+	if s := postFilterTail(a); s != "" {
+		out = append(out, s)
+	}
 	for _, g := range alsoGroups(in) {
-		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection)%s", names(g.nodes), g.reason, g.plugin, detail(in, g)))
+		out = append(out, fmt.Sprintf("• also on %s: %s (%s, behind the first rejection)%s", Names(g.nodes), g.reason, g.plugin, detail(in, g)))
 	}
 	return out
+}
+
+// podRejected reports whether a PreFilter plugin rejected the pod itself:
+// every node carries its status, none was considered (not a PreFilter
+// result narrowing the nodes).
+func podRejected(a *record.Attempt) bool {
+	pre := a.Phases[record.PhasePreFilter]
+	return a.AbsentStatus >= 0 && len(a.Rejected) == 0 && len(a.Feasible) == 0 && !a.AbsentFromPreFilterResult() &&
+		pre.Code != record.CodeSuccess && pre.Code != record.CodeNotRun
+}
+
+// postFilterTail explains the " not found" that ends the message when
+// PreFilter rejected the pod: DynamicResources' PostFilter reads the state
+// its PreFilter writes, which never ran, and upstream puts the read error
+// in the message.
+func postFilterTail(a *record.Attempt) string {
+	pf := a.Phases[record.PhasePostFilter]
+	if !podRejected(a) || pf.Code != record.CodeError || pf.Plugin != names.DynamicResources || pf.Message != "not found" {
+		return ""
+	}
+	return fmt.Sprintf("The message's trailing \"not found\" is DynamicResources' PostFilter: PreFilter stopped at %s before DynamicResources' PreFilter ran, so its PostFilter found no state of its own to read (upstream's message; nothing to fix there).",
+		a.Phases[record.PhasePreFilter].Plugin)
+}
+
+// victims lists a preemption candidate's victims, each with its grace
+// period (how long it keeps its resources once deleted: the API's default
+// when unset) and the PDBs its eviction violates. Those violating a PDB
+// come first, and the PDBs of any left out of the short list are named
+// still: a violated budget is never hidden.
+func victims(in Input, c record.Candidate) string {
+	vs := slices.Clone(c.Victims)
+	slices.SortStableFunc(vs, func(a, b record.Victim) int {
+		switch {
+		case len(a.PDBs) > 0 && len(b.PDBs) == 0:
+			return -1
+		case len(a.PDBs) == 0 && len(b.PDBs) > 0:
+			return 1
+		}
+		return 0
+	})
+	list := make([]string, len(vs))
+	for i, v := range vs {
+		var notes []string
+		if in.Sched != nil {
+			ns, name, _ := strings.Cut(v.Pod, "/")
+			if pod, err := in.Sched.Objects().Pod(ns, name); err == nil {
+				grace := int64(v1.DefaultTerminationGracePeriodSeconds)
+				if g := pod.Spec.TerminationGracePeriodSeconds; g != nil && *g >= 0 {
+					grace = *g
+				}
+				notes = append(notes, fmt.Sprintf("grace %ds", grace))
+			}
+		}
+		if len(v.PDBs) > 0 {
+			notes = append(notes, "violates PDB "+strings.Join(v.PDBs, ", "))
+		}
+		list[i] = v.Pod
+		if len(notes) > 0 {
+			list[i] += " (" + strings.Join(notes, ", ") + ")"
+		}
+	}
+	s := Names(list)
+	shown := map[string]bool{}
+	var rest []string
+	for i, v := range vs {
+		for _, pdb := range v.PDBs {
+			switch {
+			case i < namesShown:
+				shown[pdb] = true
+			case !shown[pdb] && !slices.Contains(rest, pdb):
+				rest = append(rest, pdb)
+			}
+		}
+	}
+	if len(rest) > 0 {
+		s += "; the others violate PDB " + strings.Join(rest, ", ")
+	}
+	return s
 }
 
 // alsoGroups are the rejections the full diagnosis finds behind each
@@ -173,34 +267,12 @@ func alsoGroups(in Input) []group {
 // detail names the objects behind a group of rejected nodes, as ": ..."
 // to follow the group; "." when there is nothing to name.
 func detail(in Input, g group) string {
-	pod := in.Pod
-	if pod == nil || in.Sched == nil {
+	if in.Pod == nil || in.Sched == nil {
 		return seeFilter(in)
 	}
 	var s string
-	switch g.plugin {
-	case "NodeResourcesFit":
-		s = resourcesDetail(in, g)
-	case "TaintToleration":
-		s = taintsDetail(in, g)
-	case "NodeAffinity":
-		s = nodeAffinityDetail(in, g)
-	case "NodeUnschedulable":
-		s = "cordoned (spec.unschedulable): " + names(g.nodes) + "."
-	case "NodePorts":
-		s = portsDetail(in, g)
-	case "InterPodAffinity":
-		s = interPodDetail(in, g)
-	case "PodTopologySpread":
-		s = spreadDetail(in, g)
-	case "VolumeBinding", "VolumeZone", "VolumeRestrictions", "NodeVolumeLimits":
-		s = volumesDetail(in, g)
-	case "NodeDeclaredFeatures":
-		s = featuresDetail(in, g)
-	case "DynamicResources":
-		s = draDetail(in, g)
-	case "NodeName":
-		s = fmt.Sprintf("spec.nodeName is %q.", pod.Spec.NodeName)
+	if e := explainers[g.plugin]; e.detail != nil {
+		s = e.detail(in, g)
 	}
 	if s == "" {
 		return seeFilter(in)
@@ -219,15 +291,15 @@ func seeFilter(in Input) string {
 
 // Names lists up to four names, then how many more (kubectl's way with
 // long lists): a line stays short whatever the cluster's size.
-func Names(list []string) string { return names(list) }
-
-func names(list []string) string {
-	const show = 4
-	if len(list) <= show {
+func Names(list []string) string {
+	if len(list) <= namesShown {
 		return strings.Join(list, ", ")
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(list[:show], ", "), len(list)-show)
+	return fmt.Sprintf("%s and %d more", strings.Join(list[:namesShown], ", "), len(list)-namesShown)
 }
+
+// namesShown is how many names Names shows.
+const namesShown = 4
 
 // byValue groups nodes under a description, in first-seen order, as
 // "desc (node, node); desc (node)".
@@ -257,7 +329,7 @@ func (b *byValue) String() string {
 			break
 		}
 		if ns := b.nodes[d]; len(ns) > 0 {
-			d += " (" + names(ns) + ")"
+			d += " (" + Names(ns) + ")"
 		}
 		parts = append(parts, d)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // TestVerdictNamesObjects: per plugin, the verdict names the objects
@@ -150,5 +152,70 @@ func TestVerdictRefs(t *testing.T) {
 		if last := lines[len(lines)-1]; !strings.HasSuffix(last, r.want) {
 			t.Errorf("refs %+v: %q, want the suffix %q", r.refs, last, r.want)
 		}
+	}
+}
+
+// TestVerdictPreemptionWaits: a pod its own preemption nominated is not
+// called stuck; the verdict says it waits for the victims, with their grace
+// periods and the PDB their eviction violates, by name.
+func TestVerdictPreemptionWaits(t *testing.T) {
+	y := header + `- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata: {name: high}
+  value: 1000
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: web-pdb, namespace: default}
+  spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+  status: {disruptionsAllowed: 0}
+` + node("node-a", "2", "", "", "") +
+		pod("web-0", "1500m", "app: web", "node-a", "    terminationGracePeriodSeconds: 45\n") +
+		pod("p", "1", "", "", "    priorityClassName: high\n")
+	e := run(t, y)
+	var in Input
+	for i, a := range e.Attempts().All() {
+		if a.Pod == "default/p" && a.Nominated != "" {
+			s, p, err := e.Fork(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in = Input{Attempt: a, Sched: s, Pod: p, Refs: Refs{Preemption: "Preempt"}}
+			break
+		}
+	}
+	if in.Attempt == nil {
+		t.Fatal("no attempt of default/p nominated by its preemption")
+	}
+	lines := Verdict(in)
+	v := strings.Join(lines, "\n")
+	for _, w := range []string{
+		"Waiting for victims to leave: no node fits now (1 node); preemption nominated the pod to node-a, where it fits once they are gone (see Preempt).",
+		"Victims: default/web-0 (grace 45s, violates PDB default/web-pdb).",
+		"1 × Insufficient cpu (NodeResourcesFit)",
+	} {
+		if !strings.Contains(v, w) {
+			t.Errorf("verdict lacks %q:\n%s", w, v)
+		}
+	}
+	if strings.Contains(v, "Stuck") {
+		t.Errorf("a pod waiting for its victims is called stuck:\n%s", v)
+	}
+}
+
+// TestVictimsNeverHideAPDB: victims violating a PDB come first in the
+// short list, and the PDBs of those left out are named still.
+func TestVictimsNeverHideAPDB(t *testing.T) {
+	c := record.Candidate{Node: "node-a"}
+	for i := 0; i < 6; i++ {
+		c.Victims = append(c.Victims, record.Victim{Pod: fmt.Sprintf("default/v%d", i)})
+	}
+	for i := 0; i < 6; i++ {
+		c.Victims = append(c.Victims, record.Victim{Pod: fmt.Sprintf("default/db-%d", i), PDBs: []string{fmt.Sprintf("default/pdb-%d", i/2)}})
+	}
+	got := victims(Input{}, c)
+	want := "default/db-0 (violates PDB default/pdb-0), default/db-1 (violates PDB default/pdb-0), default/db-2 (violates PDB default/pdb-1), " +
+		"default/db-3 (violates PDB default/pdb-1) and 8 more; the others violate PDB default/pdb-2"
+	if got != want {
+		t.Errorf("victims\n got %s\nwant %s", got, want)
 	}
 }

@@ -10,6 +10,14 @@
 // Both work on the cluster as the attempt saw it: a fork from
 // engine.Fork. The TUI's Pod view, `schedtui explain` and `explain -o
 // json|yaml` all take their verdict and hints from here.
+//
+// What schedtui says about each plugin is that plugin's explainer
+// (explain.go, keyed by the plugins/names constants): its purpose, the
+// arithmetic behind a Filter verdict or a score (the TUI's teaching pane),
+// the objects behind its rejections (the verdict) and the changes that
+// would clear them (the hints' candidates). The Filter matrix the TUI's
+// Filter view and `explain --all` render is built here too
+// (filter_matrix.go).
 package why
 
 import (

@@ -9,6 +9,8 @@ package apiserver
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -136,7 +138,7 @@ func validateResourceRequirements(r *v1.ResourceRequirements, at pathTo) field.E
 
 var supportedPortProtocols = []string{string(v1.ProtocolSCTP), string(v1.ProtocolTCP), string(v1.ProtocolUDP)}
 
-func validatePorts(ports []v1.ContainerPort, hostNetwork bool, at pathTo) field.ErrorList {
+func validatePorts(ports []v1.ContainerPort, at pathTo) field.ErrorList {
 	var errs field.ErrorList
 	for i, port := range ports {
 		ip := func() *field.Path { return at().Index(i) }
@@ -159,14 +161,37 @@ func validatePorts(ports []v1.ContainerPort, hostNetwork bool, at pathTo) field.
 		default:
 			errs = append(errs, field.NotSupported(ip().Child("protocol"), port.Protocol, supportedPortProtocols))
 		}
-		if hostNetwork && port.HostPort != port.ContainerPort {
-			errs = append(errs, field.Invalid(ip().Child("containerPort"), port.ContainerPort, "must match `hostPort` when `hostNetwork` is true"))
+	}
+	return errs
+}
+
+// validateHostNetworkPorts is the API server's rule for a pod on the
+// node's network: each container's hostPort is its containerPort. A pod
+// has its unset hostPorts defaulted to its containerPorts before this
+// runs, so for a pod an unset one is an error; a template's are only
+// filled in when its pods are created, so a template may leave them
+// unset (kube-system/aws-node on EKS does). Init containers' ports are
+// not checked (the API server does not either).
+func validateHostNetworkPorts(spec *v1.PodSpec, isPod bool, p *field.Path) field.ErrorList {
+	if !spec.HostNetwork {
+		return nil
+	}
+	var errs field.ErrorList
+	for i := range spec.Containers {
+		for j, port := range spec.Containers[i].Ports {
+			if hp := port.HostPort; (isPod || hp != 0) && hp != port.ContainerPort {
+				errs = append(errs, field.Invalid(p.Child("containers").Index(i).Child("ports").Index(j).Child("hostPort"), hp,
+					"must match `containerPort` when `hostNetwork` is true"))
+			}
 		}
 	}
 	return errs
 }
 
-func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
+// validatePodSpec validates a pod's spec (isPod) or a workload's
+// template's: they differ in what defaulting has filled in (see
+// validateHostNetworkPorts).
+func validatePodSpec(spec *v1.PodSpec, isPod bool, opts ValidationOptions, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(spec.Containers) == 0 {
 		errs = append(errs, field.Required(p.Child("containers"), ""))
@@ -174,13 +199,14 @@ func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
 	for i := range spec.InitContainers {
 		c := &spec.InitContainers[i]
 		errs = append(errs, validateResourceRequirements(&c.Resources, func() *field.Path { return p.Child("initContainers").Index(i).Child("resources") })...)
-		errs = append(errs, validatePorts(c.Ports, spec.HostNetwork, func() *field.Path { return p.Child("initContainers").Index(i).Child("ports") })...)
+		errs = append(errs, validatePorts(c.Ports, func() *field.Path { return p.Child("initContainers").Index(i).Child("ports") })...)
 	}
 	for i := range spec.Containers {
 		c := &spec.Containers[i]
 		errs = append(errs, validateResourceRequirements(&c.Resources, func() *field.Path { return p.Child("containers").Index(i).Child("resources") })...)
-		errs = append(errs, validatePorts(c.Ports, spec.HostNetwork, func() *field.Path { return p.Child("containers").Index(i).Child("ports") })...)
+		errs = append(errs, validatePorts(c.Ports, func() *field.Path { return p.Child("containers").Index(i).Child("ports") })...)
 	}
+	errs = append(errs, validateHostNetworkPorts(spec, isPod, p)...)
 	for i := range spec.EphemeralContainers {
 		ec := &spec.EphemeralContainers[i]
 		ep := p.Child("ephemeralContainers").Index(i)
@@ -202,7 +228,7 @@ func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, validateAffinity(spec.Affinity, p.Child("affinity"))...)
 	}
 	if len(spec.Tolerations) > 0 {
-		errs = append(errs, validateTolerations(spec.Tolerations, p.Child("tolerations"))...)
+		errs = append(errs, validateTolerations(spec.Tolerations, opts.AllowTaintTolerationComparisonOperators, p.Child("tolerations"))...)
 	}
 	if len(spec.TopologySpreadConstraints) > 0 {
 		errs = append(errs, validateTopologySpreadConstraints(spec.TopologySpreadConstraints, p.Child("topologySpreadConstraints"))...)
@@ -213,8 +239,8 @@ func validatePodSpec(spec *v1.PodSpec, p *field.Path) field.ErrorList {
 	return errs
 }
 
-func validatePod(pod *v1.Pod) field.ErrorList {
-	return validatePodSpec(&pod.Spec, field.NewPath("spec"))
+func validatePod(pod *v1.Pod, opts ValidationOptions) field.ErrorList {
+	return validatePodSpec(&pod.Spec, true, opts, field.NewPath("spec"))
 }
 
 func validateNodeSelectorRequirement(rq v1.NodeSelectorRequirement, allowInvalidValue bool, p *field.Path) field.ErrorList {
@@ -357,9 +383,32 @@ func validateTaintEffect(effect v1.TaintEffect, allowEmpty bool, at pathTo) fiel
 	}
 }
 
-// validateTolerations mirrors ValidateTolerations with the 1.37 default
-// gates (TaintTolerationComparisonOperators off: Lt/Gt are rejected).
-func validateTolerations(tols []v1.Toleration, p *field.Path) field.ErrorList {
+// canonicalInteger matches a decimal integer written as strconv.Itoa
+// writes it: no sign but a minus, no leading zero, no "-0".
+var canonicalInteger = regexp.MustCompile(`^(0|-?[1-9][0-9]*)$`)
+
+// validateComparisonValue is the API server's check of an Lt or Gt
+// toleration's value: a decimal integer in canonical form that fits in
+// 64 bits (the taint's value is compared with it as such).
+func validateComparisonValue(value string, at pathTo) field.ErrorList {
+	var errs field.ErrorList
+	switch {
+	case value == "":
+		errs = append(errs, field.Invalid(at(), value, "must be non-empty"))
+	case !canonicalInteger.MatchString(value):
+		errs = append(errs, field.Invalid(at(), value, "must be a valid decimal integer in canonical form"))
+	}
+	if _, err := strconv.ParseInt(value, 10, 64); err != nil {
+		errs = append(errs, field.Invalid(at(), value, err.Error()))
+	}
+	return errs
+}
+
+// validateTolerations mirrors ValidateTolerations. allowComparison is
+// upstream's AllowTaintTolerationComparisonOperators (see
+// ValidationOptions): without it Lt and Gt are refused, with it their
+// value must be an integer.
+func validateTolerations(tols []v1.Toleration, allowComparison bool, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range tols {
 		ip := func() *field.Path { return p.Index(i) }
@@ -386,6 +435,12 @@ func validateTolerations(tols []v1.Toleration, p *field.Path) field.ErrorList {
 				errs = append(errs, field.Invalid(ip().Child("operator"), t.Value, "value must be empty when `operator` is 'Exists'"))
 			}
 		case v1.TolerationOpLt, v1.TolerationOpGt:
+			if allowComparison {
+				errs = append(errs, validateComparisonValue(t.Value, func() *field.Path { return ip().Child("value") })...)
+				break
+			}
+			// Upstream's message lists Lt and Gt among the supported
+			// values even as it refuses them.
 			errs = append(errs, field.NotSupported(ip().Child("operator"), t.Operator,
 				[]v1.TolerationOperator{v1.TolerationOpEqual, v1.TolerationOpExists, v1.TolerationOpLt, v1.TolerationOpGt}))
 		default:
@@ -561,19 +616,19 @@ func validateLabelSelectorWorkload(sel *metav1.LabelSelector, tmplLabels map[str
 	return errs
 }
 
-func validateReplicaSet(rs *appsv1.ReplicaSet) field.ErrorList {
+func validateReplicaSet(rs *appsv1.ReplicaSet, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	errs := validateLabelSelectorWorkload(rs.Spec.Selector, rs.Spec.Template.Labels, p, "deployment")
-	return append(errs, validatePodSpec(&rs.Spec.Template.Spec, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&rs.Spec.Template.Spec, false, opts, p.Child("template", "spec"))...)
 }
 
-func validateStatefulSet(ss *appsv1.StatefulSet) field.ErrorList {
+func validateStatefulSet(ss *appsv1.StatefulSet, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	errs := validateLabelSelectorWorkload(ss.Spec.Selector, ss.Spec.Template.Labels, p, "statefulset")
-	return append(errs, validatePodSpec(&ss.Spec.Template.Spec, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&ss.Spec.Template.Spec, false, opts, p.Child("template", "spec"))...)
 }
 
-func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
+func validateDaemonSet(ds *appsv1.DaemonSet, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList
 	errs = append(errs, metav1validation.ValidateLabelSelector(ds.Spec.Selector, strictSelector, p.Child("selector"))...)
@@ -583,10 +638,10 @@ func validateDaemonSet(ds *appsv1.DaemonSet) field.ErrorList {
 	if ds.Spec.Selector != nil && len(ds.Spec.Selector.MatchLabels)+len(ds.Spec.Selector.MatchExpressions) == 0 {
 		errs = append(errs, field.Invalid(p.Child("selector"), ds.Spec.Selector, "empty selector is invalid for daemonset"))
 	}
-	return append(errs, validatePodSpec(&ds.Spec.Template.Spec, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&ds.Spec.Template.Spec, false, opts, p.Child("template", "spec"))...)
 }
 
-func validateReplicationController(rc *v1.ReplicationController) field.ErrorList {
+func validateReplicationController(rc *v1.ReplicationController, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList
 	if labels.Set(rc.Spec.Selector).AsSelector().Empty() {
@@ -600,7 +655,7 @@ func validateReplicationController(rc *v1.ReplicationController) field.ErrorList
 	if !sel.Empty() && !sel.Matches(labels.Set(rc.Spec.Template.Labels)) {
 		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), rc.Spec.Template.Labels, "`selector` does not match template `labels`"))
 	}
-	return append(errs, validatePodSpec(&rc.Spec.Template.Spec, p.Child("template", "spec"))...)
+	return append(errs, validatePodSpec(&rc.Spec.Template.Spec, false, opts, p.Child("template", "spec"))...)
 }
 
 func validateService(svc *v1.Service) field.ErrorList {
@@ -674,7 +729,9 @@ func validateRuntimeClass(rc *nodev1.RuntimeClass) field.ErrorList {
 	if s := rc.Scheduling; s != nil {
 		p := field.NewPath("scheduling")
 		errs = append(errs, validateLabels(s.NodeSelector, func() *field.Path { return p.Child("nodeSelector") })...)
-		errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
+		// The API server validates a RuntimeClass's tolerations without
+		// the comparison operators, whatever its gates.
+		errs = append(errs, validateTolerations(s.Tolerations, false, p.Child("tolerations"))...)
 	}
 	return errs
 }
@@ -718,13 +775,28 @@ func Default(obj runtime.Object) {
 	}
 }
 
+// ValidationOptions are the API server's feature gates that validation
+// reads (upstream's PodValidationOptions, from its gates).
+type ValidationOptions struct {
+	// AllowTaintTolerationComparisonOperators: the
+	// TaintTolerationComparisonOperators gate, under which tolerations
+	// (of pods and of workloads' templates) may use Lt and Gt.
+	AllowTaintTolerationComparisonOperators bool
+}
+
 // Validate validates an object of a kind schedtui reads as the API server
-// does on create (beyond its metadata: see ValidateObjectMeta); other
-// objects pass.
-func Validate(obj runtime.Object) field.ErrorList {
+// does on create (beyond its metadata: see ValidateObjectMeta) with the
+// gates opts says; other objects pass. An object read back from an API
+// server (IsStored) was accepted there: as the API server does when such
+// an object is updated, what a gate allows stays valid in it with the
+// gate off (its tolerations' Lt and Gt: they are still checked).
+func Validate(obj runtime.Object, opts ValidationOptions) field.ErrorList {
+	if !opts.AllowTaintTolerationComparisonOperators && storedWithComparisonOperators(obj) {
+		opts.AllowTaintTolerationComparisonOperators = true
+	}
 	switch o := obj.(type) {
 	case *v1.Pod:
-		return validatePod(o)
+		return validatePod(o, opts)
 	case *v1.Node:
 		return validateNode(o)
 	case *v1.PersistentVolume:
@@ -734,7 +806,7 @@ func Validate(obj runtime.Object) field.ErrorList {
 	case *v1.Service:
 		return validateService(o)
 	case *v1.ReplicationController:
-		return validateReplicationController(o)
+		return validateReplicationController(o, opts)
 	case *schedulingv1.PriorityClass:
 		return validatePriorityClass(o)
 	case *policyv1.PodDisruptionBudget:
@@ -742,11 +814,11 @@ func Validate(obj runtime.Object) field.ErrorList {
 	case *storagev1.StorageClass:
 		return validateStorageClass(o)
 	case *appsv1.ReplicaSet:
-		return validateReplicaSet(o)
+		return validateReplicaSet(o, opts)
 	case *appsv1.StatefulSet:
-		return validateStatefulSet(o)
+		return validateStatefulSet(o, opts)
 	case *appsv1.DaemonSet:
-		return validateDaemonSet(o)
+		return validateDaemonSet(o, opts)
 	case *nodev1.RuntimeClass:
 		return validateRuntimeClass(o)
 	case *resourcev1.ResourceClaim:
@@ -759,6 +831,42 @@ func Validate(obj runtime.Object) field.ErrorList {
 		return validateResourceSlice(o)
 	case *resourcev1.DeviceTaintRule:
 		return validateDeviceTaintRule(o)
+	}
+	return nil
+}
+
+// storedWithComparisonOperators reports whether obj was read back from an
+// API server (IsStored) and its pod spec (see PodSpecOf) has a toleration
+// with Lt or Gt.
+func storedWithComparisonOperators(obj runtime.Object) bool {
+	spec := PodSpecOf(obj)
+	if acc, ok := obj.(metav1.Object); spec == nil || !ok || acc.GetResourceVersion() == "" {
+		return false
+	}
+	for _, t := range spec.Tolerations {
+		if t.Operator == v1.TolerationOpLt || t.Operator == v1.TolerationOpGt {
+			return true
+		}
+	}
+	return false
+}
+
+// PodSpecOf is the pod spec obj holds: a pod's, or the template's of a
+// workload schedtui reads; nil for any other object.
+func PodSpecOf(obj runtime.Object) *v1.PodSpec {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		return &o.Spec
+	case *appsv1.ReplicaSet:
+		return &o.Spec.Template.Spec
+	case *appsv1.StatefulSet:
+		return &o.Spec.Template.Spec
+	case *appsv1.DaemonSet:
+		return &o.Spec.Template.Spec
+	case *v1.ReplicationController:
+		if o.Spec.Template != nil {
+			return &o.Spec.Template.Spec
+		}
 	}
 	return nil
 }

@@ -172,9 +172,10 @@ func moreImportant(a, b *v1.Pod, now time.Time) bool {
 	return startTime(a, now).Before(startTime(b, now))
 }
 
-// violatingPod is a victim whose eviction would break a PDB.
+// violatingPod is a victim whose eviction would break PDBs (namespace/name).
 type violatingPod struct {
-	pod *v1.Pod
+	pod  *v1.Pod
+	pdbs []string
 }
 
 // splitByPDBInfos splits victims, in order, into those whose eviction
@@ -187,7 +188,7 @@ func splitByPDBInfos(victims []*framework.PodInfo, pdbs []*policyv1.PodDisruptio
 		allowed[i] = pdb.Status.DisruptionsAllowed
 	}
 	for _, pi := range victims {
-		if violatesPDB(pi.Pod, pdbs, allowed) {
+		if len(violatedPDBs(pi.Pod, pdbs, allowed)) > 0 {
 			violating = append(violating, pi)
 		} else {
 			nonViolating = append(nonViolating, pi)
@@ -196,15 +197,16 @@ func splitByPDBInfos(victims []*framework.PodInfo, pdbs []*policyv1.PodDisruptio
 	return violating, nonViolating
 }
 
-// splitByPDB is splitByPDBInfos over plain pods, for the record.
+// splitByPDB is splitByPDBInfos over plain pods, for the record: each
+// violating pod comes with the PDBs it breaks.
 func splitByPDB(victims []*v1.Pod, pdbs []*policyv1.PodDisruptionBudget) (nonViolating []*v1.Pod, violating []violatingPod) {
 	allowed := make([]int32, len(pdbs))
 	for i, pdb := range pdbs {
 		allowed[i] = pdb.Status.DisruptionsAllowed
 	}
 	for _, p := range victims {
-		if violatesPDB(p, pdbs, allowed) {
-			violating = append(violating, violatingPod{pod: p})
+		if names := violatedPDBs(p, pdbs, allowed); len(names) > 0 {
+			violating = append(violating, violatingPod{pod: p, pdbs: names})
 		} else {
 			nonViolating = append(nonViolating, p)
 		}
@@ -212,9 +214,15 @@ func splitByPDB(victims []*v1.Pod, pdbs []*policyv1.PodDisruptionBudget) (nonVio
 	return nonViolating, violating
 }
 
-func violatesPDB(pod *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, allowed []int32) bool {
+// violatedPDBs spends one of pod's disruptions on each PDB matching it, in
+// the lister's order, until one is left below zero, and returns that one
+// (namespace/name), or nil. As upstream's FilterVictimsWithPDBViolation, a
+// victim violates at most one budget and spends nothing of the budgets
+// after it: a pod under two budgets whose first is spent leaves the second
+// untouched.
+func violatedPDBs(pod *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, allowed []int32) []string {
 	if len(pod.Labels) == 0 {
-		return false
+		return nil
 	}
 	for i, pdb := range pdbs {
 		if pdb.Namespace != pod.Namespace {
@@ -229,8 +237,8 @@ func violatesPDB(pod *v1.Pod, pdbs []*policyv1.PodDisruptionBudget, allowed []in
 		}
 		allowed[i]--
 		if allowed[i] < 0 {
-			return true
+			return []string{pdb.Namespace + "/" + pdb.Name}
 		}
 	}
-	return false
+	return nil
 }

@@ -210,16 +210,16 @@ type candidate struct {
 
 func (pl *DefaultPreemption) recordCandidate(c *candidate) record.Candidate {
 	rc := record.Candidate{Node: c.node, PDBViolations: c.pdbViolations}
-	violating := map[*v1.Pod]bool{}
+	violated := map[*v1.Pod][]string{}
 	_, viol := splitByPDB(c.victims, pl.h.Objects().PodDisruptionBudgets())
 	for _, v := range viol {
-		violating[v.pod] = true
+		violated[v.pod] = v.pdbs
 	}
 	now := pl.h.Now()
 	for _, v := range c.victims {
 		rc.Victims = append(rc.Victims, record.Victim{
 			Pod: v.Namespace + "/" + v.Name, Priority: corev1helpers.PodPriority(v),
-			StartTime: startTime(v, now), ViolatesPDB: violating[v],
+			StartTime: startTime(v, now), PDBs: violated[v],
 		})
 	}
 	return rc

@@ -2,6 +2,7 @@ package defaultpreemption_test
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/scheduler/plugins/defaultpreemption"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -101,43 +103,43 @@ func TestPickOneNodeForPreemption(t *testing.T) {
 			wantNode: "a", wantVictim: []string{"default/low-a"}, decidedBy: "single candidate",
 		},
 		{
-			name:     "fewest PDB violations",
+			name:     "minimum number of PDB violations",
 			nodes:    []*v1.Node{node("a", "2"), node("b", "2")},
 			pods:     []*v1.Pod{pod("protected", 10, "2", on("a"), labels("app", "db")), pod("free", 10, "2", on("b")), high()},
 			objs:     []any{pdb("db", "db", 0)},
-			wantNode: "b", wantVictim: []string{"default/free"}, decidedBy: "fewest PDB violations",
+			wantNode: "b", wantVictim: []string{"default/free"}, decidedBy: "minimum number of PDB violations",
 		},
 		{
-			name:     "lowest priority of the highest-priority victim",
+			name:     "minimum highest-priority victim",
 			nodes:    []*v1.Node{node("a", "2"), node("b", "2")},
 			pods:     []*v1.Pod{pod("p10", 10, "2", on("a")), pod("p5", 5, "2", on("b")), high()},
-			wantNode: "b", wantVictim: []string{"default/p5"}, decidedBy: "lowest priority of the highest-priority victim",
+			wantNode: "b", wantVictim: []string{"default/p5"}, decidedBy: "minimum highest-priority victim",
 		},
 		{
-			name:  "smallest sum of victim priorities",
+			name:  "minimum sum of victim priorities",
 			nodes: []*v1.Node{node("a", "2"), node("b", "2")},
 			pods: []*v1.Pod{
 				pod("a1", 5, "1", on("a")), pod("a2", 5, "1", on("a")),
 				pod("b1", 5, "1", on("b")), pod("b2", 1, "1", on("b")), high(),
 			},
-			wantNode: "b", wantVictim: []string{"default/b1", "default/b2"}, decidedBy: "smallest sum of victim priorities",
+			wantNode: "b", wantVictim: []string{"default/b1", "default/b2"}, decidedBy: "minimum sum of victim priorities",
 		},
 		{
 			// Each victim adds its priority + 2^31 to the sum, so a second
 			// victim at the lowest priority leaves the sums equal.
-			name:  "fewest victims",
+			name:  "minimum number of victims",
 			nodes: []*v1.Node{node("a", "2"), node("b", "2")},
 			pods: []*v1.Pod{
 				pod("a1", 5, "2", on("a")),
 				pod("b1", 5, "1", on("b")), pod("b2", math.MinInt32, "1", on("b")), high(),
 			},
-			wantNode: "a", wantVictim: []string{"default/a1"}, decidedBy: "fewest victims",
+			wantNode: "a", wantVictim: []string{"default/a1"}, decidedBy: "minimum number of victims",
 		},
 		{
 			name:     "latest start among the highest-priority victims",
 			nodes:    []*v1.Node{node("a", "2"), node("b", "2")},
 			pods:     []*v1.Pod{pod("old", 5, "2", on("a"), started(1)), pod("young", 5, "2", on("b"), started(30)), high()},
-			wantNode: "b", wantVictim: []string{"default/young"}, decidedBy: "latest start among the highest-priority victims",
+			wantNode: "b", wantVictim: []string{"default/young"}, decidedBy: defaultpreemption.LatestStartCriterion,
 		},
 		{
 			name:  "reprieve keeps victims the pod does not need gone",
@@ -223,6 +225,34 @@ func TestPreemptionNotPossible(t *testing.T) {
 	}
 }
 
+// TestPDBViolationStopsAtTheFirstBudget: a victim under two budgets whose
+// first (in the lister's order) it breaks spends nothing of the second, as
+// upstream's FilterVictimsWithPDBViolation returns at the first violation,
+// so a second victim under the second budget still fits in it; the record
+// names the budget broken.
+func TestPDBViolationStopsAtTheFirstBudget(t *testing.T) {
+	nodes := []*v1.Node{node("a", "2")}
+	both := pod("db-0", 6, "1", on("a"), labels("app", "db"))
+	both.Labels["tier"] = "data"
+	other := pod("cache-0", 5, "1", on("a"), labels("tier", "data"))
+	db := pdb("a-db", "db", 0)
+	data := pdb("b-data", "", 1)
+	data.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "data"}}
+	a := attempt(t, nodes, []*v1.Pod{both, other, pod("p", 100, "2")}, db, data)
+	if a.Preemption == nil || len(a.Preemption.Candidates) != 1 {
+		t.Fatalf("candidates: %+v", a.Preemption)
+	}
+	c := a.Preemption.Candidates[0]
+	got := map[string][]string{}
+	for _, v := range c.Victims {
+		got[v.Pod] = v.PDBs
+	}
+	want := map[string][]string{"default/db-0": {"default/a-db"}, "default/cache-0": nil}
+	if c.PDBViolations != 1 || !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("%d violations, victims' PDBs %v; want 1, %v", c.PDBViolations, got, want)
+	}
+}
+
 func TestPDBViolationsCountedWhenUnavoidable(t *testing.T) {
 	nodes := []*v1.Node{node("a", "2")}
 	pods := []*v1.Pod{pod("db-0", 5, "2", on("a"), labels("app", "db")), pod("p", 100, "2")}
@@ -231,8 +261,8 @@ func TestPDBViolationsCountedWhenUnavoidable(t *testing.T) {
 		t.Fatalf("candidates: %+v", a.Preemption)
 	}
 	c := a.Preemption.Candidates[0]
-	if c.PDBViolations != 1 || !c.Victims[0].ViolatesPDB {
-		t.Errorf("candidate %+v: want one PDB violation", c)
+	if c.PDBViolations != 1 || !slices.Equal(c.Victims[0].PDBs, []string{"default/db"}) {
+		t.Errorf("candidate %+v: want one PDB violation, of default/db", c)
 	}
 	// A pod already counted in status.disruptedPods is not counted again.
 	b := pdb("db", "db", 0)

@@ -7,27 +7,43 @@ import (
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 )
 
-// The criteria of pickOneNodeForPreemption, in order; each keeps the
-// candidates with the highest score and passes ties to the next.
+// The criteria of pickOneNodeForPreemption, in order, named as upstream's
+// rules read; each keeps the candidates with the highest score and passes
+// ties to the next.
 var criteria = []struct {
 	name  string
 	score func(c *candidate, now time.Time) int64
 }{
-	{"fewest PDB violations", func(c *candidate, _ time.Time) int64 { return -int64(c.pdbViolations) }},
-	{"lowest priority of the highest-priority victim", func(c *candidate, _ time.Time) int64 {
+	{"minimum number of PDB violations", func(c *candidate, _ time.Time) int64 { return -int64(c.pdbViolations) }},
+	{"minimum highest-priority victim", func(c *candidate, _ time.Time) int64 {
 		return -int64(corev1helpers.PodPriority(c.victims[0]))
 	}},
-	{"smallest sum of victim priorities", func(c *candidate, _ time.Time) int64 {
+	{"minimum sum of victim priorities", func(c *candidate, _ time.Time) int64 {
 		var sum int64
 		for _, p := range c.victims {
 			sum += int64(corev1helpers.PodPriority(p)) + int64(math.MaxInt32+1)
 		}
 		return -sum
 	}},
-	{"fewest victims", func(c *candidate, _ time.Time) int64 { return -int64(len(c.victims)) }},
-	{"latest start among the highest-priority victims", func(c *candidate, now time.Time) int64 {
+	{"minimum number of victims", func(c *candidate, _ time.Time) int64 { return -int64(len(c.victims)) }},
+	{LatestStartCriterion, func(c *candidate, now time.Time) int64 {
 		return earliestStartOfTopPriority(c, now).UnixNano()
 	}},
+}
+
+// LatestStartCriterion is the last criterion: among the victims of the
+// highest priority on each node, take the earliest start; the node where it
+// is latest wins.
+const LatestStartCriterion = "latest start time of the highest-priority victims (the node whose earliest-started one started latest)"
+
+// Criteria names pickOneNodeForPreemption's criteria, in order; the first
+// candidate left wins when all tie.
+func Criteria() []string {
+	out := make([]string, len(criteria))
+	for i, c := range criteria {
+		out[i] = c.name
+	}
+	return out
 }
 
 // pickOneNodeForPreemption returns the chosen candidate's index, the

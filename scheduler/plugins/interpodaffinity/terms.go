@@ -109,14 +109,6 @@ func requiredAntiAffinityTerms(a *v1.Affinity) []v1.PodAffinityTerm {
 	return nil
 }
 
-func preferredTerms(terms []v1.WeightedPodAffinityTerm) []v1.PodAffinityTerm {
-	out := make([]v1.PodAffinityTerm, len(terms))
-	for i := range terms {
-		out[i] = terms[i].PodAffinityTerm
-	}
-	return out
-}
-
 // termsError is the first selector error of a term list, in the order
 // upstream's GetAffinityTerms meets them (label selector, then namespace
 // selector, term by term).

@@ -1,0 +1,29 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/schedtui/schedtui/scheduler/engine"
+)
+
+func TestParseBreakpoint(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    engine.Breakpoint
+		wantErr bool
+	}{
+		{in: "pod=default/web-*", want: engine.Breakpoint{PodPattern: "default/web-*"}},
+		{in: "pod=web-3", want: engine.Breakpoint{PodPattern: "*/web-3"}},
+		{in: "node=node-a1", want: engine.Breakpoint{Node: "node-a1"}},
+		{in: "unschedulable", want: engine.Breakpoint{Unschedulable: true}},
+		{in: " preemption ", want: engine.Breakpoint{Preemption: true}},
+		{in: "pod=", wantErr: true},
+		{in: "when=later", wantErr: true},
+	}
+	for _, tc := range tests {
+		got, err := parseBreakpoint(tc.in)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("parseBreakpoint(%q) = %+v, %v; want %+v, err %v", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
