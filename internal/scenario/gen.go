@@ -20,6 +20,9 @@ func Generate(seed int64, opts Options) *Scenario {
 	if opts.Preemption {
 		name = fmt.Sprintf("random-preemption-%d", seed)
 	}
+	if opts.ResourceShapes {
+		name = fmt.Sprintf("random-shapes-%d", seed)
+	}
 	g := &gen{
 		builder:   newBuilder(name),
 		r:         rand.New(rand.NewPCG(splitmix64(uint64(seed)), splitmix64(uint64(seed)^0x5c4ed7a1e5c4ed7a))),
@@ -286,7 +289,7 @@ func (g *gen) anyClass() string {
 }
 
 func (g *gen) genRuntimeClasses() {
-	if !g.chance(0.35) {
+	if !g.opts.ResourceShapes && !g.chance(0.35) {
 		return
 	}
 	g.addRuntimeClass("gvisor", "runsc", rl("cpu=100m", "memory=64Mi"), nil)

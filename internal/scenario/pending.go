@@ -80,6 +80,9 @@ func (g *gen) genPending() {
 		if g.opts.Preemption && g.chance(0.5) {
 			g.tLargeRequest(p)
 		}
+		if g.opts.ResourceShapes {
+			g.resourceShapes(p)
+		}
 		g.admitPending(p, w)
 	}
 	g.addScenarioLevelPending()

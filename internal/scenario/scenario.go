@@ -39,6 +39,10 @@ type Options struct {
 	// Preemption biases the scenario toward preemption: clusters full of
 	// lower-priority pods, PDBs, high-priority pending pods that do not fit.
 	Preemption bool
+	// ResourceShapes gives every pending pod a large request and pod
+	// shapes whose requests take upstream's arithmetic to count (see
+	// ShapesAnnotation); RuntimeClasses always exist.
+	ResourceShapes bool
 }
 
 func (o Options) withDefaults() Options {

@@ -3,6 +3,7 @@ package why
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
@@ -172,14 +173,24 @@ func spreadFixes(in Input, _ record.Status, ni *framework.NodeInfo) [][]change {
 						c.MaxSkew = need
 					}
 				}
-			}}},
-			[]change{{desc: fmt.Sprintf("make the %s spread constraint whenUnsatisfiable: ScheduleAnyway", tk), pod: func(p *v1.Pod) {
+			}}})
+		// The API server takes one constraint per topology key and
+		// whenUnsatisfiable: a pod with a soft one on this key already
+		// cannot have this one made soft.
+		if !slices.ContainsFunc(in.Pod.Spec.TopologySpreadConstraints, func(c v1.TopologySpreadConstraint) bool {
+			return c.TopologyKey == tk && c.WhenUnsatisfiable == v1.ScheduleAnyway
+		}) {
+			out = append(out, []change{{desc: fmt.Sprintf("make the %s spread constraint whenUnsatisfiable: ScheduleAnyway", tk), pod: func(p *v1.Pod) {
 				for i := range p.Spec.TopologySpreadConstraints {
 					if c := &p.Spec.TopologySpreadConstraints[i]; match(c) {
 						c.WhenUnsatisfiable = v1.ScheduleAnyway
+						// The API server takes minDomains only with
+						// DoNotSchedule; scoring never reads it.
+						c.MinDomains = nil
 					}
 				}
 			}}})
+		}
 		// One constraint at a time: a node violating two needs both,
 		// which the combination over plugins does not cover.
 		break

@@ -2,20 +2,23 @@ package why
 
 import (
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // Hint is a change to the cluster as the attempt saw it that makes the
 // pod feasible on every node of FitsOn, proven by re-running PreFilter and
 // Filter (nominated pods included) with the change applied. Applying
-// Objects (each the whole changed object, as it would be) and removing
-// Remove gives that cluster.
+// Objects (each the whole changed object, as it would be, which the API
+// server's defaulting leaves as it is) and removing Remove gives that
+// cluster.
 type Hint struct {
 	Summary string   `json:"summary"`
 	Objects []any    `json:"objects"`
@@ -342,44 +345,136 @@ func removal(p *v1.Pod) change {
 	return change{desc: "remove pod " + key(p), remove: p}
 }
 
-// setRequest makes the pod's total request of res n: pod-level requests
-// when the pod has them, else the first container's (the other
-// containers' requests of res dropped, init containers capped at n, the
-// overhead subtracted); a limit below the new request is dropped.
+// setRequest makes the pod's request of res as the scheduler counts it
+// (component-helpers' PodRequests: pod-level requests when set, else the
+// regular containers and sidecars together or the largest init container
+// with the sidecars started before it, plus the overhead) n, and makes the
+// object shown the object proven: the API server defaults a container's
+// missing request to its limit, so every container whose request of res
+// changes, or would be defaulted, gets it explicitly. The cut is shared
+// between the containers that run together in proportion to what they
+// request; an init container is lowered only as far as the sidecars
+// started before it leave room. Resources that cannot be overcommitted
+// (extended resources, huge pages) need the limit equal to the request:
+// it follows. A pod-level request is set to what the containers may have
+// (the API server rejects one below their aggregate).
 func setRequest(p *v1.Pod, res v1.ResourceName, n int64) {
 	if over, ok := p.Spec.Overhead[res]; ok {
 		n -= quantityAmount(res, &over)
 	}
-	q := quantity(res, n)
+	n = max(n, 0)
 	if r := p.Spec.Resources; r != nil {
-		if _, ok := r.Requests[res]; ok {
-			r.Requests[res] = q
-			return
+		if v, ok := r.Requests[res]; ok && quantityAmount(res, &v) > n {
+			r.Requests[res] = quantity(res, n)
 		}
 	}
+	// What defaulting would fill is written out, so that it is counted
+	// here and stored as shown.
+	var running []*v1.Container
 	for i := range p.Spec.InitContainers {
 		c := &p.Spec.InitContainers[i]
-		if v, ok := c.Resources.Requests[res]; ok && v.Cmp(q) > 0 {
-			c.Resources.Requests[res] = q
-			if l, ok := c.Resources.Limits[res]; ok && l.Cmp(q) < 0 {
-				delete(c.Resources.Limits, res)
-			}
+		requestFromLimit(c, res)
+		if restartable(c) {
+			running = append(running, c)
 		}
 	}
 	for i := range p.Spec.Containers {
-		c := &p.Spec.Containers[i]
-		if i > 0 {
-			delete(c.Resources.Requests, res)
-			continue
-		}
-		if c.Resources.Requests == nil {
-			c.Resources.Requests = v1.ResourceList{}
-		}
-		c.Resources.Requests[res] = q
-		if l, ok := c.Resources.Limits[res]; ok && l.Cmp(q) < 0 {
-			delete(c.Resources.Limits, res)
+		requestFromLimit(&p.Spec.Containers[i], res)
+		running = append(running, &p.Spec.Containers[i])
+	}
+	amounts := make([]int64, len(running))
+	sum := int64(0)
+	for i, c := range running {
+		amounts[i] = containerRequest(c, res)
+		sum += amounts[i]
+	}
+	if sum > n {
+		for i, cut := range shares(sum-n, amounts) {
+			if cut > 0 {
+				setContainerRequest(running[i], res, amounts[i]-cut)
+			}
 		}
 	}
+	sidecars := int64(0)
+	for i := range p.Spec.InitContainers {
+		c := &p.Spec.InitContainers[i]
+		if restartable(c) {
+			sidecars += containerRequest(c, res)
+			continue
+		}
+		if containerRequest(c, res)+sidecars > n {
+			setContainerRequest(c, res, n-sidecars)
+		}
+	}
+}
+
+// restartable: an init container with restartPolicy Always, a sidecar,
+// which runs beside the regular containers.
+func restartable(c *v1.Container) bool {
+	return c.RestartPolicy != nil && *c.RestartPolicy == v1.ContainerRestartPolicyAlways
+}
+
+// requestFromLimit is the API server's defaulting of a missing request
+// to the limit, for res.
+func requestFromLimit(c *v1.Container, res v1.ResourceName) {
+	l, ok := c.Resources.Limits[res]
+	if _, set := c.Resources.Requests[res]; !ok || set {
+		return
+	}
+	if c.Resources.Requests == nil {
+		c.Resources.Requests = v1.ResourceList{}
+	}
+	c.Resources.Requests[res] = l.DeepCopy()
+}
+
+func containerRequest(c *v1.Container, res v1.ResourceName) int64 {
+	q, ok := c.Resources.Requests[res]
+	if !ok {
+		return 0
+	}
+	return quantityAmount(res, &q)
+}
+
+// setContainerRequest lowers c's request of res to n; a resource that
+// cannot be overcommitted keeps its limit equal.
+func setContainerRequest(c *v1.Container, res v1.ResourceName, n int64) {
+	q := quantity(res, n)
+	c.Resources.Requests[res] = q
+	if _, ok := c.Resources.Limits[res]; ok && (!framework.IsNativeResource(res) || framework.IsHugePageResourceName(res)) {
+		c.Resources.Limits[res] = q.DeepCopy()
+	}
+}
+
+// shares splits total (at most the sum of weights) in proportion to the
+// weights, in whole units that add up to total: each gets the floor of
+// its share, and the units left go to the largest remainders, earlier
+// ones first on ties. No share exceeds its weight.
+func shares(total int64, weights []int64) []int64 {
+	out := make([]int64, len(weights))
+	sum := int64(0)
+	for _, w := range weights {
+		sum += w
+	}
+	if sum == 0 {
+		return out
+	}
+	rem := make([]int64, len(weights))
+	left := total
+	for i, w := range weights {
+		hi, lo := bits.Mul64(uint64(total), uint64(w))
+		q, r := bits.Div64(hi, lo, uint64(sum))
+		out[i], rem[i] = int64(q), int64(r)
+		left -= out[i]
+	}
+	order := make([]int, len(weights))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rem[order[a]] > rem[order[b]] })
+	for _, i := range order[:left] {
+		out[i]++
+	}
+	return out
 }
 
 func quantityAmount(res v1.ResourceName, q interface{ MilliValue() int64 }) int64 {

@@ -2,15 +2,20 @@ package why
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
 // run loads a snapshot, runs it to quiescence and returns the engine.
@@ -94,8 +99,8 @@ func stuck(t *testing.T, e *engine.Engine, pod string) Input {
 	return in
 }
 
-// verify re-forks the attempt, applies the hint and checks the pod is
-// feasible on every node of fitsOn.
+// verify re-forks the attempt, applies the hint (its pod as the API server
+// stores it) and checks the pod is feasible on every node of fitsOn.
 func verify(t *testing.T, e *engine.Engine, in Input, h Hint) {
 	t.Helper()
 	i := -1
@@ -116,8 +121,8 @@ func verify(t *testing.T, e *engine.Engine, in Input, h Hint) {
 	for _, o := range h.Objects {
 		switch o := o.(type) {
 		case *v1.Pod:
-			p = o
-			s.SetPendingPod(o)
+			p = asStored(t, o)
+			s.SetPendingPod(p)
 		case *v1.Node:
 			for k, n := range nodes {
 				if n.Name == o.Name {
@@ -242,4 +247,43 @@ func TestHintsOthersAntiAffinity(t *testing.T) {
 	for _, h := range res.Hints {
 		verify(t, e, in, h)
 	}
+}
+
+// asStored is the hint's pod as the API server stores it: defaulted the
+// way the snapshot loader defaults it. Defaulting must leave the pod's
+// resources as the hint shows them: what is shown is what was proven.
+func asStored(t *testing.T, p *v1.Pod) *v1.Pod {
+	t.Helper()
+	stored := p.DeepCopy()
+	apiserver.Default(stored)
+	if !equality.Semantic.DeepEqual(resourcesOf(stored), resourcesOf(p)) {
+		t.Errorf("the API server stores the hint's pod %s/%s with other resources than shown:\nshown  %v\nstored %v", p.Namespace, p.Name, resourcesOf(p), resourcesOf(stored))
+	}
+	if errs := apiserver.Validate(stored, apiserver.ValidationOptions{AllowTaintTolerationComparisonOperators: features.Default().EnableTaintTolerationComparisonOperators}); len(errs) > 0 {
+		t.Errorf("the API server rejects the hint's pod %s/%s: %v", p.Namespace, p.Name, errs.ToAggregate())
+	}
+	// The API server's consistency check (validatePodResourceConsistency),
+	// which apiserver.Validate does not make.
+	if r := stored.Spec.Resources; r != nil {
+		agg := resourcehelper.AggregateContainerRequests(stored, resourcehelper.PodResourcesOptions{})
+		for name, q := range r.Requests {
+			if c, ok := agg[name]; ok && c.Cmp(q) > 0 {
+				t.Errorf("the hint's pod %s/%s requests %s of %s at pod level, less than its containers' %s", p.Namespace, p.Name, q.String(), name, c.String())
+			}
+		}
+	}
+	return stored
+}
+
+// resourcesOf lists a pod's resources: pod-level, then each init and
+// regular container's.
+func resourcesOf(p *v1.Pod) []v1.ResourceRequirements {
+	var out []v1.ResourceRequirements
+	if p.Spec.Resources != nil {
+		out = append(out, *p.Spec.Resources)
+	}
+	for _, c := range append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...) {
+		out = append(out, c.Resources)
+	}
+	return out
 }
