@@ -334,7 +334,7 @@ type historyJSON struct {
 	Attempt int    `json:"attempt"`
 	Time    string `json:"time"`
 	// Events are the queue moves that led to the attempt (see
-	// engine.PodAttempt.Events).
+	// history.PodAttempt.Events).
 	Events []string `json:"events"`
 	attemptAnswer
 }
