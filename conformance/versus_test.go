@@ -17,6 +17,7 @@ import (
 	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -308,8 +309,8 @@ func runVersus(gen func() (*snapshot.Cluster, error), profiles string) (versusRe
 	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), engine.Options{
 		Registry: plugins.NewInTreeRegistry(), Seed: 1,
 		Retention: engine.Retention{Headless: true},
-		OnEvent: func(ev engine.Event, a *record.Attempt) {
-			if ev.Kind != engine.EventAttempt {
+		OnEvent: func(ev history.Event, a *record.Attempt) {
+			if ev.Kind != history.EventAttempt {
 				return
 			}
 			r.oursAttempts++

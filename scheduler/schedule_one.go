@@ -64,7 +64,7 @@ func (s *Scheduler) scheduleOne(pod *v1.Pod) *record.Attempt {
 	switch {
 	case fwk == nil:
 		a.Outcome = record.Skipped
-		a.Message = fmt.Sprintf("profile not found for scheduler name %q", pod.Spec.SchedulerName)
+		a.Message = profileNotFound(pod)
 		return a
 	case pod.DeletionTimestamp != nil:
 		a.Outcome = record.Skipped

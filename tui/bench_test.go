@@ -21,6 +21,7 @@ import (
 	"github.com/schedtui/schedtui/internal/scalegen"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -71,7 +72,7 @@ func syntheticAttempt(pod string, nodes int, score func(p, i int) int64, plugins
 // its nodes; no scheduler runs.
 func syntheticModel(a *record.Attempt, filterPlugins []string, width, height int) *Model {
 	w := &world{
-		attempts: engine.AttemptsOf(a), cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
+		attempts: history.AttemptsOf(a), cursor: engine.Cursor{Attempt: 0, Phase: record.PhaseBind},
 		cluster: cluster{nodeIdx: map[string]int{}, nominated: map[string][]nominee{}}, pods: map[string]*v1.Pod{},
 		filterPlugins: map[string][]string{a.Profile: filterPlugins},
 	}

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/compare"
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/scheduler/why"
 )
@@ -36,7 +36,7 @@ type NewComparison func(side string) (*Comparison, error)
 // rightWorld is the second side after the last operation.
 type rightWorld struct {
 	label, title string
-	attempts     engine.AttemptLog
+	attempts     history.AttemptLog
 	// byPod lists each pod's attempts, as indexes into attempts.
 	byPod map[string][]int
 	done  bool
@@ -51,7 +51,7 @@ type rightWorld struct {
 // after the first side was rewound it rewinds to the first side's count
 // (it may otherwise stay ahead). It must run without the first side's
 // lock held.
-func syncRight(cmp *Comparison, left engine.AttemptLog, focus int) *rightWorld {
+func syncRight(cmp *Comparison, left history.AttemptLog, focus int) *rightWorld {
 	b := cmp.Backend
 	w := &rightWorld{label: cmp.Label, title: cmp.Describe, byPod: map[string][]int{}}
 	if w.title == "" {
@@ -85,12 +85,12 @@ func syncRight(cmp *Comparison, left engine.AttemptLog, focus int) *rightWorld {
 }
 
 // podAttemptNumber is attempt i's number among its pod's attempts, from 1.
-func podAttemptNumber(attempts engine.AttemptLog, i int) int {
+func podAttemptNumber(attempts history.AttemptLog, i int) int {
 	return countPod(attempts, i+1, attempts.At(i).Pod)
 }
 
 // countPod counts pod's attempts among the first n.
-func countPod(attempts engine.AttemptLog, n int, pod string) int {
+func countPod(attempts history.AttemptLog, n int, pod string) int {
 	c := 0
 	for i := range n {
 		if attempts.At(i).Pod == pod {
@@ -124,11 +124,11 @@ func (c *Common) diverges(i int) bool {
 
 // compareMark marks, in compare mode, an attempt event that diverges
 // from the second side.
-func compareMark(c *Common, e *engine.Event) string {
+func compareMark(c *Common, e *history.Event) string {
 	switch {
 	case c.Right == nil:
 		return ""
-	case e.Kind == engine.EventAttempt && c.diverges(e.Attempt):
+	case e.Kind == history.EventAttempt && c.diverges(e.Attempt):
 		return "≠ "
 	}
 	return "  "

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // observedDialog puts a decision of the cluster's scheduler next to
@@ -17,15 +18,15 @@ import (
 // the two unschedulable messages; the rows that differ are marked.
 type observedDialog struct {
 	c    *Common
-	ev   engine.Event
-	rows []engine.CompareRow
+	ev   history.Event
+	rows []engine.VerdictRow
 	w    int
 }
 
-func newObservedDialog(c *Common, ev engine.Event) *observedDialog {
+func newObservedDialog(c *Common, ev history.Event) *observedDialog {
 	d := &observedDialog{c: c, ev: ev}
 	if w := c.World; w != nil && ev.Attempt >= 0 && ev.Attempt < w.attempts.Len() {
-		d.rows = engine.Compare(ev, w.attempts.At(ev.Attempt))
+		d.rows = engine.VerdictRows(ev, w.attempts.At(ev.Attempt))
 	}
 	return d
 }
@@ -57,7 +58,7 @@ func (d *observedDialog) Update(msg tea.Msg) tea.Cmd {
 
 // observedLines are the dialog's body: the decision, what it was judged
 // on, then the comparison in three columns.
-func observedLines(ev engine.Event, rows []engine.CompareRow, w int) []string {
+func observedLines(ev history.Event, rows []engine.VerdictRow, w int) []string {
 	out := []string{eventText(&ev), ""}
 	if j := ev.Judged; j != nil {
 		s := fmt.Sprintf("Judged on the cluster as its scheduler had it: %d pod(s) bound", j.Bound)

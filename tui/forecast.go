@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // Forecasts. On a live cluster the engine mirrors the cluster, and an
@@ -129,7 +130,7 @@ func (s *session) rewindForecast(op func() note) func() note {
 // eventForecast is the Events view's line for a forecast attempt judged
 // against the cluster's decision (not an engine event: the judgment is
 // made afresh at each capture).
-const eventForecast engine.EventKind = "forecast"
+const eventForecast history.EventKind = "forecast"
 
 // forecastInfo is the forecast shown, as captured with the world.
 type forecastInfo struct {
@@ -162,12 +163,12 @@ func captureForecast(b *Backend, w *world) {
 	}
 	for _, ev := range f.LiveSince() {
 		w.events.add(ev)
-		if ev.Kind != engine.EventObserved {
+		if ev.Kind != history.EventObserved {
 			continue
 		}
 		w.observed.add(ev.Reason)
 		for _, j := range byPod[ev.Pod] {
-			w.events.add(engine.Event{Time: j.Time, Kind: eventForecast, Pod: j.Pod,
+			w.events.add(history.Event{Time: j.Time, Kind: eventForecast, Pod: j.Pod,
 				Attempt: j.Attempt, Node: j.Node, Predicted: j.Predicted, Reason: string(j.Verdict), Message: j.Message})
 		}
 		delete(byPod, ev.Pod)
@@ -183,7 +184,7 @@ func (w *world) forecastAttempt(i int) bool {
 
 // eventMark marks, while a forecast is shown, the events of its attempts
 // ("[forecast] ") and the live cluster's since the fork ("[live] ").
-func (w *world) eventMark(e *engine.Event) string {
+func (w *world) eventMark(e *history.Event) string {
 	switch {
 	case w == nil || w.forecast == nil || e.Seq <= w.forecast.baseEvents || e.Kind == eventForecast:
 		return ""
@@ -237,7 +238,7 @@ func forecastLine(c *Common, i int) []string {
 }
 
 // forecastEventText is a judgment's line in the Events view.
-func forecastEventText(e *engine.Event) string {
+func forecastEventText(e *history.Event) string {
 	predicted := e.Predicted
 	if predicted == "" {
 		predicted = "no node"

@@ -6,8 +6,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
-	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -32,7 +32,7 @@ func refTo(w *world, i int) attemptRef {
 // attempt at its index. A summarized attempt comes out of the engine's
 // archive a new copy each time: the same line (sequence number, pod, time)
 // is the same attempt.
-func (r attemptRef) in(attempts engine.AttemptLog) bool {
+func (r attemptRef) in(attempts history.AttemptLog) bool {
 	if r.a == nil || r.i < 0 || r.i >= attempts.Len() {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -322,7 +323,7 @@ func (s *session) rewind() tea.Cmd {
 }
 
 // lastAttempt is the engine's last attempt, or nil.
-func lastAttempt(as engine.AttemptLog) *record.Attempt {
+func lastAttempt(as history.AttemptLog) *record.Attempt {
 	if as.Len() == 0 {
 		return nil
 	}

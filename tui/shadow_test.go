@@ -32,7 +32,7 @@ func TestShadowStatusCounts(t *testing.T) {
 	hs.send(runMsg{label: "loading", op: func() note { return note{} }})
 
 	tiny := e.Pod("default/tiny").DeepCopy()
-	tiny.Spec.NodeName = e.Scheduler().Predict(tiny).Node
+	tiny.Spec.NodeName = e.Scheduler().Evaluate(tiny, scheduler.Prediction).Node
 	tiny.ResourceVersion += "1"
 	// analytics fits nowhere; the cluster's scheduler binds it anyway.
 	analytics := e.Pod("default/analytics").DeepCopy()

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/scheduler/why"
 )
@@ -68,7 +69,7 @@ func (v *eventsView) shown() int {
 	}
 	// The attempt stepped by phase is the newest: look from the end.
 	for i := evs.Len() - 1; i >= 0; i-- {
-		if ev := evs.At(i); ev.Kind == engine.EventAttempt && ev.Attempt == c.Attempt {
+		if ev := evs.At(i); ev.Kind == history.EventAttempt && ev.Attempt == c.Attempt {
 			return i
 		}
 	}
@@ -103,7 +104,7 @@ func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.PrevDiverge):
 			v.jumpDivergence(-1)
 		case key.Matches(msg, k.Enter):
-			if e := v.selected(); e != nil && e.Kind == engine.EventObserved && e.Reason != string(engine.Agree) && e.Attempt >= 0 {
+			if e := v.selected(); e != nil && e.Kind == history.EventObserved && e.Reason != string(engine.Agree) && e.Attempt >= 0 {
 				// A disagreement (or tie) opens side by side, on its attempt.
 				v.c.post(openDialogMsg{newObservedDialog(v.c, *e)})
 				return emit(focusAttemptMsg{attempt: e.Attempt, view: viewEvents})
@@ -119,7 +120,7 @@ func (v *eventsView) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *eventsView) selected() *engine.Event {
+func (v *eventsView) selected() *history.Event {
 	if v.c.World == nil || v.l.cursor >= v.count {
 		return nil
 	}
@@ -135,31 +136,31 @@ func (v *eventsView) Click(_, y int) tea.Cmd {
 	return nil
 }
 
-func eventText(e *engine.Event) string {
+func eventText(e *history.Event) string {
 	switch e.Kind {
-	case engine.EventQueueMove:
+	case history.EventQueueMove:
 		from := string(e.From)
 		if from == "" {
 			from = "∅"
 		}
 		return fmt.Sprintf("%-10s %s: %s → %s (%s)", e.Kind, e.Pod, from, e.To, e.Reason)
-	case engine.EventAttempt:
+	case history.EventAttempt:
 		s := fmt.Sprintf("%-10s #%d %s: %s", e.Kind, e.Attempt+1, e.Pod, e.Reason)
 		if e.Node != "" {
 			s += " on " + e.Node
 		}
 		return s
-	case engine.EventBinding:
+	case history.EventBinding:
 		s := fmt.Sprintf("%-10s #%d %s: %s after waiting on %s", e.Kind, e.Attempt+1, e.Pod, e.Reason, e.Node)
 		if e.Message != "" {
 			s += ": " + e.Message
 		}
 		return s
-	case engine.EventPreemption:
+	case history.EventPreemption:
 		return fmt.Sprintf("%-10s %s nominated to %s, evicting %s (%s)", e.Kind, e.Pod, e.Node, strings.Join(e.Victims, ", "), e.Reason)
-	case engine.EventEviction:
+	case history.EventEviction:
 		return fmt.Sprintf("%-10s %s left %s: %s", e.Kind, e.Pod, e.Node, e.Reason)
-	case engine.EventCluster:
+	case history.EventCluster:
 		s := fmt.Sprintf("%-10s %s", e.Kind, e.Reason)
 		switch {
 		case e.Object != "":
@@ -176,7 +177,7 @@ func eventText(e *engine.Event) string {
 		return s
 	case eventForecast:
 		return forecastEventText(e)
-	case engine.EventObserved:
+	case history.EventObserved:
 		predicted := e.Predicted
 		if predicted == "" {
 			predicted = "no node"
@@ -208,21 +209,21 @@ func (v *eventsView) View() string {
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)
-		case e.Kind == engine.EventPreemption || e.Kind == engine.EventEviction:
+		case e.Kind == history.EventPreemption || e.Kind == history.EventEviction:
 			s = st.WarnE.wrap(s)
-		case e.Kind == engine.EventObserved && e.Reason == string(engine.Disagree):
+		case e.Kind == history.EventObserved && e.Reason == string(engine.Disagree):
 			s = st.BadE.wrap(s)
 		case e.Kind == eventForecast && e.Reason == string(engine.ForecastMiss):
 			s = st.BadE.wrap(s)
 		case e.Kind == eventForecast && e.Reason == string(engine.ForecastHit):
 			s = st.GoodE.wrap(s)
-		case e.Kind == engine.EventObserved && e.Reason == string(engine.Agree):
+		case e.Kind == history.EventObserved && e.Reason == string(engine.Agree):
 			s = st.GoodE.wrap(s)
-		case (e.Kind == engine.EventAttempt || e.Kind == engine.EventBinding) && e.Reason == "Scheduled":
+		case (e.Kind == history.EventAttempt || e.Kind == history.EventBinding) && e.Reason == "Scheduled":
 			s = st.GoodE.wrap(s)
-		case e.Kind == engine.EventAttempt:
+		case e.Kind == history.EventAttempt:
 			s = st.BadE.wrap(s)
-		case e.Kind == engine.EventQueueMove:
+		case e.Kind == history.EventQueueMove:
 			s = st.DimE.wrap(s)
 		}
 		b.WriteString(s)
@@ -240,21 +241,21 @@ func (v *eventsView) Explain() (string, []string) {
 		out = append(out, "", e.Message)
 	}
 	switch e.Kind {
-	case engine.EventQueueMove:
+	case history.EventQueueMove:
 		out = append(out, "", "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for.")
-	case engine.EventAttempt:
+	case history.EventAttempt:
 		if a := v.attemptOf(e); a != nil {
 			for i := range a.ExtenderCalls {
 				out = append(out, why.ExtenderCallLines(&a.ExtenderCalls[i])...)
 			}
 		}
 		out = append(out, "", "enter opens this attempt in every view.")
-	case engine.EventBinding:
+	case history.EventBinding:
 		out = append(out, "", "This pod's binding cycle waited in PreBind, the pod assumed on its node, for its devices' binding conditions "+
 			"(DynamicResources polls the claim every 5s until bindingTimeout). This is how the wait ended; enter opens the attempt that started it.")
 	case eventForecast:
 		out = append(out, "", forecastExplain)
-	case engine.EventObserved:
+	case history.EventObserved:
 		out = append(out, "", "The cluster's own scheduler decided about this pod. schedtui puts its prediction next to it: "+
 			"agree (same node, or the same unschedulable message), tie (another node tied at the top score: kube-scheduler picks among those at random) or disagree.")
 		if e.Judged != nil {
@@ -291,8 +292,8 @@ func (v *eventsView) FullHelp() [][]key.Binding {
 	return [][]key.Binding{k.vertical(withHelp(k.Enter, "enter", "open attempt"), k.Search), k.global()}
 }
 
-func (v *eventsView) attemptOf(e *engine.Event) *record.Attempt {
-	if e.Kind != engine.EventAttempt || e.Attempt < 0 || e.Attempt >= v.c.World.attempts.Len() {
+func (v *eventsView) attemptOf(e *history.Event) *record.Attempt {
+	if e.Kind != history.EventAttempt || e.Attempt < 0 || e.Attempt >= v.c.World.attempts.Len() {
 		return nil
 	}
 	return v.c.World.attempts.At(e.Attempt)
@@ -300,7 +301,7 @@ func (v *eventsView) attemptOf(e *engine.Event) *record.Attempt {
 
 // extenderCalls sums up an attempt's calls to extenders: verb and latency
 // each ("" without extenders).
-func (v *eventsView) extenderCalls(e *engine.Event) string {
+func (v *eventsView) extenderCalls(e *history.Event) string {
 	a := v.attemptOf(e)
 	if a == nil || len(a.ExtenderCalls) == 0 {
 		return ""
@@ -323,7 +324,7 @@ func (v *eventsView) extenderCalls(e *engine.Event) string {
 func (v *eventsView) jumpDivergence(dir int) {
 	for i := v.l.cursor + dir; i >= 0 && i < v.count; i += dir {
 		e := v.c.World.events.At(v.row(i))
-		if e.Kind == engine.EventAttempt && v.c.diverges(e.Attempt) {
+		if e.Kind == history.EventAttempt && v.c.diverges(e.Attempt) {
 			v.move(i-v.l.cursor, 0)
 			return
 		}

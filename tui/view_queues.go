@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // queuesView lists the scheduling queue: activeQ in pop order, backoffQ
@@ -22,7 +23,7 @@ type queuesView struct {
 }
 
 type queueRow struct {
-	section engine.QueueName // set on section headings
+	section history.QueueName // set on section headings
 	heading string
 	pod     *engine.QueuedPod
 	pos     int
@@ -46,7 +47,7 @@ func (v *queuesView) Refresh() {
 		return
 	}
 	q := &w.queue
-	add := func(name engine.QueueName, heading string, pods []engine.QueuedPod) {
+	add := func(name history.QueueName, heading string, pods []engine.QueuedPod) {
 		v.rows = append(v.rows, queueRow{section: name, heading: fmt.Sprintf("%s (%d) — %s", name, len(pods), heading)})
 		n := 0
 		for i := range pods {
@@ -60,10 +61,10 @@ func (v *queuesView) Refresh() {
 			v.rows = append(v.rows, queueRow{heading: "  (empty)"})
 		}
 	}
-	add(engine.ActiveQ, "next to be scheduled, in pop order (priority, then time queued)", q.ActiveQ)
-	add(engine.BackoffQ, "failed recently; wait out the backoff before retrying", q.BackoffQ)
-	add(engine.Unschedulable, "wait for a cluster event one of their rejecting plugins cares about", q.Unschedulable)
-	add(engine.Gated, "held back by PreEnqueue (scheduling gates); never attempted", q.Gated)
+	add(history.ActiveQ, "next to be scheduled, in pop order (priority, then time queued)", q.ActiveQ)
+	add(history.BackoffQ, "failed recently; wait out the backoff before retrying", q.BackoffQ)
+	add(history.Unschedulable, "wait for a cluster event one of their rejecting plugins cares about", q.Unschedulable)
+	add(history.Gated, "held back by PreEnqueue (scheduling gates); never attempted", q.Gated)
 	v.l.set(len(v.rows))
 	// The selection stays on its pod; when the search hides it, it
 	// moves to the first pod shown, so that enter acts on a visible row.
@@ -177,11 +178,11 @@ func (v *queuesView) View() string {
 		p := r.pod
 		var s string
 		switch p.Queue {
-		case engine.ActiveQ:
+		case history.ActiveQ:
 			s = fmt.Sprintf("  %3d %-34s prio %-6d age %-7s %s", r.pos, p.Pod, p.Priority, age(now.Sub(p.Timestamp)), nominatedTag(p.NominatedNode))
-		case engine.BackoffQ:
+		case history.BackoffQ:
 			s = fmt.Sprintf("  %-38s prio %-6d backoff left %-7s attempts %d", p.Pod, p.Priority, age(max(0, p.BackoffExpiration.Sub(now))), p.Attempts)
-		case engine.Unschedulable:
+		case history.Unschedulable:
 			s = fmt.Sprintf("  %-38s prio %-6d since %-7s rejected by %s %s", p.Pod, p.Priority, age(now.Sub(p.Timestamp)), orNone(strings.Join(p.UnschedulablePlugins, ",")), nominatedTag(p.NominatedNode))
 		default:
 			s = fmt.Sprintf("  %-38s prio %-6d %s: %s", p.Pod, p.Priority, p.GatingPlugin, p.GatingMessage)
@@ -209,16 +210,16 @@ func (v *queuesView) Explain() (string, []string) {
 	}
 	out := []string{}
 	switch p.Queue {
-	case engine.ActiveQ:
+	case history.ActiveQ:
 		out = append(out, fmt.Sprintf("%s is #%d in activeQ. PrioritySort pops the highest priority first (%d here), then the pod queued earliest.", p.Pod, indexIn(v.c.World.queue.ActiveQ, p.Pod)+1, p.Priority))
-	case engine.BackoffQ:
+	case history.BackoffQ:
 		out = append(out, p.Pod+" failed an attempt and waits out its backoff (1s doubling per attempt, up to 10s) before it may be retried.")
-	case engine.Unschedulable:
+	case history.Unschedulable:
 		out = append(out, p.Pod+" failed because of "+orNone(strings.Join(p.UnschedulablePlugins, ", "))+". It stays here until a cluster event one of those plugins registered for (a node added, a pod deleted, a taint removed…) could make it schedulable, or 5 minutes pass.")
 		if p.NominatedNode != "" {
 			out = append(out, "", "It is nominated to "+p.NominatedNode+": preemption freed room there and its victims are terminating. Other pods see the nomination and leave that room alone.")
 		}
-	case engine.Gated:
+	case history.Gated:
 		out = append(out, p.Pod+" is gated: "+p.GatingMessage+". Remove the gate (spec.schedulingGates) and it enters activeQ.")
 	}
 	out = append(out, "", "enter: open its attempt (or run the scheduler until it is attempted) · B: breakpoint on it")

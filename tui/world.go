@@ -10,6 +10,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // world is the engine's state captured under the backend lock right after
@@ -17,7 +18,7 @@ import (
 type world struct {
 	// attempts and events are the engine's logs as they were: views read
 	// the rows they show, never a copy of the whole.
-	attempts engine.AttemptLog
+	attempts history.AttemptLog
 	cursor   engine.Cursor
 	// queue is the queue the views may show: while the cursor's attempt
 	// is stepped by phase, as that attempt popped its pod (its end, and
@@ -154,8 +155,8 @@ func captureCluster(s *scheduler.Scheduler) cluster {
 // then, while a forecast is shown, the live cluster's events since the
 // fork with the forecast's judgments (captureForecast).
 type eventList struct {
-	log   engine.EventLog
-	extra []engine.Event
+	log   history.EventLog
+	extra []history.Event
 }
 
 // Len is the number of events.
@@ -163,8 +164,8 @@ func (l *eventList) Len() int { return l.log.Len() + len(l.extra) }
 
 // At is event i, a copy, with the preemptor of a victim's Preempted
 // event named (namePreemptor).
-func (l *eventList) At(i int) *engine.Event {
-	var ev engine.Event
+func (l *eventList) At(i int) *history.Event {
+	var ev history.Event
 	if n := l.log.Len(); i < n {
 		ev = l.log.At(i)
 	} else {
@@ -175,7 +176,7 @@ func (l *eventList) At(i int) *engine.Event {
 }
 
 // add appends an event after the engine's, numbered after them.
-func (l *eventList) add(ev engine.Event) {
+func (l *eventList) add(ev history.Event) {
 	ev.Seq = l.Len() + 1
 	l.extra = append(l.extra, ev)
 }
@@ -183,10 +184,10 @@ func (l *eventList) add(ev engine.Event) {
 // namePreemptor is the message of a victim's Preempted event with the
 // preemptor named by namespace/name: the event, as upstream's, names it by
 // UID ("Preempted by pod <UID> on node <node>"); Event.Preemptor names it.
-func namePreemptor(ev *engine.Event) string {
+func namePreemptor(ev *history.Event) string {
 	const by = "by pod "
 	i := strings.Index(ev.Message, by)
-	if ev.Kind != engine.EventCluster || ev.Reason != "Preempted" || i < 0 || ev.Preemptor == "" {
+	if ev.Kind != history.EventCluster || ev.Reason != "Preempted" || i < 0 || ev.Preemptor == "" {
 		return ev.Message
 	}
 	rest := ev.Message[i+len(by):]
@@ -214,19 +215,19 @@ func copyResource(r *framework.Resource) framework.Resource {
 // observedTally counts the observations of a backend's timeline from one
 // capture to the next, reading only the events new since the last one
 // (and those shadow mode may still judge again). The place it stopped is
-// kept as a number of the run's events (engine.EventLog.Dropped), which
+// kept as a number of the run's events (history.EventLog.Dropped), which
 // compaction leaves alone; a rewind makes it count again from the start.
 type observedTally struct {
 	// upTo is the run's events counted (the settled ones), last the
 	// final one of them.
 	upTo   int
-	last   engine.Event
+	last   history.Event
 	counts observedCounts
 	// read is the events read, which bounds the work (tests).
 	read int
 }
 
-func (t *observedTally) count(l engine.EventLog) observedCounts {
+func (t *observedTally) count(l history.EventLog) observedCounts {
 	settled := l.Settled()
 	from := t.upTo - l.Dropped()
 	if from < 0 || from > settled || from > 0 && !sameMark(l.At(from-1), t.last) {
@@ -235,7 +236,7 @@ func (t *observedTally) count(l engine.EventLog) observedCounts {
 	}
 	for i := from; i < settled; i++ {
 		t.read++
-		if ev := l.At(i); ev.Kind == engine.EventObserved {
+		if ev := l.At(i); ev.Kind == history.EventObserved {
 			t.counts.add(ev.Reason)
 		}
 	}
@@ -245,7 +246,7 @@ func (t *observedTally) count(l engine.EventLog) observedCounts {
 	c := t.counts
 	for i := settled; i < l.Len(); i++ {
 		t.read++
-		if ev := l.At(i); ev.Kind == engine.EventObserved {
+		if ev := l.At(i); ev.Kind == history.EventObserved {
 			c.add(ev.Reason)
 		}
 	}
@@ -254,7 +255,7 @@ func (t *observedTally) count(l engine.EventLog) observedCounts {
 
 // sameMark: a and b are the same event, as far as a tally can tell (Seq
 // is a position, which compaction moves).
-func sameMark(a, b engine.Event) bool {
+func sameMark(a, b history.Event) bool {
 	return a.Time.Equal(b.Time) && a.Kind == b.Kind && a.Pod == b.Pod && a.Reason == b.Reason && a.Attempt == b.Attempt
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -97,7 +98,7 @@ func captureAt(ctx context.Context, f *sourceFlags, at string, until time.Durati
 
 // atState is the cluster as attempt n of pod (0: its last) saw it, after a
 // run of s, and the header fields that say so.
-func atState(s *session, e *engine.Engine, pod string, n int) (*snapshot.Cluster, snapshot.Header, *engine.PodAttempt, error) {
+func atState(s *session, e *engine.Engine, pod string, n int) (*snapshot.Cluster, snapshot.Header, *history.PodAttempt, error) {
 	var hd snapshot.Header
 	h, err := findHistory(s, e.Histories(), pod)
 	if err != nil {

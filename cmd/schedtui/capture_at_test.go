@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/tui"
@@ -43,7 +44,7 @@ func firstAttemptOf(t *testing.T, path string) *record.Attempt {
 
 // checkAt writes the state at attempt pa of a run and checks that a run
 // over it attempts the same pod first with the same answer.
-func checkAt(t *testing.T, dir, name string, s *session, e *engine.Engine, pa engine.PodAttempt) {
+func checkAt(t *testing.T, dir, name string, s *session, e *engine.Engine, pa history.PodAttempt) {
 	t.Helper()
 	c, hd, _, err := atState(s, e, pa.Attempt.Pod, pa.N)
 	if err != nil {
@@ -123,8 +124,8 @@ func TestSnapshotAtReproducesAttempt(t *testing.T) {
 
 // sampleAttempts picks up to n attempts spread over the pods (every
 // pod's first and last for n = 0): first attempts, last ones, retries.
-func sampleAttempts(hs []engine.PodHistory, n int) []engine.PodAttempt {
-	var all []engine.PodAttempt
+func sampleAttempts(hs []history.PodHistory, n int) []history.PodAttempt {
+	var all []history.PodAttempt
 	for _, h := range hs {
 		for _, pa := range h.Attempts {
 			if pa.N == 1 || pa.N == len(h.Attempts) {
@@ -135,7 +136,7 @@ func sampleAttempts(hs []engine.PodHistory, n int) []engine.PodAttempt {
 	if n <= 0 || len(all) <= n {
 		return all
 	}
-	out := make([]engine.PodAttempt, 0, n)
+	out := make([]history.PodAttempt, 0, n)
 	for i := 0; i < n; i++ {
 		out = append(out, all[i*len(all)/n])
 	}
@@ -144,7 +145,7 @@ func sampleAttempts(hs []engine.PodHistory, n int) []engine.PodAttempt {
 
 // poppedFirstAnyway reports whether a run over the state without the
 // attempt-first header would also attempt the pod first.
-func poppedFirstAnyway(t *testing.T, s *session, e *engine.Engine, pa engine.PodAttempt) bool {
+func poppedFirstAnyway(t *testing.T, s *session, e *engine.Engine, pa history.PodAttempt) bool {
 	t.Helper()
 	c, hd, _, err := atState(s, e, pa.Attempt.Pod, pa.N)
 	if err != nil {
@@ -205,7 +206,7 @@ func TestSnapshotAtCommand(t *testing.T) {
 // one the queue alone would not pop first, so the header is what decides.
 func TestTUIRestartsAtSnapshotAt(t *testing.T) {
 	demo, e := demoRun(t)
-	var pa *engine.PodAttempt
+	var pa *history.PodAttempt
 	for _, h := range e.Histories() {
 		for i := range h.Attempts {
 			if p := h.Attempts[i]; p.Index > 0 && !poppedFirstAnyway(t, demo, e, p) {

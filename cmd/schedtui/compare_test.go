@@ -19,7 +19,7 @@ import (
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/compare"
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/testdata"
@@ -101,7 +101,7 @@ func runSide(t *testing.T, sc *scenario.Scenario, side *compare.Resolved) map[st
 		t.Fatalf("%s: run %s: %v", sc.Name, side.Spec.Label(), err)
 	}
 	var out bytes.Buffer
-	if err := printJSON(&out, e, func(engine.Event) bool { return true }); err != nil {
+	if err := printJSON(&out, e, func(history.Event) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
 	return attemptLines(t, sc.Name, out.String())

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/scheduler/why"
 	"github.com/schedtui/schedtui/snapshot"
@@ -177,13 +178,13 @@ func checkOutput(output string, allowed ...string) error {
 // explainPods explains the pod asked for, or every pod of the namespace.
 func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) error {
 	histories := e.Histories()
-	var targets []engine.PodHistory
+	var targets []history.PodHistory
 	if q.ref != nil {
 		h, err := findHistory(s, histories, q.ref.namespace+"/"+q.ref.name)
 		if err != nil {
 			return err
 		}
-		targets = []engine.PodHistory{h}
+		targets = []history.PodHistory{h}
 	} else {
 		for _, h := range histories {
 			if inNamespace(h.Pod, q.namespace) {
@@ -226,7 +227,7 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 // findHistory is the history of pod key, or an error that says why there
 // is none: not in the cluster (with suggestions), bound before the run,
 // finished, or not scheduled by any profile.
-func findHistory(s *session, histories []engine.PodHistory, key string) (engine.PodHistory, error) {
+func findHistory(s *session, histories []history.PodHistory, key string) (history.PodHistory, error) {
 	var known []string
 	for _, h := range histories {
 		if h.Pod == key {
@@ -242,13 +243,13 @@ func findHistory(s *session, histories []engine.PodHistory, key string) (engine.
 		}
 		switch {
 		case p.Spec.NodeName != "":
-			return engine.PodHistory{}, fmt.Errorf("pod %q was already bound to node %q when the run started: explain takes a pod the scheduler has to place", key, p.Spec.NodeName)
+			return history.PodHistory{}, fmt.Errorf("pod %q was already bound to node %q when the run started: explain takes a pod the scheduler has to place", key, p.Spec.NodeName)
 		case p.Status.Phase == v1.PodSucceeded || p.Status.Phase == v1.PodFailed:
-			return engine.PodHistory{}, fmt.Errorf("pod %q has finished (phase %s): the scheduler never sees it", key, p.Status.Phase)
+			return history.PodHistory{}, fmt.Errorf("pod %q has finished (phase %s): the scheduler never sees it", key, p.Status.Phase)
 		}
-		return engine.PodHistory{}, fmt.Errorf("pod %q is not scheduled by any profile (schedulerName %q)", key, p.Spec.SchedulerName)
+		return history.PodHistory{}, fmt.Errorf("pod %q is not scheduled by any profile (schedulerName %q)", key, p.Spec.SchedulerName)
 	}
-	return engine.PodHistory{}, fmt.Errorf("pod %q not found%s", key, didYouMean(key, known))
+	return history.PodHistory{}, fmt.Errorf("pod %q not found%s", key, didYouMean(key, known))
 }
 
 // explanation is explain's answer for one pod: -o json|yaml prints it.
@@ -279,8 +280,8 @@ type explanation struct {
 	Simulates    string   `json:"simulates"`
 	FeatureGates []string `json:"featureGates"`
 
-	attempt *engine.PodAttempt
-	history engine.PodHistory
+	attempt *history.PodAttempt
+	history history.PodHistory
 }
 
 // attemptAnswer is what run -o json's attempt line says of an attempt.
@@ -335,7 +336,7 @@ type historyJSON struct {
 	Attempt int    `json:"attempt"`
 	Time    string `json:"time"`
 	// Events are the queue moves that led to the attempt (see
-	// engine.PodAttempt.Events).
+	// history.PodAttempt.Events).
 	Events []string `json:"events"`
 	attemptAnswer
 }
@@ -358,7 +359,7 @@ func (q explainQuery) refs() why.Refs {
 }
 
 // explainHistory builds the answer for attempt n of a pod (0: its last).
-func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs, c *snapshot.Cluster) (explanation, error) {
+func explainHistory(e *engine.Engine, h history.PodHistory, n int, refs why.Refs, c *snapshot.Cluster) (explanation, error) {
 	x := explanation{Pod: h.Pod, Attempts: len(h.Attempts), Queue: string(h.Queue), History: []historyJSON{},
 		attemptAnswer: attemptAnswer{Victims: []string{}}, Hints: []why.Hint{}, history: h}
 	for _, pa := range h.Attempts {
@@ -423,7 +424,7 @@ func explainHistory(e *engine.Engine, h engine.PodHistory, n int, refs why.Refs,
 
 // attemptOf is attempt n of a pod (from 1; 0: its last, nil when it has
 // none); flag names the option that asked for n in the error.
-func attemptOf(h engine.PodHistory, n int, flag string) (*engine.PodAttempt, error) {
+func attemptOf(h history.PodHistory, n int, flag string) (*history.PodAttempt, error) {
 	switch {
 	case n > len(h.Attempts) && len(h.Attempts) == 0:
 		return nil, fmt.Errorf("pod %q was never attempted (%s): there is no attempt %d", h.Pod, waiting(h), n)
@@ -436,9 +437,9 @@ func attemptOf(h engine.PodHistory, n int, flag string) (*engine.PodAttempt, err
 }
 
 // waiting says where a pod never attempted waits.
-func waiting(h engine.PodHistory) string {
+func waiting(h history.PodHistory) string {
 	switch {
-	case h.Queue == engine.Gated:
+	case h.Queue == history.Gated:
 		return "gated by " + h.GatingPlugin + ": " + h.GatingMessage
 	case h.Queue != "":
 		return "waiting in " + string(h.Queue) + ", never popped"
@@ -508,7 +509,7 @@ func printPodExplanation(w io.Writer, e *engine.Engine, x explanation, q explain
 		fmt.Fprintf(w, "Hint: %s → fits on %s (proven: re-run with the change)\n", h.Summary, why.Names(h.FitsOn))
 	}
 	if a == nil {
-		if x.history.Queue != "" && x.history.Queue != engine.Gated && len(x.history.UnschedulablePlugins) > 0 {
+		if x.history.Queue != "" && x.history.Queue != history.Gated && len(x.history.UnschedulablePlugins) > 0 {
 			fmt.Fprintf(w, "Rejected by: %s\n", strings.Join(x.history.UnschedulablePlugins, ", "))
 		}
 		return nil
@@ -531,7 +532,7 @@ func printPodExplanation(w io.Writer, e *engine.Engine, x explanation, q explain
 // printHistory prints a pod's attempts, one line each: when, the queue
 // events that brought it there, the outcome and node (wide: nomination,
 // victims and the absolute virtual time too). indent prefixes each line.
-func printHistory(w io.Writer, e *engine.Engine, h engine.PodHistory, indent string, wide bool) {
+func printHistory(w io.Writer, e *engine.Engine, h history.PodHistory, indent string, wide bool) {
 	if len(h.Attempts) == 0 {
 		fmt.Fprintf(w, "%sHistory:    no attempt\n", indent)
 		return
@@ -564,8 +565,8 @@ func printHistory(w io.Writer, e *engine.Engine, h engine.PodHistory, indent str
 	}
 }
 
-func nowWaiting(h engine.PodHistory) string {
-	if h.Queue == engine.Gated {
+func nowWaiting(h history.PodHistory) string {
+	if h.Queue == history.Gated {
 		return "Gated (" + h.GatingPlugin + ": " + h.GatingMessage + ")"
 	}
 	s := "in " + string(h.Queue)

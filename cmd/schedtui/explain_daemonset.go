@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
@@ -114,7 +115,7 @@ func explainDaemonSet(w io.Writer, s *session, e *engine.Engine, q explainQuery)
 	fmt.Fprintf(w, "Simulating: %s\n", s.resolved().Summary())
 	fmt.Fprintf(w, "DaemonSet %s/%s after the run: should run on %d of %d nodes; running on %d; the scheduler refuses %d\n\n",
 		ds.Namespace, ds.Name, should, len(nodes), running, refused)
-	histories := map[string]engine.PodHistory{}
+	histories := map[string]history.PodHistory{}
 	for _, h := range e.Histories() {
 		histories[h.Pod] = h
 	}
@@ -189,7 +190,7 @@ func daemonPod(n scheduler.DaemonSetNode) string {
 // daemonStatus says what happened on a node: the run's answer for a
 // daemon pod it attempted, else the Filter verdict on the cluster as the
 // run left it.
-func daemonStatus(n scheduler.DaemonSetNode, histories map[string]engine.PodHistory) string {
+func daemonStatus(n scheduler.DaemonSetNode, histories map[string]history.PodHistory) string {
 	for _, pod := range n.Pending {
 		if last := histories[pod].Last(); last != nil {
 			s := fmt.Sprintf("pending: attempt %d was %s", last.N, last.Attempt.Outcome)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -256,7 +257,7 @@ func TestExplainAgreesWithRunAtScale(t *testing.T) {
 			t.Fatalf("%s: %v", sc.Name, err)
 		}
 		var runOut, explainOut bytes.Buffer
-		if err := printJSON(&runOut, e, func(engine.Event) bool { return true }); err != nil {
+		if err := printJSON(&runOut, e, func(history.Event) bool { return true }); err != nil {
 			t.Fatal(err)
 		}
 		if err := explainPods(&explainOut, s, e, explainQuery{output: "json"}); err != nil {
@@ -279,14 +280,14 @@ func TestExplainAgreesWithRunAtScale(t *testing.T) {
 
 // printJSON prints a finished engine's timeline as JSON lines, as run
 // -o json streams it.
-func printJSON(w io.Writer, e *engine.Engine, keep func(engine.Event) bool) error {
+func printJSON(w io.Writer, e *engine.Engine, keep func(history.Event) bool) error {
 	attempts := e.Attempts()
 	for _, ev := range e.Timeline().All() {
 		if !keep(ev) {
 			continue
 		}
 		var a *record.Attempt
-		if ev.Kind == engine.EventAttempt {
+		if ev.Kind == history.EventAttempt {
 			a = attempts.At(ev.Attempt)
 		}
 		if err := writeJSONEvent(w, ev, a, record.DetailFull); err != nil {

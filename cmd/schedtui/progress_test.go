@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/features"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // TestRunInterrupted cancels run -o json after its second attempt, as
@@ -28,8 +28,8 @@ func TestRunInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	attempts := 0
-	p := &runPrinter{json: true, keep: func(ev engine.Event) bool {
-		if ev.Kind == engine.EventAttempt {
+	p := &runPrinter{json: true, keep: func(ev history.Event) bool {
+		if ev.Kind == history.EventAttempt {
 			if attempts++; attempts == 2 {
 				cancel()
 			}

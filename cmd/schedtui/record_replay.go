@@ -8,6 +8,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/tui"
 )
@@ -151,7 +152,7 @@ func (r *replay) span() string {
 }
 
 // printCluster prints a cluster change line of `run -o text`.
-func printCluster(w io.Writer, at string, ev engine.Event) {
+func printCluster(w io.Writer, at string, ev history.Event) {
 	j, ok := engine.EventJSON(ev)
 	c, isChange := j.(engine.ClusterJSON)
 	if !ok || !isChange {

@@ -14,6 +14,7 @@ import (
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -84,9 +85,9 @@ written: memory does not grow with the attempts' detail.`,
 			if err != nil {
 				return err
 			}
-			p := &runPrinter{json: output == "json", wide: output == "wide", detail: d, keep: func(engine.Event) bool { return true }}
+			p := &runPrinter{json: output == "json", wide: output == "wide", detail: d, keep: func(history.Event) bool { return true }}
 			if ns.explicit(cmd) {
-				p.keep = func(ev engine.Event) bool { return eventInNamespace(ev, ns.namespace) }
+				p.keep = func(ev history.Event) bool { return eventInNamespace(ev, ns.namespace) }
 			}
 			return s.stream(cmd.OutOrStdout(), until, p)
 		},
@@ -143,7 +144,7 @@ var progressClock = time.Now
 // eventInNamespace reports whether a timeline event is about a pod (the
 // pod, a preemptor or a victim) or an object of namespace ns, or about a
 // cluster-scoped object.
-func eventInNamespace(ev engine.Event, ns string) bool {
+func eventInNamespace(ev history.Event, ns string) bool {
 	if inNamespace(ev.Pod, ns) || ev.Preemptor != "" && inNamespace(ev.Preemptor, ns) {
 		return true
 	}
@@ -152,7 +153,7 @@ func eventInNamespace(ev engine.Event, ns string) bool {
 			return true
 		}
 	}
-	if ev.Kind == engine.EventCluster && ev.Pod == "" {
+	if ev.Kind == history.EventCluster && ev.Pod == "" {
 		// Object is "Kind name" or "Kind namespace/name".
 		_, name, _ := strings.Cut(ev.Object, " ")
 		return !strings.Contains(name, "/") || inNamespace(name, ns)
@@ -192,7 +193,7 @@ type runPrinter struct {
 	w          *bufio.Writer
 	json, wide bool
 	detail     record.Detail
-	keep       func(engine.Event) bool
+	keep       func(history.Event) bool
 	start      time.Time
 	err        error
 }
@@ -238,7 +239,7 @@ func (p *runPrinter) headless(o *engine.Options) {
 	}
 }
 
-func (p *runPrinter) event(ev engine.Event, a *record.Attempt) {
+func (p *runPrinter) event(ev history.Event, a *record.Attempt) {
 	if p.err != nil || !p.keep(ev) {
 		return
 	}
@@ -251,10 +252,10 @@ func (p *runPrinter) event(ev engine.Event, a *record.Attempt) {
 
 // writeJSONEvent writes one timeline event as a JSON line: an attempt in
 // the AttemptJSON schema at detail d, the other kinds as EventJSON.
-func writeJSONEvent(w io.Writer, ev engine.Event, a *record.Attempt, d record.Detail) error {
+func writeJSONEvent(w io.Writer, ev history.Event, a *record.Attempt, d record.Detail) error {
 	var b []byte
 	var err error
-	if ev.Kind == engine.EventAttempt {
+	if ev.Kind == history.EventAttempt {
 		b, err = a.MarshalDetail(d)
 	} else if j, ok := engine.EventJSON(ev); ok {
 		b, err = json.Marshal(j)
@@ -271,24 +272,24 @@ func writeJSONEvent(w io.Writer, ev engine.Event, a *record.Attempt, d record.De
 
 // writeTextEvent prints one timeline event as text (queue moves print
 // nothing).
-func writeTextEvent(w io.Writer, at string, ev engine.Event, a *record.Attempt, wide bool) error {
+func writeTextEvent(w io.Writer, at string, ev history.Event, a *record.Attempt, wide bool) error {
 	var err error
 	switch ev.Kind {
-	case engine.EventAttempt:
+	case history.EventAttempt:
 		err = printAttempt(w, at, a, wide)
-	case engine.EventPreemption:
+	case history.EventPreemption:
 		_, err = fmt.Fprintf(w, "%-8s   preemption: %s nominated to %s, victims: %s\n", at, ev.Pod, ev.Node, strings.Join(ev.Victims, ", "))
-	case engine.EventBinding:
+	case history.EventBinding:
 		msg := ""
 		if ev.Message != "" {
 			msg = ": " + ev.Message
 		}
 		_, err = fmt.Fprintf(w, "%-8s   binding: %s on %s: %s after waiting in PreBind (attempt %d)%s\n", at, ev.Pod, ev.Node, ev.Reason, ev.Attempt+1, msg)
-	case engine.EventEviction:
+	case history.EventEviction:
 		_, err = fmt.Fprintf(w, "%-8s   eviction: %s left %s (preempted by %s)\n", at, ev.Pod, ev.Node, ev.Preemptor)
-	case engine.EventCluster:
+	case history.EventCluster:
 		printCluster(w, at, ev)
-	case engine.EventObserved:
+	case history.EventObserved:
 		predicted := ev.Predicted
 		if predicted == "" {
 			predicted = "no node"
@@ -303,15 +304,15 @@ func writeTextEvent(w io.Writer, at string, ev engine.Event, a *record.Attempt, 
 }
 
 // printPending prints the pods left pending when the run ends.
-func printPending(w io.Writer, e *engine.Engine, keep func(engine.Event) bool) error {
+func printPending(w io.Writer, e *engine.Engine, keep func(history.Event) bool) error {
 	q := e.Queue()
 	for _, list := range [][]engine.QueuedPod{q.ActiveQ, q.BackoffQ, q.Unschedulable, q.Gated} {
 		for _, p := range list {
-			if !keep(engine.Event{Pod: p.Pod}) {
+			if !keep(history.Event{Pod: p.Pod}) {
 				continue
 			}
 			why := strings.Join(p.UnschedulablePlugins, ", ")
-			if p.Queue == engine.Gated {
+			if p.Queue == history.Gated {
 				why = p.GatingPlugin + ": " + p.GatingMessage
 			}
 			if _, err := fmt.Fprintf(w, "pending  %-40s %-13s %s\n", p.Pod, p.Queue, why); err != nil {
@@ -342,7 +343,7 @@ func printAttempt(w io.Writer, at string, a *record.Attempt, wide bool) error {
 
 // judgedText says what a shadow-mode observation was judged on, and why
 // that may not be the state the cluster's scheduler had.
-func judgedText(ev engine.Event) string {
+func judgedText(ev history.Event) string {
 	j := ev.Judged
 	if j == nil {
 		return ""

@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/internal/peakmem"
-	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -28,7 +28,7 @@ import (
 // lower details keep every line and, in attempt lines, every field but the
 // ones they leave out, with the same values.
 func TestRunStreamsTodaysOutput(t *testing.T) {
-	all := func(engine.Event) bool { return true }
+	all := func(history.Event) bool { return true }
 	for _, sc := range generatedScenarios(6, 6) {
 		s := &session{cluster: sc.Cluster.DeepCopy(), seed: 1, stderr: io.Discard}
 		e, err := s.run(0)
@@ -47,7 +47,7 @@ func TestRunStreamsTodaysOutput(t *testing.T) {
 			out.w.WriteString("scheduler: kube-scheduler 1.37\n")
 			for _, ev := range e.Timeline().All() {
 				var a *record.Attempt
-				if ev.Kind == engine.EventAttempt {
+				if ev.Kind == history.EventAttempt {
 					a = e.Attempts().At(ev.Attempt)
 				}
 				if err := writeTextEvent(out.w, offset(ev.Time.Sub(e.Start())), ev, a, out.wide); err != nil {
@@ -133,8 +133,8 @@ func TestRunSummaryAt5000Nodes(t *testing.T) {
 	}
 	s := &session{cluster: basicCluster(5000, 1000, 2000), seed: 1, stderr: io.Discard}
 	attempts := 0
-	p := &runPrinter{json: true, detail: record.DetailSummary, keep: func(ev engine.Event) bool {
-		if ev.Kind == engine.EventAttempt {
+	p := &runPrinter{json: true, detail: record.DetailSummary, keep: func(ev history.Event) bool {
+		if ev.Kind == history.EventAttempt {
 			attempts++
 		}
 		return true
@@ -209,8 +209,8 @@ func BenchmarkRunHeadless(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		m := peakmem.Start()
 		attempts := 0
-		p := &runPrinter{keep: func(ev engine.Event) bool {
-			if ev.Kind == engine.EventAttempt {
+		p := &runPrinter{keep: func(ev history.Event) bool {
+			if ev.Kind == history.EventAttempt {
 				if attempts++; attempts%200 == 0 {
 					m.Note()
 				}

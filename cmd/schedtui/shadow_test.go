@@ -78,7 +78,7 @@ func writeShadowRecording(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := s.Evaluate(pods["huge"]).Message
+	msg := s.Evaluate(pods["huge"], scheduler.Judgement).Message
 	if !strings.Contains(msg, "Insufficient cpu") {
 		t.Fatalf("huge: %q", msg)
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -21,7 +22,7 @@ type Result struct {
 	// Attempts counts the pod's attempts.
 	Attempts int
 	// Queue is where the pod waits at the end ("" when not queued).
-	Queue engine.QueueName
+	Queue history.QueueName
 }
 
 // Pod is one pod on both sides.
@@ -97,8 +98,8 @@ func (r *Report) Diverged() []Pod {
 	return out
 }
 
-func histories(e *engine.Engine) map[string]*engine.PodHistory {
-	out := map[string]*engine.PodHistory{}
+func histories(e *engine.Engine) map[string]*history.PodHistory {
+	out := map[string]*history.PodHistory{}
 	for _, h := range e.Histories() {
 		h := h
 		out[h.Pod] = &h
@@ -106,7 +107,7 @@ func histories(e *engine.Engine) map[string]*engine.PodHistory {
 	return out
 }
 
-func result(h *engine.PodHistory) Result {
+func result(h *history.PodHistory) Result {
 	if h == nil {
 		return Result{Outcome: NotAttempted}
 	}
@@ -117,7 +118,7 @@ func result(h *engine.PodHistory) Result {
 	return r
 }
 
-func attemptsOf(h *engine.PodHistory) []*record.Attempt {
+func attemptsOf(h *history.PodHistory) []*record.Attempt {
 	if h == nil {
 		return nil
 	}

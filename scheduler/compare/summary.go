@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -79,7 +80,7 @@ func summarize(run Run) Summary {
 	}
 	victims := map[string]bool{}
 	for _, ev := range e.Timeline().All() {
-		if ev.Kind == engine.EventPreemption {
+		if ev.Kind == history.EventPreemption {
 			s.Preemptions++
 			for _, v := range ev.Victims {
 				victims[v] = true

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"runtime"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/schedtui/schedtui/scheduler/plugins"
-	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // TestArchiveKeepsSummaries: every archived attempt comes back as
@@ -38,11 +36,11 @@ func TestArchiveKeepsSummaries(t *testing.T) {
 			e := build(Options{Retention: Retention{Detailed: 1, Sliding: true}, CheckpointInterval: 8, MaxCheckpoints: 2})
 			e.RunToQuiescence()
 			got, want := e.Attempts(), ref.Attempts()
-			if got.Len() != want.Len() || e.archive.len() < got.Len()/2 {
-				t.Fatalf("%d attempts (%d archived), the full run made %d", got.Len(), e.archive.len(), want.Len())
+			if got.Len() != want.Len() || attemptsArchived(e) < got.Len()/2 {
+				t.Fatalf("%d attempts (%d archived), the full run made %d", got.Len(), attemptsArchived(e), want.Len())
 			}
 			summarized := 0
-			for i := range e.archive.len() {
+			for i := range attemptsArchived(e) {
 				a, w := got.At(i), want.At(i)
 				if a.Summarized {
 					summarized++
@@ -55,11 +53,11 @@ func TestArchiveKeepsSummaries(t *testing.T) {
 			if summarized < got.Len()/2 {
 				t.Fatalf("%d of %d attempts summarized", summarized, got.Len())
 			}
-			if e.evArchive.len() == 0 {
+			if eventsArchived(e) == 0 {
 				t.Fatal("nothing of the timeline was archived")
 			}
 			tl := e.Timeline()
-			if !reflect.DeepEqual(withoutSeq(tl.Slice(0, tl.Len())), compacted(ref.Timeline().Slice(0, ref.Timeline().Len()), e.evArchive.len()+e.eventsDropped)) {
+			if !reflect.DeepEqual(withoutSeq(tl.Slice(0, tl.Len())), compacted(ref.Timeline().Slice(0, ref.Timeline().Len()), e.hist.EventNumber(0))) {
 				t.Fatal("the archived timeline is not the full run's compacted")
 			}
 		})
@@ -156,40 +154,7 @@ func TestArchiveCostPerAttempt(t *testing.T) {
 	}
 }
 
-// TestArchivedObservationTextsBounded: archived observations keep their
-// texts for the newest ones only, so that they stop growing with the
-// decisions; an older one keeps everything else and says its explanation
-// went.
-func TestArchivedObservationTextsBounded(t *testing.T) {
-	defer func(n int) { observationTextsKept = n }(observationTextsKept)
-	observationTextsKept = 4
-	var attempts []*record.Attempt
-	var o observationArchive
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	const rows = 100
-	for k := range rows {
-		attempts = append(attempts, &record.Attempt{Pod: fmt.Sprintf("default/p%d", k)})
-		o.add(Event{Kind: EventObserved, Time: at.Add(time.Duration(k) * time.Second), Pod: fmt.Sprintf("default/p%d", k), Attempt: k,
-			Reason: string(Agree), Node: "n1", Predicted: "n1", Message: fmt.Sprintf("why %d", k), Uncertain: fmt.Sprintf("uncertain %d", k),
-			Judged: &JudgedOn{Bound: k, InFlight: []string{fmt.Sprintf("default/q%d", k)}, AsOf: fmt.Sprintf("as of %d", k)}})
-	}
-	log := AttemptsOf(attempts...)
-	if kept := len(o.message.ends); kept >= 2*observationTextsKept || kept < observationTextsKept {
-		t.Fatalf("%d rows keep their texts, want %d to %d", kept, observationTextsKept, 2*observationTextsKept-1)
-	}
-	for k := range rows {
-		ev := o.event(k, log)
-		if ev.Pod != fmt.Sprintf("default/p%d", k) || ev.Node != "n1" || ev.Reason != string(Agree) || ev.Judged == nil || ev.Judged.Bound != k ||
-			!ev.Time.Equal(at.Add(time.Duration(k)*time.Second)) {
-			t.Fatalf("row %d lost more than its texts: %+v", k, ev)
-		}
-		texts := ev.Message == fmt.Sprintf("why %d", k) && ev.Uncertain == fmt.Sprintf("uncertain %d", k) &&
-			ev.Judged.AsOf == fmt.Sprintf("as of %d", k) && len(ev.Judged.InFlight) == 1
-		switch {
-		case k >= rows-observationTextsKept && !texts:
-			t.Errorf("row %d, among the newest, lost its texts: %+v", k, ev)
-		case k < rows-2*observationTextsKept && (texts || ev.Message != textsDropped || ev.Uncertain != "" || ev.Judged.AsOf != ""):
-			t.Errorf("row %d kept its texts, or does not say they went: %+v", k, ev)
-		}
-	}
-}
+// attemptsArchived and eventsArchived are the attempts and events e's
+// history archived.
+func attemptsArchived(e *Engine) int { n, _ := e.hist.Archived(); return n }
+func eventsArchived(e *Engine) int   { _, n := e.hist.Archived(); return n }

@@ -44,7 +44,7 @@ func (e *Engine) resume() error {
 // pop pops the next pod: Resume.First for the run's first pop, else the
 // queue's head.
 func (e *Engine) pop() *framework.QueuedPodInfo {
-	if r := e.opts.Resume; r != nil && r.First != "" && e.attemptCount() == 0 {
+	if r := e.opts.Resume; r != nil && r.First != "" && e.hist.Len() == 0 {
 		ns, name := splitKey(r.First)
 		if pi, ok := e.q.PopPod(ns, name); ok {
 			return pi
@@ -81,7 +81,7 @@ type AttemptState struct {
 
 // StateAt is the cluster as attempt i (an index into Attempts) saw it.
 func (e *Engine) StateAt(i int) (*AttemptState, error) {
-	f, pi, err := e.forkAt(i)
+	f, pi, err := e.mode.popped(i)
 	if err != nil {
 		return nil, err
 	}

@@ -79,11 +79,11 @@ func (e *Engine) Binds() bool { return e.opts.Bind != nil }
 // SetBind turns on binding in a real cluster (see Options.Bind) for an
 // engine built without it, before its first attempt.
 func (e *Engine) SetBind(f BindFunc) error {
-	if e.attemptCount() > 0 {
+	if e.hist.Len() > 0 {
 		return errors.New("--bind must be set before the first attempt")
 	}
-	if e.opts.Shadow {
-		return errors.New("--bind makes schedtui the scheduler: not in shadow mode")
+	if err := e.mode.bindRefused(); err != nil {
+		return err
 	}
 	e.opts.Bind = f
 	e.installBinder(e.sched)

@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -50,11 +51,11 @@ func TestBindForReal(t *testing.T) {
 		}
 	}
 	// The demo's critical-api preempts: decided, shown, not carried out.
-	pe := findEvents(e, EventPreemption, "default/critical-api")
+	pe := findEvents(e, history.EventPreemption, "default/critical-api")
 	if len(pe) == 0 || pe[0].Message != NotCarriedOut {
 		t.Errorf("preemption events under --bind: %+v", pe)
 	}
-	if ev := findEvents(e, EventEviction, ""); len(ev) != 0 {
+	if ev := findEvents(e, history.EventEviction, ""); len(ev) != 0 {
 		t.Errorf("victims evicted under --bind: %+v", ev)
 	}
 	// A fork (the what-if editor) binds in memory only.

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -85,7 +86,7 @@ func (e *Engine) pollBinding(uid types.UID) {
 		e.cursor.Phase = a.LastPhase()
 	}
 	pod := p.pi.Pod
-	e.event(Event{Kind: EventBinding, Pod: a.Pod, Attempt: p.attempt, Node: p.node, Reason: a.Outcome.String(), Message: a.Message})
+	e.event(history.Event{Kind: history.EventBinding, Pod: a.Pod, Attempt: p.attempt, Node: p.node, Reason: a.Outcome.String(), Message: a.Message})
 	if a.Outcome == record.Scheduled {
 		delete(e.expiredAt, uid)
 		e.q.Done(uid)

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -75,10 +76,10 @@ func withDeviceConditions(t *testing.T, e *Engine, at time.Time, conds ...metav1
 	return change.Change{Kind: change.ObjectUpdate, Object: c, At: at}
 }
 
-func bindingEvents(e *Engine) []Event {
-	var out []Event
+func bindingEvents(e *Engine) []history.Event {
+	var out []history.Event
 	for _, ev := range e.Timeline().All() {
-		if ev.Kind == EventBinding {
+		if ev.Kind == history.EventBinding {
 			out = append(out, ev)
 		}
 	}
@@ -170,10 +171,10 @@ func TestBindingConditionFailed(t *testing.T) {
 // requeuedAfterBindingError: pod a went from in flight to the backoff
 // queue right after its binding cycle failed.
 func requeuedAfterBindingError(e *Engine) bool {
-	var prev Event
+	var prev history.Event
 	for _, ev := range e.Timeline().All() {
-		if prev.Kind == EventBinding && prev.Reason == "Error" {
-			return ev.Kind == EventQueueMove && ev.Pod == "default/a" && ev.From == InFlight && ev.To == BackoffQ &&
+		if prev.Kind == history.EventBinding && prev.Reason == "Error" {
+			return ev.Kind == history.EventQueueMove && ev.Pod == "default/a" && ev.From == history.InFlight && ev.To == history.BackoffQ &&
 				ev.Reason == "ScheduleAttemptFailure" && ev.Time.Equal(prev.Time)
 		}
 		prev = ev

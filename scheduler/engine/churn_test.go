@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/schedtui/schedtui/scheduler/change"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler/change"
 )
 
 // churn is generated cluster churn, as a live cluster's watch delivers it

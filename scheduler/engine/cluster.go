@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -61,7 +62,7 @@ func (e *Engine) nodeIndex(name string) int {
 // applyNow applies a change as the event handlers do (eventhandlers.go).
 func (e *Engine) applyNow(c change.Change) error {
 	e.external++
-	e.shadowArrival(c)
+	e.mode.arriving(c)
 	switch c.Kind {
 	case change.NodeAdd:
 		if e.nodeIndex(c.Node.Name) >= 0 {
@@ -114,8 +115,7 @@ func (e *Engine) applyNow(c change.Change) error {
 		e.sched.SetPendingPod(c.Pod)
 		if e.responsible(c.Pod) {
 			e.q.Add(c.Pod)
-			e.shadowAdded(c.Pod)
-			e.shadowCreated(c.Pod)
+			e.mode.pendingAdded(c.Pod, false)
 		}
 	case change.PodUpdate:
 		old := e.Pod(key(c.Pod))
@@ -133,16 +133,7 @@ func (e *Engine) applyNow(c change.Change) error {
 			// Leaving the informer's field selector is a delete.
 			return e.applyNow(change.Change{Kind: change.PodDelete, Pod: old})
 		}
-		if e.opts.Shadow {
-			e.shadowUpdate(c, old)
-			return nil
-		}
-		if e.observeUpdate(old, c.Pod) {
-			return nil
-		}
-		e.bump()
-		e.clusterEvent(c, "")
-		e.updatePod(old, c.Pod)
+		e.mode.podUpdated(c, old)
 	case change.PodDelete:
 		old := e.Pod(key(c.Pod))
 		if old == nil {
@@ -163,21 +154,18 @@ func (e *Engine) applyNow(c change.Change) error {
 		// deletion carries only the name.
 		e.clusterEvent(change.Change{Kind: c.Kind, Pod: old}, "")
 		if old.Spec.NodeName != "" {
-			e.shadowDeleted(old)
 			e.sched.RemoveAssignedPod(old)
 			e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, nil)
-			return nil
-		}
-		e.sched.DeletePendingPod(old)
-		if e.shadow != nil {
-			e.shadow.shadowReacted(old.UID, false)
-		}
-		if e.responsible(old) {
-			e.q.Delete(old)
-			if old.Status.NominatedNodeName != "" {
-				e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
+		} else {
+			e.sched.DeletePendingPod(old)
+			if e.responsible(old) {
+				e.q.Delete(old)
+				if old.Status.NominatedNodeName != "" {
+					e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
+				}
 			}
 		}
+		e.mode.podDeleted(old)
 	case change.ObjectAdd, change.ObjectUpdate, change.ObjectDelete:
 		return e.applyObject(c)
 	}
@@ -185,7 +173,7 @@ func (e *Engine) applyNow(c change.Change) error {
 }
 
 func (e *Engine) clusterEvent(c change.Change, msg string) {
-	ev := Event{Kind: EventCluster, Reason: string(c.Kind), Message: msg, Object: c.Describe()}
+	ev := history.Event{Kind: history.EventCluster, Reason: string(c.Kind), Message: msg, Object: c.Describe()}
 	if c.Node != nil {
 		ev.Node = c.Node.Name
 	}
@@ -265,7 +253,7 @@ func (e *Engine) onBound(state *framework.CycleState, pod *v1.Pod, _ string) {
 // onCacheError reports a failed scheduler cache mutation on the timeline,
 // where upstream logs it; the engine carries on as upstream does.
 func (e *Engine) onCacheError(pod *v1.Pod, err error) {
-	e.event(Event{Kind: EventCluster, Pod: key(pod), Node: pod.Spec.NodeName, Reason: SchedulerCacheError, Message: err.Error()})
+	e.event(history.Event{Kind: history.EventCluster, Pod: key(pod), Node: pod.Spec.NodeName, Reason: SchedulerCacheError, Message: err.Error()})
 }
 
 // storeObject writes a PV, a PVC or a ResourceClaim and reports its add,

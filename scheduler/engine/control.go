@@ -2,13 +2,14 @@ package engine
 
 import (
 	"context"
+	"math"
 	"path"
-	"slices"
 	"sort"
 	"time"
 
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -32,7 +33,7 @@ func (e *Engine) stepOp(limit time.Time, strict bool) (*record.Attempt, bool) {
 	before := e.snapshotMarks()
 	a, _, err := e.step(limit, strict, false)
 	if a != nil {
-		e.cursor = Cursor{Attempt: e.attemptCount() - 1, Phase: a.LastPhase()}
+		e.cursor = Cursor{Attempt: e.hist.Len() - 1, Phase: a.LastPhase()}
 	}
 	if err == nil || e.changedSince(before) {
 		e.logOp(op{kind: opStep, limit: limit, strict: strict})
@@ -51,10 +52,10 @@ type marks struct {
 	gen      uint64
 }
 
-func (e *Engine) snapshotMarks() marks { return marks{e.now, e.timelineLen(), e.gen} }
+func (e *Engine) snapshotMarks() marks { return marks{e.now, e.hist.Events(), e.gen} }
 
 func (e *Engine) changedSince(m marks) bool {
-	return !e.now.Equal(m.now) || e.timelineLen() != m.timeline || e.gen != m.gen
+	return !e.now.Equal(m.now) || e.hist.Events() != m.timeline || e.gen != m.gen
 }
 
 // StepPhase reveals the next phase of the current attempt (the attempt is
@@ -62,8 +63,8 @@ func (e *Engine) changedSince(m marks) bool {
 // PreEnqueue when the current one is fully revealed.
 func (e *Engine) StepPhase() Cursor {
 	c := e.cursor
-	if c.Attempt >= 0 && c.Attempt == e.attemptCount()-1 {
-		a := e.attemptAt(c.Attempt)
+	if c.Attempt >= 0 && c.Attempt == e.hist.Len()-1 {
+		a := e.hist.At(c.Attempt)
 		for p := c.Phase + 1; p < record.NumPhases; p++ {
 			if a.Phases[p].Code != record.CodeNotRun {
 				e.cursor.Phase = p
@@ -198,29 +199,23 @@ func (e *Engine) Now() time.Time { return e.now }
 // Start is virtual time zero.
 func (e *Engine) Start() time.Time { return e.start }
 
-// Timeline returns every event so far (archive.go: the events older than
+// Timeline returns every event so far (scheduler/history: the events older than
 // every checkpoint are archived, their queue moves and cluster changes
 // dropped).
-func (e *Engine) Timeline() EventLog {
-	l := EventLog{archive: e.evArchive, attempts: e.Attempts(), tail: e.timeline, recentFrom: len(e.timeline), dropped: e.eventsDropped}
-	if s := e.shadow; s != nil && len(s.recent) > 0 {
-		// Shadow mode may judge these again, in place: a copy.
-		from := len(e.timeline)
-		for _, r := range s.recent {
-			// One archived was past revision (compactTimeline).
-			if k := r.ev - e.eventNumber(0); k >= 0 {
-				from = min(from, k)
-			}
-		}
-		l.tail, l.recentFrom, l.recent = e.timeline[:from], from, slices.Clone(e.timeline[from:])
+func (e *Engine) Timeline() history.EventLog {
+	rewritable := math.MaxInt
+	if ev, ok := e.mode.rewrites(e.hist.EventNumber(0)); ok {
+		// The mode may rewrite these in place (shadow mode judges them
+		// again): the log holds a copy.
+		rewritable = ev
 	}
-	return l
+	return e.hist.Timeline(rewritable)
 }
 
-// Attempts returns every attempt so far (archive.go: those older than the
+// Attempts returns every attempt so far (scheduler/history: those older than the
 // detailed window come out summarized).
-func (e *Engine) Attempts() AttemptLog {
-	return AttemptLog{archive: e.archive.view(), pinnedIdx: e.pinnedIdx, pinned: e.pinnedAtt, whole: e.attempts}
+func (e *Engine) Attempts() history.AttemptLog {
+	return e.hist.Attempts()
 }
 
 // Cursor says which attempt and phase are revealed.
@@ -256,7 +251,7 @@ func (e *Engine) Queue() QueueSnapshot {
 func (e *Engine) queuedPod(en queue.Entry) QueuedPod {
 	pi := en.Info
 	qp := QueuedPod{
-		Pod: key(pi.Pod), UID: string(pi.Pod.UID), Priority: pi.Priority(), Queue: QueueName(en.Location),
+		Pod: key(pi.Pod), UID: string(pi.Pod.UID), Priority: pi.Priority(), Queue: history.QueueName(en.Location),
 		Timestamp: pi.Timestamp, Attempts: pi.Attempts, BackoffExpiration: e.q.BackoffExpiration(pi),
 		UnschedulablePlugins: sortedPlugins(pi), GatingPlugin: pi.GatingPlugin, NominatedNode: e.sched.Nominator().NominatedNode(pi.Pod.UID),
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/queue"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -82,7 +83,7 @@ type Options struct {
 	// OnEvent, when set, is handed every timeline event in order, once,
 	// soon after it happens (after the op that made it; see emit), with
 	// the attempt of an EventAttempt: a headless run writes as it goes.
-	OnEvent func(Event, *record.Attempt)
+	OnEvent func(history.Event, *record.Attempt)
 	// Resume restarts the scheduler where a state written at an attempt
 	// (AttemptState) left it: that attempt's pod popped first, the node
 	// scan's start and the random source as they were. Nil for none.
@@ -120,9 +121,10 @@ type Engine struct {
 	// real time only (see evictedHere).
 	evicted map[types.UID]struct{}
 
-	attempts []*record.Attempt
-	timeline []Event
-	cursor   Cursor
+	// hist is the run's history: attempts, timeline events, what of them
+	// is archived and handed out (scheduler/history).
+	hist   history.Log
+	cursor Cursor
 	// popped is the queue as the attempt stepped by phase popped it
 	// (stepqueue.go).
 	popped poppedQueue
@@ -149,37 +151,16 @@ type Engine struct {
 	// exist; boundAny: it ever bound one.
 	boundInCluster map[types.UID]string
 	boundAny       bool
-	// lastAttempt indexes the newest attempt per pod over the first
-	// attemptIndexed attempts (observe.go);
-	// seenUnschedulable is the last
-	// unschedulable message of the cluster's scheduler seen per pod.
-	lastAttempt       map[types.UID]int
-	attemptIndexed    int
-	seenUnschedulable map[types.UID]string
-	// shadow is shadow mode's bookkeeping (shadow.go).
-	shadow       *shadowState
+	// mode is what a step does and what the cluster's decisions mean
+	// (mode.go): simulate, or shadow.
+	mode         mode
 	log          []op
 	checkpoints  []*checkpoint
 	ckptInterval int
 	// Retention (retention.go): logBase is the number of ops dropped
-	// from the front of log; emitted counts the events handed to OnEvent;
-	// pinned is SetPinned's.
+	// from the front of log; pinned is SetPinned's.
 	logBase int
-	emitted int
-	// archive holds the lines of the attempts before attempts[0]
-	// (archive.go), except pinnedAtt, archived attempts left whole
-	// (pinnedIdx their indexes, sorted); both are only appended to or
-	// replaced, never written in place, as handed-out logs read them.
-	archive   attemptArchive
-	pinnedIdx []int
-	pinnedAtt []*record.Attempt
-	// evArchive holds the timeline's events before timeline[0]: the
-	// attempts, preemptions, evictions and observations older than every
-	// checkpoint; eventsDropped queue moves and cluster changes older
-	// than that were dropped.
-	evArchive     eventArchive
-	eventsDropped int
-	pinned        func(pod string) bool
+	pinned  func(pod string) bool
 }
 
 var _ API = (*Engine)(nil)
@@ -201,16 +182,14 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	if opts.MaxCheckpoints < 2 {
 		opts.MaxCheckpoints = 32
 	}
-	if opts.Shadow && opts.Bind != nil {
-		return nil, errors.New("shadow mode follows the cluster's scheduler: it cannot bind")
-	}
 	if opts.ExtenderAnswers == nil {
 		// Forks copy the options: they share the store.
 		opts.ExtenderAnswers = scheduler.NewExtenderAnswers()
 	}
 	e := &Engine{opts: opts, nodes0: nodes, pods0: pods, objs0: objects, ckptInterval: opts.CheckpointInterval}
-	if opts.Shadow {
-		e.shadow = newShadowState()
+	var err error
+	if e.mode, err = newMode(e); err != nil {
+		return nil, err
 	}
 	e.profile = profileOrder(opts.Config)
 	if err := e.build(true); err != nil {
@@ -228,7 +207,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	for _, p := range bySchedulingOrder(pods) {
 		if p.Spec.NodeName == "" && !terminal(p) && e.responsible(p) {
 			e.q.Add(p)
-			e.shadowAdded(p)
+			e.mode.pendingAdded(p, true)
 		}
 	}
 	if !opts.Retention.Headless {
@@ -379,7 +358,7 @@ func (e *Engine) onMove(m queue.Move) {
 	if m.From == m.To {
 		return
 	}
-	e.event(Event{Kind: EventQueueMove, Pod: key(m.Pod), From: QueueName(m.From), To: QueueName(m.To),
+	e.event(history.Event{Kind: history.EventQueueMove, Pod: key(m.Pod), From: history.QueueName(m.From), To: history.QueueName(m.To),
 		Reason: m.Event, Message: gatingMessage(m)})
 }
 
@@ -390,15 +369,14 @@ func gatingMessage(m queue.Move) string {
 	return m.GatingPlugin + ": " + m.GatingMessage
 }
 
-func (e *Engine) event(ev Event) {
-	ev.Seq = e.timelineLen() + 1
+func (e *Engine) event(ev history.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = e.now
 	}
-	if ev.Kind != EventAttempt && ev.Kind != EventObserved && ev.Kind != EventBinding {
+	if ev.Kind != history.EventAttempt && ev.Kind != history.EventObserved && ev.Kind != history.EventBinding {
 		ev.Attempt = -1
 	}
-	e.timeline = append(e.timeline, ev)
+	e.hist.AddEvent(ev)
 }
 
 func key(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -420,47 +398,14 @@ var errQuiescent = errors.New("quiescent")
 // step gives up rather than hang.
 const maxIdleJumps = 1 << 20
 
-// step makes one scheduling attempt, first running whatever is due and, if
-// nothing is poppable, jumping to the next due event. With a non-zero
-// limit, time never passes limit (RunUntil). With stopBeforeAttempt the
-// popped pod is returned without scheduling it (Fork). It returns
-// errQuiescent when there is nothing left to do (or nothing before limit).
+// step makes at most one attempt, as the mode does it (simulation.step:
+// pop and schedule; shadow.step: apply changes until one is judged). With
+// a non-zero limit, time never passes limit (RunUntil). With
+// stopBeforeAttempt the popped pod is returned without scheduling it
+// (Fork). It returns errQuiescent when there is nothing left to do (or
+// nothing before limit).
 func (e *Engine) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
-	if e.opts.Shadow {
-		return e.shadowStep(limit)
-	}
-	for jumps := 0; ; jumps++ {
-		e.settle()
-		if e.q.Poppable() {
-			break
-		}
-		if strict && e.quiescent() {
-			return nil, nil, errQuiescent
-		}
-		t, ok := e.nextDue()
-		if !ok || (!limit.IsZero() && t.After(limit)) || jumps >= maxIdleJumps {
-			return nil, nil, errQuiescent
-		}
-		e.now = t
-	}
-	pi := e.pop()
-	if stopBeforeAttempt {
-		return nil, pi, nil
-	}
-	a := e.attempt(pi)
-	if d := e.opts.AttemptDuration; d > 0 {
-		end := e.now.Add(d)
-		for {
-			t, ok := e.nextDue()
-			if !ok || t.After(end) {
-				break
-			}
-			e.now = t
-			e.settle()
-		}
-		e.now = end
-	}
-	return a, nil, nil
+	return e.mode.step(limit, strict, stopBeforeAttempt)
 }
 
 // attempt schedules one popped pod and handles the outcome as the
@@ -472,14 +417,13 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	e.decision, e.volumeWrites = nil, nil
 	// The extenders' answers to this attempt are kept while it can be
 	// made again (dropOldestCheckpoint).
-	e.opts.ExtenderAnswers.SetEpoch(uint64(e.attemptCount()))
+	e.opts.ExtenderAnswers.SetEpoch(uint64(e.hist.Len()))
 	a := e.sched.ScheduleOne(pod)
 	// The pod passed PreEnqueue before it could be popped.
 	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}
-	e.attempts = append(e.attempts, a)
-	idx := e.attemptCount() - 1
+	idx := e.hist.Add(a)
 	e.lastGen[uid] = genAtStart
-	e.event(Event{Kind: EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
+	e.event(history.Event{Kind: history.EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
 	if d := e.decision; d != nil && d.sync && !d.notCarriedOut {
 		// Synchronous preemption: PostFilter's API calls, seen by the
 		// queue as events while the preemptor is still in flight.
@@ -503,7 +447,7 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 		if d.notCarriedOut {
 			msg = NotCarriedOut
 		}
-		e.event(Event{Kind: EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
+		e.event(history.Event{Kind: history.EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
 			Reason: d.record.DecidedBy, Message: msg})
 		if len(d.victims) > 0 && !d.sync {
 			e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
@@ -547,7 +491,7 @@ func (e *Engine) failed(pi *framework.QueuedPodInfo, a *record.Attempt) {
 		// Upstream requeues a fresh PodInfo of the informer's copy, which
 		// is still the popped pod: the status patch arrives afterwards.
 		if err := e.q.AddUnschedulablePodIfNotPresent(&info); err != nil {
-			e.event(Event{Kind: EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
+			e.event(history.Event{Kind: history.EventQueueMove, Pod: key(pod), Reason: ScheduleAttemptFailureError, Message: err.Error()})
 		}
 	}
 	if cached == nil || cached.Spec.NodeName != "" || cached.UID != pod.UID {
@@ -726,50 +670,9 @@ func (e *Engine) ceilLeftoverTick(t time.Time) time.Time {
 
 // quiescent reports that no pod will move again without an external
 // event, except through periodic flushes whose retries are known to end
-// the same way. Precisely: nothing is poppable, no timer (victim
-// termination, preemption API calls, scheduled change, the poll of a
-// binding that waits, unless the wait repeats one that ran out: see
-// repeatingWait) is pending, and
-// every pod left in the unschedulable pool or the error backoff heap was
-// last attempted (or, if gated, last evaluated by PreEnqueue) with the
-// cluster exactly as it is now. Scheduling is a deterministic function of
-// the cluster, the pod and its nomination, so a retry would fail again
-// and the flushes would repeat forever. Pods gated by SchedulingGates are
-// settled whatever changed: only an update of the pod itself can ungate
-// them.
-func (e *Engine) quiescent() bool {
-	if e.opts.Shadow {
-		return e.timers.Len() == 0
-	}
-	// Without SchedulerPopFromBackoffQ a pod backing off is not poppable,
-	// but its flush is still to come.
-	if e.q.Poppable() || e.q.BackoffHeapLen() > 0 {
-		return false
-	}
-	for _, t := range e.timers {
-		if !e.repeatingWait(t) {
-			return false
-		}
-	}
-	settled := true
-	check := func(pi *framework.QueuedPodInfo) {
-		if !settled {
-			return
-		}
-		// A gated pod waits for an event its gating plugin registered
-		// (a scheduling gate removed, a claim created): the periodic
-		// flush gates it again and changes nothing.
-		if pi.Gated() {
-			return
-		}
-		if g, ok := e.lastGen[pi.Pod.UID]; !ok || g != e.gen {
-			settled = false
-		}
-	}
-	e.q.ForEachUnschedulable(check)
-	e.q.ForEachErrorBackoff(check)
-	return settled
-}
+// the same way: the mode says what that takes (simulation.quiescent,
+// shadow.quiescent).
+func (e *Engine) quiescent() bool { return e.mode.quiescent() }
 
 // pendingPreemption is a decision handed over by the cycle.
 type pendingPreemption struct {

@@ -15,6 +15,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/features"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -109,8 +110,8 @@ func timelineJSON(t testing.TB, e *Engine) string {
 	return b.String()
 }
 
-func findEvents(e *Engine, kind EventKind, pod string) []Event {
-	var out []Event
+func findEvents(e *Engine, kind history.EventKind, pod string) []history.Event {
+	var out []history.Event
 	for _, ev := range e.Timeline().All() {
 		if ev.Kind == kind && (pod == "" || ev.Pod == pod) {
 			out = append(out, ev)
@@ -158,7 +159,7 @@ func TestPreemptionGracefulTermination(t *testing.T) {
 	if p := e.Pod("default/preemptor"); p.Status.NominatedNodeName != "n1" {
 		t.Errorf("status.nominatedNodeName %q", p.Status.NominatedNodeName)
 	}
-	if pe := findEvents(e, EventPreemption, "default/preemptor"); len(pe) != 1 || pe[0].Node != "n1" {
+	if pe := findEvents(e, history.EventPreemption, "default/preemptor"); len(pe) != 1 || pe[0].Node != "n1" {
 		t.Errorf("preemption events %+v", pe)
 	}
 	// Half-way through the grace period: the victim is terminating.
@@ -190,15 +191,15 @@ func TestPreemptionGracefulTermination(t *testing.T) {
 	if !a.Time.Equal(scheduler.Epoch.Add(60 * time.Second)) {
 		t.Errorf("bound at %v, want at the end of the grace period", a.Time)
 	}
-	ev := findEvents(e, EventEviction, "default/victim")
+	ev := findEvents(e, history.EventEviction, "default/victim")
 	if len(ev) != 1 || !ev[0].Time.Equal(scheduler.Epoch.Add(60*time.Second)) || ev[0].Preemptor != "default/preemptor" {
 		t.Errorf("eviction %+v", ev)
 	}
 	if e.Pod("default/victim") != nil {
 		t.Error("the victim is still in the cluster")
 	}
-	moves := findEvents(e, EventQueueMove, "default/preemptor")
-	if last := moves[len(moves)-2]; last.Reason != "AssignedPodDelete" || last.To != ActiveQ {
+	moves := findEvents(e, history.EventQueueMove, "default/preemptor")
+	if last := moves[len(moves)-2]; last.Reason != "AssignedPodDelete" || last.To != history.ActiveQ {
 		t.Errorf("preemptor requeued by %+v", last)
 	}
 	if _, ok := e.Step(); ok {
@@ -257,7 +258,7 @@ func TestFlushRetriesAndQuiescence(t *testing.T) {
 	if n != 3 || strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("attempts %v, want %v", got, want)
 	}
-	if m := findEvents(e, EventQueueMove, "default/stuck"); m[len(m)-3].Reason != "UnschedulableTimeout" {
+	if m := findEvents(e, history.EventQueueMove, "default/stuck"); m[len(m)-3].Reason != "UnschedulableTimeout" {
 		t.Errorf("retry moved by %+v", m[len(m)-3])
 	}
 	e.RunUntil(20 * time.Minute)
@@ -292,8 +293,8 @@ func TestApplyEvents(t *testing.T) {
 	if err := e.Apply(change.Change{Kind: change.NodeUpdate, Node: up}); err != nil {
 		t.Fatal(err)
 	}
-	moves := findEvents(e, EventQueueMove, "default/p")
-	if last := moves[len(moves)-1]; last.Reason != "NodeUpdateNodeTaint" || last.To != BackoffQ {
+	moves := findEvents(e, history.EventQueueMove, "default/p")
+	if last := moves[len(moves)-1]; last.Reason != "NodeUpdateNodeTaint" || last.To != history.BackoffQ {
 		t.Errorf("uncordon moved the pod by %+v", last)
 	}
 	a, ok := e.Step()
@@ -301,7 +302,7 @@ func TestApplyEvents(t *testing.T) {
 		t.Fatalf("after uncordon: %v %+v", ok, a)
 	}
 	// PopFromBackoffQ: activeQ was empty, the pod was still backing off.
-	if moves := findEvents(e, EventQueueMove, "default/p"); moves[len(moves)-1].Reason != "PopFromBackoffQ" {
+	if moves := findEvents(e, history.EventQueueMove, "default/p"); moves[len(moves)-1].Reason != "PopFromBackoffQ" {
 		t.Errorf("popped by %+v", moves[len(moves)-1])
 	}
 	for _, bad := range []change.Change{
@@ -545,7 +546,7 @@ func TestJSONLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			kinds = append(kinds, m["kind"].(string))
-			if ev.Kind == EventEviction && (m["preemptor"] != "default/preemptor" || m["time"] != "2026-01-01T00:01:00Z") {
+			if ev.Kind == history.EventEviction && (m["preemptor"] != "default/preemptor" || m["time"] != "2026-01-01T00:01:00Z") {
 				t.Errorf("eviction line %s", b)
 			}
 		}
@@ -672,7 +673,7 @@ func TestAttemptDuration(t *testing.T) {
 	if strings.Join(times, " ") != "0s 1m0s" || !e.Now().Equal(scheduler.Epoch.Add(70*time.Second)) {
 		t.Errorf("attempts at %v, now %v", times, e.Now().Sub(scheduler.Epoch))
 	}
-	if ev := findEvents(e, EventCluster, "default/victim"); len(ev) != 1 || !ev[0].Time.Equal(scheduler.Epoch) {
+	if ev := findEvents(e, history.EventCluster, "default/victim"); len(ev) != 1 || !ev[0].Time.Equal(scheduler.Epoch) {
 		t.Errorf("victim marked %+v, want at 0s (during the first attempt's 10s)", ev)
 	}
 }
@@ -801,7 +802,7 @@ func TestPopFromBackoffQOff(t *testing.T) {
 	if !ok || a.Outcome != record.Scheduled || !a.Time.Equal(scheduler.Epoch.Add(2*time.Second)) {
 		t.Fatalf("after uncordon: %v %+v, want scheduled at the first tick after the 1s backoff", ok, a)
 	}
-	if moves := findEvents(e, EventQueueMove, "default/p"); moves[len(moves)-2].Reason != "BackoffComplete" {
+	if moves := findEvents(e, history.EventQueueMove, "default/p"); moves[len(moves)-2].Reason != "BackoffComplete" {
 		t.Errorf("moved to activeQ by %+v", moves[len(moves)-2])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -55,7 +56,7 @@ type Forecast struct {
 	// mirrorEvents the mirror's timeline length then.
 	at                             time.Time
 	base, baseEvents, mirrorEvents int
-	// droppedAtFork is the mirror's eventsDropped then.
+	// droppedAtFork is the events the mirror's compaction had dropped then.
 	droppedAtFork int
 }
 
@@ -88,23 +89,22 @@ func (e *Engine) Forecast() (*Forecast, error) {
 		return nil, fmt.Errorf("forking the live state: %w", err)
 	}
 	c.ops = 0
-	opts := e.opts
-	// A forecast schedules, even when the mirror shadows the cluster's
+	// A forecast simulates, even when the mirror shadows the cluster's
 	// scheduler.
+	c.mode = forecastState(c.mode)
+	opts := e.opts
 	opts.Clock, opts.Bind, opts.Shadow = nil, nil, false
 	// Nor does it hand out events, or apply the mirror's retention to the
 	// attempts and timeline it shares with the mirror.
 	opts.OnEvent, opts.Retention = nil, Retention{}
-	n, m := e.attemptCount(), e.timelineLen()
-	k, j := len(e.attempts), len(e.timeline)
+	n, m := e.hist.Len(), e.hist.Events()
 	f := &Engine{opts: opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
-		start: e.start, ckptInterval: e.ckptInterval, archive: e.archive, pinnedIdx: e.pinnedIdx, pinnedAtt: e.pinnedAtt,
-		attempts: e.attempts[:k:k], evArchive: e.evArchive, eventsDropped: e.eventsDropped, timeline: e.timeline[:j:j]}
+		start: e.start, ckptInterval: e.ckptInterval, hist: e.hist.Fork()}
 	if err := f.restore(c); err != nil {
 		return nil, fmt.Errorf("forking the live state: %w", err)
 	}
 	f.checkpoints = []*checkpoint{c}
-	return &Forecast{Engine: f, mirror: e, at: e.now, base: n, baseEvents: m, mirrorEvents: m, droppedAtFork: e.eventsDropped}, nil
+	return &Forecast{Engine: f, mirror: e, at: e.now, base: n, baseEvents: m, mirrorEvents: m, droppedAtFork: e.hist.Dropped()}, nil
 }
 
 // At is the mirror's time when the forecast forked from it.
@@ -116,11 +116,11 @@ func (f *Forecast) Base() int       { return f.base }
 func (f *Forecast) BaseEvents() int { return f.baseEvents }
 
 // Made is the number of forecast attempts.
-func (f *Forecast) Made() int { return f.attemptCount() - f.base }
+func (f *Forecast) Made() int { return f.hist.Len() - f.base }
 
 // Rewind undoes forecast attempts, never past the first.
 func (f *Forecast) Rewind(n int) error {
-	if n > 0 && f.attemptCount()-n < f.base {
+	if n > 0 && f.hist.Len()-n < f.base {
 		return ErrForecastStart
 	}
 	return f.Engine.Rewind(n)
@@ -136,9 +136,9 @@ func (f *Forecast) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
 }
 
 // LiveSince is the mirror's timeline since the forecast forked from it.
-func (f *Forecast) LiveSince() []Event {
+func (f *Forecast) LiveSince() []history.Event {
 	// The mirror may have compacted its timeline since (retention.go).
-	from := f.mirrorEvents - (f.mirror.eventsDropped - f.droppedAtFork)
+	from := f.mirrorEvents - (f.mirror.hist.Dropped() - f.droppedAtFork)
 	l := f.mirror.Timeline()
 	return l.Slice(max(from, 0), l.Len())
 }
@@ -148,7 +148,7 @@ func (f *Forecast) LiveSince() []Event {
 func (f *Forecast) ChangesSince() int {
 	n := 0
 	for _, ev := range f.LiveSince() {
-		if ev.Kind == EventCluster && ev.Object != "" {
+		if ev.Kind == history.EventCluster && ev.Object != "" {
 			n++
 		}
 	}
@@ -159,9 +159,9 @@ func (f *Forecast) ChangesSince() int {
 // about since the fork, against its first decision then, in attempt
 // order.
 func (f *Forecast) Judgments() []Judgment {
-	decided := map[string]Event{}
+	decided := map[string]history.Event{}
 	for _, ev := range f.LiveSince() {
-		if ev.Kind != EventObserved {
+		if ev.Kind != history.EventObserved {
 			continue
 		}
 		if _, ok := decided[ev.Pod]; !ok {
@@ -172,8 +172,8 @@ func (f *Forecast) Judgments() []Judgment {
 		return nil
 	}
 	var out []Judgment
-	for i := f.base; i < f.attemptCount(); i++ {
-		a := f.attemptAt(i)
+	for i := f.base; i < f.hist.Len(); i++ {
+		a := f.hist.At(i)
 		ev, ok := decided[a.Pod]
 		if !ok || a.Outcome == record.Skipped {
 			continue
@@ -190,7 +190,7 @@ var forecastVerdicts = map[Verdict]ForecastVerdict{Agree: ForecastHit, Tie: Fore
 // clusterMessage is the unschedulable message of the cluster's scheduler
 // behind an observation: the pod's PodScheduled condition in the mirror,
 // or, once that moved on, what the observation quoted.
-func (f *Forecast) clusterMessage(ev Event) string {
+func (f *Forecast) clusterMessage(ev history.Event) string {
 	if ev.Node != "" {
 		return ""
 	}

@@ -3,6 +3,8 @@ package engine
 import (
 	"slices"
 	"testing"
+
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // TestHistories checks the demo's pod histories against the run: web-3
@@ -14,7 +16,7 @@ func TestHistories(t *testing.T) {
 	e.RunToQuiescence()
 	hs := e.Histories()
 	seen := 0
-	byPod := map[string]PodHistory{}
+	byPod := map[string]history.PodHistory{}
 	for i, h := range hs {
 		if i > 0 && hs[i-1].Pod >= h.Pod {
 			t.Errorf("histories not sorted: %s before %s", hs[i-1].Pod, h.Pod)
@@ -41,7 +43,7 @@ func TestHistories(t *testing.T) {
 		t.Errorf("web-3 is bound but in %s", web3.Queue)
 	}
 	gated, ok := e.History("default/gated-job")
-	if !ok || len(gated.Attempts) != 0 || gated.Last() != nil || gated.Queue != Gated || gated.GatingPlugin != "SchedulingGates" {
+	if !ok || len(gated.Attempts) != 0 || gated.Last() != nil || gated.Queue != history.Gated || gated.GatingPlugin != "SchedulingGates" {
 		t.Errorf("gated-job: %+v", gated)
 	}
 	if _, ok := e.History("default/no-such-pod"); ok {

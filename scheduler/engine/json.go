@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // The JSON lines `schedtui run -o json` prints besides attempts (docs/commands.md,
@@ -90,26 +91,26 @@ func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 // EventJSON renders a timeline event as its JSON line; ok is false for
 // kinds that have none (attempts render through record.Attempt.JSON; of
 // the cluster events only the changes applied have a line).
-func EventJSON(ev Event) (any, bool) {
+func EventJSON(ev history.Event) (any, bool) {
 	switch ev.Kind {
-	case EventQueueMove:
+	case history.EventQueueMove:
 		return QueueMoveJSON{Kind: "queue", Time: FormatTime(ev.Time), Pod: ev.Pod, From: string(ev.From), To: string(ev.To),
 			Event: ev.Reason, Message: ev.Message}, true
-	case EventPreemption:
+	case history.EventPreemption:
 		v := ev.Victims
 		if v == nil {
 			v = []string{}
 		}
 		return PreemptionJSON{Kind: "preemption", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Victims: v}, true
-	case EventEviction:
+	case history.EventEviction:
 		return EvictionJSON{Kind: "eviction", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Preemptor: ev.Preemptor}, true
-	case EventObserved:
+	case history.EventObserved:
 		return ObservationJSON{Kind: "observed", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Predicted: ev.Predicted,
 			Verdict: ev.Reason, Message: ev.Message, JudgedOn: ev.Judged, Uncertain: ev.Uncertain, Attempt: ev.Attempt + 1}, true
-	case EventBinding:
+	case history.EventBinding:
 		return BindingJSON{Kind: "binding", Time: FormatTime(ev.Time), Pod: ev.Pod, Node: ev.Node, Outcome: ev.Reason,
 			Message: ev.Message, Attempt: ev.Attempt + 1}, true
-	case EventCluster:
+	case history.EventCluster:
 		if !change.IsKind(ev.Reason) {
 			return nil, false
 		}

@@ -130,7 +130,7 @@ func (e *Engine) applyObject(c change.Change) error {
 	case change.ObjectUpdate:
 		var claimed func()
 		if cur, ok := c.Object.(*v1.PersistentVolumeClaim); ok {
-			claimed = e.shadowClaim(old.(*v1.PersistentVolumeClaim), cur)
+			claimed = e.mode.claimUpdated(old.(*v1.PersistentVolumeClaim), cur)
 		}
 		objs.Add(c.Object)
 		if k.Resource != "" {

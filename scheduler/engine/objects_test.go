@@ -17,6 +17,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -72,8 +73,8 @@ func serviceObj(name string) *v1.Service {
 }
 
 // eventsSince returns the timeline events from index i on.
-func eventsSince(e *Engine, i int) []Event {
-	return append([]Event(nil), e.Timeline().Slice(i, e.Timeline().Len())...)
+func eventsSince(e *Engine, i int) []history.Event {
+	return append([]history.Event(nil), e.Timeline().Slice(i, e.Timeline().Len())...)
 }
 
 // TestObjectChanges applies changes of objects other than nodes and pods
@@ -191,12 +192,12 @@ func TestObjectChanges(t *testing.T) {
 					t.Fatalf("Apply(%s): %v", c, err)
 				}
 			}
-			var moves, cluster []Event
+			var moves, cluster []history.Event
 			for _, ev := range eventsSince(e, mark) {
 				switch ev.Kind {
-				case EventQueueMove:
+				case history.EventQueueMove:
 					moves = append(moves, ev)
-				case EventCluster:
+				case history.EventCluster:
 					cluster = append(cluster, ev)
 				}
 			}
@@ -211,7 +212,7 @@ func TestObjectChanges(t *testing.T) {
 			switch {
 			case tc.moved == "" && len(moves) > 0:
 				t.Errorf("the changes moved the pod: %+v", moves)
-			case tc.moved != "" && (len(moves) != 1 || moves[0].Reason != tc.moved || moves[0].From != Unschedulable):
+			case tc.moved != "" && (len(moves) != 1 || moves[0].Reason != tc.moved || moves[0].From != history.Unschedulable):
 				t.Errorf("moves %+v, want one out of the unschedulable pool by %s", moves, tc.moved)
 			}
 			if tc.check != nil {
@@ -268,7 +269,7 @@ func TestObjectChangeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.RunUntil(2 * time.Minute)
-	evs := findEvents(e, EventCluster, "")
+	evs := findEvents(e, history.EventCluster, "")
 	if len(evs) != 1 || evs[0].Message != "not applied: PersistentVolumeClaim default/data does not exist" ||
 		evs[0].Object != "PersistentVolumeClaim default/data" || !evs[0].Time.Equal(scheduler.Epoch.Add(time.Minute)) {
 		t.Errorf("cluster events %+v", evs)

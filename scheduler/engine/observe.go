@@ -5,43 +5,20 @@ package engine
 // it predicted next to what happened, so a disagreement is visible.
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
-)
-
-// EventObserved: the cluster's scheduler decided about a pod (bound it,
-// or reported it unschedulable); Node is where it was bound ("" for
-// unschedulable), Predicted what schedtui chose ("" for no node), Reason
-// the Verdict, Message why, Attempt the attempt that made the prediction
-// (-1 when it was made when the binding arrived).
-const EventObserved EventKind = "observed"
-
-// Verdict compares a prediction with what the cluster's scheduler did.
-type Verdict string
-
-const (
-	// Agree: the same node (or both found none).
-	Agree Verdict = "agree"
-	// Tie: another node, but one tied with schedtui's at the top total
-	// score; kube-scheduler picks among those at random.
-	Tie Verdict = "tie"
-	// Disagree: schedtui rejected the node, scored it lower, never got to
-	// it, or placed a pod the cluster's scheduler could not.
-	Disagree Verdict = "disagree"
 )
 
 // Observations returns the observation events of the timeline, archived
 // ones included.
-func (e *Engine) Observations() []Event {
-	var out []Event
+func (e *Engine) Observations() []history.Event {
+	var out []history.Event
 	for _, ev := range e.Timeline().All() {
-		if ev.Kind == EventObserved {
+		if ev.Kind == history.EventObserved {
 			out = append(out, ev)
 		}
 	}
@@ -63,7 +40,7 @@ type ObservationJSON struct {
 	Message string `json:"message"`
 	// JudgedOn is the state schedtui's attempt was judged on, in shadow
 	// mode: the pods bound, and those in flight counted on their node.
-	JudgedOn *JudgedOn `json:"judgedOn,omitempty"`
+	JudgedOn *history.JudgedOn `json:"judgedOn,omitempty"`
 	// Uncertain says why that state may not be the one the cluster's
 	// scheduler had (shadow mode); absent when it is not in doubt.
 	Uncertain string `json:"uncertain,omitempty"`
@@ -78,7 +55,8 @@ type ObservationJSON struct {
 // scheduler and records an observation. ignore is set for the update of a
 // pod the engine bound while the cluster still has it pending: the
 // engine's binding stands as its prediction until the cluster decides.
-func (e *Engine) observeUpdate(old, cur *v1.Pod) (ignore bool) {
+func (m *simulation) observeUpdate(old, cur *v1.Pod) (ignore bool) {
+	e := m.e
 	if !e.responsible(old) {
 		return false
 	}
@@ -89,17 +67,17 @@ func (e *Engine) observeUpdate(old, cur *v1.Pod) (ignore bool) {
 		// schedtui --bind made this binding itself.
 		return cur.Spec.NodeName == ""
 	case simBound && cur.Spec.NodeName == "":
-		if msg, ok := e.newUnschedulable(cur); ok {
+		if msg, ok := m.newUnschedulable(cur); ok {
 			e.observe(cur, i, a, "", msg)
 		}
 		return true
-	case simBound && !e.observedAttempt(i):
+	case simBound && !m.observedAttempt(i):
 		e.observe(cur, i, a, cur.Spec.NodeName, "")
 	case old.Spec.NodeName == "" && cur.Spec.NodeName != "":
-		e.observe(cur, -1, e.sched.Predict(old), cur.Spec.NodeName, "")
+		e.observe(cur, -1, e.sched.Evaluate(old, scheduler.Prediction), cur.Spec.NodeName, "")
 	case old.Spec.NodeName == "" && cur.Spec.NodeName == "":
-		if msg, ok := e.newUnschedulable(cur); ok {
-			e.observe(cur, -1, e.sched.Predict(old), "", msg)
+		if msg, ok := m.newUnschedulable(cur); ok {
+			e.observe(cur, -1, e.sched.Evaluate(old, scheduler.Prediction), "", msg)
 		}
 	}
 	return false
@@ -107,18 +85,18 @@ func (e *Engine) observeUpdate(old, cur *v1.Pod) (ignore bool) {
 
 // newUnschedulable returns the message of the PodScheduled=False
 // condition the cluster's scheduler set, once per distinct message.
-func (e *Engine) newUnschedulable(p *v1.Pod) (string, bool) {
+func (m *simulation) newUnschedulable(p *v1.Pod) (string, bool) {
 	for _, c := range p.Status.Conditions {
 		if c.Type != v1.PodScheduled || c.Status != v1.ConditionFalse || c.Reason != v1.PodReasonUnschedulable {
 			continue
 		}
-		if e.seenUnschedulable == nil {
-			e.seenUnschedulable = map[types.UID]string{}
+		if m.seenUnschedulable == nil {
+			m.seenUnschedulable = map[types.UID]string{}
 		}
-		if e.seenUnschedulable[p.UID] == c.Message {
+		if m.seenUnschedulable[p.UID] == c.Message {
 			return "", false
 		}
-		e.seenUnschedulable[p.UID] = c.Message
+		m.seenUnschedulable[p.UID] = c.Message
 		return c.Message, true
 	}
 	return "", false
@@ -129,114 +107,21 @@ func (e *Engine) newUnschedulable(p *v1.Pod) (string, bool) {
 // against its scheduler's unschedulable message.
 func (e *Engine) observe(p *v1.Pod, i int, a *record.Attempt, actual, unschedulable string) {
 	v, why := judge(a, actual, unschedulable)
-	e.event(Event{Kind: EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i, ClusterMessage: unschedulable})
-}
-
-// judge compares a prediction with the cluster's decision.
-func judge(a *record.Attempt, actual, unschedulable string) (Verdict, string) {
-	if actual == "" {
-		if a.Outcome != record.Scheduled {
-			return Agree, "neither schedtui nor the cluster's scheduler finds a node; the cluster says: " + unschedulable
-		}
-		return Disagree, fmt.Sprintf("schedtui places the pod on %s; the cluster's scheduler says: %s", a.Node, unschedulable)
-	}
-	if a.Outcome == record.Scheduled && a.Node == actual {
-		return Agree, "schedtui chose " + actual + " too"
-	}
-	prefix := "schedtui finds no node (" + firstLine(a.Message) + "); "
-	if a.Outcome == record.Scheduled {
-		prefix = "schedtui chose " + a.Node + "; "
-	}
-	n := a.Nodes.Index(actual)
-	if n < 0 {
-		return Disagree, prefix + "schedtui does not know node " + actual
-	}
-	for _, r := range a.Rejected {
-		if r.Node == n {
-			st := a.Statuses[r.Status]
-			return Disagree, fmt.Sprintf("%sschedtui's %s rejects %s: %s", prefix, st.Plugin, actual, strings.Join(st.Reasons, ", "))
-		}
-	}
-	if a.AbsentStatus >= 0 && !slices.Contains(a.Feasible, n) {
-		st := a.Statuses[a.AbsentStatus]
-		return Disagree, fmt.Sprintf("%sschedtui's %s leaves %s out: %s", prefix, st.Plugin, actual, strings.Join(st.Reasons, ", "))
-	}
-	if !slices.Contains(a.Feasible, n) {
-		return Disagree, fmt.Sprintf("%sschedtui stopped after %d feasible node(s) (numFeasibleNodesToFind) before evaluating %s", prefix, len(a.Feasible), actual)
-	}
-	if slices.Contains(a.Top(), n) {
-		return Tie, fmt.Sprintf("%s and %s tie at the top total score; kube-scheduler picks among tied nodes at random", a.Node, actual)
-	}
-	var got, best int64
-	for _, t := range a.Totals() {
-		if t.Node == n {
-			got = t.Total
-		}
-		if t.Node == a.Chosen {
-			best = t.Total
-		}
-	}
-	return Disagree, fmt.Sprintf("%s%s scores %d, below %s's %d", prefix, actual, got, a.Node, best)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
-// lastAttemptOf returns the newest attempt for a pod, or -1 and nil.
-func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
-	e.indexAttempts()
-	i, ok := e.lastAttempt[uid]
-	if !ok {
-		return -1, nil
-	}
-	return i, e.attemptAt(i)
-}
-
-// indexAttempts brings lastAttempt up to date. It holds the pods the
-// engine holds: a deleted pod's entry is forgotten (forgetPod), so that a
-// long run does not keep one per pod it ever saw. A rewind may bring such
-// a pod back: restore drops the index (truncate), and it is rebuilt here
-// from every attempt, for the pods there are now.
-func (e *Engine) indexAttempts() {
-	n := e.attemptCount()
-	if e.lastAttempt == nil || e.attemptIndexed > n {
-		e.lastAttempt, e.attemptIndexed = map[types.UID]int{}, 0
-		held := map[string]bool{}
-		for _, p := range e.sched.Objects().Pods() {
-			held[string(p.UID)] = true
-		}
-		for ; e.attemptIndexed < e.archive.len(); e.attemptIndexed++ {
-			// Read in place: the archive's column would make a string
-			// of each.
-			if uid := e.archive.uid.bytesAt(e.attemptIndexed); held[string(uid)] {
-				e.lastAttempt[types.UID(uid)] = e.attemptIndexed
-			}
-		}
-		for ; e.attemptIndexed < n; e.attemptIndexed++ {
-			if uid := e.podUIDAt(e.attemptIndexed); held[string(uid)] {
-				e.lastAttempt[uid] = e.attemptIndexed
-			}
-		}
-	}
-	// The attempts made since are of pods held: forgetPod indexes before
-	// it forgets.
-	for ; e.attemptIndexed < n; e.attemptIndexed++ {
-		e.lastAttempt[e.podUIDAt(e.attemptIndexed)] = e.attemptIndexed
-	}
+	e.event(history.Event{Kind: history.EventObserved, Pod: key(p), Node: actual, Predicted: a.Node, Reason: string(v), Message: why, Attempt: i, ClusterMessage: unschedulable})
 }
 
 // observedAttempt reports whether the timeline holds an observation of
 // attempt i (a binding is observed once; later updates of the bound pod
 // are plain updates).
-func (e *Engine) observedAttempt(i int) bool {
-	for j := len(e.timeline) - 1; j >= 0; j-- {
-		ev := e.timeline[j]
-		if ev.Kind == EventAttempt && ev.Attempt == i {
+func (m *simulation) observedAttempt(i int) bool {
+	e := m.e
+	tail := e.hist.Tail()
+	for j := len(tail) - 1; j >= 0; j-- {
+		ev := tail[j]
+		if ev.Kind == history.EventAttempt && ev.Attempt == i {
 			return false
 		}
-		if ev.Kind == EventObserved && ev.Attempt == i {
+		if ev.Kind == history.EventObserved && ev.Attempt == i {
 			return true
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/schedtui/schedtui/scheduler/change"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // bindTo is the cluster's update of a pod its scheduler bound.
@@ -27,7 +29,7 @@ func unschedulableUpdate(e *Engine, pod, msg string) *v1.Pod {
 	return p
 }
 
-func lastObservation(t *testing.T, e *Engine) Event {
+func lastObservation(t *testing.T, e *Engine) history.Event {
 	t.Helper()
 	obs := e.Observations()
 	if len(obs) == 0 {

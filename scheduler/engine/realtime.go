@@ -3,8 +3,9 @@ package engine
 import (
 	"time"
 
-	"github.com/schedtui/schedtui/scheduler/change"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler/change"
 )
 
 // Real time. A snapshot or a recording runs in virtual time: the clock
@@ -39,7 +40,7 @@ func (e *Engine) AdvanceTo(t time.Time) bool {
 	if e.changedSince(before) {
 		e.logTick(t)
 	}
-	return e.timelineLen() != before.timeline || e.gen != before.gen
+	return e.hist.Events() != before.timeline || e.gen != before.gen
 }
 
 // Tick advances a real-time engine to its Clock's now (AdvanceTo); a
@@ -77,7 +78,7 @@ func (e *Engine) logTick(t time.Time) {
 	if e.replaying {
 		return
 	}
-	if n := len(e.log); n > 0 && e.log[n-1].kind == opTick && e.log[n-1].attempts == e.attemptCount() &&
+	if n := len(e.log); n > 0 && e.log[n-1].kind == opTick && e.log[n-1].attempts == e.hist.Len() &&
 		(len(e.checkpoints) == 0 || e.checkpoints[len(e.checkpoints)-1].ops < e.logBase+n) {
 		e.log[n-1].until = t
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -25,8 +26,8 @@ func (c *fakeClock) set(d time.Duration) { c.t = scheduler.Epoch.Add(d) }
 func since(t time.Time) time.Duration { return t.Sub(scheduler.Epoch) }
 func realTime(c *fakeClock) Options   { return Options{Clock: c} }
 
-func lastMove(e *Engine, pod string) Event {
-	m := findEvents(e, EventQueueMove, pod)
+func lastMove(e *Engine, pod string) history.Event {
+	m := findEvents(e, history.EventQueueMove, pod)
 	return m[len(m)-1]
 }
 
@@ -54,7 +55,7 @@ func TestRealTimeBackoff(t *testing.T) {
 	if err := e.Apply(change.Change{Kind: change.NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if m := lastMove(e, "default/big"); m.To != BackoffQ || m.Reason != "NodeAdd" || since(m.Time) != 300*time.Millisecond {
+	if m := lastMove(e, "default/big"); m.To != history.BackoffQ || m.Reason != "NodeAdd" || since(m.Time) != 300*time.Millisecond {
 		t.Fatalf("after change.NodeAdd: %+v", m)
 	}
 	q := e.Queue()
@@ -80,7 +81,7 @@ func TestRealTimeBackoff(t *testing.T) {
 	if !e.Tick() {
 		t.Fatal("the tick changed nothing")
 	}
-	if m := lastMove(e, "default/big"); m.To != ActiveQ || m.Reason != "BackoffComplete" || since(m.Time) != 2*time.Second {
+	if m := lastMove(e, "default/big"); m.To != history.ActiveQ || m.Reason != "BackoffComplete" || since(m.Time) != 2*time.Second {
 		t.Fatalf("after the backoff: %+v", m)
 	}
 	if since(e.Now()) != 2500*time.Millisecond {
@@ -114,10 +115,10 @@ func TestRealTimeSameAsVirtual(t *testing.T) {
 			}
 		}
 	}
-	strip := func(evs []Event) []Event {
-		var out []Event
+	strip := func(evs []history.Event) []history.Event {
+		var out []history.Event
 		for _, ev := range evs {
-			if ev.Kind != EventAttempt {
+			if ev.Kind != history.EventAttempt {
 				out = append(out, ev)
 			}
 		}
@@ -158,7 +159,7 @@ func TestRealTimeLeftoverFlush(t *testing.T) {
 	if !e.Tick() {
 		t.Fatal("the tick moved nothing")
 	}
-	if m := lastMove(e, "default/big"); m.Reason != "UnschedulableTimeout" || m.To != ActiveQ || since(m.Time) != 5*time.Minute+30*time.Second {
+	if m := lastMove(e, "default/big"); m.Reason != "UnschedulableTimeout" || m.To != history.ActiveQ || since(m.Time) != 5*time.Minute+30*time.Second {
 		t.Fatalf("flush: %+v", m)
 	}
 	if a, ok := e.Step(); !ok || a.Outcome != record.Unschedulable || since(a.Time) != 5*time.Minute+31*time.Second {
@@ -184,16 +185,16 @@ func TestRealTimeGracePeriod(t *testing.T) {
 	}
 	clk.set(59 * time.Second)
 	e.Tick()
-	if e.Pod("default/victim") == nil || findEvents(e, EventEviction, "") != nil {
+	if e.Pod("default/victim") == nil || findEvents(e, history.EventEviction, "") != nil {
 		t.Fatal("evicted before the end of its grace period")
 	}
 	clk.set(61 * time.Second)
 	e.Tick()
-	ev := findEvents(e, EventEviction, "default/victim")
+	ev := findEvents(e, history.EventEviction, "default/victim")
 	if len(ev) != 1 || since(ev[0].Time) != 60*time.Second || e.Pod("default/victim") != nil {
 		t.Fatalf("eviction %+v", ev)
 	}
-	if m := lastMove(e, "default/preemptor"); m.To != ActiveQ || m.Reason != "AssignedPodDelete" || since(m.Time) != 60*time.Second {
+	if m := lastMove(e, "default/preemptor"); m.To != history.ActiveQ || m.Reason != "AssignedPodDelete" || since(m.Time) != 60*time.Second {
 		t.Fatalf("preemptor %+v", m)
 	}
 	if a, ok := e.Step(); !ok || a.Outcome != record.Scheduled || a.Node != "n1" || since(a.Time) != 61*time.Second {
@@ -207,7 +208,7 @@ func TestRealTimeGracePeriod(t *testing.T) {
 		if err := e.Apply(change.Change{Kind: k, Pod: gone, At: clk.Now()}); err != nil {
 			t.Errorf("%s of the evicted victim: %v", k, err)
 		}
-		if evs := findEvents(e, EventCluster, "default/victim"); evs[len(evs)-1].Message != AlreadyEvicted || evs[len(evs)-1].Reason != string(k) {
+		if evs := findEvents(e, history.EventCluster, "default/victim"); evs[len(evs)-1].Message != AlreadyEvicted || evs[len(evs)-1].Reason != string(k) {
 			t.Errorf("%s noted as %+v", k, evs[len(evs)-1])
 		}
 	}
@@ -226,7 +227,7 @@ func TestRealTimeGracePeriod(t *testing.T) {
 	}
 	clk.set(2 * time.Minute)
 	e.Tick()
-	if ev := findEvents(e, EventEviction, ""); ev != nil {
+	if ev := findEvents(e, history.EventEviction, ""); ev != nil {
 		t.Errorf("evicted a pod the cluster had deleted: %+v", ev)
 	}
 	if a, ok := e.Step(); !ok || a.Outcome != record.Scheduled || since(a.Time) != 2*time.Minute {
@@ -284,7 +285,7 @@ func TestShadowRealTimeRetry(t *testing.T) {
 	applyAll(t, e, change.Change{Kind: change.PodUpdate, Pod: unschedulableUpdate(e, "default/big",
 		"0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."), At: clk.Now()})
 	var moves []string
-	for _, m := range findEvents(e, EventQueueMove, "default/big") {
+	for _, m := range findEvents(e, history.EventQueueMove, "default/big") {
 		moves = append(moves, fmt.Sprintf("%s→%s (%s)", m.From, m.To, m.Reason))
 	}
 	if got := strings.Join(moves, ", "); got != "→Active (UnscheduledPodAdd), Active→InFlight (ClusterAttempt), InFlight→Unschedulable (ScheduleAttemptFailure)" {
@@ -295,19 +296,19 @@ func TestShadowRealTimeRetry(t *testing.T) {
 	}
 	clk.set(300 * time.Millisecond)
 	applyAll(t, e, change.Change{Kind: change.NodeAdd, Node: nodeObj("n2", "4"), At: clk.Now()})
-	if m := lastMove(e, "default/big"); m.To != BackoffQ || m.Reason != "NodeAdd" {
+	if m := lastMove(e, "default/big"); m.To != history.BackoffQ || m.Reason != "NodeAdd" {
 		t.Fatalf("after change.NodeAdd: %+v", m)
 	}
 	clk.set(1500 * time.Millisecond)
 	e.Tick()
-	if m := lastMove(e, "default/big"); m.To != BackoffQ {
+	if m := lastMove(e, "default/big"); m.To != history.BackoffQ {
 		t.Fatalf("left backoffQ before its backoff ended: %+v", m)
 	}
 	clk.set(2500 * time.Millisecond)
 	if !e.Tick() {
 		t.Fatal("the tick past the backoff moved nothing")
 	}
-	if m := lastMove(e, "default/big"); m.From != BackoffQ || m.To != ActiveQ {
+	if m := lastMove(e, "default/big"); m.From != history.BackoffQ || m.To != history.ActiveQ {
 		t.Fatalf("after the backoff: %+v", m)
 	}
 	if n := e.Attempts().Len(); n != 1 {

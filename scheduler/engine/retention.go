@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -21,7 +22,7 @@ import (
 // CheckpointInterval attempts, a checkpoint (node and pod pointers, the
 // NodeInfos that changed, the queue, the object store's maps). Records
 // dominate, then checkpoints and the changes in the log. An attempt past
-// the detailed window costs its archived line only (archive.go: a few
+// the detailed window costs its archived line only (scheduler/history/archive.go: a few
 // dozen bytes with its timeline event).
 type Retention struct {
 	// Headless keeps nothing a headless run does not need: no op log and
@@ -31,7 +32,7 @@ type Retention struct {
 	// Detailed, when positive, keeps full detail for the last Detailed
 	// attempts only, and for pinned attempts: the latest attempt of a pod
 	// still pending and every attempt of a pod SetPinned names. Older
-	// attempts are archived (archive.go): they keep their line, and come
+	// attempts are archived (scheduler/history): they keep their line, and come
 	// out of Attempts as record.Attempt.Summary makes it (views holding
 	// the whole one keep it). Rewinding to one replays it from a
 	// checkpoint, whole again.
@@ -61,8 +62,8 @@ type Retained struct {
 
 // Retained reports what the engine holds now.
 func (e *Engine) Retained() Retained {
-	summary := e.archive.len() - len(e.pinnedIdx)
-	r := Retained{Full: e.attemptCount() - summary, Summary: summary, Checkpoints: len(e.checkpoints), RewindableFrom: -1}
+	summary := e.hist.Summarized()
+	r := Retained{Full: e.hist.Len() - summary, Summary: summary, Checkpoints: len(e.checkpoints), RewindableFrom: -1}
 	if len(e.checkpoints) > 0 {
 		r.RewindableFrom = e.checkpoints[0].attempts
 	}
@@ -99,40 +100,10 @@ func (e *Engine) SetPinned(pinned func(pod string) bool) { e.pinned = pinned }
 // runs after every op (logOp), never while replaying.
 func (e *Engine) retain() {
 	e.emit(false)
-	n := e.opts.Retention.Detailed
-	if e.opts.Retention.Headless || n <= 0 || len(e.attempts) <= n {
+	if e.opts.Retention.Headless {
 		return
 	}
-	for len(e.attempts) > n {
-		i := e.archive.len()
-		if i%n == 0 {
-			e.recheckPinned()
-		}
-		if a := e.attempts[0]; e.pinnedAttempt(i, a) {
-			e.pinnedIdx = append(e.pinnedIdx, i)
-			e.pinnedAtt = append(e.pinnedAtt, a)
-		}
-		e.archive.add(e.attempts[0])
-		e.attempts = e.attempts[1:]
-	}
-	// A new array: the old one's front still points at the attempts
-	// just archived, and handed-out logs may read it, so it is not
-	// cleared but left to them.
-	e.attempts = slices.Clone(e.attempts)
-}
-
-// recheckPinned drops from the whole ones the archived attempts whose
-// pods are no longer pinned: their lines are in the archive. New slices,
-// as handed-out logs read the old ones.
-func (e *Engine) recheckPinned() {
-	var idx []int
-	var att []*record.Attempt
-	for k, i := range e.pinnedIdx {
-		if a := e.pinnedAtt[k]; e.pinnedAttempt(i, a) {
-			idx, att = append(idx, i), append(att, a)
-		}
-	}
-	e.pinnedIdx, e.pinnedAtt = idx, att
+	e.hist.Detail(e.opts.Retention.Detailed, e.pinnedAttempt)
 }
 
 // pinnedAttempt: attempt i of a pod SetPinned names, or the latest attempt
@@ -157,129 +128,31 @@ func (e *Engine) pinnedAttempt(i int, a *record.Attempt) bool {
 func (e *Engine) forgetPod(uid types.UID) {
 	// lastGen is read for queued pods only; checkpoints copy it whole.
 	delete(e.lastGen, uid)
-	if e.lastAttempt != nil {
-		// Its attempts not indexed yet would bring its entry back.
-		e.indexAttempts()
-		delete(e.lastAttempt, uid)
-	}
-	delete(e.seenUnschedulable, uid)
+	e.hist.ForgetPod(uid, e.heldPods)
 	delete(e.stubs, uid)
 	delete(e.boundInCluster, uid)
 	delete(e.expiredAt, uid)
-	if e.shadow != nil {
-		delete(e.shadow.inflight, uid)
-	}
+	e.mode.forget(uid)
 }
 
-// attemptCount is the number of attempts made.
-func (e *Engine) attemptCount() int { return e.archive.len() + len(e.attempts) }
-
-// attemptAt is attempt i, summarized when archived.
-func (e *Engine) attemptAt(i int) *record.Attempt {
-	if n := e.archive.len(); i >= n {
-		return e.attempts[i-n]
-	}
-	return e.Attempts().At(i)
-}
-
-// podUIDAt is attempt i's pod UID.
-func (e *Engine) podUIDAt(i int) types.UID {
-	if n := e.archive.len(); i < n {
-		return types.UID(e.archive.uid.at(i))
-	}
-	return types.UID(e.attempts[i-e.archive.len()].PodUID)
-}
-
-// timelineLen is the number of events in the timeline.
-func (e *Engine) timelineLen() int { return e.evArchive.len() + len(e.timeline) }
-
-// eventNumber is the number of timeline[k] among every event the timeline
-// was given, those compaction dropped included: positions move down as
-// the timeline is compacted, these numbers do not.
-func (e *Engine) eventNumber(k int) int { return e.eventsDropped + e.evArchive.len() + k }
-
-// truncate forgets the attempts from index attempts on and the events
-// from position events on, for a restore. Full slice expressions: replay
-// appends to fresh arrays, so logs handed out before keep their contents.
-func (e *Engine) truncate(attempts, events int) {
-	// Rebuilt from the attempts on the next lookup: the restored state may
-	// hold pods deleted since, whose entries were forgotten.
-	e.lastAttempt = nil
-	if n := e.archive.len(); attempts >= n {
-		k := attempts - n
-		e.attempts = e.attempts[:k:k]
-	} else {
-		e.archive = e.archive.cut(attempts)
-		e.attempts = nil
-		k, _ := slices.BinarySearch(e.pinnedIdx, attempts)
-		e.pinnedIdx, e.pinnedAtt = e.pinnedIdx[:k:k], e.pinnedAtt[:k:k]
-	}
-	// The archive ends at the oldest checkpoint's position (compactTimeline):
-	// no restore goes further back.
-	k := max(events-e.evArchive.len(), 0)
-	e.timeline = e.timeline[:k:k]
-}
-
-// retainAfterRestore forgets the events handed out that a restore is
-// about to make again by replay.
-func (e *Engine) retainAfterRestore(c *checkpoint) {
-	if e.emitted > c.timeline {
-		e.emitted = c.timeline
-	}
-}
-
-// emit hands the timeline's new events to Options.OnEvent, in order. In
-// shadow mode an observation may still be judged again within
-// ShadowWindow (reviseRecent): it and what follows wait, unless all is
-// set (the run is over). A headless engine archives each attempt once
-// handed out (without OnEvent, to nobody: the recorder's engine, which
-// only asks the extenders), and in shadow mode keeps no event handed out:
-// nothing reads them, and it follows a live cluster for as long as a
-// recording lasts.
+// emit hands the timeline's new events to Options.OnEvent, in order. An
+// event the mode may still rewrite in place (shadow mode judging an
+// observation again within ShadowWindow) and what follows it wait, unless
+// all is set (the run is over). A headless engine archives each attempt
+// once handed out (without OnEvent, to nobody: the recorder's engine,
+// which only asks the extenders), and drops the events handed out when
+// the mode never reads them back.
 func (e *Engine) emit(all bool) {
 	on := e.opts.OnEvent
 	headless := e.opts.Retention.Headless
 	if on == nil && !headless {
 		return
 	}
-	end := e.timelineLen()
-	if s := e.shadow; s != nil && !all {
-		if ev, ok := s.revisable(); ok {
-			// Every dropped event comes before a revisable one.
-			end = min(end, ev-e.eventsDropped)
-		}
+	until := math.MaxInt
+	if ev, ok := e.mode.revisable(); ok && !all {
+		until = ev
 	}
-	for ; e.emitted < end; e.emitted++ {
-		ev := e.timeline[e.emitted-e.evArchive.len()]
-		// Numbered among every event (eventNumber): a headless engine
-		// in shadow mode drops those handed out.
-		ev.Seq = e.eventsDropped + e.emitted + 1
-		if on != nil {
-			var a *record.Attempt
-			if ev.Kind == EventAttempt {
-				a = e.attemptAt(ev.Attempt)
-			}
-			on(ev, a)
-		}
-		if ev.Kind == EventAttempt && headless {
-			// Attempts are handed out in order. Cleared in place:
-			// nothing else reads a headless engine's attempts.
-			for e.archive.len() <= ev.Attempt {
-				e.archive.add(e.attempts[0])
-				e.attempts[0] = nil
-				e.attempts = e.attempts[1:]
-			}
-		}
-	}
-	if headless && e.shadow != nil {
-		// Cleared in place, as the attempts are; the array goes when
-		// appends outgrow it.
-		k := e.emitted - e.evArchive.len()
-		clear(e.timeline[:k])
-		e.timeline = e.timeline[k:]
-		e.eventsDropped += k
-		e.emitted -= k
-	}
+	e.hist.Emit(on, headless, until, e.mode.dropsEmitted())
 }
 
 // Flush hands Options.OnEvent every event not handed out yet: the end of a
@@ -297,9 +170,7 @@ func (e *Engine) dropOldestCheckpoint() {
 	e.log = append([]op(nil), e.log[first-e.logBase:]...)
 	e.logBase = first
 	e.compactTimeline()
-	if e.shadow != nil {
-		e.shadow.forgetTraced(e.checkpoints[0].attempts)
-	}
+	e.mode.forgetBefore(e.checkpoints[0].attempts)
 }
 
 // compactTimeline archives the timeline older than the oldest
@@ -309,50 +180,28 @@ func (e *Engine) dropOldestCheckpoint() {
 // evictions and observations stay: each attempt keeps its line. The
 // timeline's positions after the horizon move down (EventLog numbers
 // events by position), and so do the checkpoints' and the emitted count.
-// In shadow mode the horizon stops before the observations reviseRecent
-// may still judge again, in place: the engine's, and those of the oldest
-// checkpoint, which a rewind replays from (the later checkpoints' are
-// later). They name their events by number (eventNumber), which
-// compaction does not change.
+// The horizon stops before the events the mode may still rewrite in place
+// (mode.revisable: shadow mode judging an observation again), the
+// engine's and those of the oldest checkpoint, which a rewind replays
+// from (the later checkpoints' are later). They name their events by
+// number (history.Log.EventNumber), which compaction does not change.
 func (e *Engine) compactTimeline() {
 	if len(e.checkpoints) == 0 {
 		return
 	}
 	horizon := e.checkpoints[0].timeline
 	if e.opts.OnEvent != nil {
-		horizon = min(horizon, e.emitted)
+		horizon = min(horizon, e.hist.Emitted())
 	}
-	for _, s := range []*shadowState{e.shadow, e.checkpoints[0].shadow} {
-		if s == nil {
-			continue
-		}
+	for _, s := range []interface{ revisable() (int, bool) }{e.mode, e.checkpoints[0].mode} {
 		if ev, ok := s.revisable(); ok {
-			horizon = min(horizon, ev-e.eventsDropped)
+			horizon = min(horizon, ev-e.hist.Dropped())
 		}
 	}
-	base := e.evArchive.len()
-	if horizon <= base {
-		return
-	}
-	log := e.Attempts()
-	for _, ev := range e.timeline[:horizon-base] {
-		switch ev.Kind {
-		case EventQueueMove, EventCluster:
-			continue
-		}
-		e.evArchive.add(ev, log)
-	}
-	// Not cleared in place: handed-out logs may read the front; the
-	// array goes when appends outgrow it.
-	e.timeline = e.timeline[horizon-base:]
-	dropped := horizon - e.evArchive.len()
+	dropped := e.hist.Compact(horizon, e.opts.OnEvent != nil)
 	for _, c := range e.checkpoints {
 		c.timeline -= dropped
 	}
-	if e.opts.OnEvent != nil {
-		e.emitted -= dropped
-	}
-	e.eventsDropped += dropped
 }
 
 // retainedFrom reports whether the engine can go back to just before
@@ -370,4 +219,18 @@ func (e *Engine) notRetained(i int) error {
 	}
 	r := e.Retained()
 	return fmt.Errorf("attempt %d is before the oldest checkpoint (attempt %d): %w", i, r.RewindableFrom, ErrNotRetained)
+}
+
+// heldPods are the UIDs of the pods the engine holds.
+func (e *Engine) heldPods() map[string]bool {
+	held := map[string]bool{}
+	for _, p := range e.sched.Objects().Pods() {
+		held[string(p.UID)] = true
+	}
+	return held
+}
+
+// lastAttemptOf returns the newest attempt for a pod, or -1 and nil.
+func (e *Engine) lastAttemptOf(uid types.UID) (int, *record.Attempt) {
+	return e.hist.LastAttemptOf(uid, e.heldPods)
 }

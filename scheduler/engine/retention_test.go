@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -79,8 +80,8 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 			t.Fatalf("second %d: %d ops logged", s, len(e.log))
 		}
 		// The per-pod maps hold the pods there are, not every pod seen.
-		if held := len(e.sched.Objects().Pods()); len(e.lastAttempt) > held || len(e.lastGen) > held || len(e.stubs) > held {
-			t.Fatalf("second %d: %d pods held, lastAttempt %d, lastGen %d, stubs %d", s, held, len(e.lastAttempt), len(e.lastGen), len(e.stubs))
+		if held := len(e.sched.Objects().Pods()); e.hist.Indexed() > held || len(e.lastGen) > held || len(e.stubs) > held {
+			t.Fatalf("second %d: %d pods held, lastAttempt %d, lastGen %d, stubs %d", s, held, e.hist.Indexed(), len(e.lastGen), len(e.stubs))
 		}
 	}
 	if changes < 5000 {
@@ -109,10 +110,10 @@ func TestRetentionBoundsLongChurn(t *testing.T) {
 			t.Fatalf("event %d has Seq %d", i, ev.Seq)
 		}
 	}
-	if e.eventsDropped == 0 {
+	if e.hist.Dropped() == 0 {
 		t.Fatal("no event was dropped from the timeline")
 	}
-	if !reflect.DeepEqual(withoutSeq(e.Timeline().Slice(0, e.Timeline().Len())), compacted(ref.Timeline().Slice(0, ref.Timeline().Len()), e.evArchive.len()+e.eventsDropped)) {
+	if !reflect.DeepEqual(withoutSeq(e.Timeline().Slice(0, e.Timeline().Len())), compacted(ref.Timeline().Slice(0, ref.Timeline().Len()), e.hist.EventNumber(0))) {
 		t.Fatal("the timeline is not the full run's with the queue moves and cluster changes before the oldest checkpoint dropped")
 	}
 
@@ -146,10 +147,10 @@ func TestHeadlessStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref.RunToQuiescence()
-	var events []Event
+	var events []history.Event
 	var whole []string
 	e, err := New(nodes, pods, nil, Options{Seed: 1, Registry: plugins.NewInTreeRegistry(), Retention: Retention{Headless: true},
-		OnEvent: func(ev Event, a *record.Attempt) {
+		OnEvent: func(ev history.Event, a *record.Attempt) {
 			events = append(events, ev)
 			if a != nil {
 				whole = append(whole, attemptJSON(t, a))
@@ -183,10 +184,10 @@ func TestHeadlessStreams(t *testing.T) {
 }
 
 // compacted is a full timeline as retention compacts it up to horizon.
-func compacted(tl []Event, horizon int) []Event {
-	var out []Event
+func compacted(tl []history.Event, horizon int) []history.Event {
+	var out []history.Event
 	for i, ev := range tl {
-		if i < horizon && (ev.Kind == EventQueueMove || ev.Kind == EventCluster) {
+		if i < horizon && (ev.Kind == history.EventQueueMove || ev.Kind == history.EventCluster) {
 			continue
 		}
 		out = append(out, ev)
@@ -194,8 +195,8 @@ func compacted(tl []Event, horizon int) []Event {
 	return withoutSeq(out)
 }
 
-func withoutSeq(tl []Event) []Event {
-	out := append([]Event(nil), tl...)
+func withoutSeq(tl []history.Event) []history.Event {
+	out := append([]history.Event(nil), tl...)
 	for i := range out {
 		out[i].Seq = 0
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -65,15 +66,15 @@ func (e *Engine) logOp(o op) {
 	if e.opts.Retention.Headless {
 		return
 	}
-	o.attempts = e.attemptCount()
+	o.attempts = e.hist.Len()
 	e.log = append(e.log, o)
 	// A parked binding cycle holds its cycle state and plugins' memory,
 	// which a checkpoint cannot capture: the checkpoint waits until no
 	// binding is parked (a rewind replays the parking attempt instead).
-	if len(e.parked) == 0 && e.attemptCount()-e.lastCheckpointAttempts() >= e.ckptInterval {
+	if len(e.parked) == 0 && e.hist.Len()-e.lastCheckpointAttempts() >= e.ckptInterval {
 		if err := e.checkpoint(); err != nil {
 			// A failed capture only costs replay time on rewind.
-			e.event(Event{Kind: EventCluster, Reason: "Checkpoint", Message: err.Error()})
+			e.event(history.Event{Kind: history.EventCluster, Reason: "Checkpoint", Message: err.Error()})
 		}
 	}
 }
@@ -97,10 +98,7 @@ type checkpoint struct {
 	lastGen                                  map[types.UID]uint64
 	evicted                                  []types.UID
 	cursor                                   Cursor
-	shadow                                   *shadowState
-	// seenUnschedulable: the cluster's unschedulable messages observed
-	// so far, so that one arriving again after a rewind is observed again.
-	seenUnschedulable map[types.UID]string
+	mode                                     modeState
 }
 
 func (e *Engine) lastCheckpointAttempts() int {
@@ -154,7 +152,7 @@ func (e *Engine) capture() (*checkpoint, error) {
 		return nil, err
 	}
 	c := &checkpoint{
-		ops: e.logBase + len(e.log), attempts: e.attemptCount(), timeline: e.timelineLen(), sched: ss, queue: qs,
+		ops: e.logBase + len(e.log), attempts: e.hist.Len(), timeline: e.hist.Events(), sched: ss, queue: qs,
 		now: e.now, lastBackoffFlush: e.lastBackoffFlush, lastLeftoverFlush: e.lastLeftoverFlush,
 		timerSeq: e.timerSeq, nodeOrder: append([]*v1.Node(nil), e.nodeOrder...), gen: e.gen,
 		lastGen: make(map[types.UID]uint64, len(e.lastGen)), cursor: e.cursor,
@@ -166,14 +164,13 @@ func (e *Engine) capture() (*checkpoint, error) {
 		c.preempting = append(c.preempting, uid)
 	}
 	c.expiredAt, c.external = maps.Clone(e.expiredAt), e.external
-	c.seenUnschedulable = maps.Clone(e.seenUnschedulable)
 	for k, v := range e.lastGen {
 		c.lastGen[k] = v
 	}
 	for uid := range e.evicted {
 		c.evicted = append(c.evicted, uid)
 	}
-	c.shadow = e.shadow.clone(e.timeline, e.eventNumber(0))
+	c.mode = e.mode.save()
 	return c, nil
 }
 
@@ -200,7 +197,6 @@ func (e *Engine) restore(c *checkpoint) error {
 	e.gen = c.gen
 	maps.Copy(e.expiredAt, c.expiredAt)
 	e.external = c.external
-	e.seenUnschedulable = maps.Clone(c.seenUnschedulable)
 	for k, v := range c.lastGen {
 		e.lastGen[k] = v
 	}
@@ -215,16 +211,10 @@ func (e *Engine) restore(c *checkpoint) error {
 			}
 		}
 	}
-	e.truncate(c.attempts, c.timeline)
+	e.hist.Truncate(c.attempts, c.timeline)
 	e.cursor = c.cursor
 	e.decision, e.volumeWrites = nil, nil
-	if c.shadow != nil && len(c.shadow.recent) > 0 {
-		// restore puts the recent observations back in place: logs
-		// handed out before (Timeline) read the old array.
-		e.timeline = slices.Clone(e.timeline)
-	}
-	e.shadow = c.shadow.restore(e.timeline, e.eventNumber(0))
-	e.retainAfterRestore(c)
+	e.mode = c.mode.resume(e)
 	return nil
 }
 
@@ -259,7 +249,7 @@ func (e *Engine) runOp(o op) {
 	switch o.kind {
 	case opStep:
 		if a, _, err := e.step(o.limit, o.strict, false); err == nil && a != nil {
-			e.cursor = Cursor{Attempt: e.attemptCount() - 1, Phase: a.LastPhase()}
+			e.cursor = Cursor{Attempt: e.hist.Len() - 1, Phase: a.LastPhase()}
 		}
 	case opApply:
 		if !o.change.At.After(e.now) {
@@ -276,6 +266,15 @@ func (e *Engine) runOp(o op) {
 			e.advance(o.until)
 		}
 	}
+}
+
+// currentOp is the index of the op running: the one being replayed, else
+// the next to be logged.
+func (e *Engine) currentOp() int {
+	if e.replaying {
+		return e.replayOp
+	}
+	return e.logBase + len(e.log)
 }
 
 // opsBefore is the number of ops executed before the op that made attempt
@@ -316,9 +315,9 @@ func (e *Engine) Rewind(n int) error { return e.RewindCtx(context.Background(), 
 // state before the rewind is not restored: that would replay as much
 // again. The error is then ctx's.
 func (e *Engine) RewindCtx(ctx context.Context, n int, p progress.Reporter) error {
-	target := e.attemptCount() - n
+	target := e.hist.Len() - n
 	if n <= 0 || target < 0 {
-		return fmt.Errorf("cannot rewind %d of %d attempts", n, e.attemptCount())
+		return fmt.Errorf("cannot rewind %d of %d attempts", n, e.hist.Len())
 	}
 	if e.boundAny {
 		return ErrRewindAfterBind
@@ -351,8 +350,8 @@ func (e *Engine) RewindCtx(ctx context.Context, n int, p progress.Reporter) erro
 func (e *Engine) forgetAfter(k int) {
 	e.log = e.log[:k-e.logBase]
 	e.checkpoints = slices.DeleteFunc(e.checkpoints, func(cp *checkpoint) bool { return cp.ops > k })
-	if n := e.attemptCount(); n > 0 {
-		e.cursor = Cursor{Attempt: n - 1, Phase: e.attemptAt(n - 1).LastPhase()}
+	if n := e.hist.Len(); n > 0 {
+		e.cursor = Cursor{Attempt: n - 1, Phase: e.hist.At(n - 1).LastPhase()}
 	} else {
 		e.cursor = Cursor{Attempt: -1}
 	}
@@ -362,37 +361,12 @@ func (e *Engine) forgetAfter(k int) {
 // Fork returns a separate scheduler holding the cluster exactly as attempt
 // i saw it, and the pod as attempt i popped it. The engine is untouched;
 // the fork may be scheduled on freely (what-if edits).
-func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) {
-	if e.opts.Shadow {
-		f, k, err := e.replayedTo(i)
-		if err != nil {
-			return nil, nil, err
-		}
-		return f.shadowFork(i, k, e.log[k-e.logBase])
-	}
-	f, pi, err := e.forkAt(i)
-	if err != nil {
-		return nil, nil, err
-	}
-	// The fork is handed out on its own: detach the engine's hooks.
-	s := f.sched
-	s.SetPreemptionActuator(nil)
-	s.SetBindObserver(nil)
-	s.SetCacheErrorReporter(nil)
-	s.Nominator().SetResolver(nil)
-	detachBinder(s)
-	return s, pi.Pod, nil
-}
+func (e *Engine) Fork(i int) (*scheduler.Scheduler, *v1.Pod, error) { return e.mode.fork(i) }
 
 // forkAt is a separate engine replayed to the start of attempt i, its pod
-// popped (in flight) and not yet scheduled. In shadow mode an attempt is
-// not a pop of the engine's queue but a judgment of the cluster's decision,
-// so there is no such engine.
+// popped (in flight) and not yet scheduled: the simulate mode's fork.
 func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
-	if e.opts.Shadow {
-		return nil, nil, fmt.Errorf("attempt %d judged a decision of the cluster's scheduler (shadow mode): no queue state to resume from; use --simulate", i)
-	}
-	f, k, err := e.replayedTo(i)
+	f, k, err := e.replayedTo(i, nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -406,16 +380,22 @@ func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
 }
 
 // replayedTo is a separate engine replayed up to the op that made attempt
-// i (index k in the log), that op not yet run.
-func (e *Engine) replayedTo(i int) (*Engine, int, error) {
-	if i < 0 || i >= e.attemptCount() {
-		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, e.attemptCount())
+// i (index k in the log), that op not yet run. The replay starts at the
+// last checkpoint at or before op from(k) (nil: k itself), and prepare,
+// when set, readies the fork for it.
+func (e *Engine) replayedTo(i int, from func(k int) int, prepare func(f *Engine)) (*Engine, int, error) {
+	if i < 0 || i >= e.hist.Len() {
+		return nil, 0, fmt.Errorf("no attempt %d (have %d)", i, e.hist.Len())
 	}
 	if !e.retainedFrom(i) {
 		return nil, 0, e.notRetained(i)
 	}
 	k := e.opsBefore(i)
-	c := e.checkpointAtOrBefore(e.shadowTracedAt(i, k))
+	start := k
+	if from != nil {
+		start = from(k)
+	}
+	c := e.checkpointAtOrBefore(start)
 	if c == nil {
 		return nil, 0, e.notRetained(i)
 	}
@@ -424,12 +404,13 @@ func (e *Engine) replayedTo(i int) (*Engine, int, error) {
 	opts.OnEvent = nil
 	f := &Engine{opts: opts, nodes0: e.nodes0, pods0: e.pods0, objs0: e.objs0, profile: e.profile,
 		start: e.start, log: e.log[:kl:kl], logBase: e.logBase, ckptInterval: e.ckptInterval,
-		archive: e.archive, pinnedIdx: e.pinnedIdx, pinnedAtt: e.pinnedAtt, attempts: e.attempts,
-		evArchive: e.evArchive, eventsDropped: e.eventsDropped, timeline: e.timeline}
+		hist: e.hist.Fork()}
 	if err := f.restore(c); err != nil {
 		return nil, 0, err
 	}
-	f.shadowCapture(i, e.attemptAt(i).Pod)
+	if prepare != nil {
+		prepare(f)
+	}
 	f.replay(context.Background(), c.ops, k, nil)
 	return f, k, nil
 }

@@ -48,7 +48,7 @@ func BenchmarkLongShadowReplay(b *testing.B) {
 			}
 			if s%600 == 599 && testing.Verbose() {
 				fmt.Fprintf(os.Stderr, "%dmin: %d attempts, %+v, %d events whole, peak RSS %.0f MiB, peak heap %.0f MiB, %s\n", (s+1)/60,
-					e.Attempts().Len(), e.Retained(), len(e.timeline), peakmem.MiB(peakmem.PeakRSS()), peakmem.MiB(m.PeakHeap()), time.Since(start).Round(time.Second))
+					e.Attempts().Len(), e.Retained(), len(e.hist.Tail()), peakmem.MiB(peakmem.PeakRSS()), peakmem.MiB(m.PeakHeap()), time.Since(start).Round(time.Second))
 			}
 		}
 		run := time.Since(start)
@@ -56,7 +56,7 @@ func BenchmarkLongShadowReplay(b *testing.B) {
 		writeHeapProfile(b)
 		r := e.Retained()
 		attempts := e.Attempts()
-		whole := len(e.timeline)
+		whole := len(e.hist.Tail())
 		hourAgo := e.Now().Add(-time.Hour)
 		target := sort.Search(attempts.Len(), func(i int) bool { return !attempts.At(i).Time.Before(hourAgo) })
 		target = max(target, r.RewindableFrom+1)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -75,25 +77,25 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 		if r.Checkpoints > maxCkpt || e.Attempts().Len()-r.RewindableFrom > window {
 			t.Fatalf("second %d: %+v", s, r)
 		}
-		if len(e.timeline) > window*perAtt || len(e.log) > window*opsPerAtt {
-			t.Fatalf("second %d: %d events whole, %d ops logged, for %d attempts in the window", s, len(e.timeline), len(e.log), window)
+		if len(e.hist.Tail()) > window*perAtt || len(e.log) > window*opsPerAtt {
+			t.Fatalf("second %d: %d events whole, %d ops logged, for %d attempts in the window", s, len(e.hist.Tail()), len(e.log), window)
 		}
-		sh := e.shadow
-		if len(e.lastAttempt) > held || len(e.lastGen) > held || len(e.stubs) > held || len(sh.inflight) > held || len(sh.created) > held {
+		sh := e.mode.(*shadow)
+		if e.hist.Indexed() > held || len(e.lastGen) > held || len(e.stubs) > held || len(sh.inflight) > held || len(sh.created) > held {
 			t.Fatalf("second %d: %d pods held, per-pod maps: lastAttempt %d, lastGen %d, stubs %d, in flight %d, created %d",
-				s, held, len(e.lastAttempt), len(e.lastGen), len(e.stubs), len(sh.inflight), len(sh.created))
+				s, held, e.hist.Indexed(), len(e.lastGen), len(e.stubs), len(sh.inflight), len(sh.created))
 		}
-		for _, c := range append(e.checkpoints, &checkpoint{shadow: sh}) {
-			if n := len(c.shadow.tracedOps); n > window {
+		for _, c := range append(e.checkpoints, &checkpoint{mode: sh.shadowState}) {
+			if n := len(c.mode.(*shadowState).tracedOps); n > window {
 				t.Fatalf("second %d: %d traced attempts kept, the window holds %d attempts", s, n, window)
 			}
 		}
 	}
-	if e.eventsDropped == 0 || e.evArchive.len() == 0 {
+	if e.hist.Dropped() == 0 || eventsArchived(e) == 0 {
 		t.Fatal("nothing of the timeline was compacted")
 	}
-	if a := e.evArchive; a.obs.len() == 0 || len(a.others) > 0 {
-		t.Fatalf("%d observations archived in columns, %d events whole", a.obs.len(), len(a.others))
+	if obs, whole := e.hist.ArchivedEvents(); obs == 0 || whole > 0 {
+		t.Fatalf("%d observations archived in columns, %d events whole", obs, whole)
 	}
 
 	// The same run: the verdicts, revisions and event lines.
@@ -105,7 +107,7 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 				t.Fatalf("%s: event %d has Seq %d", when, i, ev.Seq)
 			}
 		}
-		g, w := withoutSeq(got.Slice(0, got.Len())), compacted(want.Slice(0, want.Len()), e.evArchive.len()+e.eventsDropped)
+		g, w := withoutSeq(got.Slice(0, got.Len())), compacted(want.Slice(0, want.Len()), e.hist.EventNumber(0))
 		if len(g) != len(w) {
 			t.Fatalf("%s: %d events, the full run's compacted %d", when, len(g), len(w))
 		}
@@ -122,11 +124,11 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 	verdicts := map[string]int{}
 	revisedArchived := 0
 	for i, ev := range e.Timeline().All() {
-		if ev.Kind != EventObserved {
+		if ev.Kind != history.EventObserved {
 			continue
 		}
 		verdicts[ev.Reason]++
-		if strings.Contains(ev.Uncertain, "judged again with it") && i < e.evArchive.len() {
+		if strings.Contains(ev.Uncertain, "judged again with it") && i < eventsArchived(e) {
 			revisedArchived++
 		}
 	}
@@ -136,7 +138,7 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 
 	// A fork of the latest traced attempt the window holds.
 	traced := -1
-	for i := range e.shadow.tracedOps {
+	for i := range e.mode.(*shadow).tracedOps {
 		traced = max(traced, i)
 	}
 	if traced < e.Retained().RewindableFrom {
@@ -150,7 +152,7 @@ func TestShadowRetentionBoundsLongChurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := fs.Evaluate(fp), rs.Evaluate(rp); attemptJSON(t, a) != attemptJSON(t, b) {
+	if a, b := fs.Evaluate(fp, scheduler.Judgement), rs.Evaluate(rp, scheduler.Judgement); attemptJSON(t, a) != attemptJSON(t, b) {
 		t.Fatalf("the fork of traced attempt %d differs from the full run's", traced)
 	}
 
@@ -186,7 +188,7 @@ func TestShadowCostPerAttempt(t *testing.T) {
 	e, feed := shadowEngine(t, 20, 64, 8, Retention{Detailed: 100, Sliding: true})
 	heap0, heap1, attempts0, attempts1, per := heapGrowthPerAttempt(t, e, feed.second, 120, 700)
 	t.Logf("%d attempts between the cycles' middles, least heaps %d → %d bytes: %.0f bytes per attempt; %+v, %d events whole",
-		attempts1-attempts0, heap0, heap1, per, e.Retained(), len(e.timeline))
+		attempts1-attempts0, heap0, heap1, per, e.Retained(), len(e.hist.Tail()))
 	if per > bytesPerAttempt {
 		t.Errorf("the heap grew by %.0f bytes per attempt past the rewind window, want at most %d", per, bytesPerAttempt)
 	}
@@ -204,9 +206,9 @@ func TestShadowCostPerAttempt(t *testing.T) {
 func TestShadowHeadlessStreams(t *testing.T) {
 	const seconds = 200
 	ref, refFeed := shadowEngine(t, 20, 16, 4, Retention{})
-	var events []Event
+	var events []history.Event
 	var whole []string
-	run, runFeed := shadowEngineWith(t, 20, Options{Retention: Retention{Headless: true}, OnEvent: func(ev Event, a *record.Attempt) {
+	run, runFeed := shadowEngineWith(t, 20, Options{Retention: Retention{Headless: true}, OnEvent: func(ev history.Event, a *record.Attempt) {
 		events = append(events, ev)
 		if a != nil {
 			whole = append(whole, attemptJSON(t, a))
@@ -223,8 +225,8 @@ func TestShadowHeadlessStreams(t *testing.T) {
 			}
 		}
 		for _, e := range []*Engine{run, rec} {
-			if len(e.timeline) > 2*maxRecent*perAttemptEvents || len(e.attempts) > 2*maxRecent {
-				t.Fatalf("second %d: a headless engine keeps %d events and %d attempts whole", s, len(e.timeline), len(e.attempts))
+			if len(e.hist.Tail()) > 2*maxRecent*perAttemptEvents || e.hist.Whole() > 2*maxRecent {
+				t.Fatalf("second %d: a headless engine keeps %d events and %d attempts whole", s, len(e.hist.Tail()), e.hist.Whole())
 			}
 		}
 	}
@@ -247,9 +249,9 @@ func TestShadowHeadlessStreams(t *testing.T) {
 			t.Fatalf("attempt %d handed out differs from the full run's", i)
 		}
 	}
-	if rec.Attempts().Len() != ref.Attempts().Len() || rec.eventsDropped != len(want) {
+	if rec.Attempts().Len() != ref.Attempts().Len() || rec.hist.Dropped() != len(want) {
 		t.Fatalf("the recorder's engine made %d attempts and dropped %d events, the full run %d and %d",
-			rec.Attempts().Len(), rec.eventsDropped, ref.Attempts().Len(), len(want))
+			rec.Attempts().Len(), rec.hist.Dropped(), ref.Attempts().Len(), len(want))
 	}
 }
 

@@ -9,9 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedtui/schedtui/scheduler/change"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 )
 
 // at is a change of the cluster arriving d after the engine's start.
@@ -49,8 +52,8 @@ func observationLines(t *testing.T, e *Engine) []string {
 	return out
 }
 
-func verdicts(e *Engine) map[string]Event {
-	out := map[string]Event{}
+func verdicts(e *Engine) map[string]history.Event {
+	out := map[string]history.Event{}
 	for _, o := range e.Observations() {
 		out[o.Pod] = o
 	}
@@ -112,7 +115,7 @@ func TestShadowOutOfOrderBindings(t *testing.T) {
 		t.Errorf("b, bound 10s apart: %+v", o)
 	}
 	// The two sides: small passes Filter, and scores below big.
-	rows := Compare(o, e.Attempts().At(o.Attempt))
+	rows := VerdictRows(o, e.Attempts().At(o.Attempt))
 	var text []string
 	for _, r := range rows {
 		text = append(text, fmt.Sprintf("%s|%s|%s|%v", r.What, r.Cluster, r.Schedtui, r.Differs))
@@ -180,7 +183,7 @@ func TestShadowPreemptionNotCarriedOut(t *testing.T) {
 		t.Errorf("schedtui's preemption was carried out: %+v", p)
 	}
 	for _, ev := range e.Timeline().All() {
-		if ev.Kind == EventPreemption || ev.Kind == EventEviction || ev.Reason == "Preempted" {
+		if ev.Kind == history.EventPreemption || ev.Kind == history.EventEviction || ev.Reason == "Preempted" {
 			t.Errorf("shadow mode preempted: %+v", ev)
 		}
 	}
@@ -280,7 +283,7 @@ func TestShadowForkAndRewind(t *testing.T) {
 	if pod.Name != "b" || pod.Spec.NodeName != "" {
 		t.Fatalf("fork pod %+v", pod)
 	}
-	if a := s.Evaluate(pod); a.Node != "small" {
+	if a := s.Evaluate(pod, scheduler.Judgement); a.Node != "small" {
 		t.Errorf("on the fork b goes to %q", a.Node)
 	}
 	if err := e.Rewind(1); err != nil {
@@ -574,7 +577,7 @@ func TestShadowJudgedWhenInFlight(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.Evaluate(pod); got.Node != "n1" || s.Snapshot().List()[0].Requested.MilliCPU != 0 {
+		if got := s.Evaluate(pod, scheduler.Judgement); got.Node != "n1" || s.Snapshot().List()[0].Requested.MilliCPU != 0 {
 			t.Errorf("on the fork a goes to %q, n1 requests %dm", got.Node, s.Snapshot().List()[0].Requested.MilliCPU)
 		}
 	}
@@ -678,7 +681,7 @@ func TestShadowClaimAnnotationEitherOrder(t *testing.T) {
 ` + neverPreempting("c", "ports: [{containerPort: 80, hostPort: 80}], resources: {requests: {cpu: '9'}}") + claimToProvision
 	// The cluster's message: a not on big.
 	msg := "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
-	judge := func(claimAt, decisionAt time.Duration) Event {
+	judge := func(claimAt, decisionAt time.Duration) history.Event {
 		t.Helper()
 		e := load(t, cluster, Options{Shadow: true})
 		claim := selectNode(e, claimAt, "data", "big")

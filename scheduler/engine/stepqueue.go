@@ -44,7 +44,7 @@ func (p *poppedQueue) onPop(e *Engine) {
 // last phase; ok is false otherwise, and Queue is the queue to show.
 func (e *Engine) QueueAtPop() (QueueSnapshot, bool) {
 	c, p := e.cursor, &e.popped
-	if c.Attempt < 0 || c.Attempt >= e.attemptCount() || p.attempt == nil || e.attemptAt(c.Attempt) != p.attempt ||
+	if c.Attempt < 0 || c.Attempt >= e.hist.Len() || p.attempt == nil || e.hist.At(c.Attempt) != p.attempt ||
 		c.Phase >= p.attempt.LastPhase() {
 		return QueueSnapshot{}, false
 	}

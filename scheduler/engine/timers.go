@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
@@ -171,7 +172,7 @@ func (e *Engine) deleteVictims(d *pendingPreemption) {
 		secs := int64(grace / time.Second)
 		deleting.DeletionGracePeriodSeconds = &secs
 		e.updateAssigned(marked, deleting)
-		e.event(Event{Kind: EventCluster, Pod: v, Node: cur.Spec.NodeName, Reason: "Preempted",
+		e.event(history.Event{Kind: history.EventCluster, Pod: v, Node: cur.Spec.NodeName, Reason: "Preempted",
 			Message: fmt.Sprintf("Preempted by pod %s on node %s", d.preemptor.UID, d.node), Preemptor: key(d.preemptor)})
 		e.addTimer(&timer{at: e.now.Add(grace), kind: timerTerminate, victim: v, victimUID: string(cur.UID),
 			node: cur.Spec.NodeName, preemptor: key(d.preemptor)})
@@ -209,6 +210,6 @@ func (e *Engine) terminate(t *timer) {
 	e.sched.RemoveAssignedPod(cur)
 	e.noteEvicted(cur.UID)
 	e.forgetPod(cur.UID)
-	e.event(Event{Kind: EventEviction, Pod: t.victim, Node: t.node, Reason: "Preempted by " + t.preemptor, Preemptor: t.preemptor})
+	e.event(history.Event{Kind: history.EventEviction, Pod: t.victim, Node: t.node, Reason: "Preempted by " + t.preemptor, Preemptor: t.preemptor})
 	e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, cur, nil, nil)
 }
