@@ -144,7 +144,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	// The last phase reveals the verdict, which comes first; the phases
 	// are below it (G).
 	s.keys("s")
-	s.waitFor("Stuck: no node fits")
+	s.waitFor("Waiting for victims to leave: no node fits now")
 	s.keys("G")
 	s.waitFor("✓ PostFilter")
 	s.keys("5")
