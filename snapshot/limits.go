@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"unicode/utf8"
 
 	"github.com/schedtui/schedtui/internal/docread"
 )
@@ -103,7 +104,14 @@ func (b *readBudget) read(path string) ([]byte, error) {
 	// doubling would take up to twice the size of a big snapshot).
 	var buf bytes.Buffer
 	buf.Grow(int(fi.Size()) + bytes.MinRead)
-	if _, err := buf.ReadFrom(io.LimitReader(f, b.left+1)); err != nil {
+	in := io.LimitReader(f, b.left+1)
+	if _, err := io.CopyN(&buf, in, sniffSize); err != nil && err != io.EOF {
+		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+	}
+	if what := binaryData(buf.Bytes()); what != "" {
+		return nil, &docread.ParseError{File: path, Msg: "not a snapshot: " + what + "; a snapshot is YAML or JSON text, gzip or protobuf"}
+	}
+	if _, err := buf.ReadFrom(in); err != nil {
 		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	data := buf.Bytes()
@@ -113,6 +121,36 @@ func (b *readBudget) read(path string) ([]byte, error) {
 	}
 	b.left -= int64(len(data))
 	return data, nil
+}
+
+// sniffSize is how much of a file binaryData judges before the rest is
+// read: a pipe from /dev/zero or /dev/urandom is refused after 64 KiB
+// instead of after MaxSnapshotSize.
+const sniffSize = 64 << 10
+
+// binaryData says what the start of a file is when it cannot be a
+// snapshot, or "": text with a NUL byte or that is not UTF-8 (except
+// where it is cut off mid-character), unless it starts with gzip's or
+// protobuf's magic bytes or a UTF-16 byte order mark (a Windows shell's
+// redirect, which the documents step reports on its own).
+func binaryData(head []byte) string {
+	switch {
+	case len(head) == 0,
+		bytes.HasPrefix(head, []byte{0x1f, 0x8b}),
+		bytes.HasPrefix(head, protobufMagic),
+		bytes.HasPrefix(head, []byte{0xff, 0xfe}), bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		return ""
+	case bytes.IndexByte(head, 0) >= 0:
+		return "binary data (NUL bytes)"
+	}
+	// A cut multi-byte character at the end is not an error.
+	for cut := 0; cut < utf8.UTFMax && len(head) > 0; cut++ {
+		if utf8.Valid(head) {
+			return ""
+		}
+		head = head[:len(head)-1]
+	}
+	return "binary data (not UTF-8 text)"
 }
 
 // tooLarge refuses a file of size bytes (-1: more than what is left).

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,6 +52,55 @@ func TestOpenRefusesWhatNeverEnds(t *testing.T) {
 	write(oneNode + strings.Repeat(" ", 4<<10))
 	if _, err := Open(fifo); err == nil || !strings.Contains(err.Error(), "over the 1 KiB limit") {
 		t.Errorf("Open(a pipe past the limit) = %v", err)
+	}
+}
+
+// TestEndlessBinaryPipeRefused: a pipe of endless binary data (cat
+// /dev/zero, /dev/urandom) is refused after its first bytes, not after
+// MaxSnapshotSize of them are in memory; text that is cut mid-character at
+// the sniffed length is not binary.
+func TestEndlessBinaryPipeRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fill func([]byte)
+		want string
+	}{
+		{"zeros", func([]byte) {}, "binary data (NUL bytes)"},
+		{"random", func(b []byte) { _, _ = rand.Read(b) }, "binary data"},
+	} {
+		fifo := filepath.Join(t.TempDir(), "snap.json")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			defer f.Close()
+			chunk := make([]byte, 1<<20)
+			tc.fill(chunk)
+			for {
+				if _, err := f.Write(chunk); err != nil {
+					return // the reader closed the pipe
+				}
+			}
+		}()
+		start := time.Now()
+		_, err := Open(fifo)
+		if err == nil || !strings.Contains(err.Error(), "not a snapshot: "+tc.want) {
+			t.Errorf("%s: Open(an endless pipe) = %v, want %q", tc.name, err, tc.want)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("%s: Open(an endless pipe) took %v", tc.name, d)
+		}
+	}
+	text := strings.Repeat("é", sniffSize) // two bytes each: cut at sniffSize
+	if what := binaryData([]byte(text)[:sniffSize+1]); what != "" {
+		t.Errorf("binaryData(text cut mid-character) = %q", what)
+	}
+	if what := binaryData([]byte{0x1f, 0x8b, 0, 0}); what != "" {
+		t.Errorf("binaryData(gzip) = %q", what)
 	}
 }
 
