@@ -128,7 +128,13 @@ func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opt
 // object read back from an API server keeps what a gate allowed it
 // whatever the gates (see apiserver.Validate). Call it before adding.
 func (l *Loader) ValidateUnder(gates features.Features) {
-	l.validation = apiserver.ValidationOptions{AllowTaintTolerationComparisonOperators: gates.EnableTaintTolerationComparisonOperators}
+	l.validation = ValidationUnder(gates)
+}
+
+// ValidationUnder is what of gates an API server's validation reads
+// (gates that differ only elsewhere validate alike).
+func ValidationUnder(gates features.Features) apiserver.ValidationOptions {
+	return apiserver.ValidationOptions{AllowTaintTolerationComparisonOperators: gates.EnableTaintTolerationComparisonOperators}
 }
 
 // warnClearedNamespace reports the namespace normalizeNamespace cleared,

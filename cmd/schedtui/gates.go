@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -67,14 +70,56 @@ func (g *gateFlags) resolveGiven() (*features.Resolved, error) {
 
 // validationGates are the gates a snapshot's objects are validated under,
 // as an API server with them would: the flags' (the snapshot cannot say
-// what its cluster runs with before it is read), or v1.37's defaults
-// when they do not resolve (resolveSchedulerSettings reports why).
+// what its cluster runs with before it is read: underSimulatedGates reads
+// it again once it has), or v1.37's defaults when they do not resolve
+// (resolveSchedulerSettings reports why).
 func (g *gateFlags) validationGates() features.Features {
 	r, err := g.resolveGiven()
 	if err != nil {
 		return features.Default()
 	}
 	return r.Features
+}
+
+// underSimulatedGates is o, opened under the flags' gates
+// (validationGates), opened again when the gates schedtui simulates
+// validate otherwise: those of its capture header or its cluster's
+// kube-scheduler (under the flags), which are known only once it is read,
+// are the gates of the API server that took its objects. Opened again
+// once, so that the loader's report printed is the final one; w hears of
+// it only when that report changes. When the simulated gates do not
+// resolve, o stays (resolveSchedulerSettings says why).
+func underSimulatedGates(ctx context.Context, f *sourceFlags, o *snapshot.Opened, w io.Writer) (*snapshot.Opened, error) {
+	loadedUnder := f.gates.validationGates()
+	simulated, err := resolveGates(mergeSchedulerFlags(withRecordedFlags(o.SchedulerSettings(), o.Header), f.gates.values(), ""))
+	if err != nil || snapshot.ValidationUnder(simulated.Features) == snapshot.ValidationUnder(loadedUnder) {
+		return o, nil
+	}
+	again, err := openSnapshot(ctx, f.snapshot, simulated.Features, w)
+	if err != nil {
+		return nil, err
+	}
+	if !sameProblems(o.Report, again.Report) {
+		fmt.Fprintf(w, "note: %s read again to validate its objects as an API server with the gates simulated would: %s\n",
+			f.snapshot, simulated.Summary())
+	}
+	return again, nil
+}
+
+// sameProblems says whether two loader reports say the same.
+func sameProblems(a, b *docread.Report) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if len(a.Problems) != len(b.Problems) {
+		return false
+	}
+	for i := range a.Problems {
+		if a.Problems[i].String() != b.Problems[i].String() {
+			return false
+		}
+	}
+	return true
 }
 
 // recordSettings writes the version and gates a scheduler built from

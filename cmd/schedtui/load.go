@@ -300,6 +300,9 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 		if err != nil {
 			return nil, err
 		}
+		if o, err = underSimulatedGates(ctx, f, o, w); err != nil {
+			return nil, err
+		}
 		s.name, s.cluster, s.report = f.snapshot, o.Cluster, o.Report
 		embedded, embeddedFrom = o.Config, o.ConfigSource
 		s.header, s.cfgData, s.cfgFrom = o.Header, o.ConfigData, o.ConfigSource

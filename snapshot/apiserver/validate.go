@@ -26,8 +26,10 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -221,7 +223,7 @@ func validatePodSpec(spec *v1.PodSpec, isPod bool, opts ValidationOptions, p *fi
 		errs = append(errs, validateResourceList(spec.Overhead, p.Child("overhead"))...)
 	}
 	if spec.Resources != nil {
-		errs = append(errs, validateResourceRequirements(spec.Resources, func() *field.Path { return p.Child("resources") })...)
+		errs = append(errs, validatePodLevelResources(spec, p)...)
 	}
 	errs = append(errs, validateLabels(spec.NodeSelector, func() *field.Path { return p.Child("nodeSelector") })...)
 	if spec.Affinity != nil {
@@ -235,6 +237,51 @@ func validatePodSpec(spec *v1.PodSpec, isPod bool, opts ValidationOptions, p *fi
 	}
 	if spec.PreemptionPolicy != nil {
 		errs = append(errs, validatePreemptionPolicy(spec.PreemptionPolicy, p.Child("preemptionPolicy"))...)
+	}
+	return errs
+}
+
+// validatePodLevelResources mirrors the API server's checks of a pod's
+// spec.resources (PodLevelResources, on in 1.37): only cpu, memory and
+// hugepages may be named; requests and limits are valid as a container's;
+// and, whatever else failed, each pod-level request is at least what the
+// containers request together (init and sidecar containers counted as
+// the scheduler counts them) and each pod-level limit at least every
+// regular container's limit. Resources the pod does not name are left to
+// the containers.
+func validatePodLevelResources(spec *v1.PodSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rp := p.Child("resources")
+	supported := sets.List(resourcehelper.SupportedPodLevelResources())
+	for _, part := range []struct {
+		name string
+		list v1.ResourceList
+	}{{"limits", spec.Resources.Limits}, {"requests", spec.Resources.Requests}} {
+		for _, name := range sortedResourceNames(part.list) {
+			if !resourcehelper.IsSupportedPodLevelResource(name) {
+				errs = append(errs, field.NotSupported(docread.KeyPath(rp.Child(part.name), string(name)), name, supported))
+			}
+		}
+	}
+	errs = append(errs, validateResourceRequirements(spec.Resources, func() *field.Path { return rp })...)
+	aggregate := resourcehelper.AggregateContainerRequests(&v1.Pod{Spec: *spec}, resourcehelper.PodResourcesOptions{})
+	for _, name := range sortedResourceNames(aggregate) {
+		podReq, ok := spec.Resources.Requests[name]
+		if sum := aggregate[name]; ok && sum.Cmp(podReq) > 0 {
+			errs = append(errs, field.Invalid(docread.KeyPath(rp.Child("requests"), string(name)), podReq.String(),
+				fmt.Sprintf("must be greater than or equal to aggregate container requests of %s", sum.String())))
+		}
+	}
+	for i := range spec.Containers {
+		limits := spec.Containers[i].Resources.Limits
+		for _, name := range sortedResourceNames(limits) {
+			podLim, ok := spec.Resources.Limits[name]
+			if lim := limits[name]; ok && lim.Cmp(podLim) > 0 {
+				// (Upstream's path for it, as it is.)
+				at := docread.KeyPath(rp.Child("containers").Index(i), string(name)).Child("limits")
+				errs = append(errs, field.Invalid(at, lim.String(), fmt.Sprintf("must be less than or equal to pod limits of %s", podLim.String())))
+			}
+		}
 	}
 	return errs
 }
