@@ -104,14 +104,20 @@ func (s *Scheduler) SetExtenderReplay(fn func() bool) { s.hooks.extenderReplay =
 // (and, through the claim informer, the queue) before the cycle goes on.
 func (s *Scheduler) storeClaimWrites(fwk *runtime.Framework, state *framework.CycleState) {
 	for _, c := range fwk.TakeClaimWrites(state) {
-		switch {
-		case s.hooks.claimWritten != nil:
-			s.hooks.claimWritten(c)
-		case framework.ClaimDeleted(c):
-			s.objects.Delete(c)
-		default:
-			s.objects.Add(c)
-		}
+		s.storeClaimWrite(c)
+	}
+}
+
+// storeClaimWrite stores one claim write (framework.ClaimDeleted: removes
+// the claim), through the engine's observer when one is installed.
+func (s *Scheduler) storeClaimWrite(c *resourcev1.ResourceClaim) {
+	switch {
+	case s.hooks.claimWritten != nil:
+		s.hooks.claimWritten(c)
+	case framework.ClaimDeleted(c):
+		s.objects.Delete(c)
+	default:
+		s.objects.Add(c)
 	}
 }
 

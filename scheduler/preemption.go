@@ -22,7 +22,7 @@ import (
 // Without one (the default, used by the conformance suite's ScheduleOne
 // loop), the executor's API calls take effect at once: lower-priority pods
 // nominated to the chosen node lose their nomination and the victims leave
-// the cluster immediately.
+// the cluster immediately, their claims released (ReleaseClaims).
 func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, p *record.Preemption) {
 	if p.Chosen < 0 || p.Chosen >= len(p.Candidates) {
 		return
@@ -57,5 +57,10 @@ func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, p *record.Preemption) {
 			s.cacheFailed("RemovePod", pod, err)
 		}
 		s.objects.Delete(pod)
+		// The resourceclaim controller and the garbage collector release
+		// its claims at once too.
+		for _, c := range ReleaseClaims(s.objects, pod, s.clock()) {
+			s.storeClaimWrite(c)
+		}
 	}
 }

@@ -135,8 +135,12 @@ func (m *simulation) quiescent() bool {
 
 func (*simulation) arriving(change.Change)                             {}
 func (*simulation) pendingAdded(*v1.Pod, bool)                         {}
-func (*simulation) podDeleted(*v1.Pod)                                 {}
 func (*simulation) claimUpdated(_, _ *v1.PersistentVolumeClaim) func() { return nil }
+
+// podDeleted: no controller runs in a simulation, so the engine plays the
+// resourceclaim controller's release of the pod's claims
+// (claim_release.go).
+func (m *simulation) podDeleted(old *v1.Pod) { m.e.releaseClaims(old) }
 
 // podUpdated observes a decision of the cluster's scheduler in the
 // update (observe.go), then applies it as the event handlers do, unless

@@ -212,4 +212,6 @@ func (e *Engine) terminate(t *timer) {
 	e.forgetPod(cur.UID)
 	e.event(history.Event{Kind: history.EventEviction, Pod: t.victim, Node: t.node, Reason: "Preempted by " + t.preemptor, Preemptor: t.preemptor})
 	e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, cur, nil, nil)
+	// Only a simulation evicts: it plays the resourceclaim controller.
+	e.releaseClaims(cur)
 }

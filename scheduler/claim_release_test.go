@@ -1,0 +1,153 @@
+package scheduler
+
+import (
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+func releasePod(name string, claims ...string) *v1.Pod {
+	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)}}
+	for _, c := range claims {
+		n := c
+		p.Spec.ResourceClaims = append(p.Spec.ResourceClaims, v1.PodResourceClaim{Name: c, ResourceClaimName: &n})
+	}
+	return p
+}
+
+func consumer(name string) resourcev1.ResourceClaimConsumerReference {
+	return resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: name, UID: types.UID("uid-" + name)}
+}
+
+// allocatedClaim: claim name holding device gpu-0 (with a device status),
+// delete-protected, reserved for the pods named.
+func allocatedClaim(name string, reservedFor ...string) *resourcev1.ResourceClaim {
+	c := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name),
+		Finalizers: []string{resourcev1.Finalizer}}}
+	c.Status.Allocation = &resourcev1.AllocationResult{Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{
+		{Request: "gpu", Driver: "gpu.example.com", Pool: "n1", Device: "gpu-0"}}}}
+	c.Status.Devices = []resourcev1.AllocatedDeviceStatus{{Driver: "gpu.example.com", Pool: "n1", Device: "gpu-0"}}
+	for _, r := range reservedFor {
+		c.Status.ReservedFor = append(c.Status.ReservedFor, consumer(r))
+	}
+	return c
+}
+
+func generatedFor(c *resourcev1.ResourceClaim, pod string) *resourcev1.ResourceClaim {
+	yes := true
+	c.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: pod, UID: types.UID("uid-" + pod), Controller: &yes}}
+	return c
+}
+
+// describeWrite summarizes a claim write: deleted, or what the scheduler
+// reads of it.
+func describeWrite(c *resourcev1.ResourceClaim) string {
+	if framework.ClaimDeleted(c) {
+		return c.Name + " deleted"
+	}
+	s := c.Name
+	if c.DeletionTimestamp != nil {
+		s += " deleting"
+	}
+	if c.Status.Allocation != nil {
+		s += " allocated"
+	}
+	if len(c.Status.Devices) > 0 {
+		s += " device-status"
+	}
+	for _, r := range c.Status.ReservedFor {
+		s += " for:" + r.Name
+	}
+	for _, f := range c.Finalizers {
+		s += " fin:" + f
+	}
+	return s
+}
+
+func TestReleaseClaims(t *testing.T) {
+	now := Epoch.Add(time.Minute)
+	const fin = " fin:" + resourcev1.Finalizer
+	tests := []struct {
+		name   string
+		gone   *v1.Pod
+		claims []*resourcev1.ResourceClaim
+		pods   []*v1.Pod
+		want   []string
+	}{{
+		name:   "reserved for others: only the reservation goes, stale ones too",
+		gone:   releasePod("a", "shared"),
+		claims: []*resourcev1.ResourceClaim{allocatedClaim("shared", "a", "b", "stale")},
+		pods:   []*v1.Pod{releasePod("b")},
+		want:   []string{"shared allocated device-status for:b" + fin},
+	}, {
+		name:   "last consumer of a claim nobody owns: deallocated, then unprotected, kept",
+		gone:   releasePod("a", "mine"),
+		claims: []*resourcev1.ResourceClaim{allocatedClaim("mine", "a")},
+		want:   []string{"mine" + fin, "mine"},
+	}, {
+		name:   "generated claim: deallocated, unprotected, then deleted by the garbage collector",
+		gone:   releasePod("a", "gen"),
+		claims: []*resourcev1.ResourceClaim{generatedFor(allocatedClaim("gen", "a"), "a")},
+		want:   []string{"gen" + fin, "gen", "gen deleted"},
+	}, {
+		name:   "generated claim never allocated: deleted",
+		gone:   releasePod("a", "gen"),
+		claims: []*resourcev1.ResourceClaim{generatedFor(&resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "gen"}}, "a")},
+		want:   []string{"gen deleted"},
+	}, {
+		name:   "generated claim allocated but reserved for nobody: marked, deallocated, unprotected and so removed",
+		gone:   releasePod("a", "gen"),
+		claims: []*resourcev1.ResourceClaim{generatedFor(allocatedClaim("gen"), "a")},
+		want:   []string{"gen deleting allocated device-status" + fin, "gen deleting" + fin, "gen deleted"},
+	}, {
+		name:   "claim generated for another pod that still runs: deallocated, kept",
+		gone:   releasePod("a", "other"),
+		claims: []*resourcev1.ResourceClaim{generatedFor(allocatedClaim("other", "a"), "b")},
+		pods:   []*v1.Pod{releasePod("b")},
+		want:   []string{"other" + fin, "other"},
+	}, {
+		name:   "claim not reserved for the pod and owned by nobody: untouched",
+		gone:   releasePod("a", "idle"),
+		claims: []*resourcev1.ResourceClaim{allocatedClaim("idle", "b")},
+		pods:   []*v1.Pod{releasePod("b")},
+		want:   nil,
+	}, {
+		name:   "a claim named twice and a missing one: released once",
+		gone:   releasePod("a", "x", "x", "missing"),
+		claims: []*resourcev1.ResourceClaim{allocatedClaim("x", "a", "b")},
+		pods:   []*v1.Pod{releasePod("b")},
+		want:   []string{"x allocated device-status for:b" + fin},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := framework.NewObjectStore()
+			for _, c := range tc.claims {
+				objs.Add(c)
+			}
+			for _, p := range tc.pods {
+				objs.Add(p)
+			}
+			var got []string
+			for _, w := range ReleaseClaims(objs, tc.gone, now) {
+				got = append(got, describeWrite(w))
+				if w.DeletionTimestamp != nil && !w.DeletionTimestamp.Time.Equal(now) {
+					t.Errorf("deletionTimestamp %v, want %v", w.DeletionTimestamp, now)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("writes\n  %q\nwant\n  %q", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("writes\n  %q\nwant\n  %q", got, tc.want)
+				}
+			}
+		})
+	}
+}

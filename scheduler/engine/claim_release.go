@@ -1,0 +1,45 @@
+package engine
+
+import (
+	v1 "k8s.io/api/core/v1"
+
+	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/framework"
+)
+
+// releaseClaims plays the resourceclaim controller and the garbage
+// collector once pod has left the cluster: the writes of
+// scheduler.ReleaseClaims (the pod's reservations dropped, claims reserved
+// for nobody deallocated, claims generated for it deleted), each applied
+// as a cluster change (ObjectUpdate, ObjectDelete), so the queue hears the
+// ResourceClaim events, the timeline shows them, and a rewind replays them
+// with the pod's removal that caused them.
+//
+// Only the simulate mode plays the controller (simulation.podDeleted and
+// the eviction of a victim, terminate), the half of it that creates
+// claims from templates being played at load (snapshot/claims.go): in
+// shadow mode, or when schedtui binds in a real cluster (--bind), the
+// cluster's own controller releases the claims and its updates arrive as
+// changes.
+//
+// Upstream the controller reacts to the pod's delete event asynchronously,
+// within milliseconds; here its writes are made at the same virtual
+// instant, right after the pod's delete event, before the next attempt.
+// Any other instant would be a guess, and a scheduler popping a pod in
+// the milliseconds between sees the devices still allocated only to be
+// requeued by the claim update that follows.
+func (e *Engine) releaseClaims(pod *v1.Pod) {
+	if e.opts.Shadow || e.opts.Bind != nil {
+		return
+	}
+	for _, c := range scheduler.ReleaseClaims(e.sched.Objects(), pod, e.now) {
+		w := change.Change{Kind: change.ObjectUpdate, Object: c, At: e.now}
+		if framework.ClaimDeleted(c) {
+			w.Kind = change.ObjectDelete
+		}
+		if err := e.applyObject(w); err != nil {
+			e.clusterEvent(w, "not applied: "+err.Error())
+		}
+	}
+}
