@@ -293,6 +293,17 @@ func TestConformanceDRA(t *testing.T) {
 	runScenarios(t, generated(*numDRA, scenario.GenerateDRA), features.Defaults())
 }
 
+var numDRAPreemption = flag.Int("dra-preemption-scenarios", 60, "generated DRA preemption scenarios")
+
+// TestConformanceDRAPreemption: victims holding devices are preempted and
+// later pods need those devices. Upstream runs its own resourceclaim
+// controller (and the harness the garbage collector), which release a
+// victim's claims once it is gone; schedtui's ReleaseClaims must agree,
+// attempt by attempt.
+func TestConformanceDRAPreemption(t *testing.T) {
+	runScenarios(t, generated(*numDRAPreemption, scenario.GenerateDRAPreemption), features.Defaults())
+}
+
 // generated returns the scenarios of n seeds from -seed on.
 func generated(n int, gen func(seed int64) *scenario.Scenario) []*scenario.Scenario {
 	out := make([]*scenario.Scenario, 0, n)

@@ -37,11 +37,13 @@ import (
 //     status.allocation in the same status update (the API server then drops
 //     the status.devices entries of the devices no longer allocated), and
 //     then removes the finalizer with a second, plain update;
-//   - a claim reserved for nobody whose controlling owner is a pod that is
-//     gone is deleted: by the controller when the owner is stored but done
-//     or replaced, else by the garbage collector (owner absent). A claim
-//     still carrying finalizers is only marked for deletion; the controller
-//     then deallocates it and drops its finalizer, which removes it.
+//   - a claim generated for a pod that is gone is deleted: by the garbage
+//     collector once every owner is absent, even if other pods still use
+//     the claim; by the controller, when nobody uses it, if its controlling
+//     owner is stored but done or replaced. A claim still carrying
+//     finalizers is only marked for deletion (deletionTimestamp); the
+//     controller then deallocates it and drops its finalizer once nobody
+//     uses it, which removes it.
 //
 // A claim reserved for others keeps its allocation; a claim nobody owns
 // (resourceClaimName) stays, deallocated, for the next pod to allocate.
@@ -86,14 +88,12 @@ func podClaimNames(pod *v1.Pod) []string {
 // is gone (and, if that only marked it, the controller's sync again).
 func releaseClaim(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gone types.UID, now time.Time) []*resourcev1.ResourceClaim {
 	writes, claim := syncReleasedClaim(objs, claim, gone)
-	if len(claim.Status.ReservedFor) > 0 || !ownerGone(objs, claim, gone) {
+	if claim.DeletionTimestamp != nil || !ownerGone(objs, claim, gone) {
 		return writes
 	}
 	deleted := claim.DeepCopy()
-	if deleted.DeletionTimestamp == nil {
-		ts := metav1.NewTime(now)
-		deleted.DeletionTimestamp = &ts
-	}
+	ts := metav1.NewTime(now)
+	deleted.DeletionTimestamp = &ts
 	writes = append(writes, deleted)
 	if framework.ClaimDeleted(deleted) {
 		return writes
@@ -195,10 +195,10 @@ func podDone(p *v1.Pod) bool {
 }
 
 // ownerGone: the claim's owners are gone, so it is deleted: by the
-// controller when its controlling owner is a stored pod that is done or
-// another pod of the same name (isPodDone, UID mismatch), by the garbage
-// collector when every owner is a pod no longer stored (an owner of
-// another kind is taken to exist).
+// garbage collector when every owner is a pod no longer stored (an owner of
+// another kind is taken to exist), whoever still uses the claim; by the
+// controller when nobody does and its controlling owner is a stored pod
+// that is done or another pod of the same name (isPodDone, UID mismatch).
 func ownerGone(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gone types.UID) bool {
 	if len(claim.OwnerReferences) == 0 {
 		return false
@@ -214,7 +214,7 @@ func ownerGone(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gon
 			continue
 		}
 		allAbsent = false
-		if o.Controller != nil && *o.Controller && (p.UID != o.UID || podDone(p)) {
+		if o.Controller != nil && *o.Controller && len(claim.Status.ReservedFor) == 0 && (p.UID != o.UID || podDone(p)) {
 			return true
 		}
 	}

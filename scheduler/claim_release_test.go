@@ -112,6 +112,12 @@ func TestReleaseClaims(t *testing.T) {
 		pods:   []*v1.Pod{releasePod("b")},
 		want:   []string{"other" + fin, "other"},
 	}, {
+		name:   "generated claim another pod still uses: marked for deletion by the garbage collector, kept allocated",
+		gone:   releasePod("a", "gen"),
+		claims: []*resourcev1.ResourceClaim{generatedFor(allocatedClaim("gen", "a", "b"), "a")},
+		pods:   []*v1.Pod{releasePod("b")},
+		want:   []string{"gen allocated device-status for:b" + fin, "gen deleting allocated device-status for:b" + fin},
+	}, {
 		name:   "claim not reserved for the pod and owned by nobody: untouched",
 		gone:   releasePod("a", "idle"),
 		claims: []*resourcev1.ResourceClaim{allocatedClaim("idle", "b")},

@@ -89,7 +89,14 @@
 // default): DisruptionTarget condition patch, then DELETE of each victim,
 // and clearing nominatedNodeName of lower-priority pods nominated to the same
 // node. The fake API server deletes at once (no graceful termination), so
-// victims are gone from the cache for the next attempt. Before the next
-// attempt Run waits for the asynchronous preemption to finish and for the
-// scheduler's pod event handler to have processed every resulting event.
+// victims are gone from the cache for the next attempt. Upstream's
+// resourceclaim controller runs in process (started once every pod
+// exists) and releases a victim's claims as in a real cluster: its
+// reservation dropped, a claim reserved for nobody deallocated and its
+// finalizer removed; the harness plays the garbage collector, deleting the
+// claims every owner of which is the victim (claims.go). Before the next
+// attempt Run waits for the asynchronous preemption to finish, for the
+// controller to have released the victims' claims and the scheduler's
+// claim cache to show it, and for the scheduler's pod event handler to
+// have processed every resulting event.
 package upstream

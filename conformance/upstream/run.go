@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -53,7 +54,7 @@ func Run(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerCo
 		}
 	}()
 
-	h, err := start(ctx, c, cfg, pending, startOptions{ordered: true, parallelism: 1})
+	h, err := start(ctx, c, cfg, pending, startOptions{ordered: true, parallelism: 1, claimController: true})
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +110,13 @@ type harness struct {
 	// extenders wrap the scheduler's extenders (extenders.go).
 	extenders []*extenderRecorder
 
+	// victimsInFlight counts the victims the preemption goroutine is
+	// deleting, their claims not yet released; releaseErr is the first
+	// failure to release them (claims.go).
+	releaseMu       sync.Mutex
+	victimsInFlight int
+	releaseErr      error
+
 	barrierSeq int
 	// wait bounds each wait (startOptions.wait).
 	wait time.Duration
@@ -132,6 +140,9 @@ type startOptions struct {
 	// wait bounds each wait of the harness (0: waitTimeout); listing a
 	// cluster of hundreds of thousands of pods takes longer.
 	wait time.Duration
+	// claimController runs upstream's resourceclaim controller, so that
+	// preemption victims release their claims (claims.go).
+	claimController bool
 }
 
 // start builds the scheduler over the cluster.
@@ -243,8 +254,23 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 			return nil, err
 		}
 	}
+	if so.claimController {
+		// Only now that every pod exists: at its start the controller
+		// drops the reservations of pods it cannot find.
+		if err := h.startClaimController(); err != nil {
+			return nil, err
+		}
+	}
 	if err := h.barrier(); err != nil {
 		return nil, err
+	}
+	if len(c.ResourceClaims) > 0 || len(c.ResourceSlices) > 0 {
+		// Slices and claims are listed, not created in order: the
+		// handlers of their informers (the slice tracker, the
+		// allocated-device tracker) may still be taking them in.
+		if err := h.claimsSynced(); err != nil {
+			return nil, err
+		}
 	}
 	return h, nil
 }
@@ -337,6 +363,8 @@ func (h *harness) hookProfiles() {
 			dp.Evaluator.Interface = vr
 			preemptPod := dp.Executor.PreemptPod
 			dp.Executor.PreemptPod = func(ctx context.Context, c preemption.Candidate, p preemption.ExecutorPreemptor, victim *v1.Pod, plugin string) (bool, error) {
+				h.victimStarted()
+				reserved, rerr := h.claimsReservedFor(victim)
 				inMemory, err := preemptPod(ctx, c, p, victim, plugin)
 				if err == nil && !inMemory {
 					// Let the informer take each deletion before the next
@@ -345,7 +373,11 @@ func (h *harness) hookProfiles() {
 						got, err := h.podLister.Pods(victim.Namespace).Get(victim.Name)
 						return apierrors.IsNotFound(err) || (err == nil && got.UID != victim.UID)
 					})
+					if rerr == nil {
+						rerr = h.releaseClaims(victim, reserved)
+					}
 				}
+				h.victimDone(rerr)
 				return inMemory, err
 			}
 			h.preemption[name] = &preemptionHooks{executor: dp.Executor, victims: vr}
@@ -541,6 +573,9 @@ func (h *harness) unschedulable(a record.AttemptJSON, fw framework.Framework, st
 		if err := h.poll("preemption by "+pod.Namespace+"/"+pod.Name+" to finish", func() bool {
 			return !hooks.executor.IsPodRunningPreemption(pod.UID)
 		}); err != nil {
+			return a, err
+		}
+		if err := h.waitVictims(); err != nil {
 			return a, err
 		}
 	}

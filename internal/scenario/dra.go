@@ -28,12 +28,8 @@ var draModels = []string{"a100", "h100", "l4"}
 // template, ExactCount or All, with selectors, prioritized lists, shared
 // claims, tolerations of device taints, and classes that do not exist.
 func GenerateDRA(seed int64) *Scenario {
-	r := rand.New(rand.NewPCG(splitmix64(uint64(seed)), splitmix64(uint64(seed)^0xd7a0d7a0d7a0d7a0)))
-	b := curatedBase(fmt.Sprintf("dra-%d", seed))
-	b.addPriorityClass("low", 100, false, "", "")
-	b.addPriorityClass("high", 10000, false, "", "")
-	g := &draGen{b: b, r: r}
-	g.classes()
+	g := newGeneratedDRA("dra", seed, 0xd7a0d7a0d7a0d7a0)
+	b, r := g.b, g.r
 	nNodes := 2 + r.IntN(4)
 	for i := range nNodes {
 		name := fmt.Sprintf("node-%d", i)
@@ -74,6 +70,19 @@ func GenerateDRA(seed int64) *Scenario {
 		g.generateClaims(p)
 	}
 	return b.done("generated DRA scenario", "DRA")
+}
+
+// newGeneratedDRA starts the generated DRA scenario <kind>-<seed>: its
+// random source (seeded from seed and salt), priority classes low and
+// high, and the device classes.
+func newGeneratedDRA(kind string, seed int64, salt uint64) *draGen {
+	r := rand.New(rand.NewPCG(splitmix64(uint64(seed)), splitmix64(uint64(seed)^salt)))
+	b := curatedBase(fmt.Sprintf("%s-%d", kind, seed))
+	b.addPriorityClass("low", 100, false, "", "")
+	b.addPriorityClass("high", 10000, false, "", "")
+	g := &draGen{b: b, r: r}
+	g.classes()
+	return g
 }
 
 type draGen struct {
@@ -216,7 +225,33 @@ func (g *draGen) generateClaims(p *v1.Pod) {
 // boundWithClaim binds a pod holding a claim allocated to a free GPU of a
 // random node's slice (if any GPU is free).
 func (g *draGen) boundWithClaim(name string) {
-	var free []struct{ node, device string }
+	free := g.freeDevices("")
+	if len(free) == 0 {
+		return
+	}
+	pick := free[g.r.IntN(len(free))]
+	p := newPod("default", name, app("running"), ctr("c", nginx, "cpu=500m", "memory=512Mi"))
+	p.Spec.PriorityClassName = "low"
+	c := g.claim(name+"-gpu", oneGPU())
+	n := c.Name
+	p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &n}}
+	g.b.addBound(p, pick.node, metav1.NewTime(p.CreationTimestamp.Add(5e9)), false)
+	g.allocate(c, pick.node, pick.device, p)
+	g.b.feat("DRA/allocated-claim")
+}
+
+// oneGPU is a request for one device of class gpu.
+func oneGPU() resourcev1.ResourceClaimSpec {
+	return resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
+		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1}}}}}
+}
+
+// nodeDevice is a device of a node's slice.
+type nodeDevice struct{ node, device string }
+
+// freeDevices are the devices of node's slice (every node's, for "") no
+// claim has allocated yet.
+func (g *draGen) freeDevices(node string) []nodeDevice {
 	taken := map[string]bool{}
 	for _, c := range g.b.c.ResourceClaims {
 		if a := c.Status.Allocation; a != nil {
@@ -225,33 +260,33 @@ func (g *draGen) boundWithClaim(name string) {
 			}
 		}
 	}
+	var free []nodeDevice
 	for _, s := range g.b.c.ResourceSlices {
+		if node != "" && *s.Spec.NodeName != node {
+			continue
+		}
 		for _, d := range s.Spec.Devices {
 			if !taken[s.Spec.Pool.Name+"/"+d.Name] {
-				free = append(free, struct{ node, device string }{*s.Spec.NodeName, d.Name})
+				free = append(free, nodeDevice{*s.Spec.NodeName, d.Name})
 			}
 		}
 	}
-	if len(free) == 0 {
-		return
-	}
-	pick := free[g.r.IntN(len(free))]
-	p := newPod("default", name, app("running"), ctr("c", nginx, "cpu=500m", "memory=512Mi"))
-	p.Spec.PriorityClassName = "low"
-	c := g.claim(name+"-gpu", resourcev1.ResourceClaimSpec{Devices: resourcev1.DeviceClaim{Requests: []resourcev1.DeviceRequest{{
-		Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1}}}}})
-	n := c.Name
-	p.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &n}}
-	g.b.addBound(p, pick.node, metav1.NewTime(p.CreationTimestamp.Add(5e9)), false)
+	return free
+}
+
+// allocate leaves claim c as the scheduler's PreBind does for the bound
+// pods: node's device allocated, delete-protected, reserved for them.
+func (g *draGen) allocate(c *resourcev1.ResourceClaim, node, device string, pods ...*v1.Pod) {
 	c.Finalizers = []string{resourcev1.Finalizer}
 	c.Status.Allocation = &resourcev1.AllocationResult{
 		Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{{
-			Request: "gpu", Driver: draDriver, Pool: pick.node, Device: pick.device}}},
+			Request: "gpu", Driver: draDriver, Pool: node, Device: device}}},
 		NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{{
-			Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{pick.node}}}}}},
+			Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{node}}}}}},
 	}
-	c.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{{Resource: "pods", Name: p.Name, UID: p.UID}}
-	g.b.feat("DRA/allocated-claim")
+	for _, p := range pods {
+		c.Status.ReservedFor = append(c.Status.ReservedFor, resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: p.Name, UID: p.UID})
+	}
 }
 
 // referencesClaim reports whether p already lists the claim: a pod may list
