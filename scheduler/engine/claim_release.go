@@ -2,6 +2,8 @@ package engine
 
 import (
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
@@ -42,4 +44,29 @@ func (e *Engine) releaseClaims(pod *v1.Pod) {
 			e.clusterEvent(w, "not applied: "+err.Error())
 		}
 	}
+}
+
+// AlreadyReleased is the message of a cluster change about a claim the
+// simulated garbage collector already deleted when its owner left: a
+// recording or a live cluster reports its own controller's writes to it
+// afterwards.
+const AlreadyReleased = "ignored: schedtui's resourceclaim controller deleted the claim when its pod left"
+
+// releasedHere reports a change about a claim the simulation's garbage
+// collector deleted: a ResourceClaim no longer stored, generated for pods
+// none of which is stored any more.
+func (e *Engine) releasedHere(obj runtime.Object) bool {
+	c, ok := obj.(*resourcev1.ResourceClaim)
+	if !ok || e.opts.Shadow || e.opts.Bind != nil || len(c.OwnerReferences) == 0 {
+		return false
+	}
+	for _, o := range c.OwnerReferences {
+		if o.APIVersion != "v1" || o.Kind != "Pod" {
+			return false
+		}
+		if p, err := e.sched.Objects().Pod(c.Namespace, o.Name); err == nil && p.UID == o.UID {
+			return false
+		}
+	}
+	return true
 }

@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	resourcev1 "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/history"
@@ -103,6 +106,21 @@ func TestVictimClaimReleased(t *testing.T) {
 	e.RunUntil(time.Minute)
 	if after := timelineJSON(t, e); after != before {
 		t.Errorf("the replay differs:\n%s\nfirst run:\n%s", after, before)
+	}
+
+	// The cluster's own controller deleting it too (a recording, a live
+	// cluster) is noted, not refused.
+	gone := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Name: "victim-gpu-x7k2q", Namespace: "default",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: "victim", UID: "uid-victim"}}}}
+	if err := e.Apply(change.Change{Kind: change.ObjectDelete, Object: gone}); err != nil {
+		t.Errorf("the cluster's deletion of the released claim: %v", err)
+	}
+	var last history.Event
+	for _, ev := range e.Timeline().All() {
+		last = ev
+	}
+	if last.Message != AlreadyReleased {
+		t.Errorf("last event %+v, want the change noted %q", last, AlreadyReleased)
 	}
 }
 

@@ -111,6 +111,10 @@ func (e *Engine) applyObject(c change.Change) error {
 	case c.Kind == change.ObjectAdd && old != nil:
 		return fmt.Errorf("%s already exists", change.DescribeObject(c.Object))
 	case c.Kind != change.ObjectAdd && old == nil:
+		if e.releasedHere(c.Object) {
+			e.clusterEvent(c, AlreadyReleased)
+			return nil
+		}
 		return fmt.Errorf("%s does not exist", change.DescribeObject(c.Object))
 	}
 	objs := e.sched.Objects()
