@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -11,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // whatIfEdit is the user's change to a pod, as the form's text.
@@ -155,58 +155,8 @@ type whatIfResult struct {
 	err       error
 }
 
-type diffRow struct {
-	node          string
-	before, after string
-	changed       bool
-}
-
-// nodeVerdicts is each node's fate in an attempt, as one line.
-func nodeVerdicts(a *record.Attempt) map[string]string {
-	out := map[string]string{}
-	if a == nil || a.Nodes == nil {
-		return out
-	}
-	j := a.JSON()
-	for _, n := range a.Nodes.Names {
-		out[n] = "not evaluated"
-	}
-	for n, f := range j.Filter {
-		out[n] = "✗ " + f.Plugin + ": " + strings.Join(f.Reasons, "; ")
-	}
-	for _, n := range j.Feasible {
-		out[n] = "✓ feasible"
-		if t, ok := j.Total[n]; ok {
-			out[n] = fmt.Sprintf("✓ score %d", t)
-		}
-		if n == a.Node {
-			out[n] += " ★ chosen"
-		}
-	}
-	return out
-}
-
-// diffAttempts lines up two attempts node by node.
-func diffAttempts(orig, alt *record.Attempt) ([]diffRow, int) {
-	b, a := nodeVerdicts(orig), nodeVerdicts(alt)
-	names := sortedKeys(b)
-	for n := range a {
-		if _, ok := b[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	var rows []diffRow
-	changed := 0
-	for _, n := range names {
-		r := diffRow{node: n, before: b[n], after: a[n], changed: b[n] != a[n]}
-		if r.changed {
-			changed++
-		}
-		rows = append(rows, r)
-	}
-	return rows, changed
-}
+// diffRow is one node's verdict before and after the what-if.
+type diffRow = why.NodeDiff
 
 // runWhatIf re-runs attempt i with the edited pod on a fork: the engine is
 // never touched.
@@ -234,7 +184,7 @@ func runWhatIf(b *Backend, i int, orig *record.Attempt, e whatIfEdit) tea.Cmd {
 			res.alt = sched.ScheduleOne(edited)
 		})
 		if res.alt != nil {
-			res.rows, res.changed = diffAttempts(orig, res.alt)
+			res.rows, res.changed = why.DiffAttempts(orig, res.alt)
 		}
 		return routed{to: viewWhatIf, msg: whatIfMsg{res: res}}
 	}
@@ -260,7 +210,7 @@ func (v *whatIfView) Refresh() {
 	v.rows = v.rows[:0]
 	if v.res != nil {
 		for _, r := range v.res.rows {
-			if !v.only || r.changed {
+			if !v.only || r.Changed {
 				v.rows = append(v.rows, r)
 			}
 		}
@@ -326,11 +276,11 @@ func (v *whatIfView) View() string {
 	lines = append(lines, st.HeadingE.wrap(fit(fmt.Sprintf("%-20s %s %s", "NODE", fit("BEFORE", cw), "AFTER"), v.w)))
 	for i := v.l.top; i < v.l.top+v.l.h && i < len(v.rows); i++ {
 		d := v.rows[i]
-		s := fit(fmt.Sprintf("%-20s %s %s", d.node, fit(d.before, cw), d.after), v.w)
+		s := fit(fmt.Sprintf("%-20s %s %s", d.Node, fit(d.Before, cw), d.After), v.w)
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)
-		case d.changed:
+		case d.Changed:
 			s = st.WarnE.wrap(s)
 		}
 		lines = append(lines, s)
@@ -344,7 +294,7 @@ func (v *whatIfView) View() string {
 func (v *whatIfView) Explain() (string, []string) {
 	if v.l.cursor < len(v.rows) {
 		d := v.rows[v.l.cursor]
-		return "What-if on " + d.node, []string{"before: " + d.before, "after:  " + d.after}
+		return "What-if on " + d.Node, []string{"before: " + d.Before, "after:  " + d.After}
 	}
 	return "What-if", []string{"The what-if runs the same attempt on a fresh scheduler holding the cluster as the attempt saw it; the engine's state is untouched."}
 }
