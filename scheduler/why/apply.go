@@ -3,6 +3,7 @@ package why
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -97,7 +98,7 @@ func Apply(s *scheduler.Scheduler, pod *v1.Pod, e Edits) (cur *v1.Pod, undo func
 	for _, r := range e.Remove {
 		switch r.Kind {
 		case "Node":
-			if _, ok := nodeAt[r.Name]; !ok {
+			if _, ok := nodeAt[r.Name]; !ok || r.Namespace != "" {
 				return nil, nil, fmt.Errorf("%s: no such node in the cluster", r)
 			}
 			removedNodes[r.Name] = true
@@ -195,4 +196,80 @@ func storedObject(s *scheduler.Scheduler, r Ref) any {
 		}
 	}
 	return nil
+}
+
+// kinds are the kinds an edit can name, with whether they are
+// namespaced: nodes, pods and what the scheduler's object store keeps.
+var kinds = map[string]bool{
+	"Node": false, "Pod": true,
+	"PersistentVolumeClaim": true, "PersistentVolume": false, "StorageClass": false,
+	"CSINode": false, "CSIDriver": false, "CSIStorageCapacity": true, "VolumeAttachment": false,
+	"Namespace": false, "Service": true, "ReplicationController": true, "ReplicaSet": true,
+	"StatefulSet": true, "PodDisruptionBudget": true,
+	"ResourceClaim": true, "ResourceClaimTemplate": true, "DeviceClass": false,
+	"ResourceSlice": false, "DeviceTaintRule": false,
+}
+
+// ParseRef reads KIND/NAMESPACE/NAME (KIND/NAME for a cluster-scoped
+// kind); the kind is matched without case.
+func ParseRef(s string) (Ref, error) {
+	parts := strings.Split(s, "/")
+	var r Ref
+	for k := range kinds {
+		if strings.EqualFold(k, parts[0]) {
+			r.Kind = k
+		}
+	}
+	if r.Kind == "" {
+		return r, fmt.Errorf("%q: kind %q is not one the scheduler reads (%s)", s, parts[0], strings.Join(sortedKeys(kinds), ", "))
+	}
+	switch namespaced := kinds[r.Kind]; {
+	case namespaced && len(parts) == 3:
+		r.Namespace, r.Name = parts[1], parts[2]
+	case !namespaced && len(parts) == 2:
+		r.Name = parts[1]
+	case namespaced:
+		return r, fmt.Errorf("%q: a %s is named %s/NAMESPACE/NAME", s, r.Kind, r.Kind)
+	default:
+		return r, fmt.Errorf("%q: a %s is cluster-scoped: name it %s/NAME", s, r.Kind, r.Kind)
+	}
+	if r.Name == "" || kinds[r.Kind] && r.Namespace == "" {
+		return r, fmt.Errorf("%q: the namespace or the name is empty", s)
+	}
+	return r, nil
+}
+
+// Lookup is the object r names on s (a node, a pod, or a stored object),
+// or nil.
+func Lookup(s *scheduler.Scheduler, r Ref) any {
+	switch r.Kind {
+	case "Node":
+		if ni, err := s.Snapshot().Get(r.Name); err == nil {
+			return ni.Node()
+		}
+		return nil
+	case "Pod":
+		if p, err := s.Objects().Pod(r.Namespace, r.Name); err == nil {
+			return p
+		}
+		return nil
+	}
+	return storedObject(s, r)
+}
+
+// Describe lists the edits as a what-if shows them, each object with
+// whether it is added or replaces one of s (call it before Apply).
+func (e Edits) Describe(s *scheduler.Scheduler) (with, without []string) {
+	for _, obj := range e.Objects {
+		r := RefOf(obj)
+		what := " (added)"
+		if Lookup(s, r) != nil {
+			what = " (replaced)"
+		}
+		with = append(with, r.String()+what)
+	}
+	for _, r := range e.Remove {
+		without = append(without, r.String())
+	}
+	return with, without
 }
