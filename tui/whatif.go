@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/scheduler/why"
 )
@@ -146,13 +147,17 @@ func applyEdit(p *v1.Pod, e whatIfEdit) (*v1.Pod, error) {
 
 // whatIfResult compares the attempt of the edited pod with the original.
 type whatIfResult struct {
-	attempt   int
-	pod       string
-	edit      whatIfEdit
-	orig, alt *record.Attempt
-	rows      []diffRow
-	changed   int
-	err       error
+	attempt int
+	pod     string
+	edit    whatIfEdit
+	// objects: the object editor's what-if, whose edits are with (each
+	// object added or replaced) and without (each removed).
+	objects       bool
+	with, without []string
+	orig, alt     *record.Attempt
+	rows          []diffRow
+	changed       int
+	err           error
 }
 
 // diffRow is one node's verdict before and after the what-if.
@@ -161,8 +166,30 @@ type diffRow = why.NodeDiff
 // runWhatIf re-runs attempt i with the edited pod on a fork: the engine is
 // never touched.
 func runWhatIf(b *Backend, i int, orig *record.Attempt, e whatIfEdit) tea.Cmd {
+	res := &whatIfResult{attempt: i, pod: orig.Pod, edit: e, orig: orig}
+	return reRun(b, res, func(_ *scheduler.Scheduler, pod *v1.Pod) (why.Edits, error) {
+		edited, err := applyEdit(pod, e)
+		// The edit is the pod as the forked cluster now stores it: the cycle
+		// schedules a pod's stored version, as the queue hands over the latest.
+		return why.Edits{Objects: []any{edited}}, err
+	})
+}
+
+// runWhatIfObjects re-runs attempt i with objects added, replaced or
+// removed (the object editor's edits).
+func runWhatIfObjects(b *Backend, i int, orig *record.Attempt, edits why.Edits) tea.Cmd {
+	res := &whatIfResult{attempt: i, pod: orig.Pod, objects: true, orig: orig}
+	return reRun(b, res, func(sched *scheduler.Scheduler, _ *v1.Pod) (why.Edits, error) {
+		res.with, res.without = edits.Describe(sched)
+		return edits, nil
+	})
+}
+
+// reRun re-runs res's attempt on a fork with the edits editsOf makes
+// (why.Apply), and diffs the attempts node by node.
+func reRun(b *Backend, res *whatIfResult, editsOf func(*scheduler.Scheduler, *v1.Pod) (why.Edits, error)) tea.Cmd {
+	i, orig := res.attempt, res.orig
 	return func() tea.Msg {
-		res := &whatIfResult{attempt: i, pod: orig.Pod, edit: e, orig: orig}
 		b.Locked(func() {
 			if !(attemptRef{i, orig}).in(b.Attempts()) {
 				res.err = errReplaced
@@ -173,15 +200,17 @@ func runWhatIf(b *Backend, i int, orig *record.Attempt, e whatIfEdit) tea.Cmd {
 				res.err = err
 				return
 			}
-			edited, err := applyEdit(pod, e)
+			edits, err := editsOf(sched, pod)
 			if err != nil {
 				res.err = err
 				return
 			}
-			// The edit is the pod as the forked cluster now stores it: the cycle
-			// schedules a pod's stored version, as the queue hands over the latest.
-			sched.Objects().Add(edited)
-			res.alt = sched.ScheduleOne(edited)
+			cur, _, err := why.Apply(sched, pod, edits)
+			if err != nil {
+				res.err = err
+				return
+			}
+			res.alt = sched.ScheduleOne(cur)
 		})
 		if res.alt != nil {
 			res.rows, res.changed = why.DiffAttempts(orig, res.alt)
@@ -251,7 +280,7 @@ func (v *whatIfView) View() string {
 	case v.busy:
 		return block("re-running the attempt on a copy of the cluster…", v.w, v.h)
 	case v.res == nil:
-		return block("No what-if yet. In the Pod view (2) press w, change requests, tolerations or the nodeSelector, and press enter: the attempt is re-run on a copy of the cluster as it was, and every node's verdict is compared here.", v.w, v.h)
+		return block("No what-if yet. In the Pod view (2) press w, change requests, tolerations or the nodeSelector, and press enter; or press W to edit any object's YAML (the pod, a node, a claim, another pod: delete it, move it, or add a node like one): the attempt is re-run on a copy of the cluster as it was, and every node's verdict is compared here.", v.w, v.h)
 	case v.res.err != nil:
 		return block("what-if failed: "+v.res.err.Error(), v.w, v.h)
 	}
@@ -268,7 +297,7 @@ func (v *whatIfView) View() string {
 	}
 	lines := []string{
 		st.Title.Render(fit("What-if for "+r.pod+fmt.Sprintf(" (attempt #%d)", r.attempt+1), v.w)),
-		fit(fmt.Sprintf("requests %s · tolerations %s · nodeSelector %s", orNone(r.edit.Requests), orNone(r.edit.Tolerations), orNone(r.edit.NodeSelector)), v.w),
+		fit(r.edits(), v.w),
 		fit(fmt.Sprintf("before: %s", outcome(r.orig)), v.w),
 		st.Bold.Render(fit(fmt.Sprintf("after:  %s   (%d of %d nodes changed; a: %s)", outcome(r.alt), r.changed, len(r.rows), map[bool]string{true: "show all", false: "only changed"}[v.only]), v.w)),
 	}
@@ -291,6 +320,21 @@ func (v *whatIfView) View() string {
 	return block(strings.Join(lines, "\n"), v.w, v.h)
 }
 
+// edits is the what-if's edits as one line.
+func (r *whatIfResult) edits() string {
+	if !r.objects {
+		return fmt.Sprintf("requests %s · tolerations %s · nodeSelector %s", orNone(r.edit.Requests), orNone(r.edit.Tolerations), orNone(r.edit.NodeSelector))
+	}
+	var parts []string
+	if len(r.with) > 0 {
+		parts = append(parts, "with "+strings.Join(r.with, ", "))
+	}
+	if len(r.without) > 0 {
+		parts = append(parts, "without "+strings.Join(r.without, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
 func (v *whatIfView) Explain() (string, []string) {
 	if v.l.cursor < len(v.rows) {
 		d := v.rows[v.l.cursor]
@@ -306,5 +350,5 @@ func (v *whatIfView) ShortHelp() []key.Binding {
 
 func (v *whatIfView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.vertical(withHelp(k.AllCols, "a", "all / changed")), k.global()}
+	return [][]key.Binding{k.vertical(withHelp(k.AllCols, "a", "all / changed"), k.WhatIfObject), k.global()}
 }

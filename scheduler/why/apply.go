@@ -7,6 +7,8 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -198,16 +200,39 @@ func storedObject(s *scheduler.Scheduler, r Ref) any {
 	return nil
 }
 
-// kinds are the kinds an edit can name, with whether they are
-// namespaced: nodes, pods and what the scheduler's object store keeps.
-var kinds = map[string]bool{
-	"Node": false, "Pod": true,
-	"PersistentVolumeClaim": true, "PersistentVolume": false, "StorageClass": false,
-	"CSINode": false, "CSIDriver": false, "CSIStorageCapacity": true, "VolumeAttachment": false,
-	"Namespace": false, "Service": true, "ReplicationController": true, "ReplicaSet": true,
-	"StatefulSet": true, "PodDisruptionBudget": true,
-	"ResourceClaim": true, "ResourceClaimTemplate": true, "DeviceClass": false,
-	"ResourceSlice": false, "DeviceTaintRule": false,
+// kinds are the kinds an edit can name, with their apiVersion and
+// whether they are namespaced: nodes, pods and what the scheduler's
+// object store keeps.
+var kinds = map[string]struct {
+	apiVersion string
+	namespaced bool
+}{
+	"Node": {"v1", false}, "Pod": {"v1", true},
+	"PersistentVolumeClaim": {"v1", true}, "PersistentVolume": {"v1", false},
+	"StorageClass": {"storage.k8s.io/v1", false}, "CSINode": {"storage.k8s.io/v1", false},
+	"CSIDriver": {"storage.k8s.io/v1", false}, "CSIStorageCapacity": {"storage.k8s.io/v1", true},
+	"VolumeAttachment": {"storage.k8s.io/v1", false}, "Namespace": {"v1", false}, "Service": {"v1", true},
+	"ReplicationController": {"v1", true}, "ReplicaSet": {"apps/v1", true}, "StatefulSet": {"apps/v1", true},
+	"PodDisruptionBudget": {"policy/v1", true},
+	"ResourceClaim":       {"resource.k8s.io/v1", true}, "ResourceClaimTemplate": {"resource.k8s.io/v1", true},
+	"DeviceClass": {"resource.k8s.io/v1", false}, "ResourceSlice": {"resource.k8s.io/v1", false},
+	"DeviceTaintRule": {"resource.k8s.io/v1", false},
+}
+
+// APIObject is a copy of obj as the API would give it: with its
+// apiVersion and kind, without managed fields (for a what-if's editor).
+func APIObject(obj any) any {
+	ro, ok := obj.(runtime.Object)
+	k, known := kinds[KindOf(obj)]
+	if !ok || !known {
+		return obj
+	}
+	out := ro.DeepCopyObject()
+	out.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(k.apiVersion, KindOf(obj)))
+	if m, ok := out.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return out
 }
 
 // ParseRef reads KIND/NAMESPACE/NAME (KIND/NAME for a cluster-scoped
@@ -223,7 +248,7 @@ func ParseRef(s string) (Ref, error) {
 	if r.Kind == "" {
 		return r, fmt.Errorf("%q: kind %q is not one the scheduler reads (%s)", s, parts[0], strings.Join(sortedKeys(kinds), ", "))
 	}
-	switch namespaced := kinds[r.Kind]; {
+	switch namespaced := kinds[r.Kind].namespaced; {
 	case namespaced && len(parts) == 3:
 		r.Namespace, r.Name = parts[1], parts[2]
 	case !namespaced && len(parts) == 2:
@@ -233,7 +258,7 @@ func ParseRef(s string) (Ref, error) {
 	default:
 		return r, fmt.Errorf("%q: a %s is cluster-scoped: name it %s/NAME", s, r.Kind, r.Kind)
 	}
-	if r.Name == "" || kinds[r.Kind] && r.Namespace == "" {
+	if r.Name == "" || kinds[r.Kind].namespaced && r.Namespace == "" {
 		return r, fmt.Errorf("%q: the namespace or the name is empty", s)
 	}
 	return r, nil

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -435,31 +434,13 @@ func prove(in Input, c candidate) (Hint, bool) {
 		h.Summary += fmt.Sprintf("; the %d pods pending like this one need %s", g.Pending, plural(g.Needed, "such node", "such nodes"))
 	}
 	for _, obj := range e.Objects {
-		h.Objects = append(h.Objects, apiObject(obj))
+		h.Objects = append(h.Objects, APIObject(obj))
 	}
 	h.Remove = append(h.Remove, e.Remove...)
 	sort.Slice(h.Remove, func(i, j int) bool {
 		return h.Remove[i].Namespace+"/"+h.Remove[i].Name < h.Remove[j].Namespace+"/"+h.Remove[j].Name
 	})
 	return h, true
-}
-
-// apiObject is a copy of a Pod or Node as the API would give it: with
-// its apiVersion and kind, without managed fields.
-func apiObject(o any) any {
-	switch o := o.(type) {
-	case *v1.Pod:
-		p := o.DeepCopy()
-		p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-		p.ManagedFields = nil
-		return p
-	case *v1.Node:
-		n := o.DeepCopy()
-		n.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}
-		n.ManagedFields = nil
-		return n
-	}
-	return nil
 }
 
 // fixes lists the alternatives that clear plugin's rejection (st) of
