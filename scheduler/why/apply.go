@@ -87,6 +87,9 @@ func Apply(s *scheduler.Scheduler, pod *v1.Pod, e Edits) (cur *v1.Pod, undo func
 				addedNodes = append(addedNodes, o)
 			}
 		case *v1.Pod:
+			if o.Namespace == pod.Namespace && o.Name == pod.Name && o.Spec.NodeName != "" {
+				return nil, nil, fmt.Errorf("%s: is the pod being scheduled: its spec.nodeName must stay empty", RefOf(o))
+			}
 			old, _ := store.Pod(o.Namespace, o.Name)
 			pods = append(pods, podChange{old, o})
 		default:

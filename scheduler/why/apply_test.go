@@ -69,11 +69,14 @@ func TestApplyAndUndo(t *testing.T) {
 	}
 	undo()
 
+	bound := in.Pod.DeepCopy()
+	bound.Spec.NodeName = "n1"
 	for _, tc := range []struct {
 		e    Edits
 		want string
 	}{
 		{Edits{Remove: []Ref{{Kind: "Node", Name: "nope"}}}, "Node/nope: no such node"},
+		{Edits{Objects: []any{bound}}, "its spec.nodeName must stay empty"},
 		{Edits{Remove: []Ref{{Kind: "Pod", Namespace: "default", Name: "p"}}}, "is the pod being scheduled"},
 		{Edits{Remove: []Ref{{Kind: "PersistentVolumeClaim", Namespace: "default", Name: "x"}}}, "PersistentVolumeClaim/default/x: no such object"},
 		{Edits{Objects: []any{&v1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm", Namespace: "default"}}}}, "kind ConfigMap is not read by the scheduler"},
