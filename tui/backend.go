@@ -47,6 +47,11 @@ type Backend struct {
 	Tick func() bool
 	// DaemonSets are the cluster's: a node a hint adds runs their pods.
 	DaemonSets []*appsv1.DaemonSet
+	// ParseObjects reads the object editor's YAML (name labels its
+	// errors) into typed objects, defaulted and validated as the loader
+	// does a snapshot's (the command sets it; nil: the editor cannot
+	// apply).
+	ParseObjects func(name string, data []byte) ([]any, error)
 
 	// engine is the engine the backend was built on (a live backend's
 	// mirror): retention applies to it.

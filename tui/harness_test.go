@@ -112,6 +112,8 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyDown}
 	case "<ctrl+u>":
 		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+	case "<ctrl+s>", "<ctrl+x>", "<ctrl+n>":
+		return tea.KeyPressMsg{Code: rune(k[6]), Mod: tea.ModCtrl}
 	}
 	r := []rune(k)[0]
 	return tea.KeyPressMsg{Code: r, Text: k}

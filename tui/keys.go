@@ -16,6 +16,8 @@ type KeyMap struct {
 
 	// View-specific.
 	FullDiag, Sort, AllCols, Mode, WhatIf, ToggleBP key.Binding
+	// WhatIfObject opens the object editor (what-if on any object).
+	WhatIfObject key.Binding
 
 	// Dialogs. They take text, so none of their keys is a printable
 	// character.
@@ -24,6 +26,8 @@ type KeyMap struct {
 	FormNext, FormPrev, FormRun key.Binding
 	SearchKeep, SearchClear     key.Binding
 	CompareRun                  key.Binding
+	// The object editor's.
+	EditorField, EditorApply, EditorRemove, EditorClone key.Binding
 }
 
 // DefaultKeyMap returns the bindings.
@@ -32,49 +36,54 @@ func DefaultKeyMap() *KeyMap {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
 	}
 	return &KeyMap{
-		Next:        b("n", "next attempt", "n", "f10"),
-		Step:        b("s", "step phase", "s", "f11"),
-		Continue:    b("c", "continue to breakpoint", "c", "f5"),
-		Breakpoints: b("b", "breakpoints", "b"),
-		Rewind:      b("u", "rewind the last attempt", "u"),
-		Up:          b("↑/k", "up", "up", "k"),
-		Down:        b("↓/j", "down", "down", "j"),
-		Left:        b("←/h", "scroll left", "left", "h"),
-		Right:       b("→/l", "scroll right", "right", "l"),
-		Top:         b("g", "top", "g", "home"),
-		Bottom:      b("G", "bottom", "G", "end"),
-		PageUp:      b("pgup", "page up", "pgup", "ctrl+u"),
-		PageDown:    b("pgdn", "page down", "pgdown", "ctrl+d"),
-		Enter:       b("enter", "open", "enter"),
-		Back:        b("esc", "back", "esc"),
-		NextView:    b("tab", "next view", "tab"),
-		PrevView:    b("shift+tab", "previous view", "shift+tab"),
-		Views:       b("1-8", "go to view", "1", "2", "3", "4", "5", "6", "7", "8"),
-		Search:      b("/", "search/filter", "/"),
-		Explain:     b("e", "explain (teaching pane)", "e"),
-		Help:        b("?", "help", "?", "f1"),
-		Quit:        b("q", "quit", "q", "ctrl+c"),
-		CompareWith: b("C", "compare two configurations", "C"),
-		NextDiverge: b("]", "next diverging attempt", "]"),
-		PrevDiverge: b("[", "previous diverging attempt", "["),
-		FullDiag:    b("f", "faithful / full diagnosis", "f"),
-		Sort:        b("o", "sort order", "o"),
-		AllCols:     b("a", "all / failing columns", "a"),
-		Mode:        b("m", "raw / normalized / weighted", "m"),
-		WhatIf:      b("w", "what-if: edit and re-run", "w"),
-		ToggleBP:    b("B", "breakpoint on this pod", "B"),
-		DialogHelp:  b("f1", "keys of this dialog", "f1"),
-		Close:       b("esc", "close", "esc"),
-		BPAdd:       b("enter", "add (or remove an identical one)", "enter"),
-		BPUp:        b("↑", "select up", "up"),
-		BPDown:      b("↓", "select down", "down"),
-		BPDel:       b("delete/ctrl+d", "remove the selected one", "delete", "ctrl+d"),
-		FormNext:    b("tab/↓", "next field", "tab", "down"),
-		FormPrev:    b("shift+tab/↑", "previous field", "shift+tab", "up"),
-		FormRun:     b("enter", "re-run the attempt", "enter"),
-		SearchKeep:  b("enter", "keep the filter", "enter"),
-		SearchClear: b("esc", "clear the filter", "esc"),
-		CompareRun:  b("enter", "compare with this side", "enter"),
+		Next:         b("n", "next attempt", "n", "f10"),
+		Step:         b("s", "step phase", "s", "f11"),
+		Continue:     b("c", "continue to breakpoint", "c", "f5"),
+		Breakpoints:  b("b", "breakpoints", "b"),
+		Rewind:       b("u", "rewind the last attempt", "u"),
+		Up:           b("↑/k", "up", "up", "k"),
+		Down:         b("↓/j", "down", "down", "j"),
+		Left:         b("←/h", "scroll left", "left", "h"),
+		Right:        b("→/l", "scroll right", "right", "l"),
+		Top:          b("g", "top", "g", "home"),
+		Bottom:       b("G", "bottom", "G", "end"),
+		PageUp:       b("pgup", "page up", "pgup", "ctrl+u"),
+		PageDown:     b("pgdn", "page down", "pgdown", "ctrl+d"),
+		Enter:        b("enter", "open", "enter"),
+		Back:         b("esc", "back", "esc"),
+		NextView:     b("tab", "next view", "tab"),
+		PrevView:     b("shift+tab", "previous view", "shift+tab"),
+		Views:        b("1-8", "go to view", "1", "2", "3", "4", "5", "6", "7", "8"),
+		Search:       b("/", "search/filter", "/"),
+		Explain:      b("e", "explain (teaching pane)", "e"),
+		Help:         b("?", "help", "?", "f1"),
+		Quit:         b("q", "quit", "q", "ctrl+c"),
+		CompareWith:  b("C", "compare two configurations", "C"),
+		NextDiverge:  b("]", "next diverging attempt", "]"),
+		PrevDiverge:  b("[", "previous diverging attempt", "["),
+		FullDiag:     b("f", "faithful / full diagnosis", "f"),
+		Sort:         b("o", "sort order", "o"),
+		AllCols:      b("a", "all / failing columns", "a"),
+		Mode:         b("m", "raw / normalized / weighted", "m"),
+		WhatIf:       b("w", "what-if: edit and re-run", "w"),
+		ToggleBP:     b("B", "breakpoint on this pod", "B"),
+		WhatIfObject: b("W", "what-if: edit any object's YAML", "W"),
+		DialogHelp:   b("f1", "keys of this dialog", "f1"),
+		Close:        b("esc", "close", "esc"),
+		BPAdd:        b("enter", "add (or remove an identical one)", "enter"),
+		BPUp:         b("↑", "select up", "up"),
+		BPDown:       b("↓", "select down", "down"),
+		BPDel:        b("delete/ctrl+d", "remove the selected one", "delete", "ctrl+d"),
+		FormNext:     b("tab/↓", "next field", "tab", "down"),
+		FormPrev:     b("shift+tab/↑", "previous field", "shift+tab", "up"),
+		FormRun:      b("enter", "re-run the attempt", "enter"),
+		SearchKeep:   b("enter", "keep the filter", "enter"),
+		SearchClear:  b("esc", "clear the filter", "esc"),
+		CompareRun:   b("enter", "compare with this side", "enter"),
+		EditorField:  b("tab", "object name / YAML", "tab"),
+		EditorApply:  b("ctrl+s", "re-run with the YAML's objects", "ctrl+s"),
+		EditorRemove: b("ctrl+x", "re-run without the object named", "ctrl+x"),
+		EditorClone:  b("ctrl+n", "a node like the one named (its group's)", "ctrl+n"),
 	}
 }
 

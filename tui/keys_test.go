@@ -14,13 +14,13 @@ func TestHelpPerView(t *testing.T) {
 	grid := append([]string{"←/h", "→/l"}, vertical...)
 	own := map[viewID][]string{
 		viewQueues:  append([]string{"enter", "B", "/"}, vertical...),
-		viewAttempt: vertical,
+		viewAttempt: append([]string{"W"}, vertical...),
 		viewFilter:  append([]string{"f", "o", "a", "enter", "/"}, grid...),
 		viewScores:  append([]string{"m", "o", "enter", "/"}, grid...),
 		viewPreempt: append([]string{"enter"}, vertical...),
-		viewNodes:   append([]string{"/"}, vertical...),
+		viewNodes:   append([]string{"/", "W"}, vertical...),
 		viewEvents:  append([]string{"enter", "/"}, vertical...),
-		viewWhatIf:  append([]string{"a"}, vertical...),
+		viewWhatIf:  append([]string{"a", "W"}, vertical...),
 	}
 	hs := newHarness(t, 80, 24)
 	hs.keys("n")

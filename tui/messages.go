@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"github.com/schedtui/schedtui/scheduler/why"
+
 	"context"
 
 	tea "charm.land/bubbletea/v2"
@@ -68,6 +70,7 @@ type (
 	toggleBreakpointMsg struct{ bp engine.Breakpoint }
 	removeBreakpointMsg struct{ i int }
 	runWhatIfMsg        struct{ edit whatIfEdit }
+	runObjectWhatIfMsg  struct{ edits why.Edits }
 
 	// To the root: navigation, dialogs, view refreshes.
 	routed struct {

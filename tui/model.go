@@ -262,6 +262,12 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.c.post(openDialogMsg{m.whatIf})
+	case key.Matches(msg, k.WhatIfObject):
+		if m.c.focused() == nil {
+			m.s.status("what-if edits the cluster the attempt in view saw: press n for one first", false)
+			return nil
+		}
+		m.c.post(openDialogMsg{newObjectDialog(m.c, m.s.b, m.objectInView())})
 	case key.Matches(msg, k.CompareWith):
 		if m.s.newCmp == nil {
 			// compareWith says why.
@@ -285,6 +291,20 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.current().Update(msg)
 	}
 	return nil
+}
+
+// objectInView is what the object editor opens on: the node selected in
+// the Nodes view, else the pod of the attempt in view.
+func (m *Model) objectInView() string {
+	if v, ok := m.current().(*nodesView); ok {
+		if n := v.selected(); n != nil {
+			return "Node/" + n.node.Name
+		}
+	}
+	if p := m.c.pod(); p != nil {
+		return "Pod/" + p.Namespace + "/" + p.Name
+	}
+	return ""
 }
 
 // onMouse handles a click or a wheel turn; while an operation runs it is

@@ -145,6 +145,13 @@ func (s *session) Update(msg tea.Msg) tea.Cmd {
 		}
 		s.c.post(routed{viewWhatIf, whatIfStartedMsg{}}, goToMsg{viewWhatIf, true})
 		return runWhatIf(s.b, s.c.Focus, a, msg.edit)
+	case runObjectWhatIfMsg:
+		a := s.c.focused()
+		if a == nil {
+			return nil
+		}
+		s.c.post(routed{viewWhatIf, whatIfStartedMsg{}}, goToMsg{viewWhatIf, true})
+		return runWhatIfObjects(s.b, s.c.Focus, a, msg.edits)
 	case sourceMsg:
 		var redraw tea.Cmd
 		if len(msg.batch) > 0 {

@@ -493,5 +493,5 @@ func (v *attemptView) ShortHelp() []key.Binding {
 
 func (v *attemptView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.vertical(), k.global()}
+	return [][]key.Binding{k.vertical(withHelp(k.WhatIfObject, "W", "what-if: edit this pod's YAML")), k.global()}
 }

@@ -204,5 +204,5 @@ func (v *nodesView) ShortHelp() []key.Binding {
 
 func (v *nodesView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.vertical(k.Search), k.global()}
+	return [][]key.Binding{k.vertical(k.Search, withHelp(k.WhatIfObject, "W", "what-if: edit this node's YAML")), k.global()}
 }

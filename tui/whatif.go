@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -10,7 +9,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/scheduler/why"
 )
 
 // whatIfEdit is the user's change to a pod, as the form's text.
@@ -146,73 +147,49 @@ func applyEdit(p *v1.Pod, e whatIfEdit) (*v1.Pod, error) {
 
 // whatIfResult compares the attempt of the edited pod with the original.
 type whatIfResult struct {
-	attempt   int
-	pod       string
-	edit      whatIfEdit
-	orig, alt *record.Attempt
-	rows      []diffRow
-	changed   int
-	err       error
+	attempt int
+	pod     string
+	edit    whatIfEdit
+	// objects: the object editor's what-if, whose edits are with (each
+	// object added or replaced) and without (each removed).
+	objects       bool
+	with, without []string
+	orig, alt     *record.Attempt
+	rows          []diffRow
+	changed       int
+	err           error
 }
 
-type diffRow struct {
-	node          string
-	before, after string
-	changed       bool
-}
-
-// nodeVerdicts is each node's fate in an attempt, as one line.
-func nodeVerdicts(a *record.Attempt) map[string]string {
-	out := map[string]string{}
-	if a == nil || a.Nodes == nil {
-		return out
-	}
-	j := a.JSON()
-	for _, n := range a.Nodes.Names {
-		out[n] = "not evaluated"
-	}
-	for n, f := range j.Filter {
-		out[n] = "✗ " + f.Plugin + ": " + strings.Join(f.Reasons, "; ")
-	}
-	for _, n := range j.Feasible {
-		out[n] = "✓ feasible"
-		if t, ok := j.Total[n]; ok {
-			out[n] = fmt.Sprintf("✓ score %d", t)
-		}
-		if n == a.Node {
-			out[n] += " ★ chosen"
-		}
-	}
-	return out
-}
-
-// diffAttempts lines up two attempts node by node.
-func diffAttempts(orig, alt *record.Attempt) ([]diffRow, int) {
-	b, a := nodeVerdicts(orig), nodeVerdicts(alt)
-	names := sortedKeys(b)
-	for n := range a {
-		if _, ok := b[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	var rows []diffRow
-	changed := 0
-	for _, n := range names {
-		r := diffRow{node: n, before: b[n], after: a[n], changed: b[n] != a[n]}
-		if r.changed {
-			changed++
-		}
-		rows = append(rows, r)
-	}
-	return rows, changed
-}
+// diffRow is one node's verdict before and after the what-if.
+type diffRow = why.NodeDiff
 
 // runWhatIf re-runs attempt i with the edited pod on a fork: the engine is
 // never touched.
 func runWhatIf(b *Backend, i int, orig *record.Attempt, e whatIfEdit) tea.Cmd {
+	res := &whatIfResult{attempt: i, pod: orig.Pod, edit: e, orig: orig}
+	return reRun(b, res, func(_ *scheduler.Scheduler, pod *v1.Pod) (why.Edits, error) {
+		edited, err := applyEdit(pod, e)
+		// The edit is the pod as the forked cluster now stores it: the cycle
+		// schedules a pod's stored version, as the queue hands over the latest.
+		return why.Edits{Objects: []any{edited}}, err
+	})
+}
+
+// runWhatIfObjects re-runs attempt i with objects added, replaced or
+// removed (the object editor's edits).
+func runWhatIfObjects(b *Backend, i int, orig *record.Attempt, edits why.Edits) tea.Cmd {
+	res := &whatIfResult{attempt: i, pod: orig.Pod, objects: true, orig: orig}
+	return reRun(b, res, func(sched *scheduler.Scheduler, _ *v1.Pod) (why.Edits, error) {
+		res.with, res.without = edits.Describe(sched)
+		return edits, nil
+	})
+}
+
+// reRun re-runs res's attempt on a fork with the edits editsOf makes
+// (why.Apply), and diffs the attempts node by node.
+func reRun(b *Backend, res *whatIfResult, editsOf func(*scheduler.Scheduler, *v1.Pod) (why.Edits, error)) tea.Cmd {
+	i, orig := res.attempt, res.orig
 	return func() tea.Msg {
-		res := &whatIfResult{attempt: i, pod: orig.Pod, edit: e, orig: orig}
 		b.Locked(func() {
 			if !(attemptRef{i, orig}).in(b.Attempts()) {
 				res.err = errReplaced
@@ -223,18 +200,20 @@ func runWhatIf(b *Backend, i int, orig *record.Attempt, e whatIfEdit) tea.Cmd {
 				res.err = err
 				return
 			}
-			edited, err := applyEdit(pod, e)
+			edits, err := editsOf(sched, pod)
 			if err != nil {
 				res.err = err
 				return
 			}
-			// The edit is the pod as the forked cluster now stores it: the cycle
-			// schedules a pod's stored version, as the queue hands over the latest.
-			sched.Objects().Add(edited)
-			res.alt = sched.ScheduleOne(edited)
+			cur, _, err := why.Apply(sched, pod, edits)
+			if err != nil {
+				res.err = err
+				return
+			}
+			res.alt = sched.ScheduleOne(cur)
 		})
 		if res.alt != nil {
-			res.rows, res.changed = diffAttempts(orig, res.alt)
+			res.rows, res.changed = why.DiffAttempts(orig, res.alt)
 		}
 		return routed{to: viewWhatIf, msg: whatIfMsg{res: res}}
 	}
@@ -260,7 +239,7 @@ func (v *whatIfView) Refresh() {
 	v.rows = v.rows[:0]
 	if v.res != nil {
 		for _, r := range v.res.rows {
-			if !v.only || r.changed {
+			if !v.only || r.Changed {
 				v.rows = append(v.rows, r)
 			}
 		}
@@ -301,7 +280,7 @@ func (v *whatIfView) View() string {
 	case v.busy:
 		return block("re-running the attempt on a copy of the cluster…", v.w, v.h)
 	case v.res == nil:
-		return block("No what-if yet. In the Pod view (2) press w, change requests, tolerations or the nodeSelector, and press enter: the attempt is re-run on a copy of the cluster as it was, and every node's verdict is compared here.", v.w, v.h)
+		return block("No what-if yet. In the Pod view (2) press w, change requests, tolerations or the nodeSelector, and press enter; or press W to edit any object's YAML (the pod, a node, a claim, another pod: delete it, move it, or add a node like one): the attempt is re-run on a copy of the cluster as it was, and every node's verdict is compared here.", v.w, v.h)
 	case v.res.err != nil:
 		return block("what-if failed: "+v.res.err.Error(), v.w, v.h)
 	}
@@ -318,7 +297,7 @@ func (v *whatIfView) View() string {
 	}
 	lines := []string{
 		st.Title.Render(fit("What-if for "+r.pod+fmt.Sprintf(" (attempt #%d)", r.attempt+1), v.w)),
-		fit(fmt.Sprintf("requests %s · tolerations %s · nodeSelector %s", orNone(r.edit.Requests), orNone(r.edit.Tolerations), orNone(r.edit.NodeSelector)), v.w),
+		fit(r.edits(), v.w),
 		fit(fmt.Sprintf("before: %s", outcome(r.orig)), v.w),
 		st.Bold.Render(fit(fmt.Sprintf("after:  %s   (%d of %d nodes changed; a: %s)", outcome(r.alt), r.changed, len(r.rows), map[bool]string{true: "show all", false: "only changed"}[v.only]), v.w)),
 	}
@@ -326,11 +305,11 @@ func (v *whatIfView) View() string {
 	lines = append(lines, st.HeadingE.wrap(fit(fmt.Sprintf("%-20s %s %s", "NODE", fit("BEFORE", cw), "AFTER"), v.w)))
 	for i := v.l.top; i < v.l.top+v.l.h && i < len(v.rows); i++ {
 		d := v.rows[i]
-		s := fit(fmt.Sprintf("%-20s %s %s", d.node, fit(d.before, cw), d.after), v.w)
+		s := fit(fmt.Sprintf("%-20s %s %s", d.Node, fit(d.Before, cw), d.After), v.w)
 		switch {
 		case i == v.l.cursor:
 			s = st.Sel.wrap(s)
-		case d.changed:
+		case d.Changed:
 			s = st.WarnE.wrap(s)
 		}
 		lines = append(lines, s)
@@ -341,10 +320,25 @@ func (v *whatIfView) View() string {
 	return block(strings.Join(lines, "\n"), v.w, v.h)
 }
 
+// edits is the what-if's edits as one line.
+func (r *whatIfResult) edits() string {
+	if !r.objects {
+		return fmt.Sprintf("requests %s · tolerations %s · nodeSelector %s", orNone(r.edit.Requests), orNone(r.edit.Tolerations), orNone(r.edit.NodeSelector))
+	}
+	var parts []string
+	if len(r.with) > 0 {
+		parts = append(parts, "with "+strings.Join(r.with, ", "))
+	}
+	if len(r.without) > 0 {
+		parts = append(parts, "without "+strings.Join(r.without, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
 func (v *whatIfView) Explain() (string, []string) {
 	if v.l.cursor < len(v.rows) {
 		d := v.rows[v.l.cursor]
-		return "What-if on " + d.node, []string{"before: " + d.before, "after:  " + d.after}
+		return "What-if on " + d.Node, []string{"before: " + d.Before, "after:  " + d.After}
 	}
 	return "What-if", []string{"The what-if runs the same attempt on a fresh scheduler holding the cluster as the attempt saw it; the engine's state is untouched."}
 }
@@ -356,5 +350,5 @@ func (v *whatIfView) ShortHelp() []key.Binding {
 
 func (v *whatIfView) FullHelp() [][]key.Binding {
 	k := v.c.Keys
-	return [][]key.Binding{k.vertical(withHelp(k.AllCols, "a", "all / changed")), k.global()}
+	return [][]key.Binding{k.vertical(withHelp(k.AllCols, "a", "all / changed"), k.WhatIfObject), k.global()}
 }

@@ -10,13 +10,17 @@ import (
 	"github.com/schedtui/schedtui/snapshot"
 )
 
-// clusterTime is when a snapshot's cluster stood as it is written: the
-// newest time it records (its capture header's, an object's creation, a
-// pod's start, a container's, a condition's change, a node's heartbeat;
-// not a deletionTimestamp, which is the end of a grace period to come). The virtual clock starts there, so that ages, start times
-// and run -o json's times read as the cluster's, never before the objects
-// they talk of. Zero when the snapshot records no time at all.
-func clusterTime(c *snapshot.Cluster, h *snapshot.Header) time.Time {
+// clusterTime is when a cluster stood as it was read: the newest time its
+// objects record (an object's creation, a pod's start, a container's, a
+// condition's change, a node's heartbeat; not a deletionTimestamp, which
+// is the end of a grace period to come). The virtual clock starts there,
+// so that ages, start times and run -o json's times read as the
+// cluster's, never before the objects they talk of. It is the objects'
+// time, not a capture header's: a live cluster read once and the snapshot
+// captured from it then start at the same instant, as they hold the same
+// objects (in a real cluster the nodes' heartbeats keep it within seconds
+// of the capture). Zero when the objects record no time at all.
+func clusterTime(c *snapshot.Cluster) time.Time {
 	var newest time.Time
 	see := func(t time.Time) {
 		if t.After(newest) {
@@ -27,9 +31,6 @@ func clusterTime(c *snapshot.Cluster, h *snapshot.Header) time.Time {
 		if t != nil {
 			see(t.Time)
 		}
-	}
-	if h != nil {
-		see(h.CapturedAt)
 	}
 	for _, o := range c.Objects() {
 		if m, err := meta.Accessor(o); err == nil {

@@ -27,6 +27,7 @@ func newExplainCommand() *cobra.Command {
 	var output string
 	var attempt int
 	var until time.Duration
+	var wi whatIfFlags
 	cmd := &cobra.Command{
 		Use:   "explain (NAMESPACE/POD | pod/NAMESPACE/NAME | NAME -n NAMESPACE | daemonset/[NAMESPACE/]NAME | -A)",
 		Short: "Explain what the scheduler did with a pod: every attempt, and why the last one ended as it did",
@@ -54,21 +55,39 @@ Filter plugin refuses the daemon pod and why.
 -o json|yaml prints one object per pod (a List of them for several pods): pod,
 outcome, node, message, nominatedNode, victims (as run -o json's attempt line),
 attempt (the one explained) and attempts (how many), queue (where the pod waits
-now), history, verdict and hints.`,
+now), history, verdict and hints.
+
+--with FILE and --without KIND/NAMESPACE/NAME are a what-if: the attempt
+explained is re-run on the cluster as it saw it with the file's objects added
+or replacing theirs (any kind the scheduler reads: Node, Pod, PVC, PV,
+StorageClass, ResourceClaim, ...) and the objects named removed, and explain
+shows the outcome before and after and every node whose verdict changed
+(-o json: whatIf).`,
 		Example: `  schedtui explain default/web-3
   schedtui explain web-3 -n default --attempt 1
   schedtui explain pod/team-b/batch-116 -o json
   schedtui explain -A -o yaml
-  schedtui explain daemonset/kube-system/node-agent`,
+  schedtui explain daemonset/kube-system/node-agent
+  schedtui explain default/web-3 --with node-zone-c.yaml --without pod/default/db-0`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := explainQueryOf(cmd, &src, &ns, args, explainQuery{output: output, attempt: attempt, all: all}, until)
 			if err != nil {
 				return err
 			}
+			if wi.set() && (q.ref == nil || q.ref.daemonSet) {
+				return fmt.Errorf("--with and --without re-run one pod's attempt: name the pod (NAMESPACE/NAME)")
+			}
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
 			if err != nil {
 				return err
+			}
+			if wi.set() {
+				ed, err := wi.edits(s, cmd.ErrOrStderr())
+				if err != nil {
+					return err
+				}
+				q.edits = &ed
 			}
 			e, err := s.run(until)
 			if err != nil {
@@ -87,6 +106,7 @@ now), history, verdict and hints.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, wide, json or yaml")
 	cmd.Flags().IntVar(&attempt, "attempt", 0, "explain the pod's Nth attempt (from 1) instead of its last")
 	cmd.Flags().DurationVar(&until, "until", 0, "run for this much virtual time (e.g. 10m) instead of until quiescent, as run does")
+	wi.register(cmd)
 	return cmd
 }
 
@@ -102,6 +122,8 @@ type explainQuery struct {
 	output     string
 	attempt    int
 	all        bool
+	// edits are --with and --without's (nil without them).
+	edits *why.Edits
 }
 
 // explainQueryOf checks explain's arguments and flags (q holds -o,
@@ -202,6 +224,11 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 			return err
 		}
 		x.Simulates, x.FeatureGates = s.resolved().Version(), append([]string{}, s.resolved().NonDefault...)
+		if q.edits != nil {
+			if x.WhatIf, err = whatIf(e, x, *q.edits); err != nil {
+				return err
+			}
+		}
 		xs = append(xs, x)
 	}
 	switch q.output {
@@ -220,6 +247,7 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 		if err := printPodExplanation(w, e, x, q); err != nil {
 			return err
 		}
+		printWhatIf(w, x)
 	}
 	return nil
 }
@@ -279,6 +307,9 @@ type explanation struct {
 	// FeatureGates the scheduling gates not at their default there.
 	Simulates    string   `json:"simulates"`
 	FeatureGates []string `json:"featureGates"`
+	// WhatIf is the attempt re-run with --with and --without's edits
+	// (absent without them).
+	WhatIf *whatIfJSON `json:"whatIf,omitempty"`
 
 	attempt *history.PodAttempt
 	history history.PodHistory

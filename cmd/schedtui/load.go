@@ -82,8 +82,9 @@ type source struct {
 	// says (demoHeader).
 	demo bool
 	// clock0 is when the cluster stood as read (clusterTime): the virtual
-	// clock starts there on a snapshot or the demo; zero on a live
-	// cluster, whose clock is the wall clock's.
+	// clock starts there on a snapshot, the demo or a live cluster read
+	// once; zero on a live cluster followed, whose clock is the wall
+	// clock's.
 	clock0  time.Time
 	cluster *snapshot.Cluster
 	report  *docread.Report
@@ -318,8 +319,9 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 	}
-	if k != sourceLive {
-		s.clock0 = clusterTime(s.cluster, s.header)
+	if !s.mode.live() {
+		// A live cluster followed runs on the wall clock.
+		s.clock0 = clusterTime(s.cluster)
 	}
 	if line := s.mode.line(); line != "" && !f.recordOnly {
 		// (A source only recorded is not scheduled.)

@@ -77,6 +77,10 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 		}
 	}
 	b.Scheduler = gates.Short()
+	// The what-if object editor's YAML is loaded as explain --with's file.
+	b.ParseObjects = func(name string, data []byte) ([]any, error) {
+		return editObjects(name, data, src.cluster, gates.Features, io.Discard)
+	}
 	b.Name += mode.label()
 	if src.skippedExtenders > 0 {
 		b.Name += " · extenders skipped"

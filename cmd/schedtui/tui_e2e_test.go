@@ -200,3 +200,22 @@ func TestTUIHintsAt80x24(t *testing.T) {
 	s.keys("n", "n", "n", "n", "n", "n", "2")
 	s.waitFor("attempt 6/6", "default/gpu-train", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).")
 }
+
+// TestTUIWhatIfEditNodeLabels: in the real binary, W on a node of the
+// Nodes view opens its YAML; deleting its hostname label (the topology
+// key of web-3's required anti-affinity) and ctrl+s re-runs web-3's
+// attempt, which now fits there.
+func TestTUIWhatIfEditNodeLabels(t *testing.T) {
+	s := startDemo(t, 120, 40)
+	s.keys("n", "n", "n", "n", "n", "n", "n")
+	s.waitFor("attempt 7/7", "default/web-3 Unschedulable")
+	s.keys("6", "/")
+	s.keys("-l", "node-a1")
+	s.keys("Enter", "W")
+	s.waitFor("object: Node/node-a1", "    kubernetes.io/hostname: node-a1")
+	// The YAML starts apiVersion, kind, metadata, labels, then the
+	// hostname label (labels are sorted).
+	s.keys("Down", "Down", "Down", "Down", "Home", "C-k")
+	s.keys("C-s")
+	s.waitFor("What-if for default/web-3", "with Node/node-a1 (replaced)", "before: Unschedulable", "after:  Scheduled on node-a1")
+}

@@ -7,9 +7,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -365,16 +363,15 @@ func prove(in Input, c candidate) (Hint, bool) {
 	var descs []string
 	pod := in.Pod
 	editedNodes := map[string]*v1.Node{}
-	var removed, updated, replaced []*v1.Pod
+	var removed, updated []*v1.Pod
 	var added []*newNode
 	for _, ch := range c.changes {
 		descs = append(descs, ch.desc)
 		for _, u := range ch.update {
-			old, err := s.Objects().Pod(u.Namespace, u.Name)
-			if err != nil {
+			if _, err := s.Objects().Pod(u.Namespace, u.Name); err != nil {
 				return h, false
 			}
-			updated, replaced = append(updated, u), append(replaced, old)
+			updated = append(updated, u)
 		}
 		switch {
 		case ch.pod != nil:
@@ -400,15 +397,28 @@ func prove(in Input, c candidate) (Hint, bool) {
 		}
 	}
 	h.Summary = strings.Join(descs, "; ")
-	restoreNodes := applyNodes(s, editedNodes, added)
-	for _, p := range removed {
-		s.RemoveAssignedPod(p)
-	}
-	for i, u := range updated {
-		s.UpdateAssignedPod(replaced[i], u)
-	}
+	var e Edits
 	if pod != in.Pod {
-		s.SetPendingPod(pod)
+		e.Objects = append(e.Objects, pod)
+	}
+	for _, u := range updated {
+		e.Objects = append(e.Objects, u)
+	}
+	for _, name := range sortedKeys(editedNodes) {
+		e.Objects = append(e.Objects, editedNodes[name])
+	}
+	for _, a := range added {
+		e.Objects = append(e.Objects, a.node)
+		for _, p := range a.pods {
+			e.Objects = append(e.Objects, p)
+		}
+	}
+	for _, p := range removed {
+		e.Remove = append(e.Remove, Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name})
+	}
+	_, undo, err := Apply(s, in.Pod, e)
+	if err != nil {
+		return h, false
 	}
 	h.FitsOn = feasible(s, pod, nil)
 	if len(h.FitsOn) > 0 && len(added) == 1 {
@@ -416,101 +426,21 @@ func prove(in Input, c candidate) (Hint, bool) {
 		// cluster with the change (placing them moves nothing else).
 		h.NodeGroup = added[0].estimate(in, pod)
 	}
-	// Restore.
-	if pod != in.Pod {
-		s.SetPendingPod(in.Pod)
-	}
-	for i := len(updated) - 1; i >= 0; i-- {
-		s.UpdateAssignedPod(updated[i], replaced[i])
-	}
-	for i := len(removed) - 1; i >= 0; i-- {
-		s.AddAssignedPod(removed[i])
-	}
-	restoreNodes()
+	undo()
 	if len(h.FitsOn) == 0 {
 		return h, false
 	}
 	if g := h.NodeGroup; g != nil && g.Pending > 1 {
 		h.Summary += fmt.Sprintf("; the %d pods pending like this one need %s", g.Pending, plural(g.Needed, "such node", "such nodes"))
 	}
-	if pod != in.Pod {
-		h.Objects = append(h.Objects, apiObject(pod))
+	for _, obj := range e.Objects {
+		h.Objects = append(h.Objects, APIObject(obj))
 	}
-	for _, u := range updated {
-		h.Objects = append(h.Objects, apiObject(u))
-	}
-	for _, name := range sortedKeys(editedNodes) {
-		h.Objects = append(h.Objects, apiObject(editedNodes[name]))
-	}
-	for _, a := range added {
-		h.Objects = append(h.Objects, apiObject(a.node))
-		for _, p := range a.pods {
-			h.Objects = append(h.Objects, apiObject(p))
-		}
-	}
-	for _, p := range removed {
-		h.Remove = append(h.Remove, Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name})
-	}
+	h.Remove = append(h.Remove, e.Remove...)
 	sort.Slice(h.Remove, func(i, j int) bool {
 		return h.Remove[i].Namespace+"/"+h.Remove[i].Name < h.Remove[j].Namespace+"/"+h.Remove[j].Name
 	})
 	return h, true
-}
-
-// applyNodes puts the edited nodes in place of theirs and adds the new
-// nodes with their DaemonSet pods; the function returned undoes it.
-func applyNodes(s *scheduler.Scheduler, edited map[string]*v1.Node, added []*newNode) (restore func()) {
-	if len(edited) == 0 && len(added) == 0 {
-		return func() {}
-	}
-	var nodes0 []*v1.Node
-	for _, ni := range s.Snapshot().List() {
-		nodes0 = append(nodes0, ni.Node())
-	}
-	nodes := make([]*v1.Node, len(nodes0), len(nodes0)+len(added))
-	for i, n := range nodes0 {
-		nodes[i] = n
-		if e := edited[n.Name]; e != nil {
-			nodes[i] = e
-		}
-	}
-	for _, a := range added {
-		nodes = append(nodes, a.node)
-	}
-	s.SetNodes(nodes)
-	for _, a := range added {
-		for _, p := range a.pods {
-			s.AddAssignedPod(p)
-		}
-	}
-	return func() {
-		for _, a := range added {
-			for _, p := range a.pods {
-				s.RemoveAssignedPod(p)
-			}
-		}
-		s.SetNodes(nodes0)
-	}
-}
-
-// apiObject is a copy of a Pod or Node as the API would give it: with
-// its apiVersion and kind, without managed fields.
-func apiObject[T interface {
-	*v1.Pod | *v1.Node
-}](o T) any {
-	switch o := any(o).(type) {
-	case *v1.Pod:
-		p := o.DeepCopy()
-		p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-		p.ManagedFields = nil
-		return p
-	case *v1.Node:
-		n := o.DeepCopy()
-		n.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}
-		n.ManagedFields = nil
-		return n
-	}
-	return nil
 }
 
 // fixes lists the alternatives that clear plugin's rejection (st) of

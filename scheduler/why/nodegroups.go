@@ -410,3 +410,17 @@ func (a *newNode) estimate(in Input, pod *v1.Pod) *NodeGroup {
 	}
 	return &g
 }
+
+// NodeLike is a new node cloned from like (its labels with a fresh
+// hostname, taints, capacity: the node a hint's "add a node like" adds),
+// then the DaemonSet pods that would run on it: the objects a what-if
+// adds for "add a node to this node's group". in needs Sched, DaemonSets
+// and AdmitDaemonPod.
+func NodeLike(in Input, like *v1.Node) []any {
+	a := in.nodeLike(like, freshNodeName(in, like.Name, nil))
+	out := []any{a.node}
+	for _, p := range a.pods {
+		out = append(out, p)
+	}
+	return out
+}
