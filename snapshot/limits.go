@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"unicode/utf8"
 
 	"github.com/schedtui/schedtui/internal/docread"
 )
@@ -129,10 +128,11 @@ func (b *readBudget) read(path string) ([]byte, error) {
 const sniffSize = 64 << 10
 
 // binaryData says what the start of a file is when it cannot be a
-// snapshot, or "": text with a NUL byte or that is not UTF-8 (except
-// where it is cut off mid-character), unless it starts with gzip's or
-// protobuf's magic bytes or a UTF-16 byte order mark (a Windows shell's
-// redirect, which the documents step reports on its own).
+// snapshot, or "": data with a NUL byte, which neither YAML nor JSON text
+// holds (random bytes have one every 256 on average), unless it starts
+// with gzip's or protobuf's magic bytes or a UTF-16 byte order mark (a
+// Windows shell's redirect, which the documents step reports on its own).
+// Text that is merely not UTF-8 is left to the decoders, as before.
 func binaryData(head []byte) string {
 	switch {
 	case len(head) == 0,
@@ -143,14 +143,7 @@ func binaryData(head []byte) string {
 	case bytes.IndexByte(head, 0) >= 0:
 		return "binary data (NUL bytes)"
 	}
-	// A cut multi-byte character at the end is not an error.
-	for cut := 0; cut < utf8.UTFMax && len(head) > 0; cut++ {
-		if utf8.Valid(head) {
-			return ""
-		}
-		head = head[:len(head)-1]
-	}
-	return "binary data (not UTF-8 text)"
+	return ""
 }
 
 // tooLarge refuses a file of size bytes (-1: more than what is left).
