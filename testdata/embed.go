@@ -3,7 +3,7 @@
 // arguments.
 package testdata
 
-import _ "embed"
+import "embed"
 
 // DemoName is the embedded demo's file name, used in messages.
 const DemoName = "testdata/demo.yaml"
@@ -22,3 +22,9 @@ const DemoPackingName = "demo-packing"
 //
 //go:embed demo-packing.yaml
 var DemoPacking []byte
+
+// Learn holds schedtui learn's scenarios, one small snapshot per lesson
+// (tui.Lessons names each lesson's file).
+//
+//go:embed learn/*.yaml
+var Learn embed.FS

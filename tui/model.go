@@ -34,6 +34,9 @@ type Options struct {
 	// engine's state has been drawn (schedtui then lets the garbage
 	// collector run as usual again: see internal/gcpace).
 	Shown func()
+	// Lesson, if not nil, is schedtui learn's lesson, shown above the
+	// view (lesson.go).
+	Lesson *LessonRun
 }
 
 // Model is the root. It routes messages (to the session, the chrome, the
@@ -61,6 +64,8 @@ type Model struct {
 	teach bool
 	// shown is Options.Shown until it is called.
 	shown func()
+	// lesson is schedtui learn's banner, nil outside a lesson.
+	lesson *lessonBanner
 }
 
 // New builds the root model.
@@ -77,7 +82,7 @@ func New(o Options) *Model {
 		c: c, s: newSession(o.Backend, o.Source, c), noColor: o.NoColor,
 		header: newHeader(c, o.Backend, o.Source), status: newStatusBar(c, o.Notice),
 		search: newSearchDialog(c), bps: newBreakpointsDialog(c), whatIf: newWhatIfDialog(c),
-		shown: o.Shown,
+		shown: o.Shown, lesson: newLessonBanner(c, o.Lesson),
 	}
 	m.s.cmp, m.s.newCmp = o.Compare, o.NewComparison
 	m.views = [numViews]view{
@@ -106,6 +111,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.current()
 		if len(m.c.outbox) == 0 {
 			m.pin()
+			m.checkLesson()
 			return m, tea.Batch(cmds...)
 		}
 	}
@@ -224,6 +230,11 @@ func (m *Model) keys() help.KeyMap {
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.c.Keys
+	if m.lesson != nil && m.lesson.prompting && msg.String() != "ctrl+c" {
+		// The answer prompt takes every key, q too.
+		m.lesson.key(msg, m.checkLesson)
+		return nil
+	}
 	switch {
 	case (msg.String() == "ctrl+c" || key.Matches(msg, k.Back)) && m.s.cancelLong():
 		// A long operation stops after its attempt in progress; a second
@@ -243,6 +254,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Help):
 		m.c.post(openDialogMsg{newHelpDialog(m.c, m.current())})
+	case m.lesson != nil && m.lesson.key(msg, m.checkLesson):
 	case key.Matches(msg, k.Next):
 		return m.s.next()
 	case key.Matches(msg, k.Step):
@@ -326,10 +338,10 @@ func (m *Model) onClick(mouse tea.Mouse) tea.Cmd {
 	switch {
 	case mouse.Y == 1:
 		return m.header.Update(tea.MouseClickMsg(mouse))
-	case mouse.Y >= 2 && mouse.Y < m.h-2:
+	case mouse.Y >= 2+m.lessonLines() && mouse.Y < m.h-2:
 		bw, _, _, _, _ := m.layout()
 		if mouse.X < bw {
-			return m.current().Click(mouse.X, mouse.Y-2)
+			return m.current().Click(mouse.X, mouse.Y-2-m.lessonLines())
 		}
 	}
 	return nil
@@ -338,7 +350,7 @@ func (m *Model) onClick(mouse tea.Mouse) tea.Cmd {
 // layout is the rectangle of the active view (bw×bh) and of the teaching
 // pane (pw×ph), beside the view or under it.
 func (m *Model) layout() (bw, bh, pw, ph int, side bool) {
-	bw, bh = m.w, max(1, m.h-4)
+	bw, bh = m.w, max(1, m.h-4-m.lessonLines())
 	if !m.teach {
 		return bw, bh, 0, 0, false
 	}
@@ -394,9 +406,13 @@ func (m *Model) render() string {
 	var b strings.Builder
 	b.WriteString(m.header.View())
 	b.WriteByte('\n')
+	if m.lesson != nil {
+		b.WriteString(m.lesson.View(m.w))
+		b.WriteByte('\n')
+	}
 	bw, _, pw, ph, side := m.layout()
 	if d := m.body(); d != nil {
-		b.WriteString(block(d.View(), m.w, m.h-4))
+		b.WriteString(block(d.View(), m.w, m.h-4-m.lessonLines()))
 	} else {
 		body := m.current().View()
 		if m.split(m.c.Active) {
@@ -463,3 +479,21 @@ func (m *Model) split(id viewID) bool {
 
 // splitWidth is the first side's share of a split body w wide.
 func splitWidth(w int) int { return (w - 1) / 2 }
+
+// lessonLines is the lesson banner's height, 0 outside a lesson.
+func (m *Model) lessonLines() int {
+	if m.lesson == nil {
+		return 0
+	}
+	return lessonHeight
+}
+
+// checkLesson runs the lesson's check on the state and the active view's
+// teaching pane (its selection and explanation).
+func (m *Model) checkLesson() bool {
+	if m.lesson == nil || m.c.World == nil {
+		return false
+	}
+	title, body := m.current().Explain()
+	return m.lesson.check(title, body)
+}

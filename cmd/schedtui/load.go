@@ -287,11 +287,17 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 	case sourceDemo:
-		c, r, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+		name, data := testdata.DemoName, testdata.Demo
+		if f.scenario != nil {
+			// schedtui learn's lesson: an embedded scenario of its own.
+			name, data = f.scenario.name, f.scenario.data
+			s.name = name
+		}
+		c, r, err := snapshot.Load(name, data)
 		if err != nil {
 			return nil, err
 		}
-		s.cluster, s.report, s.demo = c, r, true
+		s.cluster, s.report, s.demo = c, r, f.scenario == nil
 		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 		if s.mode, err = modeOf(f, false, false); err != nil {
 			return nil, err

@@ -41,7 +41,10 @@ type sourceFlags struct {
 	gates gateFlags
 	// keepDetail: the debugger keeps the last keepDetail attempts whole
 	// (tui.Backend.Retain).
-	keepDetail int
+	keepDetail int // scenario replaces the demo's snapshot, and lesson opens the
+	// debugger on it as schedtui learn's lesson (learn.go).
+	scenario *embeddedScenario
+	lesson   *tui.LessonRun
 }
 
 func (f *sourceFlags) register(cmd *cobra.Command) {
@@ -185,7 +188,7 @@ binds a pod in the cluster.
 		"(a KubeSchedulerConfiguration file, demo-packing, defaults, or quoted kube-scheduler flags, as schedtui compare's --right); C picks one inside")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCommand(), newExplainCommand(), newCompareCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand())
+	root.AddCommand(newRunCommand(), newExplainCommand(), newCompareCommand(), newSnapshotCommand(), newRecordCommand(), newVersionCommand(), newLearnCommand())
 	root.Version = schedtuiVersion()
 	suggestMistypes(root)
 	if plugin {

@@ -85,7 +85,7 @@ func openTUI(ctx context.Context, f *sourceFlags, in io.Reader, out, errw io.Wri
 	if src.skippedExtenders > 0 {
 		b.Name += " · extenders skipped"
 	}
-	opts := tui.Options{Backend: b, Notice: src.notice(resume), Shown: growing}
+	opts := tui.Options{Backend: b, Notice: src.notice(resume), Shown: growing, Lesson: f.lesson}
 	if err := compareMode(&opts, src, f, replays, errw); err != nil {
 		return err
 	}

@@ -96,6 +96,16 @@ var (
 // session of w×h named after the test, killed at the end.
 func startDemo(t *testing.T, w, h int) *tmuxSession {
 	t.Helper()
+	s := startTUI(t, w, h, nil, "--demo")
+	s.waitFor("Active (12)", "default/critical-api")
+	return s
+}
+
+// startTUI builds the binary (once) and runs it with args (and the
+// environment's env, NAME=value) in a tmux session of w×h named after the
+// test, killed at the end.
+func startTUI(t *testing.T, w, h int, env []string, args ...string) *tmuxSession {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -115,9 +125,12 @@ func startDemo(t *testing.T, w, h int) *tmuxSession {
 		t.Fatal(tuiBinErr)
 	}
 	s := &tmuxSession{t: t, tmux: tmux, name: strings.ReplaceAll(fmt.Sprintf("schedtui-%s-%d", t.Name(), os.Getpid()), "/", "-")}
-	s.cmd("new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-e", "TERM=xterm-256color", tuiBin, "--demo")
+	session := []string{"new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "-e", "TERM=xterm-256color"}
+	for _, e := range env {
+		session = append(session, "-e", e)
+	}
+	s.cmd(append(append(session, tuiBin), args...)...)
 	t.Cleanup(func() { _ = s.command("kill-server").Run() })
-	s.waitFor("Active (12)", "default/critical-api")
 	return s
 }
 
