@@ -123,6 +123,9 @@ func (b *lessonBanner) key(msg tea.KeyPressMsg, check func() bool) bool {
 			b.prompting = false
 			b.answer = b.typed
 			if !check() {
+				// A wrong answer is forgotten: reaching the state later
+				// must not pass it.
+				b.answer = ""
 				b.hint = "Not yet: " + b.run.Lesson.Hint
 			}
 		case "esc":

@@ -1,12 +1,14 @@
 package tui
 
 import (
-	"strings"
+	"fmt"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
@@ -30,7 +32,23 @@ func lessonHarness(t *testing.T, n int, solved *int) *harness {
 		t.Fatal(err)
 	}
 	run := &LessonRun{Lesson: l, Number: n, Total: len(Lessons()), Done: func() { *solved++ }}
-	hs := &harness{t: t, m: New(Options{Backend: b, NoColor: true, Lesson: run})}
+	o := Options{Backend: b, NoColor: true, Lesson: run}
+	// C compares with demo-packing, as schedtui learn's C does.
+	o.NewComparison = func(side string) (*Comparison, error) {
+		if side != testdata.DemoPackingName {
+			return nil, &sideError{side}
+		}
+		cfg, _, err := config.LoadData(testdata.DemoPackingName, testdata.DemoPacking, features.Default())
+		if err != nil {
+			return nil, err
+		}
+		b, err := NewBackend(l.Scenario+" · demo-packing", c, scheduler.Options{Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: 1})
+		if err != nil {
+			return nil, err
+		}
+		return &Comparison{Backend: b, Label: testdata.DemoPackingName}, nil
+	}
+	hs := &harness{t: t, m: New(o)}
 	hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	hs.run(hs.m.Init())
 	return hs
@@ -52,7 +70,31 @@ var lessonCases = map[string]lessonCase{
 	},
 	"filter": {
 		wrong: []string{"n", "3", "A"},
-		right: []string{"j", "l", "l"},
+		right: []string{"j", "l"},
+	},
+	"score": {
+		wrong: []string{"n", "4", "A"},
+		right: []string{"l"},
+	},
+	"spread": {
+		wrong: []string{"n", "3", "A"},
+		right: []string{"j"},
+	},
+	"volumes": {
+		wrong: []string{"n", "3", "A"},
+		right: []string{"j"},
+	},
+	"preemption": {
+		wrong: []string{"n", "A", "u", "r", "g", "e", "n", "t", "<enter>"},
+		right: []string{"5", "A", "b", "a", "t", "c", "h", "<enter>"},
+	},
+	"dra": {
+		wrong: []string{"n", "A", "g", "p", "u", "-", "b", "<enter>"},
+		right: []string{"n", "n", "A", "g", "p", "u", "-", "b", "<enter>"},
+	},
+	"config": {
+		wrong: []string{"n", "A", "n", "o", "d", "e", "-", "1", "<enter>"},
+		right: []string{"C", "d", "e", "m", "o", "-", "p", "a", "c", "k", "i", "n", "g", "<enter>", "2", "A", "n", "o", "d", "e", "-", "1", "<enter>"},
 	},
 }
 
@@ -68,7 +110,7 @@ func TestLessonChecks(t *testing.T) {
 			}
 			solved := 0
 			hs := lessonHarness(t, i+1, &solved)
-			hs.contains("Lesson "+strings.TrimSpace(string(rune('0'+i+1)))+"/", l.Title)
+			hs.contains(fmt.Sprintf("Lesson %d/%d", i+1, len(Lessons())), l.Title)
 			hs.keys(tc.wrong...)
 			if solved != 0 {
 				t.Fatalf("solved by the wrong keys %q", tc.wrong)
@@ -86,4 +128,26 @@ func TestLessonChecks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLessonAnswerBeforeTheState: the right value typed before the state
+// is reached is a wrong answer, forgotten: reaching the state afterwards
+// does not solve the lesson by itself.
+func TestLessonAnswerBeforeTheState(t *testing.T) {
+	for i, l := range Lessons() {
+		if l.ID != "dra" {
+			continue
+		}
+		solved := 0
+		hs := lessonHarness(t, i+1, &solved)
+		hs.keys("n", "A")
+		hs.typeText("gpu-b")
+		hs.keys("<enter>", "n", "n")
+		hs.contains("default/inference", "Not yet: ")
+		if solved != 0 {
+			t.Fatal("solved by an answer typed before the attempt was in view")
+		}
+		return
+	}
+	t.Fatal("no dra lesson")
 }

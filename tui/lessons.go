@@ -17,11 +17,65 @@ func Lessons() []Lesson {
 			ID: "filter", Title: "Filter", Scenario: "02-filter.yaml",
 			Question: "default/api fits no node. Which Filter plugin rejects node-2? Select its cell.",
 			Keys:     "n to run the attempt, 3 for the Filter map, j/k to node-2's row, h/l to the ✗ column (f: every plugin's verdict), e to explain",
-			Reached: func(s *lessonState) bool {
-				return s.view(viewFilter) && s.selected == "TaintToleration on node-2"
-			},
-			Hint:   "in the Filter view (3) select node-2's row and move with h/l to the column marked ✗",
-			Plugin: "TaintToleration",
+			Reached:  selects(viewFilter, "TaintToleration on node-2"),
+			Hint:     "in the Filter view (3) select node-2's row and move with h/l to the column marked ✗",
+			Plugin:   "TaintToleration",
+		},
+		{
+			ID: "score", Title: "Score", Scenario: "03-score.yaml",
+			Question: "Both nodes fit default/web and node-2 wins. Select the winner's NodeResourcesFit cell to see its formula.",
+			Keys:     "n to run the attempt, 4 for Scores, j/k to node-2's row, h/l to the NodeResourcesFit column, m: raw/normalized/weighted, e to explain",
+			Reached:  selects(viewScores, "NodeResourcesFit on node-2"),
+			Hint:     "in the Scores view (4) select node-2's row and move with h/l to the NodeResourcesFit column",
+			Plugin:   "NodeResourcesFit",
+		},
+		{
+			ID: "spread", Title: "Topology spread", Scenario: "04-spread.yaml",
+			Question: "default/web-new lands in zone-b. Which plugin filtered out node-2, in zone-a? Select its cell.",
+			Keys:     "n to run the attempt, 3 for the Filter map (a: all columns), j/k to node-2's row, h/l to the ✗ column, e to explain",
+			Reached:  selects(viewFilter, "PodTopologySpread on node-2"),
+			Hint:     "in the Filter view (3) select node-2's row and the column that rejected it (a shows every column)",
+			Plugin:   "PodTopologySpread",
+		},
+		{
+			ID: "volumes", Title: "Volumes", Scenario: "05-volumes.yaml",
+			Question: "default/db's claim waits for its first consumer. Which plugin keeps it off the big node-2? Select its cell.",
+			Keys:     "n to run the attempt, 3 for the Filter map (a: all columns), j/k to node-2's row, h/l to the ✗ column, e to explain",
+			Reached:  selects(viewFilter, "VolumeBinding on node-2"),
+			Hint:     "in the Filter view (3) select node-2's row and the column that rejected it (a shows every column)",
+			Plugin:   "VolumeBinding",
+		},
+		{
+			ID: "preemption", Title: "Preemption", Scenario: "06-preemption.yaml",
+			Question: "default/urgent fits nowhere until a lower-priority pod goes. Which pod is the victim?",
+			Keys:     "n to run the attempt, 5 for Preempt (candidates, victims, the nomination), e to explain; then A and type the victim's name",
+			Answers:  []string{"default/batch", "batch"},
+			Reached:  func(s *lessonState) bool { return s.view(viewPreempt) },
+			Hint:     "run the attempt (n), open Preempt (5) and read the victims of the chosen node (★)",
+		},
+		{
+			ID: "dra", Title: "Dynamic resources", Scenario: "07-dra.yaml",
+			Question: "default/inference asks for an A100 first, else an L4. On which node does it get a device?",
+			Keys:     "n until the header shows default/inference, 2 for its Pod view (the allocator's choice), 6 for Nodes' devices; then A and type the node",
+			Answers:  []string{"gpu-b"},
+			Reached:  func(s *lessonState) bool { return s.pod() == "default/inference" },
+			Hint:     "press n until the attempt in the header is default/inference's, then read its verdict in the Pod view (2)",
+			Plugin:   "DynamicResources",
+		},
+		{
+			ID: "config", Title: "Configuration", Scenario: "08-config.yaml",
+			Question: "Scored with MostAllocated instead of LeastAllocated, where would default/web go?",
+			Keys:     "C, type demo-packing and enter (compare with the packing configuration), n to run both sides, 2 or 4 side by side; then A and type the node",
+			Answers:  []string{"node-1"},
+			Reached:  func(s *lessonState) bool { return s.c.Right != nil },
+			Hint:     "compare first (C, demo-packing, enter), run the attempt (n) and read the right side's node in the Pod view (2)",
+			Plugin:   "NodeResourcesFit",
 		},
 	}
+}
+
+// selects is the check that view v is active with the cell titled cell
+// ("TaintToleration on node-2") selected.
+func selects(v viewID, cell string) func(*lessonState) bool {
+	return func(s *lessonState) bool { return s.view(v) && s.selected == cell }
 }

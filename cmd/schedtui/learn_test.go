@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,4 +88,79 @@ func TestLearnFirstLessonTmux(t *testing.T) {
 		s := startTUI(t, 100, 30, env, "learn")
 		s.waitFor("Lesson 2/", "Which Filter plugin rejects node-2?")
 	})
+}
+
+// learnStep is keys sent to the terminal, then what the screen must show.
+type learnStep struct {
+	keys []string
+	want []string
+}
+
+// TestLearnLessonsTmux: each lesson in the real binary, as a learner
+// does it: a wrong answer (or A before the answer is in view) gets the
+// lesson's hint, then the intended keys solve it.
+func TestLearnLessonsTmux(t *testing.T) {
+	type lessonSteps struct{ wrong, right []learnStep }
+	answer := func(s string) []learnStep {
+		return []learnStep{{keys: []string{"A"}, want: []string{"Your answer"}}, {keys: []string{"-l", s}, want: []string{s + "▏"}}, {keys: []string{"Enter"}}}
+	}
+	hintAfter := func(steps ...learnStep) []learnStep {
+		steps[len(steps)-1].want = append(steps[len(steps)-1].want, "Not yet:")
+		return steps
+	}
+	filterMap := learnStep{keys: []string{"n"}, want: []string{"attempt 1/1"}}
+	steps := map[string]lessonSteps{
+		"queues": {
+			wrong: hintAfter(append([]learnStep{{keys: []string{"n", "n"}, want: []string{"attempt 2/2"}}}, answer("activeQ")...)...),
+			right: append([]learnStep{{keys: []string{"1"}, want: []string{"default/big"}}}, answer("unschedulable")...),
+		},
+		"filter": {
+			wrong: hintAfter(filterMap, learnStep{keys: []string{"3"}, want: []string{"faithful:"}}, learnStep{keys: []string{"A"}}),
+			right: []learnStep{{keys: []string{"j"}}, {keys: []string{"l"}}},
+		},
+		"score": {
+			wrong: hintAfter(filterMap, learnStep{keys: []string{"4"}, want: []string{"NodeResourcesFit"}}, learnStep{keys: []string{"A"}}),
+			right: []learnStep{{keys: []string{"l"}}},
+		},
+		"spread": {
+			wrong: hintAfter(filterMap, learnStep{keys: []string{"3"}, want: []string{"faithful:"}}, learnStep{keys: []string{"A"}}),
+			right: []learnStep{{keys: []string{"j"}}},
+		},
+		"volumes": {
+			wrong: hintAfter(filterMap, learnStep{keys: []string{"3"}, want: []string{"faithful:"}}, learnStep{keys: []string{"A"}}),
+			right: []learnStep{{keys: []string{"j"}}},
+		},
+		"preemption": {
+			wrong: hintAfter(append([]learnStep{filterMap}, answer("urgent")...)...),
+			right: append([]learnStep{{keys: []string{"5"}, want: []string{"default/batch"}}}, answer("batch")...),
+		},
+		"dra": {
+			wrong: hintAfter(append([]learnStep{filterMap}, answer("gpu-b")...)...),
+			right: append([]learnStep{{keys: []string{"n", "n"}, want: []string{"default/inference"}}}, answer("gpu-b")...),
+		},
+		"config": {
+			wrong: hintAfter(append([]learnStep{filterMap}, answer("node-1")...)...),
+			right: append([]learnStep{{keys: []string{"C"}, want: []string{"compare with"}}, {keys: []string{"-l", "demo-packing"}}, {keys: []string{"Enter"}, want: []string{"demo-packing"}}, {keys: []string{"2"}}}, answer("node-1")...),
+		},
+	}
+	env := []string{"XDG_CONFIG_HOME=" + t.TempDir()}
+	for i, l := range tui.Lessons() {
+		t.Run(l.ID, func(t *testing.T) {
+			st, ok := steps[l.ID]
+			if !ok {
+				t.Fatalf("lesson %q has no terminal test", l.ID)
+			}
+			s := startTUI(t, 100, 30, env, "learn", fmt.Sprint(i+1))
+			s.waitFor(fmt.Sprintf("Lesson %d/", i+1), "Active (")
+			for _, phase := range [][]learnStep{st.wrong, st.right} {
+				for _, step := range phase {
+					s.keys(step.keys...)
+					if len(step.want) > 0 {
+						s.waitFor(step.want...)
+					}
+				}
+			}
+			s.waitFor(fmt.Sprintf("✓ Lesson %d solved", i+1))
+		})
+	}
 }
