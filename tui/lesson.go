@@ -44,7 +44,9 @@ type lessonState struct {
 	// selected is the active view's teaching pane title: what is selected
 	// ("TaintToleration on node-2", "Preemption").
 	selected string
-	answer   string
+	// body is the teaching pane's text for the selection.
+	body   []string
+	answer string
 }
 
 // view reports whether the active view is v.
@@ -161,7 +163,7 @@ func (b *lessonBanner) check(title string, body []string) bool {
 		return true
 	}
 	l := b.run.Lesson
-	st := &lessonState{c: b.c, selected: title, answer: b.answer}
+	st := &lessonState{c: b.c, selected: title, body: body, answer: b.answer}
 	if l.Reached != nil && !l.Reached(st) {
 		return false
 	}

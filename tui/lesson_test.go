@@ -68,6 +68,14 @@ var lessonCases = map[string]lessonCase{
 		wrong: []string{"n", "n", "A", "a", "c", "t", "i", "v", "e", "Q", "<enter>"},
 		right: []string{"1", "A", "u", "n", "s", "c", "h", "e", "d", "u", "l", "a", "b", "l", "e", "<enter>"},
 	},
+	"gates": {
+		wrong: []string{"n", "1", "A", "P", "r", "e", "E", "n", "q", "u", "e", "u", "e", "<enter>"},
+		right: []string{"A", "S", "c", "h", "e", "d", "u", "l", "i", "n", "g", "G", "a", "t", "e", "s", "<enter>"},
+	},
+	"diagnosis": {
+		wrong: []string{"n", "3", "a", "l", "l", "A"},
+		right: []string{"f"},
+	},
 	"filter": {
 		wrong: []string{"n", "3", "A"},
 		right: []string{"j", "l"},

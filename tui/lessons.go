@@ -1,5 +1,7 @@
 package tui
 
+import "strings"
+
 // Lessons is schedtui learn's tour, in order. Each lesson's scenario is
 // its own small snapshot under testdata/learn.
 func Lessons() []Lesson {
@@ -14,7 +16,16 @@ func Lessons() []Lesson {
 			Plugin:   "NodeResourcesFit",
 		},
 		{
-			ID: "filter", Title: "Filter", Scenario: "02-filter.yaml",
+			ID: "gates", Title: "Scheduling gates", Scenario: "02-gates.yaml",
+			Question: "The node has room, yet default/held is never attempted. Which plugin holds it back?",
+			Keys:     "n (web's attempt), 1 for Queues, j/k to select default/held under Gated, e to explain; then A and type the plugin's name",
+			Answers:  []string{"SchedulingGates"},
+			Reached:  func(s *lessonState) bool { return s.view(viewQueues) && s.queued("default/held") == "gated" },
+			Hint:     "open Queues (1) and select default/held: the teaching pane (e) names the plugin that gates it at PreEnqueue",
+			Plugin:   "SchedulingGates",
+		},
+		{
+			ID: "filter", Title: "Filter", Scenario: "03-filter.yaml",
 			Question: "default/api fits no node. Which Filter plugin rejects node-2? Select its cell.",
 			Keys:     "n to run the attempt, 3 for the Filter map, j/k to node-2's row, h/l to the ✗ column (f: every plugin's verdict), e to explain",
 			Reached:  selects(viewFilter, "TaintToleration on node-2"),
@@ -22,7 +33,17 @@ func Lessons() []Lesson {
 			Plugin:   "TaintToleration",
 		},
 		{
-			ID: "score", Title: "Score", Scenario: "03-score.yaml",
+			ID: "diagnosis", Title: "The full diagnosis", Scenario: "04-diagnosis.yaml",
+			Question: "node-1 fails two Filter plugins, but the faithful map shows only the first. Select the second failure.",
+			Keys:     "n to run the attempt, 3 for the Filter map, f for the full diagnosis (every plugin's verdict), a for all columns, h/l to NodeResourcesFit",
+			Reached: func(s *lessonState) bool {
+				return selects(viewFilter, "NodeResourcesFit on node-1")(s) && len(s.body) > 0 && !strings.HasPrefix(s.body[0], "Not run")
+			},
+			Hint:   "in the faithful map the second plugin did not run on node-1: press f for the full diagnosis, then select node-1's NodeResourcesFit cell",
+			Plugin: "NodeResourcesFit",
+		},
+		{
+			ID: "score", Title: "Score", Scenario: "05-score.yaml",
 			Question: "Both nodes fit default/web and node-2 wins. Select the winner's NodeResourcesFit cell to see its formula.",
 			Keys:     "n to run the attempt, 4 for Scores, j/k to node-2's row, h/l to the NodeResourcesFit column, m: raw/normalized/weighted, e to explain",
 			Reached:  selects(viewScores, "NodeResourcesFit on node-2"),
@@ -30,7 +51,7 @@ func Lessons() []Lesson {
 			Plugin:   "NodeResourcesFit",
 		},
 		{
-			ID: "spread", Title: "Topology spread", Scenario: "04-spread.yaml",
+			ID: "spread", Title: "Topology spread", Scenario: "06-spread.yaml",
 			Question: "default/web-new lands in zone-b. Which plugin filtered out node-2, in zone-a? Select its cell.",
 			Keys:     "n to run the attempt, 3 for the Filter map (a: all columns), j/k to node-2's row, h/l to the ✗ column, e to explain",
 			Reached:  selects(viewFilter, "PodTopologySpread on node-2"),
@@ -38,7 +59,7 @@ func Lessons() []Lesson {
 			Plugin:   "PodTopologySpread",
 		},
 		{
-			ID: "volumes", Title: "Volumes", Scenario: "05-volumes.yaml",
+			ID: "volumes", Title: "Volumes", Scenario: "07-volumes.yaml",
 			Question: "default/db's claim waits for its first consumer. Which plugin keeps it off the big node-2? Select its cell.",
 			Keys:     "n to run the attempt, 3 for the Filter map (a: all columns), j/k to node-2's row, h/l to the ✗ column, e to explain",
 			Reached:  selects(viewFilter, "VolumeBinding on node-2"),
@@ -46,7 +67,7 @@ func Lessons() []Lesson {
 			Plugin:   "VolumeBinding",
 		},
 		{
-			ID: "preemption", Title: "Preemption", Scenario: "06-preemption.yaml",
+			ID: "preemption", Title: "Preemption", Scenario: "08-preemption.yaml",
 			Question: "default/urgent fits nowhere until a lower-priority pod goes. Which pod is the victim?",
 			Keys:     "n to run the attempt, 5 for Preempt (candidates, victims, the nomination), e to explain; then A and type the victim's name",
 			Answers:  []string{"default/batch", "batch"},
@@ -54,7 +75,7 @@ func Lessons() []Lesson {
 			Hint:     "run the attempt (n), open Preempt (5) and read the victims of the chosen node (★)",
 		},
 		{
-			ID: "dra", Title: "Dynamic resources", Scenario: "07-dra.yaml",
+			ID: "dra", Title: "Dynamic resources", Scenario: "09-dra.yaml",
 			Question: "default/inference asks for an A100 first, else an L4. On which node does it get a device?",
 			Keys:     "n until the header shows default/inference, 2 for its Pod view (the allocator's choice), 6 for Nodes' devices; then A and type the node",
 			Answers:  []string{"gpu-b"},
@@ -63,7 +84,7 @@ func Lessons() []Lesson {
 			Plugin:   "DynamicResources",
 		},
 		{
-			ID: "config", Title: "Configuration", Scenario: "08-config.yaml",
+			ID: "config", Title: "Configuration", Scenario: "10-config.yaml",
 			Question: "Scored with MostAllocated instead of LeastAllocated, where would default/web go?",
 			Keys:     "C, type demo-packing and enter (compare with the packing configuration), n to run both sides, 2 or 4 side by side; then A and type the node",
 			Answers:  []string{"node-1"},

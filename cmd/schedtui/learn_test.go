@@ -86,7 +86,7 @@ func TestLearnFirstLessonTmux(t *testing.T) {
 	s.keys("q")
 	t.Run("next", func(t *testing.T) {
 		s := startTUI(t, 100, 30, env, "learn")
-		s.waitFor("Lesson 2/", "Which Filter plugin rejects node-2?")
+		s.waitFor("Lesson 2/", "Which plugin holds it back?")
 	})
 }
 
@@ -113,6 +113,14 @@ func TestLearnLessonsTmux(t *testing.T) {
 		"queues": {
 			wrong: hintAfter(append([]learnStep{{keys: []string{"n", "n"}, want: []string{"attempt 2/2"}}}, answer("activeQ")...)...),
 			right: append([]learnStep{{keys: []string{"1"}, want: []string{"default/big"}}}, answer("unschedulable")...),
+		},
+		"gates": {
+			wrong: hintAfter(append([]learnStep{filterMap, {keys: []string{"1"}, want: []string{"default/held"}}}, answer("PreEnqueue")...)...),
+			right: answer("SchedulingGates"),
+		},
+		"diagnosis": {
+			wrong: hintAfter(filterMap, learnStep{keys: []string{"3"}, want: []string{"faithful:"}}, learnStep{keys: []string{"a"}, want: []string{"NodeResourcesFit"}}, learnStep{keys: []string{"l", "l"}}, learnStep{keys: []string{"A"}}),
+			right: []learnStep{{keys: []string{"f"}}},
 		},
 		"filter": {
 			wrong: hintAfter(filterMap, learnStep{keys: []string{"3"}, want: []string{"faithful:"}}, learnStep{keys: []string{"A"}}),

@@ -41,7 +41,8 @@ type sourceFlags struct {
 	gates gateFlags
 	// keepDetail: the debugger keeps the last keepDetail attempts whole
 	// (tui.Backend.Retain).
-	keepDetail int // scenario replaces the demo's snapshot, and lesson opens the
+	keepDetail int
+	// scenario replaces the demo's snapshot, and lesson opens the
 	// debugger on it as schedtui learn's lesson (learn.go).
 	scenario *embeddedScenario
 	lesson   *tui.LessonRun
