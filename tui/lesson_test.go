@@ -84,6 +84,10 @@ var lessonCases = map[string]lessonCase{
 		wrong: []string{"n", "4", "A"},
 		right: []string{"l"},
 	},
+	"antiaffinity": {
+		wrong: []string{"n", "3", "A"},
+		right: []string{"j"},
+	},
 	"spread": {
 		wrong: []string{"n", "3", "A"},
 		right: []string{"j"},

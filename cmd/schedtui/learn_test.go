@@ -130,6 +130,10 @@ func TestLearnLessonsTmux(t *testing.T) {
 			wrong: hintAfter(filterMap, learnStep{keys: []string{"4"}, want: []string{"NodeResourcesFit"}}, learnStep{keys: []string{"A"}}),
 			right: []learnStep{{keys: []string{"l"}}},
 		},
+		"antiaffinity": {
+			wrong: hintAfter(filterMap, learnStep{keys: []string{"3"}, want: []string{"faithful:"}}, learnStep{keys: []string{"A"}}),
+			right: []learnStep{{keys: []string{"j"}}},
+		},
 		"spread": {
 			wrong: hintAfter(filterMap, learnStep{keys: []string{"3"}, want: []string{"faithful:"}}, learnStep{keys: []string{"A"}}),
 			right: []learnStep{{keys: []string{"j"}}},
