@@ -216,7 +216,12 @@ func (b *lessonBanner) View(w int) string {
 			add(b.hint, func(s string) string { return st.Warn.Render(s) })
 		}
 		add(l.Question, plain)
-		add("Keys: "+l.Keys, func(s string) string { return st.Dim.Render(s) })
+		keys := "Keys: " + l.Keys
+		if len(l.Answers) == 0 {
+			// Solved as soon as it is reached; A says what is missing.
+			keys += " (A: a hint)"
+		}
+		add(keys, func(s string) string { return st.Dim.Render(s) })
 	}
 	return block(strings.Join(lines, "\n"), w, lessonHeight)
 }
