@@ -48,6 +48,17 @@ func TestLearnList(t *testing.T) {
 	if out, _, _ = runCmd(t, newLearnCommand, "--list"); strings.Contains(out, "✓") {
 		t.Errorf("--reset kept the progress:\n%s", out)
 	}
+	// A progress file that is not ours says so, and how to start over.
+	path := filepath.Join(cfg, "schedtui", "learn.json")
+	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runCmd(t, newLearnCommand, "--list"); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "--reset") {
+		t.Errorf("a corrupt progress file: %v", err)
+	}
+	if _, _, err := runCmd(t, newLearnCommand, "--reset"); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := runCmd(t, newLearnCommand, "99"); err == nil || !strings.Contains(err.Error(), "want a number from 1 to") {
 		t.Errorf("learn 99: %v", err)
 	}
