@@ -84,6 +84,10 @@ var lessonCases = map[string]lessonCase{
 		wrong: []string{"n", "4", "A"},
 		right: []string{"l"},
 	},
+	"totals": {
+		wrong: []string{"n", "4", "A", "0", "<enter>"},
+		right: []string{"m", "m", "A", "3", "0", "0", "<enter>"},
+	},
 	"antiaffinity": {
 		wrong: []string{"n", "3", "A"},
 		right: []string{"j"},

@@ -51,7 +51,16 @@ func Lessons() []Lesson {
 			Plugin:   "NodeResourcesFit",
 		},
 		{
-			ID: "antiaffinity", Title: "Pod anti-affinity", Scenario: "06-antiaffinity.yaml",
+			ID: "totals", Title: "Weights and totals", Scenario: "06-totals.yaml",
+			Question: "node-2 has no taint: TaintToleration rates it 0 (raw). How many points does that add to node-2's total?",
+			Keys:     "n to run the attempt, 4 for Scores, m: raw → normalized → weighted, l to the Taint×3 column, e to explain; then A and type the points",
+			Answers:  []string{"300"},
+			Reached:  func(s *lessonState) bool { return s.view(viewScores) },
+			Hint:     "in Scores (4) press m until the cells are weighted and read node-2's Taint×3 cell: fewer untolerated taints normalize higher, then × the weight",
+			Plugin:   "TaintToleration",
+		},
+		{
+			ID: "antiaffinity", Title: "Pod anti-affinity", Scenario: "07-antiaffinity.yaml",
 			Question: "default/db-1 must not share a node with another app=db pod. Which plugin filtered out node-2? Select its cell.",
 			Keys:     "n to run the attempt, 3 for the Filter map (a: all columns), j/k to node-2's row, h/l to the ✗ column, e to explain",
 			Reached:  selects(viewFilter, "InterPodAffinity on node-2"),
@@ -59,7 +68,7 @@ func Lessons() []Lesson {
 			Plugin:   "InterPodAffinity",
 		},
 		{
-			ID: "spread", Title: "Topology spread", Scenario: "07-spread.yaml",
+			ID: "spread", Title: "Topology spread", Scenario: "08-spread.yaml",
 			Question: "default/web-new lands in zone-b. Which plugin filtered out node-2, in zone-a? Select its cell.",
 			Keys:     "n to run the attempt, 3 for the Filter map (a: all columns), j/k to node-2's row, h/l to the ✗ column, e to explain",
 			Reached:  selects(viewFilter, "PodTopologySpread on node-2"),
@@ -67,7 +76,7 @@ func Lessons() []Lesson {
 			Plugin:   "PodTopologySpread",
 		},
 		{
-			ID: "volumes", Title: "Volumes", Scenario: "08-volumes.yaml",
+			ID: "volumes", Title: "Volumes", Scenario: "09-volumes.yaml",
 			Question: "default/db's claim waits for its first consumer. Which plugin keeps it off the big node-2? Select its cell.",
 			Keys:     "n to run the attempt, 3 for the Filter map (a: all columns), j/k to node-2's row, h/l to the ✗ column, e to explain",
 			Reached:  selects(viewFilter, "VolumeBinding on node-2"),
@@ -75,7 +84,7 @@ func Lessons() []Lesson {
 			Plugin:   "VolumeBinding",
 		},
 		{
-			ID: "preemption", Title: "Preemption", Scenario: "09-preemption.yaml",
+			ID: "preemption", Title: "Preemption", Scenario: "10-preemption.yaml",
 			Question: "default/urgent fits nowhere until a lower-priority pod goes. Which pod is the victim?",
 			Keys:     "n to run the attempt, 5 for Preempt (candidates, victims, the nomination), e to explain; then A and type the victim's name",
 			Answers:  []string{"default/batch", "batch"},
@@ -83,7 +92,7 @@ func Lessons() []Lesson {
 			Hint:     "run the attempt (n), open Preempt (5) and read the victims of the chosen node (★)",
 		},
 		{
-			ID: "dra", Title: "Dynamic resources", Scenario: "10-dra.yaml",
+			ID: "dra", Title: "Dynamic resources", Scenario: "11-dra.yaml",
 			Question: "default/inference asks for an A100 first, else an L4. On which node does it get a device?",
 			Keys:     "n until the header shows default/inference, 2 for its Pod view (the allocator's choice), 6 for Nodes' devices; then A and type the node",
 			Answers:  []string{"gpu-b"},
@@ -92,7 +101,7 @@ func Lessons() []Lesson {
 			Plugin:   "DynamicResources",
 		},
 		{
-			ID: "config", Title: "Configuration", Scenario: "11-config.yaml",
+			ID: "config", Title: "Configuration", Scenario: "12-config.yaml",
 			Question: "Scored with MostAllocated instead of LeastAllocated, where would default/web go?",
 			Keys:     "C, type demo-packing and enter (compare with the packing configuration), n to run both sides, 2 or 4 side by side; then A and type the node",
 			Answers:  []string{"node-1"},

@@ -141,6 +141,10 @@ func TestLearnLessonsTmux(t *testing.T) {
 			wrong: hintAfter(filterMap, learnStep{keys: []string{"4"}, want: []string{"NodeResourcesFit"}}, learnStep{keys: []string{"A"}}),
 			right: []learnStep{{keys: []string{"l"}}},
 		},
+		"totals": {
+			wrong: hintAfter(append([]learnStep{filterMap, {keys: []string{"4"}, want: []string{"Taint×3"}}}, answer("0")...)...),
+			right: append([]learnStep{{keys: []string{"m", "m"}, want: []string{"scores: weighted"}}}, answer("300")...),
+		},
 		"antiaffinity": {
 			wrong: hintAfter(filterMap, learnStep{keys: []string{"3"}, want: []string{"faithful:"}}, learnStep{keys: []string{"A"}}),
 			right: []learnStep{{keys: []string{"j"}}},
