@@ -40,6 +40,10 @@
 //   - The chrome (chrome.go): the header (source, focused attempt,
 //     breakpoints, queue counts, the tabs) and the status bar (notes,
 //     progress, what is kept, the keys).
+//   - schedtui learn's lesson (lesson.go, the tour in lessons.go): a
+//     banner between the header and the body with the question, the keys
+//     and the answer prompt (A); the root checks it after every update
+//     against the state and the active view's teaching pane.
 //
 // # The session
 //
