@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -209,11 +208,11 @@ func (d *objectDialog) Update(msg tea.Msg) tea.Cmd {
 func (d *objectDialog) View() string {
 	d.restyle()
 	st := d.c.St
-	a := d.c.focused()
-	if a == nil {
+	title, ok := attemptTitle(d.c, "What-if on any object")
+	if !ok {
 		return ""
 	}
-	out := []string{st.Title.Render("What-if on any object: " + a.Pod + fmt.Sprintf(" (attempt #%d)", a.Seq)), "",
+	out := []string{title, "",
 		"Edit the YAML (several objects: ---) and press ctrl+s: the attempt is re-run on a copy of the cluster as it was, with them added or replacing theirs.",
 		d.in[0].View(), d.yaml.View()}
 	if d.err != "" {

@@ -82,14 +82,24 @@ func (d *whatIfDialog) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// attemptTitle is a what-if dialog's title for the attempt in view, or
+// false when none is.
+func attemptTitle(c *Common, what string) (string, bool) {
+	a := c.focused()
+	if a == nil {
+		return "", false
+	}
+	return c.St.Title.Render(what + ": " + a.Pod + fmt.Sprintf(" (attempt #%d)", a.Seq)), true
+}
+
 func (d *whatIfDialog) View() string {
 	d.restyle()
 	st := d.c.St
-	a := d.c.focused()
-	if a == nil {
+	title, ok := attemptTitle(d.c, "What-if")
+	if !ok {
 		return ""
 	}
-	out := []string{st.Title.Render("What-if: " + a.Pod + fmt.Sprintf(" (attempt #%d)", a.Seq)), "",
+	out := []string{title, "",
 		"Edit and press enter: the attempt is re-run on a copy of the cluster as it was; the engine is untouched.", ""}
 	for i := range d.in {
 		out = append(out, d.in[i].View())
