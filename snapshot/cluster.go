@@ -9,6 +9,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 )
 
@@ -42,4 +44,8 @@ type Cluster struct {
 	DeviceTaintRules       []*resourcev1.DeviceTaintRule
 	ResourceClaimTemplates []*resourcev1.ResourceClaimTemplate
 	ResourceClaims         []*resourcev1.ResourceClaim
+	// Workload-aware scheduling (scheduling.k8s.io; GenericWorkload).
+	Workloads          []*schedulingv1beta1.Workload
+	PodGroups          []*schedulingv1beta1.PodGroup
+	CompositePodGroups []*schedulingv1alpha3.CompositePodGroup
 }

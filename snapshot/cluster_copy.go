@@ -29,6 +29,9 @@ func (c *Cluster) DeepCopy() *Cluster {
 		ResourceSlices:         deepCopyAll(c.ResourceSlices),
 		DeviceTaintRules:       deepCopyAll(c.DeviceTaintRules),
 		ResourceClaimTemplates: deepCopyAll(c.ResourceClaimTemplates),
+		Workloads:              deepCopyAll(c.Workloads),
+		PodGroups:              deepCopyAll(c.PodGroups),
+		CompositePodGroups:     deepCopyAll(c.CompositePodGroups),
 		ResourceClaims:         deepCopyAll(c.ResourceClaims),
 	}
 }

@@ -40,6 +40,9 @@ func (c *Cluster) Objects() []runtime.Object {
 	add(len(c.DeviceTaintRules), func(i int) runtime.Object { return c.DeviceTaintRules[i] })
 	add(len(c.ResourceClaimTemplates), func(i int) runtime.Object { return c.ResourceClaimTemplates[i] })
 	add(len(c.ResourceClaims), func(i int) runtime.Object { return c.ResourceClaims[i] })
+	add(len(c.Workloads), func(i int) runtime.Object { return c.Workloads[i] })
+	add(len(c.CompositePodGroups), func(i int) runtime.Object { return c.CompositePodGroups[i] })
+	add(len(c.PodGroups), func(i int) runtime.Object { return c.PodGroups[i] })
 	add(len(c.Pods), func(i int) runtime.Object { return c.Pods[i] })
 	return out
 }

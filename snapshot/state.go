@@ -7,6 +7,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 )
 
@@ -72,5 +74,11 @@ func (c *Cluster) add(obj any) {
 		c.ResourceClaimTemplates = append(c.ResourceClaimTemplates, o)
 	case *resourcev1.ResourceClaim:
 		c.ResourceClaims = append(c.ResourceClaims, o)
+	case *schedulingv1beta1.Workload:
+		c.Workloads = append(c.Workloads, o)
+	case *schedulingv1beta1.PodGroup:
+		c.PodGroups = append(c.PodGroups, o)
+	case *schedulingv1alpha3.CompositePodGroup:
+		c.CompositePodGroups = append(c.CompositePodGroups, o)
 	}
 }

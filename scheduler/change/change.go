@@ -16,6 +16,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -135,6 +137,13 @@ func KindOf(obj runtime.Object) (ObjectKind, bool) {
 		return ObjectKind{"DeviceClass", framework.DeviceClass, true}, true
 	case *resourcev1.ResourceClaimTemplate:
 		return ObjectKind{"ResourceClaimTemplate", "", true}, true
+	case *schedulingv1beta1.PodGroup:
+		return ObjectKind{"PodGroup", framework.PodGroup, true}, true
+	case *schedulingv1alpha3.CompositePodGroup:
+		return ObjectKind{"CompositePodGroup", framework.CompositePodGroup, true}, true
+	case *schedulingv1beta1.Workload:
+		// Kept for the views; kube-scheduler does not watch Workloads.
+		return ObjectKind{"Workload", "", true}, true
 	case *resourcev1.DeviceTaintRule:
 		// Upstream's slice tracker reports a rule's change as updates of
 		// the slices it selects (see taintRuleChanged).

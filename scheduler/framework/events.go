@@ -72,6 +72,8 @@ const (
 	ResourceClaim         EventResource = "resource.k8s.io/ResourceClaim"
 	ResourceSlice         EventResource = "resource.k8s.io/ResourceSlice"
 	DeviceClass           EventResource = "resource.k8s.io/DeviceClass"
+	PodGroup              EventResource = "scheduling.k8s.io/PodGroup"
+	CompositePodGroup     EventResource = "scheduling.k8s.io/CompositePodGroup"
 	WildCard              EventResource = "*"
 )
 

@@ -7,6 +7,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -45,6 +47,16 @@ type ObjectLister interface {
 	// DeviceClassForResource is the DeviceClass backing a DRA extended
 	// resource (extended_resources.go), nil if none does.
 	DeviceClassForResource(name v1.ResourceName) *resourcev1.DeviceClass
+	// Workload-aware scheduling (scheduling.k8s.io): the PodGroups the
+	// scheduler queues and the CompositePodGroups above them. Workloads
+	// are kept for the views only: kube-scheduler does not watch them (a
+	// controller creates the PodGroups from their templates).
+	PodGroup(namespace, name string) (*schedulingv1beta1.PodGroup, error)
+	PodGroups(namespace string) []*schedulingv1beta1.PodGroup
+	CompositePodGroup(namespace, name string) (*schedulingv1alpha3.CompositePodGroup, error)
+	CompositePodGroups(namespace string) []*schedulingv1alpha3.CompositePodGroup
+	Workload(namespace, name string) (*schedulingv1beta1.Workload, error)
+	Workloads(namespace string) []*schedulingv1beta1.Workload
 }
 
 // store keeps objects of one kind keyed by namespace/name, in insertion
@@ -131,6 +143,9 @@ type ObjectStore struct {
 	devClasses   *store[*resourcev1.DeviceClass]
 	slices       *store[*resourcev1.ResourceSlice]
 	taintRules   *store[*resourcev1.DeviceTaintRule]
+	podGroups    *store[*schedulingv1beta1.PodGroup]
+	composites   *store[*schedulingv1alpha3.CompositePodGroup]
+	workloads    *store[*schedulingv1beta1.Workload]
 	// extResources follows the DeviceClasses as they arrive.
 	extResources extendedResourceClasses
 }
@@ -159,6 +174,9 @@ func NewObjectStore() *ObjectStore {
 		devClasses:   newStore[*resourcev1.DeviceClass]("resource.k8s.io", "deviceclass"),
 		slices:       newStore[*resourcev1.ResourceSlice]("resource.k8s.io", "resourceslice"),
 		taintRules:   newStore[*resourcev1.DeviceTaintRule]("resource.k8s.io", "devicetaintrule"),
+		podGroups:    newStore[*schedulingv1beta1.PodGroup]("scheduling.k8s.io", "podgroup"),
+		composites:   newStore[*schedulingv1alpha3.CompositePodGroup]("scheduling.k8s.io", "compositepodgroup"),
+		workloads:    newStore[*schedulingv1beta1.Workload]("scheduling.k8s.io", "workload"),
 		extResources: extendedResourceClasses{},
 	}
 }
@@ -207,6 +225,12 @@ func (o *ObjectStore) Add(obj any) bool {
 		o.slices.put("", t.Name, t)
 	case *resourcev1.DeviceTaintRule:
 		o.taintRules.put("", t.Name, t)
+	case *schedulingv1beta1.PodGroup:
+		o.podGroups.put(t.Namespace, t.Name, t)
+	case *schedulingv1alpha3.CompositePodGroup:
+		o.composites.put(t.Namespace, t.Name, t)
+	case *schedulingv1beta1.Workload:
+		o.workloads.put(t.Namespace, t.Name, t)
 	default:
 		return false
 	}
@@ -255,6 +279,12 @@ func (o *ObjectStore) Delete(obj any) {
 		o.slices.remove("", t.Name)
 	case *resourcev1.DeviceTaintRule:
 		o.taintRules.remove("", t.Name)
+	case *schedulingv1beta1.PodGroup:
+		o.podGroups.remove(t.Namespace, t.Name)
+	case *schedulingv1alpha3.CompositePodGroup:
+		o.composites.remove(t.Namespace, t.Name)
+	case *schedulingv1beta1.Workload:
+		o.workloads.remove(t.Namespace, t.Name)
 	}
 }
 
@@ -327,4 +357,23 @@ func (o *ObjectStore) DeviceClasses() []*resourcev1.DeviceClass    { return o.de
 func (o *ObjectStore) ResourceSlices() []*resourcev1.ResourceSlice { return o.slices.list("", nil) }
 func (o *ObjectStore) DeviceTaintRules() []*resourcev1.DeviceTaintRule {
 	return o.taintRules.list("", nil)
+}
+
+func (o *ObjectStore) PodGroup(ns, name string) (*schedulingv1beta1.PodGroup, error) {
+	return o.podGroups.get(ns, name)
+}
+func (o *ObjectStore) PodGroups(ns string) []*schedulingv1beta1.PodGroup {
+	return o.podGroups.list(ns, func(g *schedulingv1beta1.PodGroup) string { return g.Namespace })
+}
+func (o *ObjectStore) CompositePodGroup(ns, name string) (*schedulingv1alpha3.CompositePodGroup, error) {
+	return o.composites.get(ns, name)
+}
+func (o *ObjectStore) CompositePodGroups(ns string) []*schedulingv1alpha3.CompositePodGroup {
+	return o.composites.list(ns, func(g *schedulingv1alpha3.CompositePodGroup) string { return g.Namespace })
+}
+func (o *ObjectStore) Workload(ns, name string) (*schedulingv1beta1.Workload, error) {
+	return o.workloads.get(ns, name)
+}
+func (o *ObjectStore) Workloads(ns string) []*schedulingv1beta1.Workload {
+	return o.workloads.list(ns, func(w *schedulingv1beta1.Workload) string { return w.Namespace })
 }
