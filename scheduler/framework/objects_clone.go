@@ -36,6 +36,9 @@ func (o *ObjectStore) CopyFrom(src *ObjectStore) {
 	copyStore(o.devClasses, src.devClasses)
 	copyStore(o.slices, src.slices)
 	copyStore(o.taintRules, src.taintRules)
+	copyStore(o.podGroups, src.podGroups)
+	copyStore(o.composites, src.composites)
+	copyStore(o.workloads, src.workloads)
 	o.extResources = maps.Clone(src.extResources)
 }
 
