@@ -17,7 +17,7 @@ import (
 // runProfile is run's hidden flags for measuring run itself (the
 // end-to-end benchmark against upstream, conformance/versus_test.go, and
 // docs/performance.md's profiles): a CPU profile of the whole command, a
-// heap profile at its end, and the time each phase took. They are hidden
+// heap profile once the scheduler is built, and the time each phase took. They are hidden
 // because they are about schedtui, not about the cluster.
 type runProfile struct {
 	cpuFile, memFile, timingsFile string
@@ -29,12 +29,14 @@ type runProfile struct {
 	// scheduled when the last line was written and flushed.
 	begun, loaded, built, scheduled time.Time
 	cpu0                            time.Duration
+	// memErr is writing the heap profile's error, returned at the end.
+	memErr error
 }
 
 func (p *runProfile) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&p.cpuFile, "cpuprofile", "", "write a CPU profile of the whole command to this file (go tool pprof)")
-	cmd.Flags().StringVar(&p.memFile, "memprofile", "", "write a heap profile to this file at the command's end: "+
-		"what is live then, and (-sample_index=alloc_space) everything allocated on the way")
+	cmd.Flags().StringVar(&p.memFile, "memprofile", "", "write a heap profile to this file once the scheduler is built: "+
+		"what run keeps (the cluster, the scheduler's cache and queue), and (-sample_index=alloc_space) what loading and building allocated")
 	cmd.Flags().StringVar(&p.timingsFile, "timings", "", "write the time each phase took (load, build, schedule), "+
 		"the CPU time, garbage collections and peak RSS to this file as JSON")
 	for _, name := range []string{"cpuprofile", "memprofile", "timings"} {
@@ -67,9 +69,18 @@ func (p *runProfile) markLoaded() {
 	}
 }
 
+// markBuilt also writes the heap profile: once the scheduler is built, the
+// state run keeps is all there (run streams each attempt and drops it), so
+// the live heap then is the most run holds.
 func (p *runProfile) markBuilt() {
-	if p != nil {
-		p.built = time.Now()
+	if p == nil {
+		return
+	}
+	p.built = time.Now()
+	if p.memFile != "" {
+		if err := writeHeapProfile(p.memFile); err != nil {
+			p.memErr = fmt.Errorf("--memprofile: %w", err)
+		}
 	}
 }
 
@@ -85,7 +96,8 @@ type RunTimings struct {
 	// (engine.New).
 	BuildSeconds float64 `json:"buildSeconds"`
 	// ScheduleSeconds: every attempt until quiescent (or --until), each
-	// line written as it is made, and the output flushed.
+	// line written as it is made, and the output flushed (and writing
+	// the heap profile, when asked).
 	ScheduleSeconds float64 `json:"scheduleSeconds"`
 	// CPUSeconds is the process's CPU time (user and system, every
 	// thread) in those phases.
@@ -94,8 +106,7 @@ type RunTimings struct {
 	PeakRSSBytes uint64  `json:"peakRSSBytes"`
 }
 
-// end stops the CPU profile and writes the heap profile and the timings
-// asked for. err is the command's: the files are written either way (a
+// end stops the CPU profile and writes the timings asked for. err is the command's: the files are written either way (a
 // profile of a failed run is still a profile), and their own errors come
 // after it.
 func (p *runProfile) end(err error) error {
@@ -107,10 +118,8 @@ func (p *runProfile) end(err error) error {
 			err = fmt.Errorf("--cpuprofile: %w", cerr)
 		}
 	}
-	if p.memFile != "" {
-		if merr := writeHeapProfile(p.memFile); merr != nil && err == nil {
-			err = fmt.Errorf("--memprofile: %w", merr)
-		}
+	if err == nil {
+		err = p.memErr
 	}
 	if p.timingsFile != "" && !p.loaded.IsZero() {
 		built := p.built
