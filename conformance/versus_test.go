@@ -281,7 +281,8 @@ func versusOptionsFromEnv(tb testing.TB) versusOptions {
 // file's format and run's detail (versusOptions). SCHEDTUI_BENCH_PROFILE=DIR
 // writes CPU and allocation profiles of schedtui's in-process run of each
 // workload to DIR, and the process's (run-cpu.pprof, run-heap.pprof: the
-// whole command) beside them (the last round's).
+// whole command) beside them (the last round's), and keeps the snapshot
+// file there.
 func BenchmarkVersusUpstream(b *testing.B) {
 	cases := versusCases(os.Getenv("SCHEDTUI_BENCH_QUICK") != "")
 	if os.Getenv("SCHEDTUI_BENCH_15K") != "" {
@@ -312,7 +313,13 @@ func BenchmarkVersusUpstream(b *testing.B) {
 		b.Run(vc.name(), func(b *testing.B) {
 			b.StopTimer()
 			dir := b.TempDir()
-			file, err := vc.writeSnapshot(dir, opts.format)
+			profiles := profileDir(b, vc)
+			fileDir := dir
+			if profiles != "" {
+				// Kept beside the profiles, to run schedtui on again.
+				fileDir = profiles
+			}
+			file, err := vc.writeSnapshot(fileDir, opts.format)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -320,7 +327,7 @@ func BenchmarkVersusUpstream(b *testing.B) {
 			for range b.N {
 				runs = runs[:0]
 				for round := range rounds {
-					r, err := runVersus(file, bin, opts.detail, dir, profileDir(b, vc))
+					r, err := runVersus(file, bin, opts.detail, dir, profiles)
 					if err != nil {
 						b.Fatal(err)
 					}
