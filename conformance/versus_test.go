@@ -387,18 +387,18 @@ func BenchmarkVersusUpstream(b *testing.B) {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "\nschedtui vs upstream kube-scheduler v1.37.1 in this process: the schedulers' runs alone (pods bound per wall-clock second, best of %d rounds per side; GOMAXPROCS=%d)\n", rounds, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(&sb, "%-52s %9s %9s %7s %11s %7s %8s %9s  %-13s %s\n", "workload", "upstream", "schedtui", "ratio", "rounds", "target", "verdict", "cpu-ratio", "cpu-s up/ours", "attempts up/ours")
+	fmt.Fprintf(&sb, "%-54s %9s %9s %7s %11s %7s %8s %9s  %-13s %s\n", "workload", "upstream", "schedtui", "ratio", "rounds", "target", "verdict", "cpu-ratio", "cpu-s up/ours", "attempts up/ours")
 	for _, rw := range rows {
-		fmt.Fprintf(&sb, "%-52s %9.0f %9.0f %6.2fx %5.2f-%5.2f %6.1fx %8s %8.2fx  %-13s %d/%d\n", rw.c.name(), rw.best.upRate(), rw.best.oursRate(),
+		fmt.Fprintf(&sb, "%-54s %9.0f %9.0f %6.2fx %5.2f-%5.2f %6.1fx %8s %8.2fx  %-13s %d/%d\n", rw.c.name(), rw.best.upRate(), rw.best.oursRate(),
 			rw.best.ratio(), rw.lo, rw.hi, rw.c.target, verdict(rw.best.ratio(), rw.c.target), rw.best.cpuRatio(),
 			fmt.Sprintf("%.1f/%.1f", rw.best.upCPU.Seconds(), rw.best.oursCPU.Seconds()), rw.best.upAttempts, rw.best.oursAttempts)
 	}
 	fmt.Fprintf(&sb, "\nend to end: `schedtui run --snapshot cluster.%s -o json --detail %s` from its start to its exit, against upstream reading the same file, "+
 		"building its scheduler and binding every pending pod (seconds, best of %d rounds per part)\n", opts.format, opts.detail, rounds)
-	fmt.Fprintf(&sb, "%-52s %-24s %7s %-30s %7s %7s %11s %7s %8s\n", "workload", "upstream load+build+sched", "total", "run load+build+sched+rest", "total", "ratio", "rounds", "target", "verdict")
+	fmt.Fprintf(&sb, "%-54s %-26s %7s %-30s %7s %7s %11s %7s %8s\n", "workload", "upstream load+build+sched", "total", "run load+build+sched+rest", "total", "ratio", "rounds", "target", "verdict")
 	for _, rw := range rows {
 		r, t := rw.best, rw.best.proc.timings
-		fmt.Fprintf(&sb, "%-52s %-24s %7.2f %-30s %7.2f %6.2fx %5.2f-%5.2f %6.1fx %8s\n", rw.c.name(),
+		fmt.Fprintf(&sb, "%-54s %-26s %7.2f %-30s %7.2f %6.2fx %5.2f-%5.2f %6.1fx %8s\n", rw.c.name(),
 			fmt.Sprintf("%.2f+%.2f+%.2f", r.upLoad.Seconds(), r.upBuild.Seconds(), r.upWall.Seconds()), r.upTotal().Seconds(),
 			fmt.Sprintf("%.2f+%.2f+%.2f+%.2f", t.LoadSeconds, t.BuildSeconds, t.ScheduleSeconds, r.proc.rest().Seconds()), r.proc.wall.Seconds(),
 			r.e2eRatio(), rw.e2eLo, rw.e2eHi, rw.c.e2eTarget, verdict(r.e2eRatio(), rw.c.e2eTarget))
