@@ -79,19 +79,19 @@ type checkedObject struct {
 // checkAhead is checkObject for an object decoded ahead of adding it, or
 // nil when the object needs the loader first: one without metadata, or
 // whose name the loader generates (metadata.generateName).
-func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptions) *checkedObject {
+func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptions, share *sharedParts) *checkedObject {
 	acc, err := meta.Accessor(obj)
 	if err != nil || acc.GetName() == "" && acc.GetGenerateName() != "" {
 		return nil
 	}
-	return checkObject(ki, obj, acc, opts)
+	return checkObject(ki, obj, acc, opts, share)
 }
 
 // checkObject normalizes the namespace, defaults, prepares a pod as the
 // API server creates it, and validates. It touches nothing but obj.
-func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) *checkedObject {
+func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) *checkedObject {
 	c := &checkedObject{acc: acc, clearedNamespace: normalizeNamespace(ki, acc)}
-	c.errs = defaultAndValidate(ki, obj, acc, opts)
+	c.errs = defaultAndValidate(ki, obj, acc, opts, share)
 	return c
 }
 
@@ -112,15 +112,20 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 }
 
 // defaultAndValidate defaults obj, prepares a pod as the API server
-// creates it, and returns the validation errors under opts.
-func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) field.ErrorList {
+// creates it, and returns the validation errors under opts. A valid pod or
+// node then shares its parts with those share met before (share.go).
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) field.ErrorList {
 	apiserver.DefaultUnder(obj, opts)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
 		apiserver.DropDisabledPodFields(pod, opts)
 	}
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
-	return append(errs, apiserver.Validate(obj, opts)...)
+	errs = append(errs, apiserver.Validate(obj, opts)...)
+	if len(errs) == 0 && share != nil {
+		shareObject(share, obj)
+	}
+	return errs
 }
 
 // ValidateUnder makes the loader default, validate and create the objects

@@ -326,7 +326,7 @@ type itemWork struct {
 // filling in a typed List's apiVersion and kind, reading the header and
 // decoding an object of a supported kind. members, if not nil, are the
 // item's members as the List's scan recorded them (without arrays).
-func prepareItem(item []byte, members []docread.Member, apiVersion, kind string, opts apiserver.ValidationOptions) itemWork {
+func prepareItem(item []byte, members []docread.Member, apiVersion, kind string, opts apiserver.ValidationOptions, share *sharedParts) itemWork {
 	if kind != "" {
 		item = withTypeMeta(item, apiVersion, kind)
 	}
@@ -346,7 +346,7 @@ func prepareItem(item []byte, members []docread.Member, apiVersion, kind string,
 	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.TypeMetaExact)
 	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs}
 	if obj != nil {
-		w.dec.checked = checkAhead(ki, obj, opts)
+		w.dec.checked = checkAhead(ki, obj, opts, share)
 	}
 	return w
 }
@@ -385,7 +385,7 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 	}
 	work := make([]itemWork, len(items))
 	inOrder(len(items), func(i int) {
-		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind, l.validation)
+		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind, l.validation, l.share)
 	}, func(i int) {
 		restore := l.enterItem("items", i, !lineTellsItem(lines, i))
 		l.addItem(file, lineOf(i), &work[i], depth)

@@ -57,6 +57,9 @@ type Loader struct {
 	// validation is the API server's gates for validating objects (see
 	// ValidateUnder).
 	validation apiserver.ValidationOptions
+	// share is the parts of the pods and nodes read so far (share.go),
+	// until Finish.
+	share *sharedParts
 	// documents counts the documents read (a protobuf List's items);
 	// stored the objects kept.
 	documents, stored int
@@ -129,6 +132,7 @@ func NewLoader() *Loader {
 		generated:  map[runtime.Object]bool{},
 		unknownIdx: map[string]*unknownKind{},
 		budget:     newReadBudget(),
+		share:      newSharedParts(),
 	}
 }
 
@@ -194,7 +198,7 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 			acc.SetName(l.generateName(acc.GetGenerateName(), at))
 			l.generated[obj] = true
 		}
-		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc, l.validation)}
+		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc, l.validation, l.share)}
 	} else {
 		l.warnClearedNamespace(ki, chk.acc, chk.clearedNamespace, at)
 	}
@@ -339,6 +343,7 @@ func (l *Loader) Finish() (*Cluster, *docread.Report) {
 		return l.cluster, l.report
 	}
 	l.finished = true
+	l.share = nil
 	for _, pc := range apiserver.SystemPriorityClasses() {
 		key := objKey{"PriorityClass", "", pc.Name}
 		if _, ok := l.names[key]; ok {

@@ -128,7 +128,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	l.documents++
 	if last(apiVersion) != "v1" || last(kind) != "List" {
 		// One object.
-		l.addProtobufItem(name, "", decodeProtobufItem(data, l.validation))
+		l.addProtobufItem(name, "", decodeProtobufItem(data, l.validation, l.share))
 		return nil
 	}
 	var items [][]byte
@@ -162,7 +162,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	// The List is the file's one document.
 	l.meter.wholeDocument(len(data))
 	inOrder(len(items), func(i int) {
-		work[i] = decodeProtobufItem(items[i], l.validation)
+		work[i] = decodeProtobufItem(items[i], l.validation, l.share)
 	}, func(i int) {
 		l.addProtobufItem(name, fmt.Sprintf("items[%d]", i), work[i])
 		work[i] = protobufItem{}
@@ -313,7 +313,7 @@ func last(values [][]byte) string {
 // decodeProtobufItem decodes one envelope: the header item, or an object
 // of a kind schedtui reads (the generated code's Unmarshal, as the API
 // server's protobuf serializer does it).
-func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions) protobufItem {
+func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions, share *sharedParts) protobufItem {
 	if !IsProtobuf(raw) {
 		return protobufItem{err: fmt.Errorf("not a protobuf envelope (no \"k8s\\x00\" magic)")}
 	}
@@ -355,7 +355,7 @@ func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions) protobufIt
 			max(len(u.Raw)-n, n-len(u.Raw)), len(u.Raw))}}
 	}
 	// After the size: defaulting adds fields.
-	it.dec.checked = checkAhead(ki, obj, opts)
+	it.dec.checked = checkAhead(ki, obj, opts, share)
 	return it
 }
 

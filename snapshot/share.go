@@ -1,0 +1,259 @@
+package snapshot
+
+import (
+	"encoding/binary"
+	"reflect"
+	"slices"
+	"sort"
+	"sync"
+	"unique"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Sharing what pods (and nodes) have in common. A cluster's pods come from a
+// few templates: the pods of one Deployment or DaemonSet have the same
+// containers, tolerations, conditions, owner references and labels, and
+// decoding gives each its own copy (about 5 KB of a SchedulingBasic-shaped
+// pod's 5.3). Once an object is defaulted and validated, the loader
+// replaces each such part by the first equal one it met, and the strings
+// most pods repeat (namespace, node name, policies) by one copy; the
+// duplicates become garbage right away. Nothing changes in what is read:
+// the shared parts are equal (reflect.DeepEqual, nil and empty told apart)
+// to what they replace.
+//
+// Loaded objects are never changed in place (the engine, the what-ifs and
+// the writers change deep copies), so sharing is safe; the shared slices
+// have no spare capacity, so that an append (admission's default
+// tolerations) makes a new one rather than writing into another pod's.
+
+// maxSharedParts bounds the parts a load remembers: past it a part is
+// shared only with one already remembered, so that a cluster whose pods
+// differ in every part (a volume mount named after the pod) costs a
+// bounded table, not a key per pod.
+const maxSharedParts = 1 << 16
+
+// sharedParts is a load's table of parts met so far, keyed by their kind and
+// protobuf encoding; safe for the goroutines that decode.
+type sharedParts struct {
+	mu    sync.Mutex
+	parts map[string]any
+}
+
+func newSharedParts() *sharedParts {
+	return &sharedParts{parts: map[string]any{}}
+}
+
+// partKind tags a key with the part it encodes: equal encodings of two
+// kinds of part are not the same part.
+type partKind byte
+
+const (
+	partContainers partKind = iota + 1
+	partInitContainers
+	partVolumes
+	partTolerations
+	partAffinity
+	partPodSecurityContext
+	partSpreadConstraints
+	partConditions
+	partContainerStatuses
+	partInitContainerStatuses
+	partHostIPs
+	partOwnerReferences
+	partManagedFields
+	partLabels
+	partAnnotations
+	partCapacity
+	partAllocatable
+	partNodeConditions
+	partImages
+	partTaints
+	partResources
+)
+
+// share returns the remembered part equal to v under key, else remembers v
+// (while there is room) and returns it.
+func share[T any](s *sharedParts, key []byte, v T) T {
+	s.mu.Lock()
+	known, ok := s.parts[string(key)]
+	if !ok && len(s.parts) < maxSharedParts {
+		s.parts[string(key)] = v
+	}
+	s.mu.Unlock()
+	if ok {
+		if k, same := known.(T); same && reflect.DeepEqual(k, v) {
+			return k
+		}
+	}
+	return v
+}
+
+// protoMessage is an API type's generated protobuf encoding.
+type protoMessage[E any] interface {
+	*E
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+}
+
+// appendProto appends m's encoding, length first, to key.
+func appendProto[E any, P protoMessage[E]](key []byte, m P) ([]byte, bool) {
+	n := m.Size()
+	key = binary.AppendUvarint(key, uint64(n))
+	start := len(key)
+	key = slices.Grow(key, n)[:start+n]
+	if _, err := m.MarshalToSizedBuffer(key[start:]); err != nil {
+		return nil, false
+	}
+	return key, true
+}
+
+// shareSlice shares a non-empty slice of API objects, without spare capacity.
+func shareSlice[E any, P protoMessage[E]](s *sharedParts, kind partKind, v []E) []E {
+	if len(v) == 0 {
+		return v
+	}
+	key := []byte{byte(kind)}
+	for i := range v {
+		var ok bool
+		if key, ok = appendProto[E, P](key, &v[i]); !ok {
+			return v
+		}
+	}
+	return share(s, key, slices.Clip(v))
+}
+
+// sharePointer shares a set pointer to an API object.
+func sharePointer[E any, P protoMessage[E]](s *sharedParts, kind partKind, v P) P {
+	if v == nil {
+		return v
+	}
+	key, ok := appendProto[E, P]([]byte{byte(kind)}, v)
+	if !ok {
+		return v
+	}
+	return share(s, key, v)
+}
+
+// shareStrings shares a non-empty map of strings (labels, annotations).
+func shareStrings(s *sharedParts, kind partKind, m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	key := []byte{byte(kind)}
+	for _, k := range keys {
+		key = binary.AppendUvarint(key, uint64(len(k)))
+		key = append(key, k...)
+		key = binary.AppendUvarint(key, uint64(len(m[k])))
+		key = append(key, m[k]...)
+	}
+	return share(s, key, m)
+}
+
+// shareResourceList shares a non-empty resource list (a node's capacity, or
+// its allocatable: never one map for both, as an API server's are two).
+func shareResourceList(s *sharedParts, kind partKind, l v1.ResourceList) v1.ResourceList {
+	if len(l) == 0 {
+		return l
+	}
+	names := make([]string, 0, len(l))
+	for n := range l {
+		names = append(names, string(n))
+	}
+	sort.Strings(names)
+	key := []byte{byte(kind)}
+	for _, n := range names {
+		q := l[v1.ResourceName(n)]
+		key = binary.AppendUvarint(key, uint64(len(n)))
+		key = append(key, n...)
+		var ok bool
+		if key, ok = appendProto(key, &q); !ok {
+			return l
+		}
+	}
+	return share(s, key, l)
+}
+
+// intern returns the one copy of str the process keeps (unique.Make
+// forgets it once nothing holds it).
+func intern[S ~string](str S) S {
+	if str == "" {
+		return str
+	}
+	return S(unique.Make(string(str)).Value())
+}
+
+// shareMeta shares the parts of an object's metadata.
+func shareMeta(s *sharedParts, m *metav1.ObjectMeta) {
+	m.Namespace = intern(m.Namespace)
+	m.GenerateName = intern(m.GenerateName)
+	m.Labels = shareStrings(s, partLabels, m.Labels)
+	m.Annotations = shareStrings(s, partAnnotations, m.Annotations)
+	m.OwnerReferences = shareSlice(s, partOwnerReferences, m.OwnerReferences)
+	m.ManagedFields = shareSlice(s, partManagedFields, m.ManagedFields)
+}
+
+// sharePod shares a defaulted and validated pod's parts with the pods
+// loaded before it.
+func sharePod(s *sharedParts, pod *v1.Pod) {
+	shareMeta(s, &pod.ObjectMeta)
+	spec := &pod.Spec
+	spec.Containers = shareSlice(s, partContainers, spec.Containers)
+	spec.InitContainers = shareSlice(s, partInitContainers, spec.InitContainers)
+	spec.Volumes = shareSlice(s, partVolumes, spec.Volumes)
+	spec.Tolerations = shareSlice(s, partTolerations, spec.Tolerations)
+	spec.TopologySpreadConstraints = shareSlice(s, partSpreadConstraints, spec.TopologySpreadConstraints)
+	spec.Affinity = sharePointer(s, partAffinity, spec.Affinity)
+	spec.SecurityContext = sharePointer(s, partPodSecurityContext, spec.SecurityContext)
+	spec.Resources = sharePointer(s, partResources, spec.Resources)
+	spec.NodeName = intern(spec.NodeName)
+	spec.ServiceAccountName = intern(spec.ServiceAccountName)
+	spec.DeprecatedServiceAccount = intern(spec.DeprecatedServiceAccount)
+	spec.SchedulerName = intern(spec.SchedulerName)
+	spec.DNSPolicy = intern(spec.DNSPolicy)
+	spec.RestartPolicy = intern(spec.RestartPolicy)
+	spec.PriorityClassName = intern(spec.PriorityClassName)
+	status := &pod.Status
+	status.Conditions = shareSlice(s, partConditions, status.Conditions)
+	status.ContainerStatuses = shareSlice(s, partContainerStatuses, status.ContainerStatuses)
+	status.InitContainerStatuses = shareSlice(s, partInitContainerStatuses, status.InitContainerStatuses)
+	status.HostIPs = shareSlice(s, partHostIPs, status.HostIPs)
+	status.HostIP = intern(status.HostIP)
+	status.Phase = intern(status.Phase)
+	status.QOSClass = intern(status.QOSClass)
+}
+
+// shareNode shares a defaulted and validated node's parts with the nodes
+// loaded before it.
+func shareNode(s *sharedParts, node *v1.Node) {
+	shareMeta(s, &node.ObjectMeta)
+	node.Spec.Taints = shareSlice(s, partTaints, node.Spec.Taints)
+	st := &node.Status
+	st.Capacity = shareResourceList(s, partCapacity, st.Capacity)
+	st.Allocatable = shareResourceList(s, partAllocatable, st.Allocatable)
+	st.Conditions = shareSlice(s, partNodeConditions, st.Conditions)
+	st.Images = shareSlice(s, partImages, st.Images)
+	st.NodeInfo.KernelVersion = intern(st.NodeInfo.KernelVersion)
+	st.NodeInfo.OSImage = intern(st.NodeInfo.OSImage)
+	st.NodeInfo.ContainerRuntimeVersion = intern(st.NodeInfo.ContainerRuntimeVersion)
+	st.NodeInfo.KubeletVersion = intern(st.NodeInfo.KubeletVersion)
+	st.NodeInfo.KubeProxyVersion = intern(st.NodeInfo.KubeProxyVersion)
+	st.NodeInfo.OperatingSystem = intern(st.NodeInfo.OperatingSystem)
+	st.NodeInfo.Architecture = intern(st.NodeInfo.Architecture)
+}
+
+// shareObject shares the parts of a pod or a node; other kinds are few.
+func shareObject(s *sharedParts, obj any) {
+	switch o := obj.(type) {
+	case *v1.Pod:
+		sharePod(s, o)
+	case *v1.Node:
+		shareNode(s, o)
+	}
+}
