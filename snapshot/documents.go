@@ -383,14 +383,21 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 		}
 		return nil
 	}
-	work := make([]itemWork, len(items))
+	// Only the items prepared and not yet added are held: an item's work
+	// (its header, the decoded object) and its members' scan go once it
+	// is added, not with the whole List (600 bytes an item).
+	work := make([]*itemWork, len(items))
 	inOrder(len(items), func(i int) {
-		work[i] = prepareItem(items[i], membersOf(i), apiVersion, kind, l.validation, l.share)
+		w := prepareItem(items[i], membersOf(i), apiVersion, kind, l.validation, l.share)
+		work[i] = &w
+		if len(members) == len(items) {
+			members[i] = nil
+		}
 	}, func(i int) {
 		restore := l.enterItem("items", i, !lineTellsItem(lines, i))
-		l.addItem(file, lineOf(i), &work[i], depth)
+		l.addItem(file, lineOf(i), work[i], depth)
 		restore()
-		work[i] = itemWork{} // the loader keeps what it needs
+		work[i] = nil // the loader keeps what it needs
 	}, func(done int) { l.itemsAdded(depth, done, len(items)) })
 }
 

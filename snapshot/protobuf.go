@@ -158,14 +158,16 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	if len(items) == 0 {
 		l.report.Warnf(name, 0, "", "", "no objects found")
 	}
-	work := make([]protobufItem, len(items))
+	// Only the items decoded and not yet added are held (see addItems).
+	work := make([]*protobufItem, len(items))
 	// The List is the file's one document.
 	l.meter.wholeDocument(len(data))
 	inOrder(len(items), func(i int) {
-		work[i] = decodeProtobufItem(items[i], l.validation, l.share)
+		it := decodeProtobufItem(items[i], l.validation, l.share)
+		work[i] = &it
 	}, func(i int) {
-		l.addProtobufItem(name, fmt.Sprintf("items[%d]", i), work[i])
-		work[i] = protobufItem{}
+		l.addProtobufItem(name, fmt.Sprintf("items[%d]", i), *work[i])
+		work[i] = nil
 	}, func(done int) { l.meter.within(done, len(items)) })
 	return nil
 }
