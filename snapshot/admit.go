@@ -8,6 +8,9 @@ package snapshot
 // (loader.go).
 
 import (
+	"reflect"
+	"slices"
+
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
@@ -27,9 +30,19 @@ func (l *Loader) admitPods() {
 		runtimeClasses[rc.Name] = rc
 	}
 	kept := l.cluster.Pods[:0]
+	// Admission gives most pods the same two default tolerations, each
+	// pod its own copy: a pod shares the list of the pod before when they
+	// are equal (as share.go shares what the pods are read with).
+	var tolerations []v1.Toleration
 	for _, pod := range l.cluster.Pods {
 		if l.admitPod(pod, classes, runtimeClasses) {
 			kept = append(kept, pod)
+			if len(pod.Spec.Tolerations) > 0 && reflect.DeepEqual(pod.Spec.Tolerations, tolerations) {
+				pod.Spec.Tolerations = tolerations
+			} else {
+				tolerations = slices.Clip(pod.Spec.Tolerations)
+				pod.Spec.Tolerations = tolerations
+			}
 		}
 	}
 	for i := len(kept); i < len(l.cluster.Pods); i++ {

@@ -28,17 +28,20 @@ import (
 // have no spare capacity, so that an append (admission's default
 // tolerations) makes a new one rather than writing into another pod's.
 
-// maxSharedParts bounds the parts a load remembers: past it a part is
-// shared only with one already remembered, so that a cluster whose pods
-// differ in every part (a volume mount named after the pod) costs a
-// bounded table, not a key per pod.
-const maxSharedParts = 1 << 16
+// maxSharedParts bounds the parts of one kind a load remembers: past it a
+// part of that kind is shared only with one already remembered, so that a
+// cluster whose pods differ in a part (a volume mount named after the pod)
+// costs a bounded table, not a key per pod, and one kind's differences
+// (the nodes' labels, each with its hostname) take no room from another's.
+const maxSharedParts = 1 << 14
 
 // sharedParts is a load's table of parts met so far, keyed by their kind and
 // protobuf encoding; safe for the goroutines that decode.
 type sharedParts struct {
 	mu    sync.Mutex
 	parts map[string]any
+	// kept counts the parts remembered of each kind.
+	kept [partKinds]int
 }
 
 func newSharedParts() *sharedParts {
@@ -71,15 +74,20 @@ const (
 	partImages
 	partTaints
 	partResources
+	partNodeLabels
+	partNodeAnnotations
+	partKinds
 )
 
 // share returns the remembered part equal to v under key, else remembers v
 // (while there is room) and returns it.
 func share[T any](s *sharedParts, key []byte, v T) T {
+	kind := key[0]
 	s.mu.Lock()
 	known, ok := s.parts[string(key)]
-	if !ok && len(s.parts) < maxSharedParts {
+	if !ok && s.kept[kind] < maxSharedParts {
 		s.parts[string(key)] = v
+		s.kept[kind]++
 	}
 	s.mu.Unlock()
 	if ok {
@@ -189,12 +197,13 @@ func intern[S ~string](str S) S {
 	return S(unique.Make(string(str)).Value())
 }
 
-// shareMeta shares the parts of an object's metadata.
-func shareMeta(s *sharedParts, m *metav1.ObjectMeta) {
+// shareMeta shares the parts of an object's metadata; labels and
+// annotations are parts of the kinds given.
+func shareMeta(s *sharedParts, m *metav1.ObjectMeta, labels, annotations partKind) {
 	m.Namespace = intern(m.Namespace)
 	m.GenerateName = intern(m.GenerateName)
-	m.Labels = shareStrings(s, partLabels, m.Labels)
-	m.Annotations = shareStrings(s, partAnnotations, m.Annotations)
+	m.Labels = shareStrings(s, labels, m.Labels)
+	m.Annotations = shareStrings(s, annotations, m.Annotations)
 	m.OwnerReferences = shareSlice(s, partOwnerReferences, m.OwnerReferences)
 	m.ManagedFields = shareSlice(s, partManagedFields, m.ManagedFields)
 }
@@ -202,7 +211,7 @@ func shareMeta(s *sharedParts, m *metav1.ObjectMeta) {
 // sharePod shares a defaulted and validated pod's parts with the pods
 // loaded before it.
 func sharePod(s *sharedParts, pod *v1.Pod) {
-	shareMeta(s, &pod.ObjectMeta)
+	shareMeta(s, &pod.ObjectMeta, partLabels, partAnnotations)
 	spec := &pod.Spec
 	spec.Containers = shareSlice(s, partContainers, spec.Containers)
 	spec.InitContainers = shareSlice(s, partInitContainers, spec.InitContainers)
@@ -232,7 +241,7 @@ func sharePod(s *sharedParts, pod *v1.Pod) {
 // shareNode shares a defaulted and validated node's parts with the nodes
 // loaded before it.
 func shareNode(s *sharedParts, node *v1.Node) {
-	shareMeta(s, &node.ObjectMeta)
+	shareMeta(s, &node.ObjectMeta, partNodeLabels, partNodeAnnotations)
 	node.Spec.Taints = shareSlice(s, partTaints, node.Spec.Taints)
 	st := &node.Status
 	st.Capacity = shareResourceList(s, partCapacity, st.Capacity)

@@ -106,3 +106,36 @@ func TestLoadSharesNodeParts(t *testing.T) {
 		t.Errorf("n2's capacity is %s, want 8", q.String())
 	}
 }
+
+func TestAdmissionSharesDefaultTolerations(t *testing.T) {
+	c, r, err := Load("pods.yaml", []byte(pod("a", "")+"---\n"+pod("b", "")+"---\n"+pod("c", `  tolerations:
+  - {key: dedicated, operator: Exists}
+`)))
+	if err != nil || r.HasErrors() {
+		t.Fatalf("load: %v %v", err, r)
+	}
+	a, b, other := c.Pods[0], c.Pods[1], c.Pods[2]
+	if len(a.Spec.Tolerations) != 2 || !sameArray(a.Spec.Tolerations, b.Spec.Tolerations) {
+		t.Errorf("the default tolerations admission gave two pods are not one list: %v", a.Spec.Tolerations)
+	}
+	if len(other.Spec.Tolerations) != 3 || other.Spec.Tolerations[0].Key != "dedicated" {
+		t.Errorf("a pod with its own toleration has %v", other.Spec.Tolerations)
+	}
+}
+
+func TestShareTableBoundedPerKind(t *testing.T) {
+	s := newSharedParts()
+	for i := range maxSharedParts + 10 {
+		shareStrings(s, partNodeLabels, map[string]string{"kubernetes.io/hostname": fmt.Sprint("n", i)})
+	}
+	if s.kept[partNodeLabels] != maxSharedParts || len(s.parts) != maxSharedParts {
+		t.Errorf("%d node label sets remembered, want %d", len(s.parts), maxSharedParts)
+	}
+	// The nodes' distinct labels leave room for the pods' containers.
+	c := []v1.Container{{Name: "c", Image: "img"}}
+	d := []v1.Container{{Name: "c", Image: "img"}}
+	shareSlice(s, partContainers, c)
+	if got := shareSlice(s, partContainers, d); !sameArray(got, c) {
+		t.Errorf("containers are not shared once the node labels filled their part of the table")
+	}
+}
