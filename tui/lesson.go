@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/why"
 )
 
@@ -72,6 +73,21 @@ func (s *lessonState) queued(pod string) string {
 			if p == pod {
 				return name
 			}
+		}
+	}
+	return ""
+}
+
+// movedOutOf is the event (its upstream label: "NodeAdd",
+// "UnschedulableTimeout") that last moved pod out of queue from, or "".
+func (s *lessonState) movedOutOf(pod string, from history.QueueName) string {
+	if s.c.World == nil {
+		return ""
+	}
+	evs := &s.c.World.events
+	for i := evs.Len() - 1; i >= 0; i-- {
+		if e := evs.At(i); e.Kind == history.EventQueueMove && e.Pod == pod && e.From == from {
+			return e.Reason
 		}
 	}
 	return ""

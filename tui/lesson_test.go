@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
+	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
@@ -23,11 +25,8 @@ func lessonHarness(t *testing.T, n int, solved *int) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := snapshot.Load(l.Scenario, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := NewBackend(l.Scenario, c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	c, cfg, replay := lessonScenario(t, l.Scenario, data)
+	b, err := NewBackend(l.Scenario, c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: cfg}, replay...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +51,49 @@ func lessonHarness(t *testing.T, n int, solved *int) *harness {
 	hs.send(tea.WindowSizeMsg{Width: 100, Height: 30})
 	hs.run(hs.m.Init())
 	return hs
+}
+
+// lessonScenario reads a lesson's scenario as schedtui learn does: a
+// snapshot, or a recording whose changes are replayed and whose
+// extenders are answered from its answers (with the configuration it
+// carries).
+func lessonScenario(t *testing.T, name string, data []byte) (*snapshot.Cluster, *configv1.KubeSchedulerConfiguration, []Replay) {
+	t.Helper()
+	if !snapshot.IsRecording(data) {
+		c, _, err := snapshot.Load(name, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, nil, nil
+	}
+	o, err := snapshot.ReadRecording(name, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Report.Problems) > 0 {
+		t.Fatalf("%s: %v", name, o.Report.Problems)
+	}
+	r := Replay{Start: o.Header.RecordingStarted}
+	for _, rc := range o.Changes {
+		ch, err := change.For(rc.Type, rc.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch.At = rc.Time
+		r.Changes = append(r.Changes, ch)
+	}
+	if o.Header.ExtenderAnswers == snapshot.ExtenderAnswersRecorded {
+		var xs []scheduler.ExtenderExchange
+		for _, a := range o.ExtenderAnswers {
+			xs = append(xs, a.Exchange)
+		}
+		r.ExtenderAnswers = func() *scheduler.ExtenderAnswers {
+			a := scheduler.NewExtenderAnswers()
+			a.Preload(xs)
+			return a
+		}
+	}
+	return o.Cluster, o.Config, []Replay{r}
 }
 
 // lessonCase is how a learner solves a lesson, and a wrong way first.
@@ -107,6 +149,14 @@ var lessonCases = map[string]lessonCase{
 	"dra": {
 		wrong: []string{"n", "A", "g", "p", "u", "-", "b", "<enter>"},
 		right: []string{"n", "n", "A", "g", "p", "u", "-", "b", "<enter>"},
+	},
+	"queuemoves": {
+		wrong: []string{"n", "A", "N", "o", "d", "e", "A", "d", "d", "<enter>"},
+		right: []string{"n", "7", "A", "N", "o", "d", "e", "A", "d", "d", "<enter>"},
+	},
+	"ties": {
+		wrong: []string{"n", "4", "A"},
+		right: []string{"j"},
 	},
 	"config": {
 		wrong: []string{"n", "A", "n", "o", "d", "e", "-", "1", "<enter>"},

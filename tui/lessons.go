@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/schedtui/schedtui/scheduler/history"
+)
 
 // Lessons is schedtui learn's tour, in order. Each lesson's scenario is
 // its own small snapshot under testdata/learn.
@@ -108,6 +112,24 @@ func Lessons() []Lesson {
 			Reached:  func(s *lessonState) bool { return s.c.Right != nil },
 			Hint:     "compare first (C, demo-packing, enter), run the attempt (n) and read the right side's node in the Pod view (2)",
 			Plugin:   "NodeResourcesFit",
+		},
+		{
+			ID: "queuemoves", Title: "The queues' moves", Scenario: "13-queue-moves.yaml",
+			Question: "A recording: default/big fails at +0s, node-1 gets a label at +200ms, node-2 joins at +500ms. Which cluster event moves big out of the unschedulable pods?",
+			Keys:     "n (the failed attempt), n again (the clock runs to the next attempt, replaying the changes), 7 for Events, j/k to big's move out of Unschedulable, e to explain; then A and type the event",
+			Answers:  []string{"NodeAdd"},
+			Reached:  func(s *lessonState) bool { return s.movedOutOf("default/big", history.Unschedulable) != "" },
+			Hint:     "run to big's second attempt (n, n), open Events (7) and read the queue move from Unschedulable: its label in parentheses is the event whose queueing hint said Queue",
+			Plugin:   "NodeResourcesFit",
+		},
+		{
+			ID: "ties", Title: "Score ties", Scenario: "15-ties.yaml",
+			Question: "default/web goes to node-1, but another node has the same total. Select the tied node's row in Scores.",
+			Keys:     "n to run the attempt, 4 for Scores (= marks the nodes tied at the top), j/k to the other tied row, e to explain",
+			Reached: func(s *lessonState) bool {
+				return s.view(viewScores) && strings.HasSuffix(s.selected, " on node-2")
+			},
+			Hint: "in Scores (4) compare the TOTAL column: the rows marked = share the top total; select the one that is not the winner (★)",
 		},
 	}
 }

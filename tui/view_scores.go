@@ -260,6 +260,10 @@ func (v *scoresView) Explain() (string, []string) {
 		out = why.ExplainScore(in, cell)
 	}
 	out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
+	if tie := why.ExplainTie(a, node); tie != nil {
+		out = append(out, "")
+		out = append(out, tie...)
+	}
 	return col.Plugin + " on " + node, out
 }
 

@@ -12,14 +12,38 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
 	"github.com/schedtui/schedtui/tui"
 )
 
-// embeddedScenario is a snapshot compiled into the binary (a lesson's).
+// embeddedScenario is a snapshot or a recording compiled into the binary
+// (a lesson's).
 type embeddedScenario struct {
 	name string
 	data []byte
+}
+
+// open reads the scenario: a recording (schedtui record's format, its
+// changes replayed in virtual time, its extenders answered from the
+// answers it holds) or a snapshot.
+func (e *embeddedScenario) open() (*snapshot.Opened, error) {
+	if snapshot.IsRecording(e.data) {
+		return snapshot.ReadRecording(e.name, e.data)
+	}
+	c, r, err := snapshot.Load(e.name, e.data)
+	if err != nil {
+		return nil, err
+	}
+	return &snapshot.Opened{Cluster: c, Report: r}, nil
+}
+
+// settings are the scheduler settings the scenario runs under: like the
+// demo's, the newest version schedtui simulates, said to be the lesson's.
+func (e *embeddedScenario) settings(c *snapshot.Cluster) snapshot.SchedulerSettings {
+	s := snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
+	s.Version = fmt.Sprintf("simulating kube-scheduler %s (the lesson's scenario, %s)", s.EmulatedVersion, e.name)
+	return s
 }
 
 // learnProgress is what schedtui learn remembers between runs: the IDs of
@@ -169,6 +193,9 @@ func openLesson(cmd *cobra.Command, lessons []tui.Lesson, n int, p *learnProgres
 	// The defaults every flag of the debugger has.
 	src.register(&cobra.Command{})
 	src.demo = true
+	// A recording is simulated: schedtui schedules its pods as its
+	// changes arrive (no cluster's scheduler to judge).
+	src.simulate = true
 	src.scenario = &embeddedScenario{name: "learn/" + l.Scenario, data: data}
 	var saveErr error
 	src.lesson = &tui.LessonRun{Lesson: l, Number: n, Total: len(lessons), Done: func() {
