@@ -154,6 +154,10 @@ var lessonCases = map[string]lessonCase{
 		wrong: []string{"n", "A", "N", "o", "d", "e", "A", "d", "d", "<enter>"},
 		right: []string{"n", "7", "A", "N", "o", "d", "e", "A", "d", "d", "<enter>"},
 	},
+	"extenders": {
+		wrong: []string{"n", "4", "A", "1", "6", "0", "<enter>"},
+		right: []string{"l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "A", "1", "6", "0", "<enter>"},
+	},
 	"ties": {
 		wrong: []string{"n", "4", "A"},
 		right: []string{"j"},

@@ -123,6 +123,14 @@ func Lessons() []Lesson {
 			Plugin:   "NodeResourcesFit",
 		},
 		{
+			ID: "extenders", Title: "Extenders", Scenario: "14-extenders.yaml",
+			Question: "Two extenders: one rejects and rates nodes by their labels, the other (ignorable) cannot be reached. How many points does the labels extender add to node-3's total for default/web?",
+			Keys:     "n to run the attempt (the recorded answers replay), 3 for the Filter map (the extender's column), 4 for Scores, l to the extender's column, j/k to node-3, e to explain; then A and type the points",
+			Answers:  []string{"160"},
+			Reached:  selects(viewScores, lessonExtender+" on node-3"),
+			Hint:     "in Scores (4) move with l to the column named " + lessonExtender + " and to node-3's row: the teaching pane (e) shows answer × weight × 10",
+		},
+		{
 			ID: "ties", Title: "Score ties", Scenario: "15-ties.yaml",
 			Question: "default/web goes to node-1, but another node has the same total. Select the tied node's row in Scores.",
 			Keys:     "n to run the attempt, 4 for Scores (= marks the nodes tied at the top), j/k to the other tied row, e to explain",
@@ -133,6 +141,10 @@ func Lessons() []Lesson {
 		},
 	}
 }
+
+// lessonExtender is the extenders lesson's extender, as its recording
+// names it.
+const lessonExtender = "http://labels.extender.invalid"
 
 // selects is the check that view v is active with the cell titled cell
 // ("TaintToleration on node-2") selected.
