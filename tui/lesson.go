@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -104,6 +105,14 @@ type LessonRun struct {
 
 // lessonAnswer is the key that answers the lesson's question.
 var lessonAnswer = key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "answer the lesson"))
+
+// lessonHelp is the help of what is under it (the active view) with the
+// lesson's key added, for ? during a lesson.
+type lessonHelp struct{ help.KeyMap }
+
+func (h lessonHelp) FullHelp() [][]key.Binding {
+	return append(h.KeyMap.FullHelp(), []key.Binding{lessonAnswer})
+}
 
 // lessonBanner is the lesson's pane above the view: the question, the
 // keys, and then the hint or the explanation. While the learner types an

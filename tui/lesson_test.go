@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -220,4 +221,18 @@ func TestLessonAnswerBeforeTheState(t *testing.T) {
 		return
 	}
 	t.Fatal("no dra lesson")
+}
+
+// TestLessonHelpListsTheAnswerKey: during a lesson ? lists A with the
+// view's and the global keys; outside one it does not.
+func TestLessonHelpListsTheAnswerKey(t *testing.T) {
+	solved := 0
+	hs := lessonHarness(t, 1, &solved)
+	hs.keys("?")
+	hs.contains("answer the lesson", "next attempt")
+	hs = newHarness(t, 100, 30)
+	hs.keys("?")
+	if s := hs.screen(); strings.Contains(s, "answer the lesson") {
+		t.Errorf("? lists the lesson's key outside a lesson:\n%s", s)
+	}
 }

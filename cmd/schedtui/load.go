@@ -65,6 +65,15 @@ func (s *session) demoLine(w io.Writer, label string) {
 	}
 }
 
+// demoSource is demoHeader when the session is the demo's, else "": the
+// field -o json and yaml carry where the text has demoLine's line.
+func (s *session) demoSource() string {
+	if s.demo {
+		return demoHeader
+	}
+	return ""
+}
+
 // resolved is the version and gates the session schedules with.
 func (s *session) resolved() *features.Resolved {
 	if s.gates == nil {
