@@ -236,3 +236,34 @@ func TestLessonHelpListsTheAnswerKey(t *testing.T) {
 		t.Errorf("? lists the lesson's key outside a lesson:\n%s", s)
 	}
 }
+
+// TestLessonPanesTeach: the teaching pane texts the new lessons explain
+// with: why a queue move happened (a cluster event's queueing hint, the
+// backoff, the early pop) and what a tie at the top total means.
+func TestLessonPanesTeach(t *testing.T) {
+	solved := 0
+	hs := lessonHarness(t, 13, &solved)
+	hs.keys("n", "n", "7", "g", "j", "j", "j", "j", "j", "j", "e")
+	paneHas := func(want ...string) {
+		t.Helper()
+		_, body := hs.m.current().Explain()
+		for _, w := range want {
+			if !strings.Contains(strings.Join(body, "\n"), w) {
+				t.Errorf("the pane lacks %q:\n%s", w, strings.Join(body, "\n"))
+			}
+		}
+	}
+	hs.contains("Explain: Event 7")
+	paneHas("NodeAdd is a cluster event that a plugin which", "its backoff was not over yet, so it waits in backoffQ", "1s after the first failed attempt")
+	hs.keys("j")
+	paneHas("activeQ was empty, so the scheduler popped the pod from backoffQ")
+	hs = lessonHarness(t, 15, &solved)
+	hs.keys("n", "4", "j", "e")
+	hs.contains("A tie: node-1, node-2 share the top total")
+	paneHas("two runs on the same cluster may pick different tied nodes", "picks the same one every run: node-1 here",
+		"tie verdict, not a disagreement", "Total for node-2: 462 (winner node-1: 462)")
+	hs.keys("j")
+	if _, body := hs.m.current().Explain(); strings.Contains(strings.Join(body, "\n"), "A tie:") {
+		t.Errorf("node-3 is not tied, but:\n%s", strings.Join(body, "\n"))
+	}
+}

@@ -261,8 +261,8 @@ func (v *scoresView) Explain() (string, []string) {
 	}
 	out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
 	if tie := why.ExplainTie(a, node); tie != nil {
-		out = append(out, "")
-		out = append(out, tie...)
+		// On a tied node the tie comes first: it decided the attempt.
+		out = append(append(tie, ""), out...)
 	}
 	return col.Plugin + " on " + node, out
 }

@@ -104,7 +104,8 @@ func newLearnCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "learn [N]",
 		Short: "A guided tour of the scheduler: lessons answered by doing in the debugger",
-		Long: `learn opens the debugger on a lesson: a small embedded scenario, a question
+		Long: `learn opens the debugger on a lesson: a small embedded scenario (a snapshot, or a
+recording replayed in virtual time), a question
 about it shown above the views, the keys to press, and a check that you found
 the answer (a view reached, a cell selected, or a value typed after A). Once
 solved the lesson explains itself with the teaching pane's texts and is
