@@ -115,11 +115,11 @@ func Lessons() []Lesson {
 		},
 		{
 			ID: "queuemoves", Title: "The queues' moves", Scenario: "13-queue-moves.yaml",
-			Question: "A recording: default/big fails at +0s, node-1 gets a label at +200ms, node-2 joins at +500ms. Which cluster event moves big out of the unschedulable pods?",
-			Keys:     "n (the failed attempt), n again (the clock runs to the next attempt, replaying the changes), 7 for Events, j/k to big's move out of Unschedulable, e to explain; then A and type the event",
+			Question: "A recording: default/big (3 cpu) and default/huge (16 cpu) fail on node-1 (2 cpu); node-1 gets a label at +200ms, node-2 (4 cpu) joins at +500ms. Which cluster event moves big out of the unschedulable pods?",
+			Keys:     "n three times (big, huge, then big again: the clock runs on, replaying the changes), 7 for Events, j/k to big's move out of Unschedulable, e to explain (n once more: huge's 5-minute flush); then A and type the event",
 			Answers:  []string{"NodeAdd"},
 			Reached:  func(s *lessonState) bool { return s.movedOutOf("default/big", history.Unschedulable) != "" },
-			Hint:     "run to big's second attempt (n, n), open Events (7) and read the queue move from Unschedulable: its label in parentheses is the event whose queueing hint said Queue",
+			Hint:     "run to big's second attempt (n, n, n), open Events (7) and read big's queue move from Unschedulable: its label in parentheses is the event whose queueing hint said Queue",
 			Plugin:   "NodeResourcesFit",
 		},
 		{

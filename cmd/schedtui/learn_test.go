@@ -168,7 +168,8 @@ func TestLearnLessonsTmux(t *testing.T) {
 		},
 		"queuemoves": {
 			wrong: hintAfter(append([]learnStep{filterMap}, answer("NodeAdd")...)...),
-			right: append([]learnStep{{keys: []string{"n"}, want: []string{"attempt 2/2"}}, {keys: []string{"7"}, want: []string{"Unschedulable → Backoff (NodeAdd)"}}}, answer("NodeAdd")...),
+			right: append([]learnStep{{keys: []string{"n"}, want: []string{"attempt 2/2"}}, {keys: []string{"n"}, want: []string{"attempt 3/3"}},
+				{keys: []string{"7"}, want: []string{"default/big: Unschedulable → Backoff (NodeAdd)"}}}, answer("NodeAdd")...),
 		},
 		"extenders": {
 			wrong: hintAfter(append([]learnStep{filterMap, {keys: []string{"4"}, want: []string{"winner ★ node-3"}}}, answer("160")...)...),
