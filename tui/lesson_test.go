@@ -273,6 +273,14 @@ func TestLessonPanesTeach(t *testing.T) {
 	hs.keys("n", "G")
 	selectEvent("k", "default/huge: Unschedulable → Active (UnschedulableTimeout)")
 	paneHas("the periodic flush (podMaxInUnschedulablePodsDuration)")
+	// The extenders' calls, each answered from the recording; the
+	// ignorable one's error skipped.
+	hs = lessonHarness(t, 14, &solved)
+	hs.keys("n", "7", "G", "e")
+	paneHas("POST "+lessonExtender+"/filter · 3 node(s) sent", `"FailedNodes":{"node-2":"rejected by the test extender"}`,
+		"POST "+lessonExtender+"/prioritize · 2 node(s) sent", `[{"Host":"node-1","Score":2},{"Host":"node-3","Score":8}]`,
+		"replayed: the answer it got before (or the recording's), not called again",
+		`failed, skipped (ignorable): Post "http://127.0.0.1:1/filter"`)
 	hs = lessonHarness(t, 15, &solved)
 	hs.keys("n", "4", "j", "e")
 	hs.contains("A tie: node-1, node-2 share the top total")

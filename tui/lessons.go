@@ -125,7 +125,7 @@ func Lessons() []Lesson {
 		{
 			ID: "extenders", Title: "Extenders", Scenario: "14-extenders.yaml",
 			Question: "Two extenders: one rejects and rates nodes by their labels, the other (ignorable) cannot be reached. How many points does the labels extender add to node-3's total for default/web?",
-			Keys:     "n to run the attempt (the recorded answers replay), 3 for the Filter map (the extender's column), 4 for Scores, l to the extender's column, j/k to node-3, e to explain; then A and type the points",
+			Keys:     "n to run the attempt (the recorded answers replay: 7 and e on the attempt show each call), 3 for the Filter map (the extender's column), 4 for Scores, l to the extender's column, j/k to node-3, e to explain; then A and type the points",
 			Answers:  []string{"160"},
 			Reached:  selects(viewScores, lessonExtender+" on node-3"),
 			Hint:     "in Scores (4) move with l to the column named " + lessonExtender + " and to node-3's row: the teaching pane (e) shows answer × weight × 10",
