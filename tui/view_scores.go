@@ -260,6 +260,10 @@ func (v *scoresView) Explain() (string, []string) {
 		out = why.ExplainScore(in, cell)
 	}
 	out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
+	if tie := why.ExplainTie(a, node); tie != nil {
+		// On a tied node the tie comes first: it decided the attempt.
+		out = append(append(tie, ""), out...)
+	}
 	return col.Plugin + " on " + node, out
 }
 
