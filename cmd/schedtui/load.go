@@ -52,6 +52,9 @@ type session struct {
 	demo bool
 	// clock0 is the source's (source.clock0).
 	clock0 time.Time
+	// profile notes when the scheduler is built, for run's hidden
+	// --timings (nil: nothing asked).
+	profile *runProfile
 }
 
 // demoHeader heads every text output made on the embedded demo, so that

@@ -24,6 +24,7 @@ func newRunCommand() *cobra.Command {
 	var ns namespaceFlags
 	var output, detail string
 	var until time.Duration
+	var prof runProfile
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the scheduling queue headless and print every attempt",
@@ -81,15 +82,20 @@ written: memory does not grow with the attempts' detail.`,
 			if until < 0 {
 				return fmt.Errorf("--until must not be negative")
 			}
-			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
-			if err != nil {
+			if err := prof.begin(); err != nil {
 				return err
 			}
+			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
+			if err != nil {
+				return prof.end(err)
+			}
+			prof.markLoaded()
+			s.profile = &prof
 			p := &runPrinter{json: output == "json", wide: output == "wide", detail: d, keep: func(history.Event) bool { return true }}
 			if ns.explicit(cmd) {
 				p.keep = func(ev history.Event) bool { return eventInNamespace(ev, ns.namespace) }
 			}
-			return s.stream(cmd.OutOrStdout(), until, p)
+			return prof.end(s.stream(cmd.OutOrStdout(), until, p))
 		},
 	}
 	src.register(cmd)
@@ -99,6 +105,7 @@ written: memory does not grow with the attempts' detail.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, wide or json")
 	cmd.Flags().StringVar(&detail, "detail", "full", "how much of each attempt -o json writes: full, failed or summary")
 	cmd.Flags().DurationVar(&until, "until", 0, "run for this much virtual time (e.g. 10m) instead of until quiescent")
+	prof.register(cmd)
 	return cmd
 }
 
@@ -113,6 +120,7 @@ func (s *session) run(until time.Duration, opts ...func(*engine.Options)) (*engi
 	if err != nil {
 		return nil, err
 	}
+	s.profile.markBuilt()
 	ctx := s.ctx
 	if ctx == nil {
 		ctx = context.Background()
