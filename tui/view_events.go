@@ -257,7 +257,7 @@ func (v *eventsView) Explain() (string, []string) {
 		out = append(out, "", forecastExplain)
 	case history.EventObserved:
 		out = append(out, "", "The cluster's own scheduler decided about this pod. schedtui puts its prediction next to it: "+
-			"agree (same node, or the same unschedulable message), tie (another node tied at the top score: kube-scheduler picks among those at random) or disagree.")
+			"agree (same node, or the same unschedulable message), tie (another node tied at the top score: which one kube-scheduler takes is not fixed) or disagree.")
 		if e.Judged != nil {
 			out = append(out, "", fmt.Sprintf("Shadow mode judged it on the cluster as its scheduler had it: %d pod(s) bound; in flight (assumed, not bound yet): %s.",
 				e.Judged.Bound, orNone(strings.Join(e.Judged.InFlight, ", "))))

@@ -221,7 +221,7 @@ func (v *scoresView) View() string {
 	var b strings.Builder
 	tie := ""
 	if v.ntop > 1 {
-		tie = fmt.Sprintf(" · %d nodes tied at the top (=), upstream picks one at random", v.ntop)
+		tie = fmt.Sprintf(" · %d nodes tied at the top (=), which one kube-scheduler takes is not fixed", v.ntop)
 	}
 	b.WriteString(line(fmt.Sprintf("%s · %d feasible · winner ★ %s%s", a.Pod, len(a.Feasible), a.Node, tie), v.w))
 	b.WriteByte('\n')

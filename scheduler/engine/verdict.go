@@ -16,7 +16,8 @@ const (
 	// Agree: the same node (or both found none).
 	Agree Verdict = "agree"
 	// Tie: another node, but one tied with schedtui's at the top total
-	// score; kube-scheduler picks among those at random.
+	// score; which of them kube-scheduler takes is not fixed (the order its
+	// parallel Filter returned them, or a random draw when an extender scored).
 	Tie Verdict = "tie"
 	// Disagree: schedtui rejected the node, scored it lower, never got to
 	// it, or placed a pod the cluster's scheduler could not.
@@ -56,7 +57,7 @@ func judge(a *record.Attempt, actual, unschedulable string) (Verdict, string) {
 		return Disagree, fmt.Sprintf("%sschedtui stopped after %d feasible node(s) (numFeasibleNodesToFind) before evaluating %s", prefix, len(a.Feasible), actual)
 	}
 	if slices.Contains(a.Top(), n) {
-		return Tie, fmt.Sprintf("%s and %s tie at the top total score; kube-scheduler picks among tied nodes at random", a.Node, actual)
+		return Tie, fmt.Sprintf("%s and %s tie at the top total score; which tied node kube-scheduler takes is not fixed", a.Node, actual)
 	}
 	var got, best int64
 	for _, t := range a.Totals() {
