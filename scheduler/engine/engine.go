@@ -424,11 +424,7 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	idx := e.hist.Add(a)
 	e.lastGen[uid] = genAtStart
 	e.event(history.Event{Kind: history.EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
-	if d := e.decision; d != nil && d.sync && !d.notCarriedOut {
-		// Synchronous preemption: PostFilter's API calls, seen by the
-		// queue as events while the preemptor is still in flight.
-		e.actuateSync(d)
-	}
+	e.preemptionInCycle()
 	switch a.Outcome {
 	case record.Scheduled:
 		e.q.Done(uid)
@@ -441,19 +437,40 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	default:
 		e.failed(pi, a)
 	}
-	if d := e.decision; d != nil {
-		e.decision = nil
-		msg := a.Message
-		if d.notCarriedOut {
-			msg = NotCarriedOut
-		}
-		e.event(history.Event{Kind: history.EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
-			Reason: d.record.DecidedBy, Message: msg})
-		if len(d.victims) > 0 && !d.sync {
-			e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
-		}
-	}
+	e.preemptionAfterCycle(a.Pod, a.Message, a.Victims)
 	return a
+}
+
+// preemptionInCycle makes a synchronous preemption's API calls (without
+// SchedulerAsyncPreemption), seen by the queue as events while the
+// preemptor is still in flight: upstream's prepareCandidate runs inside
+// PostFilter (or PodGroupPostFilter). A cycle calls it before the failure
+// handler requeues the preemptor (a pod group's cycle: its members).
+func (e *Engine) preemptionInCycle() {
+	if d := e.decision; d != nil && d.sync && !d.notCarriedOut {
+		e.actuateSync(d)
+	}
+}
+
+// preemptionAfterCycle records the cycle's preemption decision, if it made
+// one, on the timeline under who (the preemptor pod's or pod group's
+// namespace/name) with the cycle's message and victims, and sets the timer
+// of an asynchronous preemption's API calls. A cycle calls it once the
+// preemptor is requeued.
+func (e *Engine) preemptionAfterCycle(who, message string, victims []string) {
+	d := e.decision
+	if d == nil {
+		return
+	}
+	e.decision = nil
+	if d.notCarriedOut {
+		message = NotCarriedOut
+	}
+	e.event(history.Event{Kind: history.EventPreemption, Pod: who, Node: d.node, Victims: append([]string(nil), victims...),
+		Reason: d.record.DecidedBy, Message: message})
+	if len(d.victims) > 0 && !d.sync {
+		e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
+	}
 }
 
 // bound applies a successful binding as the informer reports it: the
@@ -676,10 +693,12 @@ func (e *Engine) quiescent() bool { return e.mode.quiescent() }
 
 // pendingPreemption is a decision handed over by the cycle.
 type pendingPreemption struct {
-	preemptor *v1.Pod
-	node      string
-	record    *record.Preemption
-	victims   []string // namespace/name of the victims to delete, in order
+	// preemptor is the pod, or the pod group, that preempts.
+	preemptor scheduler.Preemptor
+	// node is the chosen candidate: a node, or "cluster" for a pod group.
+	node    string
+	record  *record.Preemption
+	victims []string // namespace/name of the victims to delete, in order
 	// notCarriedOut: decided under --bind, where schedtui deletes nothing.
 	notCarriedOut bool
 	// sync: SchedulerAsyncPreemption is off, so the API calls are made
@@ -693,7 +712,7 @@ type pendingPreemption struct {
 // handler (see Options.PreemptionAPIDelay). With SchedulerAsyncPreemption
 // off nothing is marked: attempt makes the calls before the failure
 // handler.
-func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
+func (e *Engine) onPreemption(preemptor scheduler.Preemptor, p *record.Preemption) {
 	c := p.Candidates[p.Chosen]
 	d := &pendingPreemption{preemptor: preemptor, node: c.Node, record: p, sync: !e.sched.Features().EnableAsyncPreemption}
 	for _, v := range c.Victims {
@@ -715,15 +734,18 @@ func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
 	e.setPreempting(preemptor, true)
 }
 
-func (e *Engine) setPreempting(pod *v1.Pod, on bool) {
+// setPreempting marks (or unmarks) a preemptor whose victims are not all
+// being deleted yet, by its UID: a pod's, or a pod group's PodGroup's
+// (DefaultPreemption's PreEnqueue holds the group's members by it).
+func (e *Engine) setPreempting(preemptor scheduler.Preemptor, on bool) {
 	if on {
-		e.preempting[pod.UID] = true
+		e.preempting[preemptor.UID] = true
 	} else {
-		delete(e.preempting, pod.UID)
+		delete(e.preempting, preemptor.UID)
 	}
-	if f := e.sched.Profile(pod.Spec.SchedulerName); f != nil {
+	if f := e.sched.Profile(preemptor.SchedulerName); f != nil {
 		if pl, ok := f.Plugin(names.DefaultPreemption).(interface{ SetPreempting(string, bool) }); ok {
-			pl.SetPreempting(string(pod.UID), on)
+			pl.SetPreempting(string(preemptor.UID), on)
 		}
 	}
 }

@@ -52,15 +52,18 @@ type Framework struct {
 	preFilterPlugins  []framework.PreFilterPlugin
 	filterPlugins     []framework.FilterPlugin
 	postFilterPlugins []framework.PostFilterPlugin
-	preScorePlugins   []framework.PreScorePlugin
-	scorePlugins      []framework.ScorePlugin
-	reservePlugins    []framework.ReservePlugin
-	permitPlugins     []framework.PermitPlugin
-	preBindPlugins    []framework.PreBindPlugin
-	bindPlugins       []framework.BindPlugin
-	postBindPlugins   []framework.PostBindPlugin
-	scorePluginWeight map[string]int
-	enqueueExtensions []framework.EnqueueExtensions
+	// podGroupPostFilterPlugins run when a pod-group cycle finds no
+	// placement (GenericWorkload's workload-aware preemption).
+	podGroupPostFilterPlugins []framework.PodGroupPostFilterPlugin
+	preScorePlugins           []framework.PreScorePlugin
+	scorePlugins              []framework.ScorePlugin
+	reservePlugins            []framework.ReservePlugin
+	permitPlugins             []framework.PermitPlugin
+	preBindPlugins            []framework.PreBindPlugin
+	bindPlugins               []framework.BindPlugin
+	postBindPlugins           []framework.PostBindPlugin
+	scorePluginWeight         map[string]int
+	enqueueExtensions         []framework.EnqueueExtensions
 }
 
 var _ framework.Handle = &Framework{}
@@ -141,6 +144,7 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	f.preFilterPlugins = castAll[framework.PreFilterPlugin](expand("PreFilterPlugin", plugins.PreFilter, is[framework.PreFilterPlugin]))
 	f.filterPlugins = castAll[framework.FilterPlugin](expand("FilterPlugin", plugins.Filter, is[framework.FilterPlugin]))
 	f.postFilterPlugins = castAll[framework.PostFilterPlugin](expand("PostFilterPlugin", plugins.PostFilter, is[framework.PostFilterPlugin]))
+	f.podGroupPostFilterPlugins = castAll[framework.PodGroupPostFilterPlugin](expand("PodGroupPostFilterPlugin", plugins.PodGroupPostFilter, is[framework.PodGroupPostFilterPlugin]))
 	f.preScorePlugins = castAll[framework.PreScorePlugin](expand("PreScorePlugin", plugins.PreScore, is[framework.PreScorePlugin]))
 	f.scorePlugins = castAll[framework.ScorePlugin](expand("ScorePlugin", plugins.Score, is[framework.ScorePlugin]))
 	f.reservePlugins = castAll[framework.ReservePlugin](expand("ReservePlugin", plugins.Reserve, is[framework.ReservePlugin]))

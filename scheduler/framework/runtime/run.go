@@ -240,6 +240,39 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 	return result, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejector)
 }
 
+// RunPodGroupPostFilterPlugins runs PodGroupPostFilter plugins (upstream's
+// frameworkImpl.RunPodGroupPostFilterPlugins): the first success or
+// UnschedulableAndUnresolvable ends the run; an error is wrapped as
+// upstream's; otherwise the Unschedulable reasons are joined, named after
+// the first plugin that gave one. Without GenericWorkload no plugin runs.
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, schedule framework.PodGroupSchedulingFunc) (*framework.PodGroupPostFilterResult, *framework.Status) {
+	if !f.opts.Features.EnableGenericWorkload {
+		return nil, framework.NewStatus(framework.Unschedulable, "generic workload feature is disabled, cannot perform PodGroupPostFilter")
+	}
+	var reasons []string
+	rejector := ""
+	for _, pl := range f.podGroupPostFilterPlugins {
+		r, s := pl.PodGroupPostFilter(ctx, state, group, schedule)
+		switch {
+		case s.IsSuccess():
+			return r, s
+		case s.Code() == framework.UnschedulableAndUnresolvable:
+			return r, s.WithPlugin(pl.Name())
+		case s.Code() != framework.Unschedulable:
+			return nil, framework.AsStatus(fmt.Errorf("error in %q PodGroupPostFilter plugins: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
+		}
+		reasons = append(reasons, s.Reasons()...)
+		if rejector == "" {
+			rejector = pl.Name()
+		}
+	}
+	return nil, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejector)
+}
+
+// HasPodGroupPostFilterPlugins reports a profile with PodGroupPostFilter
+// plugins.
+func (f *Framework) HasPodGroupPostFilterPlugins() bool { return len(f.podGroupPostFilterPlugins) > 0 }
+
 // RunPreScorePlugins runs PreScore plugins; Skip marks the plugin's Score
 // as skipped for the cycle.
 func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) *framework.Status {

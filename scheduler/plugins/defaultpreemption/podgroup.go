@@ -7,7 +7,6 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -34,7 +33,7 @@ const ClusterCandidate = "cluster"
 // still under way; the message is prefixed "pod group preemption: ".
 // What it decided is left in state under record.PreemptionStateKey (one
 // candidate, "cluster"), for the cycle to actuate and record.
-func (pl *DefaultPreemption) PodGroupPostFilter(ctx context.Context, state *framework.CycleState, group framework.PreemptingPodGroup, schedule framework.PodGroupSchedulingFunc) (result *framework.PodGroupPostFilterResult, status *framework.Status) {
+func (pl *DefaultPreemption) PodGroupPostFilter(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, schedule framework.PodGroupSchedulingFunc) (result *framework.PodGroupPostFilterResult, status *framework.Status) {
 	rec := &record.Preemption{Chosen: -1}
 	state.Write(record.PreemptionStateKey, &record.PreemptionState{Preemption: rec})
 	snap := pl.h.Snapshot()
@@ -60,22 +59,11 @@ type groupPreemptor struct {
 	policy   schedulingv1beta1.PreemptionPolicy
 }
 
-func (pl *DefaultPreemption) newGroupPreemptor(group framework.PreemptingPodGroup) *groupPreemptor {
-	p := &groupPreemptor{members: group.GetUnscheduledPods()}
+func (pl *DefaultPreemption) newGroupPreemptor(group *framework.PodGroupInfo) *groupPreemptor {
+	p := &groupPreemptor{members: group.UnscheduledPods, priority: framework.PodGroupPriority(group.PodGroup)}
 	var own *schedulingv1beta1.PreemptionPolicy
-	if cpg := group.GetCompositePodGroup(); cpg != nil {
-		p.priority = compositePodGroupPriority(cpg)
-		if cpg.Spec.PreemptionPolicy != nil {
-			// The composite's own type; its values are the same two.
-			pol := schedulingv1beta1.PreemptNever
-			if *cpg.Spec.PreemptionPolicy == schedulingv1alpha3.PreemptLowerPriority {
-				pol = schedulingv1beta1.PreemptLowerPriority
-			}
-			own = &pol
-		}
-	} else if pg := group.GetPodGroup(); pg != nil {
-		p.priority = podGroupPriority(pg)
-		own = pg.Spec.PreemptionPolicy
+	if group.PodGroup != nil {
+		own = group.PodGroup.Spec.PreemptionPolicy
 	}
 	p.policy = pl.groupPreemptionPolicy(own, p.members)
 	return p
@@ -101,7 +89,7 @@ func (pl *DefaultPreemption) groupPreemptionPolicy(own *schedulingv1beta1.Preemp
 
 // preemptForGroup is upstream's PodGroupEvaluator.Preempt, the actuation
 // left to the caller (the record's chosen candidate).
-func (pl *DefaultPreemption) preemptForGroup(ctx context.Context, group framework.PreemptingPodGroup, schedule framework.PodGroupSchedulingFunc, rec *record.Preemption) (*framework.PodGroupPostFilterResult, *framework.Status) {
+func (pl *DefaultPreemption) preemptForGroup(ctx context.Context, group *framework.PodGroupInfo, schedule framework.PodGroupSchedulingFunc, rec *record.Preemption) (*framework.PodGroupPostFilterResult, *framework.Status) {
 	g := pl.groups()
 	// The domain is the whole cluster, its victims found before anything
 	// is taken off.
@@ -235,7 +223,7 @@ func (pl *DefaultPreemption) selectVictimsInCluster(ctx context.Context, victims
 	sort.Slice(chosen, func(i, j int) bool { return moreImportantVictim(chosen[i], chosen[j]) })
 	nominations := make(map[types.NamespacedName]*framework.NominatingInfo, len(placed))
 	for _, a := range placed {
-		p := a.Pod()
+		p := a.PodInfo.Pod
 		nominations[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = &framework.NominatingInfo{
 			NominatingMode: framework.ModeOverride, NominatedNodeName: a.NodeName}
 	}
@@ -267,18 +255,18 @@ func (pl *DefaultPreemption) reprieveForGroup(ctx context.Context, v *victim, pl
 		if err != nil {
 			return false, err
 		}
-		if !pl.h.RunFilterPluginsWithNominatedPods(ctx, a.State, a.Pod(), ni).IsSuccess() {
+		if !pl.h.RunFilterPluginsWithNominatedPods(ctx, a.State, a.PodInfo.Pod, ni).IsSuccess() {
 			return false, pl.moveGroupVictim(ctx, v, placed, false)
 		}
 		// The member as assumed there, for the members after it.
-		assumed := a.Pod().DeepCopy()
+		assumed := a.PodInfo.Pod.DeepCopy()
 		assumed.Spec.NodeName = a.NodeName
 		if err := snap.AddPod(assumed); err != nil {
 			return false, err
 		}
-		pl.h.RunReservePluginsReserve(ctx, a.State, a.Pod(), a.NodeName)
+		pl.h.RunReservePluginsReserve(ctx, a.State, a.PodInfo.Pod, a.NodeName)
 		undo = append(undo, func() error {
-			pl.h.RunReservePluginsUnreserve(ctx, a.State, a.Pod(), a.NodeName)
+			pl.h.RunReservePluginsUnreserve(ctx, a.State, a.PodInfo.Pod, a.NodeName)
 			return snap.RemovePod(assumed)
 		})
 	}
@@ -306,9 +294,9 @@ func (pl *DefaultPreemption) moveGroupVictim(ctx context.Context, v *victim, pla
 		for _, a := range placed {
 			var st *framework.Status
 			if back {
-				st = pl.h.RunPreFilterExtensionAddPod(ctx, a.State, a.Pod(), pi, ni)
+				st = pl.h.RunPreFilterExtensionAddPod(ctx, a.State, a.PodInfo.Pod, pi, ni)
 			} else {
-				st = pl.h.RunPreFilterExtensionRemovePod(ctx, a.State, a.Pod(), pi, ni)
+				st = pl.h.RunPreFilterExtensionRemovePod(ctx, a.State, a.PodInfo.Pod, pi, ni)
 			}
 			if !st.IsSuccess() {
 				return st.AsError()

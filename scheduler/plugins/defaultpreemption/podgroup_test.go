@@ -9,7 +9,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -38,14 +37,9 @@ func inGroup(name string) podOpt {
 }
 
 // gang is the group being scheduled: its PodGroup and members.
-type gang struct {
-	pg      *schedulingv1beta1.PodGroup
-	members []*v1.Pod
+func gang(pg *schedulingv1beta1.PodGroup, members []*v1.Pod) *framework.PodGroupInfo {
+	return &framework.PodGroupInfo{Namespace: pg.Namespace, Name: pg.Name, PodGroup: pg, UnscheduledPods: members}
 }
-
-func (g gang) GetPodGroup() *schedulingv1beta1.PodGroup                    { return g.pg }
-func (g gang) GetCompositePodGroup() *schedulingv1alpha3.CompositePodGroup { return nil }
-func (g gang) GetUnscheduledPods() []*v1.Pod                               { return g.members }
 
 // reserveCounter is a Reserve plugin counting what is reserved and not
 // unreserved yet.
@@ -152,14 +146,14 @@ func podsByNode(s *framework.Snapshot) map[string][]string {
 	return out
 }
 
-func (r *groupRun) preempt(t *testing.T, g gang) (*framework.PodGroupPostFilterResult, *framework.Status, *record.Preemption) {
+func (r *groupRun) preempt(t *testing.T, g *framework.PodGroupInfo) (*framework.PodGroupPostFilterResult, *framework.Status, *record.Preemption) {
 	t.Helper()
-	for _, m := range g.members {
+	for _, m := range g.UnscheduledPods {
 		r.h.Store.Add(m)
 	}
 	before := podsByNode(r.h.Snap)
 	state := framework.NewCycleState()
-	res, st := r.pl.PodGroupPostFilter(context.Background(), state, g, r.schedule(g.members))
+	res, st := r.pl.PodGroupPostFilter(context.Background(), state, g, r.schedule(g.UnscheduledPods))
 	if after := podsByNode(r.h.Snap); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("snapshot not restored:\n got %v\nwant %v", after, before)
 	}
@@ -220,7 +214,7 @@ func TestPodGroupPreemption(t *testing.T) {
 		nodes   []*v1.Node
 		bound   []*v1.Pod
 		objs    []any
-		gang    gang
+		gang    *framework.PodGroupInfo
 		wantMsg string
 		// wantVictims are pod@node, most important first.
 		wantVictims []string
@@ -231,7 +225,7 @@ func TestPodGroupPreemption(t *testing.T) {
 			name:  "the members' priority is their PodGroup's",
 			nodes: []*v1.Node{node("a", "2"), node("b", "2")},
 			bound: []*v1.Pod{pod("low-a", 10, "2", on("a")), pod("low-b", 10, "2", on("b"))},
-			gang:  gang{train, members(2, "2")},
+			gang:  gang(train, members(2, "2")),
 			// The members' own priority is 0; the group's 100.
 			wantMsg:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			wantVictims: []string{"default/low-a@a", "default/low-b@b"},
@@ -241,7 +235,7 @@ func TestPodGroupPreemption(t *testing.T) {
 			name:  "victims the placement does not need are reprieved",
 			nodes: []*v1.Node{node("a", "2"), node("b", "2"), node("c", "2")},
 			bound: []*v1.Pod{pod("p50", 50, "2", on("a")), pod("p5", 5, "2", on("b")), pod("p20", 20, "2", on("c"))},
-			gang:  gang{train, members(2, "2")},
+			gang:  gang(train, members(2, "2")),
 			// The algorithm runs once with every victim gone and places
 			// the members on a and b; p20 on c goes back.
 			wantMsg:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
@@ -253,7 +247,7 @@ func TestPodGroupPreemption(t *testing.T) {
 			nodes:       []*v1.Node{node("a", "2"), node("b", "2")},
 			bound:       batchAndFree,
 			objs:        []any{podGroup("batch", 10, true)},
-			gang:        gang{train, members(1, "2")},
+			gang:        gang(train, members(1, "2")),
 			wantMsg:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
 			wantVictims: []string{"default/batch-0@a", "default/batch-1@b"},
 			wantNominee: map[string]string{"worker-0": "a"},
@@ -263,7 +257,7 @@ func TestPodGroupPreemption(t *testing.T) {
 			nodes:       []*v1.Node{node("a", "2"), node("b", "2")},
 			bound:       batchAndFree,
 			objs:        []any{podGroup("batch", 10, false)},
-			gang:        gang{train, members(1, "2")},
+			gang:        gang(train, members(1, "2")),
 			wantMsg:     "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			wantVictims: []string{"default/batch-0@a"},
 			wantNominee: map[string]string{"worker-0": "a"},
@@ -274,7 +268,7 @@ func TestPodGroupPreemption(t *testing.T) {
 			// 1000 on its own, but its group's 10 is below the gang's 100.
 			bound:       []*v1.Pod{pod("batch-0", 1000, "2", on("a"), inGroup("batch"))},
 			objs:        []any{podGroup("batch", 10, false)},
-			gang:        gang{train, members(1, "2")},
+			gang:        gang(train, members(1, "2")),
 			wantMsg:     "pod group preemption: found a placement for podgroup, preempting 1 victims",
 			wantVictims: []string{"default/batch-0@a"},
 			wantNominee: map[string]string{"worker-0": "a"},
@@ -284,7 +278,7 @@ func TestPodGroupPreemption(t *testing.T) {
 			nodes: []*v1.Node{node("a", "2"), node("b", "2")},
 			bound: []*v1.Pod{pod("protected", 10, "2", on("a"), labels("app", "db")), pod("free", 10, "2", on("b"))},
 			objs:  []any{pdb("db", "db", 0)},
-			gang:  gang{train, members(1, "2")},
+			gang:  gang(train, members(1, "2")),
 			// Placed on a (first fit without victims); protected is
 			// reprieved first but does not fit back; free does.
 			wantMsg:     "pod group preemption: found a placement for podgroup, preempting 1 victims",
@@ -296,28 +290,28 @@ func TestPodGroupPreemption(t *testing.T) {
 			name:    "no victim of lower priority",
 			nodes:   []*v1.Node{node("a", "2")},
 			bound:   []*v1.Pod{pod("peer", 100, "2", on("a"))},
-			gang:    gang{train, members(1, "2")},
+			gang:    gang(train, members(1, "2")),
 			wantMsg: "pod group preemption: No preemption victims found for incoming preemptor",
 		},
 		{
 			name:    "the group does not fit even without the victims",
 			nodes:   []*v1.Node{node("a", "2")},
 			bound:   []*v1.Pod{pod("low", 10, "2", on("a"))},
-			gang:    gang{train, members(2, "2")},
+			gang:    gang(train, members(2, "2")),
 			wantMsg: "pod group preemption: 1 of 2 members placed",
 		},
 		{
 			name:    "a member with preemptionPolicy Never",
 			nodes:   []*v1.Node{node("a", "2")},
 			bound:   []*v1.Pod{pod("low", 10, "2", on("a"))},
-			gang:    gang{train, members(1, "2", never())},
+			gang:    gang(train, members(1, "2", never())),
 			wantMsg: "pod group preemption: not eligible due to preemptionPolicy=Never.",
 		},
 		{
 			name:  "a preemption for the group is under way on a member's nominated node",
 			nodes: []*v1.Node{node("a", "2"), node("b", "2")},
 			bound: []*v1.Pod{pod("going", 10, "2", on("a"), terminatingByPreemption()), pod("low-b", 10, "2", on("b"))},
-			gang:  gang{train, []*v1.Pod{pod("worker-0", 0, "2", inGroup("train"), nominated("a")), pod("worker-1", 0, "2", inGroup("train"))}},
+			gang:  gang(train, []*v1.Pod{pod("worker-0", 0, "2", inGroup("train"), nominated("a")), pod("worker-1", 0, "2", inGroup("train"))}),
 			// Each member keeps its nomination, an empty one too.
 			wantMsg:     "pod group preemption: ongoing preemption on nominated nodes",
 			wantNominee: map[string]string{"worker-0": "a", "worker-1": ""},
@@ -325,7 +319,7 @@ func TestPodGroupPreemption(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newGroupRun(t, tc.nodes, tc.bound, append(tc.objs, tc.gang.pg)...)
+			r := newGroupRun(t, tc.nodes, tc.bound, append(tc.objs, tc.gang.PodGroup)...)
 			res, st, rec := r.preempt(t, tc.gang)
 			if st.Message() != tc.wantMsg {
 				t.Errorf("status %q, want %q", st.Message(), tc.wantMsg)
@@ -387,7 +381,7 @@ func TestPodGroupPreemptionPolicy(t *testing.T) {
 			h.Gates.EnableGenericWorkload = true
 			h.Gates.EnablePodGroupPreemptionPolicy = tc.gate
 			r := newGroupRunOn(t, h)
-			_, st, _ := r.preempt(t, gang{pg, []*v1.Pod{pod("worker-0", 0, "2", append(tc.member, inGroup("train"))...)}})
+			_, st, _ := r.preempt(t, gang(pg, []*v1.Pod{pod("worker-0", 0, "2", append(tc.member, inGroup("train"))...)}))
 			if st.Message() != tc.want {
 				t.Errorf("status %q, want %q", st.Message(), tc.want)
 			}
