@@ -45,9 +45,9 @@ func (pl *DefaultPreemption) findCandidates(ctx context.Context, state *framewor
 			errs = append(errs, err)
 			continue
 		}
-		victims, numViolations, status := pl.selectVictimsOnNode(ctx, state.Clone(), pod, ni.Clone(), onNode, pdbs)
-		if status.IsSuccess() && len(victims) != 0 {
-			c := &candidate{node: ni.Name(), victims: victims, pdbViolations: numViolations}
+		chosen, numViolations, status := pl.selectVictimsOnNode(ctx, state.Clone(), pod, ni.Clone(), onNode, pdbs)
+		if status.IsSuccess() && len(chosen) != 0 {
+			c := newCandidate(ni.Name(), chosen, numViolations)
 			if numViolations == 0 {
 				nonViolating = appendCapped(nonViolating, c, numCandidates)
 			} else {
@@ -58,7 +58,7 @@ func (pl *DefaultPreemption) findCandidates(ctx context.Context, state *framewor
 			}
 			continue
 		}
-		if status.IsSuccess() && len(victims) == 0 {
+		if status.IsSuccess() && len(chosen) == 0 {
 			status = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", ni.Name()))
 		}
 		if status.Code() == framework.Error {
@@ -95,8 +95,9 @@ func (pl *DefaultPreemption) numCandidates(n int32) int32 {
 // most important first) as long as the pod still fits. victims are the
 // node's (victimsOn); only ni, the node's copy, is changed: a group
 // victim's pods on other nodes are removed for the PreFilter extensions
-// only, as upstream's.
-func (pl *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, preemptor *v1.Pod, ni *framework.NodeInfo, victims []*victim, pdbs []*policyv1.PodDisruptionBudget) ([]*v1.Pod, int, *framework.Status) {
+// only, as upstream's. It returns the victims to evict, in order, and how
+// many of their pods break PDBs.
+func (pl *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, preemptor *v1.Pod, ni *framework.NodeInfo, victims []*victim, pdbs []*policyv1.PodDisruptionBudget) ([]*victim, int, *framework.Status) {
 	main := ni.Name()
 	nameToNode := map[string]*framework.NodeInfo{main: ni}
 	remove := func(v *victim) error {
@@ -183,13 +184,7 @@ func (pl *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *fra
 	if len(violating) != 0 && len(nonViolating) != 0 {
 		sort.Slice(chosen, func(i, j int) bool { return moreImportantVictim(chosen[i], chosen[j]) })
 	}
-	var out []*v1.Pod
-	for _, v := range chosen {
-		for _, pi := range v.pods {
-			out = append(out, pi.Pod)
-		}
-	}
-	return out, numViolations, nil
+	return chosen, numViolations, nil
 }
 
 // violatingPod is a victim whose eviction would break PDBs (namespace/name).

@@ -12,6 +12,7 @@ import (
 	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
@@ -249,6 +250,26 @@ type candidate struct {
 	node          string
 	victims       []*v1.Pod
 	pdbViolations int
+	// groupOf names the disruptionMode-all group (namespace/name) a victim
+	// pod is evicted with, by its UID; nil when there is none.
+	groupOf map[types.UID]string
+}
+
+// newCandidate flattens the chosen victims into their pods, in order.
+func newCandidate(node string, chosen []*victim, pdbViolations int) *candidate {
+	c := &candidate{node: node, pdbViolations: pdbViolations}
+	for _, v := range chosen {
+		for _, pi := range v.pods {
+			c.victims = append(c.victims, pi.Pod)
+			if v.group != "" {
+				if c.groupOf == nil {
+					c.groupOf = map[types.UID]string{}
+				}
+				c.groupOf[pi.Pod.UID] = v.group
+			}
+		}
+	}
+	return c
 }
 
 func (pl *DefaultPreemption) recordCandidate(c *candidate) record.Candidate {
@@ -264,8 +285,13 @@ func (pl *DefaultPreemption) recordCandidate(c *candidate) record.Candidate {
 		rc.Victims = append(rc.Victims, record.Victim{
 			// A pod of a group is preempted at its group's priority.
 			Pod: v.Namespace + "/" + v.Name, Priority: g.priority(v),
-			StartTime: startTime(v, now), PDBs: violated[v],
+			StartTime: startTime(v, now), PDBs: violated[v], Group: c.groupOf[v.UID],
 		})
+		if n := v.Spec.NodeName; n != c.node {
+			// A pod of a group victim elsewhere, or any victim of a pod
+			// group's cluster-wide candidate.
+			rc.Victims[len(rc.Victims)-1].Node = n
+		}
 	}
 	return rc
 }

@@ -113,17 +113,12 @@ func (pl *DefaultPreemption) preemptForGroup(ctx context.Context, group *framewo
 	if !status.IsSuccess() {
 		return nil, status
 	}
-	var pods []*v1.Pod
-	for _, v := range chosen {
-		for _, pi := range v.pods {
-			pods = append(pods, pi.Pod)
-		}
-	}
-	rec.Candidates = []record.Candidate{pl.recordGroupCandidate(chosen, pdbViolations)}
+	c := newCandidate(ClusterCandidate, chosen, pdbViolations)
+	rec.Candidates = []record.Candidate{pl.recordCandidate(c)}
 	rec.Chosen = 0
 	rec.DecidedBy = "single candidate"
 	return &framework.PodGroupPostFilterResult{NominatingInfos: nominations},
-		framework.NewStatus(framework.Success, fmt.Sprintf("found a placement for podgroup, preempting %d victims", len(pods)))
+		framework.NewStatus(framework.Success, fmt.Sprintf("found a placement for podgroup, preempting %d victims", len(c.victims)))
 }
 
 // ongoingGroupPreemption is upstream's isOngoingPreemption: a node a
@@ -304,26 +299,4 @@ func (pl *DefaultPreemption) moveGroupVictim(ctx context.Context, v *victim, pla
 		}
 	}
 	return nil
-}
-
-// recordGroupCandidate is the record of the cluster-wide candidate: each
-// victim's pods with their node, and the group a disruptionMode-all
-// victim is.
-func (pl *DefaultPreemption) recordGroupCandidate(chosen []*victim, pdbViolations int) record.Candidate {
-	var pods []*v1.Pod
-	for _, v := range chosen {
-		for _, pi := range v.pods {
-			pods = append(pods, pi.Pod)
-		}
-	}
-	rc := pl.recordCandidate(&candidate{node: ClusterCandidate, victims: pods, pdbViolations: pdbViolations})
-	i := 0
-	for _, v := range chosen {
-		for _, pi := range v.pods {
-			rc.Victims[i].Node = pi.Pod.Spec.NodeName
-			rc.Victims[i].Group = v.group
-			i++
-		}
-	}
-	return rc
 }

@@ -175,7 +175,11 @@ func victimNames(p *record.Preemption) []string {
 	}
 	var out []string
 	for _, v := range p.Candidates[p.Chosen].Victims {
-		out = append(out, v.Pod+"@"+v.Node)
+		name := v.Pod + "@" + v.Node
+		if v.Group != "" {
+			name += " with " + v.Group
+		}
+		out = append(out, name)
 	}
 	return out
 }
@@ -249,7 +253,7 @@ func TestPodGroupPreemption(t *testing.T) {
 			objs:        []any{podGroup("batch", 10, true)},
 			gang:        gang(train, members(1, "2")),
 			wantMsg:     "pod group preemption: found a placement for podgroup, preempting 2 victims",
-			wantVictims: []string{"default/batch-0@a", "default/batch-1@b"},
+			wantVictims: []string{"default/batch-0@a with default/batch", "default/batch-1@b with default/batch"},
 			wantNominee: map[string]string{"worker-0": "a"},
 		},
 		{
@@ -437,8 +441,23 @@ func TestPodPreemptsGroupVictims(t *testing.T) {
 				return
 			}
 			d, _ := state.Read(record.PreemptionStateKey)
-			if got := d.(*record.PreemptionState).Preemption.VictimNames(); !slices.Equal(got, tc.want) {
+			rec := d.(*record.PreemptionState).Preemption
+			if got := rec.VictimNames(); !slices.Equal(got, tc.want) {
 				t.Errorf("victims %v, want %v", got, tc.want)
+			}
+			// The record says where a group victim's pods run and which
+			// group took them.
+			for _, v := range rec.Candidates[rec.Chosen].Victims {
+				wantNode, wantGroup := "", ""
+				if v.Pod == "default/batch-1" {
+					wantNode = "b"
+				}
+				if tc.gate && tc.batch.Spec.DisruptionMode.All != nil {
+					wantGroup = "default/batch"
+				}
+				if v.Node != wantNode || v.Group != wantGroup {
+					t.Errorf("victim %s on %q with %q, want on %q with %q", v.Pod, v.Node, v.Group, wantNode, wantGroup)
+				}
 			}
 		})
 	}
