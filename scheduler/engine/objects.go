@@ -28,6 +28,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -120,6 +121,14 @@ func (e *Engine) applyObject(c change.Change) error {
 	objs := e.sched.Objects()
 	e.bump()
 	e.clusterEvent(c, "")
+	if pg, ok := c.Object.(*schedulingv1beta1.PodGroup); ok {
+		oldPG, _ := old.(*schedulingv1beta1.PodGroup)
+		if c.Kind == change.ObjectDelete {
+			pg = nil
+		}
+		e.podGroupChanged(c.Kind, oldPG, pg)
+		return nil
+	}
 	switch c.Kind {
 	case change.ObjectDelete:
 		objs.Delete(old)

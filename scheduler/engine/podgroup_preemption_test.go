@@ -36,8 +36,8 @@ func TestPodGroupPreemptionActuation(t *testing.T) {
 		Victims: []record.Victim{{Pod: "default/victim", Node: "n1", Priority: 0}}}}}
 
 	e.onPreemption(scheduler.PodGroupPreemptor(group), rec)
-	e.preemptionInCycle()
-	e.preemptionAfterCycle("default/train", "pod group preemption: found a placement for podgroup, preempting 1 victims", []string{"default/victim"})
+	e.actuateSyncDecision()
+	e.preemptionDecided("default/train", []string{"default/victim"}, "pod group preemption: found a placement for podgroup, preempting 1 victims")
 	if !e.preempting["uid-pg-train"] {
 		t.Error("the PodGroup is not held back while the API calls are pending")
 	}
