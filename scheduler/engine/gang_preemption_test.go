@@ -195,3 +195,49 @@ func hasCondition(pg *schedulingv1beta1.PodGroup, status, reason, msg string) bo
 	}
 	return false
 }
+
+// TestPodGroupPreemptionPolicyGate: with PodGroupPreemptionPolicy the
+// PodGroup's own policy decides whether the gang preempts, and every
+// member must share it.
+func TestPodGroupPreemptionPolicyGate(t *testing.T) {
+	r, err := features.Resolve("", "", "GenericWorkload=true,PodGroupPreemptionPolicy=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	never, neverPod := schedulingv1beta1.PreemptNever, v1.PreemptNever
+	for _, tc := range []struct {
+		name        string
+		groupNever  bool
+		memberNever bool
+		want        string
+	}{
+		{name: "the group says Never", groupNever: true, memberNever: true,
+			want: "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, pod group preemption: not eligible due to preemptionPolicy=Never."},
+		{name: "a member differs from the group", memberNever: true,
+			want: "all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got Never and PreemptLowerPriority"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg := gangGroup("train", 100, 1, false)
+			if tc.groupNever {
+				pg.Spec.PreemptionPolicy = &never
+			}
+			w := gangPod("worker-0", 100, "", "train", 30)
+			if tc.memberNever {
+				w.Spec.PreemptionPolicy = &neverPod
+			}
+			e, err := New([]*v1.Node{gangNode("n1")}, []*v1.Pod{gangPod("low-1", 0, "n1", "", 30), w}, []any{pg},
+				Options{Registry: plugins.NewInTreeRegistry(), Features: &r.Features, Config: config.Default(r.Features)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The group's condition says why (a member's own attempt keeps
+			// its FitError).
+			if g := stepGroup(t, e); !strings.Contains(g.Message, tc.want) {
+				t.Errorf("group message %q does not contain %q", g.Message, tc.want)
+			}
+			if len(findEvents(e, history.EventPreemption, "")) != 0 {
+				t.Error("the gang preempted")
+			}
+		})
+	}
+}
