@@ -241,3 +241,28 @@ func TestPodGroupPreemptionPolicyGate(t *testing.T) {
 		})
 	}
 }
+
+// TestPodPreemptsDisruptionModeAllGroup: with GenericWorkload an ordinary
+// pod's preemption takes a disruptionMode all group whole, its pod on the
+// other node too, each victim marked as preempted by a pod.
+func TestPodPreemptsDisruptionModeAllGroup(t *testing.T) {
+	e := gangEngine(t, []*v1.Pod{
+		gangPod("batch-0", 10, "n1", "batch", 30), halfCPU(gangPod("batch-1", 10, "n2", "batch", 30)),
+		halfCPU(gangPod("keeper", 200, "n2", "", 30)),
+		gangPod("urgent", 100, "", "", 30),
+	}, gangGroup("batch", 10, 2, true))
+	a, ok := e.Step()
+	if !ok || a.Nominated != "n1" || !slices.Equal(a.Victims, []string{"default/batch-0", "default/batch-1"}) {
+		t.Fatalf("attempt: nominated %q victims %v (%s)", a.Nominated, a.Victims, a.Message)
+	}
+	if want := "preemption: found a potential placement for pod on node n1, preempting 2 victims"; !strings.HasSuffix(a.Message, want) {
+		t.Errorf("message %q does not end with %q", a.Message, want)
+	}
+	e.RunUntil(10 * time.Second)
+	for _, name := range []string{"default/batch-0", "default/batch-1"} {
+		if v := e.Pod(name); v == nil || disruptionTarget(v) == nil ||
+			disruptionTarget(v).Message != "default-scheduler: preempting to accommodate a higher priority pod" {
+			t.Errorf("%s: %+v", name, v)
+		}
+	}
+}
