@@ -19,8 +19,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -45,6 +48,10 @@ const QueueHorizon = 10 * time.Second
 // the state it left.
 type QueueRun struct {
 	Cycles []Cycle `json:"cycles"`
+	// Writes are the scheduler's changes of a PodGroup's
+	// PodGroupInitiallyScheduled condition, in order, each
+	// "namespace/name: Status Reason: Message".
+	Writes []string `json:"writes"`
 	// Pods is every pod's state at the end, by namespace/name: terminal
 	// and deleted pods are absent.
 	Pods map[string]PodState `json:"pods"`
@@ -65,8 +72,6 @@ type Cycle struct {
 	Members []Member `json:"members"`
 	// Victims are the pods preemption deleted during the cycle, sorted.
 	Victims []string `json:"victims"`
-	// Conditions are the group's PodGroup conditions after the cycle.
-	Conditions []Condition `json:"conditions,omitempty"`
 }
 
 // Member is one pod's outcome in a cycle.
@@ -76,8 +81,8 @@ type Member struct {
 	// OutcomeError (the reason of the PodScheduled condition written).
 	Outcome string `json:"outcome"`
 	Node    string `json:"node,omitempty"`
-	// NominatedNode is the nomination the failure set ("" when it
-	// cleared or kept it).
+	// NominatedNode is the pod's nomination after a failure: the one the
+	// failure handler set, or the one the pod had when it was kept.
 	NominatedNode string `json:"nominatedNode,omitempty"`
 	// Message is the PodScheduled condition's message ("" when bound).
 	Message string `json:"message,omitempty"`
@@ -136,6 +141,21 @@ func RunQueue(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 		return run, fmt.Errorf("upstream: the scheduling queue is a %T, not the PriorityQueue", h.sched.SchedulingQueue)
 	}
 	cr := h.hookCycles()
+	h.api.client.PrependReactor("patch", "podgroups", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		if action.GetSubresource() != "status" {
+			return false, nil, nil
+		}
+		ns, name := action.GetNamespace(), action.(clienttesting.PatchAction).GetName()
+		before, _ := h.api.tracker.Get(podGroupsGVR, ns, name)
+		handled, obj, err := clienttesting.ObjectReaction(h.api.tracker)(action)
+		if err == nil {
+			was, now := initiallyScheduled(before), initiallyScheduled(obj)
+			if now != "" && now != was {
+				run.Writes = append(run.Writes, ns+"/"+name+": "+now)
+			}
+		}
+		return handled, obj, err
+	})
 
 	drain := func() error {
 		for poppable(q) {
@@ -201,6 +221,7 @@ func (h *harness) hookCycles() *cycleRecord {
 		if st.IsRejected() {
 			fl.outcome = record.OutcomeUnschedulable
 		}
+		fl.nominated = pi.Pod.Status.NominatedNodeName
 		if ni.Mode() == fwk.ModeOverride {
 			fl.nominated = ni.NominatedNodeName
 		}
@@ -291,7 +312,6 @@ func (h *harness) cycle(cr *cycleRecord) (Cycle, error) {
 			return c, err
 		}
 		if err == nil {
-			c.Conditions = conditions(pg.Status.Conditions)
 			if err := h.waitPodGroupInformer(pg); err != nil {
 				return c, err
 			}
@@ -425,6 +445,22 @@ func (h *harness) finalState(run *QueueRun) error {
 		}
 	}
 	return nil
+}
+
+var podGroupsGVR = schedulingv1beta1.SchemeGroupVersion.WithResource("podgroups")
+
+// initiallyScheduled is a PodGroup's PodGroupInitiallyScheduled condition
+// as "Status Reason: Message", "" when it has none.
+func initiallyScheduled(obj runtime.Object) string {
+	pg, ok := obj.(*schedulingv1beta1.PodGroup)
+	if !ok {
+		return ""
+	}
+	c := apimeta.FindStatusCondition(pg.Status.Conditions, "PodGroupInitiallyScheduled")
+	if c == nil {
+		return ""
+	}
+	return string(c.Status) + " " + c.Reason + ": " + c.Message
 }
 
 func conditions(cs []metav1.Condition) []Condition {

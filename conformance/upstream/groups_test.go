@@ -64,27 +64,33 @@ func TestRunQueueGangs(t *testing.T) {
 		},
 	}
 	got := runQueue(t, c, gang("late", 1))
-	scheduled := []Condition{{Type: "PodGroupInitiallyScheduled", Status: "True", Reason: "Scheduled"}}
 	const notTried = "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining"
 	tooBig := Cycle{Group: "default/too-big", Members: []Member{
 		{Pod: "default/too-big-0", Outcome: "Unschedulable", Message: "0/3 nodes are available: 3 Insufficient cpu."},
 		{Pod: "default/too-big-1", Outcome: "Unschedulable", Message: notTried},
-	}, Victims: []string{}, Conditions: []Condition{{Type: "PodGroupInitiallyScheduled", Status: "False", Reason: "Unschedulable",
-		Message: notTried + ", pod group preemption: No preemption victims found for incoming preemptor"}}}
+	}, Victims: []string{}}
 	at := func(s int, c Cycle) Cycle { c.At = s; return c }
 	want := []Cycle{
 		{Group: "default/fits", Members: []Member{
 			{Pod: "default/fits-0", Outcome: "Scheduled", Node: "node-a"},
 			{Pod: "default/fits-1", Outcome: "Scheduled", Node: "node-b"},
 			{Pod: "default/fits-2", Outcome: "Scheduled", Node: "node-c"},
-		}, Victims: []string{}, Conditions: scheduled},
+		}, Victims: []string{}},
 		tooBig,
 		{Members: []Member{{Pod: "default/lone", Outcome: "Scheduled", Node: "node-a"}}, Victims: []string{}},
-		{Group: "default/late", Members: []Member{{Pod: "default/late-0", Outcome: "Scheduled", Node: "node-b"}}, Victims: []string{}, Conditions: scheduled},
+		{Group: "default/late", Members: []Member{{Pod: "default/late-0", Outcome: "Scheduled", Node: "node-b"}}, Victims: []string{}},
 		at(2, tooBig), at(5, tooBig), at(10, tooBig),
 	}
 	if g, w := mustJSON(t, got.Cycles), mustJSON(t, want); g != w {
 		t.Errorf("cycles:\n got %s\nwant %s", g, w)
+	}
+	wantWrites := []string{
+		"default/fits: True Scheduled: ",
+		"default/too-big: False Unschedulable: " + notTried + ", pod group preemption: No preemption victims found for incoming preemptor",
+		"default/late: True Scheduled: ",
+	}
+	if g, w := mustJSON(t, got.Writes), mustJSON(t, wantWrites); g != w {
+		t.Errorf("PodGroup writes:\n got %s\nwant %s", g, w)
 	}
 	if s := got.Pods["default/ghost-0"]; s.Scheduled.Type != "" || s.Node != "" {
 		t.Errorf("the pod of a missing PodGroup was attempted: %+v", s)

@@ -129,7 +129,8 @@ type gangGen struct {
 }
 
 // running binds a low-priority pod asking for cpu millicores and gpus
-// GPUs to node, a member of group when it is not nil.
+// GPUs to node, a member of group when it is not nil, with no grace
+// period.
 func (g *gangGen) running(name, node string, cpu int64, gpus int, group *schedulingv1beta1.PodGroup) *v1.Pod {
 	c := ctr("c", nginx, fmt.Sprintf("cpu=%dm", cpu), "memory=512Mi")
 	if gpus > 0 {
@@ -137,6 +138,9 @@ func (g *gangGen) running(name, node string, cpu int64, gpus int, group *schedul
 	}
 	p := newPod("default", name, app("running"), c)
 	p.Spec.PriorityClassName = "low"
+	// Gone the moment preemption deletes it, as from the conformance
+	// suite's fake API server, which has no graceful deletion.
+	p.Spec.TerminationGracePeriodSeconds = ptrTo(int64(0))
 	if group != nil {
 		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptrTo(group.Name)}
 		p.Labels["group"] = group.Name
