@@ -28,7 +28,9 @@ import (
 var numGangScenarios = flag.Int("gang-scenarios", 16, "generated workload-aware scheduling scenarios (GenericWorkload on)")
 
 // TestGangConformance runs the generated gang scenarios with GenericWorkload
-// on through schedtui's engine and the real kube-scheduler's queue, each
+// on (at 1.37, beta, and emulating 1.36, alpha; and off, where a member is
+// an ordinary pod) through schedtui's engine and the real kube-scheduler's
+// queue, each
 // deciding what it attempts (pods and pod groups), over the same virtual
 // time (upstream.QueueHorizon), and compares them cycle by cycle: the
 // entity popped, each member's outcome, node, nomination and PodScheduled
@@ -36,19 +38,32 @@ var numGangScenarios = flag.Int("gang-scenarios", 16, "generated workload-aware 
 // PodGroupInitiallyScheduled condition, and every pod's and PodGroup's
 // state at the end.
 func TestGangConformance(t *testing.T) {
-	const gate = "GenericWorkload=true"
-	gates, err := features.Resolve("", "", gate)
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range []struct{ emulated, gates string }{
+		{"1.37", "GenericWorkload=true"},
+		{"1.36", "GenericWorkload=true"},
+		// Off (1.37's default): the members are ordinary pods to both.
+		{"1.37", ""},
+	} {
+		t.Run(c.emulated+" "+c.gates, func(t *testing.T) {
+			gates, err := features.Resolve(c.emulated, "", c.gates)
+			if err != nil {
+				t.Fatal(err)
+			}
+			setUpstreamGates(t, gates, c.gates)
+			runGangScenarios(t, &gates.Features)
+		})
 	}
-	setUpstreamGates(t, gates, gate)
+}
+
+func runGangScenarios(t *testing.T, gates *features.Features) {
+	t.Helper()
 	bad, compared := 0, 0
 	for i := int64(0); i < int64(*numGangScenarios); i++ {
 		s := scenario.GenerateGangs(*firstSeed + i)
 		if *only != "" && s.Name != *only {
 			continue
 		}
-		ours, err := runOursQueue(s, &gates.Features)
+		ours, err := runOursQueue(s, gates)
 		if err != nil {
 			t.Fatalf("%s: schedtui: %v", s.Name, err)
 		}

@@ -23,10 +23,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
+	kubefeatures "k8s.io/kubernetes/pkg/features"
 	internalqueue "k8s.io/kubernetes/pkg/scheduler/backend/queue"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
@@ -361,8 +363,13 @@ func (h *harness) waitPodStatus(p *v1.Pod, m Member) error {
 }
 
 // waitPodGroupInformer waits for the scheduler's PodGroup informer to have
-// the version pg of the API server, and its handlers to have taken it in.
+// the version pg of the API server, and its handlers to have taken it in
+// (with GenericWorkload on: otherwise the scheduler has no such informer).
 func (h *harness) waitPodGroupInformer(pg *schedulingv1beta1.PodGroup) error {
+	if !utilfeature.DefaultFeatureGate.Enabled(kubefeatures.GenericWorkload) {
+		// The scheduler does not watch PodGroups.
+		return nil
+	}
 	lister := h.factory.Scheduling().V1beta1().PodGroups().Lister()
 	if err := h.poll("PodGroup "+pg.Namespace+"/"+pg.Name+" to reach the informer", func() bool {
 		got, err := lister.PodGroups(pg.Namespace).Get(pg.Name)
