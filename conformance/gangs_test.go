@@ -28,8 +28,9 @@ import (
 var numGangScenarios = flag.Int("gang-scenarios", 16, "generated workload-aware scheduling scenarios (GenericWorkload on)")
 
 // TestGangConformance runs the generated gang scenarios with GenericWorkload
-// on (at 1.37, beta, and emulating 1.36, alpha; and off, where a member is
-// an ordinary pod) through schedtui's engine and the real kube-scheduler's
+// on (at 1.37, beta, and emulating 1.36, alpha; with
+// PodGroupPreemptionPolicy, the group's own preemptionPolicy; and off,
+// where a member is an ordinary pod) through schedtui's engine and the real kube-scheduler's
 // queue, each
 // deciding what it attempts (pods and pod groups), over the same virtual
 // time (upstream.QueueHorizon), and compares them cycle by cycle: the
@@ -41,6 +42,7 @@ func TestGangConformance(t *testing.T) {
 	for _, c := range []struct{ emulated, gates string }{
 		{"1.37", "GenericWorkload=true"},
 		{"1.36", "GenericWorkload=true"},
+		{"1.37", "GenericWorkload=true,PodGroupPreemptionPolicy=true"},
 		// Off (1.37's default): the members are ordinary pods to both.
 		{"1.37", ""},
 	} {

@@ -21,6 +21,7 @@ const (
 	FeatGangMinCountLower = "GangScheduling/min-count-below-size"
 	FeatGangBelowMinCount = "GangScheduling/fewer-pods-than-min-count"
 	FeatGangPreempt       = "GangScheduling/preempts-lower-priority"
+	FeatGangPreemptNever  = "GangScheduling/preemption-policy-never"
 	FeatGangVictimSingle  = "GangScheduling/victim-group-disruption-single"
 	FeatGangVictimAll     = "GangScheduling/victim-group-disruption-all"
 	FeatGroupBasic        = "GangScheduling/basic-policy"
@@ -66,6 +67,7 @@ func GenerateGangs(seed int64) *Scenario {
 	g := &gangGen{draGen: d, start: time.Hour}
 	b, r := d.b, d.r
 	b.addPriorityClass("mid", 1000, false, "", "")
+	b.addPriorityClass("high-never", 10000, false, v1.PreemptNever, "")
 
 	nodes := 6 + r.IntN(4)
 	for i := range nodes {
@@ -267,15 +269,26 @@ func (g *gangGen) gangGPUTooBig(i int) {
 
 // gangPreempt: a high-priority gang whose members need room that only
 // preempting the running low-priority pods (the running gang's members
-// among them) gives; sometimes of mid priority, preempting only some.
+// among them) gives; sometimes of mid priority, preempting only some, or
+// of a class whose preemptionPolicy is Never.
 func (g *gangGen) gangPreempt(i int) {
 	class := "high"
-	if g.r.IntN(4) == 0 {
+	switch g.r.IntN(6) {
+	case 0, 1:
 		class = "mid"
+	case 2:
+		class = "high-never"
+		g.b.feat(FeatGangPreemptNever)
 	}
 	n := 2 + g.r.IntN(3)
 	name := fmt.Sprintf("urgent-gang-%d", i)
-	g.podGroup("default", name, class, gangPolicy(int32(n-g.r.IntN(2))), nil)
+	pg := g.podGroup("default", name, class, gangPolicy(int32(n-g.r.IntN(2))), nil)
+	if class == "high-never" {
+		// As the Priority admission plugin resolves it from the class
+		// (with PodGroupPreemptionPolicy on; a scheduler with the gate
+		// off reads the members' policy instead, also Never).
+		pg.Spec.PreemptionPolicy = ptrTo(schedulingv1beta1.PreemptNever)
+	}
 	g.members(name, class, n, cpuCtr(2500+int64(g.r.IntN(3))*500), nil)
 	g.b.feat(FeatGangPreempt, FeatPreemptLowerVictim)
 }
