@@ -152,10 +152,15 @@ func queueRunOf(e *engine.Engine, pods []*v1.Pod) upstream.QueueRun {
 	var run upstream.QueueRun
 	attempts := e.Attempts()
 	at := func(t time.Time) int { return int(t.Sub(e.Start()) / time.Second) }
-	member := func(a record.AttemptJSON) upstream.Member {
+	// member is an attempt as upstream's failure handler saw it: the node
+	// verdicts only of a FitError of the member's own.
+	member := func(a record.AttemptJSON, ownFitError bool) upstream.Member {
 		m := upstream.Member{Pod: a.Pod, Outcome: a.Outcome, NominatedNode: a.NominatedNode, Message: a.Message}
 		if a.Outcome == record.OutcomeScheduled {
 			m.Node, m.NominatedNode, m.Message = a.Node, "", ""
+		}
+		if ownFitError && len(a.Filter) > 0 {
+			m.Filter = a.Filter
 		}
 		return m
 	}
@@ -164,7 +169,8 @@ func queueRunOf(e *engine.Engine, pods []*v1.Pod) upstream.QueueRun {
 		g, inGroup := e.GroupOf(i)
 		if !inGroup {
 			j := a.JSON()
-			run.Cycles = append(run.Cycles, upstream.Cycle{At: at(a.Time), Members: []upstream.Member{member(j)}, Victims: sortedOrEmpty(j.Victims)})
+			own := j.Outcome == record.OutcomeUnschedulable
+			run.Cycles = append(run.Cycles, upstream.Cycle{At: at(a.Time), Members: []upstream.Member{member(j, own)}, Victims: sortedOrEmpty(j.Victims)})
 			continue
 		}
 		if i != g.FirstAttempt {
@@ -172,7 +178,7 @@ func queueRunOf(e *engine.Engine, pods []*v1.Pod) upstream.QueueRun {
 		}
 		c := upstream.Cycle{At: at(g.Time), Group: g.Key(), Victims: sortedOrEmpty(g.Victims)}
 		for _, m := range g.Members {
-			c.Members = append(c.Members, member(attempts.At(m.Attempt).JSON()))
+			c.Members = append(c.Members, member(attempts.At(m.Attempt).JSON(), m.Unschedulable))
 		}
 		sortMembers(c.Members)
 		run.Cycles = append(run.Cycles, c)
@@ -222,6 +228,13 @@ func sortMembers(ms []upstream.Member) {
 func compareQueueRuns(ours, theirs upstream.QueueRun) string {
 	var out []string
 	n := min(len(ours.Cycles), len(theirs.Cycles))
+	for _, run := range []upstream.QueueRun{ours, theirs} {
+		for _, c := range run.Cycles {
+			for _, m := range c.Members {
+				sortFitReasons(m.Filter)
+			}
+		}
+	}
 	for i := 0; i < n; i++ {
 		var diffs []string
 		jsonDiff("", toAny(ours.Cycles[i]), toAny(theirs.Cycles[i]), &diffs)
@@ -244,6 +257,18 @@ func compareQueueRuns(ours, theirs upstream.QueueRun) string {
 	}
 	out = append(out, diffs...)
 	return strings.Join(out, "\n")
+}
+
+// sortFitReasons sorts NodeResourcesFit's reasons, which upstream emits
+// partly in map order (see normalize).
+func sortFitReasons(filter map[string]record.FilterJSON) {
+	for n, f := range filter {
+		if f.Plugin == "NodeResourcesFit" && len(f.Reasons) > 1 {
+			f.Reasons = slices.Clone(f.Reasons)
+			slices.Sort(f.Reasons)
+			filter[n] = f
+		}
+	}
 }
 
 // boundPodsByNode keeps only the node of a bound pod's end state. Its

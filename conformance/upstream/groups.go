@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2"
@@ -88,6 +89,11 @@ type Member struct {
 	NominatedNode string `json:"nominatedNode,omitempty"`
 	// Message is the PodScheduled condition's message ("" when bound).
 	Message string `json:"message,omitempty"`
+	// Filter is, for a member that failed with its own FitError (no node
+	// passed its Filter), each node's verdict, rendered as
+	// record.AttemptJSON's; empty otherwise (bound, or rejected with its
+	// group).
+	Filter map[string]record.FilterJSON `json:"filter,omitempty"`
 }
 
 // PodState is a pod at the end of a run.
@@ -203,6 +209,7 @@ type cycleRecord struct {
 
 type failure struct {
 	outcome, message, nominated string
+	filter                      map[string]record.FilterJSON
 }
 
 // hookCycles wraps the scheduler's NextEntity and FailureHandler so that
@@ -226,6 +233,12 @@ func (h *harness) hookCycles() *cycleRecord {
 		fl.nominated = pi.Pod.Status.NominatedNodeName
 		if ni.Mode() == fwk.ModeOverride {
 			fl.nominated = ni.NominatedNodeName
+		}
+		var fitErr *framework.FitError
+		if errors.As(st.AsError(), &fitErr) {
+			a := newAttempt("")
+			h.renderFilter(&a, sets.New[string](), fitErr.Diagnosis.NodeToStatus, "")
+			fl.filter = a.Filter
 		}
 		cr.mu.Lock()
 		cr.failures[pi.Pod.Namespace+"/"+pi.Pod.Name] = fl
@@ -280,7 +293,7 @@ func (h *harness) cycle(cr *cycleRecord) (Cycle, error) {
 			fl, failed := cr.failures[key]
 			cr.mu.Unlock()
 			if failed {
-				m = Member{Pod: key, Outcome: fl.outcome, NominatedNode: fl.nominated, Message: fl.message}
+				m = Member{Pod: key, Outcome: fl.outcome, NominatedNode: fl.nominated, Message: fl.message, Filter: fl.filter}
 				return true
 			}
 			got, err := h.podLister.Pods(p.Namespace).Get(p.Name)
