@@ -355,3 +355,18 @@ func TestGangTooBigForEveryDomain(t *testing.T) {
 		}
 	}
 }
+
+// A gang that can never fit settles: the engine goes quiescent instead of
+// retrying it forever.
+func TestUnschedulableGangSettles(t *testing.T) {
+	e := gangEngine(t, true, []*v1.Node{gangNode("n1", "1")}, []*v1.Pod{gangPod("w0", "job"), gangPod("w1", "job")}, podGroup("job", 2))
+	for i := 0; i < 20; i++ {
+		if _, ok := e.Step(); !ok {
+			if i < 1 {
+				t.Fatal("quiescent before the first cycle")
+			}
+			return
+		}
+	}
+	t.Errorf("still stepping after 20 cycles (%d group cycles)", len(e.Groups()))
+}
