@@ -29,6 +29,7 @@ const (
 	FeatGroupLate         = "GangScheduling/pod-group-created-after-pods"
 	FeatGangDRA           = "GangScheduling/dra-claim-templates"
 	FeatGangOrdinaryPods  = "GangScheduling/ordinary-pods-mixed"
+	FeatGangTopology      = "TopologyPlacement/zone-constraint"
 )
 
 // gangZones are the zones GenerateGangs spreads its nodes over.
@@ -55,7 +56,8 @@ var gangKinds = []func(g *gangGen, i int){
 // low-priority pods running on them, some of them the members of a
 // running gang whose disruptionMode is single or all; and three or four
 // pending groups, each of its own Workload: gangs that fit, gangs too big
-// for the cluster (by cpu or by GPUs), high-priority gangs that fit only by
+// for the cluster (by cpu or by GPUs), some of them to be placed in one
+// zone (TopologyAwareWorkloadScheduling), high-priority gangs that fit only by
 // preempting the running pods, groups of the basic policy, pods whose
 // PodGroup does not exist, a PodGroup created after its pods
 // (Scenario.LatePodGroups), a gang with fewer pods than its minCount and a
@@ -234,12 +236,29 @@ func gpuCtr(milli int64, gpus int) func(int) v1.Container {
 	}
 }
 
+// inOneZone, one time in three, asks for the group's pods in a single
+// zone (schedulingConstraints.topology, TopologyAwareWorkloadScheduling),
+// on the PodGroup and on its Workload's template.
+func (g *gangGen) inOneZone(pg *schedulingv1beta1.PodGroup) {
+	if g.r.IntN(3) > 0 {
+		return
+	}
+	zone := &schedulingv1beta1.PodGroupSchedulingConstraints{Topology: []schedulingv1beta1.TopologyConstraint{{Key: labelZone}}}
+	pg.Spec.SchedulingConstraints = zone
+	for _, w := range g.b.c.Workloads {
+		if w.Namespace == pg.Namespace && w.Name == pg.Spec.WorkloadRef.WorkloadName {
+			w.Spec.PodGroupTemplates[0].SchedulingConstraints = zone.DeepCopy()
+		}
+	}
+	g.b.feat(FeatGangTopology)
+}
+
 // gangFits: a small gang, its minCount the whole gang or one less.
 func (g *gangGen) gangFits(i int) {
 	n := 2 + g.r.IntN(3)
 	min := n - g.r.IntN(2)
 	name := fmt.Sprintf("small-gang-%d", i)
-	g.podGroup("default", name, "low", gangPolicy(int32(min)), nil)
+	g.inOneZone(g.podGroup("default", name, "low", gangPolicy(int32(min)), nil))
 	g.members(name, "low", n, cpuCtr(200+int64(g.r.IntN(4))*100), nil)
 	g.b.feat(FeatGangFits)
 	if min < n {
@@ -253,7 +272,7 @@ func (g *gangGen) gangTooBig(i int) {
 	n := len(g.nodes) - 2 + g.r.IntN(4)
 	name := fmt.Sprintf("big-gang-%d", i)
 	min := n - g.r.IntN(2)
-	g.podGroup("default", name, "low", gangPolicy(int32(min)), nil)
+	g.inOneZone(g.podGroup("default", name, "low", gangPolicy(int32(min)), nil))
 	g.members(name, "low", n, cpuCtr(2500+int64(g.r.IntN(3))*500), nil)
 	g.b.feat(FeatGangTooBig)
 }
@@ -262,7 +281,7 @@ func (g *gangGen) gangTooBig(i int) {
 // have four each, some of them taken by the members of other gangs.
 func (g *gangGen) gangGPUTooBig(i int) {
 	name := fmt.Sprintf("train-gpu-%d", i)
-	g.podGroup("default", name, "low", gangPolicy(8), nil)
+	g.inOneZone(g.podGroup("default", name, "low", gangPolicy(8), nil))
 	g.members(name, "low", 8, gpuCtr(500, 1), nil)
 	g.b.feat(FeatGangGPUTooBig, FeatGPUNodes)
 }

@@ -50,7 +50,7 @@ func TestGangScenarios(t *testing.T) {
 		}
 	}
 	for _, f := range []string{FeatGangFits, FeatGangTooBig, FeatGangGPUTooBig, FeatGangPreempt, FeatGroupBasic,
-		FeatGroupMissing, FeatGroupLate, FeatGangBelowMinCount, FeatGangDRA, FeatGangVictimSingle, FeatGangVictimAll, FeatGangOrdinaryPods, FeatGangPreemptNever} {
+		FeatGroupMissing, FeatGroupLate, FeatGangBelowMinCount, FeatGangDRA, FeatGangVictimSingle, FeatGangVictimAll, FeatGangOrdinaryPods, FeatGangPreemptNever, FeatGangTopology} {
 		if !seen[f] {
 			t.Errorf("no scenario of seeds 0..15 has %s", f)
 		}
