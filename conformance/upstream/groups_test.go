@@ -13,6 +13,7 @@ import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 
+	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -44,7 +45,7 @@ func runQueue(t *testing.T, c *snapshot.Cluster, late ...*schedulingv1beta1.PodG
 
 // TestRunQueueGangs pins what the harness sees upstream do with groups:
 // a gang that fits binds whole; a gang too big fails whole, its first
-// member with its own FitError, the member never tried with the group's
+// member with its own FitError (its node verdicts), the member never tried with the group's
 // message, and comes back from the backoff queue at 2s, 5s and 10s; a lone
 // pod schedules between them; a PodGroup created late lets its pod
 // schedule; the pod of a missing PodGroup is never attempted.
@@ -65,8 +66,10 @@ func TestRunQueueGangs(t *testing.T) {
 	}
 	got := runQueue(t, c, gang("late", 1))
 	const notTried = "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining"
+	cpuShort := record.FilterJSON{Plugin: "NodeResourcesFit", Reasons: []string{"Insufficient cpu"}}
 	tooBig := Cycle{Group: "default/too-big", Members: []Member{
-		{Pod: "default/too-big-0", Outcome: "Unschedulable", Message: "0/3 nodes are available: 3 Insufficient cpu."},
+		{Pod: "default/too-big-0", Outcome: "Unschedulable", Message: "0/3 nodes are available: 3 Insufficient cpu.", Filter: map[string]record.FilterJSON{
+			"node-a": cpuShort, "node-b": cpuShort, "node-c": cpuShort}},
 		{Pod: "default/too-big-1", Outcome: "Unschedulable", Message: notTried},
 	}, Victims: []string{}}
 	at := func(s int, c Cycle) Cycle { c.At = s; return c }
