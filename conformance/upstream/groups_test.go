@@ -45,10 +45,11 @@ func runQueue(t *testing.T, c *snapshot.Cluster, late ...*schedulingv1beta1.PodG
 
 // TestRunQueueGangs pins what the harness sees upstream do with groups:
 // a gang that fits binds whole; a gang too big fails whole, its first
-// member with its own FitError (its node verdicts), the member never tried with the group's
-// message, and comes back from the backoff queue at 2s, 5s and 10s; a lone
-// pod schedules between them; a PodGroup created late lets its pod
-// schedule; the pod of a missing PodGroup is never attempted.
+// member with its own FitError (its node verdicts), the member never
+// tried with the group's message, and comes back from the backoff queue
+// at 2s, 5s and 10s; a lone pod schedules between them; a PodGroup
+// created late lets its pod schedule; the pod of a missing PodGroup is
+// never attempted.
 func TestRunQueueGangs(t *testing.T) {
 	c := &snapshot.Cluster{
 		Nodes:     []*v1.Node{node("node-a", "4", "8Gi"), node("node-b", "4", "8Gi"), node("node-c", "4", "8Gi")},
