@@ -194,9 +194,10 @@ func report(t *testing.T, format string, args ...any) {
 }
 
 // startKubeScheduler starts the real kube-scheduler in-process, with the
-// default profile, through the admin user, without leader election; it is
-// torn down with the test.
-func startKubeScheduler(t *testing.T, s *apiServer) {
+// default profile and flags (e.g. kubecluster.WorkloadSchedulerFlags),
+// through the admin user, without leader election; it is torn down with
+// the test.
+func startKubeScheduler(t *testing.T, s *apiServer, flags ...string) {
 	t.Helper()
 	cfg := writeFile(t, filepath.Join(t.TempDir(), "kube-scheduler.yaml"), fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -206,7 +207,7 @@ leaderElection:
   leaderElect: false
 `, s.Kubeconfig(adminUser)))
 	ctx, cancel := context.WithCancel(context.Background())
-	ts, err := kubeschedulertesting.StartTestServer(t, ctx, []string{"--config", cfg})
+	ts, err := kubeschedulertesting.StartTestServer(t, ctx, append([]string{"--config", cfg}, flags...))
 	if err != nil {
 		cancel()
 		t.Fatalf("starting kube-scheduler: %v", err)
