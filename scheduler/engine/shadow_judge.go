@@ -55,15 +55,29 @@ func (s *shadow) podUpdated(c change.Change, old *v1.Pod) {
 	e := s.e
 	cur := c.Pod
 	var j *judgement
+	var gj *groupJudgement
+	group := s.groupOf(old)
+	batched := false
 	if e.responsible(old) && old.Spec.NodeName == "" && old.UID == cur.UID {
-		if cur.Spec.NodeName != "" {
+		switch msg, ok := unschedulableDecision(old, cur); {
+		case cur.Spec.NodeName != "" && group != "":
+			// Judged with the other bindings of its group's cycle
+			// (shadow_group.go).
+			s.memberBound(group, old, cur.Spec.NodeName)
+			batched = true
+		case cur.Spec.NodeName != "":
 			j = s.judgeDecision(old, decision{node: cur.Spec.NodeName})
-		} else if msg, ok := unschedulableDecision(old, cur); ok {
+		case ok && group != "":
+			gj = s.memberRejected(group, old, msg)
+		case ok:
 			j = s.judgeDecision(old, decision{msg: msg})
 		}
-		if j != nil {
+		if j != nil || gj != nil || batched {
 			s.reacted(cur.UID, true)
 		}
+	}
+	if old.Spec.NodeName == "" && cur.Spec.NodeName != "" && !batched {
+		s.otherBound(cur, group)
 	}
 	var traced *tracedAttempt
 	if e.responsible(old) && old.Spec.NodeName == "" && old.UID == cur.UID && preBindNomination(old, cur) {
@@ -84,14 +98,27 @@ func (s *shadow) podUpdated(c change.Change, old *v1.Pod) {
 		f.atTrace = traced
 		s.inflight[cur.UID] = f
 	}
-	if j != nil && j.d.node == "" && e.responsible(cur) {
+	switch {
+	case j != nil && j.d.node == "" && e.responsible(cur):
 		s.requeueRejected(cur, j.res.a)
+	case gj != nil && e.responsible(cur):
+		a := &record.Attempt{Outcome: record.Error}
+		if gj.attempt >= 0 {
+			a = e.hist.At(gj.attempt)
+		}
+		s.requeueRejected(cur, a)
 	}
 	if j != nil {
 		s.observeJudgement(j)
 	}
+	if gj != nil {
+		s.observeGroupJudgement(gj)
+	}
+	if len(s.batches) > 0 {
+		s.judgeDueBatches()
+	}
 	switch {
-	case j != nil && j.d.node != "":
+	case batched || j != nil && j.d.node != "":
 		s.reviseRecent(cur.UID, key(cur), "bound", true)
 	case prebind:
 		s.reviseRecent(cur.UID, key(cur), "nominated to "+cur.Status.NominatedNodeName+" for PreBind", false)
