@@ -356,6 +356,8 @@ func (s *Scheduler) podGroupMemberAlgorithm(ctx context.Context, fwk *runtime.Fr
 	pod := m.Pod
 	mr := &memberResult{pi: m, pod: pod, state: framework.NewCycleState(), rec: rec, evaluated: true}
 	host, err := s.schedulePod(ctx, fwk, mr.state, pod, rec)
+	// The extenders' calls of this member's algorithm are its attempt's.
+	defer s.takeExtenderCalls(rec.a)
 	if err != nil {
 		var fitErr *framework.FitError
 		switch {
@@ -544,6 +546,7 @@ func (s *Scheduler) podGroupMemberFailed(mr *memberResult, st *framework.Status,
 // scheduleOne does after its scheduling cycle.
 func (s *Scheduler) bindPodGroupMember(ctx context.Context, fwk *runtime.Framework, mr *memberResult, assumed *v1.Pod, a *record.Attempt) {
 	status, skip := s.bindingCycle(ctx, fwk, mr.state, assumed, mr.host, mr.rec)
+	defer s.takeExtenderCalls(a)
 	if status.IsWait() {
 		s.park(&waitingBinding{fwk: fwk, state: mr.state, pod: mr.pod, assumed: assumed, host: mr.host, rec: mr.rec,
 			plugin: status.Plugin(), skip: skip})

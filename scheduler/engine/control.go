@@ -124,15 +124,26 @@ func (e *Engine) continueCtx(ctx context.Context, bps []Breakpoint, p progress.R
 		if err := ctx.Err(); err != nil {
 			return -1, n, err
 		}
+		before := e.hist.Len()
 		a, ok := e.Step()
 		if !ok {
 			return -1, n, nil
 		}
 		n++
 		progress.Report(p, int64(n), int64(n)+e.waiting())
-		for i, bp := range bps {
-			if bp.Matches(a) {
-				return i, n, nil
+		// A pod-group cycle makes an attempt per member: each may match.
+		made := []*record.Attempt{a}
+		if e.hist.Len()-before > 1 {
+			made = made[:0]
+			for k := before; k < e.hist.Len(); k++ {
+				made = append(made, e.hist.At(k))
+			}
+		}
+		for _, a := range made {
+			for i, bp := range bps {
+				if bp.Matches(a) {
+					return i, n, nil
+				}
 			}
 		}
 	}
