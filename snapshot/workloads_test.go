@@ -1,11 +1,16 @@
 package snapshot
 
 import (
+	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/schedtui/schedtui/internal/docread"
 	"github.com/schedtui/schedtui/scheduler/features"
@@ -313,5 +318,72 @@ spec:
 	c, r := loadGated(t, false, "stored.yaml", stored)
 	if r.HasErrors() || len(c.Workloads) != 1 || len(c.PodGroups) != 1 {
 		t.Errorf("stored objects refused with the gates off:\n%s", r)
+	}
+}
+
+// TestWorkloadKindsRecorded: a recording holds the kinds in its initial
+// state and their changes (added, updated, deleted), read back as
+// written; a change the API server would have refused under the gates is
+// skipped, naming the field.
+func TestWorkloadKindsRecorded(t *testing.T) {
+	// As a live cluster hands them over: read back from its API server.
+	stored := strings.ReplaceAll(gangCluster, "namespace: ml}", "namespace: ml, resourceVersion: \"3\"}")
+	initial, r := loadGated(t, false, "initial.yaml", stored)
+	if r.HasErrors() {
+		t.Fatal(r)
+	}
+	updated := initial.PodGroups[0].DeepCopy()
+	updated.ResourceVersion = "4"
+	updated.Spec.SchedulingPolicy.Gang.MinCount = 1
+	added := initial.PodGroups[0].DeepCopy()
+	created := metav1.NewTime(recStart)
+	added.Name, added.UID, added.ResourceVersion, added.CreationTimestamp = "train-ps", "uid-ps", "5", created
+	worker := initial.Pods[0].DeepCopy()
+	worker.Name, worker.UID, worker.ResourceVersion, worker.CreationTimestamp = "worker-1", "uid-w1", "6", created
+	// Not from an API server, and gated: refused with the gates off.
+	refused := added.DeepCopy()
+	refused.Name, refused.ResourceVersion = "hand-made", ""
+	events := []recEvent{
+		{time.Minute, watch.Added, added},
+		{2 * time.Minute, watch.Modified, updated},
+		{3 * time.Minute, watch.Added, worker},
+		{4 * time.Minute, watch.Added, refused},
+		{5 * time.Minute, watch.Deleted, added},
+		{6 * time.Minute, watch.Deleted, initial.CompositePodGroups[0]},
+		{7 * time.Minute, watch.Deleted, initial.Workloads[0]},
+	}
+	var buf bytes.Buffer
+	rw, err := NewRecordingWriter(&buf, initial, Header{RecordingStarted: recStart, Context: "prod"}, OutputFormat{YAML: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range events {
+		if err := rw.Add(recStart.Add(ev.at), ev.typ, ev.obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rw.Close(recStart.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rec.yaml")
+	writeFile(t, path, buf.Bytes())
+	o := openGated(t, false, path)
+	if got, want := clusterJSON(t, o.Cluster), clusterJSON(t, initial); got != want {
+		t.Errorf("initial state:\n%s\nwant\n%s", got, want)
+	}
+	wantProblems(t, o.Report, "PodGroup ml/hand-made: object.spec.parentCompositePodGroupName: Forbidden; the change is skipped",
+		"PodGroup ml/hand-made: object.spec.schedulingConstraints: Forbidden; the change is skipped")
+	var got []string
+	for _, ch := range o.Changes {
+		got = append(got, fmt.Sprintf("%s %T %s", ch.Type, ch.Object, objectJSON(t, ch.Object)))
+	}
+	var want []string
+	for _, ev := range events {
+		if ev.obj != refused {
+			want = append(want, fmt.Sprintf("%s %T %s", ev.typ, ev.obj, objectJSON(t, ev.obj)))
+		}
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("changes:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
