@@ -21,12 +21,12 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-func gangNode(name string) *v1.Node {
+func preemptionGangNode(name string) *v1.Node {
 	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
 		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), v1.ResourceMemory: resource.MustParse("8Gi"), v1.ResourcePods: resource.MustParse("110")}}}
 }
 
-func gangPod(name string, prio int32, node string, group string, grace int64) *v1.Pod {
+func preemptionGangPod(name string, prio int32, node string, group string, grace int64) *v1.Pod {
 	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name),
 		CreationTimestamp: metav1.NewTime(scheduler.Epoch.Add(-time.Hour))},
 		Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName, Priority: &prio, NodeName: node, TerminationGracePeriodSeconds: &grace,
@@ -42,7 +42,7 @@ func gangPod(name string, prio int32, node string, group string, grace int64) *v
 	return p
 }
 
-func gangGroup(name string, prio int32, minCount int32, all bool) *schedulingv1beta1.PodGroup {
+func preemptionGangGroup(name string, prio int32, minCount int32, all bool) *schedulingv1beta1.PodGroup {
 	pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-pg-" + name),
 		CreationTimestamp: metav1.NewTime(scheduler.Epoch.Add(-time.Hour))}}
 	pg.Spec.Priority = &prio
@@ -53,13 +53,13 @@ func gangGroup(name string, prio int32, minCount int32, all bool) *schedulingv1b
 	return pg
 }
 
-func gangEngine(t *testing.T, pods []*v1.Pod, objs ...any) *Engine {
+func preemptionGangEngine(t *testing.T, pods []*v1.Pod, objs ...any) *Engine {
 	t.Helper()
 	r, err := features.Resolve("", "", "GenericWorkload=true")
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New([]*v1.Node{gangNode("n1"), gangNode("n2")}, pods, objs,
+	e, err := New([]*v1.Node{preemptionGangNode("n1"), preemptionGangNode("n2")}, pods, objs,
 		Options{Registry: plugins.NewInTreeRegistry(), Features: &r.Features, Config: config.Default(r.Features)})
 	if err != nil {
 		t.Fatal(err)
@@ -75,10 +75,10 @@ func gangEngine(t *testing.T, pods []*v1.Pod, objs ...any) *Engine {
 // nodes") and evicts nothing more; once both victims are gone the gang
 // binds whole.
 func TestGangPreemptsLowerPriorityPods(t *testing.T) {
-	e := gangEngine(t, []*v1.Pod{
-		gangPod("low-1", 0, "n1", "", 30), gangPod("low-2", 0, "n2", "", 60),
-		gangPod("worker-0", 100, "", "train", 30), gangPod("worker-1", 100, "", "train", 30),
-	}, gangGroup("train", 100, 2, false))
+	e := preemptionGangEngine(t, []*v1.Pod{
+		preemptionGangPod("low-1", 0, "n1", "", 30), preemptionGangPod("low-2", 0, "n2", "", 60),
+		preemptionGangPod("worker-0", 100, "", "train", 30), preemptionGangPod("worker-1", 100, "", "train", 30),
+	}, preemptionGangGroup("train", 100, 2, false))
 	g := stepGroup(t, e)
 	const found = "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: found a placement for podgroup, preempting 2 victims"
 	if g.Message != found || !slices.Equal(g.Victims, []string{"default/low-1", "default/low-2"}) {
@@ -141,12 +141,12 @@ func TestGangPreemptsLowerPriorityPods(t *testing.T) {
 func TestGangPreemptsDisruptionModeAllGroup(t *testing.T) {
 	for _, all := range []bool{true, false} {
 		t.Run(fmt.Sprintf("all=%v", all), func(t *testing.T) {
-			e := gangEngine(t, []*v1.Pod{
-				gangPod("batch-0", 10, "n1", "batch", 30), halfCPU(gangPod("batch-1", 10, "n2", "batch", 30)),
+			e := preemptionGangEngine(t, []*v1.Pod{
+				preemptionGangPod("batch-0", 10, "n1", "batch", 30), halfCPU(preemptionGangPod("batch-1", 10, "n2", "batch", 30)),
 				// Above the gang: n2 can never hold a worker.
-				halfCPU(gangPod("keeper", 200, "n2", "", 30)),
-				gangPod("worker-0", 100, "", "train", 30),
-			}, gangGroup("train", 100, 1, false), gangGroup("batch", 10, 2, all))
+				halfCPU(preemptionGangPod("keeper", 200, "n2", "", 30)),
+				preemptionGangPod("worker-0", 100, "", "train", 30),
+			}, preemptionGangGroup("train", 100, 1, false), preemptionGangGroup("batch", 10, 2, all))
 			g := stepGroup(t, e)
 			want := []string{"default/batch-0"}
 			if all {
