@@ -160,6 +160,9 @@ type shadowState struct {
 	// batches are the pod groups whose members' bindings are gathered
 	// to be judged together (shadow_group.go), by namespace/name.
 	batches map[string]*groupBatch
+	// held are the PodGroup conditions waiting for their cycle's first
+	// member decision, by namespace/name.
+	held map[string]heldCondition
 }
 
 type forkCapture struct {
@@ -180,7 +183,7 @@ type shadow struct {
 
 func newShadow(e *Engine) *shadow {
 	return &shadow{e: e, shadowState: &shadowState{inflight: map[types.UID]inflight{}, tracedOps: map[int]int{}, created: map[types.UID]time.Time{},
-		batches: map[string]*groupBatch{}}}
+		batches: map[string]*groupBatch{}, held: map[string]heldCondition{}}}
 }
 
 // Shadowing reports whether the engine runs in shadow mode.
@@ -211,6 +214,10 @@ func (s *shadowState) clone(l *history.Log) *shadowState {
 		reactions: append([]time.Duration(nil), s.reactions...), batches: make(map[string]*groupBatch, len(s.batches))}
 	for k, b := range s.batches {
 		c.batches[k] = b.clone()
+	}
+	c.held = make(map[string]heldCondition, len(s.held))
+	for k, h := range s.held {
+		c.held[k] = h
 	}
 	for k, v := range s.created {
 		c.created[k] = v

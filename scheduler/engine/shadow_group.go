@@ -63,6 +63,10 @@ type groupBatch struct {
 	// decided every member the cluster decided about in this batch.
 	bound   map[string]string
 	decided map[string]bool
+	// late are the members decided in the batch that were not pending
+	// when it opened (not yet seen then), as they were before their
+	// decision: judged after the others.
+	late []*v1.Pod
 	// others are the pods of no member bound while the batch was open:
 	// the cluster's pod-group cycle ran before them.
 	others []*v1.Pod
@@ -83,6 +87,7 @@ type groupBatch struct {
 func (b *groupBatch) clone() *groupBatch {
 	c := *b
 	c.members = slices.Clone(b.members)
+	c.late = slices.Clone(b.late)
 	c.others = slices.Clone(b.others)
 	c.bound = make(map[string]string, len(b.bound))
 	for k, v := range b.bound {
@@ -100,7 +105,17 @@ func (b *groupBatch) clone() *groupBatch {
 }
 
 // complete: every member pending when the batch opened is decided.
-func (b *groupBatch) complete() bool { return len(b.decided) >= len(b.members) }
+func (b *groupBatch) complete() bool { return len(b.decided) >= len(b.members)+len(b.late) }
+
+// has reports whether pod is one of the batch's members or late members.
+func (b *groupBatch) has(pod string) bool {
+	for _, m := range append(b.members, b.late...) {
+		if key(m) == pod {
+			return true
+		}
+	}
+	return false
+}
 
 // groupOf is the key of pod's PodGroup when the pod is scheduled with its
 // group (GenericWorkload on), else "".
@@ -124,7 +139,14 @@ func (s *shadow) batchFor(group, member string, old *v1.Pod) *groupBatch {
 		b = nil
 	}
 	if b == nil {
-		b = s.openBatch(group, old)
+		h, held := s.held[group]
+		b = s.openBatch(group, old, h.old)
+		if held && member != "" {
+			// The condition came first, through the PodGroups'
+			// watch: it is this cycle's.
+			delete(s.held, group)
+			s.observeGroupJudgement(s.judgeCondition(b, h.cur))
+		}
 	}
 	return b
 }
@@ -133,6 +155,9 @@ func (s *shadow) batchFor(group, member string, old *v1.Pod) *groupBatch {
 // the bindings are judged once every member is decided (judgeDueBatches).
 func (s *shadow) memberBound(group string, old *v1.Pod, node string) {
 	b := s.batchFor(group, key(old), old)
+	if !b.has(key(old)) {
+		b.late = append(b.late, old)
+	}
 	b.bound[key(old)] = node
 	b.decided[key(old)] = true
 }
@@ -170,9 +195,24 @@ func (s *shadow) podGroupUpdated(old, cur *schedulingv1beta1.PodGroup) func() {
 	return func() { s.observeGroupJudgement(j) }
 }
 
+// heldCondition is a PodGroup's new condition waiting for the first
+// decision about its members: PodGroups and pods come through separate
+// watches, so the condition a pod-group cycle wrote may arrive before
+// the members' decisions, or before the members themselves.
+type heldCondition struct {
+	at time.Time
+	// old is the PodGroup before the condition, as the cycle that wrote
+	// it saw it; cur with it.
+	old, cur *schedulingv1beta1.PodGroup
+}
+
 // podGroupConditionChanged judges the PodGroup's new
 // PodGroupInitiallyScheduled condition against the one schedtui's
-// pod-group cycle writes; nil when the update does not change it.
+// pod-group cycle writes, when the group's batch holds decisions of that
+// cycle's; else it holds the condition until the first member decision
+// opens the cycle's batch (batchFor), or for groupBatchWindow
+// (judgeDueBatches). nil when the update does not change the condition,
+// or when the condition is held.
 func (s *shadow) podGroupConditionChanged(old, cur *schedulingv1beta1.PodGroup) *groupJudgement {
 	c := apimeta.FindStatusCondition(cur.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
 	if c == nil || !s.e.sched.Features().EnableGenericWorkload {
@@ -183,10 +223,37 @@ func (s *shadow) podGroupConditionChanged(old, cur *schedulingv1beta1.PodGroup) 
 		return nil
 	}
 	group := framework.PodGroupKey(cur.Namespace, cur.Name)
-	b := s.batchFor(group, "", nil)
+	if _, ok := s.held[group]; ok {
+		// Two conditions before any member decision: the first is
+		// judged on the state now.
+		s.judgeHeld(group)
+	}
+	if b := s.batches[group]; b != nil && !b.conditionJudged && len(b.decided) > 0 && s.arrived.Sub(b.opened) <= groupBatchWindow {
+		return s.judgeCondition(b, cur)
+	}
+	s.held[group] = heldCondition{at: s.arrived, old: old, cur: cur}
+	return nil
+}
+
+// judgeHeld judges group's held condition on a batch opened now (the one
+// open closed first).
+func (s *shadow) judgeHeld(group string) {
+	h := s.held[group]
+	if b := s.batches[group]; b != nil {
+		s.closeBatch(b)
+	}
+	b := s.openBatch(group, nil, h.old)
+	delete(s.held, group)
+	s.observeGroupJudgement(s.judgeCondition(b, h.cur))
+}
+
+// judgeCondition judges the PodGroup cur's condition against the one
+// schedtui's pod-group cycle of batch b writes.
+func (s *shadow) judgeCondition(b *groupBatch, cur *schedulingv1beta1.PodGroup) *groupJudgement {
 	b.conditionJudged = true
+	c := apimeta.FindStatusCondition(cur.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
 	theirs := GroupConditionText(c.Status, c.Reason, c.Message)
-	j := &groupJudgement{pod: PodGroupRef(group), d: decision{msg: theirs}, attempt: b.first}
+	j := &groupJudgement{pod: PodGroupRef(b.group), d: decision{msg: theirs}, attempt: b.first}
 	var mine string
 	if b.cycle != nil && b.cycle.PodGroupWrite != nil {
 		if w := apimeta.FindStatusCondition(b.cycle.PodGroupWrite.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled); w != nil {
@@ -209,9 +276,10 @@ func (s *shadow) podGroupConditionChanged(old, cur *schedulingv1beta1.PodGroup) 
 
 // openBatch opens group's batch with its members pending now (old, when
 // set, being one of them, before its decision), in member order, and
-// makes schedtui's pod-group cycle for them on a copy of the state now,
-// its attempts put on the timeline.
-func (s *shadow) openBatch(group string, old *v1.Pod) *groupBatch {
+// makes schedtui's pod-group cycle for them on a copy of the state now
+// (with the PodGroup as prior when set: a condition already stored is
+// the cycle's own write), its attempts put on the timeline.
+func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.PodGroup) *groupBatch {
 	e := s.e
 	b := &groupBatch{group: group, opened: s.arrived, bound: map[string]string{}, decided: map[string]bool{}, attempts: map[string]int{}, first: -1}
 	s.batches[group] = b
@@ -235,6 +303,9 @@ func (s *shadow) openBatch(group string, old *v1.Pod) *groupBatch {
 		b.members = append(b.members, qi.Pod)
 	}
 	pg, err := e.sched.Objects().PodGroup(ns, name)
+	if prior != nil && err == nil {
+		pg = prior
+	}
 	switch {
 	case err != nil:
 		b.why = "PodGroup " + group + " is not known"
@@ -248,6 +319,7 @@ func (s *shadow) openBatch(group string, old *v1.Pod) *groupBatch {
 		b.why = "the state could not be copied"
 		return b
 	}
+	fork.SetPodGroup(pg)
 	g := &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: ns, Name: name, PodGroup: pg}}
 	for _, qi := range queued {
 		g.AddMember(qi)
@@ -294,6 +366,18 @@ func (s *shadow) judgeDueBatches() {
 		} else {
 			s.judgeBindings(b)
 		}
+	}
+	var expired []string
+	for g, h := range s.held {
+		if s.arrived.Sub(h.at) > groupBatchWindow {
+			expired = append(expired, g)
+		}
+	}
+	// No member decision followed the condition: it is judged on the
+	// state now.
+	slices.Sort(expired)
+	for _, g := range expired {
+		s.judgeHeld(g)
 	}
 }
 
@@ -350,14 +434,34 @@ func (s *shadow) judgeBindings(b *groupBatch) {
 				undo = append(undo, *c)
 			}
 		}
-		d := decision{node: node}
-		j := &judgement{d: d, pod: m, res: s.evaluate(m, undo), tracedOp: -1}
-		j.verdict, j.why = shadowVerdict(j.res.a, d)
-		if placed := s.placedInCycle(b, key(m)); placed != "" && j.verdict != Disagree {
-			j.verdict, j.why = Disagree, placed
-		}
-		s.observeJudgement(j)
+		s.judgeMemberBinding(b, m, node, undo)
 	}
+	// The members not seen when the batch opened, after the others, each
+	// with itself taken off its node.
+	for _, m := range b.late {
+		node, ok := b.bound[key(m)]
+		if !ok {
+			continue
+		}
+		undo := slices.Clone(others)
+		if c, ok := boundNow(m); ok {
+			undo = append(undo, c)
+		}
+		s.judgeMemberBinding(b, m, node, undo)
+	}
+}
+
+// judgeMemberBinding judges member m's binding to node on the state with
+// undo undone: its own attempt there, and schedtui's pod-group cycle of b
+// placing it.
+func (s *shadow) judgeMemberBinding(b *groupBatch, m *v1.Pod, node string, undo []pastChange) {
+	d := decision{node: node}
+	j := &judgement{d: d, pod: m, res: s.evaluate(m, undo), tracedOp: -1, batched: true}
+	j.verdict, j.why = shadowVerdict(j.res.a, d)
+	if placed := s.placedInCycle(b, key(m)); placed != "" && j.verdict != Disagree {
+		j.verdict, j.why = Disagree, placed
+	}
+	s.observeJudgement(j)
 }
 
 // placedInCycle says why schedtui's pod-group cycle of b does not place

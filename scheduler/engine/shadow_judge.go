@@ -35,6 +35,10 @@ func unschedulableDecision(old, cur *v1.Pod) (string, bool) {
 
 // judgement is a decision judged, before it is on the timeline.
 type judgement struct {
+	// batched: judged with its pod group's batch (shadow_group.go), in
+	// member order on the cluster's placements; not judged again when
+	// later bindings arrive (reviseRecent), which would judge it alone.
+	batched bool
 	// tracedOp is the op of the evaluation when it was made as the pod
 	// went in flight (tracedAttempt.op), -1 when made for the decision.
 	tracedOp  int
@@ -202,6 +206,9 @@ func (s *shadow) observeJudgement(j *judgement) {
 	judged := j.res.judged
 	e.event(history.Event{Kind: history.EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
 		Message: j.why, Attempt: idx, Judged: &judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
+	if j.batched {
+		return
+	}
 	kept := s.recent[:0]
 	for _, r := range s.recent {
 		if s.arrived.Sub(r.at) <= ShadowWindow {
