@@ -128,13 +128,17 @@ func (s *shadow) groupOf(pod *v1.Pod) string {
 
 // batchFor is group's open batch for a decision about member (its
 // namespace/name; "" for the PodGroup's condition), old the pod before
-// the decision (nil for the condition). A batch open for longer than
-// groupBatchWindow, or in which the member (or the condition) was already
-// decided, is of an earlier cycle: its bindings are judged and a new one
-// opens, with schedtui's pod-group cycle on the state now.
-func (s *shadow) batchFor(group, member string, old *v1.Pod) *groupBatch {
+// the decision (nil for the condition), binding for a binding. A batch
+// open for longer than groupBatchWindow, in which the member (or the
+// condition) was already decided, or that holds only rejections when a
+// binding comes (a cycle that placed the group rejects none of the
+// members it placed, one that did not binds none), is of an earlier
+// cycle: its bindings are judged and a new one opens, with schedtui's
+// pod-group cycle on the state now.
+func (s *shadow) batchFor(group, member string, old *v1.Pod, binding bool) *groupBatch {
 	b := s.batches[group]
-	if b != nil && (s.arrived.Sub(b.opened) > groupBatchWindow || member != "" && b.decided[member] || member == "" && b.conditionJudged) {
+	if b != nil && (s.arrived.Sub(b.opened) > groupBatchWindow || member != "" && b.decided[member] || member == "" && b.conditionJudged ||
+		binding && len(b.bound) == 0 && len(b.decided) > 0) {
 		s.closeBatch(b)
 		b = nil
 	}
@@ -154,7 +158,7 @@ func (s *shadow) batchFor(group, member string, old *v1.Pod) *groupBatch {
 // memberBound takes the binding of member old of group into its batch;
 // the bindings are judged once every member is decided (judgeDueBatches).
 func (s *shadow) memberBound(group string, old *v1.Pod, node string) {
-	b := s.batchFor(group, key(old), old)
+	b := s.batchFor(group, key(old), old, true)
 	if !b.has(key(old)) {
 		b.late = append(b.late, old)
 	}
@@ -166,7 +170,10 @@ func (s *shadow) memberBound(group string, old *v1.Pod, node string) {
 // attempt in schedtui's pod-group cycle: the same message, or a
 // disagreement.
 func (s *shadow) memberRejected(group string, old *v1.Pod, msg string) *groupJudgement {
-	b := s.batchFor(group, key(old), old)
+	b := s.batchFor(group, key(old), old, false)
+	if !b.has(key(old)) {
+		b.late = append(b.late, old)
+	}
 	b.decided[key(old)] = true
 	d := decision{msg: msg}
 	j := &groupJudgement{pod: key(old), d: d, attempt: -1}

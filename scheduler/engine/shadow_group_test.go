@@ -8,6 +8,7 @@ import (
 
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/schedtui/schedtui/scheduler/change"
@@ -176,5 +177,36 @@ func TestShadowGangUnschedulable(t *testing.T) {
 	rows := VerdictRows(o, nil)
 	if len(rows) != 1 || !rows[0].Differs || rows[0].Schedtui != GroupConditionText(cond.Status, cond.Reason, cond.Message) {
 		t.Errorf("the two sides: %+v", rows)
+	}
+}
+
+// TestShadowGangRejectedThenBound: the cluster's scheduler rejects a gang
+// that does not fit (one member's condition written, the other's
+// unchanged), the node grows, and the next cycle binds both. The bindings
+// open a batch of their own (a cycle that binds rejects none of its
+// placed members): judged on schedtui's cycle after the growth, they
+// agree, where the rejecting cycle's batch would make them disagree.
+func TestShadowGangRejectedThenBound(t *testing.T) {
+	yaml := listHeader + nodeYAML("n1", "2", "") + podGroupYAML("g", 2) +
+		gangPodYAML("m1", "1500m", "g", "") + gangPodYAML("m2", "1500m", "g", "")
+	e := gangShadow(t, yaml)
+	grown := e.Scheduler().Snapshot().List()[0].Node().DeepCopy()
+	grown.Status.Allocatable["cpu"] = resource.MustParse("8")
+	grown.Status.Capacity["cpu"] = resource.MustParse("8")
+	grown.ResourceVersion += "1"
+	applyAll(t, e,
+		at(e, 10*time.Second, change.PodUpdate, unschedulableUpdate(e, "default/m1", "pod group is unschedulable, minCount (2) cannot be satisfied: 1 scheduled, 0 remaining")),
+		change.Change{Kind: change.NodeUpdate, Node: grown, At: e.Start().Add(11 * time.Second)},
+		at(e, 12*time.Second, change.PodUpdate, bindTo(e, "default/m2", "n1")),
+		at(e, 12*time.Second+10*time.Millisecond, change.PodUpdate, bindTo(e, "default/m1", "n1")))
+	e.RunToQuiescence()
+	v := observedVerdicts(e)
+	for _, m := range []string{"default/m1", "default/m2"} {
+		if o := v[m]; o.Node != "n1" || o.Reason != string(Agree) {
+			t.Errorf("%s: %+v", m, o)
+		}
+	}
+	if g := e.Groups(); len(g) != 2 || g[1].Result.String() != "Scheduled" {
+		t.Errorf("schedtui's pod-group cycles: %d, want the rejecting one and the binding one", len(g))
 	}
 }
