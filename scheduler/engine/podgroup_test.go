@@ -286,3 +286,87 @@ func TestGangRewindReplays(t *testing.T) {
 		t.Errorf("replay differs:\n%s\nvs\n%s", strings.Join(first, "\n"), strings.Join(again, "\n"))
 	}
 }
+
+func zoned(name, zone string) *v1.Node {
+	n := gangNode(name, "1")
+	n.Labels["topology.kubernetes.io/zone"] = zone
+	return n
+}
+
+func zonalGang(name string, minCount int32) *schedulingv1beta1.PodGroup {
+	pg := podGroup(name, minCount)
+	pg.Spec.SchedulingConstraints = &schedulingv1beta1.PodGroupSchedulingConstraints{
+		Topology: []schedulingv1beta1.TopologyConstraint{{Key: "topology.kubernetes.io/zone"}}}
+	return pg
+}
+
+func topologyEngine(t *testing.T, pods []*v1.Pod, objs ...any) *Engine {
+	t.Helper()
+	r, err := features.Resolve("", "", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []*v1.Node{zoned("a1", "zone-a"), zoned("a2", "zone-a"), zoned("b1", "zone-b"), zoned("b2", "zone-b"), zoned("b3", "zone-b")}
+	e, err := New(nodes, pods, objs, Options{Registry: plugins.NewInTreeRegistry(), Features: &r.Features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// With TopologyAwareWorkloadScheduling a gang with a topology constraint
+// is tried per zone and placed whole in one that fits it.
+func TestGangPlacedInOneDomain(t *testing.T) {
+	pods := []*v1.Pod{gangPod("w0", "job"), gangPod("w1", "job"), gangPod("w2", "job")}
+	e := topologyEngine(t, pods, zonalGang("job", 3))
+	e.Step()
+	for _, p := range pods {
+		if n := nodeOf(e, p.Name); !strings.HasPrefix(n, "b") {
+			t.Errorf("%s on %q, want zone-b", p.Name, n)
+		}
+	}
+	g := e.Groups()[0]
+	want := []record.PlacementTried{
+		{Name: "zone-a", Nodes: 2, Placed: 2, Message: "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"},
+		{Name: "zone-b", Nodes: 3, Placed: 3, Feasible: true, Chosen: true},
+	}
+	if fmt.Sprint(g.Placements) != fmt.Sprint(want) {
+		t.Errorf("placements tried:\n%+v\nwant\n%+v", g.Placements, want)
+	}
+}
+
+// A gang no zone can hold reports the first placement's status. The
+// status carries errPodGroupUnschedulable, whose text leads its message,
+// so a member rejected with the group says it twice, as upstream's does.
+func TestGangTooBigForEveryDomain(t *testing.T) {
+	pods := []*v1.Pod{gangPod("w0", "job"), gangPod("w1", "job"), gangPod("w2", "job"), gangPod("w3", "job")}
+	e := topologyEngine(t, pods, zonalGang("job", 4))
+	e.Step()
+	const msg = "pod group is unschedulable, 0/2 placements are available, first placement status: minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, "
+	if c := groupCondition(t, e, "job"); c.Message != msg {
+		t.Errorf("condition message %q, want %q", c.Message, msg)
+	}
+	if got := podMessage(e, "w0"); got != "pod group is unschedulable, "+msg {
+		t.Errorf("w0: %q", got)
+	}
+	for _, p := range pods {
+		if n := nodeOf(e, p.Name); n != "" {
+			t.Errorf("%s bound to %s", p.Name, n)
+		}
+	}
+}
+
+// A gang that can never fit settles: the engine goes quiescent instead of
+// retrying it forever.
+func TestUnschedulableGangSettles(t *testing.T) {
+	e := gangEngine(t, true, []*v1.Node{gangNode("n1", "1")}, []*v1.Pod{gangPod("w0", "job"), gangPod("w1", "job")}, podGroup("job", 2))
+	for i := 0; i < 20; i++ {
+		if _, ok := e.Step(); !ok {
+			if i < 1 {
+				t.Fatal("quiescent before the first cycle")
+			}
+			return
+		}
+	}
+	t.Errorf("still stepping after 20 cycles (%d group cycles)", len(e.Groups()))
+}

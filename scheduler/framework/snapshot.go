@@ -21,6 +21,8 @@ type Snapshot struct {
 	// mutations, during a mutation session (StartMutations), holds a copy
 	// of each NodeInfo as it was before the session first changed it.
 	mutations map[*NodeInfo]*NodeInfo
+	// placement limits a pod-group cycle's nodes (placement.go).
+	placement *placementNodes
 }
 
 // NewSnapshot builds a snapshot of nodes, given in the order they were
