@@ -21,12 +21,12 @@ import (
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
-func preemptionGangNode(name string) *v1.Node {
+func wapNode(name string) *v1.Node {
 	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1.LabelHostname: name}},
 		Status: v1.NodeStatus{Allocatable: v1.ResourceList{v1.ResourceCPU: resource.MustParse("2"), v1.ResourceMemory: resource.MustParse("8Gi"), v1.ResourcePods: resource.MustParse("110")}}}
 }
 
-func preemptionGangPod(name string, prio int32, node string, group string, grace int64) *v1.Pod {
+func wapPod(name string, prio int32, node string, group string, grace int64) *v1.Pod {
 	p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-" + name),
 		CreationTimestamp: metav1.NewTime(scheduler.Epoch.Add(-time.Hour))},
 		Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName, Priority: &prio, NodeName: node, TerminationGracePeriodSeconds: &grace,
@@ -42,7 +42,7 @@ func preemptionGangPod(name string, prio int32, node string, group string, grace
 	return p
 }
 
-func preemptionGangGroup(name string, prio int32, minCount int32, all bool) *schedulingv1beta1.PodGroup {
+func wapGroup(name string, prio int32, minCount int32, all bool) *schedulingv1beta1.PodGroup {
 	pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", UID: types.UID("uid-pg-" + name),
 		CreationTimestamp: metav1.NewTime(scheduler.Epoch.Add(-time.Hour))}}
 	pg.Spec.Priority = &prio
@@ -53,13 +53,13 @@ func preemptionGangGroup(name string, prio int32, minCount int32, all bool) *sch
 	return pg
 }
 
-func preemptionGangEngine(t *testing.T, pods []*v1.Pod, objs ...any) *Engine {
+func wapEngine(t *testing.T, pods []*v1.Pod, objs ...any) *Engine {
 	t.Helper()
 	r, err := features.Resolve("", "", "GenericWorkload=true")
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New([]*v1.Node{preemptionGangNode("n1"), preemptionGangNode("n2")}, pods, objs,
+	e, err := New([]*v1.Node{wapNode("n1"), wapNode("n2")}, pods, objs,
 		Options{Registry: plugins.NewInTreeRegistry(), Features: &r.Features, Config: config.Default(r.Features)})
 	if err != nil {
 		t.Fatal(err)
@@ -75,10 +75,10 @@ func preemptionGangEngine(t *testing.T, pods []*v1.Pod, objs ...any) *Engine {
 // nodes") and evicts nothing more; once both victims are gone the gang
 // binds whole.
 func TestGangPreemptsLowerPriorityPods(t *testing.T) {
-	e := preemptionGangEngine(t, []*v1.Pod{
-		preemptionGangPod("low-1", 0, "n1", "", 30), preemptionGangPod("low-2", 0, "n2", "", 60),
-		preemptionGangPod("worker-0", 100, "", "train", 30), preemptionGangPod("worker-1", 100, "", "train", 30),
-	}, preemptionGangGroup("train", 100, 2, false))
+	e := wapEngine(t, []*v1.Pod{
+		wapPod("low-1", 0, "n1", "", 30), wapPod("low-2", 0, "n2", "", 60),
+		wapPod("worker-0", 100, "", "train", 30), wapPod("worker-1", 100, "", "train", 30),
+	}, wapGroup("train", 100, 2, false))
 	g := stepGroup(t, e)
 	const found = "minCount (2) cannot be satisfied: 0 scheduled, 1 remaining, pod group preemption: found a placement for podgroup, preempting 2 victims"
 	if g.Message != found || !slices.Equal(g.Victims, []string{"default/low-1", "default/low-2"}) {
@@ -141,12 +141,12 @@ func TestGangPreemptsLowerPriorityPods(t *testing.T) {
 func TestGangPreemptsDisruptionModeAllGroup(t *testing.T) {
 	for _, all := range []bool{true, false} {
 		t.Run(fmt.Sprintf("all=%v", all), func(t *testing.T) {
-			e := preemptionGangEngine(t, []*v1.Pod{
-				preemptionGangPod("batch-0", 10, "n1", "batch", 30), halfCPU(preemptionGangPod("batch-1", 10, "n2", "batch", 30)),
+			e := wapEngine(t, []*v1.Pod{
+				wapPod("batch-0", 10, "n1", "batch", 30), halfCPU(wapPod("batch-1", 10, "n2", "batch", 30)),
 				// Above the gang: n2 can never hold a worker.
-				halfCPU(preemptionGangPod("keeper", 200, "n2", "", 30)),
-				preemptionGangPod("worker-0", 100, "", "train", 30),
-			}, preemptionGangGroup("train", 100, 1, false), preemptionGangGroup("batch", 10, 2, all))
+				halfCPU(wapPod("keeper", 200, "n2", "", 30)),
+				wapPod("worker-0", 100, "", "train", 30),
+			}, wapGroup("train", 100, 1, false), wapGroup("batch", 10, 2, all))
 			g := stepGroup(t, e)
 			want := []string{"default/batch-0"}
 			if all {
@@ -194,4 +194,75 @@ func hasCondition(pg *schedulingv1beta1.PodGroup, status, reason, msg string) bo
 		}
 	}
 	return false
+}
+
+// TestPodGroupPreemptionPolicyGate: with PodGroupPreemptionPolicy the
+// PodGroup's own policy decides whether the gang preempts, and every
+// member must share it.
+func TestPodGroupPreemptionPolicyGate(t *testing.T) {
+	r, err := features.Resolve("", "", "GenericWorkload=true,PodGroupPreemptionPolicy=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	never, neverPod := schedulingv1beta1.PreemptNever, v1.PreemptNever
+	for _, tc := range []struct {
+		name        string
+		groupNever  bool
+		memberNever bool
+		want        string
+	}{
+		{name: "the group says Never", groupNever: true, memberNever: true,
+			want: "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, pod group preemption: not eligible due to preemptionPolicy=Never."},
+		{name: "a member differs from the group", memberNever: true,
+			want: "all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got Never and PreemptLowerPriority"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg := wapGroup("train", 100, 1, false)
+			if tc.groupNever {
+				pg.Spec.PreemptionPolicy = &never
+			}
+			w := wapPod("worker-0", 100, "", "train", 30)
+			if tc.memberNever {
+				w.Spec.PreemptionPolicy = &neverPod
+			}
+			e, err := New([]*v1.Node{wapNode("n1")}, []*v1.Pod{wapPod("low-1", 0, "n1", "", 30), w}, []any{pg},
+				Options{Registry: plugins.NewInTreeRegistry(), Features: &r.Features, Config: config.Default(r.Features)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The group's condition says why (a member's own attempt keeps
+			// its FitError).
+			if g := stepGroup(t, e); !strings.Contains(g.Message, tc.want) {
+				t.Errorf("group message %q does not contain %q", g.Message, tc.want)
+			}
+			if len(findEvents(e, history.EventPreemption, "")) != 0 {
+				t.Error("the gang preempted")
+			}
+		})
+	}
+}
+
+// TestPodPreemptsDisruptionModeAllGroup: with GenericWorkload an ordinary
+// pod's preemption takes a disruptionMode all group whole, its pod on the
+// other node too, each victim marked as preempted by a pod.
+func TestPodPreemptsDisruptionModeAllGroup(t *testing.T) {
+	e := wapEngine(t, []*v1.Pod{
+		wapPod("batch-0", 10, "n1", "batch", 30), halfCPU(wapPod("batch-1", 10, "n2", "batch", 30)),
+		halfCPU(wapPod("keeper", 200, "n2", "", 30)),
+		wapPod("urgent", 100, "", "", 30),
+	}, wapGroup("batch", 10, 2, true))
+	a, ok := e.Step()
+	if !ok || a.Nominated != "n1" || !slices.Equal(a.Victims, []string{"default/batch-0", "default/batch-1"}) {
+		t.Fatalf("attempt: nominated %q victims %v (%s)", a.Nominated, a.Victims, a.Message)
+	}
+	if want := "preemption: found a potential placement for pod on node n1, preempting 2 victims"; !strings.HasSuffix(a.Message, want) {
+		t.Errorf("message %q does not end with %q", a.Message, want)
+	}
+	e.RunUntil(10 * time.Second)
+	for _, name := range []string{"default/batch-0", "default/batch-1"} {
+		if v := e.Pod(name); v == nil || disruptionTarget(v) == nil ||
+			disruptionTarget(v).Message != "default-scheduler: preempting to accommodate a higher priority pod" {
+			t.Errorf("%s: %+v", name, v)
+		}
+	}
 }

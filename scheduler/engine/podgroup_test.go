@@ -146,7 +146,9 @@ func TestGangTooBigBindsNone(t *testing.T) {
 			t.Errorf("%s bound to %s", p.Name, n)
 		}
 	}
-	const groupMsg = "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, "
+	// DefaultPreemption's PodGroupPostFilter finds nothing to evict and
+	// says so after the gang's reason, as upstream's.
+	const groupMsg = "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming preemptor"
 	if c := groupCondition(t, e, "job"); c.Status != metav1.ConditionFalse || c.Reason != "Unschedulable" || c.Message != groupMsg {
 		t.Errorf("condition: %+v", c)
 	}

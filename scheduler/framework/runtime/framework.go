@@ -152,7 +152,6 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	f.preFilterPlugins = castAll[framework.PreFilterPlugin](expand("PreFilterPlugin", plugins.PreFilter, is[framework.PreFilterPlugin]))
 	f.filterPlugins = castAll[framework.FilterPlugin](expand("FilterPlugin", plugins.Filter, is[framework.FilterPlugin]))
 	f.postFilterPlugins = castAll[framework.PostFilterPlugin](expand("PostFilterPlugin", plugins.PostFilter, is[framework.PostFilterPlugin]))
-	f.podGroupPostFilterPlugins = castAll[framework.PodGroupPostFilterPlugin](expand("PodGroupPostFilterPlugin", plugins.PodGroupPostFilter, is[framework.PodGroupPostFilterPlugin]))
 	f.preScorePlugins = castAll[framework.PreScorePlugin](expand("PreScorePlugin", plugins.PreScore, is[framework.PreScorePlugin]))
 	f.scorePlugins = castAll[framework.ScorePlugin](expand("ScorePlugin", plugins.Score, is[framework.ScorePlugin]))
 	f.reservePlugins = castAll[framework.ReservePlugin](expand("ReservePlugin", plugins.Reserve, is[framework.ReservePlugin]))
