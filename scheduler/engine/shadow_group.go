@@ -327,6 +327,14 @@ func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.P
 		return b
 	}
 	fork.SetPodGroup(pg)
+	// A fork replaying to one of the members' attempts (shadow.fork)
+	// keeps the state before the cycle, which the cycle changes.
+	var before *scheduler.Scheduler
+	if c := s.capture; c != nil && c.sched == nil && slices.ContainsFunc(queued, func(qi *framework.QueuedPodInfo) bool { return key(qi.Pod) == c.of }) {
+		if before = s.cloneScheduler(); before != nil {
+			before.SetPodGroup(pg)
+		}
+	}
 	g := &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: ns, Name: name, PodGroup: pg}}
 	for _, qi := range queued {
 		g.AddMember(qi)
@@ -337,7 +345,11 @@ func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.P
 	}
 	b.cycle.Group.FirstAttempt = e.hist.Len()
 	for i, a := range b.cycle.Attempts {
-		idx := s.recordAttempt(evalResult{a: a, pod: b.cycle.Members[i].Pod})
+		res := evalResult{a: a, pod: b.cycle.Members[i].Pod}
+		if before != nil && a.Pod == s.capture.of {
+			res.fork = before
+		}
+		idx := s.recordAttempt(res)
 		b.cycle.Group.Members[i].Attempt = idx
 		b.attempts[a.Pod] = idx
 		if b.first < 0 {

@@ -168,6 +168,13 @@ func TestShadowGangUnschedulable(t *testing.T) {
 	if n := len(e.Groups()); n != 1 {
 		t.Errorf("%d pod-group cycles made for one cycle of the cluster's", n)
 	}
+	// A member's attempt in that cycle forks (the views prove hints on
+	// the fork): the state before the cycle, the member as attempted.
+	for _, m := range e.Groups()[0].Members {
+		if f, pod, err := e.Fork(m.Attempt); err != nil || f == nil || key(pod) != m.Pod {
+			t.Errorf("fork of %s's attempt %d: %v", m.Pod, m.Attempt, err)
+		}
+	}
 	other := *cond
 	other.Message = "minCount (2) cannot be satisfied: 0 scheduled, 0 remaining"
 	o := observedVerdicts(decide(&other))["podgroup/default/pair"]
