@@ -217,3 +217,31 @@ func TestShadowGangRejectedThenBound(t *testing.T) {
 		t.Errorf("schedtui's pod-group cycles: %d, want the rejecting one and the binding one", len(g))
 	}
 }
+
+// TestShadowGangConditionAlone: a PodGroup condition that no member
+// decision follows (the members' conditions did not change) is held for
+// groupBatchWindow, then judged on the state when a later change arrives:
+// every decision is judged, once.
+func TestShadowGangConditionAlone(t *testing.T) {
+	yaml := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") + podGroupYAML("g", 2) +
+		gangPodYAML("m1", "1", "g", "") + gangPodYAML("m2", "1", "g", "")
+	e := gangShadow(t, yaml)
+	n2 := e.Scheduler().Snapshot().List()[1].Node().DeepCopy()
+	n2.Labels["touched"] = "yes"
+	n2.ResourceVersion += "1"
+	applyAll(t, e,
+		groupChange(e, 10*time.Second, withCondition(t, e, "g", metav1.ConditionTrue, "Scheduled", "")),
+		change.Change{Kind: change.NodeUpdate, Node: n2, At: e.Start().Add(12 * time.Second)})
+	e.RunToQuiescence()
+	if n := len(e.Observations()); n != 0 {
+		t.Fatalf("judged before groupBatchWindow passed: %d observation(s)", n)
+	}
+	n2 = n2.DeepCopy()
+	n2.ResourceVersion += "1"
+	applyAll(t, e, change.Change{Kind: change.NodeUpdate, Node: n2, At: e.Start().Add(16 * time.Second)})
+	e.RunToQuiescence()
+	obs := e.Observations()
+	if len(obs) != 1 || obs[0].Pod != "podgroup/default/g" || obs[0].Reason != string(Agree) {
+		t.Errorf("observations: %+v", obs)
+	}
+}
