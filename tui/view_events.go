@@ -186,6 +186,9 @@ func eventText(e *history.Event) string {
 		if e.Uncertain != "" {
 			verdict += ", uncertain"
 		}
+		if engine.IsPodGroupRef(e.Pod) {
+			return fmt.Sprintf("%-10s %s: the cluster's scheduler writes %s; schedtui: %s (%s)", e.Kind, e.Pod, conditionHead(e.ClusterMessage), conditionHead(e.Predicted), verdict)
+		}
 		if e.Node == "" {
 			return fmt.Sprintf("%-10s %s: the cluster's scheduler finds no node; schedtui: %s (%s)", e.Kind, e.Pod, predicted, verdict)
 		}
@@ -256,6 +259,13 @@ func (v *eventsView) Explain() (string, []string) {
 	case eventForecast:
 		out = append(out, "", forecastExplain)
 	case history.EventObserved:
+		if engine.IsPodGroupRef(e.Pod) {
+			out = append(out, "", "The cluster's own scheduler wrote this PodGroup's PodGroupInitiallyScheduled condition after a pod-group cycle. "+
+				"schedtui made its own pod-group cycle for the group's queued members on the state before the cycle's first decision arrived: "+
+				"agree when it writes the same condition (status, reason and message), else disagree.",
+				"", "The cluster's: "+e.ClusterMessage, "schedtui's: "+orNone(e.Predicted))
+			break
+		}
 		out = append(out, "", "The cluster's own scheduler decided about this pod. schedtui puts its prediction next to it: "+
 			"agree (same node, or the same unschedulable message), tie (another node tied at the top score: which one kube-scheduler takes is not fixed) or disagree.")
 		if e.Judged != nil {
@@ -365,4 +375,18 @@ func queueMoveText(e *history.Event) string {
 			"looked at the change and said Queue (a change that cannot help, it skips: QueueSkip). The pod left the unschedulable pods; " + to
 	}
 	return "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for."
+}
+
+// conditionHead is a PodGroup condition as shadow mode quotes it
+// (engine.GroupConditionText) without its message: "Type=Status (Reason)";
+// "no condition" for none.
+func conditionHead(text string) string {
+	if text == "" {
+		return "no condition"
+	}
+	head, _, _ := strings.Cut(text, "): ")
+	if !strings.HasSuffix(head, ")") {
+		head += ")"
+	}
+	return head
 }

@@ -321,7 +321,14 @@ func writeTextEvent(w io.Writer, at string, ev history.Event, a *record.Attempt,
 			predicted = "no node"
 		}
 		actual := ev.Node
-		if actual == "" {
+		switch {
+		case engine.IsPodGroupRef(ev.Pod):
+			// A PodGroup's condition, and schedtui's.
+			actual, predicted = ev.ClusterMessage, ev.Predicted
+			if predicted == "" {
+				predicted = "no condition"
+			}
+		case actual == "":
 			actual = "unschedulable"
 		}
 		_, err = fmt.Fprintf(w, "%-8s   observed: %s: the cluster → %s, schedtui → %s: %s (%s)%s\n", at, ev.Pod, actual, predicted, ev.Reason, ev.Message, judgedText(ev))

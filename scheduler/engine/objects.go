@@ -133,10 +133,17 @@ func (e *Engine) applyObject(c change.Change) error {
 	e.clusterEvent(c, "")
 	if pg, ok := c.Object.(*schedulingv1beta1.PodGroup); ok {
 		oldPG, _ := old.(*schedulingv1beta1.PodGroup)
-		if c.Kind == change.ObjectDelete {
+		var judged func()
+		switch c.Kind {
+		case change.ObjectDelete:
 			pg = nil
+		case change.ObjectUpdate:
+			judged = e.mode.podGroupUpdated(oldPG, pg)
 		}
 		e.podGroupChanged(c.Kind, oldPG, pg)
+		if judged != nil {
+			judged()
+		}
 		return nil
 	}
 	switch c.Kind {

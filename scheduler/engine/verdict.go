@@ -86,12 +86,22 @@ type VerdictRow struct {
 // VerdictRows lays out the verdict on a decision of the cluster's
 // scheduler (an observation, judged by judge, or in shadow mode by
 // shadowVerdict): it puts the cluster's decision next to schedtui's attempt a (the
-// attempt the observation ev names). For a binding: the node each chose,
+// attempt the observation ev names). For a PodGroup's condition: the
+// cluster's and the one schedtui's pod-group cycle writes. For a binding: the node each chose,
 // Filter's verdict on each of the two nodes (the first plugin rejecting it
 // and its reasons), then each Score plugin's weighted score on both nodes
 // and the totals. For an unschedulable decision: the outcomes and the two
 // messages.
 func VerdictRows(ev history.Event, a *record.Attempt) []VerdictRow {
+	if IsPodGroupRef(ev.Pod) {
+		// A PodGroup's condition: the cluster's against the one
+		// schedtui's pod-group cycle writes (shadow_group.go).
+		mine := ev.Predicted
+		if mine == "" {
+			mine = "(none written)"
+		}
+		return []VerdictRow{{What: "condition", Cluster: ev.ClusterMessage, Schedtui: mine, Differs: ev.ClusterMessage != ev.Predicted}}
+	}
 	if a == nil {
 		return nil
 	}
