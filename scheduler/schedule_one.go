@@ -160,25 +160,51 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, fwk *runtime.Framework,
 		return result, nil, st
 	}
 
+	assumed, st := s.assumeAndReserve(ctx, fwk, state, pod, host, rec)
+	if !st.IsSuccess() {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, st
+	}
+	// Permit: a Wait would park the pod until another plugin allows it;
+	// outside a pod-group cycle (GangScheduling waits for its gang there)
+	// no default plugin waits, so schedtui treats Wait as allowed.
+	if st := s.permit(ctx, fwk, state, pod, assumed, host, rec); !st.IsSuccess() && !st.IsWait() {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, st
+	}
+	rec.phase(record.PhasePermit, nil)
+	return scheduleResult{host: host}, assumed, nil
+}
+
+// assumeAndReserve is upstream's assumeAndReserve: the pod assumed on
+// host, then Reserve; a failure undoes both and is returned as upstream
+// reports it (a rejection as a FitError on host).
+func (s *Scheduler) assumeAndReserve(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, host string, rec *recorder) (*v1.Pod, *framework.Status) {
 	assumed := pod.DeepCopy()
 	if err := s.assume(assumed, host); err != nil {
-		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, framework.AsStatus(err)
+		return nil, framework.AsStatus(err)
 	}
 	if st := fwk.RunReservePluginsReserve(ctx, state, assumed, host); !st.IsSuccess() {
 		rec.phase(record.PhaseReserve, st)
 		s.unreserveAndForget(ctx, fwk, state, assumed, host)
-		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, rejectedOnHost(pod, host, st, rec)
+		return nil, rejectedOnHost(pod, host, st, rec)
 	}
 	rec.phase(record.PhaseReserve, nil)
-	// Permit: a Wait would park the pod until another plugin allows it;
-	// no default plugin waits, so schedtui treats Wait as allowed.
-	if _, st := fwk.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() && !st.IsWait() {
-		rec.phase(record.PhasePermit, st)
-		s.unreserveAndForget(ctx, fwk, state, assumed, host)
-		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, rejectedOnHost(pod, host, st, rec)
+	return assumed, nil
+}
+
+// permit runs the Permit plugins on the assumed pod; a rejection or an
+// error undoes assume and Reserve and is returned as upstream reports it.
+// A Wait is returned as it is, recorded: the caller decides.
+func (s *Scheduler) permit(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod, assumed *v1.Pod, host string, rec *recorder) *framework.Status {
+	_, st := fwk.RunPermitPlugins(ctx, state, assumed, host)
+	if st.IsSuccess() {
+		return nil
 	}
-	rec.phase(record.PhasePermit, nil)
-	return scheduleResult{host: host}, assumed, nil
+	rec.phase(record.PhasePermit, st)
+	if st.IsWait() {
+		return st
+	}
+	s.unreserveAndForget(ctx, fwk, state, assumed, host)
+	return rejectedOnHost(pod, host, st, rec)
 }
 
 // handleSchedulePodError is the failure branch of upstream's
@@ -202,7 +228,7 @@ func (s *Scheduler) handleSchedulePodError(ctx context.Context, fwk *runtime.Fra
 		rec.a.Preemption = p.(*record.PreemptionState).Preemption
 		rec.a.Victims = rec.a.Preemption.VictimNames()
 		if st.IsSuccess() {
-			s.actuatePreemption(pod, rec.a.Preemption)
+			s.actuatePreemption(PodPreemptor(pod), rec.a.Preemption)
 		}
 	}
 	fitErr.Diagnosis.PostFilterMsg = st.Message()
@@ -222,6 +248,7 @@ func (s *Scheduler) assume(assumed *v1.Pod, host string) error {
 		return err
 	}
 	s.nominator.Delete(assumed.UID)
+	s.noteAssumed(assumed)
 	return nil
 }
 
@@ -233,6 +260,7 @@ func (s *Scheduler) unreserveAndForget(ctx context.Context, fwk *runtime.Framewo
 	if err := s.snapshot.RemovePod(assumed); err != nil {
 		s.cacheFailed("ForgetPod", assumed, err)
 	}
+	s.forgetAssumed(assumed)
 }
 
 // rejectedOnHost turns a Reserve or Permit rejection into the FitError
@@ -309,6 +337,7 @@ func (s *Scheduler) finishBinding(ctx context.Context, fwk *runtime.Framework, s
 	}
 	assumed.Status.NominatedNodeName = ""
 	s.objects.Add(assumed)
+	s.forgetAssumed(assumed)
 	fwk.RunPostBindPlugins(ctx, state, assumed, host)
 	s.afterBind(state, assumed, host)
 	return nil
@@ -325,7 +354,7 @@ func (s *Scheduler) bind(ctx context.Context, fwk *runtime.Framework, state *fra
 
 // schedulePod finds the feasible nodes, scores them and picks one.
 func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) (string, error) {
-	if s.snapshot.NumNodes() == 0 {
+	if s.snapshot.NumNodesInPlacement() == 0 {
 		return "", framework.ErrNoNodesAvailable
 	}
 	feasible, diagnosis, err := s.findNodesThatFitPod(ctx, fwk, state, pod, rec)
@@ -335,7 +364,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	}
 	rec.feasible(feasible)
 	if len(feasible) == 0 {
-		return "", &framework.FitError{Pod: pod, NumAllNodes: s.snapshot.NumNodes(), Diagnosis: diagnosis}
+		return "", &framework.FitError{Pod: pod, NumAllNodes: s.snapshot.NumNodesInPlacement(), Diagnosis: diagnosis}
 	}
 	if len(feasible) == 1 {
 		return feasible[0].Name(), nil
@@ -353,7 +382,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 // Filter over the nodes in play.
 func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) ([]*framework.NodeInfo, framework.Diagnosis, error) {
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
-	allNodes := s.snapshot.List()
+	allNodes := s.snapshot.ListNodesInPlacement()
 	preRes, st, narrowing := fwk.RunPreFilterPlugins(ctx, state, pod)
 	rec.phase(record.PhasePreFilter, st)
 	rec.preFilterResultFrom(narrowing)
@@ -369,7 +398,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 	}
 
 	if nnn := pod.Status.NominatedNodeName; nnn != "" {
-		if ni, err := s.snapshot.Get(nnn); err == nil {
+		if ni, err := s.snapshot.GetNodeInPlacement(nnn); err == nil {
 			rec.a.NominatedFastPath = true
 			feasible, _, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, &diagnosis, []*framework.NodeInfo{ni})
 			if err == nil {

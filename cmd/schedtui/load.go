@@ -68,6 +68,15 @@ func (s *session) demoLine(w io.Writer, label string) {
 	}
 }
 
+// demoSource is demoHeader when the session is the demo's, else "": the
+// field -o json and yaml carry where the text has demoLine's line.
+func (s *session) demoSource() string {
+	if s.demo {
+		return demoHeader
+	}
+	return ""
+}
+
 // resolved is the version and gates the session schedules with.
 func (s *session) resolved() *features.Resolved {
 	if s.gates == nil {
@@ -294,19 +303,29 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 	case sourceDemo:
-		name, data := testdata.DemoName, testdata.Demo
 		if f.scenario != nil {
-			// schedtui learn's lesson: an embedded scenario of its own.
-			name, data = f.scenario.name, f.scenario.data
-			s.name = name
+			// schedtui learn's lesson: an embedded scenario of its own,
+			// a snapshot or a recording (with the scheduler configuration
+			// and the extenders' answers it carries).
+			o, err := f.scenario.open()
+			if err != nil {
+				return nil, err
+			}
+			s.name, s.cluster, s.report = f.scenario.name, o.Cluster, o.Report
+			embedded, embeddedFrom = o.Config, o.ConfigSource
+			s.cfgData, s.cfgFrom = o.ConfigData, o.ConfigSource
+			opened = o
+			s.replay = replayOf(o, w, false)
+			s.settings = f.scenario.settings(o.Cluster)
+		} else {
+			c, r, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+			if err != nil {
+				return nil, err
+			}
+			s.cluster, s.report, s.demo = c, r, true
+			s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 		}
-		c, r, err := snapshot.Load(name, data)
-		if err != nil {
-			return nil, err
-		}
-		s.cluster, s.report, s.demo = c, r, f.scenario == nil
-		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
-		if s.mode, err = modeOf(f, false, false); err != nil {
+		if s.mode, err = modeOf(f, s.replay != nil, false); err != nil {
 			return nil, err
 		}
 	case sourceSnapshot:

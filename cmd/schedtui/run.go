@@ -211,9 +211,19 @@ type runPrinter struct {
 // pods left pending (text).
 func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error {
 	p.w = bufio.NewWriterSize(w, 64<<10)
-	if !p.json {
+	switch {
+	case !p.json:
 		s.demoLine(p.w, "source: ")
 		fmt.Fprintf(p.w, "scheduler: %s\n", s.resolved().Summary())
+	case s.demo:
+		// The text's source line, as the first JSON line.
+		b, err := json.Marshal(sourceJSON{Kind: "source", Demo: true, Source: demoHeader})
+		if err != nil {
+			return err
+		}
+		if _, err := p.w.Write(append(b, '\n')); err != nil {
+			return err
+		}
 	}
 	// The attempts stream to stdout: on a terminal they are the progress.
 	s.quietProgress = isTerminal(w)
@@ -234,6 +244,14 @@ func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error 
 		return fmt.Errorf("%w; the output holds the lines up to there", interrupted)
 	}
 	return p.err
+}
+
+// sourceJSON is run -o json's first line on the embedded demo: the
+// text's "source:" line, so that nobody takes its pods for a cluster's.
+type sourceJSON struct {
+	Kind   string `json:"kind"`
+	Demo   bool   `json:"demo"`
+	Source string `json:"source"`
 }
 
 // headless makes the engine stream to the printer and keep nothing a
@@ -303,7 +321,14 @@ func writeTextEvent(w io.Writer, at string, ev history.Event, a *record.Attempt,
 			predicted = "no node"
 		}
 		actual := ev.Node
-		if actual == "" {
+		switch {
+		case engine.IsPodGroupRef(ev.Pod):
+			// A PodGroup's condition, and schedtui's.
+			actual, predicted = ev.ClusterMessage, ev.Predicted
+			if predicted == "" {
+				predicted = "no condition"
+			}
+		case actual == "":
 			actual = "unschedulable"
 		}
 		_, err = fmt.Fprintf(w, "%-8s   observed: %s: the cluster → %s, schedtui → %s: %s (%s)%s\n", at, ev.Pod, actual, predicted, ev.Reason, ev.Message, judgedText(ev))

@@ -131,6 +131,21 @@ func (e *Engine) applyObject(c change.Change) error {
 	objs := e.sched.Objects()
 	e.bump()
 	e.clusterEvent(c, "")
+	if pg, ok := c.Object.(*schedulingv1beta1.PodGroup); ok {
+		oldPG, _ := old.(*schedulingv1beta1.PodGroup)
+		var judged func()
+		switch c.Kind {
+		case change.ObjectDelete:
+			pg = nil
+		case change.ObjectUpdate:
+			judged = e.mode.podGroupUpdated(oldPG, pg)
+		}
+		e.podGroupChanged(c.Kind, oldPG, pg)
+		if judged != nil {
+			judged()
+		}
+		return nil
+	}
 	switch c.Kind {
 	case change.ObjectDelete:
 		objs.Delete(old)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
@@ -55,7 +56,7 @@ func (m *simulation) save() modeState {
 // step pops the next pod and attempts it, first running whatever is due
 // and, if nothing is poppable, jumping to the next due event (see
 // Engine.step).
-func (m *simulation) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
+func (m *simulation) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, framework.QueuedEntity, error) {
 	e := m.e
 	for jumps := 0; ; jumps++ {
 		e.settle()
@@ -71,11 +72,17 @@ func (m *simulation) step(limit time.Time, strict bool, stopBeforeAttempt bool) 
 		}
 		e.now = t
 	}
-	pi := e.pop()
+	popped := e.pop()
 	if stopBeforeAttempt {
-		return nil, pi, nil
+		return nil, popped, nil
 	}
-	a := e.attempt(pi)
+	var a *record.Attempt
+	switch en := popped.(type) {
+	case *framework.QueuedPodGroupInfo:
+		a = e.attemptGroup(en)
+	case *framework.QueuedPodInfo:
+		a = e.attempt(en)
+	}
 	if d := e.opts.AttemptDuration; d > 0 {
 		end := e.now.Add(d)
 		for {
@@ -136,6 +143,10 @@ func (m *simulation) quiescent() bool {
 func (*simulation) arriving(change.Change)                             {}
 func (*simulation) pendingAdded(*v1.Pod, bool)                         {}
 func (*simulation) claimUpdated(_, _ *v1.PersistentVolumeClaim) func() { return nil }
+
+// podGroupUpdated: a simulation writes its own PodGroup conditions; the
+// cluster's are not judged.
+func (*simulation) podGroupUpdated(_, _ *schedulingv1beta1.PodGroup) func() { return nil }
 
 // podDeleted: no controller runs in a simulation, so the engine plays the
 // resourceclaim controller's release of the pod's claims

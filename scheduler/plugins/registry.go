@@ -6,6 +6,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/plugins/defaultbinder"
 	"github.com/schedtui/schedtui/scheduler/plugins/defaultpreemption"
 	"github.com/schedtui/schedtui/scheduler/plugins/dynamicresources"
+	"github.com/schedtui/schedtui/scheduler/plugins/gangscheduling"
 	"github.com/schedtui/schedtui/scheduler/plugins/imagelocality"
 	"github.com/schedtui/schedtui/scheduler/plugins/interpodaffinity"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -16,10 +17,12 @@ import (
 	"github.com/schedtui/schedtui/scheduler/plugins/noderesources"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodeunschedulable"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodevolumelimits"
+	"github.com/schedtui/schedtui/scheduler/plugins/podgrouppodscount"
 	"github.com/schedtui/schedtui/scheduler/plugins/podtopologyspread"
 	"github.com/schedtui/schedtui/scheduler/plugins/queuesort"
 	"github.com/schedtui/schedtui/scheduler/plugins/schedulinggates"
 	"github.com/schedtui/schedtui/scheduler/plugins/tainttoleration"
+	"github.com/schedtui/schedtui/scheduler/plugins/topologyaware"
 	"github.com/schedtui/schedtui/scheduler/plugins/volumebinding"
 	"github.com/schedtui/schedtui/scheduler/plugins/volumerestrictions"
 	"github.com/schedtui/schedtui/scheduler/plugins/volumezone"
@@ -48,5 +51,8 @@ func NewInTreeRegistry() runtime.Registry {
 		names.ImageLocality:                   imagelocality.New,
 		names.DefaultBinder:                   defaultbinder.New,
 		names.NodeDeclaredFeatures:            nodedeclaredfeatures.New,
+		names.GangScheduling:                  gangscheduling.New,
+		names.TopologyPlacementGenerator:      topologyaware.New,
+		names.PodGroupPodsCount:               podgrouppodscount.New,
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/sets"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -22,14 +21,8 @@ type unimplementedGate struct {
 
 // unimplementedGates are refused when on, in upstream's gate order.
 var unimplementedGates = []unimplementedGate{
-	{"GenericWorkload", func(f features.Features) bool { return f.EnableGenericWorkload },
-		"adds the GangScheduling plugin and pod-group scheduling cycles"},
-	{"TopologyAwareWorkloadScheduling", func(f features.Features) bool { return f.EnableTopologyAwareWorkloadScheduling },
-		"adds the TopologyPlacementGenerator and PodGroupPodsCount plugins"},
 	{"CompositePodGroup", func(f features.Features) bool { return f.EnableCompositePodGroup },
 		"schedules composite pod groups"},
-	{"PodGroupPreemptionPolicy", func(f features.Features) bool { return f.EnablePodGroupPreemptionPolicy },
-		"applies pod groups' preemption policy"},
 	{"InPlacePodVerticalScalingSchedulerPreemption", func(f features.Features) bool { return f.EnableInPlacePodVerticalScalingSchedulerPreemption },
 		"adds the DeferredPodScheduling plugin and schedules deferred resizes"},
 	{"DRANodeAllocatableResources", func(f features.Features) bool { return f.EnableDRANodeAllocatableResources },
@@ -101,21 +94,4 @@ func (f *Framework) refuseOpportunisticBatching() error {
 		}
 	}
 	return fmt.Errorf("profile %q: feature gate OpportunisticBatching=true batches its pods (every plugin signs pods; PodTopologySpread has no default constraints), which schedtui does not implement; set OpportunisticBatching=false", f.profileName)
-}
-
-// refusePodGroupPoints refuses plugins at the extension points only
-// kube-scheduler's pod-group cycles run (GenericWorkload's gang
-// scheduling), which schedtui does not implement: accepting them would
-// schedule as if they were not there.
-func refusePodGroupPoints(p *configv1.Plugins) error {
-	for _, pt := range []struct {
-		name string
-		set  configv1.PluginSet
-	}{{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore}, {"podGroupPostFilter", p.PodGroupPostFilter}} {
-		if len(pt.set.Enabled) > 0 {
-			return fmt.Errorf("plugins.%s enables %s: kube-scheduler runs that extension point only in pod-group scheduling cycles (feature gate GenericWorkload), which schedtui does not implement",
-				pt.name, pt.set.Enabled[0].Name)
-		}
-	}
-	return nil
 }

@@ -240,6 +240,104 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 	return result, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejector)
 }
 
+// RunPlacementFeasiblePlugins runs the PlacementFeasible plugins: the
+// first Unschedulable or error ends it; a Wait is kept unless a later
+// plugin rejects.
+func (f *Framework) RunPlacementFeasiblePlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, progress framework.PlacementProgress) *framework.Status {
+	var status *framework.Status
+	for _, pl := range f.placementFeasiblePlugins {
+		s := pl.PlacementFeasible(ctx, state, group, progress)
+		switch {
+		case s.IsSuccess():
+		case s.IsWait():
+			status = s.WithPlugin(pl.Name())
+		case s.Code() == framework.Unschedulable:
+			return s.WithPlugin(pl.Name())
+		case s.IsError():
+			return framework.AsStatus(fmt.Errorf("running PlacementFeasible plugin: %w", s.AsError())).WithPlugin(pl.Name())
+		default:
+			return framework.AsStatus(fmt.Errorf("unexpected status from PlacementFeasible plugin: %v", s.Code())).WithPlugin(pl.Name())
+		}
+	}
+	return status
+}
+
+// RunPlacementGeneratePlugins is the placements a pod-group cycle tries:
+// the first PlacementGenerate plugin's split of all nodes, or all nodes as
+// one placement without such a plugin.
+func (f *Framework) RunPlacementGeneratePlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, nodes []*framework.NodeInfo) ([]*framework.Placement, *framework.Status) {
+	parent := &framework.Placement{Nodes: nodes}
+	if len(f.placementGeneratePlugins) == 0 {
+		return []*framework.Placement{parent}, nil
+	}
+	pl := f.placementGeneratePlugins[0]
+	placements, st := pl.GeneratePlacements(ctx, state, group, parent)
+	if !st.IsSuccess() {
+		return nil, st.WithPlugin(pl.Name())
+	}
+	if len(placements) == 0 {
+		return nil, framework.NewStatus(framework.Unschedulable, "no feasible placements found").WithPlugin(pl.Name())
+	}
+	return placements, nil
+}
+
+// RunPlacementScorePlugins scores each placement's assignments: every
+// PlacementScore plugin, normalized, weighted, summed.
+func (f *Framework) RunPlacementScorePlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, assignments []*framework.PodGroupAssignments) ([]int64, *framework.Status) {
+	totals := make([]int64, len(assignments))
+	for _, pl := range f.placementScorePlugins {
+		scores := make([]int64, len(assignments))
+		for i, a := range assignments {
+			s, st := pl.ScorePlacement(ctx, state, group, a)
+			if !st.IsSuccess() {
+				return nil, framework.AsStatus(fmt.Errorf("running PlacementScore plugins: plugin %q failed with: %w", pl.Name(), st.AsError()))
+			}
+			scores[i] = s
+		}
+		if n, ok := pl.(framework.PlacementScoreNormalizer); ok {
+			if st := n.NormalizePlacementScores(ctx, group, scores); !st.IsSuccess() {
+				return nil, framework.AsStatus(fmt.Errorf("running NormalizePlacementScore on PlacementScore plugins: plugin %q failed with: %w", pl.Name(), st.AsError()))
+			}
+		}
+		for i, s := range scores {
+			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
+				return nil, framework.AsStatus(fmt.Errorf("applying score defaultWeights on PlacementScore plugins: plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
+					pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore))
+			}
+			totals[i] += s * int64(f.placementScoreWeight[pl.Name()])
+		}
+	}
+	return totals, nil
+}
+
+// RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins after a
+// pod-group cycle failed: the first success or UnschedulableAndUnresolvable
+// ends it; Unschedulable reasons accumulate.
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, schedule framework.PodGroupSchedulingFunc) (*framework.PodGroupPostFilterResult, *framework.Status) {
+	if !f.opts.Features.EnableGenericWorkload {
+		return nil, framework.NewStatus(framework.Unschedulable, "generic workload feature is disabled, cannot perform PodGroupPostFilter")
+	}
+	var reasons []string
+	rejector := ""
+	for _, pl := range f.podGroupPostFilterPlugins {
+		r, s := pl.PodGroupPostFilter(ctx, state, group, schedule)
+		switch {
+		case s.IsSuccess():
+			return r, s
+		case s.Code() == framework.UnschedulableAndUnresolvable:
+			return r, s.WithPlugin(pl.Name())
+		case s.Code() == framework.Unschedulable:
+			reasons = append(reasons, s.Reasons()...)
+			if rejector == "" {
+				rejector = pl.Name()
+			}
+		default:
+			return nil, framework.AsStatus(fmt.Errorf("error in %q PodGroupPostFilter plugins: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
+		}
+	}
+	return nil, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejector)
+}
+
 // RunPreScorePlugins runs PreScore plugins; Skip marks the plugin's Score
 // as skipped for the cycle.
 func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) *framework.Status {
