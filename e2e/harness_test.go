@@ -93,6 +93,9 @@ type apiServer struct {
 	proxy  *kubecluster.Proxy
 	// audit is the audit log of every server started (appended to).
 	audit string
+	// flags are added to the server's on every start (e.g.
+	// kubecluster.WorkloadAPIFlags).
+	flags []string
 
 	mu       sync.Mutex
 	teardown func()
@@ -101,11 +104,12 @@ type apiServer struct {
 }
 
 // startAPIServer starts an API server with RBAC, token users and an audit
-// log, and the users' roles.
-func startAPIServer(t testing.TB) *apiServer {
+// log, and the users' roles; flags are added to the server's on every
+// start.
+func startAPIServer(t testing.TB, flags ...string) *apiServer {
 	t.Helper()
 	dir := t.TempDir()
-	s := &apiServer{t: t, dir: dir, prefix: "/" + strings.ReplaceAll(strings.ToLower(t.Name()), "/", "-"), audit: filepath.Join(dir, "audit.log")}
+	s := &apiServer{t: t, dir: dir, prefix: "/" + strings.ReplaceAll(strings.ToLower(t.Name()), "/", "-"), audit: filepath.Join(dir, "audit.log"), flags: flags}
 	tokens := fmt.Sprintf("admin-token,%s,1,\"system:masters\"\nreader-token,%s,2\nbinder-token,%s,3\n", adminUser, readerUser, binderUser)
 	must(t, os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokens), 0o600))
 	// Metadata for every request: who did what to which resource.
@@ -146,6 +150,7 @@ func (s *apiServer) Start() {
 		"--audit-log-mode=blocking",
 		"--disable-admission-plugins=ServiceAccount",
 	}
+	flags = append(flags, s.flags...)
 	host, teardown, err := kubecluster.StartAPIServer(s.t, kubeapiservertesting.NewDefaultTestServerOptions(), etcdURL, s.prefix, flags)
 	if err != nil {
 		s.t.Fatalf("starting kube-apiserver: %v", err)
@@ -199,7 +204,9 @@ var readerRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{""}, Resources: []string{"nodes", "pods", "namespaces", "persistentvolumes", "persistentvolumeclaims", "services", "replicationcontrollers"}, Verbs: []string{"get", "list", "watch"}},
 	{APIGroups: []string{"apps"}, Resources: []string{"replicasets", "statefulsets", "daemonsets"}, Verbs: []string{"get", "list", "watch"}},
 	{APIGroups: []string{"policy"}, Resources: []string{"poddisruptionbudgets"}, Verbs: []string{"get", "list", "watch"}},
-	{APIGroups: []string{"scheduling.k8s.io"}, Resources: []string{"priorityclasses"}, Verbs: []string{"get", "list", "watch"}},
+	// Workloads, PodGroups and CompositePodGroups are served only with the
+	// workload API on (kubecluster.WorkloadAPIFlags).
+	{APIGroups: []string{"scheduling.k8s.io"}, Resources: []string{"priorityclasses", "workloads", "podgroups", "compositepodgroups"}, Verbs: []string{"get", "list", "watch"}},
 	{APIGroups: []string{"node.k8s.io"}, Resources: []string{"runtimeclasses"}, Verbs: []string{"get", "list", "watch"}},
 	{APIGroups: []string{"storage.k8s.io"}, Resources: []string{"storageclasses", "csinodes", "csidrivers", "csistoragecapacities", "volumeattachments"}, Verbs: []string{"get", "list", "watch"}},
 }

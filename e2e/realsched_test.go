@@ -163,6 +163,19 @@ func runRealScheduler(t *testing.T, seed int64) {
 			t.Logf("replay disagreement: %s: cluster %q, schedtui %q: %s", o.Pod, o.Node, o.Predicted, o.Message)
 		}
 	}
+	compareVerdicts(t, replay, live, status, liveDisagree)
+	if *liveTimers {
+		checkLiveTimers(t, s, tm)
+	}
+	t.Logf("%s: took %s (set up %s, settled at %s, replayed at %s)", sc.Name, time.Since(began).Round(time.Second),
+		setUp.Round(time.Second), settled.Round(time.Second), replayed.Round(time.Second))
+}
+
+// compareVerdicts logs the live disagreements and reports (see report)
+// live verdicts or a live status line that are not the replay's, and any
+// disagreement.
+func compareVerdicts(t *testing.T, replay, live, status verdicts, liveDisagree []string) {
+	t.Helper()
 	for _, row := range liveDisagree {
 		t.Logf("live disagreement: %s", row)
 	}
@@ -175,11 +188,6 @@ func runRealScheduler(t *testing.T, seed int64) {
 	if replay["disagree"] > 0 || live["disagree"] > 0 {
 		report(t, "%d disagreement(s) in replay, %d live", replay["disagree"], live["disagree"])
 	}
-	if *liveTimers {
-		checkLiveTimers(t, s, tm)
-	}
-	t.Logf("%s: took %s (set up %s, settled at %s, replayed at %s)", sc.Name, time.Since(began).Round(time.Second),
-		setUp.Round(time.Second), settled.Round(time.Second), replayed.Round(time.Second))
 }
 
 // report fails the test under -shadow-strict (the default) and logs
@@ -194,9 +202,10 @@ func report(t *testing.T, format string, args ...any) {
 }
 
 // startKubeScheduler starts the real kube-scheduler in-process, with the
-// default profile, through the admin user, without leader election; it is
-// torn down with the test.
-func startKubeScheduler(t *testing.T, s *apiServer) {
+// default profile and flags (e.g. kubecluster.WorkloadSchedulerFlags),
+// through the admin user, without leader election; it is torn down with
+// the test.
+func startKubeScheduler(t *testing.T, s *apiServer, flags ...string) {
 	t.Helper()
 	cfg := writeFile(t, filepath.Join(t.TempDir(), "kube-scheduler.yaml"), fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -206,7 +215,7 @@ leaderElection:
   leaderElect: false
 `, s.Kubeconfig(adminUser)))
 	ctx, cancel := context.WithCancel(context.Background())
-	ts, err := kubeschedulertesting.StartTestServer(t, ctx, []string{"--config", cfg})
+	ts, err := kubeschedulertesting.StartTestServer(t, ctx, append([]string{"--config", cfg}, flags...))
 	if err != nil {
 		cancel()
 		t.Fatalf("starting kube-scheduler: %v", err)
@@ -358,12 +367,13 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// startRecorder starts `schedtui record` as the read-only user and waits
-// until it has written the initial state and watches.
-func startRecorder(t *testing.T, s *apiServer) *recorder {
+// startRecorder starts `schedtui record` as the read-only user, with
+// flags added, and waits until it has written the initial state and
+// watches.
+func startRecorder(t *testing.T, s *apiServer, flags ...string) *recorder {
 	t.Helper()
 	r := &recorder{path: filepath.Join(t.TempDir(), "recording.json"), stderr: &syncBuffer{}, done: make(chan error, 1)}
-	r.cmd = exec.Command(schedtuiBin, "record", "--kubeconfig", s.Kubeconfig(readerUser), "-o", r.path)
+	r.cmd = exec.Command(schedtuiBin, append([]string{"record", "--kubeconfig", s.Kubeconfig(readerUser), "-o", r.path}, flags...)...)
 	r.cmd.Env = append(os.Environ(), "KUBECONFIG=/nonexistent", "HOME="+os.TempDir())
 	r.cmd.Stderr = r.stderr
 	must(t, r.cmd.Start())
@@ -371,6 +381,11 @@ func startRecorder(t *testing.T, s *apiServer) *recorder {
 	t.Cleanup(func() { _ = r.cmd.Process.Kill() })
 	deadline := time.Now().Add(60 * time.Second)
 	for !strings.Contains(r.stderr.String(), "now watching") {
+		select {
+		case err := <-r.done:
+			t.Fatalf("schedtui record ended before it watched: %v\n%s", err, r.stderr.String())
+		default:
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("schedtui record did not start watching in 60s:\n%s", r.stderr.String())
 		}
@@ -422,11 +437,13 @@ func (v verdicts) String() string {
 }
 
 // matchDecisions pairs each real decision with an observed line of the
-// same pod and node (for an unschedulable pod, one quoting the cluster's
-// message), reports a decision without one (see report), fails for an
-// observation without a verdict, and counts the verdicts. For an unschedulable pod, schedtui's
+// same pod (or PodGroup) and node (for an unschedulable pod, one quoting
+// the cluster's message; for a PodGroup, its condition), reports a
+// decision without one (see report), fails for an observation without a
+// verdict, and counts the verdicts. For an unschedulable pod, schedtui's
 // own message (the attempt line the observation names) must be the
-// cluster's: reported (see report).
+// cluster's, and for a PodGroup the observation must say schedtui's
+// condition is the cluster's: reported (see report).
 func matchDecisions(t *testing.T, where string, real []decision, lines []runLine) verdicts {
 	t.Helper()
 	used := make([]bool, len(lines))
@@ -452,6 +469,14 @@ func matchDecisions(t *testing.T, where string, real []decision, lines []runLine
 			t.Errorf("%s: observation of %s not judged: %+v", where, d.pod, o)
 		}
 		if d.node != "" {
+			continue
+		}
+		if strings.HasPrefix(d.pod, podGroupPrefix) {
+			// A PodGroup's condition: schedtui's group cycle gives
+			// the same one, quoted on the observation.
+			if o.Message != sameCondition+d.message {
+				report(t, "%s: %s: the cluster's condition is %q; schedtui's observation says %q", where, d.pod, d.message, o.Message)
+			}
 			continue
 		}
 		mine := ""
@@ -483,6 +508,9 @@ func attemptLine(lines []runLine, n int) *runLine {
 }
 
 func (d decision) String() string {
+	if strings.HasPrefix(d.pod, podGroupPrefix) {
+		return d.pod + ": " + d.message
+	}
 	if d.node != "" {
 		return d.pod + " bound to " + d.node
 	}

@@ -69,7 +69,7 @@ func (s *Scheduler) Evaluate(pod *v1.Pod, how Evaluation) (a *record.Attempt) {
 	}
 	// actuatePreemption hands the decision to the hook: a no-op here.
 	saved := s.hooks.preempt
-	s.hooks.preempt = func(*v1.Pod, *record.Preemption) {}
+	s.hooks.preempt = func(Preemptor, *record.Preemption) {}
 	defer func() { s.hooks.preempt = saved }()
 	result, status := s.handleSchedulePodError(s.ctx(), fwk, state, pod, err, rec)
 	a.Outcome = record.Error

@@ -23,7 +23,7 @@ import (
 type engineHooks struct {
 	// preempt receives a preemption decision instead of the immediate
 	// deletion of the victims.
-	preempt func(preemptor *v1.Pod, p *record.Preemption)
+	preempt func(preemptor Preemptor, p *record.Preemption)
 	// bound is told of every successful binding, with the cycle state
 	// (VolumeBinding leaves its decision there).
 	bound func(state *framework.CycleState, pod *v1.Pod, node string)
@@ -75,7 +75,7 @@ func (s *Scheduler) afterBind(state *framework.CycleState, pod *v1.Pod, node str
 // candidate is handed to fn (the engine marks the victims, lets them
 // terminate in virtual time and clears nominations) instead of being
 // deleted at once. nil restores immediate deletion, the default.
-func (s *Scheduler) SetPreemptionActuator(fn func(preemptor *v1.Pod, p *record.Preemption)) {
+func (s *Scheduler) SetPreemptionActuator(fn func(preemptor Preemptor, p *record.Preemption)) {
 	s.hooks.preempt = fn
 }
 

@@ -4,10 +4,60 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
+	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
+
+// Preemptor is who preempts, as upstream's preemption executor sees it
+// (its ExecutorPreemptor): a pod whose PostFilter chose a node, or a pod
+// group whose PodGroupPostFilter (GenericWorkload) chose victims across
+// the cluster.
+type Preemptor struct {
+	// Kind is upstream's preemptor type, as its messages name it: "pod"
+	// or "podgroup".
+	Kind string
+	// UID is the pod's or the PodGroup's: async preemption holds the
+	// preemptor back by it until its victims are being deleted.
+	UID types.UID
+	// Key is the pod's or the PodGroup's namespace/name.
+	Key string
+	// SchedulerName is the pod's, or a group's first member's.
+	SchedulerName string
+	// Priority is the pod's, or the group's: lower-priority pods
+	// nominated to the chosen node lose their nomination.
+	Priority int32
+	// Pods are the preempting pod, or the group's members being
+	// scheduled.
+	Pods []*v1.Pod
+}
+
+// Preemptor kinds, upstream's fwk.PodKeyType and fwk.PodGroupKeyType.
+const (
+	PreemptorPod      = "pod"
+	PreemptorPodGroup = "podgroup"
+)
+
+// PodPreemptor is a pod preempting for itself.
+func PodPreemptor(pod *v1.Pod) Preemptor {
+	return Preemptor{Kind: PreemptorPod, UID: pod.UID, Key: pod.Namespace + "/" + pod.Name,
+		SchedulerName: pod.Spec.SchedulerName, Priority: corev1helpers.PodPriority(pod), Pods: []*v1.Pod{pod}}
+}
+
+// PodGroupPreemptor is a pod group preempting for its members.
+func PodGroupPreemptor(group *framework.PodGroupInfo) Preemptor {
+	p := Preemptor{Kind: PreemptorPodGroup, Key: group.Key(), Priority: framework.PodGroupPriority(group.PodGroup), Pods: group.UnscheduledPods}
+	if group.PodGroup != nil {
+		p.UID = group.PodGroup.UID
+	}
+	if len(group.UnscheduledPods) > 0 {
+		// All members of a group use the same scheduler.
+		p.SchedulerName = group.UnscheduledPods[0].Spec.SchedulerName
+	}
+	return p
+}
 
 // actuatePreemption carries out a preemption decision.
 //
@@ -23,7 +73,11 @@ import (
 // loop), the executor's API calls take effect at once: lower-priority pods
 // nominated to the chosen node lose their nomination and the victims leave
 // the cluster immediately, their claims released (ReleaseClaims).
-func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, p *record.Preemption) {
+//
+// A pod group's decision (actuatePodGroupPreemption) goes the same way:
+// its candidate is "cluster", which names no node, so no nomination is
+// cleared, as upstream's executor clears none for a group.
+func (s *Scheduler) actuatePreemption(preemptor Preemptor, p *record.Preemption) {
 	if p.Chosen < 0 || p.Chosen >= len(p.Candidates) {
 		return
 	}
@@ -32,9 +86,8 @@ func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, p *record.Preemption) {
 		return
 	}
 	c := p.Candidates[p.Chosen]
-	prio := corev1helpers.PodPriority(preemptor)
 	for _, pi := range append(s.nominator.NominatedPodsForNode(c.Node)[:0:0], s.nominator.NominatedPodsForNode(c.Node)...) {
-		if pi.Pod.UID == preemptor.UID || corev1helpers.PodPriority(pi.Pod) >= prio {
+		if pi.Pod.UID == preemptor.UID || corev1helpers.PodPriority(pi.Pod) >= preemptor.Priority {
 			continue
 		}
 		s.nominator.Delete(pi.Pod.UID)
@@ -63,4 +116,13 @@ func (s *Scheduler) actuatePreemption(preemptor *v1.Pod, p *record.Preemption) {
 			s.storeClaimWrite(c)
 		}
 	}
+}
+
+// actuatePodGroupPreemption carries out what a pod group's
+// PodGroupPostFilter decided (upstream's actuatePodGroupPreemption, called
+// inside the plugin before the members go back to the queue): the record
+// the plugin left in the group cycle's state, its one candidate
+// "cluster" with its victims.
+func (s *Scheduler) actuatePodGroupPreemption(group *framework.PodGroupInfo, p *record.Preemption) {
+	s.actuatePreemption(PodGroupPreemptor(group), p)
 }

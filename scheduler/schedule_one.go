@@ -228,7 +228,7 @@ func (s *Scheduler) handleSchedulePodError(ctx context.Context, fwk *runtime.Fra
 		rec.a.Preemption = p.(*record.PreemptionState).Preemption
 		rec.a.Victims = rec.a.Preemption.VictimNames()
 		if st.IsSuccess() {
-			s.actuatePreemption(pod, rec.a.Preemption)
+			s.actuatePreemption(PodPreemptor(pod), rec.a.Preemption)
 		}
 	}
 	fitErr.Diagnosis.PostFilterMsg = st.Message()

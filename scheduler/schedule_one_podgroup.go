@@ -161,14 +161,21 @@ func (s *Scheduler) newMemberAttempt(c *PodGroupCycle, m *framework.QueuedPodInf
 	return a
 }
 
-// validatePodGroup is upstream's validatePodGroup without
-// PodGroupPreemptionPolicy (refused by its gate): the group's pods, queued
-// and scheduled, share one schedulerName, the group's priority and one
-// preemption policy, and a profile serves them.
+// validatePodGroup is upstream's validatePodGroup: the group's pods,
+// queued and scheduled, share one schedulerName, the group's priority and
+// one preemption policy (with PodGroupPreemptionPolicy, the PodGroup's:
+// PreemptLowerPriority when unset), and a profile serves them.
 func (s *Scheduler) validatePodGroup(g *framework.QueuedPodGroupInfo) error {
 	schedulerName := g.Members[0].Pod.Spec.SchedulerName
 	priority := g.Priority()
 	var policy v1.PreemptionPolicy
+	groupPolicy := s.gates.EnablePodGroupPreemptionPolicy
+	if groupPolicy {
+		policy = v1.PreemptLowerPriority
+		if pg := g.PodGroup; pg != nil && pg.Spec.PreemptionPolicy != nil {
+			policy = v1.PreemptionPolicy(*pg.Spec.PreemptionPolicy)
+		}
+	}
 	validate := func(pod *v1.Pod) error {
 		if pod.Spec.SchedulerName != schedulerName {
 			return fmt.Errorf("all pods in a single pod group should have the same .spec.schedulerName set, got: %q and %q", pod.Spec.SchedulerName, schedulerName)
@@ -180,7 +187,11 @@ func (s *Scheduler) validatePodGroup(g *framework.QueuedPodGroupInfo) error {
 		if pod.Spec.PreemptionPolicy != nil {
 			pp = *pod.Spec.PreemptionPolicy
 		}
-		if policy == "" {
+		if groupPolicy {
+			if pp != policy {
+				return fmt.Errorf("all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got %v and %v", pp, policy)
+			}
+		} else if policy == "" {
 			policy = pp
 		} else if pp != policy {
 			return fmt.Errorf("all pods in a single pod group should have the same preemption policy, got %v and %v", pp, policy)
@@ -425,8 +436,8 @@ func (r *groupResult) applyPostFilter(pfr *framework.PodGroupPostFilterResult, s
 }
 
 // recordGroupPreemption keeps PodGroupPostFilter's preemption record and,
-// when it succeeded, carries it out as a pod's, the group's first member
-// (whose priority is the group's) standing for the preemptor.
+// when it succeeded, carries it out for the group (upstream's executor
+// does it inside the plugin, before the members are requeued).
 func (s *Scheduler) recordGroupPreemption(c *PodGroupCycle, g *framework.QueuedPodGroupInfo, state *framework.CycleState, st *framework.Status) {
 	p, err := state.Read(record.PreemptionStateKey)
 	if err != nil {
@@ -435,7 +446,7 @@ func (s *Scheduler) recordGroupPreemption(c *PodGroupCycle, g *framework.QueuedP
 	c.Group.Preemption = p.(*record.PreemptionState).Preemption
 	c.Group.Victims = c.Group.Preemption.VictimNames()
 	if st.IsSuccess() {
-		s.actuatePreemption(g.Members[0].Pod, c.Group.Preemption)
+		s.actuatePodGroupPreemption(g.PodGroupInfo, c.Group.Preemption)
 	}
 }
 

@@ -42,8 +42,9 @@
 //     progress, what is kept, the keys).
 //   - schedtui learn's lesson (lesson.go, the tour in lessons.go): a
 //     banner between the header and the body with the question, the keys
-//     and the answer prompt (A); the root checks it after every update
-//     against the state and the active view's teaching pane.
+//     and the answer prompt (A, which ? then lists); the root checks it
+//     after every update against the state and the active view's
+//     teaching pane.
 //
 // # The session
 //

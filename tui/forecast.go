@@ -261,4 +261,4 @@ func forecastPrefix(c *Common) string {
 // forecastExplain is the teaching pane's text for a judgment.
 const forecastExplain = "The cluster's own scheduler decided about a pod the forecast attempted. The forecast ran on the cluster " +
 	"as it was when it was made: hit (the same node, or no node for either), tie (another node tied at the forecast's top " +
-	"score: kube-scheduler picks among those at random) or miss, with why. enter opens the forecast attempt."
+	"score: which one kube-scheduler takes is not fixed) or miss, with why. enter opens the forecast attempt."

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/why"
 )
 
@@ -77,6 +79,21 @@ func (s *lessonState) queued(pod string) string {
 	return ""
 }
 
+// movedOutOf is the event (its upstream label: "NodeAdd",
+// "UnschedulableTimeout") that last moved pod out of queue from, or "".
+func (s *lessonState) movedOutOf(pod string, from history.QueueName) string {
+	if s.c.World == nil {
+		return ""
+	}
+	evs := &s.c.World.events
+	for i := evs.Len() - 1; i >= 0; i-- {
+		if e := evs.At(i); e.Kind == history.EventQueueMove && e.Pod == pod && e.From == from {
+			return e.Reason
+		}
+	}
+	return ""
+}
+
 // LessonRun is a lesson opened in the debugger (Options.Lesson).
 type LessonRun struct {
 	Lesson Lesson
@@ -88,6 +105,14 @@ type LessonRun struct {
 
 // lessonAnswer is the key that answers the lesson's question.
 var lessonAnswer = key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "answer the lesson"))
+
+// lessonHelp is the help of what is under it (the active view) with the
+// lesson's key added, for ? during a lesson.
+type lessonHelp struct{ help.KeyMap }
+
+func (h lessonHelp) FullHelp() [][]key.Binding {
+	return append(h.KeyMap.FullHelp(), []key.Binding{lessonAnswer})
+}
 
 // lessonBanner is the lesson's pane above the view: the question, the
 // keys, and then the hint or the explanation. While the learner types an

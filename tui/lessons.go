@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/schedtui/schedtui/scheduler/history"
+)
 
 // Lessons is schedtui learn's tour, in order. Each lesson's scenario is
 // its own small snapshot under testdata/learn.
@@ -109,8 +113,38 @@ func Lessons() []Lesson {
 			Hint:     "compare first (C, demo-packing, enter), run the attempt (n) and read the right side's node in the Pod view (2)",
 			Plugin:   "NodeResourcesFit",
 		},
+		{
+			ID: "queuemoves", Title: "The queues' moves", Scenario: "13-queue-moves.yaml",
+			Question: "A recording: default/big (3 cpu) and default/huge (16 cpu) fail on node-1 (2 cpu); node-1 gets a label at +200ms, node-2 (4 cpu) joins at +500ms. Which cluster event moves big out of the unschedulable pods?",
+			Keys:     "n three times (big, huge, then big again: the clock runs on, replaying the changes), 7 for Events, j/k to big's move out of Unschedulable, e to explain (n once more: huge's 5-minute flush); then A and type the event",
+			Answers:  []string{"NodeAdd"},
+			Reached:  func(s *lessonState) bool { return s.movedOutOf("default/big", history.Unschedulable) != "" },
+			Hint:     "run to big's second attempt (n, n, n), open Events (7) and read big's queue move from Unschedulable: its label in parentheses is the event whose queueing hint said Queue",
+			Plugin:   "NodeResourcesFit",
+		},
+		{
+			ID: "extenders", Title: "Extenders", Scenario: "14-extenders.yaml",
+			Question: "Two extenders: one rejects and rates nodes by their labels, the other (ignorable) cannot be reached. How many points does the labels extender add to node-3's total for default/web?",
+			Keys:     "n to run the attempt (the recorded answers replay: 7 and e on the attempt show each call), 3 for the Filter map (the extender's column), 4 for Scores, l to the extender's column, j/k to node-3, e to explain; then A and type the points",
+			Answers:  []string{"160"},
+			Reached:  selects(viewScores, lessonExtender+" on node-3"),
+			Hint:     "in Scores (4) move with l to the column named " + lessonExtender + " and to node-3's row: the teaching pane (e) shows answer × weight × 10",
+		},
+		{
+			ID: "ties", Title: "Score ties", Scenario: "15-ties.yaml",
+			Question: "default/web goes to node-1, but another node has the same total. Select the tied node's row in Scores.",
+			Keys:     "n to run the attempt, 4 for Scores (= marks the nodes tied at the top), j/k to the other tied row, e to explain",
+			Reached: func(s *lessonState) bool {
+				return s.view(viewScores) && strings.HasSuffix(s.selected, " on node-2")
+			},
+			Hint: "in Scores (4) compare the TOTAL column: the rows marked = share the top total; select the one that is not the winner (★)",
+		},
 	}
 }
+
+// lessonExtender is the extenders lesson's extender, as its recording
+// names it.
+const lessonExtender = "http://labels.extender.invalid"
 
 // selects is the check that view v is active with the cell titled cell
 // ("TaintToleration on node-2") selected.

@@ -253,7 +253,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Help):
-		m.c.post(openDialogMsg{newHelpDialog(m.c, m.current())})
+		var subject help.KeyMap = m.current()
+		if m.lesson != nil {
+			subject = lessonHelp{subject}
+		}
+		m.c.post(openDialogMsg{newHelpDialog(m.c, subject)})
 	case m.lesson != nil && m.lesson.key(msg, m.checkLesson):
 	case key.Matches(msg, k.Next):
 		return m.s.next()

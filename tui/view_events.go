@@ -186,6 +186,9 @@ func eventText(e *history.Event) string {
 		if e.Uncertain != "" {
 			verdict += ", uncertain"
 		}
+		if engine.IsPodGroupRef(e.Pod) {
+			return fmt.Sprintf("%-10s %s: the cluster's scheduler writes %s; schedtui: %s (%s)", e.Kind, e.Pod, conditionHead(e.ClusterMessage), conditionHead(e.Predicted), verdict)
+		}
 		if e.Node == "" {
 			return fmt.Sprintf("%-10s %s: the cluster's scheduler finds no node; schedtui: %s (%s)", e.Kind, e.Pod, predicted, verdict)
 		}
@@ -242,7 +245,7 @@ func (v *eventsView) Explain() (string, []string) {
 	}
 	switch e.Kind {
 	case history.EventQueueMove:
-		out = append(out, "", "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for.")
+		out = append(out, "", queueMoveText(e))
 	case history.EventAttempt:
 		if a := v.attemptOf(e); a != nil {
 			for i := range a.ExtenderCalls {
@@ -256,8 +259,15 @@ func (v *eventsView) Explain() (string, []string) {
 	case eventForecast:
 		out = append(out, "", forecastExplain)
 	case history.EventObserved:
+		if engine.IsPodGroupRef(e.Pod) {
+			out = append(out, "", "The cluster's own scheduler wrote this PodGroup's PodGroupInitiallyScheduled condition after a pod-group cycle. "+
+				"schedtui made its own pod-group cycle for the group's queued members on the state before the cycle's first decision arrived: "+
+				"agree when it writes the same condition (status, reason and message), else disagree.",
+				"", "The cluster's: "+e.ClusterMessage, "schedtui's: "+orNone(e.Predicted))
+			break
+		}
 		out = append(out, "", "The cluster's own scheduler decided about this pod. schedtui puts its prediction next to it: "+
-			"agree (same node, or the same unschedulable message), tie (another node tied at the top score: kube-scheduler picks among those at random) or disagree.")
+			"agree (same node, or the same unschedulable message), tie (another node tied at the top score: which one kube-scheduler takes is not fixed) or disagree.")
 		if e.Judged != nil {
 			out = append(out, "", fmt.Sprintf("Shadow mode judged it on the cluster as its scheduler had it: %d pod(s) bound; in flight (assumed, not bound yet): %s.",
 				e.Judged.Bound, orNone(strings.Join(e.Judged.InFlight, ", "))))
@@ -330,4 +340,53 @@ func (v *eventsView) jumpDivergence(dir int) {
 		}
 	}
 	v.c.post(statusMsg{text: "no diverging attempt further " + map[int]string{1: "down", -1: "up"}[dir] + " (the second side is synced as you step)", attempt: -1})
+}
+
+// queueMoveText is the teaching pane's text for a queue move: why the
+// pod moved, by the move's upstream label.
+func queueMoveText(e *history.Event) string {
+	const backoff = "The backoff is 1s after the first failed attempt, doubling with each one up to 10s (podInitialBackoffSeconds, podMaxBackoffSeconds)."
+	switch e.Reason {
+	case "UnscheduledPodAdd":
+		return "A new pending pod enters the queue: activeQ, unless a PreEnqueue plugin gates it."
+	case "Pop":
+		return "activeQ popped the pod (PrioritySort: the highest priority, then the earliest queued): its attempt starts."
+	case "ScheduleAttemptFailure":
+		if e.To == history.Unschedulable {
+			return "The attempt failed. The pod waits with the unschedulable pods until a cluster event that a plugin which rejected it registered for arrives " +
+				"and that plugin's queueing hint says Queue, or until 5 minutes pass (the periodic flush, UnschedulableTimeout)."
+		}
+		return "The attempt failed, but an event that may help arrived while it ran (or it failed with an error): the pod waits out its backoff and is retried. " + backoff
+	case "BackoffComplete":
+		return "The pod's backoff ended: it moves to activeQ. " + backoff
+	case "PopFromBackoffQ":
+		return "activeQ was empty, so the scheduler popped the pod from backoffQ before its backoff ended (SchedulerPopFromBackoffQ) rather than stay idle."
+	case "UnschedulableTimeout":
+		return "The pod had waited 5 minutes with the unschedulable pods and no event moved it: the periodic flush (podMaxInUnschedulablePodsDuration) sends it to be tried again."
+	case "ForceActivate":
+		return "A plugin asked for the pod to be activated (PodsToActivate): it moves to activeQ at once."
+	}
+	if e.From == history.Unschedulable {
+		to := "its backoff was over, so it goes to activeQ."
+		if e.To == history.BackoffQ {
+			to = "its backoff was not over yet, so it waits in backoffQ. " + backoff
+		}
+		return e.Reason + " is a cluster event that a plugin which rejected the pod registered for (EventsToRegister), and that plugin's queueing hint " +
+			"looked at the change and said Queue (a change that cannot help, it skips: QueueSkip). The pod left the unschedulable pods; " + to
+	}
+	return "Pods move between activeQ, backoffQ and the unschedulable pool on attempts and on cluster events their rejecting plugins registered for."
+}
+
+// conditionHead is a PodGroup condition as shadow mode quotes it
+// (engine.GroupConditionText) without its message: "Type=Status (Reason)";
+// "no condition" for none.
+func conditionHead(text string) string {
+	if text == "" {
+		return "no condition"
+	}
+	head, _, _ := strings.Cut(text, "): ")
+	if !strings.HasSuffix(head, ")") {
+		head += ")"
+	}
+	return head
 }

@@ -221,7 +221,7 @@ func (v *scoresView) View() string {
 	var b strings.Builder
 	tie := ""
 	if v.ntop > 1 {
-		tie = fmt.Sprintf(" · %d nodes tied at the top (=), upstream picks one at random", v.ntop)
+		tie = fmt.Sprintf(" · %d nodes tied at the top (=), which one kube-scheduler takes is not fixed", v.ntop)
 	}
 	b.WriteString(line(fmt.Sprintf("%s · %d feasible · winner ★ %s%s", a.Pod, len(a.Feasible), a.Node, tie), v.w))
 	b.WriteByte('\n')
@@ -260,6 +260,10 @@ func (v *scoresView) Explain() (string, []string) {
 		out = why.ExplainScore(in, cell)
 	}
 	out = append(out, "", fmt.Sprintf("Total for %s: %d (winner %s: %d)", node, v.total[i], a.Node, v.totalOf(a.Chosen)))
+	if tie := why.ExplainTie(a, node); tie != nil {
+		// On a tied node the tie comes first: it decided the attempt.
+		out = append(append(tie, ""), out...)
+	}
 	return col.Plugin + " on " + node, out
 }
 

@@ -84,7 +84,7 @@ skew of each spread-constrained workload per topology key.
 				return err
 			}
 			if output == "json" {
-				b, err := json.Marshal(rep.JSON())
+				b, err := json.Marshal(compareOutput{Source: s.demoSource(), JSON: rep.JSON()})
 				if err != nil {
 					return err
 				}
@@ -101,6 +101,13 @@ skew of each spread-constrained workload per topology key.
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
 	cmd.Flags().DurationVar(&until, "until", 0, "run each side for this much virtual time (e.g. 10m) instead of until quiescent")
 	return cmd
+}
+
+// compareOutput is compare -o json's answer: the report, with source
+// (the text's "source:" line) on the embedded demo.
+type compareOutput struct {
+	Source string `json:"source,omitempty"`
+	compare.JSON
 }
 
 // namedConfigs are the configurations a side may name.

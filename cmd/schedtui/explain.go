@@ -224,6 +224,7 @@ func explainPods(w io.Writer, s *session, e *engine.Engine, q explainQuery) erro
 			return err
 		}
 		x.Simulates, x.FeatureGates = s.resolved().Version(), append([]string{}, s.resolved().NonDefault...)
+		x.Source = s.demoSource()
 		if q.edits != nil {
 			if x.WhatIf, err = whatIf(e, x, *q.edits); err != nil {
 				return err
@@ -284,7 +285,10 @@ func findHistory(s *session, histories []history.PodHistory, key string) (histor
 // pod, outcome, node, message, nominatedNode and victims are those of run
 // -o json's attempt line for the attempt explained.
 type explanation struct {
-	Pod string `json:"pod"`
+	// Source is demoHeader when the cluster is the embedded demo (the
+	// text's "Source:" line), else absent.
+	Source string `json:"source,omitempty"`
+	Pod    string `json:"pod"`
 	// Outcome is NotAttempted when the pod never was; its Message is then
 	// the gating plugin's, if it is gated.
 	attemptAnswer

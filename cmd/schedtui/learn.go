@@ -12,14 +12,38 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
 	"github.com/schedtui/schedtui/tui"
 )
 
-// embeddedScenario is a snapshot compiled into the binary (a lesson's).
+// embeddedScenario is a snapshot or a recording compiled into the binary
+// (a lesson's).
 type embeddedScenario struct {
 	name string
 	data []byte
+}
+
+// open reads the scenario: a recording (schedtui record's format, its
+// changes replayed in virtual time, its extenders answered from the
+// answers it holds) or a snapshot.
+func (e *embeddedScenario) open() (*snapshot.Opened, error) {
+	if snapshot.IsRecording(e.data) {
+		return snapshot.ReadRecording(e.name, e.data)
+	}
+	c, r, err := snapshot.Load(e.name, e.data)
+	if err != nil {
+		return nil, err
+	}
+	return &snapshot.Opened{Cluster: c, Report: r}, nil
+}
+
+// settings are the scheduler settings the scenario runs under: like the
+// demo's, the newest version schedtui simulates, said to be the lesson's.
+func (e *embeddedScenario) settings(c *snapshot.Cluster) snapshot.SchedulerSettings {
+	s := snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
+	s.Version = fmt.Sprintf("simulating kube-scheduler %s (the lesson's scenario, %s)", s.EmulatedVersion, e.name)
+	return s
 }
 
 // learnProgress is what schedtui learn remembers between runs: the IDs of
@@ -80,7 +104,8 @@ func newLearnCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "learn [N]",
 		Short: "A guided tour of the scheduler: lessons answered by doing in the debugger",
-		Long: `learn opens the debugger on a lesson: a small embedded scenario, a question
+		Long: `learn opens the debugger on a lesson: a small embedded scenario (a snapshot, or a
+recording replayed in virtual time), a question
 about it shown above the views, the keys to press, and a check that you found
 the answer (a view reached, a cell selected, or a value typed after A). Once
 solved the lesson explains itself with the teaching pane's texts and is
@@ -169,6 +194,9 @@ func openLesson(cmd *cobra.Command, lessons []tui.Lesson, n int, p *learnProgres
 	// The defaults every flag of the debugger has.
 	src.register(&cobra.Command{})
 	src.demo = true
+	// A recording is simulated: schedtui schedules its pods as its
+	// changes arrive (no cluster's scheduler to judge).
+	src.simulate = true
 	src.scenario = &embeddedScenario{name: "learn/" + l.Scenario, data: data}
 	var saveErr error
 	src.lesson = &tui.LessonRun{Lesson: l, Number: n, Total: len(lessons), Done: func() {

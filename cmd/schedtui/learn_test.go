@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,6 +166,19 @@ func TestLearnLessonsTmux(t *testing.T) {
 			wrong: hintAfter(append([]learnStep{filterMap}, answer("gpu-b")...)...),
 			right: append([]learnStep{{keys: []string{"n", "n"}, want: []string{"default/inference"}}}, answer("gpu-b")...),
 		},
+		"queuemoves": {
+			wrong: hintAfter(append([]learnStep{filterMap}, answer("NodeAdd")...)...),
+			right: append([]learnStep{{keys: []string{"n"}, want: []string{"attempt 2/2"}}, {keys: []string{"n"}, want: []string{"attempt 3/3"}},
+				{keys: []string{"7"}, want: []string{"default/big: Unschedulable → Backoff (NodeAdd)"}}}, answer("NodeAdd")...),
+		},
+		"extenders": {
+			wrong: hintAfter(append([]learnStep{filterMap, {keys: []string{"4"}, want: []string{"winner ★ node-3"}}}, answer("160")...)...),
+			right: append([]learnStep{{keys: []string{"l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l", "l"}, want: []string{"column: http://labels.extender.invalid"}}}, answer("160")...),
+		},
+		"ties": {
+			wrong: hintAfter(filterMap, learnStep{keys: []string{"4"}, want: []string{"tied at the top"}}, learnStep{keys: []string{"A"}}),
+			right: []learnStep{{keys: []string{"j"}}},
+		},
 		"config": {
 			wrong: hintAfter(append([]learnStep{filterMap}, answer("node-1")...)...),
 			right: append([]learnStep{{keys: []string{"C"}, want: []string{"compare with"}}, {keys: []string{"-l", "demo-packing"}}, {keys: []string{"Enter"}, want: []string{"demo-packing"}}, {keys: []string{"2"}}}, answer("node-1")...),
@@ -188,6 +202,39 @@ func TestLearnLessonsTmux(t *testing.T) {
 				}
 			}
 			s.waitFor(fmt.Sprintf("✓ Lesson %d solved", i+1))
+		})
+	}
+}
+
+// TestLearnScenarioNotice: a lesson's status line names the lesson's
+// scenario, not the demo, and a recording's changes reach the debugger
+// (simulated: schedtui schedules them), loaded without a problem.
+func TestLearnScenarioNotice(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var opts tui.Options
+	old := runTUI
+	runTUI = func(o tui.Options, _ io.Reader, _ io.Writer) error { opts = o; return nil }
+	t.Cleanup(func() { runTUI = old })
+	for i, l := range tui.Lessons() {
+		t.Run(l.ID, func(t *testing.T) {
+			_, stderr, err := runCmd(t, newLearnCommand, fmt.Sprint(i+1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "simulating kube-scheduler 1.37 (the lesson's scenario, learn/" + l.Scenario + ")"
+			if !strings.Contains(opts.Notice, want) || strings.Contains(opts.Notice, "the demo's") {
+				t.Errorf("status line %q, want %q", opts.Notice, want)
+			}
+			if strings.Contains(stderr, "warning:") || strings.Contains(stderr, "error:") || strings.Contains(stderr, "shadow") {
+				t.Errorf("stderr:\n%s", stderr)
+			}
+			// The extenders lesson answers from its recording alone.
+			if l.ID == "extenders" && !strings.Contains(stderr, "the recording holds 3 extender answers: the extenders are answered from them and never called") {
+				t.Errorf("stderr:\n%s", stderr)
+			}
+			if opts.Lesson == nil || opts.Lesson.Lesson.ID != l.ID {
+				t.Errorf("lesson %+v", opts.Lesson)
+			}
 		})
 	}
 }

@@ -150,6 +150,18 @@ func TestLiveCommands(t *testing.T) {
 		name: "explain --demo says so", cmd: newExplainCommand, args: []string{"--demo", "default/web-3"},
 		stdout: []string{"Source:     the embedded demo (--demo): made-up nodes and pods, not a cluster's\nPod:        default/web-3"},
 	}, {
+		name: "run --demo -o json says so in its first line", cmd: newRunCommand, args: []string{"--demo", "-o", "json"},
+		stdout: []string{`{"kind":"source","demo":true,"source":"the embedded demo (--demo): made-up nodes and pods, not a cluster's"}` + "\n" + `{"kind":"queue"`},
+	}, {
+		name: "explain --demo -o json says so", cmd: newExplainCommand, args: []string{"--demo", "default/web-3", "-o", "json"},
+		stdout: []string{"{\n  \"source\": \"the embedded demo (--demo): made-up nodes and pods, not a cluster's\",\n  \"pod\": \"default/web-3\""},
+	}, {
+		name: "explain --demo -o yaml says so", cmd: newExplainCommand, args: []string{"--demo", "-n", "default", "-o", "yaml"},
+		stdout: []string{"  source: 'the embedded demo (--demo): made-up nodes and pods, not a cluster''s'"},
+	}, {
+		name: "compare --demo -o json says so", cmd: newCompareCommand, args: []string{"--demo", "--right", "demo-packing", "--until", "1m", "-o", "json"},
+		stdout: []string{`{"source":"the embedded demo (--demo): made-up nodes and pods, not a cluster's","left":`},
+	}, {
 		name: "explain --demo of a DaemonSet says so", cmd: newExplainCommand, args: []string{"--demo", "daemonset/log-agent"},
 		stdout: []string{"Source:     the embedded demo (--demo)"},
 	}, {

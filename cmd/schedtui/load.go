@@ -52,6 +52,9 @@ type session struct {
 	demo bool
 	// clock0 is the source's (source.clock0).
 	clock0 time.Time
+	// profile notes when the scheduler is built, for run's hidden
+	// --timings (nil: nothing asked).
+	profile *runProfile
 }
 
 // demoHeader heads every text output made on the embedded demo, so that
@@ -63,6 +66,15 @@ func (s *session) demoLine(w io.Writer, label string) {
 	if s.demo {
 		fmt.Fprintf(w, "%s%s\n", label, demoHeader)
 	}
+}
+
+// demoSource is demoHeader when the session is the demo's, else "": the
+// field -o json and yaml carry where the text has demoLine's line.
+func (s *session) demoSource() string {
+	if s.demo {
+		return demoHeader
+	}
+	return ""
 }
 
 // resolved is the version and gates the session schedules with.
@@ -218,6 +230,10 @@ func loadLive(ctx context.Context, f *sourceFlags, m runMode, w io.Writer) (*sou
 		printStatus(st)
 	})
 	ls := live.NewSource(lc.Name, lc.Client, sink.report)
+	// The gates the flags give: whether the scheduler misses the
+	// workload kinds when the server does not serve them.
+	gates := f.gates.validationGates()
+	ls.SetSchedulerGates(map[string]bool{"GenericWorkload": gates.EnableGenericWorkload, "CompositePodGroup": gates.EnableCompositePodGroup})
 	if m.binds() {
 		fmt.Fprintf(w, "%s: reading %s (read-only except pod bindings: --bind)\n", lc.Name, lc.Host)
 	} else {
@@ -287,19 +303,29 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 	case sourceDemo:
-		name, data := testdata.DemoName, testdata.Demo
 		if f.scenario != nil {
-			// schedtui learn's lesson: an embedded scenario of its own.
-			name, data = f.scenario.name, f.scenario.data
-			s.name = name
+			// schedtui learn's lesson: an embedded scenario of its own,
+			// a snapshot or a recording (with the scheduler configuration
+			// and the extenders' answers it carries).
+			o, err := f.scenario.open()
+			if err != nil {
+				return nil, err
+			}
+			s.name, s.cluster, s.report = f.scenario.name, o.Cluster, o.Report
+			embedded, embeddedFrom = o.Config, o.ConfigSource
+			s.cfgData, s.cfgFrom = o.ConfigData, o.ConfigSource
+			opened = o
+			s.replay = replayOf(o, w, false)
+			s.settings = f.scenario.settings(o.Cluster)
+		} else {
+			c, r, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+			if err != nil {
+				return nil, err
+			}
+			s.cluster, s.report, s.demo = c, r, true
+			s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 		}
-		c, r, err := snapshot.Load(name, data)
-		if err != nil {
-			return nil, err
-		}
-		s.cluster, s.report, s.demo = c, r, f.scenario == nil
-		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
-		if s.mode, err = modeOf(f, false, false); err != nil {
+		if s.mode, err = modeOf(f, s.replay != nil, false); err != nil {
 			return nil, err
 		}
 	case sourceSnapshot:

@@ -24,6 +24,7 @@ func newRunCommand() *cobra.Command {
 	var ns namespaceFlags
 	var output, detail string
 	var until time.Duration
+	var prof runProfile
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the scheduling queue headless and print every attempt",
@@ -81,15 +82,20 @@ written: memory does not grow with the attempts' detail.`,
 			if until < 0 {
 				return fmt.Errorf("--until must not be negative")
 			}
-			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
-			if err != nil {
+			if err := prof.begin(); err != nil {
 				return err
 			}
+			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
+			if err != nil {
+				return prof.end(err)
+			}
+			prof.markLoaded()
+			s.profile = &prof
 			p := &runPrinter{json: output == "json", wide: output == "wide", detail: d, keep: func(history.Event) bool { return true }}
 			if ns.explicit(cmd) {
 				p.keep = func(ev history.Event) bool { return eventInNamespace(ev, ns.namespace) }
 			}
-			return s.stream(cmd.OutOrStdout(), until, p)
+			return prof.end(s.stream(cmd.OutOrStdout(), until, p))
 		},
 	}
 	src.register(cmd)
@@ -99,6 +105,7 @@ written: memory does not grow with the attempts' detail.`,
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, wide or json")
 	cmd.Flags().StringVar(&detail, "detail", "full", "how much of each attempt -o json writes: full, failed or summary")
 	cmd.Flags().DurationVar(&until, "until", 0, "run for this much virtual time (e.g. 10m) instead of until quiescent")
+	prof.register(cmd)
 	return cmd
 }
 
@@ -113,6 +120,7 @@ func (s *session) run(until time.Duration, opts ...func(*engine.Options)) (*engi
 	if err != nil {
 		return nil, err
 	}
+	s.profile.markBuilt()
 	ctx := s.ctx
 	if ctx == nil {
 		ctx = context.Background()
@@ -203,9 +211,19 @@ type runPrinter struct {
 // pods left pending (text).
 func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error {
 	p.w = bufio.NewWriterSize(w, 64<<10)
-	if !p.json {
+	switch {
+	case !p.json:
 		s.demoLine(p.w, "source: ")
 		fmt.Fprintf(p.w, "scheduler: %s\n", s.resolved().Summary())
+	case s.demo:
+		// The text's source line, as the first JSON line.
+		b, err := json.Marshal(sourceJSON{Kind: "source", Demo: true, Source: demoHeader})
+		if err != nil {
+			return err
+		}
+		if _, err := p.w.Write(append(b, '\n')); err != nil {
+			return err
+		}
 	}
 	// The attempts stream to stdout: on a terminal they are the progress.
 	s.quietProgress = isTerminal(w)
@@ -226,6 +244,14 @@ func (s *session) stream(w io.Writer, until time.Duration, p *runPrinter) error 
 		return fmt.Errorf("%w; the output holds the lines up to there", interrupted)
 	}
 	return p.err
+}
+
+// sourceJSON is run -o json's first line on the embedded demo: the
+// text's "source:" line, so that nobody takes its pods for a cluster's.
+type sourceJSON struct {
+	Kind   string `json:"kind"`
+	Demo   bool   `json:"demo"`
+	Source string `json:"source"`
 }
 
 // headless makes the engine stream to the printer and keep nothing a
@@ -295,7 +321,14 @@ func writeTextEvent(w io.Writer, at string, ev history.Event, a *record.Attempt,
 			predicted = "no node"
 		}
 		actual := ev.Node
-		if actual == "" {
+		switch {
+		case engine.IsPodGroupRef(ev.Pod):
+			// A PodGroup's condition, and schedtui's.
+			actual, predicted = ev.ClusterMessage, ev.Predicted
+			if predicted == "" {
+				predicted = "no condition"
+			}
+		case actual == "":
 			actual = "unschedulable"
 		}
 		_, err = fmt.Fprintf(w, "%-8s   observed: %s: the cluster → %s, schedtui → %s: %s (%s)%s\n", at, ev.Pod, actual, predicted, ev.Reason, ev.Message, judgedText(ev))

@@ -22,6 +22,10 @@ func TestRunJSON(t *testing.T) {
 				t.Fatalf("%v: %s", err, errOut.String())
 			}
 			kinds := map[string]int{}
+			// The demo says so first, as the text's source line does.
+			if first, _, _ := strings.Cut(out.String(), "\n"); first != `{"kind":"source","demo":true,"source":"`+demoHeader+`"}` {
+				t.Errorf("first line %s", first)
+			}
 			sc := bufio.NewScanner(&out)
 			sc.Buffer(make([]byte, 1<<20), 1<<20)
 			for sc.Scan() {
@@ -38,6 +42,7 @@ func TestRunJSON(t *testing.T) {
 							t.Errorf("attempt line without %q: %s", f, sc.Text())
 						}
 					}
+				case "source":
 				case "queue", "preemption", "eviction":
 					if _, ok := m["time"].(string); !ok {
 						t.Errorf("%s line without time: %s", k, sc.Text())
@@ -46,7 +51,7 @@ func TestRunJSON(t *testing.T) {
 					t.Errorf("unknown kind in %s", sc.Text())
 				}
 			}
-			if kinds["attempt"] == 0 || kinds["queue"] == 0 || kinds["preemption"] != 1 || kinds["eviction"] != 2 {
+			if kinds["source"] != 1 || kinds["attempt"] == 0 || kinds["queue"] == 0 || kinds["preemption"] != 1 || kinds["eviction"] != 2 {
 				t.Errorf("kinds %v", kinds)
 			}
 		})
@@ -85,5 +90,17 @@ func TestExplainDaemonSetCommand(t *testing.T) {
 	cmd.SetArgs([]string{"ds/missing"})
 	if err := cmd.Execute(); err == nil {
 		t.Error("a missing DaemonSet was explained")
+	}
+}
+
+// TestRunJSONSourceOnlyOnTheDemo: the demo's source line is the demo's;
+// the same cluster read as a snapshot is not called the demo.
+func TestRunJSONSourceOnlyOnTheDemo(t *testing.T) {
+	out, errOut, err := runCmd(t, newRunCommand, "--snapshot", "../../testdata/demo.yaml", "-o", "json", "--detail", "summary")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	if strings.Contains(out, `"kind":"source"`) || !strings.HasPrefix(out, `{"kind":"queue"`) {
+		t.Errorf("a snapshot's run -o json:\n%.300s", out)
 	}
 }

@@ -99,4 +99,25 @@
 // controller to have released the victims' claims and the scheduler's
 // claim cache to show it, and for the scheduler's pod event handler to
 // have processed every resulting event.
+//
+// # The queue deciding (RunQueue)
+//
+// With GenericWorkload the queue's unit is a pod or a pod group, so
+// RunQueue does not choose the attempts: upstream's own ScheduleOne pops
+// and schedules, one entity at a time, and the harness records each cycle
+// from outside (groups.go): the popped entity (NextEntity wrapped), each
+// member's failure (FailureHandler wrapped: outcome, the PodScheduled
+// message, the nomination after it, the node verdicts of a FitError of
+// its own), its binding (the pod bound in the informer, no longer assumed),
+// the pods preemption deleted, and every change of a PodGroup's
+// PodGroupInitiallyScheduled condition (a reactor on the status patches).
+// Time is virtual (queue_clock.go): a fake clock whose readings still
+// increase by a nanosecond each, so equal-priority entities keep their
+// arrival order; the queue is drained while Pop would return at once
+// (activeQ, or backoffQ when activeQ is empty), the late PodGroups are
+// created, then the clock moves a second at a time to QueueHorizon with
+// upstream's backoff flush after each step (flushBackoffQCompleted and
+// the backoff heap's length are reached by go:linkname, as PriorityQueue.Run's
+// goroutine would call the flush on the clock's ticker). Barrier pods stay
+// in place: deleting them, assigned pods, would requeue unschedulable pods.
 package upstream

@@ -34,6 +34,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/preemption"
 	"k8s.io/kubernetes/pkg/scheduler/profile"
 	schedutil "k8s.io/kubernetes/pkg/scheduler/util"
+	"k8s.io/utils/clock"
 
 	"github.com/schedtui/schedtui/scheduler/record"
 	"github.com/schedtui/schedtui/snapshot"
@@ -118,6 +119,11 @@ type harness struct {
 	releaseErr      error
 
 	barrierSeq int
+	// keepBarriers leaves the barrier pods in place: where the queue
+	// decides what is attempted (RunQueue), their deletion, an assigned
+	// pod's, would move unschedulable pods to the backoff queue, which
+	// their addition does not.
+	keepBarriers bool
 	// wait bounds each wait (startOptions.wait).
 	wait time.Duration
 }
@@ -143,6 +149,8 @@ type startOptions struct {
 	// claimController runs upstream's resourceclaim controller, so that
 	// preemption victims release their claims (claims.go).
 	claimController bool
+	// clock, when set, is the scheduler's clock (RunQueue's virtual time).
+	clock clock.WithTicker
 }
 
 // start builds the scheduler over the cluster.
@@ -184,6 +192,9 @@ func start(parent context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 	opts, err := schedulerOptions(cfg, h.snap, so.parallelism)
 	if err != nil {
 		return nil, err
+	}
+	if so.clock != nil {
+		opts = append(opts, scheduler.WithClock(so.clock))
 	}
 	h.factory = scheduler.NewInformerFactory(h.api.client, 0, nil)
 	recorders := profile.RecorderFactory(func(string) events.EventRecorderLogger { return &events.FakeRecorder{} })
@@ -678,7 +689,7 @@ func (h *harness) barrier() error {
 	if err := h.poll("the scheduler to process pod events (barrier add)", func() bool {
 		_, err := h.sched.Cache.GetPod(p)
 		return err == nil
-	}); err != nil {
+	}); err != nil || h.keepBarriers {
 		return err
 	}
 	if err := pods.Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
@@ -835,6 +846,9 @@ func clusterObjects(c *snapshot.Cluster, pending []*v1.Pod) (nodes []*v1.Node, p
 	others = appendObjects(others, c.DeviceTaintRules)
 	others = appendObjects(others, c.ResourceClaimTemplates)
 	others = appendObjects(others, c.ResourceClaims)
+	others = appendObjects(others, c.Workloads)
+	others = appendObjects(others, c.CompositePodGroups)
+	others = appendObjects(others, c.PodGroups)
 	return nodes, pods, others, nil
 }
 

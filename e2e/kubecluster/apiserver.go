@@ -9,6 +9,18 @@ import (
 	"k8s.io/kubernetes/test/utils/ktesting"
 )
 
+// WorkloadAPIFlags make a kube-apiserver serve the workload API
+// (Workloads and PodGroups in scheduling.k8s.io/v1beta1, off by default in
+// 1.37) and keep spec.schedulingGroup on pods, which it drops with the
+// GenericWorkload gate off.
+var WorkloadAPIFlags = []string{"--runtime-config=scheduling.k8s.io/v1beta1=true", "--feature-gates=GenericWorkload=true"}
+
+// WorkloadSchedulerFlags turn on workload-aware scheduling in
+// kube-scheduler (the GangScheduling plugin, pod-group queueing and
+// cycles, workload-aware preemption), against a server started with
+// WorkloadAPIFlags.
+var WorkloadSchedulerFlags = []string{"--feature-gates=GenericWorkload=true"}
+
 // StartAPIServer starts a kube-apiserver storing under prefix in the etcd
 // at etcdURL, serving on a free port of 127.0.0.1, with flags added to the
 // test server's; it returns the host:port it serves on and what stops it.

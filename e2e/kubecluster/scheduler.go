@@ -12,7 +12,8 @@ import (
 )
 
 // StartScheduler runs the real kube-scheduler with the configuration file
-// config (a KubeSchedulerConfiguration naming the kubeconfig to use), as
+// config (a KubeSchedulerConfiguration naming the kubeconfig to use) and
+// flags (e.g. WorkloadSchedulerFlags), as
 // the kube-scheduler command would but without its HTTPS endpoint (no
 // port is opened) nor its signal handling (the caller's). It returns once
 // the scheduler is set up; stop ends it and waits for it to return. The
@@ -21,13 +22,13 @@ import (
 //
 // Run it once per process: the scheduler registers process-wide metrics
 // and informer names.
-func StartScheduler(ctx context.Context, config string) (stop func() error, err error) {
+func StartScheduler(ctx context.Context, config string, flags ...string) (stop func() error, err error) {
 	opts := options.NewOptions()
 	fs := pflag.NewFlagSet("kube-scheduler", pflag.ContinueOnError)
 	for _, f := range opts.Flags.FlagSets {
 		fs.AddFlagSet(f)
 	}
-	if err := fs.Parse([]string{"--config=" + config, "--secure-port=0"}); err != nil {
+	if err := fs.Parse(append([]string{"--config=" + config, "--secure-port=0"}, flags...)); err != nil {
 		return nil, fmt.Errorf("kube-scheduler flags: %w", err)
 	}
 	if err := opts.ComponentGlobalsRegistry.Set(); err != nil {

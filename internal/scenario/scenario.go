@@ -16,6 +16,8 @@
 package scenario
 
 import (
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -32,6 +34,10 @@ type Scenario struct {
 	Features []string
 	// Doc describes what a curated scenario checks ("" for generated ones).
 	Doc string
+	// LatePodGroups are PodGroups the API server gets only after every
+	// pod of Cluster (their pods wait for them in the meantime): a runner
+	// creates them once the scheduling queue has nothing left to pop.
+	LatePodGroups []*schedulingv1beta1.PodGroup
 }
 
 // Options tunes Generate.

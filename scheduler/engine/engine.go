@@ -704,10 +704,12 @@ func (e *Engine) quiescent() bool { return e.mode.quiescent() }
 
 // pendingPreemption is a decision handed over by the cycle.
 type pendingPreemption struct {
-	preemptor *v1.Pod
-	node      string
-	record    *record.Preemption
-	victims   []string // namespace/name of the victims to delete, in order
+	// preemptor is the pod, or the pod group, that preempts.
+	preemptor scheduler.Preemptor
+	// node is the chosen candidate: a node, or "cluster" for a pod group.
+	node    string
+	record  *record.Preemption
+	victims []string // namespace/name of the victims to delete, in order
 	// notCarriedOut: decided under --bind, where schedtui deletes nothing.
 	notCarriedOut bool
 	// sync: SchedulerAsyncPreemption is off, so the API calls are made
@@ -721,7 +723,7 @@ type pendingPreemption struct {
 // handler (see Options.PreemptionAPIDelay). With SchedulerAsyncPreemption
 // off nothing is marked: attempt makes the calls before the failure
 // handler.
-func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
+func (e *Engine) onPreemption(preemptor scheduler.Preemptor, p *record.Preemption) {
 	c := p.Candidates[p.Chosen]
 	d := &pendingPreemption{preemptor: preemptor, node: c.Node, record: p, sync: !e.sched.Features().EnableAsyncPreemption}
 	for _, v := range c.Victims {
@@ -743,15 +745,18 @@ func (e *Engine) onPreemption(preemptor *v1.Pod, p *record.Preemption) {
 	e.setPreempting(preemptor, true)
 }
 
-func (e *Engine) setPreempting(pod *v1.Pod, on bool) {
+// setPreempting marks (or unmarks) a preemptor whose victims are not all
+// being deleted yet, by its UID: a pod's, or a pod group's PodGroup's
+// (DefaultPreemption's PreEnqueue holds the group's members by it).
+func (e *Engine) setPreempting(preemptor scheduler.Preemptor, on bool) {
 	if on {
-		e.preempting[pod.UID] = true
+		e.preempting[preemptor.UID] = true
 	} else {
-		delete(e.preempting, pod.UID)
+		delete(e.preempting, preemptor.UID)
 	}
-	if f := e.sched.Profile(pod.Spec.SchedulerName); f != nil {
+	if f := e.sched.Profile(preemptor.SchedulerName); f != nil {
 		if pl, ok := f.Plugin(names.DefaultPreemption).(interface{ SetPreempting(string, bool) }); ok {
-			pl.SetPreempting(string(pod.UID), on)
+			pl.SetPreempting(string(preemptor.UID), on)
 		}
 	}
 }

@@ -110,6 +110,16 @@ func timelineJSON(t testing.TB, e *Engine) string {
 	return b.String()
 }
 
+// disruptionTarget is the pod's DisruptionTarget condition, nil if none.
+func disruptionTarget(p *v1.Pod) *v1.PodCondition {
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == v1.DisruptionTarget {
+			return &p.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
 func findEvents(e *Engine, kind history.EventKind, pod string) []history.Event {
 	var out []history.Event
 	for _, ev := range e.Timeline().All() {
@@ -171,12 +181,7 @@ func TestPreemptionGracefulTermination(t *testing.T) {
 	if v == nil || v.DeletionTimestamp == nil || !v.DeletionTimestamp.Time.Equal(scheduler.Epoch.Add(60*time.Second)) {
 		t.Fatalf("victim deletionTimestamp: %+v", v)
 	}
-	var cond *v1.PodCondition
-	for i := range v.Status.Conditions {
-		if v.Status.Conditions[i].Type == v1.DisruptionTarget {
-			cond = &v.Status.Conditions[i]
-		}
-	}
+	cond := disruptionTarget(v)
 	if cond == nil || cond.Status != v1.ConditionTrue || cond.Reason != "PreemptionByScheduler" ||
 		cond.Message != "default-scheduler: preempting to accommodate a higher priority pod" {
 		t.Errorf("DisruptionTarget condition %+v", cond)

@@ -35,7 +35,7 @@ const (
 	// or both found no node.
 	ForecastHit ForecastVerdict = "hit"
 	// ForecastTie: the cluster chose another node tied at the forecast's
-	// top total score (kube-scheduler picks among those at random).
+	// top total score (which of them kube-scheduler takes is not fixed: the order its parallel Filter returned them decides, or a random draw when an extender scored).
 	ForecastTie ForecastVerdict = "tie"
 	// ForecastMiss: anything else; Judgment.Message says why.
 	ForecastMiss ForecastVerdict = "miss"

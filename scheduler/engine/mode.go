@@ -5,6 +5,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
@@ -43,14 +44,15 @@ type mode interface {
 	// about to be applied. pendingAdded: a pending pod the engine
 	// schedules joined the queue (initial: one of New's). podUpdated
 	// applies the update of pod old to c.Pod (neither terminal).
-	// podDeleted: old's deletion was applied. claimUpdated: a claim's
-	// update is about to be stored; it returns what to do once it is
-	// (nil for nothing).
+	// podDeleted: old's deletion was applied. claimUpdated,
+	// podGroupUpdated: a claim's, a PodGroup's update is about to be
+	// stored; it returns what to do once it is (nil for nothing).
 	arriving(c change.Change)
 	pendingAdded(p *v1.Pod, initial bool)
 	podUpdated(c change.Change, old *v1.Pod)
 	podDeleted(old *v1.Pod)
 	claimUpdated(old, cur *v1.PersistentVolumeClaim) func()
+	podGroupUpdated(old, cur *schedulingv1beta1.PodGroup) func()
 
 	// save is the mode's state for a checkpoint.
 	save() modeState

@@ -146,7 +146,9 @@ func TestGangTooBigBindsNone(t *testing.T) {
 			t.Errorf("%s bound to %s", p.Name, n)
 		}
 	}
-	const groupMsg = "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, "
+	// DefaultPreemption's PodGroupPostFilter finds nothing to evict and
+	// says so after the gang's reason, as upstream's.
+	const groupMsg = "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming preemptor"
 	if c := groupCondition(t, e, "job"); c.Status != metav1.ConditionFalse || c.Reason != "Unschedulable" || c.Message != groupMsg {
 		t.Errorf("condition: %+v", c)
 	}
@@ -335,14 +337,16 @@ func TestGangPlacedInOneDomain(t *testing.T) {
 	}
 }
 
-// A gang no zone can hold reports the first placement's status. The
-// status carries errPodGroupUnschedulable, whose text leads its message,
-// so a member rejected with the group says it twice, as upstream's does.
+// A gang no zone can hold reports the first placement's status, then
+// DefaultPreemption's PodGroupPostFilter reason. The status carries
+// errPodGroupUnschedulable, whose text leads its message, so a member
+// rejected with the group says it twice, as upstream's does (the
+// conformance suite's topology scenarios, e.g. gangs-5, see the same).
 func TestGangTooBigForEveryDomain(t *testing.T) {
 	pods := []*v1.Pod{gangPod("w0", "job"), gangPod("w1", "job"), gangPod("w2", "job"), gangPod("w3", "job")}
 	e := topologyEngine(t, pods, zonalGang("job", 4))
 	e.Step()
-	const msg = "pod group is unschedulable, 0/2 placements are available, first placement status: minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, "
+	const msg = "pod group is unschedulable, 0/2 placements are available, first placement status: minCount (4) cannot be satisfied: 2 scheduled, 1 remaining, pod group preemption: No preemption victims found for incoming preemptor"
 	if c := groupCondition(t, e, "job"); c.Message != msg {
 		t.Errorf("condition message %q, want %q", c.Message, msg)
 	}

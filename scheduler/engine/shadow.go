@@ -157,6 +157,12 @@ type shadowState struct {
 	// latest delays from that arrival to the decision's (lagWindow).
 	created   map[types.UID]time.Time
 	reactions []time.Duration
+	// batches are the pod groups whose members' bindings are gathered
+	// to be judged together (shadow_group.go), by namespace/name.
+	batches map[string]*groupBatch
+	// held are the PodGroup conditions waiting for their cycle's first
+	// member decision, by namespace/name.
+	held map[string]heldCondition
 }
 
 type forkCapture struct {
@@ -176,7 +182,8 @@ type shadow struct {
 }
 
 func newShadow(e *Engine) *shadow {
-	return &shadow{e: e, shadowState: &shadowState{inflight: map[types.UID]inflight{}, tracedOps: map[int]int{}, created: map[types.UID]time.Time{}}}
+	return &shadow{e: e, shadowState: &shadowState{inflight: map[types.UID]inflight{}, tracedOps: map[int]int{}, created: map[types.UID]time.Time{},
+		batches: map[string]*groupBatch{}, held: map[string]heldCondition{}}}
 }
 
 // Shadowing reports whether the engine runs in shadow mode.
@@ -204,7 +211,14 @@ func (c *shadowState) resume(e *Engine) mode {
 func (s *shadowState) clone(l *history.Log) *shadowState {
 	c := &shadowState{inflight: make(map[types.UID]inflight, len(s.inflight)), seq: s.seq, removed: append([]recentRemoval(nil), s.removed...), arrived: s.arrived,
 		tracedOps: make(map[int]int, len(s.tracedOps)), created: make(map[types.UID]time.Time, len(s.created)),
-		reactions: append([]time.Duration(nil), s.reactions...)}
+		reactions: append([]time.Duration(nil), s.reactions...), batches: make(map[string]*groupBatch, len(s.batches))}
+	for k, b := range s.batches {
+		c.batches[k] = b.clone()
+	}
+	c.held = make(map[string]heldCondition, len(s.held))
+	for k, h := range s.held {
+		c.held[k] = h
+	}
 	for k, v := range s.created {
 		c.created[k] = v
 	}

@@ -35,6 +35,10 @@ func unschedulableDecision(old, cur *v1.Pod) (string, bool) {
 
 // judgement is a decision judged, before it is on the timeline.
 type judgement struct {
+	// batched: judged with its pod group's batch (shadow_group.go), in
+	// member order on the cluster's placements; not judged again when
+	// later bindings arrive (reviseRecent), which would judge it alone.
+	batched bool
 	// tracedOp is the op of the evaluation when it was made as the pod
 	// went in flight (tracedAttempt.op), -1 when made for the decision.
 	tracedOp  int
@@ -55,15 +59,29 @@ func (s *shadow) podUpdated(c change.Change, old *v1.Pod) {
 	e := s.e
 	cur := c.Pod
 	var j *judgement
+	var gj *groupJudgement
+	group := s.groupOf(old)
+	batched := false
 	if e.responsible(old) && old.Spec.NodeName == "" && old.UID == cur.UID {
-		if cur.Spec.NodeName != "" {
+		switch msg, ok := unschedulableDecision(old, cur); {
+		case cur.Spec.NodeName != "" && group != "":
+			// Judged with the other bindings of its group's cycle
+			// (shadow_group.go).
+			s.memberBound(group, old, cur.Spec.NodeName)
+			batched = true
+		case cur.Spec.NodeName != "":
 			j = s.judgeDecision(old, decision{node: cur.Spec.NodeName})
-		} else if msg, ok := unschedulableDecision(old, cur); ok {
+		case ok && group != "":
+			gj = s.memberRejected(group, old, msg)
+		case ok:
 			j = s.judgeDecision(old, decision{msg: msg})
 		}
-		if j != nil {
+		if j != nil || gj != nil || batched {
 			s.reacted(cur.UID, true)
 		}
+	}
+	if old.Spec.NodeName == "" && cur.Spec.NodeName != "" && !batched {
+		s.otherBound(cur, group)
 	}
 	var traced *tracedAttempt
 	if e.responsible(old) && old.Spec.NodeName == "" && old.UID == cur.UID && preBindNomination(old, cur) {
@@ -84,14 +102,27 @@ func (s *shadow) podUpdated(c change.Change, old *v1.Pod) {
 		f.atTrace = traced
 		s.inflight[cur.UID] = f
 	}
-	if j != nil && j.d.node == "" && e.responsible(cur) {
+	switch {
+	case j != nil && j.d.node == "" && e.responsible(cur):
 		s.requeueRejected(cur, j.res.a)
+	case gj != nil && e.responsible(cur):
+		a := &record.Attempt{Outcome: record.Error}
+		if gj.attempt >= 0 {
+			a = e.hist.At(gj.attempt)
+		}
+		s.requeueRejected(cur, a)
 	}
 	if j != nil {
 		s.observeJudgement(j)
 	}
+	if gj != nil {
+		s.observeGroupJudgement(gj)
+	}
+	if len(s.batches) > 0 {
+		s.judgeDueBatches()
+	}
 	switch {
-	case j != nil && j.d.node != "":
+	case batched || j != nil && j.d.node != "":
 		s.reviseRecent(cur.UID, key(cur), "bound", true)
 	case prebind:
 		s.reviseRecent(cur.UID, key(cur), "nominated to "+cur.Status.NominatedNodeName+" for PreBind", false)
@@ -175,6 +206,9 @@ func (s *shadow) observeJudgement(j *judgement) {
 	judged := j.res.judged
 	e.event(history.Event{Kind: history.EventObserved, Pod: key(j.pod), Node: j.d.node, Predicted: j.res.a.Node, Reason: string(j.verdict),
 		Message: j.why, Attempt: idx, Judged: &judged, Uncertain: joinNotes(j.uncertain, j.res.notes), ClusterMessage: j.d.msg})
+	if j.batched {
+		return
+	}
 	kept := s.recent[:0]
 	for _, r := range s.recent {
 		if s.arrived.Sub(r.at) <= ShadowWindow {

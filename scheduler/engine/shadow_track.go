@@ -50,6 +50,11 @@ func (s *shadow) arriving(c change.Change) {
 	if at.After(s.arrived) {
 		s.arrived = at
 	}
+	if len(s.batches) > 0 || len(s.held) > 0 {
+		// A batch open too long is judged on the state before this
+		// change.
+		s.judgeDueBatches()
+	}
 }
 
 // pendingAdded notes a pending pod arriving with a nomination (in

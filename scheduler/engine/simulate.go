@@ -6,6 +6,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
@@ -142,6 +143,10 @@ func (m *simulation) quiescent() bool {
 func (*simulation) arriving(change.Change)                             {}
 func (*simulation) pendingAdded(*v1.Pod, bool)                         {}
 func (*simulation) claimUpdated(_, _ *v1.PersistentVolumeClaim) func() { return nil }
+
+// podGroupUpdated: a simulation writes its own PodGroup conditions; the
+// cluster's are not judged.
+func (*simulation) podGroupUpdated(_, _ *schedulingv1beta1.PodGroup) func() { return nil }
 
 // podDeleted: no controller runs in a simulation, so the engine plays the
 // resourceclaim controller's release of the pod's claims

@@ -124,7 +124,7 @@ func (e *Engine) actuateSync(d *pendingPreemption) {
 // clearLowerNominations clears the nominations of the pods of lower
 // priority than the preemptor nominated to its node.
 func (e *Engine) clearLowerNominations(d *pendingPreemption) {
-	prio := priorityOf(d.preemptor)
+	prio := d.preemptor.Priority
 	var cleared []string
 	for _, pi := range e.sched.Nominator().NominatedPodsForNode(d.node) {
 		if priorityOf(pi.Pod) >= prio || pi.Pod.Status.NominatedNodeName == "" {
@@ -152,7 +152,7 @@ func (e *Engine) clearLowerNominations(d *pendingPreemption) {
 // deleteVictims marks each victim (DisruptionTarget) and deletes it; it
 // leaves the cluster when its grace period ends.
 func (e *Engine) deleteVictims(d *pendingPreemption) {
-	msg := fmt.Sprintf("%s: preempting to accommodate a higher priority pod", d.preemptor.Spec.SchedulerName)
+	msg := fmt.Sprintf("%s: preempting to accommodate a higher priority %s", d.preemptor.SchedulerName, d.preemptor.Kind)
 	for _, v := range d.victims {
 		cur := e.Pod(v)
 		if cur == nil || cur.DeletionTimestamp != nil || cur.Spec.NodeName == "" {
@@ -173,9 +173,9 @@ func (e *Engine) deleteVictims(d *pendingPreemption) {
 		deleting.DeletionGracePeriodSeconds = &secs
 		e.updateAssigned(marked, deleting)
 		e.event(history.Event{Kind: history.EventCluster, Pod: v, Node: cur.Spec.NodeName, Reason: "Preempted",
-			Message: fmt.Sprintf("Preempted by pod %s on node %s", d.preemptor.UID, d.node), Preemptor: key(d.preemptor)})
+			Message: fmt.Sprintf("Preempted by %s %s on node %s", d.preemptor.Kind, d.preemptor.UID, d.node), Preemptor: d.preemptor.Key})
 		e.addTimer(&timer{at: e.now.Add(grace), kind: timerTerminate, victim: v, victimUID: string(cur.UID),
-			node: cur.Spec.NodeName, preemptor: key(d.preemptor)})
+			node: cur.Spec.NodeName, preemptor: d.preemptor.Key})
 	}
 }
 

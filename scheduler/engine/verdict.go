@@ -16,7 +16,8 @@ const (
 	// Agree: the same node (or both found none).
 	Agree Verdict = "agree"
 	// Tie: another node, but one tied with schedtui's at the top total
-	// score; kube-scheduler picks among those at random.
+	// score; which of them kube-scheduler takes is not fixed (the order its
+	// parallel Filter returned them, or a random draw when an extender scored).
 	Tie Verdict = "tie"
 	// Disagree: schedtui rejected the node, scored it lower, never got to
 	// it, or placed a pod the cluster's scheduler could not.
@@ -56,7 +57,7 @@ func judge(a *record.Attempt, actual, unschedulable string) (Verdict, string) {
 		return Disagree, fmt.Sprintf("%sschedtui stopped after %d feasible node(s) (numFeasibleNodesToFind) before evaluating %s", prefix, len(a.Feasible), actual)
 	}
 	if slices.Contains(a.Top(), n) {
-		return Tie, fmt.Sprintf("%s and %s tie at the top total score; kube-scheduler picks among tied nodes at random", a.Node, actual)
+		return Tie, fmt.Sprintf("%s and %s tie at the top total score; which tied node kube-scheduler takes is not fixed", a.Node, actual)
 	}
 	var got, best int64
 	for _, t := range a.Totals() {
@@ -85,12 +86,22 @@ type VerdictRow struct {
 // VerdictRows lays out the verdict on a decision of the cluster's
 // scheduler (an observation, judged by judge, or in shadow mode by
 // shadowVerdict): it puts the cluster's decision next to schedtui's attempt a (the
-// attempt the observation ev names). For a binding: the node each chose,
+// attempt the observation ev names). For a PodGroup's condition: the
+// cluster's and the one schedtui's pod-group cycle writes. For a binding: the node each chose,
 // Filter's verdict on each of the two nodes (the first plugin rejecting it
 // and its reasons), then each Score plugin's weighted score on both nodes
 // and the totals. For an unschedulable decision: the outcomes and the two
 // messages.
 func VerdictRows(ev history.Event, a *record.Attempt) []VerdictRow {
+	if IsPodGroupRef(ev.Pod) {
+		// A PodGroup's condition: the cluster's against the one
+		// schedtui's pod-group cycle writes (shadow_group.go).
+		mine := ev.Predicted
+		if mine == "" {
+			mine = "(none written)"
+		}
+		return []VerdictRow{{What: "condition", Cluster: ev.ClusterMessage, Schedtui: mine, Differs: ev.ClusterMessage != ev.Predicted}}
+	}
 	if a == nil {
 		return nil
 	}

@@ -205,6 +205,11 @@ type Handle interface {
 	RunFilterPluginsWithNominatedPods(ctx context.Context, state *CycleState, pod *v1.Pod, nodeInfo *NodeInfo) *Status
 	RunPreFilterExtensionAddPod(ctx context.Context, state *CycleState, podToSchedule *v1.Pod, podInfoToAdd *PodInfo, nodeInfo *NodeInfo) *Status
 	RunPreFilterExtensionRemovePod(ctx context.Context, state *CycleState, podToSchedule *v1.Pod, podInfoToRemove *PodInfo, nodeInfo *NodeInfo) *Status
+	// RunReservePluginsReserve and RunReservePluginsUnreserve run the
+	// profile's Reserve plugins (workload-aware preemption reserves a
+	// member in its place while it reprieves victims, then unreserves it).
+	RunReservePluginsReserve(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string) *Status
+	RunReservePluginsUnreserve(ctx context.Context, state *CycleState, pod *v1.Pod, nodeName string)
 	// Rand is the engine's seeded random source; runs are reproducible.
 	Rand() *rand.Rand
 	// Now is the engine's (virtual) clock.

@@ -18,6 +18,9 @@ type Snapshot struct {
 	havePodsWithAffinity        []*NodeInfo
 	havePodsWithRequiredAntiAff []*NodeInfo
 	usedPVCSet                  map[string]struct{}
+	// mutations, during a mutation session (StartMutations), holds a copy
+	// of each NodeInfo as it was before the session first changed it.
+	mutations map[*NodeInfo]*NodeInfo
 	// placement limits a pod-group cycle's nodes (placement.go).
 	placement *placementNodes
 }
@@ -253,12 +256,55 @@ func (s *Snapshot) IsPVCUsedByPods(key string) bool {
 	return ok
 }
 
+// StartMutations opens a mutation session, upstream's
+// MutableSnapshotSharedLister.StartMutations: the pods added and removed
+// until EndMutations (workload-aware preemption takes victims off and puts
+// members on) are undone then, each node left exactly as it was, its pods
+// in their order. Sessions do not nest.
+func (s *Snapshot) StartMutations() error {
+	if s.mutations != nil {
+		return fmt.Errorf("cannot stack mutations")
+	}
+	s.mutations = map[*NodeInfo]*NodeInfo{}
+	return nil
+}
+
+// EndMutations closes the session, restoring every node it changed in
+// place (the NodeInfos keep their identity; each gets a new generation,
+// so that nothing that copied it during the session is taken as current).
+func (s *Snapshot) EndMutations() error {
+	if s.mutations == nil {
+		return fmt.Errorf("no mutation session started")
+	}
+	for ni, before := range s.mutations {
+		*ni = *before
+		ni.Generation = nextGeneration()
+	}
+	restored := len(s.mutations) > 0
+	s.mutations = nil
+	if restored {
+		s.refreshLists()
+	}
+	return nil
+}
+
+// noteMutation keeps ni as it is before a session's first change to it.
+func (s *Snapshot) noteMutation(ni *NodeInfo) {
+	if s.mutations == nil {
+		return
+	}
+	if _, kept := s.mutations[ni]; !kept {
+		s.mutations[ni] = ni.Clone()
+	}
+}
+
 // AddPod puts an assumed or bound pod on its node (after Reserve/Bind).
 func (s *Snapshot) AddPod(pod *v1.Pod) error {
 	ni, ok := s.nodeInfoMap[pod.Spec.NodeName]
 	if !ok {
 		return fmt.Errorf("node %q of pod %s/%s is not in the snapshot", pod.Spec.NodeName, pod.Namespace, pod.Name)
 	}
+	s.noteMutation(ni)
 	before := listMembership(ni)
 	ni.AddPod(pod)
 	if listMembership(ni) != before {
@@ -280,6 +326,7 @@ func (s *Snapshot) RemovePod(pod *v1.Pod) error {
 	if !ok {
 		return fmt.Errorf("node %q of pod %s/%s is not in the snapshot", pod.Spec.NodeName, pod.Namespace, pod.Name)
 	}
+	s.noteMutation(ni)
 	before := listMembership(ni)
 	if err := ni.RemovePod(pod); err != nil {
 		return err

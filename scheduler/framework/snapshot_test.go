@@ -281,3 +281,57 @@ func TestImageSummariesInRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotMutationSession: what a session adds and removes is undone
+// at its end, each node's pods back in their order (a removal swaps the
+// last pod in) and its requests as they were; sessions do not nest.
+func TestSnapshotMutationSession(t *testing.T) {
+	node := func(name string) *v1.Node {
+		return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1.NodeStatus{Allocatable: v1.ResourceList{
+			v1.ResourceCPU: resource.MustParse("4"), v1.ResourcePods: resource.MustParse("10")}}}
+	}
+	pods := []*v1.Pod{pod("a1", "a", "1"), pod("a2", "a", "1"), pod("a3", "a", "1"), pod("b1", "b", "1")}
+	s := NewSnapshot([]*v1.Node{node("a"), node("b")}, pods)
+	names := func() []string {
+		var out []string
+		for _, ni := range s.List() {
+			for _, pi := range ni.Pods {
+				out = append(out, ni.Name()+"/"+pi.Pod.Name)
+			}
+			out = append(out, fmt.Sprintf("%s:%dm", ni.Name(), ni.Requested.MilliCPU))
+		}
+		return out
+	}
+	before := names()
+	a, _ := s.Get("a")
+	if err := s.StartMutations(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartMutations(); err == nil {
+		t.Error("a second session started inside the first")
+	}
+	if err := s.RemovePod(pods[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddPod(pods[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddPod(pod("new", "b", "2")); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(names(), before) {
+		t.Fatal("the session changed nothing")
+	}
+	if err := s.EndMutations(); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); !slices.Equal(got, before) {
+		t.Errorf("after the session %v, want %v", got, before)
+	}
+	if again, _ := s.Get("a"); again != a {
+		t.Error("the node's NodeInfo was replaced, not restored in place")
+	}
+	if err := s.EndMutations(); err == nil {
+		t.Error("a session ended twice")
+	}
+}

@@ -326,6 +326,7 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(g *framework.QueuedPodGroup
 			return fmt.Errorf("pod group %s is already present in the backoff queue", gk)
 		}
 	}
+	poppedSeq, wasPopped := q.lastPoppedSeq, q.lastPopped == groupEntryKey(gk)
 	q.lastPopped = ""
 	pending := q.pendingMembers.clear(gk)
 	if len(pending) == 0 {
@@ -367,6 +368,11 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(g *framework.QueuedPodGroup
 	ng.WasFlushedFromUnschedulable = false
 	ng.FlushTimestamp = time.Time{}
 	e := q.newGroupEntry(ng)
+	if preserveTimestamp && wasPopped {
+		// Upstream's timestamps never tie: the preserved one is older than
+		// every entry's since. seq stands for the nanoseconds.
+		e.seq = poppedSeq
+	}
 	from := InFlight
 	if !withoutBackoff && q.backoffQ.isPodBackingoff(e) {
 		q.moveToBackoffQ(e, ScheduleAttemptFailure, from)

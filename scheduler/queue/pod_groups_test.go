@@ -178,3 +178,31 @@ func TestPodGroupExportImport(t *testing.T) {
 		t.Errorf("imported group: %d members", len(g.Members))
 	}
 }
+
+// A group whose cycle succeeded with a member left over comes back to
+// activeQ with its timestamp kept, ahead of a group of equal priority
+// queued after it, as upstream's nanosecond timestamps order them: the
+// virtual clock stands still, the entry keeps its place among ties.
+func TestPodGroupKeepsItsPlaceAfterPartialSuccess(t *testing.T) {
+	e := workloadEnv(t)
+	e.observe(gang("first", 1))
+	e.observe(gang("second", 1))
+	f0, f1, s0 := member("f0", "first"), member("f1", "first"), member("s0", "second")
+	e.addMember(f0)
+	e.addMember(f1)
+	e.addMember(s0)
+	g := e.popGroup()
+	if g.Name != "first" {
+		t.Fatalf("popped %s first", g.Name)
+	}
+	c := *g.Members[1]
+	if err := e.q.AddUnschedulablePodIfNotPresent(&c); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.q.AddAttemptedPodGroupIfNeeded(g, nil); err != nil {
+		t.Fatal(err)
+	}
+	if g := e.popGroup(); g.Name != "first" || len(g.Members) != 1 || g.Members[0].Pod.Name != "f1" {
+		t.Errorf("popped %s (%d members) after the partial success, want first's f1 again", g.Name, len(g.Members))
+	}
+}

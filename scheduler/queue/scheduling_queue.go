@@ -208,6 +208,10 @@ type PriorityQueue struct {
 	incomplete     memberPods
 	pendingMembers memberPods
 	lastPopped     string
+	// lastPoppedSeq is the popped entry's seq: a group requeued with its
+	// timestamp preserved keeps its place among the entries whose
+	// timestamps tie with it (see entry.seq).
+	lastPoppedSeq uint64
 }
 
 // New builds a queue over the profiles' registered events.
@@ -548,7 +552,7 @@ func (q *PriorityQueue) Pop() (framework.QueuedEntity, bool) {
 			continue
 		}
 		e.Attempts++
-		q.lastPopped = e.key
+		q.lastPopped, q.lastPoppedSeq = e.key, e.seq
 		q.emit(e, from, InFlight, label)
 		return e.entity(), true
 	}

@@ -17,9 +17,10 @@ type State struct {
 	schedCycle int64
 	// The pod groups' part: observed PodGroups, members waiting for
 	// theirs, the entry popped last.
-	podGroups  map[string]*schedulingv1beta1.PodGroup
-	incomplete memberPods
-	lastPopped string
+	podGroups     map[string]*schedulingv1beta1.PodGroup
+	incomplete    memberPods
+	lastPopped    string
+	lastPoppedSeq uint64
 }
 
 type entryState struct {
@@ -61,7 +62,8 @@ func (q *PriorityQueue) Export() (*State, error) {
 		return nil, fmt.Errorf("queue: cannot export with %d pods in flight", len(q.activeQ.inFlightPods))
 	}
 	st := &State{seq: q.seq, schedCycle: q.activeQ.schedulingCycle, entries: make([]entryState, 0, len(q.pods)),
-		podGroups: maps.Clone(q.podGroups), incomplete: q.incomplete.clone(), lastPopped: q.lastPopped}
+		podGroups: maps.Clone(q.podGroups), incomplete: q.incomplete.clone(), lastPopped: q.lastPopped,
+		lastPoppedSeq: q.lastPoppedSeq}
 	add := func(e *entry) {
 		es := entryState{seq: e.seq, where: e.where, gatingMessage: e.gatingMessage}
 		if e.group != nil {
@@ -89,7 +91,7 @@ func (q *PriorityQueue) Import(st *State) error {
 		return fmt.Errorf("queue: import into a non-empty queue")
 	}
 	q.seq, q.activeQ.schedulingCycle = st.seq, st.schedCycle
-	q.podGroups, q.incomplete, q.lastPopped = maps.Clone(st.podGroups), st.incomplete.clone(), st.lastPopped
+	q.podGroups, q.incomplete, q.lastPopped, q.lastPoppedSeq = maps.Clone(st.podGroups), st.incomplete.clone(), st.lastPopped, st.lastPoppedSeq
 	if q.podGroups == nil {
 		q.podGroups, q.incomplete = map[string]*schedulingv1beta1.PodGroup{}, memberPods{}
 	}

@@ -253,6 +253,14 @@ type Victim struct {
 	// violates: those it takes below zero allowed disruptions, counting
 	// the candidate's victims before it. Empty: the eviction violates none.
 	PDBs []string
+	// Node is the node the victim runs on when it is not the candidate's:
+	// every victim of a pod group's preemption (its candidate is
+	// "cluster"), or a pod of a group victim running elsewhere.
+	Node string
+	// Group is the PodGroup or CompositePodGroup (namespace/name) whose
+	// disruptionMode all takes the victim with every scheduled pod of
+	// the group (GenericWorkload); empty for a pod evicted on its own.
+	Group string
 }
 
 // ExtenderCall is one call the attempt made to a scheduler extender.

@@ -28,7 +28,7 @@ func (a *Attempt) RetainedBytes() int {
 		for _, c := range p.Candidates {
 			n += int(unsafe.Sizeof(c)) + len(c.Node)
 			for _, v := range c.Victims {
-				n += int(unsafe.Sizeof(v)) + len(v.Pod) + stringsBytes(v.PDBs)
+				n += int(unsafe.Sizeof(v)) + len(v.Pod) + stringsBytes(v.PDBs) + len(v.Node) + len(v.Group)
 			}
 		}
 	}

@@ -84,7 +84,7 @@ func Verdict(in Input) (out []string) {
 			for _, t := range top {
 				tied = append(tied, a.Nodes.Names[t])
 			}
-			out = append(out, fmt.Sprintf("Scheduled on %s: %d feasible nodes, %d tied at the top score (%s); the tie is broken at random upstream.",
+			out = append(out, fmt.Sprintf("Scheduled on %s: %d feasible nodes, %d tied at the top score (%s); upstream's pick among them is not fixed.",
 				a.Node, len(a.Feasible), len(tied), Names(tied)))
 		default:
 			out = append(out, fmt.Sprintf("Scheduled on %s: highest total score among %d feasible nodes%s.", a.Node, len(a.Feasible), see(in.Refs.Scores)))

@@ -17,13 +17,15 @@ import (
 // Handle is a framework.Handle over a fixed snapshot and object store.
 // Filters, when set, are what RunFilterPluginsWithNominatedPods runs (in
 // order, first failure wins, no nominated pods); PreFilterExtensions are
-// what the AddPod/RemovePod runners call.
+// what the AddPod/RemovePod runners call; Reserves what the Reserve
+// runners call (Unreserve in reverse order).
 type Handle struct {
 	Snap                *framework.Snapshot
 	Store               *framework.ObjectStore
 	Nominated           map[string][]*framework.PodInfo
 	Filters             []framework.FilterPlugin
 	PreFilterExtensions []framework.PreFilterExtensions
+	Reserves            []framework.ReservePlugin
 	Random              *rand.Rand
 	Clock               time.Time
 	// Gates are the feature gates the plugins see (NewHandle: 1.37's defaults).
@@ -99,6 +101,21 @@ func (h *Handle) RunPreFilterExtensionRemovePod(ctx context.Context, state *fram
 		}
 	}
 	return nil
+}
+
+func (h *Handle) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string) *framework.Status {
+	for _, r := range h.Reserves {
+		if s := r.Reserve(ctx, state, pod, node); !s.IsSuccess() {
+			return s.WithPlugin(r.Name())
+		}
+	}
+	return nil
+}
+
+func (h *Handle) RunReservePluginsUnreserve(ctx context.Context, state *framework.CycleState, pod *v1.Pod, node string) {
+	for i := len(h.Reserves) - 1; i >= 0; i-- {
+		h.Reserves[i].Unreserve(ctx, state, pod, node)
+	}
 }
 
 // HintCase is one call of a queueing hint function: the pod waiting, the

@@ -23,8 +23,6 @@ type unimplementedGate struct {
 var unimplementedGates = []unimplementedGate{
 	{"CompositePodGroup", func(f features.Features) bool { return f.EnableCompositePodGroup },
 		"schedules composite pod groups"},
-	{"PodGroupPreemptionPolicy", func(f features.Features) bool { return f.EnablePodGroupPreemptionPolicy },
-		"applies pod groups' preemption policy"},
 	{"InPlacePodVerticalScalingSchedulerPreemption", func(f features.Features) bool { return f.EnableInPlacePodVerticalScalingSchedulerPreemption },
 		"adds the DeferredPodScheduling plugin and schedules deferred resizes"},
 	{"DRANodeAllocatableResources", func(f features.Features) bool { return f.EnableDRANodeAllocatableResources },

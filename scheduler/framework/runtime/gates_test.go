@@ -21,7 +21,6 @@ func TestUnimplementedGatesRefused(t *testing.T) {
 			"GenericWorkload":                              &f.EnableGenericWorkload,
 			"TopologyAwareWorkloadScheduling":              &f.EnableTopologyAwareWorkloadScheduling,
 			"CompositePodGroup":                            &f.EnableCompositePodGroup,
-			"PodGroupPreemptionPolicy":                     &f.EnablePodGroupPreemptionPolicy,
 			"InPlacePodVerticalScalingSchedulerPreemption": &f.EnableInPlacePodVerticalScalingSchedulerPreemption,
 			"DRANodeAllocatableResources":                  &f.EnableDRANodeAllocatableResources,
 			"SchedulerPreQueueingHints":                    &f.EnableSchedulerPreQueueingHints,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -34,15 +33,21 @@ func (pl *DefaultPreemption) findCandidates(ctx context.Context, state *framewor
 	numCandidates := pl.numCandidates(n)
 
 	statuses := framework.NewDefaultNodeToStatus()
+	g := pl.groups()
 	var nonViolating, violating []*candidate
 	var errs []error
 	// Upstream checks nodes in parallel and cancels once it has enough;
 	// schedtui checks them in order, as upstream with parallelism 1.
 	for i := 0; i < len(potential); i++ {
 		ni := potential[(int(offset)+i)%len(potential)]
-		victims, numViolations, status := pl.selectVictimsOnNode(ctx, state.Clone(), pod, ni.Clone(), pdbs)
-		if status.IsSuccess() && len(victims) != 0 {
-			c := &candidate{node: ni.Name(), victims: victims, pdbViolations: numViolations}
+		onNode, err := g.victimsOnNode(ni)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		chosen, numViolations, status := pl.selectVictimsOnNode(ctx, state.Clone(), pod, ni.Clone(), onNode, pdbs)
+		if status.IsSuccess() && len(chosen) != 0 {
+			c := newCandidate(ni.Name(), chosen, numViolations)
 			if numViolations == 0 {
 				nonViolating = appendCapped(nonViolating, c, numCandidates)
 			} else {
@@ -53,7 +58,7 @@ func (pl *DefaultPreemption) findCandidates(ctx context.Context, state *framewor
 			}
 			continue
 		}
-		if status.IsSuccess() && len(victims) == 0 {
+		if status.IsSuccess() && len(chosen) == 0 {
 			status = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", ni.Name()))
 		}
 		if status.Code() == framework.Error {
@@ -85,91 +90,101 @@ func (pl *DefaultPreemption) numCandidates(n int32) int32 {
 	return c
 }
 
-// selectVictimsOnNode removes every lower-priority pod, checks the pod
+// selectVictimsOnNode removes every lower-priority victim, checks the pod
 // then fits, and reprieves victims (PDB-violating ones first, each group
-// most important first) as long as the pod still fits.
-func (pl *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, preemptor *v1.Pod, ni *framework.NodeInfo, pdbs []*policyv1.PodDisruptionBudget) ([]*v1.Pod, int, *framework.Status) {
+// most important first) as long as the pod still fits. victims are the
+// node's (victimsOn); only ni, the node's copy, is changed: a group
+// victim's pods on other nodes are removed for the PreFilter extensions
+// only, as upstream's. It returns the victims to evict, in order, and how
+// many of their pods break PDBs.
+func (pl *DefaultPreemption) selectVictimsOnNode(ctx context.Context, state *framework.CycleState, preemptor *v1.Pod, ni *framework.NodeInfo, victims []*victim, pdbs []*policyv1.PodDisruptionBudget) ([]*victim, int, *framework.Status) {
+	main := ni.Name()
+	nameToNode := map[string]*framework.NodeInfo{main: ni}
+	remove := func(v *victim) error {
+		for _, pi := range v.pods {
+			if pi.Pod.Spec.NodeName == main {
+				if err := ni.RemovePod(pi.Pod); err != nil {
+					return err
+				}
+			}
+			if err := pl.h.RunPreFilterExtensionRemovePod(ctx, state, preemptor, pi, nameToNode[pi.Pod.Spec.NodeName]).AsError(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	add := func(v *victim) error {
+		for _, pi := range v.pods {
+			if pi.Pod.Spec.NodeName == main {
+				ni.AddPodInfo(pi)
+			}
+			if err := pl.h.RunPreFilterExtensionAddPod(ctx, state, preemptor, pi, nameToNode[pi.Pod.Spec.NodeName]).AsError(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	prio := corev1helpers.PodPriority(preemptor)
-	var potential []*framework.PodInfo
-	for _, pi := range ni.Pods {
-		if corev1helpers.PodPriority(pi.Pod) < prio {
-			potential = append(potential, pi)
+	var potential []*victim
+	for _, v := range victims {
+		if v.priority < prio {
+			potential = append(potential, v)
 		}
 	}
 	if len(potential) == 0 {
 		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, "No preemption victims found for incoming pod")
 	}
-	remove := func(pi *framework.PodInfo) error {
-		if err := ni.RemovePod(pi.Pod); err != nil {
-			return err
+	for _, v := range potential {
+		for name, other := range v.nodes {
+			if _, ok := nameToNode[name]; !ok {
+				nameToNode[name] = other
+			}
 		}
-		return pl.h.RunPreFilterExtensionRemovePod(ctx, state, preemptor, pi, ni).AsError()
-	}
-	add := func(pi *framework.PodInfo) error {
-		ni.AddPodInfo(pi)
-		return pl.h.RunPreFilterExtensionAddPod(ctx, state, preemptor, pi, ni).AsError()
-	}
-	for _, pi := range potential {
-		if err := remove(pi); err != nil {
+		if err := remove(v); err != nil {
 			return nil, 0, framework.AsStatus(err)
 		}
 	}
 	if st := pl.h.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, ni); !st.IsSuccess() {
 		return nil, 0, st
 	}
-	now := pl.h.Now()
 	// sort.Slice, like upstream: equal victims keep the order the same
 	// (deterministic) algorithm leaves them in.
-	sort.Slice(potential, func(i, j int) bool { return moreImportant(potential[i].Pod, potential[j].Pod, now) })
-	violatingPods, nonViolatingPods := splitByPDBInfos(potential, pdbs)
+	sort.Slice(potential, func(i, j int) bool { return moreImportantVictim(potential[i], potential[j]) })
+	violating, nonViolating := splitVictimsByPDB(potential, pdbs)
 
-	var victims []*framework.PodInfo
-	reprieve := func(pi *framework.PodInfo) (bool, error) {
-		if err := add(pi); err != nil {
+	var chosen []*victim
+	reprieve := func(v *victim) (bool, error) {
+		if err := add(v); err != nil {
 			return false, err
 		}
 		fits := pl.h.RunFilterPluginsWithNominatedPods(ctx, state, preemptor, ni).IsSuccess()
 		if !fits {
-			if err := remove(pi); err != nil {
+			if err := remove(v); err != nil {
 				return false, err
 			}
-			victims = append(victims, pi)
+			chosen = append(chosen, v)
 		}
 		return fits, nil
 	}
 	numViolations := 0
-	for _, v := range violatingPods {
-		fits, err := reprieve(v)
+	for _, v := range violating {
+		fits, err := reprieve(v.victim)
 		if err != nil {
 			return nil, 0, framework.AsStatus(err)
 		}
 		if !fits {
-			numViolations++
+			numViolations += v.pods
 		}
 	}
-	for _, v := range nonViolatingPods {
+	for _, v := range nonViolating {
 		if _, err := reprieve(v); err != nil {
 			return nil, 0, framework.AsStatus(err)
 		}
 	}
-	if len(violatingPods) != 0 && len(nonViolatingPods) != 0 {
-		sort.Slice(victims, func(i, j int) bool { return moreImportant(victims[i].Pod, victims[j].Pod, now) })
+	if len(violating) != 0 && len(nonViolating) != 0 {
+		sort.Slice(chosen, func(i, j int) bool { return moreImportantVictim(chosen[i], chosen[j]) })
 	}
-	out := make([]*v1.Pod, len(victims))
-	for i, v := range victims {
-		out[i] = v.Pod
-	}
-	return out, numViolations, nil
-}
-
-// moreImportant orders victims: higher priority first, then earlier
-// start (pods not started yet count as starting now).
-func moreImportant(a, b *v1.Pod, now time.Time) bool {
-	pa, pb := corev1helpers.PodPriority(a), corev1helpers.PodPriority(b)
-	if pa != pb {
-		return pa > pb
-	}
-	return startTime(a, now).Before(startTime(b, now))
+	return chosen, numViolations, nil
 }
 
 // violatingPod is a victim whose eviction would break PDBs (namespace/name).
@@ -178,27 +193,8 @@ type violatingPod struct {
 	pdbs []string
 }
 
-// splitByPDBInfos splits victims, in order, into those whose eviction
-// would take a matching PDB below zero allowed disruptions and the rest.
-// PDBs with an empty selector match nothing (1.37); pods listed in a PDB's
-// status.disruptedPods are not counted again.
-func splitByPDBInfos(victims []*framework.PodInfo, pdbs []*policyv1.PodDisruptionBudget) (violating, nonViolating []*framework.PodInfo) {
-	allowed := make([]int32, len(pdbs))
-	for i, pdb := range pdbs {
-		allowed[i] = pdb.Status.DisruptionsAllowed
-	}
-	for _, pi := range victims {
-		if len(violatedPDBs(pi.Pod, pdbs, allowed)) > 0 {
-			violating = append(violating, pi)
-		} else {
-			nonViolating = append(nonViolating, pi)
-		}
-	}
-	return violating, nonViolating
-}
-
-// splitByPDB is splitByPDBInfos over plain pods, for the record: each
-// violating pod comes with the PDBs it breaks.
+// splitByPDB splits victims, in order, as splitVictimsByPDB does pods
+// alone, for the record: each violating pod comes with the PDBs it breaks.
 func splitByPDB(victims []*v1.Pod, pdbs []*policyv1.PodDisruptionBudget) (nonViolating []*v1.Pod, violating []violatingPod) {
 	allowed := make([]int32, len(pdbs))
 	for i, pdb := range pdbs {

@@ -9,7 +9,10 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 
@@ -31,6 +34,11 @@ type DefaultPreemption struct {
 	// async is the SchedulerAsyncPreemption gate: off, preemption's API
 	// calls are made inside PostFilter, so nothing is ever gated.
 	async bool
+	// workloads is GenericWorkload: pods of a pod group are preempted at
+	// the group's priority, a disruptionMode-all group whole, and pod
+	// groups preempt (PodGroupPostFilter). composites is CompositePodGroup
+	// (hierarchies), groupPolicy PodGroupPreemptionPolicy.
+	workloads, composites, groupPolicy bool
 }
 
 var (
@@ -41,7 +49,10 @@ var (
 
 // New builds the plugin; nil args mean 10% / 100 candidates.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	pl := &DefaultPreemption{h: h, running: map[string]bool{}, async: h.Features().EnableAsyncPreemption}
+	gates := h.Features()
+	pl := &DefaultPreemption{h: h, running: map[string]bool{}, async: gates.EnableAsyncPreemption,
+		workloads: gates.EnableGenericWorkload, composites: gates.EnableGenericWorkload && gates.EnableCompositePodGroup,
+		groupPolicy: gates.EnablePodGroupPreemptionPolicy}
 	pct, abs := int32(10), int32(100)
 	pl.args = configv1.DefaultPreemptionArgs{MinCandidateNodesPercentage: &pct, MinCandidateNodesAbsolute: &abs}
 	if args != nil {
@@ -82,15 +93,46 @@ func (pl *DefaultPreemption) SetPreempting(uid string, running bool) {
 	}
 }
 
-// PreEnqueue gates a preemptor while its preemption is in progress.
+// PreEnqueue gates a preemptor while its preemption is in progress: a pod
+// of a pod group (GenericWorkload) while its root group's is, a pod of a
+// group not found not at all.
 func (pl *DefaultPreemption) PreEnqueue(_ context.Context, p *v1.Pod) *framework.Status {
 	if !pl.async {
+		return nil
+	}
+	if sg := p.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil && pl.workloads {
+		uid, found := pl.rootGroupUID(p.Namespace, *sg.PodGroupName)
+		if found && pl.running[uid] {
+			return framework.NewStatus(framework.UnschedulableAndUnresolvable, "waiting for the preemption for this pod group to be finished")
+		}
 		return nil
 	}
 	if pl.running[string(p.UID)] {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, "waiting for the preemption for this pod to be finished")
 	}
 	return nil
+}
+
+// rootGroupUID is the UID of the group a pod group's preemption marks: the
+// PodGroup, or with CompositePodGroup the root of its hierarchy.
+func (pl *DefaultPreemption) rootGroupUID(namespace, podGroup string) (string, bool) {
+	if !pl.composites {
+		pg, err := pl.h.Objects().PodGroup(namespace, podGroup)
+		if err != nil {
+			return "", false
+		}
+		return string(pg.UID), true
+	}
+	uid, found := "", false
+	pl.groups().walkUp(namespace, podGroup, func(_ groupKey, pg *schedulingv1beta1.PodGroup, cpg *schedulingv1alpha3.CompositePodGroup) {
+		found = true
+		if pg != nil {
+			uid = string(pg.UID)
+		} else {
+			uid = string(cpg.UID)
+		}
+	})
+	return uid, found
 }
 
 // EventsToRegister registers victim deletion only so that the gate above is
@@ -177,8 +219,10 @@ func (pl *DefaultPreemption) eligible(pod *v1.Pod, nominatedStatus *framework.St
 		}
 		if ni, err := pl.h.Snapshot().Get(nnn); err == nil {
 			prio := corev1helpers.PodPriority(pod)
+			g := pl.groups()
 			for _, p := range ni.Pods {
-				if corev1helpers.PodPriority(p.Pod) < prio && TerminatingByPreemption(p.Pod) {
+				// A pod of a group counts at its group's priority.
+				if g.priority(p.Pod) < prio && TerminatingByPreemption(p.Pod) {
 					return false, "not eligible due to a terminating pod on the nominated node."
 				}
 			}
@@ -206,6 +250,26 @@ type candidate struct {
 	node          string
 	victims       []*v1.Pod
 	pdbViolations int
+	// groupOf names the disruptionMode-all group (namespace/name) a victim
+	// pod is evicted with, by its UID; nil when there is none.
+	groupOf map[types.UID]string
+}
+
+// newCandidate flattens the chosen victims into their pods, in order.
+func newCandidate(node string, chosen []*victim, pdbViolations int) *candidate {
+	c := &candidate{node: node, pdbViolations: pdbViolations}
+	for _, v := range chosen {
+		for _, pi := range v.pods {
+			c.victims = append(c.victims, pi.Pod)
+			if v.group != "" {
+				if c.groupOf == nil {
+					c.groupOf = map[types.UID]string{}
+				}
+				c.groupOf[pi.Pod.UID] = v.group
+			}
+		}
+	}
+	return c
 }
 
 func (pl *DefaultPreemption) recordCandidate(c *candidate) record.Candidate {
@@ -216,11 +280,18 @@ func (pl *DefaultPreemption) recordCandidate(c *candidate) record.Candidate {
 		violated[v.pod] = v.pdbs
 	}
 	now := pl.h.Now()
+	g := pl.groups()
 	for _, v := range c.victims {
 		rc.Victims = append(rc.Victims, record.Victim{
-			Pod: v.Namespace + "/" + v.Name, Priority: corev1helpers.PodPriority(v),
-			StartTime: startTime(v, now), PDBs: violated[v],
+			// A pod of a group is preempted at its group's priority.
+			Pod: v.Namespace + "/" + v.Name, Priority: g.priority(v),
+			StartTime: startTime(v, now), PDBs: violated[v], Group: c.groupOf[v.UID],
 		})
+		if n := v.Spec.NodeName; n != c.node {
+			// A pod of a group victim elsewhere, or any victim of a pod
+			// group's cluster-wide candidate.
+			rc.Victims[len(rc.Victims)-1].Node = n
+		}
 	}
 	return rc
 }

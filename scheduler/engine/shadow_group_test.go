@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/features"
+	"github.com/schedtui/schedtui/scheduler/history"
+)
+
+// gangPodYAML is a pod of PodGroup group, as an API server with
+// GenericWorkload stored it (a resourceVersion: it keeps
+// spec.schedulingGroup whatever the loader's gates).
+func gangPodYAML(name, cpu, group, extra string) string {
+	return fmt.Sprintf(`- apiVersion: v1
+  kind: Pod
+  metadata: {name: %s, namespace: default, uid: uid-%s, resourceVersion: '1', creationTimestamp: '2025-12-31T00:00:00Z'}
+  spec:
+    priorityClassName: p0
+    schedulingGroup: {podGroupName: %s}
+    containers: [{name: c, image: x, resources: {requests: {cpu: '%s'}}}]
+%s`, name, name, group, cpu, extra)
+}
+
+// podGroupYAML is a gang PodGroup of minCount (basic with 0).
+func podGroupYAML(name string, minCount int) string {
+	policy := "basic: {}"
+	if minCount > 0 {
+		policy = fmt.Sprintf("gang: {minCount: %d}", minCount)
+	}
+	return fmt.Sprintf(`- apiVersion: scheduling.k8s.io/v1beta1
+  kind: PodGroup
+  metadata: {name: %s, namespace: default, uid: pg-%s, resourceVersion: '1', creationTimestamp: '2025-12-31T00:00:00Z'}
+  spec:
+    schedulingPolicy: {%s}
+`, name, name, policy)
+}
+
+func gangShadow(t *testing.T, yaml string) *Engine {
+	t.Helper()
+	gates := features.Default()
+	gates.EnableGenericWorkload = true
+	return load(t, yaml, Options{Shadow: true, Features: &gates})
+}
+
+// withCondition is the PodGroup with the PodGroupInitiallyScheduled
+// condition the cluster's scheduler writes.
+func withCondition(t *testing.T, e *Engine, group string, status metav1.ConditionStatus, reason, msg string) *schedulingv1beta1.PodGroup {
+	t.Helper()
+	pg, err := e.Scheduler().Objects().PodGroup("default", group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg = pg.DeepCopy()
+	apimeta.SetStatusCondition(&pg.Status.Conditions, metav1.Condition{Type: schedulingv1beta1.PodGroupInitiallyScheduled, Status: status, Reason: reason, Message: msg})
+	pg.ResourceVersion += "1"
+	return pg
+}
+
+func groupChange(e *Engine, d time.Duration, pg *schedulingv1beta1.PodGroup) change.Change {
+	return change.Change{Kind: change.ObjectUpdate, Object: pg, At: e.Start().Add(d)}
+}
+
+// observedVerdicts are the observations by pod (or PodGroup reference),
+// the last one of each.
+func observedVerdicts(e *Engine) map[string]history.Event {
+	out := map[string]history.Event{}
+	for _, o := range e.Observations() {
+		out[o.Pod] = o
+	}
+	return out
+}
+
+// TestShadowGangBindings: a gang of three 1-cpu members on two equal
+// nodes. The cluster's pod-group cycle placed m1 on n1 (a tie), m2 on n2,
+// m3 on n1 (a tie again), and the bindings arrived m3, m1, m2. Judged
+// each on arrival, m1 would disagree (m3 already on n1, n2 emptier);
+// judged with its group's batch, in member order on the cluster's
+// placements, each agrees or ties, and the PodGroup's condition agrees.
+func TestShadowGangBindings(t *testing.T) {
+	yaml := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") + podGroupYAML("g", 3) +
+		gangPodYAML("m1", "1", "g", "") + gangPodYAML("m2", "1", "g", "") + gangPodYAML("m3", "1", "g", "")
+	e := gangShadow(t, yaml)
+	applyAll(t, e,
+		groupChange(e, 10*time.Second, withCondition(t, e, "g", metav1.ConditionTrue, "Scheduled", "")),
+		at(e, 10*time.Second+10*time.Millisecond, change.PodUpdate, bindTo(e, "default/m3", "n1")),
+		at(e, 10*time.Second+20*time.Millisecond, change.PodUpdate, bindTo(e, "default/m1", "n1")),
+		at(e, 10*time.Second+30*time.Millisecond, change.PodUpdate, bindTo(e, "default/m2", "n2")))
+	e.RunToQuiescence()
+	v := observedVerdicts(e)
+	if len(v) != 4 {
+		t.Fatalf("%d observations, want one per member and the PodGroup's: %+v", len(v), v)
+	}
+	for _, m := range []string{"default/m1", "default/m2", "default/m3"} {
+		if o := v[m]; o.Reason != string(Agree) && o.Reason != string(Tie) || o.Uncertain != "" {
+			t.Errorf("%s: %+v", m, o)
+		}
+	}
+	if o := v["default/m2"]; o.Reason != string(Agree) || o.Judged == nil || o.Judged.Bound != 1 {
+		t.Errorf("m2, judged with m1 on n1 only: %+v", o)
+	}
+	o := v["podgroup/default/g"]
+	if want := SameCondition + "PodGroupInitiallyScheduled=True (Scheduled)"; o.Reason != string(Agree) || o.Message != want {
+		t.Errorf("the PodGroup's condition: %+v, want the message %q", o, want)
+	}
+	if g := e.Groups(); len(g) != 1 || g[0].Key() != "default/g" || len(g[0].Members) != 3 {
+		t.Errorf("schedtui's pod-group cycles: %+v", g)
+	}
+}
+
+// TestShadowGangUnschedulable: a gang of two whose members fit only one
+// at a time. The cluster's scheduler is schedtui's own simulation of the
+// same cluster: its messages for the two members and the PodGroup's
+// condition are the decisions, arriving one after the other. Shadow mode
+// makes one pod-group cycle for the three decisions and agrees with each;
+// a condition it does not write is a disagreement, its two sides laid out.
+func TestShadowGangUnschedulable(t *testing.T) {
+	yaml := listHeader + nodeYAML("n1", "4", "") + podGroupYAML("pair", 2) +
+		gangPodYAML("p1", "3", "pair", "") + gangPodYAML("p2", "3", "pair", "")
+	gates := features.Default()
+	gates.EnableGenericWorkload = true
+	sim := load(t, yaml, Options{Features: &gates})
+	sim.RunToQuiescence()
+	msg := func(pod string) string {
+		for _, c := range sim.Pod(pod).Status.Conditions {
+			if c.Type == "PodScheduled" {
+				return c.Message
+			}
+		}
+		t.Fatalf("the simulation left %s without a PodScheduled condition: %+v", pod, sim.Pod(pod).Status)
+		return ""
+	}
+	pg, err := sim.Scheduler().Objects().PodGroup("default", "pair")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := apimeta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
+	if cond == nil || cond.Status != metav1.ConditionFalse {
+		t.Fatalf("the simulation's PodGroup condition: %+v", pg.Status)
+	}
+	decide := func(cond *metav1.Condition) *Engine {
+		e := gangShadow(t, yaml)
+		applyAll(t, e,
+			at(e, 10*time.Second, change.PodUpdate, unschedulableUpdate(e, "default/p1", msg("default/p1"))),
+			at(e, 10*time.Second+10*time.Millisecond, change.PodUpdate, unschedulableUpdate(e, "default/p2", msg("default/p2"))),
+			groupChange(e, 10*time.Second+20*time.Millisecond, withCondition(t, e, "pair", cond.Status, cond.Reason, cond.Message)))
+		e.RunToQuiescence()
+		return e
+	}
+	e := decide(cond)
+	v := observedVerdicts(e)
+	for _, k := range []string{"default/p1", "default/p2", "podgroup/default/pair"} {
+		if o := v[k]; o.Reason != string(Agree) {
+			t.Errorf("%s: %+v", k, o)
+		}
+	}
+	if o := v["podgroup/default/pair"]; o.Message != SameCondition+GroupConditionText(cond.Status, cond.Reason, cond.Message) {
+		t.Errorf("the PodGroup's observation: %+v", o)
+	}
+	if n := len(e.Groups()); n != 1 {
+		t.Errorf("%d pod-group cycles made for one cycle of the cluster's", n)
+	}
+	// A member's attempt in that cycle forks (the views prove hints on
+	// the fork): the state before the cycle, the member as attempted.
+	for _, m := range e.Groups()[0].Members {
+		if f, pod, err := e.Fork(m.Attempt); err != nil || f == nil || key(pod) != m.Pod {
+			t.Errorf("fork of %s's attempt %d: %v", m.Pod, m.Attempt, err)
+		}
+	}
+	other := *cond
+	other.Message = "minCount (2) cannot be satisfied: 0 scheduled, 0 remaining"
+	o := observedVerdicts(decide(&other))["podgroup/default/pair"]
+	if o.Reason != string(Disagree) || !strings.Contains(o.Message, "the conditions differ") {
+		t.Errorf("another condition: %+v", o)
+	}
+	rows := VerdictRows(o, nil)
+	if len(rows) != 1 || !rows[0].Differs || rows[0].Schedtui != GroupConditionText(cond.Status, cond.Reason, cond.Message) {
+		t.Errorf("the two sides: %+v", rows)
+	}
+}
+
+// TestShadowGangRejectedThenBound: the cluster's scheduler rejects a gang
+// that does not fit (one member's condition written, the other's
+// unchanged), the node grows, and the next cycle binds both. The bindings
+// open a batch of their own (a cycle that binds rejects none of its
+// placed members): judged on schedtui's cycle after the growth, they
+// agree, where the rejecting cycle's batch would make them disagree.
+func TestShadowGangRejectedThenBound(t *testing.T) {
+	yaml := listHeader + nodeYAML("n1", "2", "") + podGroupYAML("g", 2) +
+		gangPodYAML("m1", "1500m", "g", "") + gangPodYAML("m2", "1500m", "g", "")
+	e := gangShadow(t, yaml)
+	grown := e.Scheduler().Snapshot().List()[0].Node().DeepCopy()
+	grown.Status.Allocatable["cpu"] = resource.MustParse("8")
+	grown.Status.Capacity["cpu"] = resource.MustParse("8")
+	grown.ResourceVersion += "1"
+	applyAll(t, e,
+		at(e, 10*time.Second, change.PodUpdate, unschedulableUpdate(e, "default/m1", "pod group is unschedulable, minCount (2) cannot be satisfied: 1 scheduled, 0 remaining")),
+		change.Change{Kind: change.NodeUpdate, Node: grown, At: e.Start().Add(11 * time.Second)},
+		at(e, 12*time.Second, change.PodUpdate, bindTo(e, "default/m2", "n1")),
+		at(e, 12*time.Second+10*time.Millisecond, change.PodUpdate, bindTo(e, "default/m1", "n1")))
+	e.RunToQuiescence()
+	v := observedVerdicts(e)
+	for _, m := range []string{"default/m1", "default/m2"} {
+		if o := v[m]; o.Node != "n1" || o.Reason != string(Agree) {
+			t.Errorf("%s: %+v", m, o)
+		}
+	}
+	if g := e.Groups(); len(g) != 2 || g[1].Result.String() != "Scheduled" {
+		t.Errorf("schedtui's pod-group cycles: %d, want the rejecting one and the binding one", len(g))
+	}
+}
+
+// TestShadowGangConditionAlone: a PodGroup condition that no member
+// decision follows (the members' conditions did not change) is held for
+// groupBatchWindow, then judged on the state when a later change arrives:
+// every decision is judged, once.
+func TestShadowGangConditionAlone(t *testing.T) {
+	yaml := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") + podGroupYAML("g", 2) +
+		gangPodYAML("m1", "1", "g", "") + gangPodYAML("m2", "1", "g", "")
+	e := gangShadow(t, yaml)
+	n2 := e.Scheduler().Snapshot().List()[1].Node().DeepCopy()
+	n2.Labels["touched"] = "yes"
+	n2.ResourceVersion += "1"
+	applyAll(t, e,
+		groupChange(e, 10*time.Second, withCondition(t, e, "g", metav1.ConditionTrue, "Scheduled", "")),
+		change.Change{Kind: change.NodeUpdate, Node: n2, At: e.Start().Add(12 * time.Second)})
+	e.RunToQuiescence()
+	if n := len(e.Observations()); n != 0 {
+		t.Fatalf("judged before groupBatchWindow passed: %d observation(s)", n)
+	}
+	n2 = n2.DeepCopy()
+	n2.ResourceVersion += "1"
+	applyAll(t, e, change.Change{Kind: change.NodeUpdate, Node: n2, At: e.Start().Add(16 * time.Second)})
+	e.RunToQuiescence()
+	obs := e.Observations()
+	if len(obs) != 1 || obs[0].Pod != "podgroup/default/g" || obs[0].Reason != string(Agree) {
+		t.Errorf("observations: %+v", obs)
+	}
+}
