@@ -35,7 +35,18 @@ type CycleState struct {
 	// and plugin.
 	filterToRun []FilterPlugin
 	scoreToRun  []ScorePlugin
+	// podGroupCycle is the pod-group cycle's state a member's cycle runs
+	// in (upstream's PodGroupSchedulingCycle), nil outside one and once
+	// the member goes to binding.
+	podGroupCycle *CycleState
 }
+
+// SetPodGroupCycle marks the state as a member's in the pod-group cycle
+// whose state is pg (nil: not in one).
+func (c *CycleState) SetPodGroupCycle(pg *CycleState) { c.podGroupCycle = pg }
+
+// PodGroupCycle is the pod-group cycle's state, nil outside one.
+func (c *CycleState) PodGroupCycle() *CycleState { return c.podGroupCycle }
 
 // SetSkipFilterPlugins records the Filter plugins PreFilter skipped and
 // the ones left to run, in order.
@@ -116,6 +127,7 @@ func (c *CycleState) Clone() *CycleState {
 			out.storage[i].val = e.val.Clone()
 		}
 	}
+	out.podGroupCycle = c.podGroupCycle
 	out.SkipFilterPlugins = c.SkipFilterPlugins.Clone()
 	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
 	// The plugin lists are never changed in place, so copies share them.

@@ -14,7 +14,11 @@
 // DRA-backed extended resources (DRAExtendedResource) add one special
 // claim per pod, last in its claim list (extended.go).
 //
-// Not simulated: PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
+// In a pod-group cycle (GenericWorkload) each member's state is also kept
+// in the group's (podgroup.go), for PodGroupPostFilter.
+//
+// Not simulated: PodGroup claims (DRAWorkloadResourceClaims, beta, off by
+// default: their PodGroupPostFilter cleanup included), the wait
 // for devices' binding conditions in PreBind (binding.go), and
 // node-allocatable resources (alpha).
 package dynamicresources
@@ -240,6 +244,9 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	}
 	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}, ext: extendedState{index: -1}}
 	cs.Write(stateKey, s)
+	// In a pod-group cycle the member's state is also the group's, for
+	// PodGroupPostFilter.
+	joinPodGroupState(cs, pod, s)
 
 	var claims []*resourcev1.ResourceClaim
 	if err := pl.foreachPodResourceClaim(pod, func(c *resourcev1.ResourceClaim) { claims = append(claims, c) }); err != nil {
@@ -474,6 +481,15 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 	if s.empty() {
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
+	_, st := pl.deallocateOrDeletePodClaims(pod, s)
+	return nil, st
+}
+
+// deallocateOrDeletePodClaims is upstream's: the first unavailable claim
+// reserved for nobody or for the pod alone is deallocated, else a stale
+// special claim of extended resources deleted; found says whether either
+// was.
+func (pl *DynamicResources) deallocateOrDeletePodClaims(pod *v1.Pod, s *stateData) (bool, *framework.Status) {
 	for i := range s.claims {
 		if !s.unavailable[i] || s.isExtended(i) {
 			continue
@@ -485,15 +501,15 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 			c.Status.Allocation = nil
 			c.Status.Devices = nil
 			s.write(c)
-			return nil, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
+			return true, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
 		}
 	}
 	if s.ext.index >= 0 && s.claims[s.ext.index].Name != specialClaimInMemName {
 		// Created by an earlier cycle: stale, so it goes.
 		pl.deleteExtendedClaim(s, s.claims[s.ext.index])
-		return nil, framework.NewStatus(framework.Unschedulable, "deletion of ResourceClaim completed")
+		return true, framework.NewStatus(framework.Unschedulable, "deletion of ResourceClaim completed")
 	}
-	return nil, framework.NewStatus(framework.Unschedulable)
+	return false, framework.NewStatus(framework.Unschedulable)
 }
 
 func (s *stateData) write(c *resourcev1.ResourceClaim) {
@@ -502,12 +518,25 @@ func (s *stateData) write(c *resourcev1.ResourceClaim) {
 	s.mu.Unlock()
 }
 
-// TakeClaimWrites is the plugin's framework.ClaimWriterPlugin.
+// TakeClaimWrites is the plugin's framework.ClaimWriterPlugin; on a
+// pod-group cycle's state, the members' writes (PodGroupPostFilter's), in
+// member order.
 func (pl *DynamicResources) TakeClaimWrites(cs *framework.CycleState) []*resourcev1.ResourceClaim {
+	if g, err := getPodGroupStateData(cs); err == nil {
+		var out []*resourcev1.ResourceClaim
+		for _, s := range g.members {
+			out = append(out, s.takeWrites()...)
+		}
+		return out
+	}
 	s, err := getStateData(cs)
 	if err != nil {
 		return nil
 	}
+	return s.takeWrites()
+}
+
+func (s *stateData) takeWrites() []*resourcev1.ResourceClaim {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.writes
