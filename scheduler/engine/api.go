@@ -32,13 +32,44 @@ type QueuedPod struct {
 	NominatedNode string
 }
 
+// QueuedGroup is a pod group as the queue holds it (GenericWorkload): one
+// entry for its queued members, with the group's own bookkeeping.
+type QueuedGroup struct {
+	Group    string // namespace/name
+	Policy   string // "Gang" or "Basic"
+	MinCount int
+	Priority int32
+	Queue    history.QueueName
+	// Timestamp, Attempts, BackoffExpiration and UnschedulablePlugins are
+	// the group's, as for a pod.
+	Timestamp            time.Time
+	Attempts             int
+	BackoffExpiration    time.Time
+	UnschedulablePlugins []string
+	// GatingPlugin holds the group back (a member PreEnqueue rejected),
+	// with its message.
+	GatingPlugin  string
+	GatingMessage string
+	// Members are the queued members (namespace/name), in member order.
+	Members []string
+	// Scheduled counts the members already assumed or bound.
+	Scheduled int
+}
+
 // QueueSnapshot is the queue at one moment; ActiveQ is in pop order.
+// A pod group's members are listed in Groups, not as pods.
 type QueueSnapshot struct {
 	Now           time.Time
 	ActiveQ       []QueuedPod
 	BackoffQ      []QueuedPod
 	Unschedulable []QueuedPod
 	Gated         []QueuedPod
+	// Groups are the queued pod groups: the active ones in pop order,
+	// then backoff, unschedulable and gated ones.
+	Groups []QueuedGroup
+	// WaitingForGroup are the pods whose PodGroup has not been observed:
+	// never attempted until it is (upstream's incompletePodGroupPods).
+	WaitingForGroup []QueuedPod
 }
 
 // SchedulerCacheError is the Reason of an EventCluster reporting a
@@ -99,6 +130,13 @@ type API interface {
 	QueueAtPop() (q QueueSnapshot, ok bool)
 	Timeline() history.EventLog
 	Attempts() history.AttemptLog
+	// Groups are the pod-group cycles made (GenericWorkload), in order;
+	// each member's attempt is in Attempts (record.GroupAttempt.FirstAttempt
+	// on). The slice is the caller's to read.
+	Groups() []*record.GroupAttempt
+	// GroupOf is the pod-group cycle the attempt at index i of Attempts
+	// was made in, if any.
+	GroupOf(i int) (*record.GroupAttempt, bool)
 	Cursor() Cursor
 	// Shadowing reports whether the engine runs in shadow mode
 	// (Options.Shadow): it makes no attempt of its own, only judges the

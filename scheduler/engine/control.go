@@ -218,6 +218,12 @@ func (e *Engine) Attempts() history.AttemptLog {
 	return e.hist.Attempts()
 }
 
+// Groups are the pod-group cycles made, in order.
+func (e *Engine) Groups() []*record.GroupAttempt { return e.hist.Groups() }
+
+// GroupOf is the pod-group cycle attempt i was made in, if any.
+func (e *Engine) GroupOf(i int) (*record.GroupAttempt, bool) { return e.hist.GroupOf(i) }
+
 // Cursor says which attempt and phase are revealed.
 func (e *Engine) Cursor() Cursor { return e.cursor }
 

@@ -3,6 +3,7 @@ package history
 import (
 	"math"
 	"slices"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -43,14 +44,18 @@ type Log struct {
 	// attemptIndexed attempts.
 	lastAttempt    map[types.UID]int
 	attemptIndexed int
+	// groups are the pod-group cycles, in order; each member's attempt is
+	// in attempts (GroupMember.Attempt).
+	groups []*record.GroupAttempt
 }
 
 // Fork is a copy of the log for a fork of the engine: it shares the
 // arrays, appends to fresh ones, and has handed nothing out.
 func (l *Log) Fork() Log {
 	k, j := len(l.attempts), len(l.timeline)
+	g := len(l.groups)
 	return Log{attempts: l.attempts[:k:k], timeline: l.timeline[:j:j], archive: l.archive, pinnedIdx: l.pinnedIdx, pinnedAtt: l.pinnedAtt,
-		evArchive: l.evArchive, eventsDropped: l.eventsDropped}
+		evArchive: l.evArchive, eventsDropped: l.eventsDropped, groups: l.groups[:g:g]}
 }
 
 // Len is the number of attempts made.
@@ -166,6 +171,9 @@ func (l *Log) Truncate(attempts, events int) {
 		l.attempts = nil
 		k, _ := slices.BinarySearch(l.pinnedIdx, attempts)
 		l.pinnedIdx, l.pinnedAtt = l.pinnedIdx[:k:k], l.pinnedAtt[:k:k]
+	}
+	for len(l.groups) > 0 && l.groups[len(l.groups)-1].FirstAttempt >= attempts {
+		l.groups = l.groups[: len(l.groups)-1 : len(l.groups)-1]
 	}
 	// The archive ends at the oldest checkpoint's position (Compact): no
 	// restore goes further back.
@@ -358,4 +366,33 @@ func (l *Log) indexAttempts(heldPods func() map[string]bool) {
 func (l *Log) Archived() (attempts, events int) { return l.archive.len(), l.evArchive.len() }
 func (l *Log) ArchivedEvents() (observations, whole int) {
 	return l.evArchive.obs.len(), len(l.evArchive.others)
+}
+
+// AddGroup appends a pod-group cycle, its members' attempts already
+// added, and returns its index.
+func (l *Log) AddGroup(g *record.GroupAttempt) int {
+	l.groups = append(l.groups, g)
+	return len(l.groups) - 1
+}
+
+// Groups are the pod-group cycles made, in order. The slice is the
+// caller's to read: later cycles are appended past its length.
+func (l *Log) Groups() []*record.GroupAttempt {
+	n := len(l.groups)
+	return l.groups[:n:n]
+}
+
+// GroupOf is the pod-group cycle attempt i was made in, if any.
+func (l *Log) GroupOf(i int) (*record.GroupAttempt, bool) {
+	// Groups are in attempt order: the last one starting at or before i
+	// is the only candidate.
+	k := sort.Search(len(l.groups), func(k int) bool { return l.groups[k].FirstAttempt > i }) - 1
+	if k < 0 {
+		return nil, false
+	}
+	g := l.groups[k]
+	if i >= g.FirstAttempt+len(g.Members) {
+		return nil, false
+	}
+	return g, true
 }

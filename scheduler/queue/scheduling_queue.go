@@ -443,8 +443,8 @@ func (q *PriorityQueue) Add(pod *v1.Pod) {
 		// Upstream assumes a fresh pod; a duplicate replaces the old one.
 		q.detach(old)
 	}
-	pi := &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), Timestamp: q.now(),
-		UnschedulablePlugins: sets.New[string](), PendingPlugins: sets.New[string]()}
+	pi := &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), QueueingParams: framework.QueueingParams{Timestamp: q.now(),
+		UnschedulablePlugins: sets.New[string](), PendingPlugins: sets.New[string]()}}
 	e := q.newEntry(pi)
 	if q.opts.Nominator != nil {
 		q.opts.Nominator.AddNominatedPod(pi.PodInfo, nil)

@@ -12,7 +12,7 @@ import (
 func qpi(prio *int32, ts time.Time) *framework.QueuedPodInfo {
 	p := &v1.Pod{}
 	p.Spec.Priority = prio
-	return &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(p), Timestamp: ts}
+	return &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(p), QueueingParams: framework.QueueingParams{Timestamp: ts}}
 }
 
 func ptr(i int32) *int32 { return &i }
