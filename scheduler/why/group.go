@@ -1,0 +1,247 @@
+package why
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/record"
+)
+
+// A pod group's cycle (GenericWorkload): its members go through Filter and
+// Score one after the other, each seeing the members before it placed,
+// and the group's policy decides what becomes of the placements (a gang:
+// all or nothing at minCount). The group's verdict says how many members
+// found a node against minCount, where they went and why the others found
+// none; the members × nodes matrix is each member's Filter verdict per
+// node, read from the members' own attempts.
+
+// GroupInput is one pod-group cycle with its members' attempts.
+type GroupInput struct {
+	Group *record.GroupAttempt
+	// Members are the members' attempts, in Group.Members order: nil for
+	// a member not evaluated or whose attempt is no longer kept.
+	Members []*record.Attempt
+	// Refs name where the caller shows a member's details.
+	Refs Refs
+}
+
+// Placeable counts the members with a node: those already scheduled
+// before the cycle and those the cycle placed.
+func Placeable(g *record.GroupAttempt) int { return g.Scheduled + g.Placed() }
+
+// GroupSize counts the group's members the cycle knew of: those already
+// scheduled and those it tried.
+func GroupSize(g *record.GroupAttempt) int { return g.Scheduled + len(g.Members) }
+
+// GroupHeadline is the group's one-line verdict: "6 of 8 members
+// placeable; minCount 8" and what became of them.
+func GroupHeadline(g *record.GroupAttempt) string {
+	count := fmt.Sprintf("%d of %d members placeable", Placeable(g), GroupSize(g))
+	policy := "basic policy: each member on its own"
+	if g.Policy == framework.PolicyGang {
+		policy = fmt.Sprintf("minCount %d", g.MinCount)
+	}
+	switch g.Result {
+	case record.GroupScheduled:
+		if g.Policy == framework.PolicyGang {
+			return fmt.Sprintf("Scheduled as a gang: %s; %s met, the placed members bind together.", count, policy)
+		}
+		return fmt.Sprintf("Scheduled: %s (%s).", count, policy)
+	case record.GroupUnschedulable:
+		if g.Policy == framework.PolicyGang {
+			return fmt.Sprintf("Stuck: %s; %s. A gang places all or none: no member binds.", count, policy)
+		}
+		return fmt.Sprintf("Stuck: %s (%s).", count, policy)
+	case record.GroupWaitingOnPreemption:
+		return fmt.Sprintf("Waiting for victims to leave: %s; %s. Preemption made room and nominated the members; the next group cycle places them.", count, policy)
+	case record.GroupError:
+		return "Error in the group cycle: " + g.Message
+	}
+	return "Not attempted: no member was left to try."
+}
+
+// GroupVerdict says in a few lines why the group cycle ended as it did:
+// the headline, the PodGroup's condition, where the placeable members
+// went, and for the members that found no node, why (as the FitError
+// groups their nodes).
+func GroupVerdict(in GroupInput) []string {
+	g := in.Group
+	if g == nil {
+		return nil
+	}
+	out := []string{GroupHeadline(g)}
+	switch g.Result {
+	case record.GroupUnschedulable:
+		out = append(out, "PodGroupInitiallyScheduled: False (Unschedulable): "+g.Message)
+	case record.GroupScheduled:
+		out = append(out, "PodGroupInitiallyScheduled: True")
+	}
+	if where := placements(g); where != "" {
+		verb := "placed on"
+		if g.Result != record.GroupScheduled && g.Policy == framework.PolicyGang {
+			verb = "found a node in memory, released with the group:"
+		}
+		out = append(out, fmt.Sprintf("• %d %s %s", g.Placed(), pluralWord(g.Placed(), "member", "members")+" "+verb, where))
+	}
+	if len(g.Victims) > 0 {
+		out = append(out, "• victims: "+Names(g.Victims))
+	}
+	// The members without a node, by why: the same reasons on the same
+	// nodes read as one line.
+	var why byValue
+	notTried := 0
+	for i, m := range g.Members {
+		switch {
+		case !m.Evaluated:
+			notTried++
+		case m.Node == "" && i < len(in.Members) && in.Members[i] != nil:
+			why.add(memberReasons(in.Members[i]), shortPod(m.Pod))
+		case m.Node == "":
+			why.add("no node (its attempt is no longer kept)", shortPod(m.Pod))
+		}
+	}
+	for _, d := range why.order {
+		out = append(out, fmt.Sprintf("• no node for %s: %s", Names(why.nodes[d]), d))
+	}
+	if notTried > 0 {
+		out = append(out, fmt.Sprintf("• %s not tried: the cycle stops once minCount cannot be met.", plural(notTried, "member", "members")))
+	}
+	return out
+}
+
+// memberReasons is a member's rejections as the FitError groups them:
+// "2 × Insufficient nvidia.com/gpu (NodeResourcesFit); ...".
+func memberReasons(a *record.Attempt) string {
+	if a.Summarized {
+		return a.Message
+	}
+	var parts []string
+	for _, gr := range groups(a) {
+		parts = append(parts, fmt.Sprintf("%d × %s (%s)", len(gr.nodes), gr.reason, gr.plugin))
+	}
+	if len(parts) == 0 {
+		return orNone(a.Message)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// placements lists where the cycle placed members: "gpu-b1 × 4, gpu-b2 ×
+// 2", nodes in the order first used.
+func placements(g *record.GroupAttempt) string {
+	var order []string
+	count := map[string]int{}
+	for _, m := range g.Members {
+		if m.Node == "" {
+			continue
+		}
+		if count[m.Node] == 0 {
+			order = append(order, m.Node)
+		}
+		count[m.Node]++
+	}
+	parts := make([]string, len(order))
+	for i, n := range order {
+		parts[i] = fmt.Sprintf("%s × %d", n, count[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shortPod is a member's name without its namespace (a group's members
+// share the group's).
+func shortPod(key string) string {
+	if _, name, ok := strings.Cut(key, "/"); ok {
+		return name
+	}
+	return key
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// MemberCell is what one member's attempt says of one node.
+type MemberCell uint8
+
+const (
+	// MemberNotTried: the member was not tried, or not on this node (its
+	// Filter stopped once enough nodes fit).
+	MemberNotTried MemberCell = iota
+	// MemberPlaced: the member went there.
+	MemberPlaced
+	// MemberFits: the node passed the member's Filter; another won.
+	MemberFits
+	// MemberRejected: a Filter plugin rejected the node (Status).
+	MemberRejected
+)
+
+// GroupCell is one cell of the members × nodes matrix.
+type GroupCell struct {
+	State  MemberCell
+	Status record.Status
+}
+
+// GroupRow is one member: where it went ("" nowhere) and its cells, in
+// the matrix's node order.
+type GroupRow struct {
+	Member string
+	Node   string
+	// Evaluated: the cycle tried the member.
+	Evaluated bool
+	Cells     []GroupCell
+}
+
+// GroupMatrix is members × nodes: each member's verdict on each node, as
+// its attempt in the group cycle saw the node (the members before it
+// placed there).
+type GroupMatrix struct {
+	Nodes []string
+	Rows  []GroupRow
+}
+
+// NewGroupMatrix builds the matrix from the members' attempts (in.Members).
+func NewGroupMatrix(in GroupInput) *GroupMatrix {
+	m := &GroupMatrix{}
+	g := in.Group
+	if g == nil {
+		return m
+	}
+	col := map[string]int{}
+	for _, a := range in.Members {
+		if a == nil || a.Nodes == nil {
+			continue
+		}
+		for _, n := range a.Nodes.Names {
+			if _, ok := col[n]; !ok {
+				col[n] = len(m.Nodes)
+				m.Nodes = append(m.Nodes, n)
+			}
+		}
+	}
+	for i, gm := range g.Members {
+		row := GroupRow{Member: gm.Pod, Node: gm.Node, Evaluated: gm.Evaluated, Cells: make([]GroupCell, len(m.Nodes))}
+		if i < len(in.Members) && in.Members[i] != nil && in.Members[i].Nodes != nil && !in.Members[i].Summarized {
+			a := in.Members[i]
+			verdicts, statuses := upstreamVerdicts(a)
+			for j, n := range a.Nodes.Names {
+				c := &row.Cells[col[n]]
+				switch verdicts[j] {
+				case Feasible:
+					c.State = MemberFits
+				case Rejected:
+					c.State, c.Status = MemberRejected, a.Statuses[statuses[j]]
+				}
+			}
+		}
+		if gm.Node != "" {
+			if j, ok := col[gm.Node]; ok {
+				row.Cells[j].State = MemberPlaced
+			}
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m
+}
