@@ -163,7 +163,13 @@ func (v *attemptView) Refresh() {
 	}
 	// The forecast's line counts the live changes since it was made: it
 	// changes with every capture, and costs nothing.
-	v.verdict = append(forecastLine(v.c, v.c.Focus), v.summary...)
+	v.verdict = forecastLine(v.c, v.c.Focus)
+	if g := v.c.World.groupOf(v.c.Focus); g != nil {
+		// A member's attempt was made in its group's cycle: the group's
+		// verdict comes first, then the member's own.
+		v.verdict = append(v.verdict, groupLines(v.c.World, g, v.w)...)
+	}
+	v.verdict = append(v.verdict, v.summary...)
 	v.wrapWhy()
 }
 
