@@ -245,3 +245,87 @@ func NewGroupMatrix(in GroupInput) *GroupMatrix {
 	}
 	return m
 }
+
+// Lines renders the matrix as text: ✓ where the member
+// went, ○ where it fit but another node won, the rejecting plugin's short
+// name, · where it was not tried. The nodes no member could use are
+// folded into one column when all do not fit the width.
+func (m *GroupMatrix) Lines(width int) []string {
+	if len(m.Rows) == 0 || len(m.Nodes) == 0 {
+		return nil
+	}
+	memberW := len("member")
+	for _, r := range m.Rows {
+		memberW = max(memberW, len(shortPod(r.Member)))
+	}
+	colW := func(n string) int { return max(len(n), 6) + 1 }
+	total := memberW + 2
+	for _, n := range m.Nodes {
+		total += colW(n)
+	}
+	// Which columns to show: every node if they fit, else the nodes some
+	// member placed on or fit, the others under "elsewhere".
+	shown := make([]bool, len(m.Nodes))
+	fold := total > width
+	for j := range m.Nodes {
+		shown[j] = !fold
+		for _, r := range m.Rows {
+			if s := r.Cells[j].State; s == MemberPlaced || s == MemberFits {
+				shown[j] = true
+			}
+		}
+	}
+	var b strings.Builder
+	out := []string{"Members × nodes: ✓ placed there, ○ fit but another node won, a plugin: it rejected the node, · not tried"}
+	b.WriteString(fmt.Sprintf("%-*s  ", memberW, "member"))
+	for j, n := range m.Nodes {
+		if shown[j] {
+			b.WriteString(fmt.Sprintf("%-*s", colW(n), n))
+		}
+	}
+	if fold {
+		b.WriteString("elsewhere")
+	}
+	out = append(out, strings.TrimRight(b.String(), " "))
+	for _, r := range m.Rows {
+		b.Reset()
+		b.WriteString(fmt.Sprintf("%-*s  ", memberW, shortPod(r.Member)))
+		elsewhere := map[string]int{}
+		var order []string
+		for j, c := range r.Cells {
+			cell := "·"
+			switch c.State {
+			case MemberPlaced:
+				cell = "✓"
+			case MemberFits:
+				cell = "○"
+			case MemberRejected:
+				cell = ShortName(c.Status.Plugin)
+			}
+			if shown[j] {
+				b.WriteString(fmt.Sprintf("%-*s", colW(m.Nodes[j]), truncate(cell, colW(m.Nodes[j])-1)))
+			} else if c.State == MemberRejected {
+				if elsewhere[cell] == 0 {
+					order = append(order, cell)
+				}
+				elsewhere[cell]++
+			}
+		}
+		for _, p := range order {
+			b.WriteString(fmt.Sprintf("%s×%d ", p, elsewhere[p]))
+		}
+		if !r.Evaluated {
+			b.WriteString("(not tried)")
+		}
+		out = append(out, strings.TrimRight(b.String(), " "))
+	}
+	return out
+}
+
+// truncate cuts s to n runes.
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}

@@ -72,3 +72,27 @@ func TestGroupMatrix(t *testing.T) {
 		t.Errorf("w-3 on gpu-b1: %+v", st)
 	}
 }
+
+func TestGroupMatrixLines(t *testing.T) {
+	m := NewGroupMatrix(gangOfFour())
+	got := strings.Join(m.Lines(80), "\n")
+	want := `member  node-a1 gpu-b1 gpu-b2
+w-0     NodeAff ✓      ○
+w-1     NodeAff ✓      ○
+w-2     NodeAff ·      ✓
+w-3     NodeAff Fit    Fit`
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("at 80 columns:\n%s\nwant the rows\n%s", got, want)
+	}
+	// Too narrow for every node: those no member could use fold into
+	// "elsewhere".
+	got = strings.Join(m.Lines(25), "\n")
+	want = `member  gpu-b1 gpu-b2 elsewhere
+w-0     ✓      ○      NodeAff×1
+w-1     ✓      ○      NodeAff×1
+w-2     ·      ✓      NodeAff×1
+w-3     Fit    Fit    NodeAff×1`
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("at 25 columns:\n%s\nwant the rows\n%s", got, want)
+	}
+}
