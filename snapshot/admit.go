@@ -114,19 +114,23 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 // defaultAndValidate defaults obj, prepares a pod as the API server
 // creates it, and returns the validation errors under opts.
 func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions) field.ErrorList {
-	apiserver.Default(obj)
+	apiserver.DefaultUnder(obj, opts)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
+		apiserver.DropDisabledPodFields(pod, opts)
 	}
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	return append(errs, apiserver.Validate(obj, opts)...)
 }
 
-// ValidateUnder makes the loader validate the objects it adds as an API
-// server with the gates gates does (the v1.37 defaults until then): with
-// TaintTolerationComparisonOperators, tolerations may use Lt and Gt. An
-// object read back from an API server keeps what a gate allowed it
-// whatever the gates (see apiserver.Validate). Call it before adding.
+// ValidateUnder makes the loader default, validate and create the objects
+// it adds as an API server with the gates gates does (the v1.37 defaults
+// until then): with TaintTolerationComparisonOperators, tolerations may
+// use Lt and Gt; without GenericWorkload a new pod loses
+// spec.schedulingGroup; the workload kinds' gated fields (see
+// apiserver.ValidationOptions). An object read back from an API server
+// keeps what a gate allowed it whatever the gates (see apiserver.Validate).
+// Call it before adding.
 func (l *Loader) ValidateUnder(gates features.Features) {
 	l.validation = ValidationUnder(gates)
 }
@@ -134,7 +138,13 @@ func (l *Loader) ValidateUnder(gates features.Features) {
 // ValidationUnder is what of gates an API server's validation reads
 // (gates that differ only elsewhere validate alike).
 func ValidationUnder(gates features.Features) apiserver.ValidationOptions {
-	return apiserver.ValidationOptions{AllowTaintTolerationComparisonOperators: gates.EnableTaintTolerationComparisonOperators}
+	return apiserver.ValidationOptions{
+		AllowTaintTolerationComparisonOperators: gates.EnableTaintTolerationComparisonOperators,
+		GenericWorkload:                         gates.EnableGenericWorkload,
+		TopologyAwareWorkloadScheduling:         gates.EnableTopologyAwareWorkloadScheduling,
+		CompositePodGroup:                       gates.EnableCompositePodGroup,
+		PodGroupPreemptionPolicy:                gates.EnablePodGroupPreemptionPolicy,
+	}
 }
 
 // warnClearedNamespace reports the namespace normalizeNamespace cleared,

@@ -18,6 +18,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,6 +76,10 @@ func init() {
 	register("ResourceClaim", res, true, dnsSub, func() runtime.Object { return &resourcev1.ResourceClaim{} })
 	register("ResourceClaimTemplate", res, true, dnsSub, func() runtime.Object { return &resourcev1.ResourceClaimTemplate{} })
 	register("DeviceTaintRule", res, false, dnsSub, func() runtime.Object { return &resourcev1.DeviceTaintRule{} })
+	// Workload-aware scheduling: the versions v1.37 serves.
+	register("Workload", schedulingv1beta1.SchemeGroupVersion, true, dnsSub, func() runtime.Object { return &schedulingv1beta1.Workload{} })
+	register("PodGroup", schedulingv1beta1.SchemeGroupVersion, true, dnsSub, func() runtime.Object { return &schedulingv1beta1.PodGroup{} })
+	register("CompositePodGroup", schedulingv1alpha3.SchemeGroupVersion, true, dnsSub, func() runtime.Object { return &schedulingv1alpha3.CompositePodGroup{} })
 	for _, ki := range supportedKinds {
 		kindsByType[reflect.TypeOf(ki.newObj())] = ki
 	}

@@ -681,10 +681,11 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 		l.report.Errorf(file, line, desc, "object.metadata.name", "Required value: a change names the object it is about; the change is skipped")
 		return nil
 	}
-	apiserver.Default(obj)
+	apiserver.DefaultUnder(obj, l.validation)
 	if typ != watch.Deleted {
 		if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 			apiserver.PrepareForCreate(pod)
+			apiserver.DropDisabledPodFields(pod, l.validation)
 		}
 		if ts := acc.GetCreationTimestamp(); typ == watch.Added && ts.IsZero() {
 			acc.SetCreationTimestamp(metav1.NewTime(at))

@@ -218,6 +218,10 @@ func loadLive(ctx context.Context, f *sourceFlags, m runMode, w io.Writer) (*sou
 		printStatus(st)
 	})
 	ls := live.NewSource(lc.Name, lc.Client, sink.report)
+	// The gates the flags give: whether the scheduler misses the
+	// workload kinds when the server does not serve them.
+	gates := f.gates.validationGates()
+	ls.SetSchedulerGates(map[string]bool{"GenericWorkload": gates.EnableGenericWorkload, "CompositePodGroup": gates.EnableCompositePodGroup})
 	if m.binds() {
 		fmt.Fprintf(w, "%s: reading %s (read-only except pod bindings: --bind)\n", lc.Name, lc.Host)
 	} else {

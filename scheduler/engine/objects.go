@@ -13,7 +13,10 @@ package engine
 // ResourceClaims, ResourceSlices and DeviceClasses move pods too (a
 // DeviceTaintRule's change as updates of the slices it selects);
 // ResourceClaimTemplates are only read (by the resourceclaim controller,
-// not the scheduler) and stored.
+// not the scheduler) and stored. PodGroups and CompositePodGroups are
+// stored and are cluster events (framework.PodGroup,
+// framework.CompositePodGroup); Workloads are stored for the views only
+// (kube-scheduler does not watch them).
 // Services, ReplicationControllers, ReplicaSets, StatefulSets,
 // PodDisruptionBudgets and Namespaces are only listed by plugins: they are
 // stored and move nothing. PriorityClasses, RuntimeClasses and DaemonSets
@@ -28,6 +31,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -83,6 +88,12 @@ func (e *Engine) storedObject(obj runtime.Object) runtime.Object {
 		return findNamed(objs.ResourceSlices(), ns, name)
 	case *resourcev1.DeviceTaintRule:
 		return findNamed(objs.DeviceTaintRules(), ns, name)
+	case *schedulingv1beta1.PodGroup:
+		return found(objs.PodGroup(ns, name))
+	case *schedulingv1alpha3.CompositePodGroup:
+		return found(objs.CompositePodGroup(ns, name))
+	case *schedulingv1beta1.Workload:
+		return found(objs.Workload(ns, name))
 	}
 	return nil
 }

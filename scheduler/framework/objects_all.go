@@ -22,6 +22,9 @@ func (o *ObjectStore) All() []any {
 	out = appendAll(out, o.taintRules)
 	out = appendAll(out, o.templates)
 	out = appendAll(out, o.claims)
+	out = appendAll(out, o.workloads)
+	out = appendAll(out, o.composites)
+	out = appendAll(out, o.podGroups)
 	return out
 }
 

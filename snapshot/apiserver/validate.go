@@ -19,6 +19,8 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
@@ -237,6 +239,9 @@ func validatePodSpec(spec *v1.PodSpec, isPod bool, opts ValidationOptions, p *fi
 	}
 	if spec.PreemptionPolicy != nil {
 		errs = append(errs, validatePreemptionPolicy(spec.PreemptionPolicy, p.Child("preemptionPolicy"))...)
+	}
+	if spec.SchedulingGroup != nil {
+		errs = append(errs, validateSchedulingGroup(spec.SchedulingGroup, p.Child("schedulingGroup"))...)
 	}
 	return errs
 }
@@ -819,16 +824,42 @@ func Default(obj runtime.Object) {
 		defaultResourceClaim(o)
 	case *resourcev1.ResourceClaimTemplate:
 		defaultDeviceRequests(o.Spec.Spec.Devices.Requests)
+	case *schedulingv1beta1.PodGroup:
+		defaultPodGroup(o)
+	case *schedulingv1alpha3.CompositePodGroup:
+		defaultCompositePodGroup(o)
 	}
 }
 
+// DefaultUnder is Default, then the defaults that an API server applies
+// only with the gates opts says (a group's preemptionPolicy under
+// PodGroupPreemptionPolicy).
+func DefaultUnder(obj runtime.Object, opts ValidationOptions) {
+	Default(obj)
+	defaultGroupPreemptionPolicy(obj, opts)
+}
+
 // ValidationOptions are the API server's feature gates that validation
-// reads (upstream's PodValidationOptions, from its gates).
+// reads (upstream's PodValidationOptions and the declarative rules'
+// options, from its gates), and with them its gated defaults
+// (DefaultUnder) and the pod fields it drops on create
+// (DropDisabledPodFields).
 type ValidationOptions struct {
 	// AllowTaintTolerationComparisonOperators: the
 	// TaintTolerationComparisonOperators gate, under which tolerations
 	// (of pods and of workloads' templates) may use Lt and Gt.
 	AllowTaintTolerationComparisonOperators bool
+	// GenericWorkload: a new pod keeps spec.schedulingGroup.
+	GenericWorkload bool
+	// TopologyAwareWorkloadScheduling: PodGroups and their templates may
+	// set schedulingConstraints.
+	TopologyAwareWorkloadScheduling bool
+	// CompositePodGroup: a PodGroup may name its parent, a Workload may
+	// have composite templates.
+	CompositePodGroup bool
+	// PodGroupPreemptionPolicy: groups and templates may set
+	// preemptionPolicy, which a PodGroup defaults.
+	PodGroupPreemptionPolicy bool
 }
 
 // Validate validates an object of a kind schedtui reads as the API server
@@ -878,6 +909,12 @@ func Validate(obj runtime.Object, opts ValidationOptions) field.ErrorList {
 		return validateResourceSlice(o)
 	case *resourcev1.DeviceTaintRule:
 		return validateDeviceTaintRule(o)
+	case *schedulingv1beta1.Workload:
+		return validateWorkload(o, opts)
+	case *schedulingv1beta1.PodGroup:
+		return validatePodGroup(o, opts)
+	case *schedulingv1alpha3.CompositePodGroup:
+		return validateCompositePodGroup(o, opts)
 	}
 	return nil
 }

@@ -30,6 +30,13 @@ type kind struct {
 	// probe lists at most one object: it tells a forbidden or missing
 	// resource before an informer would retry it forever.
 	probe func(context.Context, kubernetes.Interface, metav1.ListOptions) error
+	// optIn marks a kind of a group version an API server serves only
+	// when told to (--runtime-config): discovery says whether it does
+	// before the kind is listed. gate is the scheduler's feature gate
+	// under which the scheduler reads the kind: without it a kind not
+	// served is not missed.
+	optIn bool
+	gate  string
 }
 
 // scheduledPods is the scheduler's own pod informer: terminal pods are
@@ -148,6 +155,20 @@ var kinds = []*kind{
 	{name: "ResourceClaim", gvr: res("resource.k8s.io", "v1", "resourceclaims"),
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.ResourceV1().ResourceClaims("").List)(ctx, o)
+		}},
+	// Workload-aware scheduling, in the versions v1.37 serves (none of
+	// them by default).
+	{name: "Workload", gvr: res("scheduling.k8s.io", "v1beta1", "workloads"), optIn: true, gate: "GenericWorkload",
+		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
+			return list(c.SchedulingV1beta1().Workloads("").List)(ctx, o)
+		}},
+	{name: "CompositePodGroup", gvr: res("scheduling.k8s.io", "v1alpha3", "compositepodgroups"), optIn: true, gate: "CompositePodGroup",
+		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
+			return list(c.SchedulingV1alpha3().CompositePodGroups("").List)(ctx, o)
+		}},
+	{name: "PodGroup", gvr: res("scheduling.k8s.io", "v1beta1", "podgroups"), optIn: true, gate: "GenericWorkload",
+		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
+			return list(c.SchedulingV1beta1().PodGroups("").List)(ctx, o)
 		}},
 }
 

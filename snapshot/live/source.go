@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -87,6 +88,12 @@ type Source struct {
 	// settings are the scheduler's defaults the cluster shows, known
 	// after Sync.
 	settings snapshot.SchedulerSettings
+	// gates are the scheduler's feature gates that are on, of those
+	// under which it reads an opt-in kind (SetSchedulerGates).
+	gates map[string]bool
+	// servedResources are the resources discovery showed, per group
+	// version asked (the opt-in kinds').
+	servedResources map[string]map[string]bool
 }
 
 // NewSource returns a source over client; name labels it (the context)
@@ -106,6 +113,14 @@ func NewSource(name string, client kubernetes.Interface, onStatus func(Status)) 
 // arrived (change.Change.At; the wall clock by default). Call it before
 // Sync.
 func (s *Source) SetClock(c change.Clock) { s.q.now = c.Now }
+
+// SetSchedulerGates tells the source which of the feature gates under
+// which the scheduler reads an opt-in kind are on (GenericWorkload for
+// Workloads and PodGroups, CompositePodGroup for CompositePodGroups):
+// such a kind that the server does not serve is then missed with a
+// warning naming the API server's flag that serves it; with its gate off
+// it is left out quietly. Call it before Sync.
+func (s *Source) SetSchedulerGates(on map[string]bool) { s.gates = on }
 
 // Name is the source's label (the kubeconfig context).
 func (s *Source) Name() string { return s.name }
@@ -200,10 +215,24 @@ func (s *Source) Sync(ctx context.Context) (*snapshot.Cluster, *docread.Report, 
 }
 
 // probe lists at most one object of every kind: a forbidden or missing
-// optional kind is skipped with a warning.
+// optional kind is skipped with a warning. An opt-in kind whose group
+// version discovery does not show is skipped before it is listed (see
+// notServed).
 func (s *Source) probe(ctx context.Context) error {
 	s.active = s.active[:0]
+	served := map[string]bool{}
+	var unserved []*kind
 	for _, k := range kinds {
+		if k.optIn {
+			ok, err := s.served(k, served)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				unserved = append(unserved, k)
+				continue
+			}
+		}
 		err := k.probe(ctx, s.client, metav1.ListOptions{Limit: 1})
 		switch {
 		case err == nil:
@@ -226,7 +255,74 @@ func (s *Source) probe(ctx context.Context) error {
 		s.skipped = append(s.skipped, docread.Problem{Severity: docread.Warning, File: s.origin(), Object: k.name, Message: msg})
 		s.report(func(st *Status) { st.Warning, st.Message = true, msg; st.Synced++ })
 	}
+	s.notServed(unserved)
 	return nil
+}
+
+// served says whether discovery shows k's resource in its group version
+// (known remembers each group version's answer). Not found is an answer;
+// any other error fails the sync, as a failed list does.
+func (s *Source) served(k *kind, known map[string]bool) (bool, error) {
+	gv := k.gvr.GroupVersion().String()
+	if ok, asked := known[gv]; asked {
+		return ok && s.servedResources[gv][k.gvr.Resource], nil
+	}
+	list, err := s.client.Discovery().ServerResourcesForGroupVersion(gv)
+	switch {
+	case apierrors.IsNotFound(err):
+		known[gv] = false
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("%s: discovering %s: %w", s.origin(), gv, err)
+	}
+	known[gv] = true
+	if s.servedResources == nil {
+		s.servedResources = map[string]map[string]bool{}
+	}
+	s.servedResources[gv] = map[string]bool{}
+	for _, r := range list.APIResources {
+		s.servedResources[gv][r.Name] = true
+	}
+	return s.servedResources[gv][k.gvr.Resource], nil
+}
+
+// notServed reports the opt-in kinds the server does not serve, a line
+// per group version: a warning naming the API server's flag that serves
+// them when a gate the scheduler reads them under is on, else a note
+// that they are not needed.
+func (s *Source) notServed(unserved []*kind) {
+	var order []string
+	byGV := map[string][]*kind{}
+	for _, k := range unserved {
+		gv := k.gvr.GroupVersion().String()
+		if byGV[gv] == nil {
+			order = append(order, gv)
+		}
+		byGV[gv] = append(byGV[gv], k)
+	}
+	for _, gv := range order {
+		ks := byGV[gv]
+		var resources, names, needed, gates []string
+		for _, k := range ks {
+			resources = append(resources, k.gvr.Resource)
+			names = append(names, k.name)
+			if s.gates[k.gate] {
+				needed = append(needed, k.gate)
+			} else if !slices.Contains(gates, k.gate) {
+				gates = append(gates, k.gate)
+			}
+		}
+		what := strings.Join(resources, " and ")
+		if len(needed) == 0 {
+			msg := fmt.Sprintf("%s is not served: %s are left out (not needed with %s off)", gv, what, strings.Join(gates, " and "))
+			s.report(func(st *Status) { st.Message = msg; st.Synced += len(ks) })
+			continue
+		}
+		msg := fmt.Sprintf("%s is not served: %s are left out, which the scheduler reads with %s on (an API server serves them with --runtime-config=%s=true)",
+			gv, what, strings.Join(slices.Compact(needed), " and "), gv)
+		s.skipped = append(s.skipped, docread.Problem{Severity: docread.Warning, File: s.origin(), Object: strings.Join(names, ", "), Message: msg})
+		s.report(func(st *Status) { st.Warning, st.Message = true, msg; st.Synced += len(ks) })
+	}
 }
 
 func (s *Source) waitForSync(ctx context.Context) error {

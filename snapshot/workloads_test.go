@@ -1,0 +1,317 @@
+package snapshot
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/features"
+)
+
+// gangCluster is a training job as the API server serves it with the
+// workload gates on: its Workload, the CompositePodGroup above its
+// PodGroup, the PodGroup, and a worker naming the group.
+const gangCluster = `apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata: {name: train, namespace: ml}
+spec:
+  compositePodGroupTemplates:
+  - name: job
+    schedulingPolicy: {gang: {minGroupCount: 1}}
+    podGroupTemplates:
+    - name: workers
+      schedulingPolicy: {gang: {minCount: 2}}
+      schedulingConstraints: {topology: [{key: topology.kubernetes.io/zone}]}
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: train-job, namespace: ml}
+spec:
+  workloadRef: {workloadName: train, templateName: job}
+  schedulingPolicy: {gang: {minGroupCount: 1}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: train-workers, namespace: ml}
+spec:
+  parentCompositePodGroupName: train-job
+  workloadRef: {workloadName: train, templateName: workers}
+  schedulingPolicy: {gang: {minCount: 2}}
+  schedulingConstraints: {topology: [{key: topology.kubernetes.io/zone}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: worker-0, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: train-workers}
+  containers: [{name: c, image: trainer}]
+`
+
+// workloadGates are v1.37's defaults with the workload gates on (off:
+// the defaults).
+func workloadGates(on bool) features.Features {
+	g := features.Default()
+	if on {
+		g.EnableGenericWorkload = true
+		g.EnableTopologyAwareWorkloadScheduling = true
+		g.EnableCompositePodGroup = true
+		g.EnablePodGroupPreemptionPolicy = true
+	}
+	return g
+}
+
+func loadGated(t *testing.T, on bool, name, data string) (*Cluster, *docread.Report) {
+	t.Helper()
+	l := NewLoader()
+	l.ValidateUnder(workloadGates(on))
+	if err := l.LoadData(name, []byte(data)); err != nil {
+		t.Fatal(err)
+	}
+	return l.Finish()
+}
+
+func openGated(t *testing.T, on bool, path string) *Opened {
+	t.Helper()
+	o, err := OpenUnder(path, nil, workloadGates(on))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// checkGang checks that c holds gangCluster's objects, defaulted.
+func checkGang(t *testing.T, c *Cluster, r *docread.Report) {
+	t.Helper()
+	if len(r.Problems) > 0 {
+		t.Fatalf("problems:\n%s", r)
+	}
+	if len(c.Workloads) != 1 || len(c.CompositePodGroups) != 1 || len(c.PodGroups) != 1 || len(c.Pods) != 1 {
+		t.Fatalf("got %d Workloads, %d CompositePodGroups, %d PodGroups, %d pods", len(c.Workloads), len(c.CompositePodGroups), len(c.PodGroups), len(c.Pods))
+	}
+	pg := c.PodGroups[0]
+	if pg.Namespace != "ml" || pg.Spec.SchedulingPolicy.Gang == nil || pg.Spec.SchedulingPolicy.Gang.MinCount != 2 ||
+		pg.Spec.ParentCompositePodGroupName == nil || *pg.Spec.ParentCompositePodGroupName != "train-job" {
+		t.Errorf("PodGroup: %+v", pg.Spec)
+	}
+	if dm := pg.Spec.DisruptionMode; dm == nil || dm.Single == nil {
+		t.Errorf("PodGroup disruptionMode not defaulted to single: %+v", dm)
+	}
+	if pp := pg.Spec.PreemptionPolicy; pp == nil || *pp != schedulingv1beta1.PreemptLowerPriority {
+		t.Errorf("PodGroup preemptionPolicy not defaulted under PodGroupPreemptionPolicy: %v", pp)
+	}
+	if dm := c.CompositePodGroups[0].Spec.DisruptionMode; dm == nil || dm.Single == nil {
+		t.Errorf("CompositePodGroup disruptionMode not defaulted to single: %+v", dm)
+	}
+	if sg := c.Pods[0].Spec.SchedulingGroup; sg == nil || sg.PodGroupName == nil || *sg.PodGroupName != "train-workers" {
+		t.Errorf("pod's schedulingGroup: %+v", sg)
+	}
+}
+
+// TestWorkloadKindsInEveryFormat: the three kinds and a pod's
+// schedulingGroup load from YAML documents, and from what Write makes of
+// them in every format (JSON and YAML Lists, protobuf, gzipped), from the
+// API server's typed Lists (items without apiVersion and kind), from
+// `kubectl get -o yaml`'s List and from a `kubectl cluster-info dump`
+// tree holding them.
+func TestWorkloadKindsInEveryFormat(t *testing.T) {
+	c, r := loadGated(t, true, "gang.yaml", gangCluster)
+	checkGang(t, c, r)
+	want := clusterJSON(t, c)
+	dir := t.TempDir()
+	for _, name := range []string{"s.yaml", "s.json", "s.pb", "s.yaml.gz", "s.json.gz", "s.pb.gz"} {
+		path := filepath.Join(dir, name)
+		if _, err := WriteFile(path, c, Header{Context: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		o := openGated(t, true, path)
+		checkGang(t, o.Cluster, o.Report)
+		if got := clusterJSON(t, o.Cluster); got != want {
+			t.Errorf("%s read back:\n%s\nwant\n%s", name, got, want)
+		}
+	}
+
+	// The API server's responses: typed Lists whose items carry neither
+	// apiVersion nor kind.
+	typed := `{"apiVersion":"scheduling.k8s.io/v1beta1","kind":"WorkloadList","metadata":{"resourceVersion":"9"},"items":[
+  {"metadata":{"name":"train","namespace":"ml","resourceVersion":"5"},"spec":{"podGroupTemplates":[{"name":"workers","schedulingPolicy":{"gang":{"minCount":2}}}]}}]}
+{"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroupList","metadata":{"resourceVersion":"9"},"items":[
+  {"metadata":{"name":"train-workers","namespace":"ml","resourceVersion":"6"},"spec":{"workloadRef":{"workloadName":"train","templateName":"workers"},"schedulingPolicy":{"gang":{"minCount":2}}}}]}
+{"apiVersion":"scheduling.k8s.io/v1alpha3","kind":"CompositePodGroupList","metadata":{"resourceVersion":"9"},"items":[
+  {"metadata":{"name":"train-job","namespace":"ml","resourceVersion":"7"},"spec":{"workloadRef":{"workloadName":"train","templateName":"job"},"schedulingPolicy":{"basic":{}}}}]}
+`
+	tc, tr := loadGated(t, false, "responses.json", typed)
+	if len(tr.Problems) > 0 || len(tc.Workloads) != 1 || len(tc.PodGroups) != 1 || len(tc.CompositePodGroups) != 1 {
+		t.Errorf("typed Lists: %d Workloads, %d PodGroups, %d CompositePodGroups; problems:\n%s", len(tc.Workloads), len(tc.PodGroups), len(tc.CompositePodGroups), tr)
+	}
+
+	// kubectl get workloads,podgroups,compositepodgroups -A -o yaml.
+	var kubectl strings.Builder
+	kubectl.WriteString("apiVersion: v1\nkind: List\nmetadata: {resourceVersion: \"\"}\nitems:\n")
+	for _, doc := range strings.Split(gangCluster, "---\n") {
+		if !strings.Contains(doc, "scheduling.k8s.io") {
+			continue
+		}
+		for i, line := range strings.Split(strings.TrimSuffix(doc, "\n"), "\n") {
+			prefix := "  "
+			if i == 0 {
+				prefix = "- "
+			}
+			kubectl.WriteString(prefix + line + "\n")
+		}
+	}
+	kc, kr := loadGated(t, true, "kubectl.yaml", kubectl.String())
+	if len(kr.Problems) > 0 || len(kc.Workloads) != 1 || len(kc.PodGroups) != 1 || len(kc.CompositePodGroups) != 1 {
+		t.Errorf("kubectl's List: %d Workloads, %d PodGroups, %d CompositePodGroups; problems:\n%s", len(kc.Workloads), len(kc.PodGroups), len(kc.CompositePodGroups), kr)
+	}
+
+	// A cluster-info dump tree with the kinds beside its own files.
+	dump := filepath.Join(t.TempDir(), "dump")
+	copyTree(t, "testdata/cluster-info-dump", dump, nil)
+	writeFile(t, filepath.Join(dump, "ml", "scheduling.json"), []byte(typed))
+	o := openGated(t, false, dump)
+	if o.Format != FormatClusterInfoDump || len(o.Cluster.Workloads) != 1 || len(o.Cluster.PodGroups) != 1 || len(o.Cluster.CompositePodGroups) != 1 {
+		t.Errorf("cluster-info dump (%s): %d Workloads, %d PodGroups, %d CompositePodGroups", o.Format, len(o.Cluster.Workloads), len(o.Cluster.PodGroups), len(o.Cluster.CompositePodGroups))
+	}
+	if p := findProblem(o.Report, "not read by schedtui", "PodGroup"); p != nil {
+		t.Errorf("the kinds are skipped: %s", p)
+	}
+}
+
+// TestSchedulingGroupGate: the API server keeps a new pod's
+// spec.schedulingGroup only with GenericWorkload on; a pod read back from
+// an API server keeps it whatever the gate, as the server that stored it
+// took it.
+func TestSchedulingGroupGate(t *testing.T) {
+	pods := `apiVersion: v1
+kind: Pod
+metadata: {name: new, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: train-workers}
+  containers: [{name: c, image: trainer}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: stored, namespace: ml, resourceVersion: "12", uid: u-stored}
+spec:
+  schedulingGroup: {podGroupName: train-workers}
+  containers: [{name: c, image: trainer}]
+`
+	group := func(c *Cluster, name string) string {
+		for _, p := range c.Pods {
+			if p.Name == name {
+				if sg := p.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
+					return *sg.PodGroupName
+				}
+				return ""
+			}
+		}
+		t.Fatalf("no pod %s", name)
+		return ""
+	}
+	for _, on := range []bool{true, false} {
+		c, r := loadGated(t, on, "pods.yaml", pods)
+		if len(r.Problems) > 0 {
+			t.Fatalf("gate %v: %s", on, r)
+		}
+		wantNew := ""
+		if on {
+			wantNew = "train-workers"
+		}
+		if got := group(c, "new"); got != wantNew {
+			t.Errorf("gate %v: new pod's group %q, want %q", on, got, wantNew)
+		}
+		if got := group(c, "stored"); got != "train-workers" {
+			t.Errorf("gate %v: stored pod's group %q, want it kept", on, got)
+		}
+	}
+}
+
+// TestWorkloadValidation: what the API server refuses of each kind is
+// reported at the object's file and line, naming the object and the
+// field, in upstream's words; the gated fields are refused with their gate
+// off (unless read back from an API server) and accepted with it on.
+func TestWorkloadValidation(t *testing.T) {
+	bad := `apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: zero, namespace: ml}
+spec:
+  schedulingPolicy: {gang: {minCount: 0}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: negative, namespace: ml}
+spec:
+  schedulingPolicy: {basic: {}, gang: {minCount: -1}}
+  disruptionMode: {}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: orphan, namespace: ml}
+spec:
+  parentCompositePodGroupName: job
+  schedulingPolicy: {basic: {}}
+  resourceClaims: [{name: gpus}]
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata: {name: empty, namespace: ml}
+spec: {}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: Workload
+metadata: {name: twice, namespace: ml}
+spec:
+  podGroupTemplates:
+  - {name: a, schedulingPolicy: {basic: {}}, priority: 10}
+  - {name: a, schedulingPolicy: {gang: {minCount: 1}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml}
+spec:
+  schedulingGroup: {podGroupName: Not_A_Name}
+  containers: [{name: c, image: i}]
+---
+apiVersion: scheduling.k8s.io/v1alpha3
+kind: CompositePodGroup
+metadata: {name: nowhere, namespace: ml}
+spec:
+  schedulingPolicy: {gang: {minGroupCount: 0}}
+`
+	_, r := loadGated(t, true, "bad.yaml", bad)
+	wantProblems(t, r,
+		`bad.yaml:1: PodGroup ml/zero: spec.schedulingPolicy.gang.minCount: Required value`,
+		`bad.yaml:7: PodGroup ml/negative: spec.schedulingPolicy: Invalid value: "{basic, gang}": must specify exactly one of: `+"`basic`, `gang`",
+		`bad.yaml:7: PodGroup ml/negative: spec.schedulingPolicy.gang.minCount: Invalid value: -1: must be greater than or equal to 1`,
+		`bad.yaml:7: PodGroup ml/negative: spec.disruptionMode: Invalid value: "": must specify one of: `+"`single`, `all`",
+		`bad.yaml:14: PodGroup ml/orphan: spec.workloadRef: Required value: must be set when parentCompositePodGroupName is set`,
+		`bad.yaml:14: PodGroup ml/orphan: spec.resourceClaims[0]: Invalid value: "": must specify one of: `+"`resourceClaimName`, `resourceClaimTemplateName`",
+		`bad.yaml:22: Workload ml/empty: spec: Invalid value: "": must specify one of: `+"`podGroupTemplates`, `compositePodGroupTemplates`",
+		`bad.yaml:27: Workload ml/twice: spec.podGroupTemplates[1]: Duplicate value: {"name":"a","schedulingPolicy":{"gang":{"minCount":1}},"schedulingConstraints":null}`,
+		`bad.yaml:27: Workload ml/twice: spec: Invalid value: null: detected multiple priority configurations`,
+		`bad.yaml:35: Pod ml/p: spec.schedulingGroup.podGroupName: Invalid value: "Not_A_Name": a lowercase RFC 1123 subdomain`,
+		`bad.yaml:42: CompositePodGroup ml/nowhere: spec.workloadRef: Required value`,
+		`bad.yaml:42: CompositePodGroup ml/nowhere: spec.schedulingPolicy.gang.minGroupCount: Required value`,
+	)
+
+	// The gated fields of gangCluster, with the gates off.
+	_, r = loadGated(t, false, "gang.yaml", gangCluster)
+	wantProblems(t, r,
+		`gang.yaml:5: Workload ml/train: spec.compositePodGroupTemplates: Forbidden`,
+		`gang.yaml:24: PodGroup ml/train-workers: spec.parentCompositePodGroupName: Forbidden`,
+		`gang.yaml:24: PodGroup ml/train-workers: spec.schedulingConstraints: Forbidden`,
+	)
+	// Read back from an API server, they stay.
+	stored := strings.ReplaceAll(gangCluster, "namespace: ml}", "namespace: ml, resourceVersion: \"3\"}")
+	c, r := loadGated(t, false, "stored.yaml", stored)
+	if r.HasErrors() || len(c.Workloads) != 1 || len(c.PodGroups) != 1 {
+		t.Errorf("stored objects refused with the gates off:\n%s", r)
+	}
+}
