@@ -27,12 +27,16 @@ import (
 type GroupHintsInput struct {
 	GroupInput
 	// Sched is a fork of the cluster as the cycle began (its first
-	// member's attempt, engine.Fork), which GroupHints changes and
-	// restores: the caller must own it. Pod is that member as popped.
+	// member's attempt, engine.Fork), which the candidates are read from;
+	// Pod is that member as popped.
 	Sched *scheduler.Scheduler
 	Pod   *v1.Pod
-	// Rerun runs the group's cycle again on s as it stands, with no
-	// effect on it, and returns the cycle's record.
+	// Fork makes another such fork: each candidate is proven on a fresh
+	// one, since a group cycle's effects (members assumed, bound, the
+	// PodGroup's condition) are not undone.
+	Fork func() (*scheduler.Scheduler, *v1.Pod, error)
+	// Rerun runs the group's cycle again on s, a fork with the
+	// candidate applied, and returns the cycle's record.
 	Rerun func(s *scheduler.Scheduler) (*record.GroupAttempt, error)
 	// DaemonSets and AdmitDaemonPod are Input's: a node added runs the
 	// DaemonSet pods the controller would create there.
@@ -48,7 +52,7 @@ const maxAddedNodes = 8
 func GroupHints(in GroupHintsInput) (*Result, error) {
 	res := &Result{}
 	g := in.Group
-	if g == nil || in.Sched == nil || in.Pod == nil || in.Rerun == nil || g.Result != record.GroupUnschedulable {
+	if g == nil || in.Sched == nil || in.Pod == nil || in.Fork == nil || in.Rerun == nil || g.Result != record.GroupUnschedulable {
 		return res, nil
 	}
 	pg, err := in.Sched.Objects().PodGroup(g.Namespace, g.Name)
@@ -245,20 +249,22 @@ func zoneOf(n *v1.Node) string {
 	return ""
 }
 
-// proveGroup applies c to the fork, re-runs the group cycle, restores the
-// fork, and returns the hint when the group schedules.
+// proveGroup applies c to a fresh fork and re-runs the group cycle there,
+// and returns the hint when the group schedules.
 func (in GroupHintsInput) proveGroup(c groupChange) (Hint, bool, error) {
 	h := Hint{Summary: c.desc, Objects: []any{}, Remove: []Ref{}, Changes: 1, rank: c.rank}
 	e := Edits{Objects: c.objects}
 	for _, p := range c.remove {
 		e.Remove = append(e.Remove, Ref{Kind: "Pod", Namespace: p.Namespace, Name: p.Name})
 	}
-	_, undo, err := Apply(in.Sched, in.Pod, e)
+	s, pod, err := in.Fork()
 	if err != nil {
+		return h, false, err
+	}
+	if _, _, err := Apply(s, pod, e); err != nil {
 		return h, false, nil
 	}
-	g, err := in.Rerun(in.Sched)
-	undo()
+	g, err := in.Rerun(s)
 	if err != nil {
 		return h, false, err
 	}
