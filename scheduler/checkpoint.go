@@ -18,6 +18,7 @@ type State struct {
 	nodeList  *record.NodeList
 	nextStart int
 	seq       int
+	groupSeq  int
 	pcg       []byte
 }
 
@@ -27,7 +28,7 @@ type State struct {
 func (s *Scheduler) CaptureState(prev *State) (*State, error) {
 	st := &State{
 		objects: s.objects.Clone(), nominated: s.nominator.Export(), nodeList: s.nodeList,
-		nextStart: s.nextStartNodeIndex, seq: s.seq,
+		nextStart: s.nextStartNodeIndex, seq: s.seq, groupSeq: s.groupSeq,
 	}
 	list := s.snapshot.List()
 	st.infos = make([]*framework.NodeInfo, len(list))
@@ -69,5 +70,7 @@ func (s *Scheduler) RestoreState(st *State) error {
 	s.nodeList = st.nodeList
 	s.nextStartNodeIndex = st.nextStart
 	s.seq = st.seq
+	s.groupSeq = st.groupSeq
+	s.rebuildAssumed()
 	return s.usePCGState(st.pcg)
 }

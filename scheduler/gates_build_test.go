@@ -14,7 +14,6 @@ import (
 // otherwise.
 func TestNewFollowsGates(t *testing.T) {
 	for gate, plugin := range map[string]string{
-		"GenericWorkload=true":                              "GangScheduling",
 		"InPlacePodVerticalScalingSchedulerPreemption=true": "DeferredPodScheduling",
 	} {
 		r, err := features.Resolve("", "", gate)
@@ -37,5 +36,16 @@ func TestNewFollowsGates(t *testing.T) {
 	fwk := s.Profile("default-scheduler")
 	if fwk.Plugin("NodeDeclaredFeatures") != nil || fwk.Plugin("DynamicResources") == nil {
 		t.Errorf("1.35's plugins: Filter %v, Score %v", fwk.FilterPluginNames(), fwk.ScorePluginNames())
+	}
+	r, err = features.Resolve("", "", "GenericWorkload=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = New(nil, nil, nil, Options{Registry: plugins.NewInTreeRegistry(), Features: &r.Features, Config: config.Default(r.Features)})
+	if err != nil {
+		t.Fatalf("GenericWorkload=true: %v", err)
+	}
+	if s.Profile("default-scheduler").Plugin("GangScheduling") == nil {
+		t.Error("GenericWorkload=true: no GangScheduling plugin")
 	}
 }

@@ -160,25 +160,51 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, fwk *runtime.Framework,
 		return result, nil, st
 	}
 
+	assumed, st := s.assumeAndReserve(ctx, fwk, state, pod, host, rec)
+	if !st.IsSuccess() {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, st
+	}
+	// Permit: a Wait would park the pod until another plugin allows it;
+	// outside a pod-group cycle (GangScheduling waits for its gang there)
+	// no default plugin waits, so schedtui treats Wait as allowed.
+	if st := s.permit(ctx, fwk, state, pod, assumed, host, rec); !st.IsSuccess() && !st.IsWait() {
+		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, st
+	}
+	rec.phase(record.PhasePermit, nil)
+	return scheduleResult{host: host}, assumed, nil
+}
+
+// assumeAndReserve is upstream's assumeAndReserve: the pod assumed on
+// host, then Reserve; a failure undoes both and is returned as upstream
+// reports it (a rejection as a FitError on host).
+func (s *Scheduler) assumeAndReserve(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, host string, rec *recorder) (*v1.Pod, *framework.Status) {
 	assumed := pod.DeepCopy()
 	if err := s.assume(assumed, host); err != nil {
-		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, framework.AsStatus(err)
+		return nil, framework.AsStatus(err)
 	}
 	if st := fwk.RunReservePluginsReserve(ctx, state, assumed, host); !st.IsSuccess() {
 		rec.phase(record.PhaseReserve, st)
 		s.unreserveAndForget(ctx, fwk, state, assumed, host)
-		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, rejectedOnHost(pod, host, st, rec)
+		return nil, rejectedOnHost(pod, host, st, rec)
 	}
 	rec.phase(record.PhaseReserve, nil)
-	// Permit: a Wait would park the pod until another plugin allows it;
-	// no default plugin waits, so schedtui treats Wait as allowed.
-	if _, st := fwk.RunPermitPlugins(ctx, state, assumed, host); !st.IsSuccess() && !st.IsWait() {
-		rec.phase(record.PhasePermit, st)
-		s.unreserveAndForget(ctx, fwk, state, assumed, host)
-		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, rejectedOnHost(pod, host, st, rec)
+	return assumed, nil
+}
+
+// permit runs the Permit plugins on the assumed pod; a rejection or an
+// error undoes assume and Reserve and is returned as upstream reports it.
+// A Wait is returned as it is, recorded: the caller decides.
+func (s *Scheduler) permit(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod, assumed *v1.Pod, host string, rec *recorder) *framework.Status {
+	_, st := fwk.RunPermitPlugins(ctx, state, assumed, host)
+	if st.IsSuccess() {
+		return nil
 	}
-	rec.phase(record.PhasePermit, nil)
-	return scheduleResult{host: host}, assumed, nil
+	rec.phase(record.PhasePermit, st)
+	if st.IsWait() {
+		return st
+	}
+	s.unreserveAndForget(ctx, fwk, state, assumed, host)
+	return rejectedOnHost(pod, host, st, rec)
 }
 
 // handleSchedulePodError is the failure branch of upstream's
@@ -222,6 +248,7 @@ func (s *Scheduler) assume(assumed *v1.Pod, host string) error {
 		return err
 	}
 	s.nominator.Delete(assumed.UID)
+	s.noteAssumed(assumed)
 	return nil
 }
 
@@ -233,6 +260,7 @@ func (s *Scheduler) unreserveAndForget(ctx context.Context, fwk *runtime.Framewo
 	if err := s.snapshot.RemovePod(assumed); err != nil {
 		s.cacheFailed("ForgetPod", assumed, err)
 	}
+	s.forgetAssumed(assumed)
 }
 
 // rejectedOnHost turns a Reserve or Permit rejection into the FitError
@@ -309,6 +337,7 @@ func (s *Scheduler) finishBinding(ctx context.Context, fwk *runtime.Framework, s
 	}
 	assumed.Status.NominatedNodeName = ""
 	s.objects.Add(assumed)
+	s.forgetAssumed(assumed)
 	fwk.RunPostBindPlugins(ctx, state, assumed, host)
 	s.afterBind(state, assumed, host)
 	return nil

@@ -75,6 +75,11 @@ type Scheduler struct {
 	gates features.Features
 	// waiting are the parked binding cycles, by pod UID (binding_wait.go).
 	waiting map[types.UID]*waitingBinding
+	// assumed are the pod-group members assumed and not bound yet, by UID
+	// (podgroup_state.go).
+	assumed map[string]*v1.Pod
+	// groupSeq numbers pod-group cycles.
+	groupSeq int
 }
 
 // Epoch is the default virtual clock's start.
@@ -152,13 +157,14 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			return nil, fmt.Errorf("duplicate profile with scheduler name %q", name)
 		}
 		f, err := runtime.NewFramework(opts.Registry, &p, runtime.Options{
-			Snapshot:  func() *framework.Snapshot { return s.snapshot },
-			Objects:   s.objects,
-			Nominator: s.nominator,
-			Rand:      s.rand,
-			Clock:     s.clock,
-			Features:  s.gates,
-			Extenders: fexts,
+			Snapshot:       func() *framework.Snapshot { return s.snapshot },
+			Objects:        s.objects,
+			Nominator:      s.nominator,
+			Rand:           s.rand,
+			Clock:          s.clock,
+			Features:       s.gates,
+			Extenders:      fexts,
+			PodGroupStates: s.PodGroupState,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: %w", name, err)

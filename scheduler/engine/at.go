@@ -43,15 +43,28 @@ func (e *Engine) resume() error {
 
 // pop pops the next pod: Resume.First for the run's first pop, else the
 // queue's head.
-func (e *Engine) pop() *framework.QueuedPodInfo {
+func (e *Engine) pop() framework.QueuedEntity {
 	if r := e.opts.Resume; r != nil && r.First != "" && e.hist.Len() == 0 {
 		ns, name := splitKey(r.First)
 		if pi, ok := e.q.PopPod(ns, name); ok {
 			return pi
 		}
 	}
-	pi, _ := e.q.Pop()
-	return pi
+	en, _ := e.q.Pop()
+	return en
+}
+
+// memberOf is the popped pod, or the popped group's member named pod
+// ("namespace/name"): the pod of an attempt made in a group cycle.
+func memberOf(popped framework.QueuedEntity, pod string) *framework.QueuedPodInfo {
+	switch en := popped.(type) {
+	case *framework.QueuedPodInfo:
+		return en
+	case *framework.QueuedPodGroupInfo:
+		ns, name := splitKey(pod)
+		return en.Member(ns, name)
+	}
+	return nil
 }
 
 // AttemptState is the cluster exactly as the scheduler saw it at the start

@@ -115,6 +115,7 @@ func (e *Engine) applyNow(c change.Change) error {
 		e.sched.SetPendingPod(c.Pod)
 		if e.responsible(c.Pod) {
 			e.q.Add(c.Pod)
+			e.podGroupMemberAdded(c.Pod)
 			e.mode.pendingAdded(c.Pod, false)
 		}
 	case change.PodUpdate:
@@ -157,9 +158,18 @@ func (e *Engine) applyNow(c change.Change) error {
 			e.sched.RemoveAssignedPod(old)
 			e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, nil)
 		} else {
+			// With GenericWorkload, upstream's handler updates the queue
+			// before the cache's group state: the member's group is
+			// requeued with it still counted.
+			queueFirst := e.responsible(old) && e.sched.Features().EnableGenericWorkload
+			if queueFirst {
+				e.q.Delete(old)
+			}
 			e.sched.DeletePendingPod(old)
 			if e.responsible(old) {
-				e.q.Delete(old)
+				if !queueFirst {
+					e.q.Delete(old)
+				}
 				if old.Status.NominatedNodeName != "" {
 					e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
 				}

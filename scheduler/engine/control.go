@@ -244,13 +244,30 @@ func (e *Engine) Cursor() Cursor { return e.cursor }
 func (e *Engine) Queue() QueueSnapshot {
 	snap := QueueSnapshot{Now: e.now}
 	active, backoff, unsched := e.q.Contents()
+	var gated []QueuedGroup
 	for _, en := range active {
+		if en.Group != nil {
+			snap.Groups = append(snap.Groups, e.queuedGroup(en))
+			continue
+		}
 		snap.ActiveQ = append(snap.ActiveQ, e.queuedPod(en))
 	}
 	for _, en := range backoff {
+		if en.Group != nil {
+			snap.Groups = append(snap.Groups, e.queuedGroup(en))
+			continue
+		}
 		snap.BackoffQ = append(snap.BackoffQ, e.queuedPod(en))
 	}
 	for _, en := range unsched {
+		if en.Group != nil {
+			if en.Location == queue.Gated {
+				gated = append(gated, e.queuedGroup(en))
+			} else {
+				snap.Groups = append(snap.Groups, e.queuedGroup(en))
+			}
+			continue
+		}
 		qp := e.queuedPod(en)
 		if en.Location == queue.Gated {
 			snap.Gated = append(snap.Gated, qp)
@@ -263,7 +280,34 @@ func (e *Engine) Queue() QueueSnapshot {
 	}
 	byName(snap.Unschedulable)
 	byName(snap.Gated)
+	snap.Groups = append(snap.Groups, gated...)
+	for _, pi := range e.q.WaitingForPodGroup() {
+		snap.WaitingForGroup = append(snap.WaitingForGroup, e.queuedPod(queue.Entry{Info: pi, Location: queue.WaitingForPodGroup}))
+	}
 	return snap
+}
+
+// queuedGroup is a group entry as the views see it.
+func (e *Engine) queuedGroup(en queue.Entry) QueuedGroup {
+	g := en.Group
+	qg := QueuedGroup{
+		Group: g.Key(), Policy: g.Policy(), MinCount: g.MinCount(), Priority: g.Priority(), Queue: history.QueueName(en.Location),
+		Timestamp: g.Timestamp, Attempts: g.Attempts, BackoffExpiration: e.q.BackoffExpiration(&framework.QueuedPodInfo{QueueingParams: g.QueueingParams}),
+		GatingPlugin: g.GatingPlugin, GatingMessage: en.GatingMessage,
+		Scheduled: e.sched.PodGroupState(g.Namespace, g.Name).ScheduledPodsCount(),
+	}
+	plugins := map[string]bool{}
+	for _, m := range g.Members {
+		qg.Members = append(qg.Members, key(m.Pod))
+		for _, p := range sortedPlugins(m) {
+			plugins[p] = true
+		}
+	}
+	for p := range plugins {
+		qg.UnschedulablePlugins = append(qg.UnschedulablePlugins, p)
+	}
+	sort.Strings(qg.UnschedulablePlugins)
+	return qg
 }
 
 func (e *Engine) queuedPod(en queue.Entry) QueuedPod {

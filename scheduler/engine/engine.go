@@ -204,6 +204,10 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	// The scheduler's New nominated every pod with a status nomination;
 	// upstream's nominator only learns of pods the queue adds.
 	e.sched.Nominator().Reset()
+	// The observed PodGroups first: their members join them as they come.
+	for _, pg := range e.sched.Objects().PodGroups("") {
+		e.q.AddPodGroup(pg)
+	}
 	for _, p := range bySchedulingOrder(pods) {
 		if p.Spec.NodeName == "" && !terminal(p) && e.responsible(p) {
 			e.q.Add(p)
@@ -404,7 +408,7 @@ const maxIdleJumps = 1 << 20
 // stopBeforeAttempt the popped pod is returned without scheduling it
 // (Fork). It returns errQuiescent when there is nothing left to do (or
 // nothing before limit).
-func (e *Engine) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
+func (e *Engine) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, framework.QueuedEntity, error) {
 	return e.mode.step(limit, strict, stopBeforeAttempt)
 }
 
@@ -419,41 +423,65 @@ func (e *Engine) attempt(pi *framework.QueuedPodInfo) *record.Attempt {
 	// made again (dropOldestCheckpoint).
 	e.opts.ExtenderAnswers.SetEpoch(uint64(e.hist.Len()))
 	a := e.sched.ScheduleOne(pod)
+	idx := e.logAttempt(a, uid, genAtStart)
+	e.actuateSyncDecision()
+	e.settleAttempt(pi, a, idx)
+	e.preemptionDecided(a.Pod, a.Victims, a.Message)
+	return a
+}
+
+// logAttempt adds an attempt to the history and the timeline.
+func (e *Engine) logAttempt(a *record.Attempt, uid types.UID, genAtStart uint64) int {
 	// The pod passed PreEnqueue before it could be popped.
 	a.Phases[record.PhasePreEnqueue] = record.PhaseStatus{Code: record.CodeSuccess}
 	idx := e.hist.Add(a)
 	e.lastGen[uid] = genAtStart
 	e.event(history.Event{Kind: history.EventAttempt, Pod: a.Pod, Attempt: idx, Node: a.Node, Reason: a.Outcome.String(), Message: a.Message, Time: a.Time})
+	return idx
+}
+
+// actuateSyncDecision carries out a synchronous preemption: PostFilter's
+// API calls, seen by the queue as events while the preemptor is still in
+// flight.
+func (e *Engine) actuateSyncDecision() {
 	if d := e.decision; d != nil && d.sync && !d.notCarriedOut {
-		// Synchronous preemption: PostFilter's API calls, seen by the
-		// queue as events while the preemptor is still in flight.
 		e.actuateSync(d)
 	}
+}
+
+// settleAttempt handles an attempt's outcome for its pod: bound, dropped,
+// parked, or handed to the failure handler.
+func (e *Engine) settleAttempt(pi *framework.QueuedPodInfo, a *record.Attempt, idx int) {
 	switch a.Outcome {
 	case record.Scheduled:
-		e.q.Done(uid)
-		e.bound(pod)
+		e.q.Done(pi.Pod.UID)
+		e.bound(pi.Pod)
 	case record.Skipped:
-		e.q.Done(uid)
+		e.q.Done(pi.Pod.UID)
 	case record.Waiting:
 		// Still in flight: its binding cycle is parked (binding_wait.go).
 		e.parkBinding(pi, idx, a.Node)
 	default:
 		e.failed(pi, a)
 	}
-	if d := e.decision; d != nil {
-		e.decision = nil
-		msg := a.Message
-		if d.notCarriedOut {
-			msg = NotCarriedOut
-		}
-		e.event(history.Event{Kind: history.EventPreemption, Pod: a.Pod, Node: d.node, Victims: append([]string(nil), a.Victims...),
-			Reason: d.record.DecidedBy, Message: msg})
-		if len(d.victims) > 0 && !d.sync {
-			e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
-		}
+}
+
+// preemptionDecided reports the preemption the attempt decided, if any,
+// and schedules its API calls.
+func (e *Engine) preemptionDecided(pod string, victims []string, msg string) {
+	d := e.decision
+	if d == nil {
+		return
 	}
-	return a
+	e.decision = nil
+	if d.notCarriedOut {
+		msg = NotCarriedOut
+	}
+	e.event(history.Event{Kind: history.EventPreemption, Pod: pod, Node: d.node, Victims: append([]string(nil), victims...),
+		Reason: d.record.DecidedBy, Message: msg})
+	if len(d.victims) > 0 && !d.sync {
+		e.addTimer(&timer{at: e.now.Add(e.opts.PreemptionAPIDelay), kind: timerActuate, preemption: d})
+	}
 }
 
 // bound applies a successful binding as the informer reports it: the

@@ -34,7 +34,7 @@ import (
 // (save) and built again, bound to the engine restored, from it (resume).
 type mode interface {
 	// step makes at most one attempt (Engine.step).
-	step(limit time.Time, strict, stopBeforeAttempt bool) (*record.Attempt, *framework.QueuedPodInfo, error)
+	step(limit time.Time, strict, stopBeforeAttempt bool) (*record.Attempt, framework.QueuedEntity, error)
 	// quiescent reports that step would make no attempt without an
 	// external event (Engine.quiescent).
 	quiescent() bool

@@ -131,6 +131,14 @@ func (e *Engine) applyObject(c change.Change) error {
 	objs := e.sched.Objects()
 	e.bump()
 	e.clusterEvent(c, "")
+	if pg, ok := c.Object.(*schedulingv1beta1.PodGroup); ok {
+		oldPG, _ := old.(*schedulingv1beta1.PodGroup)
+		if c.Kind == change.ObjectDelete {
+			pg = nil
+		}
+		e.podGroupChanged(c.Kind, oldPG, pg)
+		return nil
+	}
 	switch c.Kind {
 	case change.ObjectDelete:
 		objs.Delete(old)

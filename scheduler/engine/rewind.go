@@ -372,7 +372,8 @@ func (e *Engine) forkAt(i int) (*Engine, *framework.QueuedPodInfo, error) {
 	}
 	o := e.log[k-e.logBase]
 	f.replaying = true
-	_, pi, err := f.step(o.limit, o.strict, true)
+	_, popped, err := f.step(o.limit, o.strict, true)
+	pi := memberOf(popped, e.hist.At(i).Pod)
 	if err != nil || pi == nil {
 		return nil, nil, fmt.Errorf("replaying to attempt %d: nothing to pop", i)
 	}

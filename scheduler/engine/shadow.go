@@ -279,7 +279,7 @@ func (*shadow) bindRefused() error {
 // makes an attempt (a decision of the cluster's scheduler judged); it
 // returns errQuiescent when no change is left (before limit). The engine
 // never pops a pod.
-func (s *shadow) step(limit time.Time, _, _ bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
+func (s *shadow) step(limit time.Time, _, _ bool) (*record.Attempt, framework.QueuedEntity, error) {
 	e := s.e
 	n := e.hist.Len()
 	for {

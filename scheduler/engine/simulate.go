@@ -55,7 +55,7 @@ func (m *simulation) save() modeState {
 // step pops the next pod and attempts it, first running whatever is due
 // and, if nothing is poppable, jumping to the next due event (see
 // Engine.step).
-func (m *simulation) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, *framework.QueuedPodInfo, error) {
+func (m *simulation) step(limit time.Time, strict bool, stopBeforeAttempt bool) (*record.Attempt, framework.QueuedEntity, error) {
 	e := m.e
 	for jumps := 0; ; jumps++ {
 		e.settle()
@@ -71,11 +71,17 @@ func (m *simulation) step(limit time.Time, strict bool, stopBeforeAttempt bool) 
 		}
 		e.now = t
 	}
-	pi := e.pop()
+	popped := e.pop()
 	if stopBeforeAttempt {
-		return nil, pi, nil
+		return nil, popped, nil
 	}
-	a := e.attempt(pi)
+	var a *record.Attempt
+	switch en := popped.(type) {
+	case *framework.QueuedPodGroupInfo:
+		a = e.attemptGroup(en)
+	case *framework.QueuedPodInfo:
+		a = e.attempt(en)
+	}
 	if d := e.opts.AttemptDuration; d > 0 {
 		end := e.now.Add(d)
 		for {

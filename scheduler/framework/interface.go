@@ -26,7 +26,7 @@ type PreEnqueuePlugin interface {
 // QueueSortPlugin orders activeQ.
 type QueueSortPlugin interface {
 	Plugin
-	Less(a, b *QueuedPodInfo) bool
+	Less(a, b QueuedEntity) bool
 }
 
 // PreFilterExtensions keep a PreFilter's state consistent when the cycle
@@ -214,6 +214,9 @@ type Handle interface {
 	// Extenders are the configuration's extenders, in upstream's order
 	// (ignorable ones last).
 	Extenders() []Extender
+	// PodGroupState is the cache's state of a pod group's pods
+	// (GenericWorkload), empty for a group it knows no pod of.
+	PodGroupState(namespace, name string) *PodGroupState
 }
 
 // PluginFactory builds a plugin from its args (nil means the defaults).

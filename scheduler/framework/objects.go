@@ -2,6 +2,8 @@ package framework
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
@@ -148,6 +150,9 @@ type ObjectStore struct {
 	workloads    *store[*schedulingv1beta1.Workload]
 	// extResources follows the DeviceClasses as they arrive.
 	extResources extendedResourceClasses
+	// groupMembers indexes the pods naming a PodGroup
+	// (spec.schedulingGroup), by group key then pod key.
+	groupMembers map[string]map[string]*v1.Pod
 }
 
 // NewObjectStore returns an empty store.
@@ -178,6 +183,7 @@ func NewObjectStore() *ObjectStore {
 		composites:   newStore[*schedulingv1alpha3.CompositePodGroup]("scheduling.k8s.io", "compositepodgroup"),
 		workloads:    newStore[*schedulingv1beta1.Workload]("scheduling.k8s.io", "workload"),
 		extResources: extendedResourceClasses{},
+		groupMembers: map[string]map[string]*v1.Pod{},
 	}
 }
 
@@ -186,7 +192,11 @@ func NewObjectStore() *ObjectStore {
 func (o *ObjectStore) Add(obj any) bool {
 	switch t := obj.(type) {
 	case *v1.Pod:
+		if old, ok := o.pods.items[key(t.Namespace, t.Name)]; ok {
+			o.unindexMember(old)
+		}
 		o.pods.put(t.Namespace, t.Name, t)
+		o.indexMember(t)
 	case *v1.PersistentVolumeClaim:
 		o.pvcs.put(t.Namespace, t.Name, t)
 	case *v1.PersistentVolume:
@@ -241,6 +251,9 @@ func (o *ObjectStore) Add(obj any) bool {
 func (o *ObjectStore) Delete(obj any) {
 	switch t := obj.(type) {
 	case *v1.Pod:
+		if old, ok := o.pods.items[key(t.Namespace, t.Name)]; ok {
+			o.unindexMember(old)
+		}
 		o.pods.remove(t.Namespace, t.Name)
 	case *v1.PersistentVolumeClaim:
 		o.pvcs.remove(t.Namespace, t.Name)
@@ -376,4 +389,39 @@ func (o *ObjectStore) Workload(ns, name string) (*schedulingv1beta1.Workload, er
 }
 func (o *ObjectStore) Workloads(ns string) []*schedulingv1beta1.Workload {
 	return o.workloads.list(ns, func(w *schedulingv1beta1.Workload) string { return w.Namespace })
+}
+
+func (o *ObjectStore) indexMember(p *v1.Pod) {
+	g := PodGroupKeyOf(p)
+	if g == "" {
+		return
+	}
+	m := o.groupMembers[g]
+	if m == nil {
+		m = map[string]*v1.Pod{}
+		o.groupMembers[g] = m
+	}
+	m[key(p.Namespace, p.Name)] = p
+}
+
+func (o *ObjectStore) unindexMember(p *v1.Pod) {
+	g := PodGroupKeyOf(p)
+	if g == "" {
+		return
+	}
+	delete(o.groupMembers[g], key(p.Namespace, p.Name))
+	if len(o.groupMembers[g]) == 0 {
+		delete(o.groupMembers, g)
+	}
+}
+
+// PodGroupMembers lists the stored pods naming the PodGroup, by name.
+func (o *ObjectStore) PodGroupMembers(namespace, name string) []*v1.Pod {
+	m := o.groupMembers[PodGroupKey(namespace, name)]
+	out := make([]*v1.Pod, 0, len(m))
+	for _, p := range m {
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b *v1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

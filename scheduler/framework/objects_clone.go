@@ -36,7 +36,14 @@ func (o *ObjectStore) CopyFrom(src *ObjectStore) {
 	copyStore(o.devClasses, src.devClasses)
 	copyStore(o.slices, src.slices)
 	copyStore(o.taintRules, src.taintRules)
+	copyStore(o.podGroups, src.podGroups)
+	copyStore(o.composites, src.composites)
+	copyStore(o.workloads, src.workloads)
 	o.extResources = maps.Clone(src.extResources)
+	o.groupMembers = make(map[string]map[string]*v1.Pod, len(src.groupMembers))
+	for g, m := range src.groupMembers {
+		o.groupMembers[g] = maps.Clone(m)
+	}
 }
 
 // Pods lists the stored pods in the order they were first added.

@@ -126,6 +126,19 @@ func (g *QueuedPodGroupInfo) RemoveMember(pod *v1.Pod) *QueuedPodInfo {
 	return nil
 }
 
+// UpdateMember replaces a member's pod (an informer update), keeping its
+// place and bookkeeping; it reports whether the pod is a member.
+func (g *QueuedPodGroupInfo) UpdateMember(pod *v1.Pod) bool {
+	for i, m := range g.Members {
+		if m.Pod.Namespace == pod.Namespace && m.Pod.Name == pod.Name {
+			m.PodInfo = NewPodInfo(pod)
+			g.UnscheduledPods[i] = pod
+			return true
+		}
+	}
+	return false
+}
+
 // Member returns the queued member with the pod's namespace and name.
 func (g *QueuedPodGroupInfo) Member(namespace, name string) *QueuedPodInfo {
 	for _, m := range g.Members {
@@ -208,4 +221,25 @@ type PodGroupPostFilterResult struct {
 type PodGroupPostFilterPlugin interface {
 	Plugin
 	PodGroupPostFilter(ctx context.Context, state *CycleState, group *PodGroupInfo, schedule PodGroupSchedulingFunc) (*PodGroupPostFilterResult, *Status)
+}
+
+// PodGroupState is what the scheduler's cache knows of a group's pods
+// (upstream's PodGroupState): those not scheduled yet, those assumed
+// (placed by a cycle, not bound), those bound. Pods are in the store's
+// order.
+type PodGroupState struct {
+	Unscheduled, Assumed, Assigned []*v1.Pod
+}
+
+// AllPodsCount counts every pod of the group the scheduler knows.
+func (s *PodGroupState) AllPodsCount() int {
+	return len(s.Unscheduled) + len(s.Assumed) + len(s.Assigned)
+}
+
+// ScheduledPodsCount counts the assumed and bound pods.
+func (s *PodGroupState) ScheduledPodsCount() int { return len(s.Assumed) + len(s.Assigned) }
+
+// ScheduledPods are the bound pods, then the assumed ones.
+func (s *PodGroupState) ScheduledPods() []*v1.Pod {
+	return append(slices.Clone(s.Assigned), s.Assumed...)
 }

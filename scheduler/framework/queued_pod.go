@@ -33,6 +33,16 @@ type QueueingParams struct {
 // Gated reports whether a PreEnqueue plugin holds the entity back.
 func (q *QueueingParams) Gated() bool { return q.GatingPlugin != "" }
 
+// Params is the entity's bookkeeping.
+func (q *QueueingParams) Params() *QueueingParams { return q }
+
+// QueuedEntity is what the scheduling queue orders (upstream's
+// QueuedEntityInfo): a queued pod, or a pod group with its queued members.
+type QueuedEntity interface {
+	Priority() int32
+	Params() *QueueingParams
+}
+
 // QueuedPodInfo is a pod in the scheduling queue with its bookkeeping, as
 // upstream's framework.QueuedPodInfo.
 type QueuedPodInfo struct {

@@ -6,6 +6,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/plugins/defaultbinder"
 	"github.com/schedtui/schedtui/scheduler/plugins/defaultpreemption"
 	"github.com/schedtui/schedtui/scheduler/plugins/dynamicresources"
+	"github.com/schedtui/schedtui/scheduler/plugins/gangscheduling"
 	"github.com/schedtui/schedtui/scheduler/plugins/imagelocality"
 	"github.com/schedtui/schedtui/scheduler/plugins/interpodaffinity"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
@@ -48,5 +49,6 @@ func NewInTreeRegistry() runtime.Registry {
 		names.ImageLocality:                   imagelocality.New,
 		names.DefaultBinder:                   defaultbinder.New,
 		names.NodeDeclaredFeatures:            nodedeclaredfeatures.New,
+		names.GangScheduling:                  gangscheduling.New,
 	}
 }

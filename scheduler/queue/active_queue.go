@@ -47,11 +47,20 @@ func newActiveQueue(less func(a, b *entry) bool) *activeQueue {
 // startInFlight tracks a popped pod; false means it already is in flight
 // (upstream then discards the pop).
 func (aq *activeQueue) startInFlight(pod *v1.Pod) bool {
+	if !aq.track(pod) {
+		return false
+	}
+	aq.schedulingCycle++
+	return true
+}
+
+// track puts a pod in flight without counting a scheduling cycle (a pod
+// group's members count one together); false means it already is.
+func (aq *activeQueue) track(pod *v1.Pod) bool {
 	if _, dup := aq.inFlightPods[pod.UID]; dup {
 		return false
 	}
 	aq.inFlightPods[pod.UID] = &inFlightPod{elem: aq.inFlightEvents.PushBack(pod), pod: pod}
-	aq.schedulingCycle++
 	return true
 }
 
@@ -113,10 +122,10 @@ func (aq *activeQueue) addEventIfAnyInFlight(oldObj, newObj any, event framework
 
 // activeLess is the QueueSort order, ties broken by seq.
 func (q *PriorityQueue) activeLess(a, b *entry) bool {
-	if q.opts.Less(a.QueuedPodInfo, b.QueuedPodInfo) {
+	if q.opts.Less(a.entity(), b.entity()) {
 		return true
 	}
-	if q.opts.Less(b.QueuedPodInfo, a.QueuedPodInfo) {
+	if q.opts.Less(b.entity(), a.entity()) {
 		return false
 	}
 	return a.seq < b.seq

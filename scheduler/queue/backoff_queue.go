@@ -159,5 +159,5 @@ func (bq *backoffQueue) nextRelease() (time.Time, bool) {
 
 // expiration is backoffTime for a QueuedPodInfo outside the queue.
 func (bq *backoffQueue) expiration(pi *framework.QueuedPodInfo) time.Time {
-	return bq.backoffTime(&entry{QueuedPodInfo: pi})
+	return bq.backoffTime(&entry{QueueingParams: &pi.QueueingParams})
 }

@@ -30,6 +30,9 @@ var (
 	EventUnscheduledPodDelete = framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.Delete}
 	EventNodeAdd              = framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}
 	EventNodeDelete           = framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Delete}
+	EventPodGroupAdd          = framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.Add}
+	EventPodGroupUpdate       = framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.Update}
+	EventPodGroupDelete       = framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.Delete}
 	// EventUnschedulableTimeout is the wildcard event of the leftover flush.
 	EventUnschedulableTimeout = framework.ClusterEvent{Resource: framework.WildCard, ActionType: framework.All, CustomLabel: UnschedulableTimeout}
 	// EventForceActivate is the wildcard event Activate records for an

@@ -59,7 +59,7 @@ func TestPopFromBackoffQGateOff(t *testing.T) {
 	if e.where(p) != queue.Backoff {
 		t.Fatalf("setup: %s", e.where(p))
 	}
-	if got, ok := e.q.Pop(); ok || e.q.Poppable() {
+	if got, ok := popPod(e.q); ok || e.q.Poppable() {
 		t.Errorf("popped %v from backoffQ with the gate off", got)
 	}
 	if exp, want := e.q.BackoffExpiration(pi), start.Add(1300*time.Millisecond); !exp.Equal(want) {

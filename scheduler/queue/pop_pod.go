@@ -16,12 +16,12 @@ func (q *PriorityQueue) PopPod(namespace, name string) (*framework.QueuedPodInfo
 		return nil, false
 	}
 	q.detach(e)
-	if !q.activeQ.startInFlight(e.Pod) {
+	if e.pi == nil || !q.activeQ.startInFlight(e.pi.Pod) {
 		return nil, false
 	}
 	e.Attempts++
 	q.emit(e, Active, InFlight, PopLabel)
-	return e.QueuedPodInfo, true
+	return e.pi, true
 }
 
 // ClusterAttemptLabel marks, in Move.Event, a pod taken out of the queue
@@ -40,10 +40,10 @@ func (q *PriorityQueue) PopAttempted(namespace, name string) (*framework.QueuedP
 	}
 	from := e.location()
 	q.detach(e)
-	if !q.activeQ.startInFlight(e.Pod) {
+	if e.pi == nil || !q.activeQ.startInFlight(e.pi.Pod) {
 		return nil, false
 	}
 	e.Attempts++
 	q.emit(e, from, InFlight, ClusterAttemptLabel)
-	return e.QueuedPodInfo, true
+	return e.pi, true
 }

@@ -22,10 +22,12 @@ import (
 	"container/list"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 
@@ -72,6 +74,9 @@ type Move struct {
 	Event    string
 	// GatingPlugin and GatingMessage are set when To is Gated.
 	GatingPlugin, GatingMessage string
+	// Group is the pod group (namespace/name) moving as one entry with its
+	// members, one Move per member; empty for a pod on its own.
+	Group string
 }
 
 // Profile is what the queue needs from a scheduling profile
@@ -95,7 +100,7 @@ type Options struct {
 	PodMaxInUnschedulablePodsDuration time.Duration
 	// Less is the QueueSort plugin's Less. Upstream takes it from the first
 	// profile (all profiles must share one QueueSort plugin). Required.
-	Less func(a, b *framework.QueuedPodInfo) bool
+	Less func(a, b framework.QueuedEntity) bool
 	// Profiles by scheduler name, in a fixed order for reproducible hint
 	// maps.
 	Profiles     map[string]Profile
@@ -127,9 +132,16 @@ const (
 	inUnschedulable
 )
 
-// entry is a queued pod.
+// entry is a queued entity: a pod, or a pod group (GenericWorkload) with
+// its queued members. QueueingParams is the pod's or the group's.
 type entry struct {
-	*framework.QueuedPodInfo
+	*framework.QueueingParams
+	// pi is the pod of a pod entry, nil for a group.
+	pi *framework.QueuedPodInfo
+	// group is the pod group of a group entry, nil for a pod.
+	group *framework.QueuedPodGroupInfo
+	// key is namespace/name for a pod, groupKeyPrefix+namespace/name for a
+	// group.
 	key string
 	// seq orders entries whose Timestamps tie. Upstream's timestamps come
 	// from a nanosecond clock and never tie in practice, so two pods with
@@ -187,6 +199,15 @@ type PriorityQueue struct {
 	interest       map[framework.ClusterEvent]map[string]sets.Set[string] // event -> profile -> plugins
 
 	seq uint64
+
+	// Pod groups (pod_groups.go): the observed PodGroups (upstream's
+	// workloadForest, leaf groups only) by key, members waiting for their
+	// PodGroup, members waiting for their in-flight group, and the entry
+	// popped last (a group's, while its cycle runs).
+	podGroups      map[string]*schedulingv1beta1.PodGroup
+	incomplete     memberPods
+	pendingMembers memberPods
+	lastPopped     string
 }
 
 // New builds a queue over the profiles' registered events.
@@ -200,6 +221,9 @@ func New(opts Options) (*PriorityQueue, error) {
 		hints:          map[string][]registration{},
 		pluginToEvents: map[string][]framework.ClusterEvent{},
 		interest:       map[framework.ClusterEvent]map[string]sets.Set[string]{},
+		podGroups:      map[string]*schedulingv1beta1.PodGroup{},
+		incomplete:     memberPods{},
+		pendingMembers: memberPods{},
 	}
 	initialBO, maxBO, maxUnsched := opts.PodInitialBackoffDuration, opts.PodMaxBackoffDuration, opts.PodMaxInUnschedulablePodsDuration
 	if initialBO <= 0 {
@@ -284,11 +308,16 @@ func (q *PriorityQueue) emit(e *entry, from, to Location, event string) {
 	if q.opts.OnMove == nil || from == to {
 		return
 	}
-	m := Move{Time: q.now(), Pod: e.Pod, From: from, To: to, Event: event}
-	if to == Gated {
-		m.GatingPlugin, m.GatingMessage = e.GatingPlugin, e.gatingMessage
+	for _, pi := range e.podInfos() {
+		m := Move{Time: q.now(), Pod: pi.Pod, From: from, To: to, Event: event}
+		if e.group != nil {
+			m.Group = e.group.Key()
+		}
+		if to == Gated {
+			m.GatingPlugin, m.GatingMessage = e.GatingPlugin, e.gatingMessage
+		}
+		q.opts.OnMove(m)
 	}
-	q.opts.OnMove(m)
 }
 
 // BackoffDuration is calculateBackoffDuration for a pod that failed count
@@ -306,7 +335,23 @@ func (q *PriorityQueue) BackoffExpiration(pi *framework.QueuedPodInfo) time.Time
 
 func (q *PriorityQueue) newEntry(pi *framework.QueuedPodInfo) *entry {
 	q.seq++
-	return &entry{QueuedPodInfo: pi, key: podKey(pi.Pod), seq: q.seq, heapIndex: -1}
+	return &entry{QueueingParams: &pi.QueueingParams, pi: pi, key: podKey(pi.Pod), seq: q.seq, heapIndex: -1}
+}
+
+// entity is what QueueSort orders: the pod or the group.
+func (e *entry) entity() framework.QueuedEntity {
+	if e.group != nil {
+		return e.group
+	}
+	return e.pi
+}
+
+// podInfos are the entry's pods: the pod, or the group's queued members.
+func (e *entry) podInfos() []*framework.QueuedPodInfo {
+	if e.group != nil {
+		return e.group.Members
+	}
+	return []*framework.QueuedPodInfo{e.pi}
 }
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -355,22 +400,42 @@ func (q *PriorityQueue) putUnschedulable(e *entry) {
 
 // runPreEnqueue runs the pod's profile's PreEnqueue plugins, the gating
 // plugin first; a rejection gates the pod and joins its rejector plugins.
+// A group runs them for every member, as upstream's runPreEnqueuePlugins
+// does for an entity: any gated member gates the group, with the last
+// gated member's plugin.
 func (q *PriorityQueue) runPreEnqueue(e *entry) {
-	p := q.opts.Profiles[e.Pod.Spec.SchedulerName]
+	if e.group == nil {
+		e.gatingMessage = q.runPreEnqueueForPod(e.pi)
+		return
+	}
+	plugin, msg := "", ""
+	for _, m := range e.group.Members {
+		if mm := q.runPreEnqueueForPod(m); m.Gated() {
+			plugin, msg = m.GatingPlugin, mm
+		}
+	}
+	e.GatingPlugin, e.gatingMessage = plugin, msg
+}
+
+// runPreEnqueueForPod is runPreEnqueuePluginsForPod: it sets or clears the
+// pod's gating plugin and returns the gating message.
+func (q *PriorityQueue) runPreEnqueueForPod(pi *framework.QueuedPodInfo) string {
+	p := q.opts.Profiles[pi.Pod.Spec.SchedulerName]
 	if p == nil {
-		e.GatingPlugin, e.gatingMessage = "", ""
-		return
+		pi.GatingPlugin = ""
+		return ""
 	}
-	st := p.RunPreEnqueuePlugins(context.Background(), e.Pod, e.GatingPlugin)
+	st := p.RunPreEnqueuePlugins(context.Background(), pi.Pod, pi.GatingPlugin)
 	if st.IsSuccess() {
-		e.GatingPlugin, e.gatingMessage = "", ""
-		return
+		pi.GatingPlugin = ""
+		return ""
 	}
-	if e.UnschedulablePlugins == nil {
-		e.UnschedulablePlugins = sets.New[string]()
+	if pi.UnschedulablePlugins == nil {
+		pi.UnschedulablePlugins = sets.New[string]()
 	}
-	e.UnschedulablePlugins.Insert(st.Plugin())
-	e.GatingPlugin, e.gatingMessage = st.Plugin(), st.Message()
+	pi.UnschedulablePlugins.Insert(st.Plugin())
+	pi.GatingPlugin = st.Plugin()
+	return st.Message()
 }
 
 // moveToActiveQ runs PreEnqueue (unless the pod comes straight from
@@ -445,10 +510,14 @@ func (q *PriorityQueue) Add(pod *v1.Pod) {
 	}
 	pi := &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(pod), QueueingParams: framework.QueueingParams{Timestamp: q.now(),
 		UnschedulablePlugins: sets.New[string](), PendingPlugins: sets.New[string]()}}
-	e := q.newEntry(pi)
 	if q.opts.Nominator != nil {
 		q.opts.Nominator.AddNominatedPod(pi.PodInfo, nil)
 	}
+	if q.isPodGroupMember(pod) {
+		q.addPodGroupMember(pi, NotQueued)
+		return
+	}
+	e := q.newEntry(pi)
 	q.moveToActiveQ(e, EventUnscheduledPodAdd.Label(), false, NotQueued)
 }
 
@@ -456,7 +525,11 @@ func (q *PriorityQueue) Add(pod *v1.Pod) {
 // the plugin-rejected backoff heap even if its backoff has not expired
 // (SchedulerPopFromBackoffQ); the error heap is never popped early. It
 // returns false when nothing is poppable (upstream would block).
-func (q *PriorityQueue) Pop() (*framework.QueuedPodInfo, bool) {
+//
+// The entity popped is a *framework.QueuedPodInfo or, for a pod group
+// (GenericWorkload), a *framework.QueuedPodGroupInfo whose members are all
+// in flight; the group cycle ends with AddAttemptedPodGroupIfNeeded.
+func (q *PriorityQueue) Pop() (framework.QueuedEntity, bool) {
 	for {
 		e, from, label := q.activeQ.queue.peek(), Active, PopLabel
 		if e == nil && q.opts.Features.EnableSchedulerPopFromBackoffQ {
@@ -466,13 +539,18 @@ func (q *PriorityQueue) Pop() (*framework.QueuedPodInfo, bool) {
 			return nil, false
 		}
 		q.detach(e)
-		if !q.activeQ.startInFlight(e.Pod) {
+		if e.group != nil {
+			if !q.startGroupInFlight(e) {
+				continue
+			}
+		} else if !q.activeQ.startInFlight(e.pi.Pod) {
 			// Upstream discards a pod tracked twice and pops the next one.
 			continue
 		}
 		e.Attempts++
+		q.lastPopped = e.key
 		q.emit(e, from, InFlight, label)
-		return e.QueuedPodInfo, true
+		return e.entity(), true
 	}
 }
 
@@ -523,6 +601,14 @@ func (q *PriorityQueue) AddUnschedulablePodIfNotPresent(pi *framework.QueuedPodI
 	pi.BackoffExpiration = time.Time{}
 	pi.WasFlushedFromUnschedulable = false
 	pi.FlushTimestamp = time.Time{}
+	if q.isPodGroupMember(pi.Pod) {
+		// Back with its group: pending while the group is in flight, the
+		// group cycle's end (AddAttemptedPodGroupIfNeeded) requeues it.
+		q.Done(pi.Pod.UID)
+		q.addPodGroupMember(pi, InFlight)
+		return nil
+	}
+	q.lastPopped = ""
 	e := q.newEntry(pi)
 	q.requeue(e, q.hintForInFlightPod(e), ScheduleAttemptFailure, InFlight)
 	return nil
@@ -535,7 +621,7 @@ func (q *PriorityQueue) hintForInFlightPod(e *entry) strategy {
 	if e.UnschedulablePlugins.Len() == 0 && e.PendingPlugins.Len() == 0 {
 		return queueAfterBackoff
 	}
-	f, ok := q.activeQ.inFlightPods[e.Pod.UID]
+	f, ok := q.activeQ.inFlightPods[e.pi.Pod.UID]
 	if !ok {
 		// Upstream logs "in flight entity isn't found" and retries.
 		return queueAfterBackoff
@@ -559,10 +645,26 @@ func (q *PriorityQueue) hintForInFlightPod(e *entry) strategy {
 	return s
 }
 
-// worthRequeuing is isPodWorthRequeuing: the hints of the pod's rejector
-// plugins registered for a matching event decide; Queue from a Pending
-// plugin skips backoff; a hint error counts as Queue.
+// worthRequeuing is isEntityWorthRequeuing: a pod's own hints decide; for
+// a group, the best strategy of any member.
 func (q *PriorityQueue) worthRequeuing(e *entry, event framework.ClusterEvent, oldObj, newObj any) strategy {
+	if e.group == nil {
+		return q.podWorthRequeuing(e.pi, event, oldObj, newObj)
+	}
+	best := queueSkip
+	for _, m := range e.group.Members {
+		best = max(best, q.podWorthRequeuing(m, event, oldObj, newObj))
+		if best == queueImmediately {
+			break
+		}
+	}
+	return best
+}
+
+// podWorthRequeuing is isPodWorthRequeuing: the hints of the pod's
+// rejector plugins registered for a matching event decide; Queue from a
+// Pending plugin skips backoff; a hint error counts as Queue.
+func (q *PriorityQueue) podWorthRequeuing(e *framework.QueuedPodInfo, event framework.ClusterEvent, oldObj, newObj any) strategy {
 	if e.UnschedulablePlugins.Len() == 0 && e.PendingPlugins.Len() == 0 {
 		return queueAfterBackoff
 	}
@@ -616,7 +718,7 @@ func (q *PriorityQueue) worthRequeuing(e *entry, event framework.ClusterEvent, o
 // anyRejectorInterested is a shortcut with the same outcome as the loop
 // in worthRequeuing: without a matching registration from one of the
 // pod's rejector plugins, every hint is skipped.
-func (q *PriorityQueue) anyRejectorInterested(e *entry, event framework.ClusterEvent, profile string) bool {
+func (q *PriorityQueue) anyRejectorInterested(e *framework.QueuedPodInfo, event framework.ClusterEvent, profile string) bool {
 	byProfile, ok := q.interest[event]
 	if !ok {
 		byProfile = map[string]sets.Set[string]{}
@@ -668,7 +770,7 @@ func (q *PriorityQueue) isEventOfInterest(event framework.ClusterEvent) bool {
 // event so that its failure handling requeues it.
 func (q *PriorityQueue) Activate(pods []*v1.Pod) {
 	for _, pod := range pods {
-		e, ok := q.pods[podKey(pod)]
+		e, ok := q.lookup(pod)
 		switch {
 		case ok && e.where == inUnschedulable:
 			q.moveToActiveQ(e, ForceActivate, false, e.location())
@@ -690,14 +792,29 @@ func (q *PriorityQueue) Update(oldPod, newPod *v1.Pod) {
 	if q.activeQ.addEventsIfPodInFlight(oldPod, newPod, events) {
 		return
 	}
-	e, ok := q.pods[podKey(oldPod)]
+	e, ok := q.lookup(oldPod)
 	if !ok {
+		if pi := q.updateWaitingMember(newPod); pi != nil {
+			if q.opts.Nominator != nil {
+				q.opts.Nominator.UpdateNominatedPod(oldPod, pi.PodInfo)
+			}
+			return
+		}
 		q.Add(newPod)
 		return
 	}
-	e.PodInfo = framework.NewPodInfo(newPod)
+	pi := e.pi
+	if e.group != nil {
+		if pi = e.group.Member(oldPod.Namespace, oldPod.Name); pi == nil {
+			q.Add(newPod)
+			return
+		}
+		e.group.UpdateMember(newPod)
+	} else {
+		pi.PodInfo = framework.NewPodInfo(newPod)
+	}
 	if q.opts.Nominator != nil {
-		q.opts.Nominator.UpdateNominatedPod(oldPod, e.PodInfo)
+		q.opts.Nominator.UpdateNominatedPod(oldPod, pi.PodInfo)
 	}
 	switch e.where {
 	case inActive:
@@ -721,6 +838,10 @@ func (q *PriorityQueue) Delete(pod *v1.Pod) {
 	if q.opts.Nominator != nil {
 		q.opts.Nominator.DeleteNominatedPodIfExists(pod)
 	}
+	if q.isPodGroupMember(pod) {
+		q.deletePodGroupMember(pod)
+		return
+	}
 	if e, ok := q.pods[podKey(pod)]; ok {
 		from := e.location()
 		q.detach(e)
@@ -740,7 +861,7 @@ func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(event framework.ClusterEve
 	}
 	var es []*entry
 	q.unschedulablePods.each(func(e *entry) {
-		if preCheck == nil || preCheck(e.Pod) {
+		if preCheck == nil || slices.ContainsFunc(e.podInfos(), func(pi *framework.QueuedPodInfo) bool { return preCheck(pi.Pod) }) {
 			es = append(es, e)
 		}
 	})
@@ -814,32 +935,51 @@ func (q *PriorityQueue) MaxInUnschedulable() time.Duration {
 }
 
 // PodInfo returns the queue's current PodInfo of a queued pod (activeQ,
-// backoffQ or the unschedulable pool), as the nominator resolves its refs.
+// backoffQ or the unschedulable pool, alone or with its group), as the
+// nominator resolves its refs.
 func (q *PriorityQueue) PodInfo(namespace, name string) (*framework.PodInfo, bool) {
-	if e, ok := q.pods[namespace+"/"+name]; ok {
-		return e.PodInfo, true
+	if pi, _ := q.Get(namespace, name); pi != nil {
+		return pi.PodInfo, true
 	}
 	return nil, false
 }
 
-// Get returns a queued pod's bookkeeping and location.
+// Get returns a queued pod's bookkeeping and location; a group member's
+// location is its group's, and a member waiting for its PodGroup (or for
+// its group's cycle to end) is NotQueued with its bookkeeping.
 func (q *PriorityQueue) Get(namespace, name string) (*framework.QueuedPodInfo, Location) {
 	if e, ok := q.pods[namespace+"/"+name]; ok {
-		return e.QueuedPodInfo, e.location()
+		return e.pi, e.location()
 	}
 	for _, f := range q.activeQ.inFlightPods {
 		if f.pod.Namespace == namespace && f.pod.Name == name {
 			return nil, InFlight
 		}
 	}
+	if pi, e := q.findMember(namespace, name); pi != nil {
+		if e != nil {
+			return pi, e.location()
+		}
+		return pi, NotQueued
+	}
 	return nil, NotQueued
 }
 
-// Entry is a queued pod as listed by Contents.
+// Entry is a queued entity as listed by Contents: a pod (Info), or a pod
+// group (Group) with its queued members.
 type Entry struct {
 	Info          *framework.QueuedPodInfo
+	Group         *framework.QueuedPodGroupInfo
 	Location      Location
 	GatingMessage string
+}
+
+func (e *entry) listed(loc Location) Entry {
+	en := Entry{Info: e.pi, Group: e.group, Location: loc}
+	if loc == Gated {
+		en.GatingMessage = e.gatingMessage
+	}
+	return en
 }
 
 // Contents lists the queue: activeQ in pop order; backoffQ in release
@@ -847,36 +987,45 @@ type Entry struct {
 // (gated pods included) in pool order.
 func (q *PriorityQueue) Contents() (active, backoff, unschedulable []Entry) {
 	for _, e := range q.activeQ.queue.sorted() {
-		active = append(active, Entry{Info: e.QueuedPodInfo, Location: Active})
+		active = append(active, e.listed(Active))
 	}
 	for _, h := range q.backoffQ.heaps() {
 		for _, e := range h.sorted() {
-			backoff = append(backoff, Entry{Info: e.QueuedPodInfo, Location: Backoff})
+			backoff = append(backoff, e.listed(Backoff))
 		}
 	}
 	q.unschedulablePods.each(func(e *entry) {
-		unschedulable = append(unschedulable, Entry{Info: e.QueuedPodInfo, Location: e.location(), GatingMessage: e.gatingMessage})
+		en := e.listed(e.location())
+		en.GatingMessage = e.gatingMessage
+		unschedulable = append(unschedulable, en)
 	})
 	return active, backoff, unschedulable
 }
 
-// Len counts queued pods (not in flight).
+// Len counts queued entities (not in flight).
 func (q *PriorityQueue) Len() int { return len(q.pods) }
 
-// Counts returns how many pods each structure holds.
+// Counts returns how many entities each structure holds.
 func (q *PriorityQueue) Counts() (active, backoff, errorBackoff, unschedulable, inFlight int) {
 	return q.activeQ.queue.Len(), q.backoffQ.podBackoffQ.Len(), q.backoffQ.podErrorBackoffQ.Len(), q.unschedulablePods.pods.Len(), len(q.activeQ.inFlightPods)
 }
 
-// ForEachUnschedulable visits the unschedulable pool in order.
+// ForEachUnschedulable visits the pods of the unschedulable pool in
+// order, a group's members one by one.
 func (q *PriorityQueue) ForEachUnschedulable(fn func(pi *framework.QueuedPodInfo)) {
-	q.unschedulablePods.each(func(e *entry) { fn(e.QueuedPodInfo) })
+	q.unschedulablePods.each(func(e *entry) {
+		for _, pi := range e.podInfos() {
+			fn(pi)
+		}
+	})
 }
 
-// ForEachErrorBackoff visits the error heap.
+// ForEachErrorBackoff visits the pods of the error heap.
 func (q *PriorityQueue) ForEachErrorBackoff(fn func(pi *framework.QueuedPodInfo)) {
 	for _, e := range q.backoffQ.podErrorBackoffQ.items {
-		fn(e.QueuedPodInfo)
+		for _, pi := range e.podInfos() {
+			fn(pi)
+		}
 	}
 }
 

@@ -76,11 +76,21 @@ func (e *env) lastMove(p *v1.Pod) queue.Move {
 	return queue.Move{}
 }
 
+// popPod pops the head, which must be a pod.
+func popPod(q *queue.PriorityQueue) (*framework.QueuedPodInfo, bool) {
+	en, ok := q.Pop()
+	if !ok {
+		return nil, false
+	}
+	pi, ok := en.(*framework.QueuedPodInfo)
+	return pi, ok
+}
+
 // fail pops the pod (which must be the head) and requeues it as rejected
 // by plugins (none: an error).
 func (e *env) fail(p *v1.Pod, plugins ...string) *framework.QueuedPodInfo {
 	e.t.Helper()
-	pi, ok := e.q.Pop()
+	pi, ok := popPod(e.q)
 	if !ok || pi.Pod.Name != p.Name {
 		e.t.Fatalf("pop: got %v, want %s", pi, p.Name)
 	}
@@ -241,14 +251,14 @@ func TestPopFromBackoffQ(t *testing.T) {
 	if e.where(rejected) != queue.Backoff || e.where(errored) != queue.Backoff {
 		t.Fatalf("setup: %s %s", e.where(rejected), e.where(errored))
 	}
-	pi, ok := e.q.Pop()
+	pi, ok := popPod(e.q)
 	if !ok || pi.Pod.Name != "rejected" {
 		t.Fatalf("Pop = %v %v, want the rejected pod from backoffQ", pi, ok)
 	}
 	if m := e.lastMove(rejected); m.Event != queue.PopFromBackoffQ || m.From != queue.Backoff || m.To != queue.InFlight {
 		t.Errorf("move %+v, want Backoff->InFlight PopFromBackoffQ", m)
 	}
-	if pi, ok := e.q.Pop(); ok {
+	if pi, ok := popPod(e.q); ok {
 		t.Errorf("popped %s from the error heap", pi.Pod.Name)
 	}
 	if e.q.Poppable() {
@@ -360,7 +370,7 @@ func TestGatingAndUngating(t *testing.T) {
 	if m := e.lastMove(gated); m.Event != "TargetPodUpdatePodSchedulingGatesEliminated" || m.From != queue.Gated {
 		t.Errorf("move %+v", m)
 	}
-	pi, _ := e.q.Pop()
+	pi, _ := popPod(e.q)
 	if len(pi.Pod.Spec.SchedulingGates) != 0 {
 		t.Error("popped the old pod object")
 	}
@@ -493,7 +503,7 @@ func TestInFlightEventReplay(t *testing.T) {
 			e := newEnv(t)
 			p := pod("p", 0, "2")
 			e.q.Add(p)
-			pi, _ := e.q.Pop()
+			pi, _ := popPod(e.q)
 			switch {
 			case tt.event == queue.EventForceActivate:
 				e.q.Activate([]*v1.Pod{p})
@@ -530,9 +540,9 @@ func TestInFlightEventsPruned(t *testing.T) {
 	a, b := pod("a", 10, "2"), pod("b", 0, "2")
 	e.q.Add(a)
 	e.q.Add(b)
-	pa, _ := e.q.Pop()
+	pa, _ := popPod(e.q)
 	e.q.MoveAllToActiveOrBackoffQueue(queue.EventNodeAdd, nil, node("big", "8"), nil)
-	pb, _ := e.q.Pop()
+	pb, _ := popPod(e.q)
 	// b started after the event: it must not see it.
 	e.q.Done(pa.Pod.UID)
 	c := *pb
@@ -611,7 +621,7 @@ func TestActiveQOrder(t *testing.T) {
 	}
 	var got []string
 	for {
-		pi, ok := e.q.Pop()
+		pi, ok := popPod(e.q)
 		if !ok {
 			break
 		}
@@ -646,8 +656,8 @@ func TestExportImport(t *testing.T) {
 		env.q.MoveAllToActiveOrBackoffQueue(queue.EventNodeAdd, nil, node("big", "8"), nil)
 	}
 	for {
-		p1, ok1 := e.q.Pop()
-		p2, ok2 := e2.q.Pop()
+		p1, ok1 := popPod(e.q)
+		p2, ok2 := popPod(e2.q)
 		if ok1 != ok2 {
 			t.Fatalf("pop ok %v vs %v", ok1, ok2)
 		}

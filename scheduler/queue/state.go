@@ -2,6 +2,9 @@ package queue
 
 import (
 	"fmt"
+	"maps"
+
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 )
@@ -12,13 +15,32 @@ type State struct {
 	entries    []entryState
 	seq        uint64
 	schedCycle int64
+	// The pod groups' part: observed PodGroups, members waiting for
+	// theirs, the entry popped last.
+	podGroups  map[string]*schedulingv1beta1.PodGroup
+	incomplete memberPods
+	lastPopped string
 }
 
 type entryState struct {
+	// info is a pod entry's, group a group entry's (nil for a pod).
 	info          framework.QueuedPodInfo
+	group         *framework.QueuedPodGroupInfo
 	seq           uint64
 	where         where
 	gatingMessage string
+}
+
+// copyGroup copies a group entry: its bookkeeping and every member's.
+func copyGroup(g *framework.QueuedPodGroupInfo) *framework.QueuedPodGroupInfo {
+	c := &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: g.Namespace, Name: g.Name, PodGroup: g.PodGroup}}
+	c.QueueingParams = copyInfo(&framework.QueuedPodInfo{QueueingParams: g.QueueingParams}).QueueingParams
+	for _, m := range g.Members {
+		info := copyInfo(m)
+		c.Members = append(c.Members, &info)
+		c.UnscheduledPods = append(c.UnscheduledPods, info.Pod)
+	}
+	return c
 }
 
 func copyInfo(pi *framework.QueuedPodInfo) framework.QueuedPodInfo {
@@ -38,9 +60,16 @@ func (q *PriorityQueue) Export() (*State, error) {
 	if len(q.activeQ.inFlightPods) != 0 || q.activeQ.inFlightEvents.Len() != 0 {
 		return nil, fmt.Errorf("queue: cannot export with %d pods in flight", len(q.activeQ.inFlightPods))
 	}
-	st := &State{seq: q.seq, schedCycle: q.activeQ.schedulingCycle, entries: make([]entryState, 0, len(q.pods))}
+	st := &State{seq: q.seq, schedCycle: q.activeQ.schedulingCycle, entries: make([]entryState, 0, len(q.pods)),
+		podGroups: maps.Clone(q.podGroups), incomplete: q.incomplete.clone(), lastPopped: q.lastPopped}
 	add := func(e *entry) {
-		st.entries = append(st.entries, entryState{info: copyInfo(e.QueuedPodInfo), seq: e.seq, where: e.where, gatingMessage: e.gatingMessage})
+		es := entryState{seq: e.seq, where: e.where, gatingMessage: e.gatingMessage}
+		if e.group != nil {
+			es.group = copyGroup(e.group)
+		} else {
+			es.info = copyInfo(e.pi)
+		}
+		st.entries = append(st.entries, es)
 	}
 	// Heaps are total orders (seq breaks every tie), so their layout need
 	// not be kept; the pool's order is iteration order and must be.
@@ -60,10 +89,21 @@ func (q *PriorityQueue) Import(st *State) error {
 		return fmt.Errorf("queue: import into a non-empty queue")
 	}
 	q.seq, q.activeQ.schedulingCycle = st.seq, st.schedCycle
+	q.podGroups, q.incomplete, q.lastPopped = maps.Clone(st.podGroups), st.incomplete.clone(), st.lastPopped
+	if q.podGroups == nil {
+		q.podGroups, q.incomplete = map[string]*schedulingv1beta1.PodGroup{}, memberPods{}
+	}
 	for i := range st.entries {
 		es := &st.entries[i]
-		info := copyInfo(&es.info)
-		e := &entry{QueuedPodInfo: &info, key: podKey(info.Pod), seq: es.seq, heapIndex: -1, gatingMessage: es.gatingMessage}
+		var e *entry
+		if es.group != nil {
+			e = &entry{group: copyGroup(es.group), key: groupEntryKey(es.group.Key())}
+			e.QueueingParams = &e.group.QueueingParams
+		} else {
+			info := copyInfo(&es.info)
+			e = &entry{QueueingParams: &info.QueueingParams, pi: &info, key: podKey(info.Pod)}
+		}
+		e.seq, e.heapIndex, e.gatingMessage = es.seq, -1, es.gatingMessage
 		q.pods[e.key] = e
 		e.where = es.where
 		switch es.where {

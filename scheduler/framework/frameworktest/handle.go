@@ -30,6 +30,9 @@ type Handle struct {
 	Gates features.Features
 	// Ext are the extenders preemption calls (none unless a test sets them).
 	Ext []framework.Extender
+	// GroupStates are the pod groups' states by namespace/name (empty
+	// when absent).
+	GroupStates map[string]*framework.PodGroupState
 }
 
 var _ framework.Handle = &Handle{}
@@ -61,6 +64,12 @@ func (h *Handle) Rand() *rand.Rand                { return h.Random }
 func (h *Handle) Now() time.Time                  { return h.Clock }
 func (h *Handle) Features() features.Features     { return h.Gates }
 func (h *Handle) Extenders() []framework.Extender { return h.Ext }
+func (h *Handle) PodGroupState(namespace, name string) *framework.PodGroupState {
+	if s, ok := h.GroupStates[framework.PodGroupKey(namespace, name)]; ok {
+		return s
+	}
+	return &framework.PodGroupState{}
+}
 func (h *Handle) NominatedPodsForNode(node string) []*framework.PodInfo {
 	return h.Nominated[node]
 }

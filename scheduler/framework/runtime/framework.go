@@ -14,6 +14,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
+	"github.com/schedtui/schedtui/scheduler/plugins/names"
 )
 
 // Registry maps plugin names to their factories.
@@ -37,6 +38,9 @@ type Options struct {
 	Features features.Features
 	// Extenders are the configuration's extenders (shared by every profile).
 	Extenders []framework.Extender
+	// PodGroupStates reads the cache's state of a pod group's pods; nil
+	// knows no pod of any group.
+	PodGroupStates func(namespace, name string) *framework.PodGroupState
 }
 
 // Framework is one profile: its plugins at each extension point, their
@@ -59,8 +63,13 @@ type Framework struct {
 	preBindPlugins    []framework.PreBindPlugin
 	bindPlugins       []framework.BindPlugin
 	postBindPlugins   []framework.PostBindPlugin
-	scorePluginWeight map[string]int
-	enqueueExtensions []framework.EnqueueExtensions
+	// podGroupPostFilterPlugins run when a pod-group cycle fails;
+	// placementFeasiblePlugins is GangScheduling alone, with GenericWorkload
+	// on, as upstream wires it.
+	podGroupPostFilterPlugins []framework.PodGroupPostFilterPlugin
+	placementFeasiblePlugins  []framework.PlacementFeasiblePlugin
+	scorePluginWeight         map[string]int
+	enqueueExtensions         []framework.EnqueueExtensions
 }
 
 var _ framework.Handle = &Framework{}
@@ -76,7 +85,7 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 		// Extenders register no events of their own: a pod they rejected
 		// is requeued by any cluster event, as upstream registers the
 		// Extender pseudo-plugin.
-		f.enqueueExtensions = append(f.enqueueExtensions, allEventsExtension{name: framework.ExtenderName})
+		f.enqueueExtensions = append(f.enqueueExtensions, allEventsExtension{name: framework.ExtenderName, podGroups: opts.Features.EnableGenericWorkload})
 	}
 	if profile.SchedulerName != nil {
 		f.profileName = *profile.SchedulerName
@@ -148,8 +157,18 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	f.preBindPlugins = castAll[framework.PreBindPlugin](expand("PreBindPlugin", plugins.PreBind, is[framework.PreBindPlugin]))
 	f.bindPlugins = castAll[framework.BindPlugin](expand("BindPlugin", plugins.Bind, is[framework.BindPlugin]))
 	f.postBindPlugins = castAll[framework.PostBindPlugin](expand("PostBindPlugin", plugins.PostBind, is[framework.PostBindPlugin]))
+	f.podGroupPostFilterPlugins = castAll[framework.PodGroupPostFilterPlugin](expand("PodGroupPostFilterPlugin", plugins.PodGroupPostFilter, is[framework.PodGroupPostFilterPlugin]))
 	if err != nil {
 		return nil, err
+	}
+	if opts.Features.EnableGenericWorkload {
+		if gs, ok := f.pluginsMap[names.GangScheduling]; ok {
+			p, ok := gs.(framework.PlacementFeasiblePlugin)
+			if !ok {
+				return nil, fmt.Errorf("GenericWorkload is enabled, but GangScheduling plugin does not fulfill PlacementFeasiblePlugin interface")
+			}
+			f.placementFeasiblePlugins = append(f.placementFeasiblePlugins, p)
+		}
 	}
 	if len(f.queueSortPlugins) != 1 {
 		return nil, fmt.Errorf("only one queue sort plugin required for profile with scheduler name %q, but got %d", f.profileName, len(f.queueSortPlugins))
@@ -215,12 +234,16 @@ func (f *Framework) fillEnqueueExtensions(p framework.Plugin) {
 		f.enqueueExtensions = append(f.enqueueExtensions, ext)
 		return
 	}
-	f.enqueueExtensions = append(f.enqueueExtensions, allEventsExtension{name: p.Name()})
+	f.enqueueExtensions = append(f.enqueueExtensions, allEventsExtension{name: p.Name(), podGroups: f.opts.Features.EnableGenericWorkload})
 }
 
 // allEventsExtension registers what upstream's UnrollWildCardResource
-// does: every resource but VolumeAttachment and ResourceSlice.
-type allEventsExtension struct{ name string }
+// does: every resource but VolumeAttachment and ResourceSlice, and
+// PodGroup with GenericWorkload.
+type allEventsExtension struct {
+	name      string
+	podGroups bool
+}
 
 func (a allEventsExtension) Name() string { return a.name }
 func (a allEventsExtension) EventsToRegister(context.Context) ([]framework.ClusterEventWithHint, error) {
@@ -230,6 +253,9 @@ func (a allEventsExtension) EventsToRegister(context.Context) ([]framework.Clust
 		framework.CSIDriver, framework.CSIStorageCapacity, framework.StorageClass,
 		framework.ResourceClaim, framework.DeviceClass} {
 		out = append(out, framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: r, ActionType: framework.All}})
+	}
+	if a.podGroups {
+		out = append(out, framework.ClusterEventWithHint{Event: framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.All}})
 	}
 	return out, nil
 }
@@ -285,7 +311,7 @@ func (f *Framework) EnqueueExtensions() []framework.EnqueueExtensions { return f
 func (f *Framework) PreEnqueuePlugins() []framework.PreEnqueuePlugin { return f.preEnqueuePlugins }
 
 // QueueSortLess orders activeQ.
-func (f *Framework) QueueSortLess(a, b *framework.QueuedPodInfo) bool {
+func (f *Framework) QueueSortLess(a, b framework.QueuedEntity) bool {
 	return f.queueSortPlugins[0].Less(a, b)
 }
 
@@ -322,6 +348,14 @@ func (f *Framework) Objects() framework.ObjectLister { return f.opts.Objects }
 func (f *Framework) Rand() *rand.Rand                { return f.opts.Rand }
 func (f *Framework) Now() time.Time                  { return f.opts.Clock() }
 func (f *Framework) Features() features.Features     { return f.opts.Features }
+
+// PodGroupState is the cache's state of a pod group's pods.
+func (f *Framework) PodGroupState(namespace, name string) *framework.PodGroupState {
+	if f.opts.PodGroupStates == nil {
+		return &framework.PodGroupState{}
+	}
+	return f.opts.PodGroupStates(namespace, name)
+}
 func (f *Framework) Extenders() []framework.Extender { return f.opts.Extenders }
 
 func (f *Framework) NominatedPodsForNode(node string) []*framework.PodInfo {

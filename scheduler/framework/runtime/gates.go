@@ -22,8 +22,6 @@ type unimplementedGate struct {
 
 // unimplementedGates are refused when on, in upstream's gate order.
 var unimplementedGates = []unimplementedGate{
-	{"GenericWorkload", func(f features.Features) bool { return f.EnableGenericWorkload },
-		"adds the GangScheduling plugin and pod-group scheduling cycles"},
 	{"TopologyAwareWorkloadScheduling", func(f features.Features) bool { return f.EnableTopologyAwareWorkloadScheduling },
 		"adds the TopologyPlacementGenerator and PodGroupPodsCount plugins"},
 	{"CompositePodGroup", func(f features.Features) bool { return f.EnableCompositePodGroup },
@@ -104,16 +102,17 @@ func (f *Framework) refuseOpportunisticBatching() error {
 }
 
 // refusePodGroupPoints refuses plugins at the extension points only
-// kube-scheduler's pod-group cycles run (GenericWorkload's gang
-// scheduling), which schedtui does not implement: accepting them would
-// schedule as if they were not there.
+// kube-scheduler's placement algorithm runs (TopologyAwareWorkloadScheduling's
+// pod-group placements), which schedtui does not implement: accepting them
+// would schedule as if they were not there. PodGroupPostFilter runs in
+// schedtui's pod-group cycle.
 func refusePodGroupPoints(p *configv1.Plugins) error {
 	for _, pt := range []struct {
 		name string
 		set  configv1.PluginSet
-	}{{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore}, {"podGroupPostFilter", p.PodGroupPostFilter}} {
+	}{{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore}} {
 		if len(pt.set.Enabled) > 0 {
-			return fmt.Errorf("plugins.%s enables %s: kube-scheduler runs that extension point only in pod-group scheduling cycles (feature gate GenericWorkload), which schedtui does not implement",
+			return fmt.Errorf("plugins.%s enables %s: kube-scheduler runs that extension point only in pod-group placement (feature gate TopologyAwareWorkloadScheduling), which schedtui does not implement",
 				pt.name, pt.set.Enabled[0].Name)
 		}
 	}

@@ -240,6 +240,56 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 	return result, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejector)
 }
 
+// RunPlacementFeasiblePlugins runs the PlacementFeasible plugins: the
+// first Unschedulable or error ends it; a Wait is kept unless a later
+// plugin rejects.
+func (f *Framework) RunPlacementFeasiblePlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, progress framework.PlacementProgress) *framework.Status {
+	var status *framework.Status
+	for _, pl := range f.placementFeasiblePlugins {
+		s := pl.PlacementFeasible(ctx, state, group, progress)
+		switch {
+		case s.IsSuccess():
+		case s.IsWait():
+			status = s.WithPlugin(pl.Name())
+		case s.Code() == framework.Unschedulable:
+			return s.WithPlugin(pl.Name())
+		case s.IsError():
+			return framework.AsStatus(fmt.Errorf("running PlacementFeasible plugin: %w", s.AsError())).WithPlugin(pl.Name())
+		default:
+			return framework.AsStatus(fmt.Errorf("unexpected status from PlacementFeasible plugin: %v", s.Code())).WithPlugin(pl.Name())
+		}
+	}
+	return status
+}
+
+// RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins after a
+// pod-group cycle failed: the first success or UnschedulableAndUnresolvable
+// ends it; Unschedulable reasons accumulate.
+func (f *Framework) RunPodGroupPostFilterPlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, schedule framework.PodGroupSchedulingFunc) (*framework.PodGroupPostFilterResult, *framework.Status) {
+	if !f.opts.Features.EnableGenericWorkload {
+		return nil, framework.NewStatus(framework.Unschedulable, "generic workload feature is disabled, cannot perform PodGroupPostFilter")
+	}
+	var reasons []string
+	rejector := ""
+	for _, pl := range f.podGroupPostFilterPlugins {
+		r, s := pl.PodGroupPostFilter(ctx, state, group, schedule)
+		switch {
+		case s.IsSuccess():
+			return r, s
+		case s.Code() == framework.UnschedulableAndUnresolvable:
+			return r, s.WithPlugin(pl.Name())
+		case s.Code() == framework.Unschedulable:
+			reasons = append(reasons, s.Reasons()...)
+			if rejector == "" {
+				rejector = pl.Name()
+			}
+		default:
+			return nil, framework.AsStatus(fmt.Errorf("error in %q PodGroupPostFilter plugins: %s", pl.Name(), s.Message())).WithPlugin(pl.Name())
+		}
+	}
+	return nil, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejector)
+}
+
 // RunPreScorePlugins runs PreScore plugins; Skip marks the plugin's Score
 // as skipped for the cycle.
 func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) *framework.Status {

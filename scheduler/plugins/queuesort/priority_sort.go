@@ -28,7 +28,7 @@ func (pl *PrioritySort) Name() string { return Name }
 // Timestamp is refreshed on each failed attempt, so a retried pod queues
 // behind equal-priority pods that have not failed since. Equal timestamps
 // compare false both ways: the heap, not this function, decides then.
-func (pl *PrioritySort) Less(a, b *framework.QueuedPodInfo) bool {
+func (pl *PrioritySort) Less(a, b framework.QueuedEntity) bool {
 	p1, p2 := a.Priority(), b.Priority()
-	return p1 > p2 || (p1 == p2 && a.Timestamp.Before(b.Timestamp))
+	return p1 > p2 || (p1 == p2 && a.Params().Timestamp.Before(b.Params().Timestamp))
 }
