@@ -34,11 +34,57 @@ func groupInput(w *world, g *record.GroupAttempt) why.GroupInput {
 // groupLines are the Pod view's first paragraphs for a member's attempt:
 // the group's verdict, then the members × nodes matrix, one line per
 // member, as wide as width allows.
-func groupLines(w *world, g *record.GroupAttempt, width int) []string {
-	in := groupInput(w, g)
+func groupLines(c *Common, g *record.GroupAttempt, width int) []string {
+	in := groupInput(c.World, g)
 	out := []string{fmt.Sprintf("Pod group %s (%s), group cycle %d: %s", g.Key(), groupPolicy(g.Policy, g.MinCount), g.Seq, why.GroupHeadline(g))}
 	out = append(out, why.GroupVerdict(in)[1:]...)
+	out = append(out, groupHintLines(c, g)...)
 	return append(out, why.NewGroupMatrix(in).Lines(width)...)
+}
+
+// groupHintLines are the group's proven hints, kept with its first
+// member's attempt (groupHintsCmd).
+func groupHintLines(c *Common, g *record.GroupAttempt) []string {
+	if g.Result != record.GroupUnschedulable {
+		return nil
+	}
+	h := c.Hints[g.FirstAttempt]
+	switch {
+	case h == nil || h.attempt != refTo(c.World, g.FirstAttempt).a:
+		return []string{"Hints: proving candidate changes by re-running the group cycle on a copy of the cluster…"}
+	case h.err != nil:
+		return []string{"Hints: " + h.err.Error()}
+	}
+	var out []string
+	if h.res.Note != "" {
+		out = append(out, h.res.Note)
+	}
+	for _, hint := range h.res.Hints {
+		out = append(out, fmt.Sprintf("Hint: %s → the group schedules, members on %s (proven: the group cycle re-run).", hint.Summary, why.Names(hint.FitsOn)))
+	}
+	return out
+}
+
+// memberLines is what a member's attempt adds to its group's verdict:
+// where the cycle put it, or why it found no node (own, the member's own
+// verdict), or that it was not tried.
+func memberLines(g *record.GroupAttempt, a *record.Attempt, own []string) []string {
+	for _, m := range g.Members {
+		if m.Pod != a.Pod {
+			continue
+		}
+		name := shortName(m.Pod)
+		switch {
+		case !m.Evaluated:
+			return []string{name + " was not tried: the cycle stops once minCount cannot be met."}
+		case m.Node != "" && g.Result == record.GroupScheduled:
+			return []string{fmt.Sprintf("%s fit and went to %s with its group.", name, m.Node)}
+		case m.Node != "":
+			return []string{fmt.Sprintf("%s fit: the cycle placed it on %s in memory; it waits with its group, released when the group could not be scheduled.", name, m.Node)}
+		}
+		return append([]string{name + " found no node (its Filter map is 3):"}, own...)
+	}
+	return own
 }
 
 // shortName is a pod's name without its namespace.

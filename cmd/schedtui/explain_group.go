@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/record"
@@ -142,6 +143,14 @@ func explainPodGroup(w io.Writer, s *session, e *engine.Engine, q explainQuery) 
 		x.Verdict = why.GroupVerdict(in)
 		x.matrix = why.NewGroupMatrix(in)
 		x.Matrix = matrixJSON(x.matrix)
+		res, err := groupHints(s, e, in)
+		if err != nil {
+			return err
+		}
+		if res.Note != "" {
+			x.Verdict = append(x.Verdict, res.Note)
+		}
+		x.Hints = append(x.Hints, res.Hints...)
 	} else {
 		x.Verdict = []string{"No group cycle yet: " + groupWaiting(e, key)}
 	}
@@ -190,6 +199,21 @@ func groupInputOf(e *engine.Engine, g *record.GroupAttempt) why.GroupInput {
 		}
 	}
 	return in
+}
+
+// groupHints proves the hints of a group cycle, each on a fork of the
+// cluster as the cycle began.
+func groupHints(s *session, e *engine.Engine, gi why.GroupInput) (*why.Result, error) {
+	first := gi.Group.FirstAttempt
+	fork := func() (*scheduler.Scheduler, *v1.Pod, error) { return e.Fork(first) }
+	in := why.GroupHintsInput{GroupInput: gi, Fork: fork, DaemonSets: s.cluster.DaemonSets, AdmitDaemonPod: admitter(s.cluster)}
+	if gi.Group.Result == record.GroupUnschedulable {
+		var err error
+		if in.Sched, in.Pod, err = fork(); err != nil {
+			return nil, fmt.Errorf("replaying to group cycle %d of %s: %w", gi.Group.Seq, gi.Group.Key(), err)
+		}
+	}
+	return why.GroupHints(in)
 }
 
 // groupWaiting says where a group that had no cycle waits.

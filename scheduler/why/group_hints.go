@@ -11,6 +11,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
@@ -35,9 +36,6 @@ type GroupHintsInput struct {
 	// one, since a group cycle's effects (members assumed, bound, the
 	// PodGroup's condition) are not undone.
 	Fork func() (*scheduler.Scheduler, *v1.Pod, error)
-	// Rerun runs the group's cycle again on s, a fork with the
-	// candidate applied, and returns the cycle's record.
-	Rerun func(s *scheduler.Scheduler) (*record.GroupAttempt, error)
 	// DaemonSets and AdmitDaemonPod are Input's: a node added runs the
 	// DaemonSet pods the controller would create there.
 	DaemonSets     []*appsv1.DaemonSet
@@ -52,7 +50,7 @@ const maxAddedNodes = 8
 func GroupHints(in GroupHintsInput) (*Result, error) {
 	res := &Result{}
 	g := in.Group
-	if g == nil || in.Sched == nil || in.Pod == nil || in.Fork == nil || in.Rerun == nil || g.Result != record.GroupUnschedulable {
+	if g == nil || in.Sched == nil || in.Pod == nil || in.Fork == nil || g.Result != record.GroupUnschedulable {
 		return res, nil
 	}
 	pg, err := in.Sched.Objects().PodGroup(g.Namespace, g.Name)
@@ -114,10 +112,10 @@ func (in GroupHintsInput) groupCandidates(pg *schedulingv1beta1.PodGroup) []grou
 			used = append(used, m.Node)
 		}
 	}
-	missing, order := in.missingResources()
 	if len(used) == 0 {
 		return out
 	}
+	missing, order := in.missingResources(seen)
 	last := used[len(used)-1]
 	for _, res := range order {
 		ni, err := in.Sched.Snapshot().Get(last)
@@ -166,6 +164,8 @@ func (in GroupHintsInput) groupCandidates(pg *schedulingv1beta1.PodGroup) []grou
 	for _, m := range g.Members {
 		members[m.Pod] = true
 	}
+	// A pod holding several of the resources is one candidate.
+	removed := map[string]bool{}
 	for _, res := range order {
 		type holder struct {
 			pod    *v1.Pod
@@ -179,7 +179,7 @@ func (in GroupHintsInput) groupCandidates(pg *schedulingv1beta1.PodGroup) []grou
 				continue
 			}
 			for _, pi := range ni.Pods {
-				if members[key(pi.Pod)] {
+				if members[key(pi.Pod)] || removed[key(pi.Pod)] {
 					continue
 				}
 				q := resourcehelper.PodRequests(pi.Pod, resourcehelper.PodResourcesOptions{})[res]
@@ -190,6 +190,7 @@ func (in GroupHintsInput) groupCandidates(pg *schedulingv1beta1.PodGroup) []grou
 		}
 		sort.SliceStable(holders, func(i, j int) bool { return holders[i].amount > holders[j].amount })
 		for _, h := range holders[:min(len(holders), 2)] {
+			removed[key(h.pod)] = true
 			out = append(out, groupChange{desc: fmt.Sprintf("remove pod %s (holds %s %s on %s)", key(h.pod), qty(res, h.amount), res, h.node),
 				remove: []*v1.Pod{h.pod}, rank: movesOthers})
 		}
@@ -198,19 +199,24 @@ func (in GroupHintsInput) groupCandidates(pg *schedulingv1beta1.PodGroup) []grou
 }
 
 // missingResources are the resources NodeResourcesFit found insufficient
-// for the members that found no node, in the order first seen, with the
-// sum of those members' requests of each (the members not tried
-// included: they need it too).
-func (in GroupHintsInput) missingResources() (map[v1.ResourceName]int64, []v1.ResourceName) {
+// on the nodes the members used (used) for the members that found no
+// node, in the order first seen, with the sum of those members' requests
+// of each (the members not tried included: they need it too).
+func (in GroupHintsInput) missingResources(used map[string]bool) (map[v1.ResourceName]int64, []v1.ResourceName) {
 	g := in.Group
 	missing := map[v1.ResourceName]int64{}
 	var order []v1.ResourceName
 	for i, m := range g.Members {
-		if m.Node != "" || i >= len(in.Members) || in.Members[i] == nil {
+		a := (*record.Attempt)(nil)
+		if i < len(in.Members) {
+			a = in.Members[i]
+		}
+		if m.Node != "" || a == nil || a.Nodes == nil {
 			continue
 		}
-		for _, st := range in.Members[i].Statuses {
-			if st.Plugin != names.NodeResourcesFit {
+		for _, r := range a.Rejected {
+			st := a.Statuses[r.Status]
+			if st.Plugin != names.NodeResourcesFit || !used[a.Nodes.Names[r.Node]] {
 				continue
 			}
 			for _, r := range st.Reasons {
@@ -264,7 +270,7 @@ func (in GroupHintsInput) proveGroup(c groupChange) (Hint, bool, error) {
 	if _, _, err := Apply(s, pod, e); err != nil {
 		return h, false, nil
 	}
-	g, err := in.Rerun(s)
+	g, err := RerunGroup(s, in.Group)
 	if err != nil {
 		return h, false, err
 	}
@@ -283,4 +289,26 @@ func (in GroupHintsInput) proveGroup(c groupChange) (Hint, bool, error) {
 	}
 	h.Remove = append(h.Remove, e.Remove...)
 	return h, true, nil
+}
+
+// RerunGroup runs the cycle of group g again on s, a fork the caller owns
+// (the cycle's effects stay in it): the same members, queued afresh, and
+// the PodGroup as s stores it. It returns the new cycle's record.
+func RerunGroup(s *scheduler.Scheduler, g *record.GroupAttempt) (*record.GroupAttempt, error) {
+	q := &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: g.Namespace, Name: g.Name}}
+	for _, m := range g.Members {
+		ns, name, _ := strings.Cut(m.Pod, "/")
+		p, err := s.Objects().Pod(ns, name)
+		if err != nil {
+			return nil, fmt.Errorf("member %s of pod group %s: %w", m.Pod, g.Key(), err)
+		}
+		if p.Spec.NodeName != "" {
+			continue // bound since: it counts as scheduled
+		}
+		q.AddMember(&framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(p)})
+	}
+	if len(q.Members) == 0 {
+		return nil, fmt.Errorf("pod group %s: no member left to schedule", g.Key())
+	}
+	return s.ScheduleOnePodGroup(q).Group, nil
 }
