@@ -37,7 +37,7 @@ func TestSteppingHidesLaterPhases(t *testing.T) {
 		}
 	}
 	hs.keys("3")
-	hs.contains("0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu.")
+	hs.contains("0/6 nodes are available: 3 Insufficient cpu, 3 node(s) had untolerated taint(s).")
 	hs.keys("s") // PostFilter
 	hs.contains("preemption: found a potential placement")
 	hs.keys("7")

@@ -136,7 +136,7 @@ func TestRunNamespaceAndWide(t *testing.T) {
 		t.Errorf("run -n kube-system:\n%s", out)
 	}
 	checkCmd(t, newRunCommand, []string{"--demo", "-n", "default", "-o", "wide"}, cmdWant{stdout: []string{
-		"default/critical-api                     Unschedulable -            node-b2      default/job-0,default/web-2    2026-01-01T00:22:00Z  0/4 nodes",
+		"default/critical-api                     Unschedulable -            node-b2      default/job-0,default/web-2    2026-01-01T00:22:00Z  0/6 nodes",
 		"pending  default/gated-job"}})
 	checkCmd(t, newRunCommand, []string{"--demo", "-A", "-n", "default"}, cmdWant{errSubstr: "contradict each other"})
 	checkCmd(t, newRunCommand, []string{"--demo", "-A"}, cmdWant{stdout: []string{"kube-system/log-agent-b1x7k", "default/critical-api"}})

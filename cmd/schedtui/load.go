@@ -297,12 +297,25 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			name, data = f.scenario.name, f.scenario.data
 			s.name = name
 		}
-		c, r, err := snapshot.Load(name, data)
+		s.settings = snapshot.DetectSchedulerSettings(nil, "", snapshot.FromDemo)
+		if user := f.gates.values(); f.scenario == nil && user.featureGates == "" {
+			if s.settings.FeatureGates = demoGatesAt(user.emulatedVersion, user.minCompatibilityVersion); s.settings.FeatureGates != "" {
+				s.settings.Notes = append(s.settings.Notes, "the demo's kube-scheduler runs with --feature-gates="+testdata.DemoFeatureGates+" (its training job is a gang)")
+			}
+		}
+		// Its objects are created as an API server with the gates
+		// simulated would (without GenericWorkload, a pod loses
+		// spec.schedulingGroup).
+		var gates *features.Features
+		if simulated, err := resolveGates(mergeSchedulerFlags(s.settings, f.gates.values(), "")); err == nil {
+			gates = &simulated.Features
+		}
+		c, r, err := snapshot.LoadUnder(name, data, gates)
 		if err != nil {
 			return nil, err
 		}
-		s.cluster, s.report, s.demo = c, r, f.scenario == nil
-		s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
+		s.cluster, s.report = c, r
+		s.demo = f.scenario == nil
 		if s.mode, err = modeOf(f, false, false); err != nil {
 			return nil, err
 		}
