@@ -65,28 +65,6 @@ func groupHintLines(c *Common, g *record.GroupAttempt) []string {
 	return out
 }
 
-// memberLines is what a member's attempt adds to its group's verdict:
-// where the cycle put it, or why it found no node (own, the member's own
-// verdict), or that it was not tried.
-func memberLines(g *record.GroupAttempt, a *record.Attempt, own []string) []string {
-	for _, m := range g.Members {
-		if m.Pod != a.Pod {
-			continue
-		}
-		name := shortName(m.Pod)
-		switch {
-		case !m.Evaluated:
-			return []string{name + " was not tried: the cycle stops once minCount cannot be met."}
-		case m.Node != "" && g.Result == record.GroupScheduled:
-			return []string{fmt.Sprintf("%s fit and went to %s with its group.", name, m.Node)}
-		case m.Node != "":
-			return []string{fmt.Sprintf("%s fit: the cycle placed it on %s in memory; it waits with its group, released when the group could not be scheduled.", name, m.Node)}
-		}
-		return append([]string{name + " found no node (its Filter map is 3):"}, own...)
-	}
-	return own
-}
-
 // shortName is a pod's name without its namespace.
 func shortName(key string) string {
 	if _, name, ok := strings.Cut(key, "/"); ok {

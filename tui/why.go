@@ -45,7 +45,7 @@ func whySummary(a *record.Attempt, c *Common) []string {
 	if g := c.World.groupOf(c.Focus); g != nil {
 		// A member's attempt: the group's verdict and hints decide
 		// (groupLines); what is left to say is the member's part.
-		return memberLines(g, a, out)
+		return why.MemberLines(g, a, out, viewRefs.Filter)
 	}
 	if !hintable(a) {
 		return out

@@ -453,6 +453,9 @@ func explainHistory(e *engine.Engine, h history.PodHistory, n int, refs why.Refs
 		for _, l := range why.GroupVerdict(groupInputOf(e, g))[1:] {
 			x.Verdict = append(x.Verdict, "            "+l)
 		}
+		for _, l := range why.MemberLines(g, x.attempt.Attempt, nil, refs.Filter) {
+			x.Verdict = append(x.Verdict, "            "+l)
+		}
 		x.Verdict = append(x.Verdict, fmt.Sprintf("            (explain podgroup/%s: every member × node, and the group's hints)", g.Key()))
 		return x, nil
 	}

@@ -147,6 +147,32 @@ func placements(g *record.GroupAttempt) string {
 	return strings.Join(parts, ", ")
 }
 
+// MemberLines is what a member's attempt (a) adds to its group's verdict:
+// where the cycle put it, or why it found no node (own, the member's own
+// verdict, after where is shown: "its Filter map is 3"), or that it was
+// not tried.
+func MemberLines(g *record.GroupAttempt, a *record.Attempt, own []string, where string) []string {
+	for _, m := range g.Members {
+		if m.Pod != a.Pod {
+			continue
+		}
+		name := shortPod(m.Pod)
+		switch {
+		case !m.Evaluated:
+			return []string{name + " was not tried: the cycle stops once minCount cannot be met."}
+		case m.Node != "" && g.Result == record.GroupScheduled:
+			return []string{fmt.Sprintf("%s fit and went to %s with its group.", name, m.Node)}
+		case m.Node != "":
+			return []string{fmt.Sprintf("%s fit: the cycle placed it on %s in memory; it waits with its group, released when the group could not be scheduled.", name, m.Node)}
+		}
+		if len(own) == 0 {
+			return []string{name + " found no node" + see(where) + "."}
+		}
+		return append([]string{name + " found no node" + see(where) + ":"}, own...)
+	}
+	return own
+}
+
 // shortPod is a member's name without its namespace (a group's members
 // share the group's).
 func shortPod(key string) string {
