@@ -354,7 +354,7 @@ func (s *Scheduler) bind(ctx context.Context, fwk *runtime.Framework, state *fra
 
 // schedulePod finds the feasible nodes, scores them and picks one.
 func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) (string, error) {
-	if s.snapshot.NumNodes() == 0 {
+	if s.snapshot.NumNodesInPlacement() == 0 {
 		return "", framework.ErrNoNodesAvailable
 	}
 	feasible, diagnosis, err := s.findNodesThatFitPod(ctx, fwk, state, pod, rec)
@@ -364,7 +364,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	}
 	rec.feasible(feasible)
 	if len(feasible) == 0 {
-		return "", &framework.FitError{Pod: pod, NumAllNodes: s.snapshot.NumNodes(), Diagnosis: diagnosis}
+		return "", &framework.FitError{Pod: pod, NumAllNodes: s.snapshot.NumNodesInPlacement(), Diagnosis: diagnosis}
 	}
 	if len(feasible) == 1 {
 		return feasible[0].Name(), nil
@@ -382,7 +382,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 // Filter over the nodes in play.
 func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) ([]*framework.NodeInfo, framework.Diagnosis, error) {
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
-	allNodes := s.snapshot.List()
+	allNodes := s.snapshot.ListNodesInPlacement()
 	preRes, st, narrowing := fwk.RunPreFilterPlugins(ctx, state, pod)
 	rec.phase(record.PhasePreFilter, st)
 	rec.preFilterResultFrom(narrowing)
@@ -398,7 +398,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 	}
 
 	if nnn := pod.Status.NominatedNodeName; nnn != "" {
-		if ni, err := s.snapshot.Get(nnn); err == nil {
+		if ni, err := s.snapshot.GetNodeInPlacement(nnn); err == nil {
 			rec.a.NominatedFastPath = true
 			feasible, _, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, &diagnosis, []*framework.NodeInfo{ni})
 			if err == nil {

@@ -238,7 +238,7 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 		a := s.newMemberAttempt(c, m)
 		recs[i] = &recorder{a: a, index: map[string]uint16{}}
 	}
-	result := s.runPodGroupAlgorithm(ctx, fwk, g, recs)
+	result := s.runPodGroupAlgorithm(ctx, fwk, g, recs, &c.Group.Placements)
 	rootStatus := result.status
 	result.complete(g, recs)
 
@@ -251,7 +251,7 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 			for i, m := range g.Members {
 				scratch[i] = &recorder{a: s.newAttempt(m.Pod, 0), index: map[string]uint16{}}
 			}
-			r := s.runPodGroupAlgorithm(ctx, fwk, g, scratch)
+			r := s.runPodGroupAlgorithm(ctx, fwk, g, scratch, nil)
 			out := &framework.PodGroupAssignments{}
 			for _, m := range r.members {
 				if m.st.IsSuccess() && m.host != "" {
@@ -272,9 +272,17 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 // runPodGroupAlgorithm is runRootSchedulingAlgorithm for a leaf group: the
 // default algorithm, everything it assumed reverted, Unschedulable when it
 // placed nobody.
-func (s *Scheduler) runPodGroupAlgorithm(ctx context.Context, fwk *runtime.Framework, g *framework.QueuedPodGroupInfo, recs []*recorder) *groupResult {
+//
+// With TopologyAwareWorkloadScheduling the placement algorithm runs
+// instead; tried, when set, receives the placements it tried.
+func (s *Scheduler) runPodGroupAlgorithm(ctx context.Context, fwk *runtime.Framework, g *framework.QueuedPodGroupInfo, recs []*recorder, tried *[]record.PlacementTried) *groupResult {
 	var reverts []func()
-	result := s.podGroupDefaultAlgorithm(ctx, fwk, g, recs, &reverts)
+	var result *groupResult
+	if s.gates.EnableTopologyAwareWorkloadScheduling {
+		result = s.podGroupPlacementAlgorithm(ctx, fwk, g, recs, tried)
+	} else {
+		result = s.podGroupDefaultAlgorithm(ctx, fwk, g, recs, &reverts)
+	}
 	for i := len(reverts) - 1; i >= 0; i-- {
 		reverts[i]()
 	}
@@ -356,6 +364,8 @@ func (s *Scheduler) podGroupMemberAlgorithm(ctx context.Context, fwk *runtime.Fr
 	pod := m.Pod
 	mr := &memberResult{pi: m, pod: pod, state: framework.NewCycleState(), rec: rec, evaluated: true}
 	host, err := s.schedulePod(ctx, fwk, mr.state, pod, rec)
+	// The extenders' calls of this member's algorithm are its attempt's.
+	defer s.takeExtenderCalls(rec.a)
 	if err != nil {
 		var fitErr *framework.FitError
 		switch {
@@ -544,6 +554,7 @@ func (s *Scheduler) podGroupMemberFailed(mr *memberResult, st *framework.Status,
 // scheduleOne does after its scheduling cycle.
 func (s *Scheduler) bindPodGroupMember(ctx context.Context, fwk *runtime.Framework, mr *memberResult, assumed *v1.Pod, a *record.Attempt) {
 	status, skip := s.bindingCycle(ctx, fwk, mr.state, assumed, mr.host, mr.rec)
+	defer s.takeExtenderCalls(a)
 	if status.IsWait() {
 		s.park(&waitingBinding{fwk: fwk, state: mr.state, pod: mr.pod, assumed: assumed, host: mr.host, rec: mr.rec,
 			plugin: status.Plugin(), skip: skip})
@@ -571,4 +582,117 @@ func (s *Scheduler) podGroupCondition(pg *schedulingv1beta1.PodGroup, status met
 		return nil
 	}
 	return updated
+}
+
+// podGroupPlacementAlgorithm is podGroupSchedulingPlacementAlgorithm for a
+// leaf group: the placements the PlacementGenerate plugin proposes, each
+// assumed in the snapshot in turn and tried with the default algorithm
+// (everything reverted after each), the best successful one chosen by the
+// PlacementScore plugins; when none succeeds, the first one's result.
+// The members' records are those of the placement whose result is
+// returned.
+func (s *Scheduler) podGroupPlacementAlgorithm(ctx context.Context, fwk *runtime.Framework, g *framework.QueuedPodGroupInfo, recs []*recorder, tried *[]record.PlacementTried) *groupResult {
+	state := framework.NewCycleState()
+	placements, st := fwk.RunPlacementGeneratePlugins(ctx, state, g.PodGroupInfo, s.snapshot.ListNodesInPlacement())
+	if !st.IsSuccess() {
+		return &groupResult{status: st}
+	}
+	parent := s.snapshot.Placement()
+	defer func() {
+		s.snapshot.ForgetPlacement()
+		// The parent was assumed before: it is still valid.
+		_ = s.snapshot.AssumePlacement(parent)
+	}()
+	type run struct {
+		placement *framework.Placement
+		result    *groupResult
+		recs      []*recorder
+	}
+	var first *run
+	var successful []*run
+	for _, p := range placements {
+		if err := s.snapshot.AssumePlacement(p); err != nil {
+			return &groupResult{status: framework.AsStatus(fmt.Errorf("failed to assume pod group placement: %w", err))}
+		}
+		prs := make([]*recorder, len(recs))
+		for i, r := range recs {
+			a := *r.a
+			prs[i] = &recorder{a: &a, index: map[string]uint16{}}
+		}
+		var reverts []func()
+		result := s.podGroupDefaultAlgorithm(ctx, fwk, g, prs, &reverts)
+		for i := len(reverts) - 1; i >= 0; i-- {
+			reverts[i]()
+		}
+		if tried != nil {
+			line := record.PlacementTried{Name: p.Name, Nodes: len(p.Nodes), Feasible: result.status.IsSuccess(), Message: result.status.Message()}
+			for _, m := range result.members {
+				if m.st.IsSuccess() {
+					line.Placed++
+				}
+			}
+			*tried = append(*tried, line)
+		}
+		if result.status.IsError() {
+			return result
+		}
+		r := &run{placement: p, result: result, recs: prs}
+		if first == nil {
+			first = r
+		}
+		if result.status.IsSuccess() {
+			successful = append(successful, r)
+		}
+	}
+	adopt := func(r *run) *groupResult {
+		for i, pr := range r.recs {
+			*recs[i].a = *pr.a
+			pr.a = recs[i].a
+		}
+		return r.result
+	}
+	if len(successful) == 0 {
+		result := adopt(first)
+		result.status = framework.NewStatus(framework.Unschedulable, fmt.Sprintf("0/%d placements are available, first placement status: %v", len(placements), result.status.AsError())).WithError(errPodGroupUnschedulable)
+		return result
+	}
+	best := successful[0]
+	if len(successful) > 1 {
+		assignments := make([]*framework.PodGroupAssignments, len(successful))
+		for i, r := range successful {
+			a := &framework.PodGroupAssignments{Placement: r.placement}
+			for _, m := range r.result.members {
+				if m.st.IsSuccess() && m.host != "" {
+					a.ProposedAssignments = append(a.ProposedAssignments, framework.ProposedAssignment{PodInfo: m.pi.PodInfo, NodeName: m.host, State: m.state})
+				}
+			}
+			assignments[i] = a
+		}
+		scores, st := fwk.RunPlacementScorePlugins(ctx, state, g.PodGroupInfo, assignments)
+		if !st.IsSuccess() {
+			return &groupResult{status: st}
+		}
+		// Upstream breaks equal totals at random; schedtui keeps the
+		// first, in the generator's order.
+		bestIdx := 0
+		for i, sc := range scores {
+			if sc > scores[bestIdx] {
+				bestIdx = i
+			}
+			if tried != nil {
+				for k := range *tried {
+					if (*tried)[k].Name == successful[i].placement.Name {
+						(*tried)[k].Score = sc
+					}
+				}
+			}
+		}
+		best = successful[bestIdx]
+	}
+	if tried != nil {
+		for k := range *tried {
+			(*tried)[k].Chosen = (*tried)[k].Name == best.placement.Name
+		}
+	}
+	return adopt(best)
 }

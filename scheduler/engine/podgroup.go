@@ -53,13 +53,14 @@ func (e *Engine) attemptGroup(g *framework.QueuedPodGroupInfo) *record.Attempt {
 }
 
 // podGroupWritten applies the cycle's PodGroup status patch as the API
-// server and the informer would: stored, then the update event.
+// server and the informer would: stored, then the update event. It is
+// not a change of what scheduling reads (the status only): the group's
+// members stay settled for quiescence.
 func (e *Engine) podGroupWritten(pg *schedulingv1beta1.PodGroup) {
 	old, err := e.sched.Objects().PodGroup(pg.Namespace, pg.Name)
 	if err != nil {
 		return
 	}
-	e.bump()
 	e.event(history.Event{Kind: history.EventCluster, Reason: PodGroupStatusWrite, Object: change.DescribeObject(pg), Message: podGroupConditionMessage(pg)})
 	e.podGroupChanged(change.ObjectUpdate, old, pg)
 }

@@ -195,8 +195,10 @@ type ProposedAssignment struct {
 	State    *CycleState
 }
 
-// PodGroupAssignments are the members the pod-group algorithm placed.
+// PodGroupAssignments are the members the pod-group algorithm placed, in
+// Placement when it tried placements.
 type PodGroupAssignments struct {
+	Placement           *Placement
 	ProposedAssignments []ProposedAssignment
 }
 

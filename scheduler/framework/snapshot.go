@@ -18,6 +18,8 @@ type Snapshot struct {
 	havePodsWithAffinity        []*NodeInfo
 	havePodsWithRequiredAntiAff []*NodeInfo
 	usedPVCSet                  map[string]struct{}
+	// placement limits a pod-group cycle's nodes (placement.go).
+	placement *placementNodes
 }
 
 // NewSnapshot builds a snapshot of nodes, given in the order they were

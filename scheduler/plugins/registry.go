@@ -17,10 +17,12 @@ import (
 	"github.com/schedtui/schedtui/scheduler/plugins/noderesources"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodeunschedulable"
 	"github.com/schedtui/schedtui/scheduler/plugins/nodevolumelimits"
+	"github.com/schedtui/schedtui/scheduler/plugins/podgrouppodscount"
 	"github.com/schedtui/schedtui/scheduler/plugins/podtopologyspread"
 	"github.com/schedtui/schedtui/scheduler/plugins/queuesort"
 	"github.com/schedtui/schedtui/scheduler/plugins/schedulinggates"
 	"github.com/schedtui/schedtui/scheduler/plugins/tainttoleration"
+	"github.com/schedtui/schedtui/scheduler/plugins/topologyaware"
 	"github.com/schedtui/schedtui/scheduler/plugins/volumebinding"
 	"github.com/schedtui/schedtui/scheduler/plugins/volumerestrictions"
 	"github.com/schedtui/schedtui/scheduler/plugins/volumezone"
@@ -50,5 +52,7 @@ func NewInTreeRegistry() runtime.Registry {
 		names.DefaultBinder:                   defaultbinder.New,
 		names.NodeDeclaredFeatures:            nodedeclaredfeatures.New,
 		names.GangScheduling:                  gangscheduling.New,
+		names.TopologyPlacementGenerator:      topologyaware.New,
+		names.PodGroupPodsCount:               podgrouppodscount.New,
 	}
 }

@@ -60,6 +60,11 @@ type GroupAttempt struct {
 	// upstream writes it (e.g. "minCount (2) cannot be satisfied: 1
 	// scheduled, 0 remaining"); empty when scheduled.
 	Message string
+	// Placements are the placements the cycle tried
+	// (TopologyAwareWorkloadScheduling), in the order tried; the members'
+	// attempts are those of the chosen one (or of the first, when none
+	// was feasible).
+	Placements []PlacementTried
 	// Preemption is PodGroupPostFilter's record, when it evaluated
 	// preemption for the group; Victims the pods it chose to evict.
 	Preemption *Preemption
@@ -102,4 +107,20 @@ type GroupMember struct {
 	// Evaluated is false for a member the cycle never tried (it stopped
 	// early once minCount could not be met).
 	Evaluated bool
+}
+
+// PlacementTried is one placement a group cycle tried: a topology domain
+// (Name, "" for all nodes) and how the group fared there.
+type PlacementTried struct {
+	Name  string
+	Nodes int
+	// Placed counts the members placed; Feasible says whether the group's
+	// constraints were met; Message is the group's status there.
+	Placed   int
+	Feasible bool
+	Message  string
+	// Score is the PlacementScore total, set when several placements were
+	// feasible; Chosen marks the one the cycle went with.
+	Score  int64
+	Chosen bool
 }

@@ -68,8 +68,13 @@ type Framework struct {
 	// on, as upstream wires it.
 	podGroupPostFilterPlugins []framework.PodGroupPostFilterPlugin
 	placementFeasiblePlugins  []framework.PlacementFeasiblePlugin
-	scorePluginWeight         map[string]int
-	enqueueExtensions         []framework.EnqueueExtensions
+	// placementGeneratePlugins and placementScorePlugins (with their
+	// weights) run with TopologyAwareWorkloadScheduling.
+	placementGeneratePlugins []framework.PlacementGeneratePlugin
+	placementScorePlugins    []framework.PlacementScorePlugin
+	placementScoreWeight     map[string]int
+	scorePluginWeight        map[string]int
+	enqueueExtensions        []framework.EnqueueExtensions
 }
 
 var _ framework.Handle = &Framework{}
@@ -94,9 +99,6 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	plugins := profile.Plugins
 	if plugins == nil {
 		plugins = &configv1.Plugins{}
-	}
-	if err := refusePodGroupPoints(plugins); err != nil {
-		return nil, err
 	}
 
 	args := map[string]runtime.Object{}
@@ -158,6 +160,8 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	f.bindPlugins = castAll[framework.BindPlugin](expand("BindPlugin", plugins.Bind, is[framework.BindPlugin]))
 	f.postBindPlugins = castAll[framework.PostBindPlugin](expand("PostBindPlugin", plugins.PostBind, is[framework.PostBindPlugin]))
 	f.podGroupPostFilterPlugins = castAll[framework.PodGroupPostFilterPlugin](expand("PodGroupPostFilterPlugin", plugins.PodGroupPostFilter, is[framework.PodGroupPostFilterPlugin]))
+	f.placementGeneratePlugins = castAll[framework.PlacementGeneratePlugin](expand("PlacementGeneratePlugin", plugins.PlacementGenerate, is[framework.PlacementGeneratePlugin]))
+	f.placementScorePlugins = castAll[framework.PlacementScorePlugin](expand("PlacementScorePlugin", plugins.PlacementScore, is[framework.PlacementScorePlugin]))
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +183,9 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	if f.scorePluginWeight, err = scoreWeights(f.pluginsMap, append(append([]configv1.Plugin(nil), plugins.Score.Enabled...), multi...)); err != nil {
 		return nil, fmt.Errorf("score plugins: %w", err)
 	}
+	if f.placementScoreWeight, err = f.placementWeights(append(append([]configv1.Plugin(nil), plugins.PlacementScore.Enabled...), multi...)); err != nil {
+		return nil, err
+	}
 	if err := f.refuseOpportunisticBatching(); err != nil {
 		return nil, err
 	}
@@ -186,6 +193,29 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 }
 
 func is[T any](p framework.Plugin) bool { _, ok := p.(T); return ok }
+
+// placementWeights takes each PlacementScore plugin's first configured
+// weight; upstream refuses one without.
+func (f *Framework) placementWeights(enabled []configv1.Plugin) (map[string]int, error) {
+	weights := map[string]int{}
+	for _, e := range enabled {
+		if _, seen := weights[e.Name]; seen {
+			continue
+		}
+		if _, ok := f.pluginsMap[e.Name].(framework.PlacementScorePlugin); !ok {
+			continue
+		}
+		if e.Weight != nil {
+			weights[e.Name] = int(*e.Weight)
+		}
+	}
+	for _, pl := range f.placementScorePlugins {
+		if weights[pl.Name()] == 0 {
+			return nil, fmt.Errorf("placement score plugin %q is not configured with weight", pl.Name())
+		}
+	}
+	return weights, nil
+}
 
 func castAll[T any](ps []framework.Plugin) []T {
 	out := make([]T, 0, len(ps))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/sets"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -22,8 +21,6 @@ type unimplementedGate struct {
 
 // unimplementedGates are refused when on, in upstream's gate order.
 var unimplementedGates = []unimplementedGate{
-	{"TopologyAwareWorkloadScheduling", func(f features.Features) bool { return f.EnableTopologyAwareWorkloadScheduling },
-		"adds the TopologyPlacementGenerator and PodGroupPodsCount plugins"},
 	{"CompositePodGroup", func(f features.Features) bool { return f.EnableCompositePodGroup },
 		"schedules composite pod groups"},
 	{"PodGroupPreemptionPolicy", func(f features.Features) bool { return f.EnablePodGroupPreemptionPolicy },
@@ -99,22 +96,4 @@ func (f *Framework) refuseOpportunisticBatching() error {
 		}
 	}
 	return fmt.Errorf("profile %q: feature gate OpportunisticBatching=true batches its pods (every plugin signs pods; PodTopologySpread has no default constraints), which schedtui does not implement; set OpportunisticBatching=false", f.profileName)
-}
-
-// refusePodGroupPoints refuses plugins at the extension points only
-// kube-scheduler's placement algorithm runs (TopologyAwareWorkloadScheduling's
-// pod-group placements), which schedtui does not implement: accepting them
-// would schedule as if they were not there. PodGroupPostFilter runs in
-// schedtui's pod-group cycle.
-func refusePodGroupPoints(p *configv1.Plugins) error {
-	for _, pt := range []struct {
-		name string
-		set  configv1.PluginSet
-	}{{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore}} {
-		if len(pt.set.Enabled) > 0 {
-			return fmt.Errorf("plugins.%s enables %s: kube-scheduler runs that extension point only in pod-group placement (feature gate TopologyAwareWorkloadScheduling), which schedtui does not implement",
-				pt.name, pt.set.Enabled[0].Name)
-		}
-	}
-	return nil
 }

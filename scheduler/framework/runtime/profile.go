@@ -17,6 +17,7 @@ func pluginSets(p *configv1.Plugins) []*configv1.PluginSet {
 	return []*configv1.PluginSet{
 		&p.MultiPoint, &p.PreEnqueue, &p.QueueSort, &p.PreFilter, &p.Filter, &p.PostFilter,
 		&p.PreScore, &p.Score, &p.Reserve, &p.Permit, &p.PreBind, &p.Bind, &p.PostBind, &p.PodGroupPostFilter,
+		&p.PlacementGenerate, &p.PlacementScore,
 	}
 }
 

@@ -262,6 +262,54 @@ func (f *Framework) RunPlacementFeasiblePlugins(ctx context.Context, state *fram
 	return status
 }
 
+// RunPlacementGeneratePlugins is the placements a pod-group cycle tries:
+// the first PlacementGenerate plugin's split of all nodes, or all nodes as
+// one placement without such a plugin.
+func (f *Framework) RunPlacementGeneratePlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, nodes []*framework.NodeInfo) ([]*framework.Placement, *framework.Status) {
+	parent := &framework.Placement{Nodes: nodes}
+	if len(f.placementGeneratePlugins) == 0 {
+		return []*framework.Placement{parent}, nil
+	}
+	pl := f.placementGeneratePlugins[0]
+	placements, st := pl.GeneratePlacements(ctx, state, group, parent)
+	if !st.IsSuccess() {
+		return nil, st.WithPlugin(pl.Name())
+	}
+	if len(placements) == 0 {
+		return nil, framework.NewStatus(framework.Unschedulable, "no feasible placements found").WithPlugin(pl.Name())
+	}
+	return placements, nil
+}
+
+// RunPlacementScorePlugins scores each placement's assignments: every
+// PlacementScore plugin, normalized, weighted, summed.
+func (f *Framework) RunPlacementScorePlugins(ctx context.Context, state *framework.CycleState, group *framework.PodGroupInfo, assignments []*framework.PodGroupAssignments) ([]int64, *framework.Status) {
+	totals := make([]int64, len(assignments))
+	for _, pl := range f.placementScorePlugins {
+		scores := make([]int64, len(assignments))
+		for i, a := range assignments {
+			s, st := pl.ScorePlacement(ctx, state, group, a)
+			if !st.IsSuccess() {
+				return nil, framework.AsStatus(fmt.Errorf("running PlacementScore plugins: plugin %q failed with: %w", pl.Name(), st.AsError()))
+			}
+			scores[i] = s
+		}
+		if n, ok := pl.(framework.PlacementScoreNormalizer); ok {
+			if st := n.NormalizePlacementScores(ctx, group, scores); !st.IsSuccess() {
+				return nil, framework.AsStatus(fmt.Errorf("running NormalizePlacementScore on PlacementScore plugins: plugin %q failed with: %w", pl.Name(), st.AsError()))
+			}
+		}
+		for i, s := range scores {
+			if s > framework.MaxNodeScore || s < framework.MinNodeScore {
+				return nil, framework.AsStatus(fmt.Errorf("applying score defaultWeights on PlacementScore plugins: plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing",
+					pl.Name(), s, framework.MinNodeScore, framework.MaxNodeScore))
+			}
+			totals[i] += s * int64(f.placementScoreWeight[pl.Name()])
+		}
+	}
+	return totals, nil
+}
+
 // RunPodGroupPostFilterPlugins runs the PodGroupPostFilter plugins after a
 // pod-group cycle failed: the first success or UnschedulableAndUnresolvable
 // ends it; Unschedulable reasons accumulate.
