@@ -20,7 +20,7 @@ func TestGolden(t *testing.T) {
 		after []string
 		want  []string
 	}{
-		{name: "queues_start", w: 80, h: 24, want: []string{"Active (12)", "1 default/critical-api", "Gated (1)", "default/gated-job"}},
+		{name: "queues_start", w: 80, h: 24, want: []string{"Active (20)", "1 default/critical-api", "13 default/llm-train-0"}},
 		// At the documented minimum the verdict and its hints come first;
 		// the phases are below, one key away.
 		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Waiting for victims to leave: no node fits now (6 nodes)", "Victims: default/web-2 (grace 30s), default/job-0 (grace 30s).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on"}},

@@ -8,7 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/history"
+	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
 // queuesView lists the scheduling queue: activeQ in pop order, backoffQ
@@ -28,9 +30,7 @@ type queueRow struct {
 	pod     *engine.QueuedPod
 	// group is a pod group, queued as one entry (GenericWorkload).
 	group *engine.QueuedGroup
-	// waitsForGroup: pod is waiting for its PodGroup to exist.
-	waitsForGroup bool
-	pos           int
+	pos   int
 }
 
 // groupsSection heads the pod groups: the queue's entries for the pods of
@@ -136,11 +136,11 @@ func (v *queuesView) selectedGroup() *engine.QueuedGroup {
 	return nil
 }
 
-// addGroups lists the queued pod groups and the pods waiting for their
-// PodGroup, under a heading of their own; nothing without any (a cluster
-// without workload-aware scheduling).
+// addGroups lists the queued pod groups under a heading of their own
+// (their members are listed as pods where their group is); nothing
+// without any (a cluster without workload-aware scheduling).
 func (v *queuesView) addGroups(q *engine.QueueSnapshot) {
-	if len(q.Groups) == 0 && len(q.WaitingForGroup) == 0 {
+	if len(q.Groups) == 0 {
 		return
 	}
 	v.rows = append(v.rows, queueRow{section: groupsSection, heading: fmt.Sprintf("%s (%d) — one queue entry per group, its members tried together in a group cycle", groupsSection, len(q.Groups))})
@@ -150,11 +150,6 @@ func (v *queuesView) addGroups(q *engine.QueueSnapshot) {
 			continue
 		}
 		v.rows = append(v.rows, queueRow{group: g, pos: i + 1})
-	}
-	for i := range q.WaitingForGroup {
-		if p := &q.WaitingForGroup[i]; v.filter.match(p.Pod) {
-			v.rows = append(v.rows, queueRow{pod: p, pos: i + 1, waitsForGroup: true})
-		}
 	}
 }
 
@@ -247,9 +242,9 @@ func (v *queuesView) View() string {
 		p := r.pod
 		var s string
 		switch {
-		case r.waitsForGroup:
-			// Upstream's incomplete pod group pods: in no queue until
-			// their group exists.
+		case p.Queue == history.QueueName(queue.WaitingForPodGroup):
+			// Upstream's incomplete pod group pods: never attempted
+			// until their group exists.
 			s = fmt.Sprintf("  %-38s prio %-6d waiting for its PodGroup %s to exist", p.Pod, p.Priority, podGroupOf(v.c.World, p.Pod))
 		case p.Queue == history.ActiveQ:
 			s = fmt.Sprintf("  %3d %-34s prio %-6d age %-7s %s", r.pos, p.Pod, p.Priority, age(now.Sub(p.Timestamp)), nominatedTag(p.NominatedNode))
@@ -297,6 +292,11 @@ func (v *queuesView) Explain() (string, []string) {
 		}
 	case history.Gated:
 		out = append(out, p.Pod+" is gated: "+p.GatingMessage+". Remove the gate (spec.schedulingGates) and it enters activeQ.")
+	case history.QueueName(queue.WaitingForPodGroup):
+		out = append(out, p.Pod+" names PodGroup "+podGroupOf(v.c.World, p.Pod)+" (spec.schedulingGroup), which does not exist: the scheduler never tries it until the PodGroup is created.")
+	}
+	if pg := v.c.World.pods[p.Pod]; pg != nil && framework.PodGroupNameOf(pg) != "" && p.Queue != history.QueueName(queue.WaitingForPodGroup) {
+		out = append(out, "", "It is a member of pod group "+framework.PodGroupNameOf(pg)+": the queue holds the group as one entry (under pod groups) and tries its members together in a group cycle.")
 	}
 	out = append(out, "", "enter: open its attempt (or run the scheduler until it is attempted) · B: breakpoint on it")
 	return "Queue: " + string(p.Queue), out
