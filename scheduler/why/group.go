@@ -87,6 +87,7 @@ func GroupVerdict(in GroupInput) []string {
 	if len(g.Victims) > 0 {
 		out = append(out, "• victims: "+Names(g.Victims))
 	}
+	out = append(out, placementLines(g)...)
 	// The members without a node, by why: the same reasons on the same
 	// nodes read as one line.
 	var why byValue
@@ -108,6 +109,43 @@ func GroupVerdict(in GroupInput) []string {
 		out = append(out, fmt.Sprintf("• %s not tried: the cycle stops once minCount cannot be met.", plural(notTried, "member", "members")))
 	}
 	return out
+}
+
+// placementLines are the topology placements the cycle tried
+// (TopologyAwareWorkloadScheduling), one line each: the domain, its nodes,
+// the members placed there and the group's status there, the score and
+// the one chosen. The members' attempts (the matrix) are the chosen
+// placement's, or the first's when none was feasible.
+func placementLines(g *record.GroupAttempt) []string {
+	if len(g.Placements) == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("• %s tried (one per topology domain); the members' attempts below are %s:",
+		plural(len(g.Placements), "placement", "placements"), map[bool]string{true: "the chosen one's", false: "the first's"}[chosen(g)])}
+	for _, p := range g.Placements {
+		l := fmt.Sprintf("  %s (%s): %d placed", p.Name, plural(p.Nodes, "node", "nodes"), p.Placed)
+		switch {
+		case p.Chosen:
+			l += fmt.Sprintf(", feasible, score %d: chosen", p.Score)
+		case p.Feasible && p.Score != 0:
+			l += fmt.Sprintf(", feasible, score %d", p.Score)
+		case p.Feasible:
+			l += ", feasible"
+		default:
+			l += ": " + orNone(p.Message)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func chosen(g *record.GroupAttempt) bool {
+	for _, p := range g.Placements {
+		if p.Chosen {
+			return true
+		}
+	}
+	return false
 }
 
 // memberReasons is a member's rejections as the FitError groups them:

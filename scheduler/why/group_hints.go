@@ -58,7 +58,7 @@ func GroupHints(in GroupHintsInput) (*Result, error) {
 		return nil, fmt.Errorf("podgroup %s: %w", g.Key(), err)
 	}
 	proven := map[string]bool{}
-	for _, c := range in.groupCandidates(pg.DeepCopy()) {
+	for _, c := range in.groupCandidates(pg) {
 		if c.family != "" && proven[c.family] {
 			continue
 		}
@@ -92,15 +92,26 @@ type groupChange struct {
 }
 
 // groupCandidates lists the candidates for the cycle; pg is the group's
-// PodGroup, a copy the minCount candidate edits.
+// PodGroup (each candidate edits a copy).
 func (in GroupHintsInput) groupCandidates(pg *schedulingv1beta1.PodGroup) []groupChange {
 	g := in.Group
 	var out []groupChange
 	placeable, size := Placeable(g), GroupSize(g)
 	if gang := pg.Spec.SchedulingPolicy.Gang; gang != nil && placeable > 0 && placeable < int(gang.MinCount) {
-		gang.MinCount = int32(placeable)
+		lowered := pg.DeepCopy()
+		lowered.Spec.SchedulingPolicy.Gang.MinCount = int32(placeable)
 		out = append(out, groupChange{desc: fmt.Sprintf("minCount %d (PodGroup %s: the gang runs with the %d of its %d members that fit)", placeable, g.Key(), placeable, size),
-			objects: []any{pg}, rank: keepsIntent})
+			objects: []any{lowered}, rank: keepsIntent})
+	}
+	if c := pg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
+		var keys []string
+		for _, t := range c.Topology {
+			keys = append(keys, t.Key)
+		}
+		free := pg.DeepCopy()
+		free.Spec.SchedulingConstraints = nil
+		out = append(out, groupChange{desc: fmt.Sprintf("drop the topology constraint (PodGroup %s: schedulingConstraints.topology %s): the members may spread across domains", g.Key(), strings.Join(keys, ", ")),
+			objects: []any{free}, rank: editsSpecOrNodes})
 	}
 	// The nodes the members used, in the order first used: where more of
 	// what they missed would let the others in.

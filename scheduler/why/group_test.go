@@ -96,3 +96,29 @@ w-3     Fit    Fit    NodeAff×1`
 		t.Errorf("at 25 columns:\n%s\nwant the rows\n%s", got, want)
 	}
 }
+
+// TestGroupVerdictPlacements: the topology placements a cycle tried, each
+// with its members placed and the group's status there, the chosen one
+// marked.
+func TestGroupVerdictPlacements(t *testing.T) {
+	in := gangOfFour()
+	in.Group.Placements = []record.PlacementTried{
+		{Name: "topology.kubernetes.io/zone=zone-a", Nodes: 1, Placed: 0, Message: "minCount (4) cannot be satisfied: 0 scheduled, 0 remaining"},
+		{Name: "topology.kubernetes.io/zone=zone-b", Nodes: 2, Placed: 3, Message: "minCount (4) cannot be satisfied: 3 scheduled, 0 remaining"},
+	}
+	got := strings.Join(GroupVerdict(in), "\n")
+	for _, want := range []string{
+		"• 2 placements tried (one per topology domain); the members' attempts below are the first's:",
+		"  topology.kubernetes.io/zone=zone-a (1 node): 0 placed: minCount (4) cannot be satisfied: 0 scheduled, 0 remaining",
+		"  topology.kubernetes.io/zone=zone-b (2 nodes): 3 placed: minCount (4) cannot be satisfied: 3 scheduled, 0 remaining",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, got)
+		}
+	}
+	in.Group.Placements[1] = record.PlacementTried{Name: "zone=zone-b", Nodes: 2, Placed: 4, Feasible: true, Score: 4, Chosen: true}
+	if got := strings.Join(GroupVerdict(in), "\n"); !strings.Contains(got, "  zone=zone-b (2 nodes): 4 placed, feasible, score 4: chosen") ||
+		!strings.Contains(got, "the chosen one's:") {
+		t.Errorf("the chosen placement:\n%s", got)
+	}
+}
