@@ -23,11 +23,15 @@ func lessonHarness(t *testing.T, n int, solved *int) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := snapshot.Load(l.Scenario, data)
+	r, err := features.Resolve("", "", l.FeatureGates)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBackend(l.Scenario, c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	c, _, err := snapshot.LoadUnder(l.Scenario, data, &r.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewBackend(l.Scenario, c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Features: &r.Features})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +115,10 @@ var lessonCases = map[string]lessonCase{
 	"config": {
 		wrong: []string{"n", "A", "n", "o", "d", "e", "-", "1", "<enter>"},
 		right: []string{"C", "d", "e", "m", "o", "-", "p", "a", "c", "k", "i", "n", "g", "<enter>", "2", "A", "n", "o", "d", "e", "-", "1", "<enter>"},
+	},
+	"gangs": {
+		wrong: []string{"n", "A", "5", "<enter>"},
+		right: []string{"2", "A", "4", "<enter>"},
 	},
 }
 

@@ -109,6 +109,15 @@ func Lessons() []Lesson {
 			Hint:     "compare first (C, demo-packing, enter), run the attempt (n) and read the right side's node in the Pod view (2)",
 			Plugin:   "NodeResourcesFit",
 		},
+		{
+			ID: "gangs", Title: "Gangs and pod groups", Scenario: "13-gangs.yaml", FeatureGates: "GenericWorkload=true",
+			Question: "default/trainer's five workers form a gang (minCount 5) and none is placed. What minCount would let the gang schedule?",
+			Keys:     "n (one group cycle tries every worker), 2 for the Pod view: the group's verdict, its members × nodes and its proven hints; 1 shows the group's queue entry; then A and type the number",
+			Answers:  []string{"4"},
+			Reached:  func(s *lessonState) bool { return len(s.c.World.groups) > 0 },
+			Hint:     "run the group cycle (n) and read the Pod view (2): the verdict counts the members placeable, and a hint says which minCount schedules the gang",
+			Plugin:   "GangScheduling",
+		},
 	}
 }
 

@@ -170,6 +170,9 @@ func openLesson(cmd *cobra.Command, lessons []tui.Lesson, n int, p *learnProgres
 	src.register(&cobra.Command{})
 	src.demo = true
 	src.scenario = &embeddedScenario{name: "learn/" + l.Scenario, data: data}
+	if l.FeatureGates != "" {
+		src.gates.featureGates = []string{l.FeatureGates}
+	}
 	var saveErr error
 	src.lesson = &tui.LessonRun{Lesson: l, Number: n, Total: len(lessons), Done: func() {
 		if !p.done(l.ID) {

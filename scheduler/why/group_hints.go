@@ -135,6 +135,9 @@ func (in GroupHintsInput) groupCandidates(pg *schedulingv1beta1.PodGroup) []grou
 		}
 		n := ni.Node().DeepCopy()
 		for _, list := range []v1.ResourceList{n.Status.Allocatable, n.Status.Capacity} {
+			if list == nil {
+				continue // a node that reports no capacity
+			}
 			q := list[res]
 			list[res] = quantity(res, quantityAmount(res, &q)+missing[res])
 		}
