@@ -39,6 +39,9 @@ func TestGroupPodView(t *testing.T) {
 		"llm-train-7 was not tried: the cycle stops once minCount cannot be met.",
 	)
 	hs.golden(120, 45)
+	// The member's Filter map leads with its group's first hint.
+	hs.keys("3")
+	hs.contains("Hint: minCount 6 (PodGroup default/llm-train-workers: the gang runs with the 6 of its 8 members that fit) → the group")
 }
 
 // TestGroupQueuesView: the Queues view lists the gang as one entry with
