@@ -214,7 +214,18 @@ func LoadFile(path string) (*Cluster, *docread.Report, error) {
 
 // Load is LoadFile for data already in memory; name is used in problems.
 func Load(name string, data []byte) (*Cluster, *docread.Report, error) {
+	return LoadUnder(name, data, nil)
+}
+
+// LoadUnder is Load with the objects created as an API server with gates
+// would (Loader.ValidateUnder; nil: v1.37's defaults): the embedded demo,
+// whose scheduler runs with GenericWorkload, keeps its pods'
+// spec.schedulingGroup.
+func LoadUnder(name string, data []byte, gates *features.Features) (*Cluster, *docread.Report, error) {
 	l := NewLoader()
+	if gates != nil {
+		l.ValidateUnder(*gates)
+	}
 	if err := l.LoadData(name, data); err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,10 @@ import "embed"
 // DemoName is the embedded demo's file name, used in messages.
 const DemoName = "testdata/demo.yaml"
 
+// DemoFeatureGates are the --feature-gates of the demo's kube-scheduler:
+// its training job is a gang (workload-aware scheduling).
+const DemoFeatureGates = "GenericWorkload=true"
+
 // Demo is the embedded demo snapshot.
 //
 //go:embed demo.yaml

@@ -9,9 +9,7 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
-	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
-	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
 )
 
@@ -19,15 +17,12 @@ import (
 // demo-packing builds it.
 func demoPacking(t testing.TB) *Comparison {
 	t.Helper()
-	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+	c, gates := loadDemo(t)
+	cfg, _, err := config.LoadData(testdata.DemoPackingName, testdata.DemoPacking, *gates)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, _, err := config.LoadData(testdata.DemoPackingName, testdata.DemoPacking, features.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := NewBackend("demo · demo-packing", c, scheduler.Options{Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	b, err := NewBackend("demo · demo-packing", c, scheduler.Options{Config: cfg, Registry: plugins.NewInTreeRegistry(), Seed: 1, Features: gates})
 	if err != nil {
 		t.Fatal(err)
 	}

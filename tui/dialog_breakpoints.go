@@ -88,7 +88,8 @@ func (d *breakpointsDialog) View() string {
 	}
 	out = append(out, "", d.in[0].View(), "",
 		st.Dim.Render("enter adds (or removes an identical one) · ↑/↓ select · delete/ctrl+d removes · esc closes"),
-		st.Dim.Render("pod=GLOB matches namespace/name (path.Match; a bare name matches any namespace)"))
+		st.Dim.Render("pod=GLOB matches namespace/name (path.Match; a bare name matches any namespace)"),
+		st.Dim.Render("group=GLOB stops at the members of a matching PodGroup (its group cycle)"))
 	return strings.Join(out, "\n")
 }
 
@@ -113,6 +114,9 @@ func bpString(bp engine.Breakpoint) string {
 	if bp.Node != "" {
 		s = append(s, "node="+bp.Node)
 	}
+	if bp.Group != "" {
+		s = append(s, "group="+bp.Group)
+	}
 	return strings.Join(s, " ")
 }
 
@@ -121,12 +125,16 @@ func parseBreakpoint(s string) (engine.Breakpoint, error) {
 	s = strings.TrimSpace(s)
 	k, v, _ := strings.Cut(s, "=")
 	switch strings.ToLower(k) {
-	case "pod":
+	case "pod", "group":
 		if v == "" {
-			return engine.Breakpoint{}, fmt.Errorf("pod= needs a pattern")
+			return engine.Breakpoint{}, fmt.Errorf("%s= needs a pattern", strings.ToLower(k))
 		}
 		if !strings.Contains(v, "/") {
+			// A bare name matches any namespace.
 			v = "*/" + v
+		}
+		if strings.ToLower(k) == "group" {
+			return engine.Breakpoint{Group: v}, nil
 		}
 		return engine.Breakpoint{PodPattern: v}, nil
 	case "node":
@@ -139,5 +147,5 @@ func parseBreakpoint(s string) (engine.Breakpoint, error) {
 	case "preemption", "p":
 		return engine.Breakpoint{Preemption: true}, nil
 	}
-	return engine.Breakpoint{}, fmt.Errorf("%q: use pod=GLOB, node=NAME, unschedulable or preemption", s)
+	return engine.Breakpoint{}, fmt.Errorf("%q: use pod=GLOB, group=GLOB, node=NAME, unschedulable or preemption", s)
 }

@@ -17,6 +17,9 @@ func TestParseBreakpoint(t *testing.T) {
 		{in: "node=node-a1", want: engine.Breakpoint{Node: "node-a1"}},
 		{in: "unschedulable", want: engine.Breakpoint{Unschedulable: true}},
 		{in: " preemption ", want: engine.Breakpoint{Preemption: true}},
+		{in: "group=default/llm-train-workers", want: engine.Breakpoint{Group: "default/llm-train-workers"}},
+		{in: "Group=llm-*", want: engine.Breakpoint{Group: "*/llm-*"}},
+		{in: "group=", wantErr: true},
 		{in: "pod=", wantErr: true},
 		{in: "when=later", wantErr: true},
 	}

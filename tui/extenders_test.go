@@ -9,18 +9,13 @@ import (
 	"github.com/schedtui/schedtui/internal/extendertest"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/plugins"
-	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/testdata"
 )
 
 // extenderHarness is the demo with one test extender (filter and
 // prioritize, weight 1) whose rules are the labels given to its nodes.
 func extenderHarness(t *testing.T, labels map[string]map[string]string) (*harness, *extendertest.Server) {
 	t.Helper()
-	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, gates := loadDemo(t)
 	for _, n := range c.Nodes {
 		for k, v := range labels[n.Name] {
 			n.Labels[k] = v
@@ -30,7 +25,7 @@ func extenderHarness(t *testing.T, labels map[string]map[string]string) (*harnes
 	t.Cleanup(srv.Close)
 	cfg := &configv1.KubeSchedulerConfiguration{Extenders: []configv1.Extender{{URLPrefix: srv.URL(), FilterVerb: "filter",
 		PrioritizeVerb: "prioritize", Weight: 1, NodeCacheCapable: true}}}
-	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: cfg})
+	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Features: gates, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,18 +10,31 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/schedtui/schedtui/scheduler"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
 )
 
-func demoBackend(t testing.TB) *Backend {
+// loadDemo is the demo's cluster as its scheduler's gates
+// (testdata.DemoFeatureGates) have it, and those gates.
+func loadDemo(t testing.TB) (*snapshot.Cluster, *features.Features) {
 	t.Helper()
-	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+	r, err := features.Resolve("", "", testdata.DemoFeatureGates)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
+	c, _, err := snapshot.LoadUnder(testdata.DemoName, testdata.Demo, &r.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &r.Features
+}
+
+func demoBackend(t testing.TB) *Backend {
+	t.Helper()
+	c, gates := loadDemo(t)
+	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Features: gates})
 	if err != nil {
 		t.Fatal(err)
 	}

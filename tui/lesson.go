@@ -37,6 +37,9 @@ type Lesson struct {
 	Hint string
 	// Plugin, when set, adds its purpose (why.Purpose) to the explanation.
 	Plugin string
+	// FeatureGates are the --feature-gates its scenario's scheduler runs
+	// with ("" for the defaults).
+	FeatureGates string
 }
 
 // lessonState is what a lesson's check looks at: the debugger's state and

@@ -26,8 +26,12 @@ func lessonHarness(t *testing.T, n int, solved *int) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, cfg, replay := lessonScenario(t, l.Scenario, data)
-	b, err := NewBackend(l.Scenario, c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: cfg}, replay...)
+	r, err := features.Resolve("", "", l.FeatureGates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, cfg, replay := lessonScenario(t, l.Scenario, data, &r.Features)
+	b, err := NewBackend(l.Scenario, c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: cfg, Features: &r.Features}, replay...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,10 +62,10 @@ func lessonHarness(t *testing.T, n int, solved *int) *harness {
 // snapshot, or a recording whose changes are replayed and whose
 // extenders are answered from its answers (with the configuration it
 // carries).
-func lessonScenario(t *testing.T, name string, data []byte) (*snapshot.Cluster, *configv1.KubeSchedulerConfiguration, []Replay) {
+func lessonScenario(t *testing.T, name string, data []byte, gates *features.Features) (*snapshot.Cluster, *configv1.KubeSchedulerConfiguration, []Replay) {
 	t.Helper()
 	if !snapshot.IsRecording(data) {
-		c, _, err := snapshot.Load(name, data)
+		c, _, err := snapshot.LoadUnder(name, data, gates)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,6 +170,10 @@ var lessonCases = map[string]lessonCase{
 	"config": {
 		wrong: []string{"n", "A", "n", "o", "d", "e", "-", "1", "<enter>"},
 		right: []string{"C", "d", "e", "m", "o", "-", "p", "a", "c", "k", "i", "n", "g", "<enter>", "2", "A", "n", "o", "d", "e", "-", "1", "<enter>"},
+	},
+	"gangs": {
+		wrong: []string{"n", "A", "5", "<enter>"},
+		right: []string{"2", "A", "4", "<enter>"},
 	},
 }
 

@@ -139,6 +139,15 @@ func Lessons() []Lesson {
 			},
 			Hint: "in Scores (4) compare the TOTAL column: the rows marked = share the top total; select the one that is not the winner (★)",
 		},
+		{
+			ID: "gangs", Title: "Gangs and pod groups", Scenario: "16-gangs.yaml", FeatureGates: "GenericWorkload=true",
+			Question: "default/trainer's five workers form a gang (minCount 5) and none is placed. What minCount would let the gang schedule?",
+			Keys:     "n (one group cycle tries every worker), 2 for the Pod view: the group's verdict, its members × nodes and its proven hints; 1 shows the group's queue entry; then A and type the number",
+			Answers:  []string{"4"},
+			Reached:  func(s *lessonState) bool { return len(s.c.World.groups) > 0 },
+			Hint:     "run the group cycle (n) and read the Pod view (2): the verdict counts the members placeable, and a hint says which minCount schedules the gang",
+			Plugin:   "GangScheduling",
+		},
 	}
 }
 

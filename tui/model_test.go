@@ -20,16 +20,16 @@ func TestGolden(t *testing.T) {
 		after []string
 		want  []string
 	}{
-		{name: "queues_start", w: 80, h: 24, want: []string{"Active (12)", "1 default/critical-api", "Gated (1)", "default/gated-job"}},
+		{name: "queues_start", w: 80, h: 24, want: []string{"Active (20)", "1 default/critical-api", "13 default/llm-train-0"}},
 		// At the documented minimum the verdict and its hints come first;
 		// the phases are below, one key away.
-		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Waiting for victims to leave: no node fits now (4 nodes)", "Victims: default/web-2 (grace 30s), default/job-0 (grace 30s).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on"}},
+		{name: "pod_after_next", w: 80, h: 24, keys: []string{"n"}, want: []string{"Waiting for victims to leave: no node fits now (6 nodes)", "Victims: default/web-2 (grace 30s), default/job-0 (grace 30s).", "3 × Insufficient cpu", "asks 3500m; most free is 1500m on"}},
 		{name: "pod_phases_scrolled", w: 80, h: 24, keys: []string{"n", "G"}, want: []string{"✗ Filter", "– PreScore", "– Bind"}},
 		{name: "pod_gpu_hints", w: 80, h: 24, keys: []string{"n", "n", "n", "n", "n", "n", "2"}, want: []string{"default/gpu-train", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).", "Hint: remove taint nvidia.com/gpu=present:NoSchedule from node-a2 → fits on"}},
-		{name: "pod_explain_hint", w: 80, h: 24, keys: []string{"n", "n", "n", "n", "n", "n", "2", "j", "j", "j", "j", "j", "j", "e"}, want: []string{"Explain: Verdict: hint", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).", "\"proven\" means the pod then fits"}},
+		{name: "pod_explain_hint", w: 80, h: 24, keys: []string{"n", "n", "n", "n", "n", "n", "2", "j", "j", "j", "j", "j", "j", "j", "e"}, want: []string{"Explain: Verdict: hint", "Hint: tolerate nvidia.com/gpu=present:NoSchedule → fits on node-a2 (proven).", "\"proven\" means the pod then fits"}},
 		{name: "pod_step_phases", w: 80, h: 24, keys: []string{"s", "s", "s", "2"}, want: []string{"✓ PreFilter", "… Filter          not yet stepped", "in progress", "@PreFilter", "Stepping through default/critical-api: at PreFilter"}},
 		{name: "filter_hidden_before_filter_phase", w: 80, h: 24, keys: []string{"s", "3"}, want: []string{"Filter has not run yet in this attempt"}},
-		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/4 nodes are available", "Hint: add a node like node-b1 (2 nodes of this shape, zone demo-1b, empty but", "2 more in the Pod view (2).", "node-a2  rejected node(s) had untolerated taint(s)", "node-b2  rejected ·"}},
+		{name: "filter_faithful", w: 80, h: 24, keys: []string{"n", "3"}, want: []string{"0/6 nodes are available", "Hint: add a node like node-b1 (2 nodes of this shape, zone demo-1b, empty but", "2 more in the Pod view (2).", "node-a2  rejected node(s) had untolerated taint(s)", "node-b2  rejected ·"}},
 		{name: "filter_full", w: 100, h: 24, keys: []string{"n", "3", "f"}, want: []string{"full diagnosis", "node-a2  fails"}},
 		{name: "filter_explain_fit", w: 100, h: 40, keys: []string{"n", "3", "l", "e"}, want: []string{"Explain: NodeResourcesFit on node-a1", "cpu: requests 3500m, node has 4000m allocatable, 2500m requested by 3 pods"}},
 		{name: "filter_explain_taint", w: 140, h: 30, keys: []string{"n", "3", "j", "j", "e"}, want: []string{"Explain: TaintToleration on node-a2", "NOT tolerated"}},
@@ -48,8 +48,8 @@ func TestGolden(t *testing.T) {
 		{name: "whatif", w: 100, h: 30, keys: []string{"n", "2", "w", "<ctrl+u>"}, typed: "cpu=1,memory=1Gi", after: []string{"<enter>"}, want: []string{"What-if for default/critical-api", "before: Unschedulable", "after:  Scheduled on"}},
 		{name: "whatif_toleration", w: 100, h: 30, keys: []string{"n", "n", "n", "n", "n", "n", "2", "w", "<tab>", "<ctrl+u>"}, typed: "nvidia.com/gpu:NoSchedule", after: []string{"<enter>"}, want: []string{"What-if for default/gpu-train", "after:  Scheduled on node-a2"}},
 		{name: "nodes_devices", w: 120, h: 30, keys: []string{"6", "j", "j"}, want: []string{"devices (3, 1 free)", "gpu.example.com node-a2/gpu-0 model=a100 · memory=80Gi", "held by default/gpu-batch-gpus (pod default/gpu-batch)", "gpu.example.com node-a2/gpu-2 model=l4 · memory=24Gi · free"}},
-		{name: "filter_explain_dra", w: 140, h: 40, keys: []string{"n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "3", "j", "j", "e"}, want: []string{"Explain: DynamicResources on node-a2", "claim default/gpu-finetune-gpus · request gpus: 2 ×", "on node-a2: 3 device(s) of the class, 2 match the", "selectors, 0 free (2 requested)", "node-a2/gpu-0 (model=a100): taken by claim", "default/gpu-batch-gpus (pod default/gpu-batch)"}},
-		{name: "filter_explain_dra_no_model", w: 140, h: 40, keys: []string{"n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "3", "j", "j", "e"}, want: []string{"Explain: DynamicResources on node-a2", "device.attributes[\"gpu.example.com\"].model == \"h100\"", "the request's selector matches none of them", "the models present are a100, l4"}},
+		{name: "filter_explain_dra", w: 140, h: 40, keys: []string{"n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "3", "j", "j", "l", "e"}, want: []string{"Explain: DynamicResources on node-a2", "claim default/gpu-finetune-gpus · request gpus: 2 ×", "on node-a2: 3 device(s) of the class, 2 match the", "selectors, 0 free (2 requested)", "node-a2/gpu-0 (model=a100): taken by claim", "default/gpu-batch-gpus (pod default/gpu-batch)"}},
+		{name: "filter_explain_dra_no_model", w: 140, h: 40, keys: []string{"n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "3", "j", "j", "l", "e"}, want: []string{"Explain: DynamicResources on node-a2", "device.attributes[\"gpu.example.com\"].model == \"h100\"", "the request's selector matches none of them", "the models present are a100, l4"}},
 		{name: "pod_dra_allocated", w: 120, h: 30, keys: []string{"n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "n", "2"}, want: []string{"default/gpu-inference", "Scheduled → node-a2", "1 × gpu.example.com else l4 1 ×", "allocated gpu/l4 →", "gpu.example.com/node-a2/gpu-2 (choice 2 of"}},
 		{name: "too_small", w: 60, h: 20, want: []string{"needs a terminal of at least 80×24"}},
 	}

@@ -10,20 +10,14 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
-	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
-	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/testdata"
 )
 
 // profilesHarness is the demo under the given profiles, frontend-1 asking
 // for the scheduler named frontendScheduler.
 func profilesHarness(t *testing.T, frontendScheduler string, profiles ...string) *harness {
 	t.Helper()
-	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, gates := loadDemo(t)
 	for _, p := range c.Pods {
 		if p.Name == "frontend-1" {
 			p.Spec.SchedulerName = frontendScheduler
@@ -33,8 +27,8 @@ func profilesHarness(t *testing.T, frontendScheduler string, profiles ...string)
 	for _, name := range profiles {
 		cfg.Profiles = append(cfg.Profiles, configv1.KubeSchedulerProfile{SchedulerName: &name})
 	}
-	config.SetDefaults(cfg, features.Default())
-	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: cfg})
+	config.SetDefaults(cfg, *gates)
+	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Features: gates, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,19 +10,14 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/plugins"
-	"github.com/schedtui/schedtui/snapshot"
-	"github.com/schedtui/schedtui/testdata"
 )
 
 // TestShadowStatusCounts: in shadow mode the status line counts the
 // observations by verdict, and enter on a disagreement in the Events view
 // opens the cluster's choice against schedtui's attempt, side by side.
 func TestShadowStatusCounts(t *testing.T) {
-	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1}, Replay{Shadow: true})
+	c, gates := loadDemo(t)
+	b, err := NewBackend("demo", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Features: gates}, Replay{Shadow: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -163,7 +164,13 @@ func (v *attemptView) Refresh() {
 	}
 	// The forecast's line counts the live changes since it was made: it
 	// changes with every capture, and costs nothing.
-	v.verdict = append(forecastLine(v.c, v.c.Focus), v.summary...)
+	v.verdict = forecastLine(v.c, v.c.Focus)
+	if g := v.c.World.groupOf(v.c.Focus); g != nil {
+		// A member's attempt was made in its group's cycle: the group's
+		// verdict comes first, then the member's own.
+		v.verdict = append(v.verdict, groupLines(v.c, g, v.w)...)
+	}
+	v.verdict = append(v.verdict, v.summary...)
 	v.wrapWhy()
 }
 
@@ -176,7 +183,12 @@ func (v *attemptView) wrapWhy() {
 	v.why, v.paraAt = v.why[:0], v.paraAt[:0]
 	for _, l := range v.verdict {
 		v.paraAt = append(v.paraAt, len(v.why))
-		ls := wrap(l, v.w)
+		ls := []string{l}
+		if ansi.StringWidth(l) > v.w {
+			// Wrapped only when too long: a line that fits keeps its
+			// spacing (the members × nodes matrix's columns).
+			ls = wrap(l, v.w)
+		}
 		if len(ls) > whyLines {
 			// The start and the end of the sentence (the Scores view marks
 			// each tied node with =).

@@ -14,7 +14,7 @@ func TestPodViewVerdictCache(t *testing.T) {
 	hs := newHarness(t, 130, 50)
 	hs.keys("n", "2")
 	const proven = "Hint: cut the pod's cpu request by 71% to 1000m (from 3500m) → fits on node-a1, node-b1, node-b2 (proven)."
-	hs.contains("Waiting for victims to leave: no node fits now (4 nodes);", proven)
+	hs.contains("Waiting for victims to leave: no node fits now (6 nodes);", proven)
 
 	// The hints gone (as when a rewind replaces the attempt), then
 	// delivered again: the same attempt, other hints.

@@ -117,16 +117,35 @@ func (v *filterView) headerLines() []string {
 // many more the Pod view lists: the map shows why, the hint what would
 // change it.
 func (v *filterView) hintLines(a *record.Attempt) []string {
+	var text string
+	if g := v.c.World.groupOf(v.c.Focus); g != nil {
+		// A member's map: its group's first hint (groupLines).
+		ls := groupHintLines(v.c, g)
+		if len(ls) == 0 || !strings.HasPrefix(ls[len(ls)-1], "Hint: ") {
+			return nil
+		}
+		h := v.c.Hints[g.FirstAttempt]
+		text = ls[len(ls)-len(h.res.Hints)]
+		if n := len(h.res.Hints) - 1; n > 0 {
+			text += fmt.Sprintf(" %d more in the Pod view (2).", n)
+		}
+		return v.twoLines(text)
+	}
 	h := v.c.Hints[v.c.Focus]
 	if h == nil || h.attempt != a || h.err != nil || h.res == nil || len(h.res.Hints) == 0 {
 		return nil
 	}
 	// Lines has a note, if any, then a line per hint.
 	lines := h.res.Lines()
-	text := lines[len(lines)-len(h.res.Hints)]
+	text = lines[len(lines)-len(h.res.Hints)]
 	if n := len(h.res.Hints) - 1; n > 0 {
 		text += fmt.Sprintf(" %d more in the Pod view (2).", n)
 	}
+	return v.twoLines(text)
+}
+
+// twoLines is text wrapped to the view, at most two lines.
+func (v *filterView) twoLines(text string) []string {
 	ls := wrap(text, v.w)
 	if len(ls) > 2 {
 		ls = append(ls[:1], fit(ls[1]+" "+ls[2], v.w))

@@ -8,7 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/history"
+	"github.com/schedtui/schedtui/scheduler/queue"
 )
 
 // queuesView lists the scheduling queue: activeQ in pop order, backoffQ
@@ -26,8 +28,14 @@ type queueRow struct {
 	section history.QueueName // set on section headings
 	heading string
 	pod     *engine.QueuedPod
-	pos     int
+	// group is a pod group, queued as one entry (GenericWorkload).
+	group *engine.QueuedGroup
+	pos   int
 }
+
+// groupsSection heads the pod groups: the queue's entries for the pods of
+// a PodGroup, and the pods waiting for theirs to exist.
+const groupsSection history.QueueName = "pod groups"
 
 func newQueuesView(c *Common) *queuesView { return &queuesView{c: c} }
 
@@ -39,6 +47,8 @@ func (v *queuesView) Refresh() {
 	sel := ""
 	if p := v.selected(); p != nil {
 		sel = p.Pod
+	} else if g := v.selectedGroup(); g != nil {
+		sel = g.Group
 	}
 	v.rows = v.rows[:0]
 	w := v.c.World
@@ -65,12 +75,13 @@ func (v *queuesView) Refresh() {
 	add(history.BackoffQ, "failed recently; wait out the backoff before retrying", q.BackoffQ)
 	add(history.Unschedulable, "wait for a cluster event one of their rejecting plugins cares about", q.Unschedulable)
 	add(history.Gated, "held back by PreEnqueue (scheduling gates); never attempted", q.Gated)
+	v.addGroups(q)
 	v.l.set(len(v.rows))
 	// The selection stays on its pod; when the search hides it, it
 	// moves to the first pod shown, so that enter acts on a visible row.
 	v.l.cursor = -1
 	for i, r := range v.rows {
-		if r.pod != nil && r.pod.Pod == sel {
+		if r.pod != nil && r.pod.Pod == sel || r.group != nil && r.group.Group == sel {
 			v.l.cursor = i
 		}
 	}
@@ -83,7 +94,7 @@ func (v *queuesView) Refresh() {
 // step moves to the next pod row in direction d.
 func (v *queuesView) step(d int) {
 	for i := v.l.cursor + d; i >= 0 && i < len(v.rows); i += d {
-		if v.rows[i].pod != nil {
+		if v.rows[i].entry() {
 			v.l.cursor = i
 			v.l.clamp()
 			return
@@ -98,7 +109,7 @@ func (v *queuesView) move(dr, _ int) {
 		v.step(dr)
 	default:
 		v.l.move(dr, 0)
-		if v.l.cursor < len(v.rows) && v.rows[v.l.cursor].pod == nil {
+		if v.l.cursor < len(v.rows) && !v.rows[v.l.cursor].entry() {
 			if dr < 0 {
 				v.step(1)
 			} else {
@@ -108,11 +119,47 @@ func (v *queuesView) move(dr, _ int) {
 	}
 }
 
+// entry: the row is a queue entry (a pod or a group), not a heading.
+func (r queueRow) entry() bool { return r.pod != nil || r.group != nil }
+
 func (v *queuesView) selected() *engine.QueuedPod {
 	if v.l.cursor < len(v.rows) {
 		return v.rows[v.l.cursor].pod
 	}
 	return nil
+}
+
+func (v *queuesView) selectedGroup() *engine.QueuedGroup {
+	if v.l.cursor < len(v.rows) {
+		return v.rows[v.l.cursor].group
+	}
+	return nil
+}
+
+// addGroups lists the queued pod groups under a heading of their own
+// (their members are listed as pods where their group is); nothing
+// without any (a cluster without workload-aware scheduling).
+func (v *queuesView) addGroups(q *engine.QueueSnapshot) {
+	if len(q.Groups) == 0 {
+		return
+	}
+	v.rows = append(v.rows, queueRow{section: groupsSection, heading: fmt.Sprintf("%s (%d) — one queue entry per group, its members tried together in a group cycle", groupsSection, len(q.Groups))})
+	for i := range q.Groups {
+		g := &q.Groups[i]
+		if !v.filter.match(g.Group) && !v.filter.match(strings.Join(g.Members, " ")) {
+			continue
+		}
+		v.rows = append(v.rows, queueRow{group: g, pos: i + 1})
+	}
+}
+
+// openGroup opens the group's last cycle (its first member's attempt), or
+// runs until one of its members is attempted.
+func openGroup(g *engine.QueuedGroup) tea.Cmd {
+	if len(g.Members) == 0 {
+		return nil
+	}
+	return emit(openPodMsg{pod: g.Members[0]})
 }
 
 func (v *queuesView) Update(msg tea.Msg) tea.Cmd {
@@ -129,9 +176,15 @@ func (v *queuesView) Update(msg tea.Msg) tea.Cmd {
 			if p := v.selected(); p != nil {
 				return emit(openPodMsg{pod: p.Pod})
 			}
+			if g := v.selectedGroup(); g != nil {
+				return openGroup(g)
+			}
 		case key.Matches(msg, k.ToggleBP):
 			if p := v.selected(); p != nil {
 				return emit(toggleBreakpointMsg{bp: engine.Breakpoint{PodPattern: p.Pod}})
+			}
+			if g := v.selectedGroup(); g != nil {
+				return emit(toggleBreakpointMsg{bp: engine.Breakpoint{Group: g.Group}})
 			}
 		}
 	case tea.MouseWheelMsg:
@@ -142,7 +195,10 @@ func (v *queuesView) Update(msg tea.Msg) tea.Cmd {
 
 func (v *queuesView) Click(_, y int) tea.Cmd {
 	i := v.l.top + y
-	if i < len(v.rows) && v.rows[i].pod != nil {
+	if i < len(v.rows) && v.rows[i].entry() {
+		if v.l.cursor == i && v.rows[i].group != nil {
+			return openGroup(v.rows[i].group)
+		}
 		if v.l.cursor == i {
 			return emit(openPodMsg{pod: v.rows[i].pod.Pod})
 		}
@@ -167,6 +223,14 @@ func (v *queuesView) View() string {
 			continue
 		}
 		r := v.rows[i]
+		if r.group != nil {
+			s := fit(groupRow(r.group, now), v.w)
+			if i == v.l.cursor {
+				s = st.Sel.wrap(s)
+			}
+			b.WriteString(s)
+			continue
+		}
 		if r.pod == nil {
 			if r.section != "" {
 				b.WriteString(st.Title.Render(fit(r.heading, v.w)))
@@ -177,12 +241,16 @@ func (v *queuesView) View() string {
 		}
 		p := r.pod
 		var s string
-		switch p.Queue {
-		case history.ActiveQ:
+		switch {
+		case p.Queue == history.QueueName(queue.WaitingForPodGroup):
+			// Upstream's incomplete pod group pods: never attempted
+			// until their group exists.
+			s = fmt.Sprintf("  %-38s prio %-6d waiting for its PodGroup %s to exist", p.Pod, p.Priority, podGroupOf(v.c.World, p.Pod))
+		case p.Queue == history.ActiveQ:
 			s = fmt.Sprintf("  %3d %-34s prio %-6d age %-7s %s", r.pos, p.Pod, p.Priority, age(now.Sub(p.Timestamp)), nominatedTag(p.NominatedNode))
-		case history.BackoffQ:
+		case p.Queue == history.BackoffQ:
 			s = fmt.Sprintf("  %-38s prio %-6d backoff left %-7s attempts %d", p.Pod, p.Priority, age(max(0, p.BackoffExpiration.Sub(now))), p.Attempts)
-		case history.Unschedulable:
+		case p.Queue == history.Unschedulable:
 			s = fmt.Sprintf("  %-38s prio %-6d since %-7s rejected by %s %s", p.Pod, p.Priority, age(now.Sub(p.Timestamp)), orNone(strings.Join(p.UnschedulablePlugins, ",")), nominatedTag(p.NominatedNode))
 		default:
 			s = fmt.Sprintf("  %-38s prio %-6d %s: %s", p.Pod, p.Priority, p.GatingPlugin, p.GatingMessage)
@@ -204,6 +272,9 @@ func nominatedTag(n string) string {
 }
 
 func (v *queuesView) Explain() (string, []string) {
+	if g := v.selectedGroup(); g != nil {
+		return groupExplain(g, v.c.World)
+	}
 	p := v.selected()
 	if p == nil {
 		return "Queues", []string{"Pending pods wait in one of four places. Select one to see why it is there."}
@@ -221,6 +292,11 @@ func (v *queuesView) Explain() (string, []string) {
 		}
 	case history.Gated:
 		out = append(out, p.Pod+" is gated: "+p.GatingMessage+". Remove the gate (spec.schedulingGates) and it enters activeQ.")
+	case history.QueueName(queue.WaitingForPodGroup):
+		out = append(out, p.Pod+" names PodGroup "+podGroupOf(v.c.World, p.Pod)+" (spec.schedulingGroup), which does not exist: the scheduler never tries it until the PodGroup is created.")
+	}
+	if pg := v.c.World.pods[p.Pod]; pg != nil && framework.PodGroupNameOf(pg) != "" && p.Queue != history.QueueName(queue.WaitingForPodGroup) {
+		out = append(out, "", "It is a member of pod group "+framework.PodGroupNameOf(pg)+": the queue holds the group as one entry (under pod groups) and tries its members together in a group cycle.")
 	}
 	out = append(out, "", "enter: open its attempt (or run the scheduler until it is attempted) · B: breakpoint on it")
 	return "Queue: " + string(p.Queue), out

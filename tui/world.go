@@ -11,6 +11,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/history"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // world is the engine's state captured under the backend lock right after
@@ -19,7 +20,10 @@ type world struct {
 	// attempts and events are the engine's logs as they were: views read
 	// the rows they show, never a copy of the whole.
 	attempts history.AttemptLog
-	cursor   engine.Cursor
+	// groups are the pod-group cycles made (GenericWorkload), in attempt
+	// order; their members' attempts are in attempts.
+	groups []*record.GroupAttempt
+	cursor engine.Cursor
 	// queue is the queue the views may show: while the cursor's attempt
 	// is stepped by phase, as that attempt popped its pod (its end, and
 	// what followed, not revealed yet).
@@ -77,6 +81,7 @@ type nominee struct {
 func capture(b *Backend) *world {
 	w := &world{
 		attempts:      b.Attempts(),
+		groups:        b.Groups(),
 		cursor:        b.Cursor(),
 		queue:         shownQueue(b),
 		events:        eventList{log: b.Timeline()},
@@ -117,6 +122,24 @@ func capture(b *Backend) *world {
 		}
 	}
 	return w
+}
+
+// groupOf is the pod-group cycle attempt i was made in, or nil: the
+// last cycle starting at or before i, if i is one of its members'.
+func (w *world) groupOf(i int) *record.GroupAttempt {
+	for k := len(w.groups) - 1; k >= 0; k-- {
+		g := w.groups[k]
+		if g.FirstAttempt > i {
+			continue
+		}
+		for _, m := range g.Members {
+			if m.Attempt == i {
+				return g
+			}
+		}
+		return nil
+	}
+	return nil
 }
 
 // shownQueue is the queue before the attempt being stepped by phase, or

@@ -37,7 +37,7 @@ func TestSteppingHidesLaterPhases(t *testing.T) {
 		}
 	}
 	hs.keys("3")
-	hs.contains("0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu.")
+	hs.contains("0/6 nodes are available: 3 Insufficient cpu, 3 node(s) had untolerated taint(s).")
 	hs.keys("s") // PostFilter
 	hs.contains("preemption: found a potential placement")
 	hs.keys("7")
@@ -54,10 +54,10 @@ func TestSteppingHidesTheQueueAfter(t *testing.T) {
 	if c := hs.m.c.World.cursor; c.Phase != record.PhaseFilter {
 		t.Fatalf("cursor %+v, want at Filter", c)
 	}
-	hs.contains("active 11 · unsched 0 · gated 1", "Unschedulable (0)")
+	hs.contains("active 19 · unsched 0 · gated 1", "Unschedulable (0)")
 	if s := body(hs.screen()); strings.Contains(s, "critical-api") {
 		t.Errorf("at the Filter phase the Queues view lists critical-api (in flight):\n%s", s)
 	}
 	hs.keys("s", "1") // PostFilter, its last phase
-	hs.contains("active 11 · unsched 1 · gated 1", "Unschedulable (1)", "default/critical-api")
+	hs.contains("active 19 · unsched 1 · gated 1", "Unschedulable (1)", "default/critical-api")
 }

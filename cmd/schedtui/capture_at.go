@@ -32,8 +32,11 @@ func parseAt(at string) (pod string, n int, err error) {
 	if err != nil {
 		return "", 0, fmt.Errorf("--at: %w", err)
 	}
-	if r.daemonSet {
+	switch {
+	case r.daemonSet:
 		return "", 0, fmt.Errorf("--at %q: takes a pod, not a DaemonSet", at)
+	case r.podGroup:
+		return "", 0, fmt.Errorf("--at %q: takes a pod, not a PodGroup (name one of its members)", at)
 	}
 	if r.namespace == "" {
 		r.namespace = "default"

@@ -13,6 +13,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/compare"
 	"github.com/schedtui/schedtui/scheduler/engine"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/testdata"
 	"github.com/schedtui/schedtui/tui"
@@ -27,7 +28,9 @@ const sideHelp = `A side is one of:
                            PodTopologySpread weight); ./demo-packing is a file
   "--FLAG=VALUE ..."       kube-scheduler's own flags, quoted as one argument:
                            --config=FILE --emulated-version=X.Y
-                           --min-compatibility-version=X.Y --feature-gates=A=true,B=false`
+                           --min-compatibility-version=X.Y --feature-gates=A=true,B=false
+On the demo, a side that names no --feature-gates runs with the demo's
+kube-scheduler's (` + testdata.DemoFeatureGates + `: its training job is a gang).`
 
 func newCompareCommand() *cobra.Command {
 	var src sourceFlags
@@ -75,7 +78,7 @@ skew of each spread-constrained workload per topology key.
 			if err != nil {
 				return err
 			}
-			r, err := resolveSide("--right", right, cmd.ErrOrStderr())
+			r, err := resolveSide("--right", right, sideGates(s.demo), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -113,12 +116,16 @@ type compareOutput struct {
 // namedConfigs are the configurations a side may name.
 var namedConfigs = []compare.Named{{Name: testdata.DemoPackingName, Data: testdata.DemoPacking}}
 
-// resolveSide parses and resolves a side given to flag; the
+// resolveSide parses and resolves a side given to flag; a side naming no
+// --feature-gates gets gates (the demo's, see sideGates). The
 // configuration's warnings and the gates' notes go to w.
-func resolveSide(flag, raw string, w io.Writer) (*compare.Resolved, error) {
+func resolveSide(flag, raw, gates string, w io.Writer) (*compare.Resolved, error) {
 	spec, err := compare.ParseSpec(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	if spec.FeatureGates == "" && gates != "" {
+		spec.FeatureGates = demoGatesAt(spec.EmulatedVersion, spec.MinCompatibilityVersion)
 	}
 	r, err := spec.Resolve(namedConfigs)
 	if r != nil {
@@ -133,13 +140,33 @@ func resolveSide(flag, raw string, w io.Writer) (*compare.Resolved, error) {
 	return r, nil
 }
 
+// sideGates are the gates of a side that names none: on the demo, its
+// kube-scheduler's (its training job is a gang, see demoGatesAt), else
+// the version's defaults.
+func sideGates(demo bool) string {
+	if demo {
+		return testdata.DemoFeatureGates
+	}
+	return ""
+}
+
+// demoGatesAt are the demo's kube-scheduler's gates at a version: none
+// where they do not exist (GenericWorkload is 1.35's): there the training
+// job's workers are ordinary pods.
+func demoGatesAt(emulatedVersion, minCompatibilityVersion string) string {
+	if _, err := features.Resolve(emulatedVersion, minCompatibilityVersion, testdata.DemoFeatureGates); err != nil {
+		return ""
+	}
+	return testdata.DemoFeatureGates
+}
+
 // leftSide is --left, or without it the scheduler run would use: the
 // configuration (--config, the snapshot's, or the defaults) and the
 // version and gates (the flags, what the snapshot says of the cluster's
 // scheduler, or v1.37's defaults).
 func (s *session) leftSide(given bool, raw, configFlag string) (*compare.Resolved, error) {
 	if given {
-		return resolveSide("--left", raw, s.stderr)
+		return resolveSide("--left", raw, sideGates(s.demo), s.stderr)
 	}
 	spec := compare.Spec{Config: configFlag}
 	if configFlag == "" && s.cfg != nil {
@@ -284,7 +311,7 @@ func compareMode(opts *tui.Options, src *source, f *sourceFlags, replays []tui.R
 		return nil
 	}
 	build := func(raw string) (*tui.Comparison, error) {
-		side, err := resolveSide("compare with", raw, io.Discard)
+		side, err := resolveSide("compare with", raw, sideGates(src.demo), io.Discard)
 		if err != nil {
 			return nil, err
 		}
@@ -300,7 +327,7 @@ func compareMode(opts *tui.Options, src *source, f *sourceFlags, replays []tui.R
 		return nil
 	}
 	// Report the side's warnings and notes before the screen is taken.
-	if _, err := resolveSide("--compare-with", f.compareWith, w); err != nil {
+	if _, err := resolveSide("--compare-with", f.compareWith, sideGates(src.demo), w); err != nil {
 		return err
 	}
 	cmp, err := build(f.compareWith)

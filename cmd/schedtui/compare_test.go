@@ -121,7 +121,7 @@ func TestCompareAgreesWithRun(t *testing.T) {
 		if r := resolved[raw]; r != nil {
 			return r
 		}
-		r, err := resolveSide("--side", raw, io.Discard)
+		r, err := resolveSide("--side", raw, "", io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +272,9 @@ func TestCompareSides(t *testing.T) {
 		args []string
 		want cmdWant
 	}{
-		{[]string{"--demo"}, cmdWant{stdout: []string{"left:  kube-scheduler 1.37, the default configuration", "right: kube-scheduler 1.37, the default configuration"}}},
+		// The demo's kube-scheduler runs with GenericWorkload: a side naming
+		// no gates does too.
+		{[]string{"--demo"}, cmdWant{stdout: []string{"left:  kube-scheduler 1.37 (gates: GenericWorkload=true), the default configuration", "right: kube-scheduler 1.37 (gates: GenericWorkload=true), the default configuration"}}},
 		{[]string{"--demo", "--left", "--emulated-version=1.35 --feature-gates=SchedulerAsyncPreemption=false", "--right", "defaults"},
 			cmdWant{stdout: []string{"left:  kube-scheduler 1.35 (gates: SchedulerAsyncPreemption=false), the default configuration"}}},
 		{[]string{"--demo", "--right", "--emulated-version=1.20"}, cmdWant{errSubstr: "--right: --emulated-version=1.20"}},
@@ -282,7 +284,10 @@ func TestCompareSides(t *testing.T) {
 		{[]string{"--demo", "--right", "no-such.yaml"}, cmdWant{errSubstr: "no-such.yaml"}},
 		{[]string{"--demo", "--config", "x.yaml", "--left", "defaults"}, cmdWant{errSubstr: "give one or the other"}},
 		{[]string{"--demo", "--emulated-version", "1.35", "--left", "defaults"}, cmdWant{errSubstr: "give one or the other"}},
-		{[]string{"--demo", "--emulated-version", "1.35"}, cmdWant{stdout: []string{"left:  kube-scheduler 1.35, the default configuration"}}},
+		{[]string{"--demo", "--emulated-version", "1.35"}, cmdWant{stdout: []string{"left:  kube-scheduler 1.35 (gates: GenericWorkload=true), the default configuration"}}},
+		// At 1.34 GenericWorkload does not exist: the demo's workers are
+		// ordinary pods there.
+		{[]string{"--demo", "--right", "--emulated-version=1.34"}, cmdWant{stdout: []string{"right: kube-scheduler 1.34, the default configuration"}}},
 		{[]string{"--demo", "-o", "yaml"}, cmdWant{errSubstr: "yaml"}},
 	} {
 		checkCmd(t, newCompareCommand, c.args, c.want)

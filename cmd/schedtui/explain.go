@@ -29,7 +29,7 @@ func newExplainCommand() *cobra.Command {
 	var until time.Duration
 	var wi whatIfFlags
 	cmd := &cobra.Command{
-		Use:   "explain (NAMESPACE/POD | pod/NAMESPACE/NAME | NAME -n NAMESPACE | daemonset/[NAMESPACE/]NAME | -A)",
+		Use:   "explain (NAMESPACE/POD | pod/NAMESPACE/NAME | NAME -n NAMESPACE | daemonset/[NAMESPACE/]NAME | podgroup/[NAMESPACE/]NAME | -A)",
 		Short: "Explain what the scheduler did with a pod: every attempt, and why the last one ended as it did",
 		Long: `explain runs the same scheduling queue as run (and the debugger): pods are
 popped in queue order, back off, wait for cluster events, get gated, preempt
@@ -42,6 +42,14 @@ plugin per node with its reasons, the score table, and what preemption
 considered. With --all it also runs every Filter plugin on every node, on the
 cluster as that attempt saw it (the full diagnosis kube-scheduler never
 computes). A pod never attempted says where it waits (gated: by what).
+
+explain podgroup/NAME explains a pod group (GenericWorkload): its policy and
+minCount, its members and where each is bound, every group cycle (how many
+members were placeable against minCount, the PodGroup's condition message),
+and the last cycle (or --attempt N, the group's Nth cycle): the group's
+verdict, each member's verdict per node (members × nodes) and hints proven by
+re-running the group cycle. explain on a member shows its group's verdict
+first.
 
 -A explains every pod that went through the queue; -n NAMESPACE without a pod
 every such pod of that namespace.
@@ -68,6 +76,7 @@ shows the outcome before and after and every node whose verdict changed
   schedtui explain pod/team-b/batch-116 -o json
   schedtui explain -A -o yaml
   schedtui explain daemonset/kube-system/node-agent
+  schedtui explain podgroup/default/llm-train-workers
   schedtui explain default/web-3 --with node-zone-c.yaml --without pod/default/db-0`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -75,7 +84,7 @@ shows the outcome before and after and every node whose verdict changed
 			if err != nil {
 				return err
 			}
-			if wi.set() && (q.ref == nil || q.ref.daemonSet) {
+			if wi.set() && (q.ref == nil || q.ref.daemonSet || q.ref.podGroup) {
 				return fmt.Errorf("--with and --without re-run one pod's attempt: name the pod (NAMESPACE/NAME)")
 			}
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
@@ -95,6 +104,9 @@ shows the outcome before and after and every node whose verdict changed
 			}
 			if q.ref != nil && q.ref.daemonSet {
 				return explainDaemonSet(cmd.OutOrStdout(), s, e, q)
+			}
+			if q.ref != nil && q.ref.podGroup {
+				return explainPodGroup(cmd.OutOrStdout(), s, e, q)
 			}
 			return explainPods(cmd.OutOrStdout(), s, e, q)
 		},
@@ -170,6 +182,8 @@ func explainQueryOf(cmd *cobra.Command, src *sourceFlags, ns *namespaceFlags, ar
 		return q, fmt.Errorf("--attempt is for a pod; explain daemonset/%s shows every attempt of its pods", r.name)
 	case r.daemonSet && all:
 		return q, fmt.Errorf("--all is for a pod: explain daemonset/%s already evaluates every Filter plugin on each node", r.name)
+	case r.podGroup && all:
+		return q, fmt.Errorf("--all is for a pod: explain podgroup/%s shows every member's verdict per node; explain a member with --all for its full diagnosis", r.name)
 	case r.daemonSet && (output == "json" || output == "yaml"):
 		return q, fmt.Errorf("explain daemonset/%s prints text only (-o text or wide); -o %s is for pods", r.name, output)
 	}
@@ -307,6 +321,9 @@ type explanation struct {
 	// Hints are proven changes that would let the pod schedule (see
 	// package why): each re-run to a fit on its fitsOn nodes.
 	Hints []why.Hint `json:"hints"`
+	// PodGroup is the group (namespace/name) whose cycle made the attempt
+	// explained (GenericWorkload): the verdict is the group's.
+	PodGroup string `json:"podGroup,omitempty"`
 	// Simulates is the scheduler simulated ("kube-scheduler 1.37"), and
 	// FeatureGates the scheduling gates not at their default there.
 	Simulates    string   `json:"simulates"`
@@ -431,6 +448,20 @@ func explainHistory(e *engine.Engine, h history.PodHistory, n int, refs why.Refs
 				x.Verdict = append(x.Verdict, "Claim:      "+l)
 			}
 		}
+	}
+	if g, ok := e.GroupOf(x.attempt.Index); ok {
+		// The attempt was made in its group's cycle: the group's verdict
+		// decides, and its hints are the group's (explain podgroup/).
+		x.PodGroup = g.Key()
+		x.Verdict = append(x.Verdict, fmt.Sprintf("Group:      %s (%s), cycle %d: %s", g.Key(), groupPolicyText(g.Policy, g.MinCount), g.Seq, why.GroupHeadline(g)))
+		for _, l := range why.GroupVerdict(groupInputOf(e, g))[1:] {
+			x.Verdict = append(x.Verdict, "            "+l)
+		}
+		for _, l := range why.MemberLines(g, x.attempt.Attempt, nil, refs.Filter) {
+			x.Verdict = append(x.Verdict, "            "+l)
+		}
+		x.Verdict = append(x.Verdict, fmt.Sprintf("            (explain podgroup/%s: every member × node, and the group's hints)", g.Key()))
+		return x, nil
 	}
 	// A node a hint adds runs the pods the cluster's DaemonSets would
 	// create there, admitted as the API server would.

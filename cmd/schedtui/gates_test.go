@@ -58,7 +58,8 @@ func TestGateFlagsOnEveryCommand(t *testing.T) {
 // run and explain say what they simulate; --emulated-version changes it
 // and the gates not at their default are listed.
 func TestGateFlagsShowInHeaders(t *testing.T) {
-	checkCmd(t, newRunCommand, []string{"--demo"}, cmdWant{stdout: []string{"scheduler: kube-scheduler 1.37\n"}, stderr: []string{"simulating kube-scheduler 1.37 (the demo's)"}})
+	checkCmd(t, newRunCommand, []string{"--demo"}, cmdWant{stdout: []string{"scheduler: kube-scheduler 1.37 (gates: GenericWorkload=true)\n"},
+		stderr: []string{"simulating kube-scheduler 1.37 (the demo's)", "the demo's kube-scheduler runs with --feature-gates=GenericWorkload=true"}})
 	checkCmd(t, newRunCommand, []string{"--demo", "--emulated-version", "1.35", "--feature-gates", "DRAPrioritizedList=false,APIResponseCompression=false"}, cmdWant{
 		stdout: []string{"scheduler: kube-scheduler 1.35 (gates: DRAPrioritizedList=false)\n"},
 		stderr: []string{
@@ -66,11 +67,12 @@ func TestGateFlagsShowInHeaders(t *testing.T) {
 			"feature gate APIResponseCompression is accepted as kube-scheduler accepts it, but it does not change scheduling",
 		},
 	})
-	checkCmd(t, newExplainCommand, []string{"--demo", "default/critical-api", "--emulated-version", "kube=1.36"}, cmdWant{stdout: []string{"Simulating: kube-scheduler 1.36\n"}})
+	checkCmd(t, newExplainCommand, []string{"--demo", "default/critical-api", "--emulated-version", "kube=1.36"}, cmdWant{stdout: []string{"Simulating: kube-scheduler 1.36 (gates: GenericWorkload=true)\n"}})
 	checkCmd(t, newExplainCommand, []string{"--demo", "default/critical-api", "-o", "json", "--feature-gates", "SchedulerPopFromBackoffQ=false"}, cmdWant{
 		stdout: []string{`"simulates": "kube-scheduler 1.37"`, `"featureGates": [` + "\n" + `    "SchedulerPopFromBackoffQ=false"` + "\n  ]"},
 	})
-	checkCmd(t, newExplainCommand, []string{"--demo", "default/critical-api", "-o", "json"}, cmdWant{stdout: []string{`"featureGates": []`}})
+	checkCmd(t, newExplainCommand, []string{"--demo", "default/critical-api", "-o", "json"}, cmdWant{stdout: []string{`"featureGates": [` + "\n" + `    "GenericWorkload=true"` + "\n  ]"}})
+	checkCmd(t, newExplainCommand, []string{"--demo", "default/critical-api", "-o", "json", "--emulated-version", "1.34"}, cmdWant{stdout: []string{`"featureGates": []`}})
 }
 
 // The configuration is defaulted and validated under the gates, as

@@ -14,7 +14,7 @@ import (
 func TestParseRef(t *testing.T) {
 	for _, tc := range []struct {
 		arg, ns, name, err string
-		ds                 bool
+		ds, pg             bool
 	}{
 		{arg: "default/web-3", ns: "default", name: "web-3"},
 		{arg: "web-3", name: "web-3"},
@@ -25,6 +25,10 @@ func TestParseRef(t *testing.T) {
 		{arg: "ds/log-agent", name: "log-agent", ds: true},
 		{arg: "daemonset/kube-system/node-agent", ns: "kube-system", name: "node-agent", ds: true},
 		{arg: "daemonsets.apps/kube-system/node-agent", ns: "kube-system", name: "node-agent", ds: true},
+		{arg: "podgroup/default/llm-train-workers", ns: "default", name: "llm-train-workers", pg: true},
+		{arg: "podgroups.scheduling.k8s.io/team-a/pg", ns: "team-a", name: "pg", pg: true},
+		{arg: "PodGroup/pg", name: "pg", pg: true},
+		{arg: "podgroup/", err: "empty"},
 		{arg: "deploy/a/b", err: "not a deploy"},
 		{arg: "a/b/c/d", err: "is not a pod reference"},
 		{arg: "/web", err: "empty"},
@@ -39,7 +43,7 @@ func TestParseRef(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("%s: %v", tc.arg, err)
-		case r.namespace != tc.ns || r.name != tc.name || r.daemonSet != tc.ds:
+		case r.namespace != tc.ns || r.name != tc.name || r.daemonSet != tc.ds || r.podGroup != tc.pg:
 			t.Errorf("%s: %+v", tc.arg, r)
 		}
 	}
@@ -132,7 +136,7 @@ func TestRunNamespaceAndWide(t *testing.T) {
 		t.Errorf("run -n kube-system:\n%s", out)
 	}
 	checkCmd(t, newRunCommand, []string{"--demo", "-n", "default", "-o", "wide"}, cmdWant{stdout: []string{
-		"default/critical-api                     Unschedulable -            node-b2      default/job-0,default/web-2    2026-01-01T00:22:00Z  0/4 nodes",
+		"default/critical-api                     Unschedulable -            node-b2      default/job-0,default/web-2    2026-01-01T00:22:00Z  0/6 nodes",
 		"pending  default/gated-job"}})
 	checkCmd(t, newRunCommand, []string{"--demo", "-A", "-n", "default"}, cmdWant{errSubstr: "contradict each other"})
 	checkCmd(t, newRunCommand, []string{"--demo", "-A"}, cmdWant{stdout: []string{"kube-system/log-agent-b1x7k", "default/critical-api"}})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
 	"github.com/schedtui/schedtui/tui"
@@ -27,11 +28,11 @@ type embeddedScenario struct {
 // open reads the scenario: a recording (schedtui record's format, its
 // changes replayed in virtual time, its extenders answered from the
 // answers it holds) or a snapshot.
-func (e *embeddedScenario) open() (*snapshot.Opened, error) {
+func (e *embeddedScenario) open(gates *features.Features) (*snapshot.Opened, error) {
 	if snapshot.IsRecording(e.data) {
 		return snapshot.ReadRecording(e.name, e.data)
 	}
-	c, r, err := snapshot.Load(e.name, e.data)
+	c, r, err := snapshot.LoadUnder(e.name, e.data, gates)
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +199,9 @@ func openLesson(cmd *cobra.Command, lessons []tui.Lesson, n int, p *learnProgres
 	// changes arrive (no cluster's scheduler to judge).
 	src.simulate = true
 	src.scenario = &embeddedScenario{name: "learn/" + l.Scenario, data: data}
+	if l.FeatureGates != "" {
+		src.gates.featureGates = []string{l.FeatureGates}
+	}
 	var saveErr error
 	src.lesson = &tui.LessonRun{Lesson: l, Number: n, Total: len(lessons), Done: func() {
 		if !p.done(l.ID) {

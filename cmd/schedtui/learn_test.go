@@ -179,6 +179,10 @@ func TestLearnLessonsTmux(t *testing.T) {
 			wrong: hintAfter(filterMap, learnStep{keys: []string{"4"}, want: []string{"tied at the top"}}, learnStep{keys: []string{"A"}}),
 			right: []learnStep{{keys: []string{"j"}}},
 		},
+		"gangs": {
+			wrong: hintAfter(append([]learnStep{{keys: []string{"n"}, want: []string{"attempt 5/5"}}}, answer("5")...)...),
+			right: append([]learnStep{{keys: []string{"2"}, want: []string{"Hint: minCount 4"}}}, answer("4")...),
+		},
 		"config": {
 			wrong: hintAfter(append([]learnStep{filterMap}, answer("node-1")...)...),
 			right: append([]learnStep{{keys: []string{"C"}, want: []string{"compare with"}}, {keys: []string{"-l", "demo-packing"}}, {keys: []string{"Enter"}, want: []string{"demo-packing"}}, {keys: []string{"2"}}}, answer("node-1")...),

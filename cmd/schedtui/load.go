@@ -303,11 +303,24 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			return nil, err
 		}
 	case sourceDemo:
+		s.settings = snapshot.DetectSchedulerSettings(nil, "", snapshot.FromDemo)
+		if user := f.gates.values(); f.scenario == nil && user.featureGates == "" {
+			if s.settings.FeatureGates = demoGatesAt(user.emulatedVersion, user.minCompatibilityVersion); s.settings.FeatureGates != "" {
+				s.settings.Notes = append(s.settings.Notes, "the demo's kube-scheduler runs with --feature-gates="+testdata.DemoFeatureGates+" (its training job is a gang)")
+			}
+		}
+		// Its objects are created as an API server with the gates
+		// simulated would (without GenericWorkload, a pod loses
+		// spec.schedulingGroup).
+		var gates *features.Features
+		if simulated, err := resolveGates(mergeSchedulerFlags(s.settings, f.gates.values(), "")); err == nil {
+			gates = &simulated.Features
+		}
 		if f.scenario != nil {
 			// schedtui learn's lesson: an embedded scenario of its own,
 			// a snapshot or a recording (with the scheduler configuration
 			// and the extenders' answers it carries).
-			o, err := f.scenario.open()
+			o, err := f.scenario.open(gates)
 			if err != nil {
 				return nil, err
 			}
@@ -318,12 +331,11 @@ func loadSource(ctx context.Context, f *sourceFlags, w io.Writer, watch bool) (*
 			s.replay = replayOf(o, w, false)
 			s.settings = f.scenario.settings(o.Cluster)
 		} else {
-			c, r, err := snapshot.Load(testdata.DemoName, testdata.Demo)
+			c, r, err := snapshot.LoadUnder(testdata.DemoName, testdata.Demo, gates)
 			if err != nil {
 				return nil, err
 			}
 			s.cluster, s.report, s.demo = c, r, true
-			s.settings = snapshot.DetectSchedulerSettings(c, "", snapshot.FromDemo)
 		}
 		if s.mode, err = modeOf(f, s.replay != nil, false); err != nil {
 			return nil, err

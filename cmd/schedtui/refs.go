@@ -13,9 +13,12 @@ import (
 
 // objectRef is what a command argument names, kubectl-style:
 // pod/NS/NAME, pods/NS/NAME, po/NS/NAME, NS/NAME, NAME (the namespace
-// from -n), and ds/, daemonset/ (daemonsets/, daemonset.apps/) likewise.
+// from -n), and ds/, daemonset/ (daemonsets/, daemonset.apps/) and
+// podgroup/ (podgroups/, podgroup.scheduling.k8s.io/) likewise.
 type objectRef struct {
 	daemonSet bool
+	// podGroup: a PodGroup (scheduling.k8s.io), explained as a group.
+	podGroup bool
 	// namespace is "" when the argument names none.
 	namespace, name string
 }
@@ -28,7 +31,17 @@ func isPodKind(kind string) bool {
 	return false
 }
 
-// parseRef reads a pod or DaemonSet reference.
+// isPodGroupKind: kubectl's names for PodGroups (the API declares no
+// short name).
+func isPodGroupKind(kind string) bool {
+	switch strings.ToLower(kind) {
+	case "podgroup", "podgroups", "podgroup.scheduling.k8s.io", "podgroups.scheduling.k8s.io":
+		return true
+	}
+	return false
+}
+
+// parseRef reads a pod, DaemonSet or PodGroup reference.
 func parseRef(arg string) (objectRef, error) {
 	parts := strings.Split(arg, "/")
 	var r objectRef
@@ -36,10 +49,12 @@ func parseRef(arg string) (objectRef, error) {
 	switch {
 	case len(parts) >= 2 && isDaemonSetKind(parts[0]):
 		r.daemonSet, rest = true, parts[1:]
+	case len(parts) >= 2 && isPodGroupKind(parts[0]):
+		r.podGroup, rest = true, parts[1:]
 	case len(parts) >= 2 && isPodKind(parts[0]):
 		rest = parts[1:]
 	case len(parts) == 3:
-		return r, fmt.Errorf("%q: explain takes a pod (pod/NAMESPACE/NAME, NAMESPACE/NAME, NAME with -n) or a DaemonSet (daemonset/NAMESPACE/NAME), not a %s", arg, parts[0])
+		return r, fmt.Errorf("%q: explain takes a pod (pod/NAMESPACE/NAME, NAMESPACE/NAME, NAME with -n), a DaemonSet (daemonset/NAMESPACE/NAME) or a PodGroup (podgroup/NAMESPACE/NAME), not a %s", arg, parts[0])
 	}
 	switch len(rest) {
 	case 1:

@@ -79,7 +79,7 @@ func TestExplainDaemonSetCommand(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"should run on 3 of 4 nodes", "node-a2", "untolerated taint", "kube-system/log-agent-b1x7k"} {
+	for _, want := range []string{"should run on 3 of 6 nodes", "node-a2", "untolerated taint", "kube-system/log-agent-b1x7k"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

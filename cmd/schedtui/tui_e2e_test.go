@@ -97,7 +97,7 @@ var (
 func startDemo(t *testing.T, w, h int) *tmuxSession {
 	t.Helper()
 	s := startTUI(t, w, h, nil, "--demo")
-	s.waitFor("Active (12)", "default/critical-api")
+	s.waitFor("Active (20)", "default/critical-api")
 	return s
 }
 

@@ -90,6 +90,10 @@ type Breakpoint struct {
 	Preemption    bool
 	// Node stops when this node is chosen.
 	Node string
+	// Group is a glob (path.Match) over the namespace/name of a PodGroup:
+	// it stops at an attempt of one of the group's members, the first one
+	// in the group's cycle (GenericWorkload).
+	Group string
 }
 
 // Cursor says where stepping by phase stands inside the current attempt.

@@ -141,12 +141,24 @@ func (e *Engine) continueCtx(ctx context.Context, bps []Breakpoint, p progress.R
 		}
 		for _, a := range made {
 			for i, bp := range bps {
-				if bp.Matches(a) {
+				if bp.Matches(a) || bp.Group != "" && e.inGroup(bp.Group, a) {
 					return i, n, nil
 				}
 			}
 		}
 	}
+}
+
+// inGroup reports whether attempt a's pod belongs to a PodGroup whose
+// namespace/name matches pattern.
+func (e *Engine) inGroup(pattern string, a *record.Attempt) bool {
+	p := e.Pod(a.Pod)
+	if p == nil {
+		return false
+	}
+	key := framework.PodGroupKeyOf(p)
+	ok, _ := path.Match(pattern, key)
+	return key != "" && ok
 }
 
 // waiting counts the pods in activeQ and the backoff queues: those the

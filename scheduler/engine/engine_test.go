@@ -46,6 +46,8 @@ func build(t testing.TB, c *snapshot.Cluster, opts Options) *Engine {
 	return e
 }
 
+// demo is the engine on the demo under opts' gates (v1.37's defaults):
+// without GenericWorkload the training job's workers are ordinary pods.
 func demo(t testing.TB, opts Options) *Engine {
 	t.Helper()
 	c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
@@ -736,8 +738,8 @@ func TestQueueAtPop(t *testing.T) {
 		if !ok {
 			t.Fatalf("at %s: no queue at pop", c.Phase)
 		}
-		if len(q.Unschedulable) != 0 || len(q.ActiveQ) != 11 || slices.Index(names(q.ActiveQ), a.Pod) >= 0 {
-			t.Fatalf("at %s: active %v, unschedulable %v; want 11 active without %s, none unschedulable",
+		if len(q.Unschedulable) != 0 || len(q.ActiveQ) != 19 || slices.Index(names(q.ActiveQ), a.Pod) >= 0 {
+			t.Fatalf("at %s: active %v, unschedulable %v; want 19 active without %s, none unschedulable",
 				c.Phase, names(q.ActiveQ), names(q.Unschedulable), a.Pod)
 		}
 		c = e.StepPhase()

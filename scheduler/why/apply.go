@@ -220,6 +220,8 @@ var kinds = map[string]struct {
 	"ResourceClaim":       {"resource.k8s.io/v1", true}, "ResourceClaimTemplate": {"resource.k8s.io/v1", true},
 	"DeviceClass": {"resource.k8s.io/v1", false}, "ResourceSlice": {"resource.k8s.io/v1", false},
 	"DeviceTaintRule": {"resource.k8s.io/v1", false},
+	"PodGroup":        {"scheduling.k8s.io/v1beta1", true}, "Workload": {"scheduling.k8s.io/v1beta1", true},
+	"CompositePodGroup": {"scheduling.k8s.io/v1alpha3", true},
 }
 
 // APIObject is a copy of obj as the API would give it: with its

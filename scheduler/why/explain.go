@@ -62,6 +62,9 @@ var explainers = map[string]explainer{
 	names.NodeDeclaredFeatures:            nodeDeclaredFeaturesExplainer,
 	names.SchedulingGates:                 schedulingGatesExplainer,
 	names.DefaultPreemption:               defaultPreemptionExplainer,
+	names.GangScheduling:                  gangSchedulingExplainer,
+	names.PodGroupPodsCount:               podGroupPodsCountExplainer,
+	names.TopologyPlacementGenerator:      topologyPlacementExplainer,
 }
 
 // Purpose is one sentence on what plugin checks or prefers ("" for a
