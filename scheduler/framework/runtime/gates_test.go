@@ -18,9 +18,8 @@ func TestUnimplementedGatesRefused(t *testing.T) {
 	for _, g := range unimplementedGates {
 		f := features.Default()
 		set := map[string]*bool{
-			"GenericWorkload":                              &f.EnableGenericWorkload,
-			"TopologyAwareWorkloadScheduling":              &f.EnableTopologyAwareWorkloadScheduling,
 			"CompositePodGroup":                            &f.EnableCompositePodGroup,
+			"DRAWorkloadResourceClaims":                    &f.EnableDRAWorkloadResourceClaims,
 			"InPlacePodVerticalScalingSchedulerPreemption": &f.EnableInPlacePodVerticalScalingSchedulerPreemption,
 			"DRANodeAllocatableResources":                  &f.EnableDRANodeAllocatableResources,
 			"SchedulerPreQueueingHints":                    &f.EnableSchedulerPreQueueingHints,
