@@ -199,10 +199,9 @@ kind: KubeProxyConfiguration
 	}
 	for _, pt := range []string{"placementGenerate", "placementScore", "podGroupPostFilter"} {
 		base := "profiles[].plugins." + pt
-		m[base+".enabled[].name"] = fieldCheck{refused, checkPodGroupPoint(pt)}
+		m[base+".enabled[].name"] = fieldCheck{takesEffect, checkPodGroupPoint(pt)}
 		m[base+".enabled[].weight"] = m[base+".enabled[].name"]
-		// Disabling at a point that is always empty here leaves it empty,
-		// as upstream without GenericWorkload.
+		// Disabling every plugin at the point leaves it empty.
 		m[base+".disabled[].name"] = fieldCheck{takesEffect, checkPodGroupPointDisabled(pt)}
 		m[base+".disabled[].weight"] = fieldCheck{noted, checkNoted(pluginsYAML(pt+":\n      disabled:\n      - name: NodeName\n        weight: 2"), "disabled[0].weight")}
 	}
@@ -504,9 +503,9 @@ func (w *witness) PostBind(context.Context, *framework.CycleState, *v1.Pod, stri
 type witnessSort struct{ *witness }
 
 func (w witnessSort) Name() string { return "WitnessSort" }
-func (w witnessSort) Less(a, b *framework.QueuedPodInfo) bool {
+func (w witnessSort) Less(a, b framework.QueuedEntity) bool {
 	w.hit("queueSort")
-	return a.Timestamp.Before(b.Timestamp)
+	return a.Params().Timestamp.Before(b.Params().Timestamp)
 }
 
 // runWitness runs a pod that fits and one that fits nowhere (so that
@@ -616,11 +615,15 @@ func checkWeight(pt string) func(t *testing.T) {
 	}
 }
 
+// checkPodGroupPoint: a plugin enabled at a pod-group extension point is
+// built there, so one that does not implement it is refused with
+// upstream's error.
 func checkPodGroupPoint(pt string) func(t *testing.T) {
 	return func(t *testing.T) {
 		cfg := loadCfg(t, pluginsYAML(pt+":\n      enabled:\n      - name: NodeName\n        weight: 1"))
 		_, err := engine.New([]*v1.Node{cfNode("n", "2", nil)}, nil, nil, engine.Options{Config: cfg, Registry: plugins.NewInTreeRegistry()})
-		if err == nil || !strings.Contains(err.Error(), "plugins."+pt+" enables NodeName") {
+		point := strings.ToUpper(pt[:1]) + pt[1:] + "Plugin"
+		if err == nil || !strings.Contains(err.Error(), `plugin "NodeName" does not extend `+point+" plugin") {
 			t.Errorf("err = %v", err)
 		}
 	}

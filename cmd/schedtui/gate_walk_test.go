@@ -29,6 +29,7 @@ var gateProofs = map[string][]string{
 	"OpportunisticBatching":                   {"scheduler/gates_test.go:TestOpportunisticBatchingRefused"},
 	"SchedulerPopFromBackoffQ":                {"scheduler/queue/events_gates_test.go:TestPopFromBackoffQGateOff", "scheduler/engine/engine_test.go:TestPopFromBackoffQOff"},
 	"NominatedNodeNameForExpectation":         {"scheduler/gates_test.go:TestNominatedNodeNameForExpectationPreflights"},
+	"GenericWorkload":                         {"scheduler/engine/podgroup_test.go:genericWorkload", "scheduler/queue/pod_groups_test.go:workloadEnv"},
 }
 
 // Every gate kube-scheduler 1.37 registers, flipped away from its default

@@ -40,8 +40,8 @@ type QueuedGroup struct {
 	MinCount int
 	Priority int32
 	Queue    history.QueueName
-	// Timestamp, Attempts, BackoffExpiration and UnschedulablePlugins are
-	// the group's, as for a pod.
+	// Timestamp, Attempts and BackoffExpiration are the group's, as for a
+	// pod; UnschedulablePlugins are the members' rejector plugins.
 	Timestamp            time.Time
 	Attempts             int
 	BackoffExpiration    time.Time
@@ -57,7 +57,10 @@ type QueuedGroup struct {
 }
 
 // QueueSnapshot is the queue at one moment; ActiveQ is in pop order.
-// A pod group's members are listed in Groups, not as pods.
+// Every pending pod the queue holds is in one of the four pod lists: a
+// pod group's members where their group is (and the group in Groups), a
+// member waiting for its PodGroup among the unschedulable ones (its Queue
+// WaitingForPodGroup, and in WaitingForGroup).
 type QueueSnapshot struct {
 	Now           time.Time
 	ActiveQ       []QueuedPod

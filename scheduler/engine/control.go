@@ -239,50 +239,65 @@ func (e *Engine) GroupOf(i int) (*record.GroupAttempt, bool) { return e.hist.Gro
 func (e *Engine) Cursor() Cursor { return e.cursor }
 
 // Queue lists the queue: activeQ in pop order, backoffQ in release order,
-// unschedulable and gated pods by name.
+// unschedulable and gated pods by name. A pod group's members are listed
+// as pods where their group is (in member order), and the group in Groups;
+// members waiting for their PodGroup are unschedulable pods, their Queue
+// queue.WaitingForPodGroup, and in WaitingForGroup.
 func (e *Engine) Queue() QueueSnapshot {
 	snap := QueueSnapshot{Now: e.now}
 	active, backoff, unsched := e.q.Contents()
-	var gated []QueuedGroup
+	var gatedGroups []QueuedGroup
+	list := func(en queue.Entry) []QueuedPod {
+		if en.Group == nil {
+			return []QueuedPod{e.queuedPod(en)}
+		}
+		out := make([]QueuedPod, 0, len(en.Group.Members))
+		for _, m := range en.Group.Members {
+			qp := e.queuedPod(queue.Entry{Info: m, Location: en.Location})
+			if en.Location == queue.Gated {
+				qp.GatingPlugin, qp.GatingMessage = en.Group.GatingPlugin, en.GatingMessage
+			}
+			out = append(out, qp)
+		}
+		return out
+	}
 	for _, en := range active {
+		snap.ActiveQ = append(snap.ActiveQ, list(en)...)
 		if en.Group != nil {
 			snap.Groups = append(snap.Groups, e.queuedGroup(en))
-			continue
 		}
-		snap.ActiveQ = append(snap.ActiveQ, e.queuedPod(en))
 	}
 	for _, en := range backoff {
+		snap.BackoffQ = append(snap.BackoffQ, list(en)...)
 		if en.Group != nil {
 			snap.Groups = append(snap.Groups, e.queuedGroup(en))
-			continue
 		}
-		snap.BackoffQ = append(snap.BackoffQ, e.queuedPod(en))
 	}
 	for _, en := range unsched {
-		if en.Group != nil {
-			if en.Location == queue.Gated {
-				gated = append(gated, e.queuedGroup(en))
-			} else {
-				snap.Groups = append(snap.Groups, e.queuedGroup(en))
-			}
-			continue
-		}
-		qp := e.queuedPod(en)
 		if en.Location == queue.Gated {
-			snap.Gated = append(snap.Gated, qp)
+			snap.Gated = append(snap.Gated, list(en)...)
 		} else {
-			snap.Unschedulable = append(snap.Unschedulable, qp)
+			snap.Unschedulable = append(snap.Unschedulable, list(en)...)
 		}
+		switch {
+		case en.Group == nil:
+		case en.Location == queue.Gated:
+			gatedGroups = append(gatedGroups, e.queuedGroup(en))
+		default:
+			snap.Groups = append(snap.Groups, e.queuedGroup(en))
+		}
+	}
+	for _, pi := range e.q.WaitingForPodGroup() {
+		qp := e.queuedPod(queue.Entry{Info: pi, Location: queue.WaitingForPodGroup})
+		snap.WaitingForGroup = append(snap.WaitingForGroup, qp)
+		snap.Unschedulable = append(snap.Unschedulable, qp)
 	}
 	byName := func(s []QueuedPod) {
 		sort.Slice(s, func(i, j int) bool { return s[i].Pod < s[j].Pod })
 	}
 	byName(snap.Unschedulable)
 	byName(snap.Gated)
-	snap.Groups = append(snap.Groups, gated...)
-	for _, pi := range e.q.WaitingForPodGroup() {
-		snap.WaitingForGroup = append(snap.WaitingForGroup, e.queuedPod(queue.Entry{Info: pi, Location: queue.WaitingForPodGroup}))
-	}
+	snap.Groups = append(snap.Groups, gatedGroups...)
 	return snap
 }
 
