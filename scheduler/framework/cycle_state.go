@@ -35,7 +35,20 @@ type CycleState struct {
 	// and plugin.
 	filterToRun []FilterPlugin
 	scoreToRun  []ScorePlugin
+	// podGroupCycle is the state of the pod-group cycle a member's cycle
+	// is part of (GenericWorkload), nil outside one and in the member's
+	// binding cycle: plugins keep there what the group's
+	// PodGroupPostFilter reads (DynamicResources: each member's claims).
+	podGroupCycle *CycleState
 }
+
+// SetPodGroupSchedulingCycle marks this state as a member's in the pod-group
+// cycle whose state is group (nil: not, or no longer, in one).
+func (c *CycleState) SetPodGroupSchedulingCycle(group *CycleState) { c.podGroupCycle = group }
+
+// PodGroupSchedulingCycle is the state of the pod-group cycle this state's
+// cycle is part of, nil when it is not in one.
+func (c *CycleState) PodGroupSchedulingCycle() *CycleState { return c.podGroupCycle }
 
 // SetSkipFilterPlugins records the Filter plugins PreFilter skipped and
 // the ones left to run, in order.
@@ -120,5 +133,7 @@ func (c *CycleState) Clone() *CycleState {
 	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
 	// The plugin lists are never changed in place, so copies share them.
 	out.filterToRun, out.scoreToRun = c.filterToRun, c.scoreToRun
+	// Shared, as upstream's Clone shares it.
+	out.podGroupCycle = c.podGroupCycle
 	return out
 }

@@ -14,7 +14,11 @@
 // DRA-backed extended resources (DRAExtendedResource) add one special
 // claim per pod, last in its claim list (extended.go).
 //
-// Not simulated: PodGroup claims (DRAWorkloadResourceClaims, alpha), the wait
+// In a pod-group cycle (GenericWorkload), PodGroupPostFilter does for the
+// group's members what PostFilter does for a pod (podgroup.go).
+//
+// Not simulated: PodGroup claims (DRAWorkloadResourceClaims) beyond
+// PodGroupPostFilter's release of them, the wait
 // for devices' binding conditions in PreBind (binding.go), and
 // node-allocatable resources (alpha).
 package dynamicresources
@@ -155,8 +159,9 @@ type stateData struct {
 	nodeAllocations map[string][]resourcev1.AllocationResult
 	// reserved are the allocations Reserve chose, by claim index.
 	reserved map[int]*resourcev1.AllocationResult
-	// writes are the claims written and not yet taken by the scheduler.
-	writes []*resourcev1.ResourceClaim
+	// claimWrites are the claims written and not yet taken by the
+	// scheduler.
+	claimWrites
 
 	// ext is the special claim of DRA-backed extended resources.
 	ext extendedState
@@ -240,6 +245,11 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	}
 	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}, ext: extendedState{index: -1}}
 	cs.Write(stateKey, s)
+	// A member of a pod-group cycle: its state is kept for the group's
+	// PodGroupPostFilter, whether or not it has claims.
+	if err := rememberMemberState(cs, pod, s); err != nil {
+		return nil, framework.AsStatus(err)
+	}
 
 	var claims []*resourcev1.ResourceClaim
 	if err := pl.foreachPodResourceClaim(pod, func(c *resourcev1.ResourceClaim) { claims = append(claims, c) }); err != nil {
@@ -474,6 +484,16 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 	if s.empty() {
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
+	_, st := pl.deallocateOrDeletePodClaims(pod, s)
+	return nil, st
+}
+
+// deallocateOrDeletePodClaims is upstream's function of the same name, what
+// PostFilter does for a pod (and PodGroupPostFilter for each member):
+// deallocate one claim some node could not use that no other pod has
+// reserved, else delete the pod's stale extended-resource claim; found
+// says whether it did either.
+func (pl *DynamicResources) deallocateOrDeletePodClaims(pod *v1.Pod, s *stateData) (found bool, st *framework.Status) {
 	for i := range s.claims {
 		if !s.unavailable[i] || s.isExtended(i) {
 			continue
@@ -485,34 +505,52 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 			c.Status.Allocation = nil
 			c.Status.Devices = nil
 			s.write(c)
-			return nil, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
+			return true, framework.NewStatus(framework.Unschedulable, "deallocation of ResourceClaim completed")
 		}
 	}
 	if s.ext.index >= 0 && s.claims[s.ext.index].Name != specialClaimInMemName {
 		// Created by an earlier cycle: stale, so it goes.
 		pl.deleteExtendedClaim(s, s.claims[s.ext.index])
-		return nil, framework.NewStatus(framework.Unschedulable, "deletion of ResourceClaim completed")
+		return true, framework.NewStatus(framework.Unschedulable, "deletion of ResourceClaim completed")
 	}
-	return nil, framework.NewStatus(framework.Unschedulable)
+	return false, framework.NewStatus(framework.Unschedulable)
 }
 
-func (s *stateData) write(c *resourcev1.ResourceClaim) {
-	s.mu.Lock()
-	s.writes = append(s.writes, c)
-	s.mu.Unlock()
+// claimWrites are a cycle's claim writes not yet taken by the scheduler.
+type claimWrites struct {
+	writesMu sync.Mutex
+	writes   []*resourcev1.ResourceClaim
 }
 
-// TakeClaimWrites is the plugin's framework.ClaimWriterPlugin.
+func (w *claimWrites) write(c *resourcev1.ResourceClaim) {
+	w.writesMu.Lock()
+	w.writes = append(w.writes, c)
+	w.writesMu.Unlock()
+}
+
+// takeWrites returns the claims written since the last call and forgets
+// them.
+func (w *claimWrites) takeWrites() []*resourcev1.ResourceClaim {
+	w.writesMu.Lock()
+	defer w.writesMu.Unlock()
+	out := w.writes
+	w.writes = nil
+	return out
+}
+
+// TakeClaimWrites is the plugin's framework.ClaimWriterPlugin: a pod's
+// cycle state, or a pod-group cycle's (PodGroupPostFilter's writes).
 func (pl *DynamicResources) TakeClaimWrites(cs *framework.CycleState) []*resourcev1.ResourceClaim {
-	s, err := getStateData(cs)
-	if err != nil {
+	if cs == nil {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.writes
-	s.writes = nil
-	return out
+	switch d, _ := cs.Read(stateKey); d := d.(type) {
+	case *stateData:
+		return d.takeWrites()
+	case *podGroupStateData:
+		return d.takeWrites()
+	}
+	return nil
 }
 
 // Score rewards prioritized-list choices: for each firstAvailable request,
