@@ -268,3 +268,43 @@ func TestPodPreemptsDisruptionModeAllGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestGangPreemptionTiedPlacements: with every victim taken off, the
+// preemption's scheduling run finds empty nodes that tie at the top score
+// for the first members: the record counts them (the placements
+// kube-scheduler breaks by its parallel Filter's order), and a cycle
+// without ties counts none.
+func TestGangPreemptionTiedPlacements(t *testing.T) {
+	r, err := features.Resolve("", "", "GenericWorkload=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []*v1.Node{wapNode("n1"), wapNode("n2"), wapNode("n3")}
+	pods := []*v1.Pod{wapPod("low-1", 0, "n1", "", 30), wapPod("low-2", 0, "n2", "", 30)}
+	for i := range 3 {
+		pods = append(pods, wapPod(fmt.Sprintf("worker-%d", i), 100, "", "train", 30))
+	}
+	e, err := New(nodes, pods, []any{wapGroup("train", 100, 3, false)},
+		Options{Registry: plugins.NewInTreeRegistry(), Features: &r.Features, Config: config.Default(r.Features)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := stepGroup(t, e)
+	if g.Preemption == nil || len(g.Victims) != 2 {
+		t.Fatalf("preemption = %+v, victims %v; want both low pods preempted", g.Preemption, g.Victims)
+	}
+	// The first member has three empty nodes to choose from, the second
+	// two, the third one.
+	if g.Preemption.TiedPlacements != 2 {
+		t.Errorf("TiedPlacements = %d, want 2", g.Preemption.TiedPlacements)
+	}
+
+	// One victim, the other node held by a pod of higher priority: one
+	// node to place the member on, no tie.
+	e = wapEngine(t, []*v1.Pod{wapPod("low-1", 0, "n1", "", 30), wapPod("high", 1000, "n2", "", 30),
+		wapPod("worker-0", 100, "", "one", 30)}, wapGroup("one", 100, 1, false))
+	g = stepGroup(t, e)
+	if g.Preemption == nil || len(g.Victims) != 1 || g.Preemption.TiedPlacements != 0 {
+		t.Errorf("preemption = %+v, victims %v; want low-1 preempted, no tied placement", g.Preemption, g.Victims)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -185,9 +186,43 @@ func (s *shadow) memberRejected(group string, old *v1.Pod, msg string) *groupJud
 		j.verdict, j.why = Disagree, "schedtui's pod-group cycle for "+group+" does not try the pod (it is not queued with its group); the cluster's scheduler says: "+msg
 	default:
 		j.attempt = i
-		j.verdict, j.why = shadowVerdict(s.e.hist.At(i), d)
+		a := s.e.hist.At(i)
+		j.verdict, j.why = shadowVerdict(a, d)
+		if why, ok := victimCountTie(b.cycle, msg, a.Message); ok && j.verdict == Disagree {
+			j.verdict, j.why = Tie, why
+		}
 	}
 	return j
+}
+
+// groupVictimsRE finds the number of victims in a pod group preemption's
+// message (DefaultPreemption's "found a placement for podgroup, preempting
+// N victims").
+var groupVictimsRE = regexp.MustCompile(`found a placement for podgroup, preempting (\d+) victims`)
+
+// victimCountTie says why the cluster's message (or condition) theirs and
+// schedtui's mine are a tie: they differ only in how many victims the pod
+// group's preemption takes, and schedtui's preemption placed members on
+// nodes tied at the top total score in its scheduling run. kube-scheduler
+// breaks such a tie by the order its parallel Filter returned the nodes
+// (each goroutine appends the node it checked as it finishes; the score
+// heap's top among equal totals is the first of them), which is not fixed:
+// members land on other tied nodes, those without victims among them, and
+// the reprieve gives back the victims no member needs.
+func victimCountTie(c *scheduler.PodGroupCycle, theirs, mine string) (string, bool) {
+	if c == nil || c.Group.Preemption == nil || c.Group.Preemption.TiedPlacements == 0 {
+		return "", false
+	}
+	t, m := groupVictimsRE.FindStringSubmatch(theirs), groupVictimsRE.FindStringSubmatch(mine)
+	if t == nil || m == nil || t[1] == m[1] ||
+		groupVictimsRE.ReplaceAllString(theirs, "") != groupVictimsRE.ReplaceAllString(mine, "") {
+		return "", false
+	}
+	return fmt.Sprintf("the messages differ only in the pod group preemption's victims: the cluster's scheduler preempts %s, schedtui %s; "+
+		"in the preemption's scheduling run (every victim taken off) %d of the members had nodes tied at the top total score, "+
+		"which kube-scheduler breaks by the order its parallel Filter returned them (not fixed), "+
+		"and the nodes the members take decide which victims are given back: %q",
+		t[1], m[1], c.Group.Preemption.TiedPlacements, theirs), true
 }
 
 // podGroupUpdated judges a change of the PodGroup's
@@ -276,6 +311,10 @@ func (s *shadow) judgeCondition(b *groupBatch, cur *schedulingv1beta1.PodGroup) 
 	case mine == "":
 		j.verdict, j.why = Disagree, fmt.Sprintf("schedtui's pod-group cycle (%s) writes no condition; the cluster's: %s", b.cycle.Group.Result, theirs)
 	default:
+		if why, ok := victimCountTie(b.cycle, theirs, mine); ok {
+			j.verdict, j.why = Tie, why
+			break
+		}
 		j.verdict, j.why = Disagree, fmt.Sprintf("the conditions differ: the cluster's scheduler writes %q; schedtui's pod-group cycle %q", theirs, mine)
 	}
 	return j

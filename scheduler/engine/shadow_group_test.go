@@ -11,9 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/history"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // gangPodYAML is a pod of PodGroup group, as an API server with
@@ -243,5 +245,38 @@ func TestShadowGangConditionAlone(t *testing.T) {
 	obs := e.Observations()
 	if len(obs) != 1 || obs[0].Pod != "podgroup/default/g" || obs[0].Reason != string(Agree) {
 		t.Errorf("observations: %+v", obs)
+	}
+}
+
+// TestVictimCountTie: a pod group's preemption that took another number
+// of victims is a tie only when the messages differ in nothing else and
+// schedtui's scheduling run placed members on tied nodes.
+func TestVictimCountTie(t *testing.T) {
+	msg := func(n int) string {
+		return fmt.Sprintf("minCount (8) cannot be satisfied: 3 scheduled, 4 remaining, pod group preemption: found a placement for podgroup, preempting %d victims", n)
+	}
+	cycle := func(tied int) *scheduler.PodGroupCycle {
+		return &scheduler.PodGroupCycle{Group: &record.GroupAttempt{Preemption: &record.Preemption{TiedPlacements: tied}}}
+	}
+	for _, tc := range []struct {
+		name         string
+		c            *scheduler.PodGroupCycle
+		theirs, mine string
+		tie          bool
+	}{
+		{"other victims, tied placements", cycle(3), msg(6), msg(8), true},
+		{"no tied placement", cycle(0), msg(6), msg(8), false},
+		{"no preemption", &scheduler.PodGroupCycle{Group: &record.GroupAttempt{}}, msg(6), msg(8), false},
+		{"the same count", cycle(3), msg(8), msg(8), false},
+		{"another difference", cycle(3), strings.Replace(msg(6), "3 scheduled, 4", "1 scheduled, 6", 1), msg(8), false},
+		{"no preemption message", cycle(3), "minCount (8) cannot be satisfied", msg(8), false},
+	} {
+		why, ok := victimCountTie(tc.c, tc.theirs, tc.mine)
+		if ok != tc.tie {
+			t.Errorf("%s: tie = %v (%s), want %v", tc.name, ok, why, tc.tie)
+		}
+		if ok && !strings.Contains(why, "preempts 6, schedtui 8") {
+			t.Errorf("%s: why = %q", tc.name, why)
+		}
 	}
 }
