@@ -11,6 +11,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -378,6 +379,14 @@ func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.P
 	for _, qi := range queued {
 		g.AddMember(qi)
 	}
+	// The cluster's scheduler popped the group: its members are in
+	// flight, out of its queue, so their nominations are stubs to the
+	// cycle (a higher-priority member does not count another's).
+	resolve := inFlightNominations(queued)
+	fork.Nominator().SetResolver(resolve)
+	if before != nil {
+		before.Nominator().SetResolver(resolve)
+	}
 	b.cycle = fork.ScheduleOnePodGroup(g)
 	if len(b.cycle.Attempts) == 0 {
 		return b
@@ -397,6 +406,23 @@ func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.P
 	}
 	e.hist.AddGroup(b.cycle.Group)
 	return b
+}
+
+// inFlightNominations resolves nominated pods for a pod-group cycle of the
+// cluster's over the queued members: a member is in flight, out of the
+// cluster's scheduling queue, so its nomination is a stub
+// (nominationStub) to the cycle; any other pod is as nominated.
+func inFlightNominations(queued []*framework.QueuedPodInfo) func(*framework.PodInfo) *framework.PodInfo {
+	stubs := make(map[types.UID]*framework.PodInfo, len(queued))
+	for _, qi := range queued {
+		stubs[qi.Pod.UID] = nominationStub(qi.PodInfo)
+	}
+	return func(pi *framework.PodInfo) *framework.PodInfo {
+		if s, ok := stubs[pi.Pod.UID]; ok {
+			return s
+		}
+		return pi
+	}
 }
 
 // closeBatch judges what is left of a batch (its bindings) and drops it.

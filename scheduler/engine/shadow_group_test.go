@@ -280,3 +280,46 @@ func TestVictimCountTie(t *testing.T) {
 		}
 	}
 }
+
+// TestShadowGangRetryDuringPreemption: the cluster retries a gang of three
+// whose preemption is under way (its victim on n3 still terminating), each
+// member nominated where that preemption put it: m1 to n3, m2 to n1, m3 to
+// n2. The group is in flight in the cluster's scheduler, out of its
+// queue, so its members' nominations are stubs of priority 0 to the
+// cycle: m1 goes to n1 (m2's nomination does not hold it), m2 to n2, and
+// m3 finds no room; upstream's message counts two scheduled. Counted as
+// full pods, the nominations would leave m1 nowhere (its own FitError, the
+// group's "0 scheduled, 2 remaining").
+func TestShadowGangRetryDuringPreemption(t *testing.T) {
+	member := func(name, nominated string) string {
+		return gangPodYAML(name, "3", "g", fmt.Sprintf(`  status:
+    nominatedNodeName: %s
+    conditions: [{type: PodScheduled, status: 'False', reason: Unschedulable}]
+`, nominated))
+	}
+	member1 := strings.Replace(member("m1", "n3"), "priorityClassName: p0", "priorityClassName: p100", 1)
+	member2 := strings.Replace(member("m2", "n1"), "priorityClassName: p0", "priorityClassName: p100", 1)
+	member3 := strings.Replace(member("m3", "n2"), "priorityClassName: p0", "priorityClassName: p100", 1)
+	yaml := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") + nodeYAML("n3", "4", "") +
+		strings.Replace(podGroupYAML("g", 3), "  spec:\n", "  spec:\n    priorityClassName: p100\n    priority: 100\n", 1) +
+		`- apiVersion: v1
+  kind: Pod
+  metadata: {name: v, namespace: default, uid: uid-v, resourceVersion: '1', creationTimestamp: '2025-12-31T00:00:00Z', deletionTimestamp: '2026-01-01T00:00:00Z'}
+  spec:
+    nodeName: n3
+    priorityClassName: p0
+    terminationGracePeriodSeconds: 3600
+    containers: [{name: c, image: x, resources: {requests: {cpu: '3'}}}]
+  status:
+    phase: Running
+    conditions: [{type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}]
+` + member1 + member2 + member3
+	e := gangShadow(t, yaml)
+	want := "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group preemption: ongoing preemption on nominated nodes"
+	applyAll(t, e, at(e, 10*time.Second, change.PodUpdate, unschedulableUpdate(e, "default/m1", want)))
+	e.RunToQuiescence()
+	o := observedVerdicts(e)["default/m1"]
+	if o.Reason != string(Agree) {
+		t.Errorf("m1: %s (%s), want agree", o.Reason, o.Message)
+	}
+}
