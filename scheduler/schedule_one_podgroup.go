@@ -249,12 +249,13 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 		a := s.newMemberAttempt(c, m)
 		recs[i] = &recorder{a: a, index: map[string]uint16{}}
 	}
-	// The group's own state, shared by its members' cycles (each member's
-	// CycleState points to it) and read by PodGroupPostFilter.
-	groupState := framework.NewCycleState()
-	result := s.runPodGroupAlgorithm(ctx, fwk, groupState, g, recs, &c.Group.Placements)
+	// The pod-group cycle's state: the members' cycle states link to it
+	// (DynamicResources keeps each member's state there for its
+	// PodGroupPostFilter).
+	state := framework.NewCycleState()
+	result := s.runPodGroupAlgorithm(ctx, fwk, state, g, recs, &c.Group.Placements)
 	rootStatus := result.status
-	result.complete(g, groupState, recs)
+	result.complete(g, recs)
 
 	if rootStatus.Code() == framework.Unschedulable {
 		// tied counts the members the last run of schedule placed on one
@@ -280,9 +281,9 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 			}
 			return out, r.status
 		}
-		pfr, st := fwk.RunPodGroupPostFilterPlugins(ctx, groupState, g.PodGroupInfo, schedule)
-		s.storeClaimWrites(fwk, groupState)
-		s.recordGroupPreemption(c, g, groupState, st)
+		pfr, st := fwk.RunPodGroupPostFilterPlugins(ctx, state, g.PodGroupInfo, schedule)
+		s.storeClaimWrites(fwk, state)
+		s.recordGroupPreemption(c, g, state, st)
 		if p := c.Group.Preemption; p != nil {
 			p.TiedPlacements = tied
 		}
@@ -297,15 +298,14 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 // placed nobody.
 //
 // With TopologyAwareWorkloadScheduling the placement algorithm runs
-// instead; tried, when set, receives the placements it tried. groupState
-// is the pod-group cycle's state the members' states point to.
-func (s *Scheduler) runPodGroupAlgorithm(ctx context.Context, fwk *runtime.Framework, groupState *framework.CycleState, g *framework.QueuedPodGroupInfo, recs []*recorder, tried *[]record.PlacementTried) *groupResult {
+// instead; tried, when set, receives the placements it tried.
+func (s *Scheduler) runPodGroupAlgorithm(ctx context.Context, fwk *runtime.Framework, root *framework.CycleState, g *framework.QueuedPodGroupInfo, recs []*recorder, tried *[]record.PlacementTried) *groupResult {
 	var reverts []func()
 	var result *groupResult
 	if s.gates.EnableTopologyAwareWorkloadScheduling {
-		result = s.podGroupPlacementAlgorithm(ctx, fwk, groupState, g, recs, tried)
+		result = s.podGroupPlacementAlgorithm(ctx, fwk, root, g, recs, tried)
 	} else {
-		result = s.podGroupDefaultAlgorithm(ctx, fwk, groupState, g, recs, &reverts)
+		result = s.podGroupDefaultAlgorithm(ctx, fwk, root, g, recs, &reverts)
 	}
 	for i := len(reverts) - 1; i >= 0; i-- {
 		reverts[i]()
@@ -322,7 +322,7 @@ func (s *Scheduler) runPodGroupAlgorithm(ctx context.Context, fwk *runtime.Frame
 // assumed and reserved (reverts collects the undo); PlacementFeasible
 // before the first and after each member; on failure everything is
 // reverted at once.
-func (s *Scheduler) podGroupDefaultAlgorithm(ctx context.Context, fwk *runtime.Framework, groupState *framework.CycleState, g *framework.QueuedPodGroupInfo, recs []*recorder, reverts *[]func()) (result *groupResult) {
+func (s *Scheduler) podGroupDefaultAlgorithm(ctx context.Context, fwk *runtime.Framework, root *framework.CycleState, g *framework.QueuedPodGroupInfo, recs []*recorder, reverts *[]func()) (result *groupResult) {
 	result = &groupResult{status: framework.NewStatus(framework.Unschedulable).WithError(errPodGroupUnschedulable)}
 	defer func() {
 		if !result.status.IsSuccess() {
@@ -350,7 +350,7 @@ func (s *Scheduler) podGroupDefaultAlgorithm(ctx context.Context, fwk *runtime.F
 	}
 	anyScheduled := false
 	for i, m := range g.Members {
-		mr, revert := s.podGroupMemberAlgorithm(ctx, fwk, groupState, m, recs[i])
+		mr, revert := s.podGroupMemberAlgorithm(ctx, fwk, root, m, recs[i])
 		result.members = append(result.members, mr)
 		if revert != nil {
 			*reverts = append(*reverts, revert)
@@ -384,9 +384,10 @@ func (s *Scheduler) podGroupDefaultAlgorithm(ctx context.Context, fwk *runtime.F
 // podGroupMemberAlgorithm is podGroupPodSchedulingAlgorithm: the
 // scheduling algorithm for one member (no PostFilter: the group's comes
 // later), then assume and Reserve, with the undo.
-func (s *Scheduler) podGroupMemberAlgorithm(ctx context.Context, fwk *runtime.Framework, groupState *framework.CycleState, m *framework.QueuedPodInfo, rec *recorder) (*memberResult, func()) {
+func (s *Scheduler) podGroupMemberAlgorithm(ctx context.Context, fwk *runtime.Framework, root *framework.CycleState, m *framework.QueuedPodInfo, rec *recorder) (*memberResult, func()) {
 	pod := m.Pod
-	mr := &memberResult{pi: m, pod: pod, state: memberCycleState(groupState), rec: rec, evaluated: true}
+	mr := &memberResult{pi: m, pod: pod, state: framework.NewCycleState(), rec: rec, evaluated: true}
+	mr.state.SetPodGroupCycle(root)
 	host, err := s.schedulePod(ctx, fwk, mr.state, pod, rec)
 	// The extenders' calls of this member's algorithm are its attempt's.
 	defer s.takeExtenderCalls(rec.a)
@@ -420,19 +421,11 @@ func (s *Scheduler) podGroupMemberAlgorithm(ctx context.Context, fwk *runtime.Fr
 
 // complete is completePodGroupAlgorithmResult: a member the algorithm
 // never reached gets the group's status.
-func (r *groupResult) complete(g *framework.QueuedPodGroupInfo, groupState *framework.CycleState, recs []*recorder) {
+func (r *groupResult) complete(g *framework.QueuedPodGroupInfo, recs []*recorder) {
 	for i := len(r.members); i < len(g.Members); i++ {
 		m := g.Members[i]
-		r.members = append(r.members, &memberResult{pi: m, pod: m.Pod, state: memberCycleState(groupState), rec: recs[i], st: r.status.Clone()})
+		r.members = append(r.members, &memberResult{pi: m, pod: m.Pod, state: framework.NewCycleState(), rec: recs[i], st: r.status.Clone()})
 	}
-}
-
-// memberCycleState is a member's cycle state in the pod-group cycle whose
-// state is groupState (upstream's initPodSchedulingContext).
-func memberCycleState(groupState *framework.CycleState) *framework.CycleState {
-	state := framework.NewCycleState()
-	state.SetPodGroupSchedulingCycle(groupState)
-	return state
 }
 
 // applyPostFilter is applyPodGroupPostFilterResult: on success every member
@@ -501,7 +494,7 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 		case mr.st.IsSuccess() && r.status.IsSuccess():
 			// prepareForBindingCycle: assume, Reserve and Permit again,
 			// outside the group cycle.
-			mr.state.SetPodGroupSchedulingCycle(nil)
+			mr.state.SetPodGroupCycle(nil)
 			assumed, st := s.assumeAndReserve(ctx, fwk, mr.state, mr.pod, mr.host, mr.rec)
 			if st.IsSuccess() {
 				st = s.permit(ctx, fwk, mr.state, mr.pod, assumed, mr.host, mr.rec)
@@ -624,8 +617,8 @@ func (s *Scheduler) podGroupCondition(pg *schedulingv1beta1.PodGroup, status met
 // PlacementScore plugins; when none succeeds, the first one's result.
 // The members' records are those of the placement whose result is
 // returned.
-func (s *Scheduler) podGroupPlacementAlgorithm(ctx context.Context, fwk *runtime.Framework, groupState *framework.CycleState, g *framework.QueuedPodGroupInfo, recs []*recorder, tried *[]record.PlacementTried) *groupResult {
-	state := framework.NewCycleState()
+func (s *Scheduler) podGroupPlacementAlgorithm(ctx context.Context, fwk *runtime.Framework, root *framework.CycleState, g *framework.QueuedPodGroupInfo, recs []*recorder, tried *[]record.PlacementTried) *groupResult {
+	state := root
 	placements, st := fwk.RunPlacementGeneratePlugins(ctx, state, g.PodGroupInfo, s.snapshot.ListNodesInPlacement())
 	if !st.IsSuccess() {
 		return &groupResult{status: st}
@@ -653,7 +646,7 @@ func (s *Scheduler) podGroupPlacementAlgorithm(ctx context.Context, fwk *runtime
 			prs[i] = &recorder{a: &a, index: map[string]uint16{}}
 		}
 		var reverts []func()
-		result := s.podGroupDefaultAlgorithm(ctx, fwk, groupState, g, prs, &reverts)
+		result := s.podGroupDefaultAlgorithm(ctx, fwk, root, g, prs, &reverts)
 		for i := len(reverts) - 1; i >= 0; i-- {
 			reverts[i]()
 		}

@@ -212,9 +212,9 @@ func TestPodGroupPreemptionPolicyGate(t *testing.T) {
 		memberNever bool
 		want        string
 	}{
+		// DynamicResources' PodGroupPostFilter runs first and leaves its
+		// reason before DefaultPreemption's Unschedulable one.
 		{name: "the group says Never", groupNever: true, memberNever: true,
-			// DynamicResources' PodGroupPostFilter runs first, its reason
-			// joined before DefaultPreemption's.
 			want: "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, deallocation and deletion of ResourceClaims completed, pod group preemption: not eligible due to preemptionPolicy=Never."},
 		{name: "a member differs from the group", memberNever: true,
 			want: "all pods in a single pod group should have the same preemption policy as the pod group's preemption policy, got Never and PreemptLowerPriority"},

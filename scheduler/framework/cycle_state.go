@@ -35,20 +35,18 @@ type CycleState struct {
 	// and plugin.
 	filterToRun []FilterPlugin
 	scoreToRun  []ScorePlugin
-	// podGroupCycle is the state of the pod-group cycle a member's cycle
-	// is part of (GenericWorkload), nil outside one and in the member's
-	// binding cycle: plugins keep there what the group's
-	// PodGroupPostFilter reads (DynamicResources: each member's claims).
+	// podGroupCycle is the pod-group cycle's state a member's cycle runs
+	// in (upstream's PodGroupSchedulingCycle), nil outside one and once
+	// the member goes to binding.
 	podGroupCycle *CycleState
 }
 
-// SetPodGroupSchedulingCycle marks this state as a member's in the pod-group
-// cycle whose state is group (nil: not, or no longer, in one).
-func (c *CycleState) SetPodGroupSchedulingCycle(group *CycleState) { c.podGroupCycle = group }
+// SetPodGroupCycle marks the state as a member's in the pod-group cycle
+// whose state is pg (nil: not in one).
+func (c *CycleState) SetPodGroupCycle(pg *CycleState) { c.podGroupCycle = pg }
 
-// PodGroupSchedulingCycle is the state of the pod-group cycle this state's
-// cycle is part of, nil when it is not in one.
-func (c *CycleState) PodGroupSchedulingCycle() *CycleState { return c.podGroupCycle }
+// PodGroupCycle is the pod-group cycle's state, nil outside one.
+func (c *CycleState) PodGroupCycle() *CycleState { return c.podGroupCycle }
 
 // SetSkipFilterPlugins records the Filter plugins PreFilter skipped and
 // the ones left to run, in order.
@@ -129,11 +127,10 @@ func (c *CycleState) Clone() *CycleState {
 			out.storage[i].val = e.val.Clone()
 		}
 	}
+	out.podGroupCycle = c.podGroupCycle
 	out.SkipFilterPlugins = c.SkipFilterPlugins.Clone()
 	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
 	// The plugin lists are never changed in place, so copies share them.
 	out.filterToRun, out.scoreToRun = c.filterToRun, c.scoreToRun
-	// Shared, as upstream's Clone shares it.
-	out.podGroupCycle = c.podGroupCycle
 	return out
 }

@@ -17,8 +17,8 @@
 // In a pod-group cycle (GenericWorkload), PodGroupPostFilter does for the
 // group's members what PostFilter does for a pod (podgroup.go).
 //
-// Not simulated: PodGroup claims (DRAWorkloadResourceClaims) beyond
-// PodGroupPostFilter's release of them, the wait
+// Not simulated: PodGroup claims (DRAWorkloadResourceClaims, beta, off by
+// default) beyond PodGroupPostFilter's release of them, the wait
 // for devices' binding conditions in PreBind (binding.go), and
 // node-allocatable resources (alpha).
 package dynamicresources
@@ -247,7 +247,7 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	cs.Write(stateKey, s)
 	// A member of a pod-group cycle: its state is kept for the group's
 	// PodGroupPostFilter, whether or not it has claims.
-	if err := rememberMemberState(cs, pod, s); err != nil {
+	if err := joinPodGroupState(cs, pod, s); err != nil {
 		return nil, framework.AsStatus(err)
 	}
 

@@ -50,11 +50,11 @@ func podGroupState(group *framework.CycleState) (*podGroupStateData, error) {
 	return d, nil
 }
 
-// rememberMemberState keeps a member's state in its pod-group cycle's state
+// joinPodGroupState keeps a member's state in its pod-group cycle's state
 // (upstream's getOrCreatePodGroupStateData, in PreFilter); nothing outside
 // a pod-group cycle.
-func rememberMemberState(cs *framework.CycleState, pod *v1.Pod, s *stateData) error {
-	group := cs.PodGroupSchedulingCycle()
+func joinPodGroupState(cs *framework.CycleState, pod *v1.Pod, s *stateData) error {
+	group := cs.PodGroupCycle()
 	if group == nil {
 		return nil
 	}
