@@ -474,7 +474,7 @@ func matchDecisions(t *testing.T, where string, real []decision, lines []runLine
 		if strings.HasPrefix(d.pod, podGroupPrefix) {
 			// A PodGroup's condition: schedtui's group cycle gives
 			// the same one, quoted on the observation.
-			if o.Message != sameCondition+d.message {
+			if o.Message != sameCondition+d.message && !tiedOnVictims(o.Verdict, d.message, o.Predicted) {
 				report(t, "%s: %s: the cluster's condition is %q; schedtui's observation says %q", where, d.pod, d.message, o.Message)
 			}
 			continue
@@ -483,7 +483,7 @@ func matchDecisions(t *testing.T, where string, real []decision, lines []runLine
 		if a := attemptLine(lines, o.Attempt); a != nil && a.Pod == d.pod {
 			mine = a.Message
 		}
-		if mine != d.message {
+		if mine != d.message && !tiedOnVictims(o.Verdict, d.message, mine) {
 			report(t, "%s: %s: the cluster says %q; schedtui's attempt (line %d) says %q", where, d.pod, d.message, o.Attempt, mine)
 		}
 	}
@@ -493,6 +493,20 @@ func matchDecisions(t *testing.T, where string, real []decision, lines []runLine
 		}
 	}
 	return counts
+}
+
+// groupVictims is the number of victims in a pod group preemption's
+// message.
+var groupVictims = regexp.MustCompile(`found a placement for podgroup, preempting \d+ victims`)
+
+// tiedOnVictims: a tie verdict on messages (or PodGroup conditions) that
+// differ only in the number of victims of a pod group's preemption,
+// which kube-scheduler's own choice among nodes tied at the top score in
+// its preemption's scheduling run decides (the order its parallel Filter
+// returned them), and so varies from run to run.
+func tiedOnVictims(verdict, theirs, mine string) bool {
+	return verdict == "tie" && theirs != mine && groupVictims.MatchString(theirs) &&
+		groupVictims.ReplaceAllString(theirs, "") == groupVictims.ReplaceAllString(mine, "")
 }
 
 // attemptLine is the n-th attempt line (from 1), or nil.

@@ -258,6 +258,9 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 	result.complete(g, recs)
 
 	if rootStatus.Code() == framework.Unschedulable {
+		// tied counts the members the last run of schedule placed on one
+		// of several nodes tied at the top total score.
+		tied := 0
 		schedule := func(ctx context.Context) (*framework.PodGroupAssignments, *framework.Status) {
 			// The algorithm again, on the snapshot as the plugin left it,
 			// recorded nowhere.
@@ -267,9 +270,13 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 			}
 			r := s.runPodGroupAlgorithm(ctx, fwk, framework.NewCycleState(), g, scratch, nil)
 			out := &framework.PodGroupAssignments{}
+			tied = 0
 			for _, m := range r.members {
 				if m.st.IsSuccess() && m.host != "" {
 					out.ProposedAssignments = append(out.ProposedAssignments, framework.ProposedAssignment{PodInfo: m.pi.PodInfo, NodeName: m.host, State: m.state})
+					if len(m.rec.a.Top()) > 1 {
+						tied++
+					}
 				}
 			}
 			return out, r.status
@@ -277,6 +284,9 @@ func (s *Scheduler) podGroupCycle(ctx context.Context, fwk *runtime.Framework, c
 		pfr, st := fwk.RunPodGroupPostFilterPlugins(ctx, state, g.PodGroupInfo, schedule)
 		s.storeClaimWrites(fwk, state)
 		s.recordGroupPreemption(c, g, state, st)
+		if p := c.Group.Preemption; p != nil {
+			p.TiedPlacements = tied
+		}
 		result.applyPostFilter(pfr, st)
 	}
 	s.submitPodGroupResult(ctx, fwk, c, g, result)

@@ -331,8 +331,8 @@ func (e *Engine) Pod(key string) *v1.Pod {
 }
 
 // resolveNominated maps a nominator entry to the queue's current PodInfo;
-// a pod not in the queue (in flight) is a stub with only its name and UID,
-// as upstream's nominatedPodToInfo returns.
+// a pod not in the queue (in flight) is a stub (nominationStub), as
+// upstream's nominatedPodToInfo returns.
 func (e *Engine) resolveNominated(pi *framework.PodInfo) *framework.PodInfo {
 	if cur, ok := e.q.PodInfo(pi.Pod.Namespace, pi.Pod.Name); ok {
 		return cur
@@ -340,11 +340,21 @@ func (e *Engine) resolveNominated(pi *framework.PodInfo) *framework.PodInfo {
 	if s, ok := e.stubs[pi.Pod.UID]; ok {
 		return s
 	}
-	stub := &v1.Pod{}
-	stub.Name, stub.Namespace, stub.UID = pi.Pod.Name, pi.Pod.Namespace, pi.Pod.UID
-	s := framework.NewPodInfo(stub)
+	s := nominationStub(pi)
 	e.stubs[pi.Pod.UID] = s
 	return s
+}
+
+// nominationStub is a nominated pod the queue does not hold, as upstream's
+// nominator knows it (its podRef): name, namespace, UID and scheduling
+// group only. With no priority (0) and no requests, Filter with nominated
+// pods counts it only for pods of priority 0 or less, and then as a pod
+// asking for nothing.
+func nominationStub(pi *framework.PodInfo) *framework.PodInfo {
+	stub := &v1.Pod{}
+	stub.Name, stub.Namespace, stub.UID = pi.Pod.Name, pi.Pod.Namespace, pi.Pod.UID
+	stub.Spec.SchedulingGroup = pi.Pod.Spec.SchedulingGroup
+	return framework.NewPodInfo(stub)
 }
 
 // bump records a cluster change.

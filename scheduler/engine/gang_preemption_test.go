@@ -8,6 +8,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -266,5 +267,77 @@ func TestPodPreemptsDisruptionModeAllGroup(t *testing.T) {
 			disruptionTarget(v).Message != "default-scheduler: preempting to accommodate a higher priority pod" {
 			t.Errorf("%s: %+v", name, v)
 		}
+	}
+}
+
+// TestGangPreemptionTiedPlacements: with every victim taken off, the
+// preemption's scheduling run finds empty nodes that tie at the top score
+// for the first members: the record counts them (the placements
+// kube-scheduler breaks by its parallel Filter's order), and a cycle
+// without ties counts none.
+func TestGangPreemptionTiedPlacements(t *testing.T) {
+	r, err := features.Resolve("", "", "GenericWorkload=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []*v1.Node{wapNode("n1"), wapNode("n2"), wapNode("n3")}
+	pods := []*v1.Pod{wapPod("low-1", 0, "n1", "", 30), wapPod("low-2", 0, "n2", "", 30)}
+	for i := range 3 {
+		pods = append(pods, wapPod(fmt.Sprintf("worker-%d", i), 100, "", "train", 30))
+	}
+	e, err := New(nodes, pods, []any{wapGroup("train", 100, 3, false)},
+		Options{Registry: plugins.NewInTreeRegistry(), Features: &r.Features, Config: config.Default(r.Features)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := stepGroup(t, e)
+	if g.Preemption == nil || len(g.Victims) != 2 {
+		t.Fatalf("preemption = %+v, victims %v; want both low pods preempted", g.Preemption, g.Victims)
+	}
+	// The first member has three empty nodes to choose from, the second
+	// two, the third one.
+	if g.Preemption.TiedPlacements != 2 {
+		t.Errorf("TiedPlacements = %d, want 2", g.Preemption.TiedPlacements)
+	}
+
+	// One victim, the other node held by a pod of higher priority: one
+	// node to place the member on, no tie.
+	e = wapEngine(t, []*v1.Pod{wapPod("low-1", 0, "n1", "", 30), wapPod("high", 1000, "n2", "", 30),
+		wapPod("worker-0", 100, "", "one", 30)}, wapGroup("one", 100, 1, false))
+	g = stepGroup(t, e)
+	if g.Preemption == nil || len(g.Victims) != 1 || g.Preemption.TiedPlacements != 0 {
+		t.Errorf("preemption = %+v, victims %v; want low-1 preempted, no tied placement", g.Preemption, g.Victims)
+	}
+}
+
+// TestGangDeallocatesUnavailableClaim: the one member of a gang claims a
+// device allocated on n2, where a pod of higher priority leaves no room;
+// n1 has room but cannot use the claim. DynamicResources'
+// PodGroupPostFilter deallocates the claim (reserved for nobody), stored
+// as the API server stores it; with no victim, DefaultPreemption's
+// UnschedulableAndUnresolvable then ends the chain with its reason alone
+// (DynamicResources' is dropped, as upstream's runtime drops it).
+func TestGangDeallocatesUnavailableClaim(t *testing.T) {
+	c := &resourcev1.ResourceClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "gpu", UID: "uid-claim-gpu"}}
+	c.Spec.Devices.Requests = []resourcev1.DeviceRequest{{Name: "gpu", Exactly: &resourcev1.ExactDeviceRequest{
+		DeviceClassName: "gpu", AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: 1}}}
+	c.Status.Allocation = &resourcev1.AllocationResult{
+		Devices: resourcev1.DeviceAllocationResult{Results: []resourcev1.DeviceRequestAllocationResult{{Request: "gpu", Driver: "gpu.example.com", Pool: "n2", Device: "gpu-0"}}},
+		NodeSelector: &v1.NodeSelector{NodeSelectorTerms: []v1.NodeSelectorTerm{{MatchFields: []v1.NodeSelectorRequirement{
+			{Key: "metadata.name", Operator: v1.NodeSelectorOpIn, Values: []string{"n2"}}}}}},
+	}
+	w := wapPod("worker-0", 100, "", "train", 30)
+	w.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &c.Name}}
+	e := wapEngine(t, []*v1.Pod{wapPod("high", 1000, "n2", "", 30), w}, wapGroup("train", 100, 1, false), c)
+	g := stepGroup(t, e)
+	if want := "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining, pod group preemption: No preemption victims found for incoming preemptor"; g.Message != want {
+		t.Errorf("group message %q, want %q", g.Message, want)
+	}
+	cur, err := e.Scheduler().Objects().ResourceClaim("default", "gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.Status.Allocation != nil {
+		t.Errorf("the claim is still allocated: %+v", cur.Status.Allocation)
 	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -185,9 +187,43 @@ func (s *shadow) memberRejected(group string, old *v1.Pod, msg string) *groupJud
 		j.verdict, j.why = Disagree, "schedtui's pod-group cycle for "+group+" does not try the pod (it is not queued with its group); the cluster's scheduler says: "+msg
 	default:
 		j.attempt = i
-		j.verdict, j.why = shadowVerdict(s.e.hist.At(i), d)
+		a := s.e.hist.At(i)
+		j.verdict, j.why = shadowVerdict(a, d)
+		if why, ok := victimCountTie(b.cycle, msg, a.Message); ok && j.verdict == Disagree {
+			j.verdict, j.why = Tie, why
+		}
 	}
 	return j
+}
+
+// groupVictimsRE finds the number of victims in a pod group preemption's
+// message (DefaultPreemption's "found a placement for podgroup, preempting
+// N victims").
+var groupVictimsRE = regexp.MustCompile(`found a placement for podgroup, preempting (\d+) victims`)
+
+// victimCountTie says why the cluster's message (or condition) theirs and
+// schedtui's mine are a tie: they differ only in how many victims the pod
+// group's preemption takes, and schedtui's preemption placed members on
+// nodes tied at the top total score in its scheduling run. kube-scheduler
+// breaks such a tie by the order its parallel Filter returned the nodes
+// (each goroutine appends the node it checked as it finishes; the score
+// heap's top among equal totals is the first of them), which is not fixed:
+// members land on other tied nodes, those without victims among them, and
+// the reprieve gives back the victims no member needs.
+func victimCountTie(c *scheduler.PodGroupCycle, theirs, mine string) (string, bool) {
+	if c == nil || c.Group.Preemption == nil || c.Group.Preemption.TiedPlacements == 0 {
+		return "", false
+	}
+	t, m := groupVictimsRE.FindStringSubmatch(theirs), groupVictimsRE.FindStringSubmatch(mine)
+	if t == nil || m == nil || t[1] == m[1] ||
+		groupVictimsRE.ReplaceAllString(theirs, "") != groupVictimsRE.ReplaceAllString(mine, "") {
+		return "", false
+	}
+	return fmt.Sprintf("the messages differ only in the pod group preemption's victims: the cluster's scheduler preempts %s, schedtui %s; "+
+		"in the preemption's scheduling run (every victim taken off) %d of the members had nodes tied at the top total score, "+
+		"which kube-scheduler breaks by the order its parallel Filter returned them (not fixed), "+
+		"and the nodes the members take decide which victims are given back: %q",
+		t[1], m[1], c.Group.Preemption.TiedPlacements, theirs), true
 }
 
 // podGroupUpdated judges a change of the PodGroup's
@@ -276,6 +312,10 @@ func (s *shadow) judgeCondition(b *groupBatch, cur *schedulingv1beta1.PodGroup) 
 	case mine == "":
 		j.verdict, j.why = Disagree, fmt.Sprintf("schedtui's pod-group cycle (%s) writes no condition; the cluster's: %s", b.cycle.Group.Result, theirs)
 	default:
+		if why, ok := victimCountTie(b.cycle, theirs, mine); ok {
+			j.verdict, j.why = Tie, why
+			break
+		}
 		j.verdict, j.why = Disagree, fmt.Sprintf("the conditions differ: the cluster's scheduler writes %q; schedtui's pod-group cycle %q", theirs, mine)
 	}
 	return j
@@ -339,6 +379,14 @@ func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.P
 	for _, qi := range queued {
 		g.AddMember(qi)
 	}
+	// The cluster's scheduler popped the group: its members are in
+	// flight, out of its queue, so their nominations are stubs to the
+	// cycle (a higher-priority member does not count another's).
+	resolve := inFlightNominations(queued)
+	fork.Nominator().SetResolver(resolve)
+	if before != nil {
+		before.Nominator().SetResolver(resolve)
+	}
 	b.cycle = fork.ScheduleOnePodGroup(g)
 	if len(b.cycle.Attempts) == 0 {
 		return b
@@ -358,6 +406,23 @@ func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.P
 	}
 	e.hist.AddGroup(b.cycle.Group)
 	return b
+}
+
+// inFlightNominations resolves nominated pods for a pod-group cycle of the
+// cluster's over the queued members: a member is in flight, out of the
+// cluster's scheduling queue, so its nomination is a stub
+// (nominationStub) to the cycle; any other pod is as nominated.
+func inFlightNominations(queued []*framework.QueuedPodInfo) func(*framework.PodInfo) *framework.PodInfo {
+	stubs := make(map[types.UID]*framework.PodInfo, len(queued))
+	for _, qi := range queued {
+		stubs[qi.Pod.UID] = nominationStub(qi.PodInfo)
+	}
+	return func(pi *framework.PodInfo) *framework.PodInfo {
+		if s, ok := stubs[pi.Pod.UID]; ok {
+			return s
+		}
+		return pi
+	}
 }
 
 // closeBatch judges what is left of a batch (its bindings) and drops it.

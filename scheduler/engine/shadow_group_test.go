@@ -11,9 +11,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/history"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // gangPodYAML is a pod of PodGroup group, as an API server with
@@ -243,5 +245,81 @@ func TestShadowGangConditionAlone(t *testing.T) {
 	obs := e.Observations()
 	if len(obs) != 1 || obs[0].Pod != "podgroup/default/g" || obs[0].Reason != string(Agree) {
 		t.Errorf("observations: %+v", obs)
+	}
+}
+
+// TestVictimCountTie: a pod group's preemption that took another number
+// of victims is a tie only when the messages differ in nothing else and
+// schedtui's scheduling run placed members on tied nodes.
+func TestVictimCountTie(t *testing.T) {
+	msg := func(n int) string {
+		return fmt.Sprintf("minCount (8) cannot be satisfied: 3 scheduled, 4 remaining, pod group preemption: found a placement for podgroup, preempting %d victims", n)
+	}
+	cycle := func(tied int) *scheduler.PodGroupCycle {
+		return &scheduler.PodGroupCycle{Group: &record.GroupAttempt{Preemption: &record.Preemption{TiedPlacements: tied}}}
+	}
+	for _, tc := range []struct {
+		name         string
+		c            *scheduler.PodGroupCycle
+		theirs, mine string
+		tie          bool
+	}{
+		{"other victims, tied placements", cycle(3), msg(6), msg(8), true},
+		{"no tied placement", cycle(0), msg(6), msg(8), false},
+		{"no preemption", &scheduler.PodGroupCycle{Group: &record.GroupAttempt{}}, msg(6), msg(8), false},
+		{"the same count", cycle(3), msg(8), msg(8), false},
+		{"another difference", cycle(3), strings.Replace(msg(6), "3 scheduled, 4", "1 scheduled, 6", 1), msg(8), false},
+		{"no preemption message", cycle(3), "minCount (8) cannot be satisfied", msg(8), false},
+	} {
+		why, ok := victimCountTie(tc.c, tc.theirs, tc.mine)
+		if ok != tc.tie {
+			t.Errorf("%s: tie = %v (%s), want %v", tc.name, ok, why, tc.tie)
+		}
+		if ok && !strings.Contains(why, "preempts 6, schedtui 8") {
+			t.Errorf("%s: why = %q", tc.name, why)
+		}
+	}
+}
+
+// TestShadowGangRetryDuringPreemption: the cluster retries a gang of three
+// whose preemption is under way (its victim on n3 still terminating), each
+// member nominated where that preemption put it: m1 to n3, m2 to n1, m3 to
+// n2. The group is in flight in the cluster's scheduler, out of its
+// queue, so its members' nominations are stubs of priority 0 to the
+// cycle: m1 goes to n1 (m2's nomination does not hold it), m2 to n2, and
+// m3 finds no room; upstream's message counts two scheduled. Counted as
+// full pods, the nominations would leave m1 nowhere (its own FitError, the
+// group's "0 scheduled, 2 remaining").
+func TestShadowGangRetryDuringPreemption(t *testing.T) {
+	member := func(name, nominated string) string {
+		return gangPodYAML(name, "3", "g", fmt.Sprintf(`  status:
+    nominatedNodeName: %s
+    conditions: [{type: PodScheduled, status: 'False', reason: Unschedulable}]
+`, nominated))
+	}
+	member1 := strings.Replace(member("m1", "n3"), "priorityClassName: p0", "priorityClassName: p100", 1)
+	member2 := strings.Replace(member("m2", "n1"), "priorityClassName: p0", "priorityClassName: p100", 1)
+	member3 := strings.Replace(member("m3", "n2"), "priorityClassName: p0", "priorityClassName: p100", 1)
+	yaml := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") + nodeYAML("n3", "4", "") +
+		strings.Replace(podGroupYAML("g", 3), "  spec:\n", "  spec:\n    priorityClassName: p100\n    priority: 100\n", 1) +
+		`- apiVersion: v1
+  kind: Pod
+  metadata: {name: v, namespace: default, uid: uid-v, resourceVersion: '1', creationTimestamp: '2025-12-31T00:00:00Z', deletionTimestamp: '2026-01-01T00:00:00Z'}
+  spec:
+    nodeName: n3
+    priorityClassName: p0
+    terminationGracePeriodSeconds: 3600
+    containers: [{name: c, image: x, resources: {requests: {cpu: '3'}}}]
+  status:
+    phase: Running
+    conditions: [{type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}]
+` + member1 + member2 + member3
+	e := gangShadow(t, yaml)
+	want := "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group preemption: ongoing preemption on nominated nodes"
+	applyAll(t, e, at(e, 10*time.Second, change.PodUpdate, unschedulableUpdate(e, "default/m1", want)))
+	e.RunToQuiescence()
+	o := observedVerdicts(e)["default/m1"]
+	if o.Reason != string(Agree) {
+		t.Errorf("m1: %s (%s), want agree", o.Reason, o.Message)
 	}
 }

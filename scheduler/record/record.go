@@ -235,6 +235,13 @@ type Preemption struct {
 	// NominatedPodsCleared lists lower-priority pods whose nomination to
 	// the chosen node was cleared.
 	NominatedPodsCleared []string
+	// TiedPlacements, for a pod group's preemption, counts the members its
+	// scheduling run (every victim taken off) placed on one of several
+	// nodes tied at the top total score. kube-scheduler takes the tied
+	// node its parallel Filter happened to return first (the order its
+	// goroutines finished in), so where those members go, and with it
+	// which victims are given back, varies from run to run.
+	TiedPlacements int
 }
 
 // Candidate is a node where evicting Victims would let the pod fit.

@@ -14,11 +14,11 @@
 // DRA-backed extended resources (DRAExtendedResource) add one special
 // claim per pod, last in its claim list (extended.go).
 //
-// In a pod-group cycle (GenericWorkload) each member's state is also kept
-// in the group's (podgroup.go), for PodGroupPostFilter.
+// In a pod-group cycle (GenericWorkload), PodGroupPostFilter does for the
+// group's members what PostFilter does for a pod (podgroup.go).
 //
 // Not simulated: PodGroup claims (DRAWorkloadResourceClaims, beta, off by
-// default: their PodGroupPostFilter cleanup included), the wait
+// default) beyond PodGroupPostFilter's release of them, the wait
 // for devices' binding conditions in PreBind (binding.go), and
 // node-allocatable resources (alpha).
 package dynamicresources
@@ -159,8 +159,9 @@ type stateData struct {
 	nodeAllocations map[string][]resourcev1.AllocationResult
 	// reserved are the allocations Reserve chose, by claim index.
 	reserved map[int]*resourcev1.AllocationResult
-	// writes are the claims written and not yet taken by the scheduler.
-	writes []*resourcev1.ResourceClaim
+	// claimWrites are the claims written and not yet taken by the
+	// scheduler.
+	claimWrites
 
 	// ext is the special claim of DRA-backed extended resources.
 	ext extendedState
@@ -244,9 +245,11 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 	}
 	s := &stateData{nodeAllocations: map[string][]resourcev1.AllocationResult{}, ext: extendedState{index: -1}}
 	cs.Write(stateKey, s)
-	// In a pod-group cycle the member's state is also the group's, for
-	// PodGroupPostFilter.
-	joinPodGroupState(cs, pod, s)
+	// A member of a pod-group cycle: its state is kept for the group's
+	// PodGroupPostFilter, whether or not it has claims.
+	if err := joinPodGroupState(cs, pod, s); err != nil {
+		return nil, framework.AsStatus(err)
+	}
 
 	var claims []*resourcev1.ResourceClaim
 	if err := pl.foreachPodResourceClaim(pod, func(c *resourcev1.ResourceClaim) { claims = append(claims, c) }); err != nil {
@@ -485,11 +488,12 @@ func (pl *DynamicResources) PostFilter(_ context.Context, cs *framework.CycleSta
 	return nil, st
 }
 
-// deallocateOrDeletePodClaims is upstream's: the first unavailable claim
-// reserved for nobody or for the pod alone is deallocated, else a stale
-// special claim of extended resources deleted; found says whether either
-// was.
-func (pl *DynamicResources) deallocateOrDeletePodClaims(pod *v1.Pod, s *stateData) (bool, *framework.Status) {
+// deallocateOrDeletePodClaims is upstream's function of the same name, what
+// PostFilter does for a pod (and PodGroupPostFilter for each member):
+// deallocate one claim some node could not use that no other pod has
+// reserved, else delete the pod's stale extended-resource claim; found
+// says whether it did either.
+func (pl *DynamicResources) deallocateOrDeletePodClaims(pod *v1.Pod, s *stateData) (found bool, st *framework.Status) {
 	for i := range s.claims {
 		if !s.unavailable[i] || s.isExtended(i) {
 			continue
@@ -512,36 +516,41 @@ func (pl *DynamicResources) deallocateOrDeletePodClaims(pod *v1.Pod, s *stateDat
 	return false, framework.NewStatus(framework.Unschedulable)
 }
 
-func (s *stateData) write(c *resourcev1.ResourceClaim) {
-	s.mu.Lock()
-	s.writes = append(s.writes, c)
-	s.mu.Unlock()
+// claimWrites are a cycle's claim writes not yet taken by the scheduler.
+type claimWrites struct {
+	writesMu sync.Mutex
+	writes   []*resourcev1.ResourceClaim
 }
 
-// TakeClaimWrites is the plugin's framework.ClaimWriterPlugin; on a
-// pod-group cycle's state, the members' writes (PodGroupPostFilter's), in
-// member order.
+func (w *claimWrites) write(c *resourcev1.ResourceClaim) {
+	w.writesMu.Lock()
+	w.writes = append(w.writes, c)
+	w.writesMu.Unlock()
+}
+
+// takeWrites returns the claims written since the last call and forgets
+// them.
+func (w *claimWrites) takeWrites() []*resourcev1.ResourceClaim {
+	w.writesMu.Lock()
+	defer w.writesMu.Unlock()
+	out := w.writes
+	w.writes = nil
+	return out
+}
+
+// TakeClaimWrites is the plugin's framework.ClaimWriterPlugin: a pod's
+// cycle state, or a pod-group cycle's (PodGroupPostFilter's writes).
 func (pl *DynamicResources) TakeClaimWrites(cs *framework.CycleState) []*resourcev1.ResourceClaim {
-	if g, err := getPodGroupStateData(cs); err == nil {
-		var out []*resourcev1.ResourceClaim
-		for _, s := range g.members {
-			out = append(out, s.takeWrites()...)
-		}
-		return out
-	}
-	s, err := getStateData(cs)
-	if err != nil {
+	if cs == nil {
 		return nil
 	}
-	return s.takeWrites()
-}
-
-func (s *stateData) takeWrites() []*resourcev1.ResourceClaim {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.writes
-	s.writes = nil
-	return out
+	switch d, _ := cs.Read(stateKey); d := d.(type) {
+	case *stateData:
+		return d.takeWrites()
+	case *podGroupStateData:
+		return d.takeWrites()
+	}
+	return nil
 }
 
 // Score rewards prioritized-list choices: for each firstAvailable request,
