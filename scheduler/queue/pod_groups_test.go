@@ -1,6 +1,8 @@
 package queue_test
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -204,5 +206,47 @@ func TestPodGroupKeepsItsPlaceAfterPartialSuccess(t *testing.T) {
 	}
 	if g := e.popGroup(); g.Name != "first" || len(g.Members) != 1 || g.Members[0].Pod.Name != "f1" {
 		t.Errorf("popped %s (%d members) after the partial success, want first's f1 again", g.Name, len(g.Members))
+	}
+}
+
+// A rejected group backs off as upstream's calculateBackoffDuration does
+// for an entity of several pods: doubling from the initial backoff, capped
+// at the maximum times the square root of the queued members (10s·√8 ≈
+// 28.3s for a gang of 8, where a pod is capped at 10s).
+func TestPodGroupBackoffCappedBySize(t *testing.T) {
+	e := workloadEnv(t)
+	e.observe(gang("job", 8))
+	var members []*v1.Pod
+	for i := range 8 {
+		p := member(fmt.Sprintf("w%d", i), "job")
+		members = append(members, p)
+		e.addMember(p)
+	}
+	groupMax := time.Duration(float64(10*time.Second) * math.Sqrt(8))
+	now := time.Duration(0)
+	for failures := 1; failures <= 7; failures++ {
+		g := e.popGroup()
+		for _, m := range g.Members {
+			c := *m
+			if err := e.q.AddUnschedulablePodIfNotPresent(&c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.q.AddAttemptedPodGroupIfNeeded(g, framework.NewStatus(framework.Unschedulable)); err != nil {
+			t.Fatal(err)
+		}
+		backoff := min(time.Second<<(failures-1), groupMax)
+		// Expirations are truncated to the 1s ordering window; a flush
+		// releases the group in the window after.
+		release := (now + backoff).Truncate(time.Second) + time.Second
+		if got, ok := e.q.NextBackoffRelease(); !ok || !got.Equal(start.Add(release)) {
+			t.Fatalf("after %d failures at %v: released at %v, want %v (backoff %v)", failures, now, got.Sub(start), release, backoff)
+		}
+		e.at(release)
+		e.q.FlushBackoffQCompleted()
+		if got := e.where(members[0]); got != queue.Active {
+			t.Fatalf("after %d failures, flushed at %v: %s, want Active", failures, release, got)
+		}
+		now = release
 	}
 }

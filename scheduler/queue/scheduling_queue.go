@@ -328,13 +328,21 @@ func (q *PriorityQueue) emit(e *entry, from, to Location, event string) {
 // times: initial backoff doubled per failure after the first, capped at
 // the maximum.
 func (q *PriorityQueue) BackoffDuration(count int) time.Duration {
-	return q.backoffQ.calculateBackoffDuration(count)
+	return q.backoffQ.calculateBackoffDuration(count, 1)
 }
 
 // BackoffExpiration is when a pod's backoff ends (zero if it never
 // failed), as the queue computes it.
 func (q *PriorityQueue) BackoffExpiration(pi *framework.QueuedPodInfo) time.Time {
 	return q.backoffQ.expiration(pi)
+}
+
+// GroupBackoffExpiration is when a group entry's backoff ends (zero if it
+// never failed), its members counted as the queue counts them; g is left
+// as it is.
+func (q *PriorityQueue) GroupBackoffExpiration(g *framework.QueuedPodGroupInfo) time.Time {
+	params := g.QueueingParams
+	return q.backoffQ.backoffTime(&entry{QueueingParams: &params, group: g})
 }
 
 func (q *PriorityQueue) newEntry(pi *framework.QueuedPodInfo) *entry {
@@ -348,6 +356,15 @@ func (e *entry) entity() framework.QueuedEntity {
 		return e.group
 	}
 	return e.pi
+}
+
+// size is upstream's QueuedEntityInfo.Size: 1 for a pod, the queued
+// members for a group (it stretches the group's maximum backoff).
+func (e *entry) size() int {
+	if e.group != nil {
+		return e.group.Size()
+	}
+	return 1
 }
 
 // podInfos are the entry's pods: the pod, or the group's queued members.
