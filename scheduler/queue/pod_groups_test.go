@@ -250,3 +250,42 @@ func TestPodGroupBackoffCappedBySize(t *testing.T) {
 		now = release
 	}
 }
+
+// PopPod on a member of a group queued as one entry pops the group (the
+// member's attempt is made in its group's cycle), ahead of the queue's
+// order; a member whose group does not wait in activeQ is not popped.
+func TestPopPodPopsTheMembersGroup(t *testing.T) {
+	e := workloadEnv(t)
+	first := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "first", Namespace: "default", UID: "uid-first"},
+		Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName}}
+	e.addMember(first)
+	e.observe(gang("job", 2))
+	w0, w1 := member("w0", "job"), member("w1", "job")
+	e.addMember(w0)
+	e.addMember(w1)
+	en, ok := e.q.PopPod("default", "w1")
+	g, isGroup := en.(*framework.QueuedPodGroupInfo)
+	if !ok || !isGroup || g.Key() != "default/job" || len(g.Members) != 2 {
+		t.Fatalf("PopPod(w1) = %T %v, want the group default/job with its 2 members", en, ok)
+	}
+	if e.where(w0) != queue.InFlight || e.where(w1) != queue.InFlight || g.Attempts != 1 {
+		t.Errorf("after PopPod: w0 %s, w1 %s, attempts %d", e.where(w0), e.where(w1), g.Attempts)
+	}
+	// The cycle's failures come back as the group: PopPod made it the
+	// last popped entity, as Pop does.
+	for _, m := range g.Members {
+		c := *m
+		if err := e.q.AddUnschedulablePodIfNotPresent(&c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.q.AddAttemptedPodGroupIfNeeded(g, framework.NewStatus(framework.Unschedulable)); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.where(w0); got != queue.Backoff {
+		t.Errorf("after the cycle: w0 %s, want Backoff with its group", got)
+	}
+	if _, ok := e.q.PopPod("default", "w0"); ok {
+		t.Error("PopPod popped a member whose group backs off")
+	}
+}

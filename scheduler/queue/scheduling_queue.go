@@ -559,20 +559,29 @@ func (q *PriorityQueue) Pop() (framework.QueuedEntity, bool) {
 		if e == nil {
 			return nil, false
 		}
-		q.detach(e)
-		if e.group != nil {
-			if !q.startGroupInFlight(e) {
-				continue
-			}
-		} else if !q.activeQ.startInFlight(e.pi.Pod) {
-			// Upstream discards a pod tracked twice and pops the next one.
-			continue
+		// Upstream discards a pod tracked twice and pops the next one.
+		if q.take(e, from, label) {
+			return e.entity(), true
 		}
-		e.Attempts++
-		q.lastPopped, q.lastPoppedSeq = e.key, e.seq
-		q.emit(e, from, InFlight, label)
-		return e.entity(), true
 	}
+}
+
+// take moves the entry e, waiting at from, in flight as a pop does:
+// every pod of it tracked, its attempts counted, the move told. false:
+// nothing of it could be tracked (a pod in flight already), e is gone.
+func (q *PriorityQueue) take(e *entry, from Location, label string) bool {
+	q.detach(e)
+	if e.group != nil {
+		if !q.startGroupInFlight(e) {
+			return false
+		}
+	} else if !q.activeQ.startInFlight(e.pi.Pod) {
+		return false
+	}
+	e.Attempts++
+	q.lastPopped, q.lastPoppedSeq = e.key, e.seq
+	q.emit(e, from, InFlight, label)
+	return true
 }
 
 // Poppable reports whether Pop would return a pod.
