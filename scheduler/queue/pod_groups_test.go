@@ -59,6 +59,21 @@ func (e *env) popGroup() *framework.QueuedPodGroupInfo {
 	return g
 }
 
+// rejectGroup ends a popped group's cycle as a rejection: every member
+// back as unschedulable, then the group requeued.
+func (e *env) rejectGroup(g *framework.QueuedPodGroupInfo) {
+	e.t.Helper()
+	for _, m := range g.Members {
+		c := *m
+		if err := e.q.AddUnschedulablePodIfNotPresent(&c); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if err := e.q.AddAttemptedPodGroupIfNeeded(g, framework.NewStatus(framework.Unschedulable)); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 // A gang is one queue entry: gated at PreEnqueue below minCount, popped
 // whole (all members in flight, one scheduling cycle) once complete.
 func TestPodGroupQueuedAsOneEntry(t *testing.T) {
@@ -226,15 +241,7 @@ func TestPodGroupBackoffCappedBySize(t *testing.T) {
 	now := time.Duration(0)
 	for failures := 1; failures <= 7; failures++ {
 		g := e.popGroup()
-		for _, m := range g.Members {
-			c := *m
-			if err := e.q.AddUnschedulablePodIfNotPresent(&c); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := e.q.AddAttemptedPodGroupIfNeeded(g, framework.NewStatus(framework.Unschedulable)); err != nil {
-			t.Fatal(err)
-		}
+		e.rejectGroup(g)
 		backoff := min(time.Second<<(failures-1), groupMax)
 		// Expirations are truncated to the 1s ordering window; a flush
 		// releases the group in the window after.
@@ -273,15 +280,7 @@ func TestPopPodPopsTheMembersGroup(t *testing.T) {
 	}
 	// The cycle's failures come back as the group: PopPod made it the
 	// last popped entity, as Pop does.
-	for _, m := range g.Members {
-		c := *m
-		if err := e.q.AddUnschedulablePodIfNotPresent(&c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := e.q.AddAttemptedPodGroupIfNeeded(g, framework.NewStatus(framework.Unschedulable)); err != nil {
-		t.Fatal(err)
-	}
+	e.rejectGroup(g)
 	if got := e.where(w0); got != queue.Backoff {
 		t.Errorf("after the cycle: w0 %s, want Backoff with its group", got)
 	}
