@@ -12,6 +12,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/schedtui/schedtui/conformance/upstream"
 	"github.com/schedtui/schedtui/internal/progress"
@@ -23,6 +24,8 @@ import (
 	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot"
+	"github.com/schedtui/schedtui/testdata"
 )
 
 var numGangScenarios = flag.Int("gang-scenarios", 16, "generated workload-aware scheduling scenarios (GenericWorkload on)")
@@ -67,7 +70,7 @@ func runGangScenarios(t *testing.T, gates *features.Features) {
 		if *only != "" && s.Name != *only {
 			continue
 		}
-		ours, err := runOursQueue(s, gates)
+		ours, err := runOursQueue(s, gates, upstream.QueueHorizon)
 		if err != nil {
 			t.Fatalf("%s: schedtui: %v", s.Name, err)
 		}
@@ -105,9 +108,9 @@ func runGangScenarios(t *testing.T, gates *features.Features) {
 	t.Logf("%d gang scenarios, %d upstream cycles, %d agree (%d compared up to a placement upstream picked at random)", *numGangScenarios, compared, *numGangScenarios-bad, stopped)
 }
 
-// runOursQueue is upstream.RunQueue's run through schedtui's engine: the
+// runOursQueue is upstream.RunQueueFor's run through schedtui's engine: the
 // queue drained at the start, the late PodGroups added one by one (each
-// followed by a drain), then virtual time run to upstream.QueueHorizon;
+// followed by a drain), then virtual time run to horizon;
 // its attempts and group cycles read back as upstream's cycles.
 // oursRun is schedtui's run as upstream reports its own, and for each
 // cycle whether upstream's outcome of it was a random pick (randomCycle).
@@ -116,7 +119,7 @@ type oursRun struct {
 	random []bool
 }
 
-func runOursQueue(s *scenario.Scenario, gates *features.Features) (oursRun, error) {
+func runOursQueue(s *scenario.Scenario, gates *features.Features, horizon time.Duration) (oursRun, error) {
 	c := s.Cluster.DeepCopy()
 	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), engine.Options{
 		Registry: plugins.NewInTreeRegistry(), Seed: 1, Config: config.Default(*gates), Features: gates,
@@ -144,7 +147,7 @@ func runOursQueue(s *scenario.Scenario, gates *features.Features) (oursRun, erro
 		}
 		run(0)
 	}
-	run(upstream.QueueHorizon)
+	run(horizon)
 	return queueRunOf(e, c.Pods), nil
 }
 
@@ -355,4 +358,63 @@ func toAny(v any) any {
 	var t any
 	_ = json.Unmarshal(b, &t)
 	return t
+}
+
+// demoGangHorizon runs the demo long enough for its gang's backoff to
+// reach the cap of a group of 8 (10s·√8): cycles at 0, 2, 5, 10, 19, 36
+// and 65s.
+const demoGangHorizon = 70 * time.Second
+
+// TestGangConformanceDemo runs the embedded demo with its scheduler's gates
+// (testdata.DemoFeatureGates: the training job llm-train is a gang of 8
+// that cannot be placed) through schedtui's engine and the real
+// kube-scheduler's queue, cycle by cycle: both retry the rejected gang
+// from the backoff queue, never parking it as unschedulable, at the same
+// times. Every pod's grace period is 0 on both sides, as the harness's
+// API server deletes a victim at once.
+func TestGangConformanceDemo(t *testing.T) {
+	gates, err := features.Resolve("", "", testdata.DemoFeatureGates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setUpstreamGates(t, gates, testdata.DemoFeatureGates)
+	c, rep, err := snapshot.LoadUnder(testdata.DemoName, testdata.Demo, &gates.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Problems {
+		t.Errorf("loading: %s", p)
+	}
+	for _, p := range c.Pods {
+		p.Spec.TerminationGracePeriodSeconds = ptr.To(int64(0))
+	}
+	s := &scenario.Scenario{Name: "demo", Cluster: c}
+	ours, err := runOursQueue(s, &gates.Features, demoGangHorizon)
+	if err != nil {
+		t.Fatalf("schedtui: %v", err)
+	}
+	theirs, err := upstream.RunQueueFor(context.Background(), c.DeepCopy(), nil, nil, scheduler.Epoch, demoGangHorizon)
+	if err != nil {
+		t.Fatalf("upstream: %v", err)
+	}
+	var gangAt []int
+	for _, cy := range theirs.Cycles {
+		if cy.Group == "default/llm-train-workers" {
+			gangAt = append(gangAt, cy.At)
+		}
+	}
+	if want := []int{0, 2, 5, 10, 19, 36, 65}; !slices.Equal(gangAt, want) {
+		t.Errorf("upstream's cycles of the gang at %v s, want %v", gangAt, want)
+	}
+	if diff, _ := compareQueueRuns(ours, theirs); diff != "" {
+		for _, side := range []struct {
+			name string
+			run  upstream.QueueRun
+		}{{"schedtui", ours.QueueRun}, {"upstream", theirs}} {
+			for _, cy := range side.run.Cycles {
+				t.Logf("%s %s at %ds", side.name, cycleName(cy), cy.At)
+			}
+		}
+		t.Errorf("the demo with %s disagrees with upstream:\n%s", testdata.DemoFeatureGates, diff)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -127,6 +128,38 @@ func TestDemoCluster(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("kube-scheduler did not mark default/analytics unschedulable: %v", err)
+	}
+	// The demo's training job is a gang (its scheduler and API server run
+	// with GenericWorkload): the real scheduler finds it unschedulable as
+	// a whole and binds none of its 8 workers, though 6 would fit.
+	var gangCondition string
+	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+		pg, err := client.SchedulingV1beta1().PodGroups("default").Get(ctx, "llm-train-workers", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, c := range pg.Status.Conditions {
+			if c.Type == schedulingv1beta1.PodGroupInitiallyScheduled {
+				gangCondition = fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
+				return c.Status == metav1.ConditionFalse && c.Reason == schedulingv1beta1.PodGroupReasonUnschedulable, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Errorf("kube-scheduler did not find the gang default/llm-train-workers unschedulable (%q): %v", gangCondition, err)
+	} else if !strings.Contains(gangCondition, "minCount (8) cannot be satisfied") {
+		t.Errorf("the gang's condition: %s", gangCondition)
+	}
+	members, err := client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=llm-train"})
+	must(t, err)
+	if len(members.Items) != 8 {
+		t.Errorf("%d pods of the training job, want 8", len(members.Items))
+	}
+	for _, p := range members.Items {
+		if p.Spec.NodeName != "" || p.Spec.SchedulingGroup == nil {
+			t.Errorf("worker %s: bound to %q, schedulingGroup %v: the gang binds none, each names its group", p.Name, p.Spec.NodeName, p.Spec.SchedulingGroup)
+		}
 	}
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		_, err := client.CoreV1().Pods("default").Get(ctx, "churn-1", metav1.GetOptions{})

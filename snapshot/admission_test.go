@@ -1,13 +1,19 @@
 package snapshot
 
 import (
+	"fmt"
+	"maps"
+	"strings"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/schedtui/schedtui/internal/docread"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot/apiserver"
 )
 
@@ -222,4 +228,129 @@ spec: {resources: {requests: {storage: 1Gi}}}
 	if apiserver.DefaultStorageClass([]*storagev1.StorageClass{{}}) != nil {
 		t.Errorf("default without annotation")
 	}
+}
+
+// TestPodGroupPriorityAdmission: the Priority admission plugin resolves a
+// PodGroup's and a CompositePodGroup's priorityClassName (or the
+// globalDefault class) into spec.priority when their gates are on, and
+// rejects, as the API server would refuse to create them, groups naming a
+// missing class or giving another priority; a stored group keeps its
+// priority with a warning. Workloads are not admitted.
+func TestPodGroupPriorityAdmission(t *testing.T) {
+	group := func(kind, name, spec string) string {
+		version := "v1beta1"
+		if kind == "CompositePodGroup" {
+			version = "v1alpha3"
+		}
+		return fmt.Sprintf("apiVersion: scheduling.k8s.io/%s\nkind: %s\nmetadata: {name: %s, namespace: ml%s}\nspec:\n  schedulingPolicy: {basic: {}}\n%s---\n",
+			version, kind, name, map[bool]string{true: ", resourceVersion: \"7\""}[strings.HasPrefix(name, "stored")], spec)
+	}
+	data := `apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: spot}
+value: 50
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: batch}
+value: 10
+globalDefault: true
+---
+` + group("PodGroup", "named", "  priorityClassName: spot\n") +
+		group("PodGroup", "defaulted", "") +
+		group("PodGroup", "given", "  priorityClassName: spot\n  priority: 50\n") +
+		group("PodGroup", "missing", "  priorityClassName: silver\n") +
+		group("PodGroup", "other", "  priorityClassName: spot\n  priority: 7\n") +
+		group("PodGroup", "stored", "  priorityClassName: silver\n  priority: 3\n") +
+		group("CompositePodGroup", "composite", "  priorityClassName: spot\n  workloadRef: {workloadName: train, templateName: job}\n")
+	gates := func(on bool) features.Features {
+		g := features.Default()
+		g.EnableGenericWorkload, g.EnableTopologyAwareWorkloadScheduling, g.EnableCompositePodGroup = on, on, on
+		return g
+	}
+	c, r := loadWithGates(t, gates(true), data)
+	priorities := map[string]string{}
+	for _, pg := range c.PodGroups {
+		priorities[pg.Name] = fmt.Sprintf("%s %d", pg.Spec.PriorityClassName, ptrValue(pg.Spec.Priority))
+	}
+	for _, cpg := range c.CompositePodGroups {
+		priorities[cpg.Name] = fmt.Sprintf("%s %d", cpg.Spec.PriorityClassName, ptrValue(cpg.Spec.Priority))
+	}
+	want := map[string]string{"named": "spot 50", "defaulted": "batch 10", "given": "spot 50", "stored": "silver 3", "composite": "spot 50"}
+	if !maps.Equal(priorities, want) {
+		t.Errorf("priorities %v, want %v\n%s", priorities, want, r)
+	}
+	problems := r.String()
+	for _, msg := range []string{
+		`PodGroup ml/missing: spec.priorityClassName: podgroups.scheduling.k8s.io "missing" is forbidden: no PriorityClass with name silver was found`,
+		`PodGroup ml/other: spec.priority: podgroups.scheduling.k8s.io "other" is forbidden: priority set in the pod group (7) must match the priority computed (50) based on the priority class set in the spec`,
+		`PodGroup ml/stored: spec.priorityClassName: podgroups.scheduling.k8s.io "stored" is forbidden: no PriorityClass with name silver was found; keeping the stored priority 3`,
+	} {
+		if !strings.Contains(problems, msg) {
+			t.Errorf("problems lack %q:\n%s", msg, problems)
+		}
+	}
+	// The gates off: no admission (and no priority).
+	c, _ = loadWithGates(t, gates(false), data)
+	for _, pg := range c.PodGroups {
+		if pg.Name == "named" && pg.Spec.Priority != nil {
+			t.Errorf("GenericWorkload off: named got priority %d", *pg.Spec.Priority)
+		}
+	}
+}
+
+// TestPodGroupPreemptionPolicyAdmission: with PodGroupPreemptionPolicy the
+// plugin also sets spec.preemptionPolicy from the class; as upstream's
+// API server defaults a new group's policy to PreemptLowerPriority before
+// admission, a class whose policy is Never gets the group refused.
+func TestPodGroupPreemptionPolicyAdmission(t *testing.T) {
+	data := `apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: never}
+value: 5
+preemptionPolicy: Never
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: spot}
+value: 50
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: spot, namespace: ml}
+spec: {schedulingPolicy: {basic: {}}, priorityClassName: spot}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: never, namespace: ml}
+spec: {schedulingPolicy: {basic: {}}, priorityClassName: never}
+`
+	g := features.Default()
+	g.EnableGenericWorkload, g.EnablePodGroupPreemptionPolicy = true, true
+	c, r := loadWithGates(t, g, data)
+	if len(c.PodGroups) != 1 || c.PodGroups[0].Name != "spot" || ptrValue(c.PodGroups[0].Spec.Priority) != 50 ||
+		c.PodGroups[0].Spec.PreemptionPolicy == nil || *c.PodGroups[0].Spec.PreemptionPolicy != schedulingv1beta1.PreemptLowerPriority {
+		t.Fatalf("PodGroups %+v\n%s", c.PodGroups, r)
+	}
+	want := `PodGroup ml/never: spec.preemptionPolicy: podgroups.scheduling.k8s.io "never" is forbidden: the string value of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod group spec; priority admission controller computed Never from the given PriorityClass name`
+	if !strings.Contains(r.String(), want) {
+		t.Errorf("problems lack %q:\n%s", want, r)
+	}
+}
+
+func loadWithGates(t *testing.T, gates features.Features, data string) (*Cluster, *docread.Report) {
+	t.Helper()
+	l := NewLoader()
+	l.ValidateUnder(gates)
+	if err := l.LoadData("groups.yaml", []byte(data)); err != nil {
+		t.Fatal(err)
+	}
+	return l.Finish()
+}
+
+func ptrValue(p *int32) int32 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }

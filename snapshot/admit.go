@@ -14,6 +14,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -62,6 +64,12 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 		msgName = ""
 	}
 	warnings, rejection := apiserver.AdmitPod(pod, msgName, classes, runtimeClasses)
+	return l.reportAdmission(at, desc, warnings, rejection)
+}
+
+// reportAdmission reports what admission said about the object desc, at
+// its origin; false means it is rejected.
+func (l *Loader) reportAdmission(at origin, desc string, warnings []apiserver.AdmissionIssue, rejection *apiserver.AdmissionIssue) bool {
 	for _, w := range warnings {
 		l.report.Warnf(at.file, at.line, desc, w.Field, "%s", w.Message)
 	}
@@ -70,6 +78,39 @@ func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, ru
 		return false
 	}
 	return true
+}
+
+// admitPodGroups applies the Priority admission plugin to the PodGroups
+// and CompositePodGroups (under the API server's gates: GenericWorkload,
+// CompositePodGroup), dropping those it rejects.
+func (l *Loader) admitPodGroups() {
+	classes := l.cluster.PriorityClasses
+	l.cluster.PodGroups = admitGroups(l, "PodGroup", l.cluster.PodGroups, func(pg *schedulingv1beta1.PodGroup) ([]apiserver.AdmissionIssue, *apiserver.AdmissionIssue) {
+		return apiserver.AdmitPodGroup(pg, classes, l.validation)
+	})
+	l.cluster.CompositePodGroups = admitGroups(l, "CompositePodGroup", l.cluster.CompositePodGroups, func(cpg *schedulingv1alpha3.CompositePodGroup) ([]apiserver.AdmissionIssue, *apiserver.AdmissionIssue) {
+		return apiserver.AdmitCompositePodGroup(cpg, classes, l.validation)
+	})
+}
+
+// admitGroups admits each group of one kind, keeping those admission
+// accepts.
+func admitGroups[T interface {
+	runtime.Object
+	metav1.Object
+}](l *Loader, kind string, groups []T, admit func(T) ([]apiserver.AdmissionIssue, *apiserver.AdmissionIssue)) []T {
+	kept := groups[:0]
+	for _, g := range groups {
+		at := l.origins[g]
+		done := l.reportingAt(at)
+		warnings, rejection := admit(g)
+		if l.reportAdmission(at, describe(kind, g.GetNamespace(), g.GetName()), warnings, rejection) {
+			kept = append(kept, g)
+		}
+		done()
+	}
+	clear(groups[len(kept):])
+	return kept
 }
 
 func (l *Loader) admitPersistentVolumeClaims() {

@@ -356,6 +356,7 @@ func (l *Loader) Finish() (*Cluster, *docread.Report) {
 		l.cluster.PriorityClasses = append(l.cluster.PriorityClasses, pc)
 	}
 	l.admitPods()
+	l.admitPodGroups()
 	l.generateTemplateClaims()
 	l.admitPersistentVolumeClaims()
 	l.checkNodeNames()

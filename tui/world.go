@@ -238,29 +238,38 @@ func copyResource(r *framework.Resource) framework.Resource {
 // observedTally counts the observations of a backend's timeline from one
 // capture to the next, reading only the events new since the last one
 // (and those shadow mode may still judge again). The place it stopped is
-// kept as a number of the run's events (history.EventLog.Dropped), which
-// compaction leaves alone; a rewind makes it count again from the start.
+// kept twice over, as compaction may have moved it by the next count: as
+// a number of the run's events (history.EventLog.Dropped), which holds
+// while the place is past the horizon, and as a position in the archive,
+// which holds once compaction archived it (a long step can compact past
+// it: sliding checkpoints); a rewind makes it count again from the start.
 type observedTally struct {
 	// upTo is the run's events counted (the settled ones), last the
-	// final one of them.
-	upTo   int
-	last   history.Event
-	counts observedCounts
+	// final one of them; kept is how many of those compaction keeps
+	// (history.Event.KeptByCompaction), the position in the archive
+	// right after them once archived, lastKept the final one of those.
+	upTo, kept     int
+	last, lastKept history.Event
+	counts         observedCounts
 	// read is the events read, which bounds the work (tests).
 	read int
 }
 
 func (t *observedTally) count(l history.EventLog) observedCounts {
 	settled := l.Settled()
-	from := t.upTo - l.Dropped()
-	if from < 0 || from > settled || from > 0 && !sameMark(l.At(from-1), t.last) {
+	from, ok := t.resume(l)
+	if !ok {
 		*t = observedTally{read: t.read}
 		from = 0
 	}
 	for i := from; i < settled; i++ {
 		t.read++
-		if ev := l.At(i); ev.Kind == history.EventObserved {
+		ev := l.At(i)
+		if ev.Kind == history.EventObserved {
 			t.counts.add(ev.Reason)
+		}
+		if ev.KeptByCompaction() {
+			t.kept, t.lastKept = t.kept+1, ev
 		}
 	}
 	if t.upTo = l.Dropped() + settled; settled > 0 {
@@ -274,6 +283,18 @@ func (t *observedTally) count(l history.EventLog) observedCounts {
 		}
 	}
 	return c
+}
+
+// resume is the position in l where the count stopped, and whether l
+// still holds the events counted as they were (not after a rewind).
+func (t *observedTally) resume(l history.EventLog) (int, bool) {
+	if from := t.upTo - l.Dropped(); from > l.Archived() {
+		// Past the horizon: the run's numbering holds.
+		return from, from <= l.Settled() && sameMark(l.At(from-1), t.last)
+	}
+	// Compaction reached the place: the archive starts with the counted
+	// events it kept, then those that came after.
+	return t.kept, t.kept <= l.Archived() && (t.kept == 0 || sameMark(l.At(t.kept-1), t.lastKept))
 }
 
 // sameMark: a and b are the same event, as far as a tally can tell (Seq

@@ -87,8 +87,6 @@ func captureAt(ctx context.Context, f *sourceFlags, at string, until time.Durati
 	case src.cfgData != nil:
 		hd.SchedulerConfigFile, hd.SchedulerConfig = src.cfgFrom, string(src.cfgData)
 	}
-	// A run over the state reproduces the attempt only with the same gates.
-	recordSettings(&hd, src.settings)
 	hd.EnvValues = envValues(keepEnv, src.header)
 	written, where, err := writeCluster(output, stdout, c, hd, format)
 	if err != nil {
@@ -100,7 +98,8 @@ func captureAt(ctx context.Context, f *sourceFlags, at string, until time.Durati
 }
 
 // atState is the cluster as attempt n of pod (0: its last) saw it, after a
-// run of s, and the header fields that say so.
+// run of s, and the header fields that say so (the scheduler's version and
+// gates among them).
 func atState(s *session, e *engine.Engine, pod string, n int) (*snapshot.Cluster, snapshot.Header, *history.PodAttempt, error) {
 	var hd snapshot.Header
 	h, err := findHistory(s, e.Histories(), pod)
@@ -120,6 +119,9 @@ func atState(s *session, e *engine.Engine, pod string, n int) (*snapshot.Cluster
 	}
 	hd = snapshot.Header{CapturedAt: st.Time, At: fmt.Sprintf("%s#%d", h.Pod, pa.N), AttemptFirst: st.Resume.First,
 		NextStartNodeIndex: strconv.Itoa(st.Resume.NextStartNodeIndex), RandomState: base64.StdEncoding.EncodeToString(st.Resume.RandomState)}
+	// A run over the state reproduces the attempt only with the same
+	// version and gates (the demo's gang is one with GenericWorkload).
+	recordSettings(&hd, s.settings)
 	return s.cluster.WithSchedulerState(st.Nodes, st.Pods, st.Objects), hd, pa, nil
 }
 

@@ -24,8 +24,10 @@ var (
 )
 
 // firstAttemptOf loads a state written by snapshot --at as run loads it
-// and makes the run's first attempt.
-func firstAttemptOf(t *testing.T, path string) *record.Attempt {
+// and makes the run's first step: pod's attempt when that step was a
+// group cycle with pod among its members (the state at a member's attempt
+// is the cluster at its group's pop), else the step's attempt.
+func firstAttemptOf(t *testing.T, path, pod string) *record.Attempt {
 	t.Helper()
 	s, err := load(context.Background(), &sourceFlags{snapshot: path, seed: 1}, io.Discard)
 	if err != nil {
@@ -38,6 +40,13 @@ func firstAttemptOf(t *testing.T, path string) *record.Attempt {
 	a, ok := e.Step()
 	if !ok {
 		t.Fatalf("%s: nothing to attempt", path)
+	}
+	if g, inGroup := e.GroupOf(0); inGroup {
+		for _, m := range g.Members {
+			if ma := e.Attempts().At(m.Attempt); ma.Pod == pod {
+				return ma
+			}
+		}
 	}
 	return a
 }
@@ -54,7 +63,7 @@ func checkAt(t *testing.T, dir, name string, s *session, e *engine.Engine, pa hi
 	if _, err := snapshot.WriteFile(path, c, hd); err != nil {
 		t.Fatal(err)
 	}
-	got, want := firstAttemptOf(t, path).JSON(), pa.Attempt.JSON()
+	got, want := firstAttemptOf(t, path, pa.Attempt.Pod).JSON(), pa.Attempt.JSON()
 	where := fmt.Sprintf("%s %s#%d", name, pa.Attempt.Pod, pa.N)
 	if got.Pod != want.Pod {
 		t.Errorf("%s: the run over the state attempts %s first", where, got.Pod)
@@ -156,7 +165,7 @@ func poppedFirstAnyway(t *testing.T, s *session, e *engine.Engine, pa history.Po
 	if _, err := snapshot.WriteFile(path, c, hd); err != nil {
 		t.Fatal(err)
 	}
-	return firstAttemptOf(t, path).Pod == pa.Attempt.Pod
+	return firstAttemptOf(t, path, pa.Attempt.Pod).Pod == pa.Attempt.Pod
 }
 
 // TestSnapshotAtCommand: the command on the demo's cases, the header it

@@ -129,6 +129,12 @@ type Condition struct {
 // attempted. The process-wide feature gates (GenericWorkload among them)
 // are the caller's to set.
 func RunQueue(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []*schedulingv1beta1.PodGroup, t0 time.Time) (run QueueRun, err error) {
+	return RunQueueFor(ctx, c, cfg, late, t0, QueueHorizon)
+}
+
+// RunQueueFor is RunQueue with the clock run to horizon instead of
+// QueueHorizon: long enough, a failed group's backoff reaches its cap.
+func RunQueueFor(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []*schedulingv1beta1.PodGroup, t0 time.Time, horizon time.Duration) (run QueueRun, err error) {
 	if c == nil {
 		return run, errors.New("upstream: nil cluster")
 	}
@@ -190,7 +196,7 @@ func RunQueue(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedu
 			return run, err
 		}
 	}
-	for clk.FakeClock.Now().Sub(t0) < QueueHorizon {
+	for clk.FakeClock.Now().Sub(t0) < horizon {
 		clk.Step(time.Second)
 		flushBackoffQCompleted(q, h.logger)
 		if err := drain(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -132,6 +133,11 @@ func Fill(ctx context.Context, cfg *rest.Config, objs []runtime.Object, opts Fil
 					continue
 				}
 			}
+		case *schedulingv1beta1.PodGroup:
+			// As a pod's: the Priority admission plugin resolves it
+			// again from the class, and refuses a group bringing
+			// another.
+			o.Spec.Priority = nil
 		case *v1.Service:
 			// The snapshot's addresses are not this server's range; the
 			// scheduler reads only the selector.

@@ -23,7 +23,8 @@ import (
 // too.
 type Resume struct {
 	// First ("namespace/name") is popped first when it waits in activeQ
-	// then; otherwise the queue's order holds.
+	// then (a pod group's member: its group, whose cycle makes the
+	// member's attempt); otherwise the queue's order holds.
 	First string
 	// NextStartNodeIndex is where the first attempt's node scan starts.
 	NextStartNodeIndex int
@@ -41,13 +42,13 @@ func (e *Engine) resume() error {
 	return e.sched.SetResumeState(r.NextStartNodeIndex, r.RandomState)
 }
 
-// pop pops the next pod: Resume.First for the run's first pop, else the
-// queue's head.
+// pop pops the next pod or group: Resume.First (or the group holding
+// it) for the run's first pop, else the queue's head.
 func (e *Engine) pop() framework.QueuedEntity {
 	if r := e.opts.Resume; r != nil && r.First != "" && e.hist.Len() == 0 {
 		ns, name := splitKey(r.First)
-		if pi, ok := e.q.PopPod(ns, name); ok {
-			return pi
+		if en, ok := e.q.PopPod(ns, name); ok {
+			return en
 		}
 	}
 	en, _ := e.q.Pop()

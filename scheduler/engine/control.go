@@ -318,7 +318,7 @@ func (e *Engine) queuedGroup(en queue.Entry) QueuedGroup {
 	g := en.Group
 	qg := QueuedGroup{
 		Group: g.Key(), Policy: g.Policy(), MinCount: g.MinCount(), Priority: g.Priority(), Queue: history.QueueName(en.Location),
-		Timestamp: g.Timestamp, Attempts: g.Attempts, BackoffExpiration: e.q.BackoffExpiration(&framework.QueuedPodInfo{QueueingParams: g.QueueingParams}),
+		Timestamp: g.Timestamp, Attempts: g.Attempts, BackoffExpiration: e.q.GroupBackoffExpiration(g),
 		GatingPlugin: g.GatingPlugin, GatingMessage: en.GatingMessage,
 		Scheduled: e.sched.PodGroupState(g.Namespace, g.Name).ScheduledPodsCount(),
 	}

@@ -462,6 +462,13 @@ type EventLog struct {
 // since.
 func (l EventLog) Dropped() int { return l.dropped }
 
+// Archived is the number of events compaction archived: positions
+// 0..Archived()-1, which hold the run's events older than the horizon that
+// compaction keeps (KeptByCompaction), in order. The archive is only
+// appended to and no rewind reaches it, so an archived event keeps its
+// position in every log taken after.
+func (l EventLog) Archived() int { return l.archive.len() }
+
 // Len is the number of events.
 func (l EventLog) Len() int { return l.archive.len() + l.recentFrom + len(l.recent) }
 

@@ -50,6 +50,13 @@ const (
 	EventCluster EventKind = "cluster"
 )
 
+// KeptByCompaction says whether compaction archives the event (attempts,
+// preemptions, evictions, bindings, observations) rather than drop it
+// (queue moves and cluster changes).
+func (ev Event) KeptByCompaction() bool {
+	return ev.Kind != EventQueueMove && ev.Kind != EventCluster
+}
+
 // EventObserved: the cluster's scheduler decided about a pod (bound it,
 // or reported it unschedulable); Node is where it was bound ("" for
 // unschedulable), Predicted what schedtui chose ("" for no node), Reason

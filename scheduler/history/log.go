@@ -285,11 +285,9 @@ func (l *Log) Compact(horizon int, emitted bool) (dropped int) {
 	}
 	log := l.Attempts()
 	for _, ev := range l.timeline[:horizon-base] {
-		switch ev.Kind {
-		case EventQueueMove, EventCluster:
-			continue
+		if ev.KeptByCompaction() {
+			l.evArchive.add(ev, log)
 		}
-		l.evArchive.add(ev, log)
 	}
 	// Not cleared in place: handed-out logs may read the front; the array
 	// goes when appends outgrow it.

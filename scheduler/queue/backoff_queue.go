@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"math"
 	"time"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -71,20 +72,26 @@ func (bq *backoffQueue) backoffTime(e *entry) time.Time {
 		return time.Time{}
 	}
 	if e.BackoffExpiration.IsZero() {
-		e.BackoffExpiration = bq.alignToWindow(e.Timestamp.Add(bq.calculateBackoffDuration(count)))
+		e.BackoffExpiration = bq.alignToWindow(e.Timestamp.Add(bq.calculateBackoffDuration(count, e.size())))
 	}
 	return e.BackoffExpiration
 }
 
 // calculateBackoffDuration: the initial backoff doubled per failure after
-// the first, capped at the maximum.
-func (bq *backoffQueue) calculateBackoffDuration(count int) time.Duration {
+// the first, capped at the maximum; for an entity of several pods (a pod
+// group's queued members) the cap is the maximum times the square root of
+// their number, as upstream's, so a group of 8 backs off up to ~28s.
+func (bq *backoffQueue) calculateBackoffDuration(count, entitySize int) time.Duration {
 	if count <= 0 {
 		return 0
 	}
+	maxBackoff := bq.podMaxBackoff
+	if entitySize > 1 {
+		maxBackoff = time.Duration(float64(maxBackoff) * math.Sqrt(float64(entitySize)))
+	}
 	shift := uint(count - 1)
-	if bq.podInitialBackoff > bq.podMaxBackoff>>shift {
-		return bq.podMaxBackoff
+	if bq.podInitialBackoff > maxBackoff>>shift {
+		return maxBackoff
 	}
 	return bq.podInitialBackoff << shift
 }

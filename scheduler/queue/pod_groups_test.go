@@ -1,6 +1,8 @@
 package queue_test
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -55,6 +57,21 @@ func (e *env) popGroup() *framework.QueuedPodGroupInfo {
 		e.t.Fatalf("pop: %T %v, want a group", en, ok)
 	}
 	return g
+}
+
+// rejectGroup ends a popped group's cycle as a rejection: every member
+// back as unschedulable, then the group requeued.
+func (e *env) rejectGroup(g *framework.QueuedPodGroupInfo) {
+	e.t.Helper()
+	for _, m := range g.Members {
+		c := *m
+		if err := e.q.AddUnschedulablePodIfNotPresent(&c); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if err := e.q.AddAttemptedPodGroupIfNeeded(g, framework.NewStatus(framework.Unschedulable)); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // A gang is one queue entry: gated at PreEnqueue below minCount, popped
@@ -204,5 +221,70 @@ func TestPodGroupKeepsItsPlaceAfterPartialSuccess(t *testing.T) {
 	}
 	if g := e.popGroup(); g.Name != "first" || len(g.Members) != 1 || g.Members[0].Pod.Name != "f1" {
 		t.Errorf("popped %s (%d members) after the partial success, want first's f1 again", g.Name, len(g.Members))
+	}
+}
+
+// A rejected group backs off as upstream's calculateBackoffDuration does
+// for an entity of several pods: doubling from the initial backoff, capped
+// at the maximum times the square root of the queued members (10s·√8 ≈
+// 28.3s for a gang of 8, where a pod is capped at 10s).
+func TestPodGroupBackoffCappedBySize(t *testing.T) {
+	e := workloadEnv(t)
+	e.observe(gang("job", 8))
+	var members []*v1.Pod
+	for i := range 8 {
+		p := member(fmt.Sprintf("w%d", i), "job")
+		members = append(members, p)
+		e.addMember(p)
+	}
+	groupMax := time.Duration(float64(10*time.Second) * math.Sqrt(8))
+	now := time.Duration(0)
+	for failures := 1; failures <= 7; failures++ {
+		g := e.popGroup()
+		e.rejectGroup(g)
+		backoff := min(time.Second<<(failures-1), groupMax)
+		// Expirations are truncated to the 1s ordering window; a flush
+		// releases the group in the window after.
+		release := (now + backoff).Truncate(time.Second) + time.Second
+		if got, ok := e.q.NextBackoffRelease(); !ok || !got.Equal(start.Add(release)) {
+			t.Fatalf("after %d failures at %v: released at %v, want %v (backoff %v)", failures, now, got.Sub(start), release, backoff)
+		}
+		e.at(release)
+		e.q.FlushBackoffQCompleted()
+		if got := e.where(members[0]); got != queue.Active {
+			t.Fatalf("after %d failures, flushed at %v: %s, want Active", failures, release, got)
+		}
+		now = release
+	}
+}
+
+// PopPod on a member of a group queued as one entry pops the group (the
+// member's attempt is made in its group's cycle), ahead of the queue's
+// order; a member whose group does not wait in activeQ is not popped.
+func TestPopPodPopsTheMembersGroup(t *testing.T) {
+	e := workloadEnv(t)
+	first := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "first", Namespace: "default", UID: "uid-first"},
+		Spec: v1.PodSpec{SchedulerName: v1.DefaultSchedulerName}}
+	e.addMember(first)
+	e.observe(gang("job", 2))
+	w0, w1 := member("w0", "job"), member("w1", "job")
+	e.addMember(w0)
+	e.addMember(w1)
+	en, ok := e.q.PopPod("default", "w1")
+	g, isGroup := en.(*framework.QueuedPodGroupInfo)
+	if !ok || !isGroup || g.Key() != "default/job" || len(g.Members) != 2 {
+		t.Fatalf("PopPod(w1) = %T %v, want the group default/job with its 2 members", en, ok)
+	}
+	if e.where(w0) != queue.InFlight || e.where(w1) != queue.InFlight || g.Attempts != 1 {
+		t.Errorf("after PopPod: w0 %s, w1 %s, attempts %d", e.where(w0), e.where(w1), g.Attempts)
+	}
+	// The cycle's failures come back as the group: PopPod made it the
+	// last popped entity, as Pop does.
+	e.rejectGroup(g)
+	if got := e.where(w0); got != queue.Backoff {
+		t.Errorf("after the cycle: w0 %s, want Backoff with its group", got)
+	}
+	if _, ok := e.q.PopPod("default", "w0"); ok {
+		t.Error("PopPod popped a member whose group backs off")
 	}
 }

@@ -328,13 +328,21 @@ func (q *PriorityQueue) emit(e *entry, from, to Location, event string) {
 // times: initial backoff doubled per failure after the first, capped at
 // the maximum.
 func (q *PriorityQueue) BackoffDuration(count int) time.Duration {
-	return q.backoffQ.calculateBackoffDuration(count)
+	return q.backoffQ.calculateBackoffDuration(count, 1)
 }
 
 // BackoffExpiration is when a pod's backoff ends (zero if it never
 // failed), as the queue computes it.
 func (q *PriorityQueue) BackoffExpiration(pi *framework.QueuedPodInfo) time.Time {
 	return q.backoffQ.expiration(pi)
+}
+
+// GroupBackoffExpiration is when a group entry's backoff ends (zero if it
+// never failed), its members counted as the queue counts them; g is left
+// as it is.
+func (q *PriorityQueue) GroupBackoffExpiration(g *framework.QueuedPodGroupInfo) time.Time {
+	params := g.QueueingParams
+	return q.backoffQ.backoffTime(&entry{QueueingParams: &params, group: g})
 }
 
 func (q *PriorityQueue) newEntry(pi *framework.QueuedPodInfo) *entry {
@@ -348,6 +356,15 @@ func (e *entry) entity() framework.QueuedEntity {
 		return e.group
 	}
 	return e.pi
+}
+
+// size is upstream's QueuedEntityInfo.Size: 1 for a pod, the queued
+// members for a group (it stretches the group's maximum backoff).
+func (e *entry) size() int {
+	if e.group != nil {
+		return e.group.Size()
+	}
+	return 1
 }
 
 // podInfos are the entry's pods: the pod, or the group's queued members.
@@ -542,20 +559,29 @@ func (q *PriorityQueue) Pop() (framework.QueuedEntity, bool) {
 		if e == nil {
 			return nil, false
 		}
-		q.detach(e)
-		if e.group != nil {
-			if !q.startGroupInFlight(e) {
-				continue
-			}
-		} else if !q.activeQ.startInFlight(e.pi.Pod) {
-			// Upstream discards a pod tracked twice and pops the next one.
-			continue
+		// Upstream discards a pod tracked twice and pops the next one.
+		if q.take(e, from, label) {
+			return e.entity(), true
 		}
-		e.Attempts++
-		q.lastPopped, q.lastPoppedSeq = e.key, e.seq
-		q.emit(e, from, InFlight, label)
-		return e.entity(), true
 	}
+}
+
+// take moves the entry e, waiting at from, in flight as a pop does:
+// every pod of it tracked, its attempts counted, the move told. false:
+// nothing of it could be tracked (a pod in flight already), e is gone.
+func (q *PriorityQueue) take(e *entry, from Location, label string) bool {
+	q.detach(e)
+	if e.group != nil {
+		if !q.startGroupInFlight(e) {
+			return false
+		}
+	} else if !q.activeQ.startInFlight(e.pi.Pod) {
+		return false
+	}
+	e.Attempts++
+	q.lastPopped, q.lastPoppedSeq = e.key, e.seq
+	q.emit(e, from, InFlight, label)
+	return true
 }
 
 // Poppable reports whether Pop would return a pod.

@@ -24,6 +24,9 @@ type cluster struct {
 	dir        string
 	proc       *kubecluster.Process
 	kubeconfig string
+	// workloads: the API server serves the workload API and the
+	// scheduler runs workload-aware scheduling (GenericWorkload).
+	workloads bool
 
 	stopEtcd      func()
 	proxy         *kubecluster.Proxy
@@ -51,6 +54,9 @@ func (c *cluster) start(ctx context.Context, port int) (err error) {
 		"--token-auth-file=" + tokens,
 		// No controller creates the service accounts pods would need.
 		"--disable-admission-plugins=ServiceAccount",
+	}
+	if c.workloads {
+		flags = append(flags, kubecluster.WorkloadAPIFlags...)
 	}
 	opts := kubeapiservertesting.NewDefaultTestServerOptions()
 	// Scraping the server's metrics on the way out only slows Ctrl-C.
@@ -93,7 +99,11 @@ func (c *cluster) startScheduler() (err error) {
 	if err := os.WriteFile(config, []byte(yaml), 0o600); err != nil {
 		return err
 	}
-	if c.stopScheduler, err = kubecluster.StartScheduler(context.Background(), config); err != nil {
+	var flags []string
+	if c.workloads {
+		flags = kubecluster.WorkloadSchedulerFlags
+	}
+	if c.stopScheduler, err = kubecluster.StartScheduler(context.Background(), config, flags...); err != nil {
 		return fmt.Errorf("starting kube-scheduler: %w", err)
 	}
 	return nil

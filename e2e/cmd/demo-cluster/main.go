@@ -30,6 +30,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/schedtui/schedtui/e2e/kubecluster"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/snapshot"
 	"github.com/schedtui/schedtui/testdata"
 )
@@ -99,7 +100,7 @@ func run(o options, out io.Writer) (err error) {
 	_ = klogFlags.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
 
-	objs, source, err := loadSnapshot(o.snapshot)
+	objs, source, workloads, err := loadSnapshot(o.snapshot)
 	if err != nil {
 		return err
 	}
@@ -125,9 +126,13 @@ func run(o options, out io.Writer) (err error) {
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 
-	c := &cluster{dir: dir, proc: kubecluster.NewProcess(name, os.Stderr)}
+	c := &cluster{dir: dir, proc: kubecluster.NewProcess(name, os.Stderr), workloads: workloads}
 	defer c.stop(out)
 	fmt.Fprintf(out, "Starting etcd, kube-apiserver and kube-scheduler v1.37.1 in %s ...\n", dir)
+	if workloads {
+		fmt.Fprintf(out, "Its workloads are gangs: kube-apiserver %s, kube-scheduler %s.\n",
+			strings.Join(kubecluster.WorkloadAPIFlags, " "), strings.Join(kubecluster.WorkloadSchedulerFlags, " "))
+	}
 	if err := c.start(ctx, o.port); err != nil {
 		return unlessInterrupted(ctx, err)
 	}
@@ -182,23 +187,35 @@ func unlessInterrupted(ctx context.Context, err error) error {
 }
 
 // loadSnapshot reads the snapshot's objects (the embedded demo for ""),
-// and names its source.
-func loadSnapshot(path string) ([]runtime.Object, string, error) {
-	if path == "" {
-		c, _, err := snapshot.Load(testdata.DemoName, testdata.Demo)
-		if err != nil {
-			return nil, "", err
-		}
-		return c.Objects(), "the demo (" + testdata.DemoName + ")", nil
-	}
-	opened, err := snapshot.Open(path)
+// names its source, and says whether the cluster runs workload-aware
+// scheduling: the demo's kube-scheduler does (testdata.DemoFeatureGates:
+// its training job is a gang), and so does a snapshot holding Workloads
+// or pod groups. Those objects are read as an API server with
+// GenericWorkload on creates them (a pod keeps spec.schedulingGroup, a
+// PodGroup's priority is resolved), as the cluster's will.
+func loadSnapshot(path string) (_ []runtime.Object, source string, workloads bool, _ error) {
+	// The demo's gates are those kubecluster's workload flags turn on.
+	gates, err := features.Resolve("", "", testdata.DemoFeatureGates)
 	if err != nil {
-		return nil, "", err
+		return nil, "", false, err
+	}
+	if path == "" {
+		c, _, err := snapshot.LoadUnder(testdata.DemoName, testdata.Demo, &gates.Features)
+		if err != nil {
+			return nil, "", false, err
+		}
+		return c.Objects(), "the demo (" + testdata.DemoName + ")", true, nil
+	}
+	opened, err := snapshot.OpenUnder(path, nil, gates.Features)
+	if err != nil {
+		return nil, "", false, err
 	}
 	if opened.Report.HasErrors() {
 		fmt.Fprintf(os.Stderr, "%s: objects of %s left out:\n%s", name, path, opened.Report)
 	}
-	return opened.Cluster.Objects(), path, nil
+	c := opened.Cluster
+	workloads = len(c.Workloads)+len(c.PodGroups)+len(c.CompositePodGroups) > 0
+	return c.Objects(), path, workloads, nil
 }
 
 // stateDir makes the state directory (a new temporary one for "") and
