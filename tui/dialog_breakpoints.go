@@ -20,7 +20,7 @@ type breakpointsDialog struct {
 }
 
 func newBreakpointsDialog(c *Common) *breakpointsDialog {
-	return &breakpointsDialog{c: c, inputs: newInputs(c, [2]string{"add: ", "pod=default/web-*  |  unschedulable  |  preemption  |  node=NAME"})}
+	return &breakpointsDialog{c: c, inputs: newInputs(c, [2]string{"add: ", "pod=default/web-*  |  group=default/llm-*  |  unschedulable  |  preemption  |  node=NAME"})}
 }
 
 func (d *breakpointsDialog) Init() tea.Cmd    { return nil }

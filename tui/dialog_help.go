@@ -83,7 +83,7 @@ func (d *helpDialog) View() string {
 	if d.title == "" {
 		out = append(out, "",
 			"n runs the next attempt; s steps into it one phase at a time (views hide phases not yet reached).",
-			"c continues to the next breakpoint (b edits them: pod=GLOB, node=NAME, unschedulable, preemption).",
+			"c continues to the next breakpoint (b edits them: pod=GLOB, group=GLOB, node=NAME, unschedulable, preemption).",
 			"e opens the teaching pane: it explains the selected cell with the numbers behind it.",
 			"Mouse: wheel scrolls, click selects; click a tab to switch views.")
 	}

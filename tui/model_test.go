@@ -40,7 +40,7 @@ func TestGolden(t *testing.T) {
 		{name: "preemption", w: 80, h: 24, keys: []string{"n", "5"}, want: []string{"Chosen: node-b2. The pod is nominated to node-b2.", "Decided by: latest start time of the highest-priority victims", "★ node-b2", "violates PDB default/batch"}},
 		{name: "nodes_from_preemption", w: 80, h: 24, keys: []string{"n", "5", "<enter>"}, want: []string{"node-b2", "nominated here: default/reserved (100)"}},
 		{name: "events", w: 80, h: 24, keys: []string{"n", "n", "7"}, want: []string{"preemption default/critical-api nominated to node-b2", "cluster    Preempted default/web-2 on node-b2: Preempted by"}},
-		{name: "help", w: 80, h: 30, keys: []string{"?"}, want: []string{"next attempt", "continue to breakpoint", "rewind the last attempt", "compare two configurations"}},
+		{name: "help", w: 80, h: 30, keys: []string{"?"}, want: []string{"next attempt", "continue to breakpoint", "rewind the last attempt", "compare two configurations", "group=GLOB"}},
 		{name: "breakpoint_continue", w: 80, h: 24, keys: []string{"b"}, typed: "pod=web-3", after: []string{"<enter>", "<esc>", "c", "2"}, want: []string{"default/web-3", "breakpoint hit: pod=*/web-3", "● 1 bp"}},
 		{name: "rewind", w: 80, h: 24, keys: []string{"n", "n", "n", "u", "2"}, want: []string{"attempt 2/2", "default/frontend-1", "rewound attempt #3 (kube-system/log-agent-b1x7k Scheduled), the engine's last"}},
 		{name: "search_queue", w: 80, h: 24, keys: []string{"1", "/"}, typed: "web", after: []string{"<enter>"}, want: []string{"default/web-3", "filter: web"}},
