@@ -109,6 +109,9 @@ func (h *header) title() string {
 			if c.Focus != w.cursor.Attempt {
 				where += fmt.Sprintf(" (cursor at %d)", w.cursor.Attempt+1)
 			}
+			if g, k := memberOf(w, c.Focus); c.MemberStep && g != nil {
+				where += fmt.Sprintf("  member %d/%d of group cycle %d", k+1, len(g.Members), g.Seq)
+			}
 			s += "  " + where + "  " + st.Bold.Render(a.Pod) + " " + outcomeStyled(st, a, c)
 			if c.Focus == w.cursor.Attempt && w.cursor.Phase < a.LastPhase() {
 				s += st.Warn.Render(" @" + w.cursor.Phase.String())

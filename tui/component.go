@@ -75,6 +75,10 @@ type Common struct {
 	Diags map[int]*diagResult
 	// Hints caches the proven hints per attempt (see why.go).
 	Hints map[int]*hintsResult
+	// MemberStep: the focus is stepping member by member through a
+	// pod-group cycle's recorded attempts (n, { and }); the header says
+	// which member.
+	MemberStep bool
 	// Active is the view shown in the body.
 	Active viewID
 	// Bps are the breakpoints continue (c) stops at.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/history"
@@ -144,4 +146,101 @@ func shortNames(keys []string) []string {
 		out[i] = shortName(k)
 	}
 	return out
+}
+
+// Stepping through a group cycle. The engine runs a pod-group cycle as
+// one step: ScheduleOnePodGroup tries every member (each seeing the ones
+// before it assumed), then decides for the group and releases or binds
+// them all, so there is no engine state between two members to stop at.
+// The debugger steps member by member over the members' recorded
+// attempts instead: n after a group cycle lands on its first member, n
+// (and }) then shows the next member's attempt, { the previous one, and
+// n from the last member runs the engine again.
+
+// memberOf is the group cycle attempt i was made in and i's position
+// among its members (from 0), or nil.
+func memberOf(w *world, i int) (*record.GroupAttempt, int) {
+	g := w.groupOf(i)
+	if g == nil {
+		return nil, -1
+	}
+	for k, m := range g.Members {
+		if m.Attempt == i {
+			return g, k
+		}
+	}
+	return nil, -1
+}
+
+// memberNote is the status line for member k of group cycle g.
+func memberNote(w *world, g *record.GroupAttempt, k int) string {
+	a := w.attempts.At(g.Members[k].Attempt)
+	next := "n: next member"
+	if k == len(g.Members)-1 {
+		next = "the cycle's last member: n runs the next attempt"
+	}
+	return fmt.Sprintf("member %d/%d of group cycle %d (%s): %s %s · %s", k+1, len(g.Members), g.Seq, g.Key(), a.Pod, a.Outcome, next)
+}
+
+// stepMember moves the focus d members along its group cycle, skipping
+// members whose attempt the world no longer keeps, and reports whether
+// it moved.
+func (s *session) stepMember(d int) bool {
+	w := s.c.World
+	if w == nil {
+		return false
+	}
+	g, k := memberOf(w, s.c.Focus)
+	if g == nil {
+		return false
+	}
+	for j := k + d; j >= 0 && j < len(g.Members); j += d {
+		if i := g.Members[j].Attempt; i >= 0 && i < w.attempts.Len() {
+			s.focus(i)
+			s.c.MemberStep = true
+			s.c.post(statusMsg{memberNote(w, g, j), false, i})
+			return true
+		}
+	}
+	return false
+}
+
+// memberKey is { (d = -1) and }: the previous or next member of the
+// focused attempt's group cycle.
+func (s *session) memberKey(d int) tea.Cmd {
+	if s.stepMember(d) {
+		return s.ensureFork()
+	}
+	w := s.c.World
+	if w == nil {
+		return nil
+	}
+	switch g, k := memberOf(w, s.c.Focus); {
+	case g == nil:
+		s.status("{ and } step through a pod-group cycle's members: the attempt in view was not made in one", false)
+	case d < 0:
+		s.status(fmt.Sprintf("member %d/%d is the first of group cycle %d", k+1, len(g.Members), g.Seq), false)
+	default:
+		s.status(fmt.Sprintf("member %d/%d is the last of group cycle %d: n runs the next attempt", k+1, len(g.Members), g.Seq), false)
+	}
+	return nil
+}
+
+// focusFirstMember follows an n that made a pod-group cycle: the focus
+// goes to the cycle's first kept member, to step through the rest, and
+// the note says so. Another attempt keeps n's note.
+func (s *session) focusFirstMember(n note) note {
+	w := s.c.World
+	g, _ := memberOf(w, s.c.Focus)
+	if g == nil || len(g.Members) < 2 {
+		return n
+	}
+	for k, m := range g.Members {
+		if m.Attempt >= 0 && m.Attempt < w.attempts.Len() {
+			s.c.Focus = m.Attempt
+			s.c.MemberStep = true
+			return note{text: fmt.Sprintf("group cycle %d of %s ran as one step (%d members, %s); %s", g.Seq, g.Key(), len(g.Members), g.Result, memberNote(w, g, k)), attempt: true}
+		}
+	}
+	return n
 }

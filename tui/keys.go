@@ -7,10 +7,12 @@ import "charm.land/bubbles/v2/key"
 // k9s (j/k, g/G, h/l, / search, esc back, tab between views).
 type KeyMap struct {
 	Next, Step, Continue, Breakpoints, Rewind key.Binding
-	Up, Down, Left, Right, Top, Bottom        key.Binding
-	PageUp, PageDown, Enter, Back             key.Binding
-	NextView, PrevView, Views                 key.Binding
-	Search, Explain, Help, Quit               key.Binding
+	// Member steps through a pod-group cycle's members: { back, } on.
+	Member                             key.Binding
+	Up, Down, Left, Right, Top, Bottom key.Binding
+	PageUp, PageDown, Enter, Back      key.Binding
+	NextView, PrevView, Views          key.Binding
+	Search, Explain, Help, Quit        key.Binding
 	// Compare mode: pick a second side; jump between divergences.
 	CompareWith, NextDiverge, PrevDiverge key.Binding
 
@@ -41,6 +43,7 @@ func DefaultKeyMap() *KeyMap {
 		Continue:     b("c", "continue to breakpoint", "c", "f5"),
 		Breakpoints:  b("b", "breakpoints", "b"),
 		Rewind:       b("u", "rewind the last attempt", "u"),
+		Member:       b("{/}", "prev/next member of group", "{", "}"),
 		Up:           b("↑/k", "up", "up", "k"),
 		Down:         b("↓/j", "down", "down", "j"),
 		Left:         b("←/h", "scroll left", "left", "h"),
@@ -90,7 +93,7 @@ func DefaultKeyMap() *KeyMap {
 // global lists the bindings the root handles in every view, for the
 // help; each view's FullHelp lists them after its own.
 func (k *KeyMap) global() []key.Binding {
-	return []key.Binding{k.Next, k.Step, k.Continue, k.Breakpoints, k.Rewind, k.WhatIf, k.CompareWith, k.Explain, k.Help, k.Quit, k.NextView, k.PrevView, k.Views, k.Back}
+	return []key.Binding{k.Next, k.Step, k.Continue, k.Member, k.Breakpoints, k.Rewind, k.WhatIf, k.CompareWith, k.Explain, k.Help, k.Quit, k.NextView, k.PrevView, k.Views, k.Back}
 }
 
 // vertical is the navigation of a list; grid adds the column moves.

@@ -9,7 +9,7 @@ import (
 // ones, all of them on screen at 80×24; a key a view does not list does
 // nothing there (/ on the Pod view).
 func TestHelpPerView(t *testing.T) {
-	global := []string{"n", "s", "c", "b", "u", "w", "C", "e", "?", "q", "tab", "shift+tab", "1-8", "esc"}
+	global := []string{"n", "s", "c", "{/}", "b", "u", "w", "C", "e", "?", "q", "tab", "shift+tab", "1-8", "esc"}
 	vertical := []string{"↑/k", "↓/j", "g", "G", "pgup", "pgdn"}
 	grid := append([]string{"←/h", "→/l"}, vertical...)
 	own := map[viewID][]string{

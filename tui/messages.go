@@ -60,6 +60,9 @@ type (
 	note struct {
 		text    string
 		attempt bool
+		// firstMember: when the attempt made closes a pod-group cycle,
+		// focus the cycle's first member (n steps through the rest).
+		firstMember bool
 	}
 	needDiagMsg     struct{ attempt int }
 	openPodMsg      struct{ pod string }

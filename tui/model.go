@@ -265,6 +265,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.s.stepPhase()
 	case key.Matches(msg, k.Continue):
 		return m.s.continueToBreakpoint()
+	case key.Matches(msg, k.Member):
+		if msg.String() == "{" {
+			return m.s.memberKey(-1)
+		}
+		return m.s.memberKey(1)
 	case key.Matches(msg, k.Rewind):
 		return m.s.rewind()
 	case key.Matches(msg, k.Breakpoints):

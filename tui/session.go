@@ -258,9 +258,12 @@ func (s *session) holding() bool { return len(s.queued) > 0 }
 // The debugger's operations, bound to n, s, c and u.
 
 func (s *session) next() tea.Cmd {
+	if s.c.MemberStep && s.stepMember(1) {
+		return s.ensureFork()
+	}
 	return s.engineCmd("stepping", s.forecast(func() note {
 		if a, ok := s.b.Step(); ok {
-			return note{fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome), true}
+			return note{text: fmt.Sprintf("attempt #%d: %s %s", a.Seq, a.Pod, a.Outcome), attempt: true, firstMember: true}
 		}
 		if s.b.Shadowing() {
 			return note{text: "shadow mode: no decision of the cluster's scheduler left to judge (they are judged as they arrive)"}
@@ -275,7 +278,7 @@ func (s *session) stepPhase() tea.Cmd {
 		if c.Attempt < 0 {
 			return note{text: s.nothingToSchedule()}
 		}
-		return note{"phase " + c.Phase.String(), true}
+		return note{text: "phase " + c.Phase.String(), attempt: true}
 	}))
 }
 
@@ -286,7 +289,7 @@ func (s *session) continueToBreakpoint() tea.Cmd {
 		none = note{text: "no breakpoints set (b): ran until nothing was left to schedule"}
 	}
 	return s.continueLong(&longOp{label: "continuing", bps: bps, none: none,
-		hit: func(i int) note { return note{"breakpoint hit: " + bpString(bps[i]), true} }})
+		hit: func(i int) note { return note{text: "breakpoint hit: " + bpString(bps[i]), attempt: true} }})
 }
 
 // rewind undoes the last attempt. The engine's rewind replays up to a
@@ -396,13 +399,17 @@ func (s *session) onEngine(msg engineMsg) tea.Cmd {
 	}
 	s.toAttempt = false
 	s.c.Focus = w.cursor.Attempt
+	s.c.MemberStep = false
+	if msg.note.firstMember {
+		msg.note = s.focusFirstMember(msg.note)
+	}
 	if first && w.cursor.Attempt < 0 {
 		s.c.post(goToMsg{viewQueues, false})
 	}
 	if n := msg.note; n.text != "" {
 		about := -1
 		if n.attempt {
-			about = w.cursor.Attempt
+			about = s.c.Focus
 		}
 		s.c.post(statusMsg{n.text, false, about})
 	}
@@ -438,6 +445,7 @@ func (s *session) showWorld(w *world) {
 
 func (s *session) focus(i int) {
 	s.c.Focus = i
+	s.c.MemberStep = false
 	s.c.post(stateMsg{allViews})
 }
 
@@ -527,7 +535,7 @@ func (s *session) openPod(pod string) tea.Cmd {
 	s.c.post(goToMsg{viewAttempt, true}, longMsg{&longOp{label: "running to " + pod,
 		bps:  []engine.Breakpoint{{PodPattern: pod}},
 		none: note{text: "the engine went quiet before " + pod + " was attempted"},
-		hit:  func(int) note { return note{"stopped at " + pod, true} }}})
+		hit:  func(int) note { return note{text: "stopped at " + pod, attempt: true} }}})
 	return nil
 }
 
