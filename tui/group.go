@@ -177,9 +177,9 @@ func memberNote(w *world, g *record.GroupAttempt, k int) string {
 	a := w.attempts.At(g.Members[k].Attempt)
 	next := "n: next member"
 	if k == len(g.Members)-1 {
-		next = "the cycle's last member: n runs the next attempt"
+		next = "last member: n runs the next attempt"
 	}
-	return fmt.Sprintf("member %d/%d of group cycle %d (%s): %s %s · %s", k+1, len(g.Members), g.Seq, g.Key(), a.Pod, a.Outcome, next)
+	return fmt.Sprintf("member %d/%d of group cycle %d: %s %s · %s", k+1, len(g.Members), g.Seq, a.Pod, a.Outcome, next)
 }
 
 // stepMember moves the focus d members along its group cycle, skipping
@@ -235,11 +235,11 @@ func (s *session) focusFirstMember(n note) note {
 	if g == nil || len(g.Members) < 2 {
 		return n
 	}
-	for k, m := range g.Members {
+	for _, m := range g.Members {
 		if m.Attempt >= 0 && m.Attempt < w.attempts.Len() {
 			s.c.Focus = m.Attempt
 			s.c.MemberStep = true
-			return note{text: fmt.Sprintf("group cycle %d of %s ran as one step (%d members, %s); %s", g.Seq, g.Key(), len(g.Members), g.Result, memberNote(w, g, k)), attempt: true}
+			return note{text: fmt.Sprintf("group cycle %d of %s ran as one step (%d members, %s): n steps through its members", g.Seq, g.Key(), len(g.Members), g.Result), attempt: true}
 		}
 	}
 	return n

@@ -64,3 +64,39 @@ func TestGroupQueuesView(t *testing.T) {
 	hs.keys("<esc>", "1", "G", "enter")
 	hs.contains("default/llm-train-0 Unschedulable", "llm-train-0 fit: the cycle placed it on gpu-b1 in memory; it waits with its group")
 }
+
+// TestGroupMemberSteps: the engine runs a group cycle as one step; n that
+// makes one lands on its first member, n then shows the next member's
+// recorded attempt of the same cycle (the header says which), { goes
+// back, and n from the last member runs the engine again (here the
+// gang's next cycle).
+func TestGroupMemberSteps(t *testing.T) {
+	hs := newHarness(t, 120, 45)
+	for range 12 {
+		hs.keys("n")
+	}
+	hs.contains("attempt 12/12")
+	hs.keys("n", "2")
+	hs.contains("attempt 13/20 (cursor at 20)  member 1/8 of group cycle 1  default/llm-train-0",
+		"group cycle 1 of default/llm-train-workers ran as one step (8 members, Unschedulable): n steps through its members")
+	hs.keys("n", "n")
+	hs.contains("attempt 15/20 (cursor at 20)  member 3/8 of group cycle 1  default/llm-train-2",
+		"Pod group default/llm-train-workers (gang, minCount 8), group cycle 1",
+		"llm-train-2 fit: the cycle placed it on gpu-b1 in memory")
+	hs.golden(120, 45)
+	hs.keys("{")
+	hs.contains("attempt 14/20 (cursor at 20)  member 2/8 of group cycle 1  default/llm-train-1")
+	hs.keys("{", "{")
+	hs.contains("member 1/8 is the first of group cycle 1")
+	for range 7 {
+		hs.keys("}")
+	}
+	hs.contains("attempt 20/20  member 8/8 of group cycle 1  default/llm-train-7",
+		"Unschedulable · last member: n runs the next attempt")
+	hs.keys("}")
+	hs.contains("member 8/8 is the last of group cycle 1: n runs the next attempt")
+	// The gang is retried: the engine runs its second cycle, and n lands
+	// on that cycle's first member.
+	hs.keys("n")
+	hs.contains("attempt 21/28 (cursor at 28)  member 1/8 of group cycle 2  default/llm-train-0")
+}
