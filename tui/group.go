@@ -2,8 +2,11 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	v1 "k8s.io/api/core/v1"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -240,6 +243,108 @@ func (s *session) focusFirstMember(n note) note {
 			s.c.Focus = m.Attempt
 			s.c.MemberStep = true
 			return note{text: fmt.Sprintf("group cycle %d of %s ran as one step (%d members, %s): n steps through its members", g.Seq, g.Key(), len(g.Members), g.Result), attempt: true}
+		}
+	}
+	return n
+}
+
+// A group cycle's preemption: when its members found no placement,
+// PodGroupPostFilter (DefaultPreemption) looked for victims over the
+// whole cluster for the group at once. The Preempt view shows, for a
+// member's attempt, that preemption in place of a pod's: the victims per
+// node, the group each belonged to and its disruptionMode (all: every
+// scheduled pod of that group goes with it), and the cycle's message.
+
+// groupVictim is one victim of a group's preemption as the Preempt view
+// lists it.
+type groupVictim struct {
+	node string
+	record.Victim
+}
+
+// groupVictims are the chosen candidate's victims sorted by node (a
+// group preemption's candidate is the whole cluster: each victim names
+// its node).
+func groupVictims(p *record.Preemption) []groupVictim {
+	if p == nil || p.Chosen < 0 || p.Chosen >= len(p.Candidates) {
+		return nil
+	}
+	c := p.Candidates[p.Chosen]
+	out := make([]groupVictim, len(c.Victims))
+	for i, v := range c.Victims {
+		out[i] = groupVictim{node: v.Node, Victim: v}
+		if v.Node == "" {
+			out[i].node = c.Node
+		}
+	}
+	slices.SortStableFunc(out, func(a, b groupVictim) int { return strings.Compare(a.node, b.node) })
+	return out
+}
+
+// victimGroup says which group a victim belonged to and what its
+// disruptionMode took: with all, the whole group (record.Victim.Group);
+// otherwise the pod alone, naming its PodGroup when the pod is known.
+func victimGroup(c *Common, v groupVictim) (group, mode string) {
+	if v.Group != "" {
+		return v.Group, "all → whole group"
+	}
+	if p := c.podObject(v.node, v.Pod); p != nil {
+		if name := framework.PodGroupNameOf(p); name != "" {
+			return p.Namespace + "/" + name, "single → this pod"
+		}
+		return "—", "no group: this pod"
+	}
+	return "?", "this pod"
+}
+
+// podObject finds pod key on node in the cluster as the focused attempt
+// saw it (the victims were still there), else in the world's pods.
+func (c *Common) podObject(node, key string) *v1.Pod {
+	if cl := c.cluster(); cl != nil {
+		if i, ok := cl.nodeIdx[node]; ok {
+			for _, p := range cl.nodes[i].pods {
+				if p.Namespace+"/"+p.Name == key {
+					return p
+				}
+			}
+		}
+	}
+	return c.World.pods[key]
+}
+
+// groupPreemptSummary heads the Preempt view for a member of group cycle
+// g: who preempted, the outcome, the message, the members' nominations.
+func groupPreemptSummary(g *record.GroupAttempt) []string {
+	p := g.Preemption
+	out := []string{fmt.Sprintf("Pod group %s (%s, priority %d), group cycle %d: its members found no placement; PodGroupPostFilter (DefaultPreemption) looked for victims over the whole cluster for the group at once.",
+		g.Key(), groupPolicy(g.Policy, g.MinCount), g.Priority, g.Seq)}
+	if g.Message != "" {
+		out = append(out, "Message: "+g.Message)
+	}
+	switch {
+	case !p.Eligible:
+		return append(out, "Not eligible: "+p.Reason)
+	case len(groupVictims(p)) == 0:
+		return append(out, "No victims: evicting lower-priority pods would not let the group be placed.")
+	}
+	var noms []string
+	for _, m := range g.Members {
+		if m.Nominated != "" {
+			noms = append(noms, shortName(m.Pod)+" → "+m.Nominated)
+		}
+	}
+	out = append(out, fmt.Sprintf("%d victim(s) on %d node(s). Members nominated: %s.", len(groupVictims(p)), countNodes(groupVictims(p)), orNone(strings.Join(noms, ", "))))
+	if p.TiedPlacements > 0 {
+		out = append(out, fmt.Sprintf("%d member(s) were placed on one of several nodes tied at the top score: kube-scheduler takes whichever its parallel Filter returned first, so which victims are given back can vary from run to run.", p.TiedPlacements))
+	}
+	return out
+}
+
+func countNodes(vs []groupVictim) int {
+	n := 0
+	for i, v := range vs {
+		if i == 0 || v.node != vs[i-1].node {
+			n++
 		}
 	}
 	return n

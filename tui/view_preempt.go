@@ -13,7 +13,8 @@ import (
 
 // preemptView shows what DefaultPreemption considered: each candidate node
 // with its victims and PDB violations, the deciding criterion and the
-// nomination.
+// nomination; for a member of a group cycle that preempted, the group's
+// victims per node (group.go).
 type preemptView struct {
 	c    *Common
 	w, h int
@@ -26,7 +27,9 @@ func (v *preemptView) Init() tea.Cmd    { return nil }
 func (v *preemptView) SetSize(w, h int) { v.w, v.h = w, h }
 func (v *preemptView) Refresh() {
 	n := 0
-	if a := v.c.focused(); a != nil && a.Preemption != nil {
+	if g := v.group(); g != nil {
+		n = len(groupVictims(g.Preemption))
+	} else if a := v.c.focused(); a != nil && a.Preemption != nil {
 		n = len(a.Preemption.Candidates)
 	}
 	v.l.h = 1
@@ -52,6 +55,12 @@ func (v *preemptView) Update(msg tea.Msg) tea.Cmd {
 		switch {
 		case navigate(k, msg, 1, v.l.move):
 		case key.Matches(msg, k.Enter):
+			if g := v.group(); g != nil {
+				if vs := groupVictims(g.Preemption); v.l.cursor < len(vs) {
+					return emit(openNodeMsg{node: vs[v.l.cursor].node})
+				}
+				return nil
+			}
 			if a := v.c.focused(); a != nil && a.Preemption != nil && v.l.cursor < len(a.Preemption.Candidates) {
 				return emit(openNodeMsg{node: a.Preemption.Candidates[v.l.cursor].Node})
 			}
@@ -85,7 +94,27 @@ func (v *preemptView) summary(a *record.Attempt) []string {
 	return out
 }
 
+// group is the focused member's group cycle when its PodGroupPostFilter
+// evaluated preemption, else nil.
+func (v *preemptView) group() *record.GroupAttempt {
+	if v.c.World == nil {
+		return nil
+	}
+	if g := v.c.World.groupOf(v.c.Focus); g != nil && g.Preemption != nil {
+		return g
+	}
+	return nil
+}
+
 func (v *preemptView) candidateTops() []int {
+	if g := v.group(); g != nil {
+		y := len(v.wrapped(groupPreemptSummary(g))) + 1
+		tops := make([]int, len(groupVictims(g.Preemption)))
+		for i := range tops {
+			tops[i] = y + i
+		}
+		return tops
+	}
 	a := v.c.focused()
 	if a == nil || a.Preemption == nil {
 		return nil
@@ -99,12 +128,44 @@ func (v *preemptView) candidateTops() []int {
 	return tops
 }
 
-func (v *preemptView) summaryLines(a *record.Attempt) []string {
+func (v *preemptView) summaryLines(a *record.Attempt) []string { return v.wrapped(v.summary(a)) }
+
+func (v *preemptView) wrapped(ls []string) []string {
 	var out []string
-	for _, l := range v.summary(a) {
+	for _, l := range ls {
 		out = append(out, wrap(l, v.w)...)
 	}
 	return out
+}
+
+// groupView is the view for a member of a group cycle that preempted:
+// the summary, then one row per victim, by node.
+func (v *preemptView) groupView(g *record.GroupAttempt) string {
+	st := v.c.St
+	lines := v.wrapped(groupPreemptSummary(g))
+	vs := groupVictims(g.Preemption)
+	if len(vs) > 0 {
+		lines = append(lines, st.HeadingE.wrap(fit(fmt.Sprintf("   %-16s %-26s %-8s %-26s %s", "NODE", "VICTIM", "PRIORITY", "GROUP", "DISRUPTION MODE"), v.w)))
+	}
+	for i, vic := range vs {
+		node := vic.node
+		if i > 0 && vs[i-1].node == node {
+			node = ""
+		}
+		group, mode := victimGroup(v.c, vic)
+		s := fit(fmt.Sprintf("   %-16s %-26s %-8d %-26s %s", node, vic.Pod, vic.Priority, group, mode), v.w)
+		if len(vic.PDBs) > 0 {
+			s = fit(strings.TrimRight(s, " ")+"  violates PDB "+strings.Join(vic.PDBs, ", "), v.w)
+		}
+		switch {
+		case i == v.l.cursor:
+			s = st.Sel.wrap(s)
+		case len(vic.PDBs) > 0:
+			s = st.BadE.wrap(s)
+		}
+		lines = append(lines, s)
+	}
+	return block(strings.Join(lines, "\n"), v.w, v.h)
 }
 
 func (v *preemptView) View() string {
@@ -113,6 +174,8 @@ func (v *preemptView) View() string {
 	switch {
 	case a == nil:
 		return block("No attempt yet: press n.", v.w, v.h)
+	case v.group() != nil:
+		return v.groupView(v.group())
 	case a.Preemption == nil:
 		msg := "No preemption in this attempt"
 		if a.Outcome == record.Scheduled {
@@ -152,6 +215,12 @@ func (v *preemptView) View() string {
 }
 
 func (v *preemptView) Explain() (string, []string) {
+	if v.group() != nil {
+		return "Preemption for a pod group", []string{
+			"When a group cycle cannot place its group, PodGroupPostFilter (DefaultPreemption) looks for victims over the whole cluster at once: lower-priority pods whose eviction lets the group's scheduling run place it, keeping as few as possible (those that would violate a PodDisruptionBudget reprieved first).", "",
+			"A victim's PodGroup decides what goes with it: disruptionMode single (the default) evicts the pod alone; disruptionMode all evicts every scheduled pod of its group, on whatever node, so one victim can take pods on nodes the preemptor never uses.", "",
+			"The members are nominated where the run placed them; the group's next cycle waits while victims are still terminating (ongoing preemption on nominated nodes), then places the group."}
+	}
 	out := []string{"Preemption looks for a node where removing lower-priority pods lets the pod fit, keeping as few victims as possible (victims that would violate a PodDisruptionBudget are reprieved first when possible).", "",
 		"Among candidate nodes, pickOneNodeForPreemption applies in order:"}
 	for i, c := range defaultpreemption.Criteria() {
