@@ -29,8 +29,10 @@
 //     attempt's timeline, one document that scrolls), view_filter.go (the
 //     Filter map), view_scores.go (Scores), view_preempt.go (Preempt), view_nodes.go (Nodes, with devices.go for
 //     DRA), view_events.go (Events), and whatif.go (What-if); group.go
-//     is what the Queues and Pod views show of pod groups (a group's
-//     queue entry, its cycle's verdict, hints and members × nodes). They draw
+//     is what the Queues, Pod and Preempt views show of pod groups (a
+//     group's queue entry, its cycle's verdict, hints and members × nodes,
+//     its preemption's victims) and the stepping over a group cycle's
+//     members' recorded attempts (n, { and }). They draw
 //     through list.go and grid.go (a virtualised table: only the visible
 //     cells are formatted), format.go and styles.go. explain.go is the
 //     teaching pane's text for a Filter or Score cell.
