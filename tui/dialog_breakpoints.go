@@ -87,10 +87,21 @@ func (d *breakpointsDialog) View() string {
 		out = append(out, s)
 	}
 	out = append(out, "", d.in[0].View(), "",
-		st.Dim.Render("enter adds (or removes an identical one) · ↑/↓ select · delete/ctrl+d removes · esc closes"),
-		st.Dim.Render("pod=GLOB matches namespace/name (path.Match; a bare name matches any namespace)"),
-		st.Dim.Render("group=GLOB stops at the members of a matching PodGroup (its group cycle)"))
+		st.Dim.Render("enter adds (or removes an identical one) · ↑/↓ select · delete/ctrl+d removes · esc closes"))
+	for _, l := range d.syntax()[1:] {
+		out = append(out, st.Dim.Render(l))
+	}
 	return strings.Join(out, "\n")
+}
+
+// syntax is the editor's syntax, for its help (f1) below its keys; the
+// editor itself shows the lines after the first.
+func (d *breakpointsDialog) syntax() []string {
+	return []string{
+		"Breakpoints: pod=GLOB, group=GLOB, node=NAME, unschedulable, preemption.",
+		"pod=GLOB matches namespace/name (path.Match; a bare name matches any namespace)",
+		"group=GLOB stops at the members of a matching PodGroup (its group cycle)",
+	}
 }
 
 func (d *breakpointsDialog) ShortHelp() []key.Binding {

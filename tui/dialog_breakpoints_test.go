@@ -3,6 +3,8 @@ package tui
 import (
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/schedtui/schedtui/scheduler/engine"
 )
 
@@ -29,4 +31,15 @@ func TestParseBreakpoint(t *testing.T) {
 			t.Errorf("parseBreakpoint(%q) = %+v, %v; want %+v, err %v", tc.in, got, err, tc.want, tc.wantErr)
 		}
 	}
+}
+
+// TestBreakpointsDialogHelp: the editor's help (f1) gives its syntax,
+// group=GLOB included.
+func TestBreakpointsDialogHelp(t *testing.T) {
+	hs := newHarness(t, 100, 30)
+	hs.keys("b")
+	hs.send(tea.KeyPressMsg{Code: tea.KeyF1})
+	hs.contains("keys of the breakpoints editor",
+		"Breakpoints: pod=GLOB, group=GLOB, node=NAME, unschedulable, preemption.",
+		"group=GLOB stops at the members of a matching PodGroup (its group cycle)")
 }

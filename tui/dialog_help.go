@@ -80,6 +80,10 @@ func (d *helpDialog) View() string {
 	}
 	out := []string{st.Title.Render(title), ""}
 	out = append(out, d.groups()...)
+	if s, ok := d.subject.(interface{ syntax() []string }); ok {
+		out = append(out, "")
+		out = append(out, s.syntax()...)
+	}
 	if d.title == "" {
 		out = append(out, "",
 			"n runs the next attempt; s steps into it one phase at a time (views hide phases not yet reached).",
