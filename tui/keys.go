@@ -7,12 +7,12 @@ import "charm.land/bubbles/v2/key"
 // k9s (j/k, g/G, h/l, / search, esc back, tab between views).
 type KeyMap struct {
 	Next, Step, Continue, Breakpoints, Rewind key.Binding
+	Up, Down, Left, Right, Top, Bottom        key.Binding
+	PageUp, PageDown, Enter, Back             key.Binding
+	NextView, PrevView, Views                 key.Binding
+	Search, Explain, Help, Quit               key.Binding
 	// Member steps through a pod-group cycle's members: { back, } on.
-	Member                             key.Binding
-	Up, Down, Left, Right, Top, Bottom key.Binding
-	PageUp, PageDown, Enter, Back      key.Binding
-	NextView, PrevView, Views          key.Binding
-	Search, Explain, Help, Quit        key.Binding
+	Member key.Binding
 	// Compare mode: pick a second side; jump between divergences.
 	CompareWith, NextDiverge, PrevDiverge key.Binding
 
