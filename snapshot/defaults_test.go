@@ -231,6 +231,11 @@ spec:
 	if len(p.Status.Conditions) != 1 || p.Status.Conditions[0].Reason != v1.PodReasonSchedulingGated {
 		t.Errorf("conditions %+v", p.Status.Conditions)
 	}
+	// The registry creates every pod at generation 1 (the scheduler's
+	// conditions carry it as their observedGeneration).
+	if p.Generation != 1 {
+		t.Errorf("generation %d, want 1", p.Generation)
+	}
 	// Preparing the pod again does not merge the keys again.
 	apiserver.PrepareForCreate(p)
 	if len(p.Spec.TopologySpreadConstraints[0].LabelSelector.MatchExpressions) != 1 {

@@ -7,6 +7,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -544,7 +545,8 @@ func (e *Engine) failed(pi *framework.QueuedPodInfo, a *record.Attempt) {
 	if a.Outcome == record.Unschedulable {
 		reason = v1.PodReasonUnschedulable
 	}
-	updated := withScheduledCondition(cached, reason, a.Message, e.now)
+	nominationPatched := cached.Status.NominatedNodeName != pod.Status.NominatedNodeName
+	updated := withScheduledCondition(cached, reason, a.Message, e.now, e.sched.Features().EnablePodObservedGenerationTracking, nominationPatched)
 	if updated != cached {
 		e.sched.SetPendingPod(updated)
 	}
@@ -571,27 +573,24 @@ func requeueInfo(pi *framework.QueuedPodInfo, a *record.Attempt) framework.Queue
 // ScheduleAttemptFailureError labels a requeue the queue refused.
 const ScheduleAttemptFailureError = "ScheduleAttemptFailureError"
 
-// withScheduledCondition returns pod with PodScheduled=False and the given
-// reason and message, or pod itself when the condition already says so.
-func withScheduledCondition(pod *v1.Pod, reason, msg string, now time.Time) *v1.Pod {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == v1.PodScheduled && c.Status == v1.ConditionFalse && c.Reason == reason && c.Message == msg {
-			return pod
-		}
-	}
+// withScheduledCondition returns pod after updatePod's status patch:
+// PodScheduled=False with the given reason and message. The patch is sent
+// when the condition changes or the nomination was patched with it
+// (nominationPatched, already applied to pod by the cycle); otherwise, or
+// when the patch leaves pod's conditions as they are, pod itself is
+// returned.
+func withScheduledCondition(pod *v1.Pod, reason, msg string, now time.Time, trackGeneration, nominationPatched bool) *v1.Pod {
 	out := pod.DeepCopy()
-	cond := v1.PodCondition{Type: v1.PodScheduled, Status: v1.ConditionFalse, Reason: reason, Message: msg}
-	cond.LastTransitionTime.Time = now
-	for i, c := range out.Status.Conditions {
-		if c.Type == v1.PodScheduled {
-			if c.Status == cond.Status {
-				cond.LastTransitionTime = c.LastTransitionTime
-			}
-			out.Status.Conditions[i] = cond
-			return out
-		}
+	changed := updatePodCondition(&out.Status, v1.PodCondition{
+		Type:               v1.PodScheduled,
+		ObservedGeneration: conditionObservedGeneration(pod, v1.PodScheduled, trackGeneration),
+		Status:             v1.ConditionFalse,
+		Reason:             reason,
+		Message:            msg,
+	}, now)
+	if !changed && (!nominationPatched || apiequality.Semantic.DeepEqual(out.Status.Conditions, pod.Status.Conditions)) {
+		return pod
 	}
-	out.Status.Conditions = append(out.Status.Conditions, cond)
 	return out
 }
 

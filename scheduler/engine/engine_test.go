@@ -185,8 +185,12 @@ func TestPreemptionGracefulTermination(t *testing.T) {
 	}
 	cond := disruptionTarget(v)
 	if cond == nil || cond.Status != v1.ConditionTrue || cond.Reason != "PreemptionByScheduler" ||
-		cond.Message != "default-scheduler: preempting to accommodate a higher priority pod" {
-		t.Errorf("DisruptionTarget condition %+v", cond)
+		cond.Message != "default-scheduler: preempting to accommodate a higher priority pod" ||
+		cond.ObservedGeneration != 1 {
+		t.Errorf("DisruptionTarget condition %+v (observedGeneration: the created pod's generation 1)", cond)
+	}
+	if c := e.Pod("default/preemptor").Status.Conditions; len(c) != 1 || c[0].Type != v1.PodScheduled || c[0].Status != v1.ConditionFalse || c[0].ObservedGeneration != 1 {
+		t.Errorf("preemptor's conditions %+v, want PodScheduled=False at observedGeneration 1", c)
 	}
 	if q := e.Queue(); len(q.Unschedulable) != 1 || q.Unschedulable[0].NominatedNode != "n1" {
 		t.Errorf("queue while waiting: %+v", q)

@@ -158,7 +158,7 @@ func (e *Engine) deleteVictims(d *pendingPreemption) {
 		if cur == nil || cur.DeletionTimestamp != nil || cur.Spec.NodeName == "" {
 			continue
 		}
-		marked := withDisruptionTarget(cur, msg, e.now)
+		marked := withDisruptionTarget(cur, msg, e.now, e.sched.Features().EnablePodObservedGenerationTracking)
 		if marked != cur {
 			e.updateAssigned(cur, marked)
 		}
@@ -179,23 +179,20 @@ func (e *Engine) deleteVictims(d *pendingPreemption) {
 	}
 }
 
-// withDisruptionTarget adds (or updates) the DisruptionTarget condition.
-func withDisruptionTarget(pod *v1.Pod, msg string, now time.Time) *v1.Pod {
-	cond := v1.PodCondition{Type: v1.DisruptionTarget, Status: v1.ConditionTrue, Reason: v1.PodReasonPreemptionByScheduler, Message: msg}
-	cond.LastTransitionTime.Time = now
-	for i, c := range pod.Status.Conditions {
-		if c.Type != v1.DisruptionTarget {
-			continue
-		}
-		if c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message {
-			return pod
-		}
-		out := pod.DeepCopy()
-		out.Status.Conditions[i] = cond
-		return out
-	}
+// withDisruptionTarget returns pod with the DisruptionTarget condition
+// the preemption executor patches before the DELETE, or pod itself when
+// the patch would not be sent (the condition already says so).
+func withDisruptionTarget(pod *v1.Pod, msg string, now time.Time, trackGeneration bool) *v1.Pod {
 	out := pod.DeepCopy()
-	out.Status.Conditions = append(out.Status.Conditions, cond)
+	if !updatePodCondition(&out.Status, v1.PodCondition{
+		Type:               v1.DisruptionTarget,
+		ObservedGeneration: conditionObservedGeneration(pod, v1.DisruptionTarget, trackGeneration),
+		Status:             v1.ConditionTrue,
+		Reason:             v1.PodReasonPreemptionByScheduler,
+		Message:            msg,
+	}, now) {
+		return pod
+	}
 	return out
 }
 

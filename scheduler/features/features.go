@@ -51,6 +51,9 @@ type Features struct {
 	EnableNominatedNodeNameForExpectation bool
 	EnableSchedulerAsyncAPICalls          bool
 	EnableSchedulerPreQueueingHints       bool
+	// Read where the scheduler writes a pod condition (its
+	// observedGeneration).
+	EnablePodObservedGenerationTracking bool
 }
 
 // Default returns kube-scheduler v1.37's default gate values.
@@ -80,5 +83,6 @@ func Default() Features {
 		EnableOpportunisticBatching:                   true,
 		EnableSchedulerPopFromBackoffQ:                true,
 		EnableNominatedNodeNameForExpectation:         true,
+		EnablePodObservedGenerationTracking:           true,
 	}
 }

@@ -68,6 +68,7 @@ var gateFields = []struct {
 	{"NominatedNodeNameForExpectation", func(f *Features) *bool { return &f.EnableNominatedNodeNameForExpectation }},
 	{"SchedulerAsyncAPICalls", func(f *Features) *bool { return &f.EnableSchedulerAsyncAPICalls }},
 	{"SchedulerPreQueueingHints", func(f *Features) *bool { return &f.EnableSchedulerPreQueueingHints }},
+	{"PodObservedGenerationTracking", func(f *Features) *bool { return &f.EnablePodObservedGenerationTracking }},
 }
 
 // FromGate reads every scheduling gate of a resolved gate into Features

@@ -1,8 +1,8 @@
 package apiserver
 
 // What the API server does to a pod when it is created, beyond decoding
-// defaults: pkg/registry/core/pod/strategy.go PrepareForCreate (pod-level
-// resource defaulting from pkg/api/pod/util.go DefaultPodLevelResources,
+// defaults: pkg/registry/core/pod/strategy.go PrepareForCreate (generation
+// 1, pod-level resource defaulting from pkg/api/pod/util.go DefaultPodLevelResources,
 // matchLabelKeys merging, the SchedulingGated condition).
 //
 // These run only for pods that were not read from an API server (no
@@ -23,6 +23,7 @@ func IsStored(m *metav1.ObjectMeta) bool { return m.ResourceVersion != "" }
 // PrepareForCreate applies the create-time mutations above to a new pod,
 // in place.
 func PrepareForCreate(pod *v1.Pod) {
+	pod.Generation = 1
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = v1.PodPending
 	}
