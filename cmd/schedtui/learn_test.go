@@ -180,7 +180,7 @@ func TestLearnLessonsTmux(t *testing.T) {
 			right: []learnStep{{keys: []string{"j"}}},
 		},
 		"gangs": {
-			wrong: hintAfter(append([]learnStep{{keys: []string{"n"}, want: []string{"attempt 5/5"}}}, answer("5")...)...),
+			wrong: hintAfter(append([]learnStep{{keys: []string{"n"}, want: []string{"member 1/5 of group cycle 1"}}}, answer("5")...)...),
 			right: append([]learnStep{{keys: []string{"2"}, want: []string{"Hint: minCount 4"}}}, answer("4")...),
 		},
 		"config": {
