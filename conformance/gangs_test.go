@@ -34,7 +34,9 @@ var numGangScenarios = flag.Int("gang-scenarios", 16, "generated workload-aware 
 // on (at 1.37, beta, and emulating 1.36, alpha; with
 // PodGroupPreemptionPolicy, the group's own preemptionPolicy; with
 // TopologyAwareWorkloadScheduling, the placements over zones; and off,
-// where a member is an ordinary pod) through schedtui's engine and the real kube-scheduler's
+// where a member is an ordinary pod), and the scenarios of PodGroups
+// owning ResourceClaims (scenario.GenerateGroupClaimGangs) with
+// DRAWorkloadResourceClaims, through schedtui's engine and the real kube-scheduler's
 // queue, each
 // deciding what it attempts (pods and pod groups), over the same virtual
 // time (upstream.QueueHorizon), and compares them cycle by cycle: the
@@ -43,13 +45,18 @@ var numGangScenarios = flag.Int("gang-scenarios", 16, "generated workload-aware 
 // PodGroupInitiallyScheduled condition, and every pod's and PodGroup's
 // state at the end.
 func TestGangConformance(t *testing.T) {
-	for _, c := range []struct{ emulated, gates string }{
-		{"1.37", "GenericWorkload=true"},
-		{"1.36", "GenericWorkload=true"},
-		{"1.37", "GenericWorkload=true,PodGroupPreemptionPolicy=true"},
-		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"},
+	for _, c := range []struct {
+		emulated, gates string
+		generate        func(seed int64) *scenario.Scenario
+	}{
+		{"1.37", "GenericWorkload=true", scenario.GenerateGangs},
+		{"1.36", "GenericWorkload=true", scenario.GenerateGangs},
+		{"1.37", "GenericWorkload=true,PodGroupPreemptionPolicy=true", scenario.GenerateGangs},
+		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true", scenario.GenerateGangs},
 		// Off (1.37's default): the members are ordinary pods to both.
-		{"1.37", ""},
+		{"1.37", "", scenario.GenerateGangs},
+		// PodGroups owning ResourceClaims (beta, off by default).
+		{"1.37", "GenericWorkload=true,DRAWorkloadResourceClaims=true", scenario.GenerateGroupClaimGangs},
 	} {
 		t.Run(c.emulated+" "+c.gates, func(t *testing.T) {
 			gates, err := features.Resolve(c.emulated, "", c.gates)
@@ -57,16 +64,16 @@ func TestGangConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			setUpstreamGates(t, gates, c.gates)
-			runGangScenarios(t, &gates.Features)
+			runGangScenarios(t, &gates.Features, c.generate)
 		})
 	}
 }
 
-func runGangScenarios(t *testing.T, gates *features.Features) {
+func runGangScenarios(t *testing.T, gates *features.Features, generate func(seed int64) *scenario.Scenario) {
 	t.Helper()
 	bad, compared, stopped := 0, 0, 0
 	for i := int64(0); i < int64(*numGangScenarios); i++ {
-		s := scenario.GenerateGangs(*firstSeed + i)
+		s := generate(*firstSeed + i)
 		if *only != "" && s.Name != *only {
 			continue
 		}

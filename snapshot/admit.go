@@ -128,6 +128,9 @@ type checkedObject struct {
 	acc              metav1.Object
 	clearedNamespace string
 	errs             field.ErrorList
+	// dropped are the fields the API server drops from the object for a
+	// gate that is off (apiserver.DropDisabledWorkloadClaims).
+	dropped []string
 }
 
 // checkAhead is checkObject for an object decoded ahead of adding it, or
@@ -145,7 +148,7 @@ func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptio
 // API server creates it, and validates. It touches nothing but obj.
 func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) *checkedObject {
 	c := &checkedObject{acc: acc, clearedNamespace: normalizeNamespace(ki, acc)}
-	c.errs = defaultAndValidate(ki, obj, acc, opts, share)
+	c.errs, c.dropped = defaultAndValidate(ki, obj, acc, opts, share)
 	return c
 }
 
@@ -168,8 +171,9 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 // defaultAndValidate defaults obj, prepares a pod as the API server
 // creates it, and returns the validation errors under opts. A valid pod or
 // node then shares its parts with those share met before (share.go).
-func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) field.ErrorList {
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) (field.ErrorList, []string) {
 	apiserver.DefaultUnder(obj, opts)
+	dropped := apiserver.DropDisabledWorkloadClaims(obj, opts)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
 		apiserver.DropDisabledPodFields(pod, opts)
@@ -179,7 +183,7 @@ func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opt
 	if len(errs) == 0 && share != nil {
 		shareObject(share, obj)
 	}
-	return errs
+	return errs, dropped
 }
 
 // ValidateUnder makes the loader default, validate and create the objects
@@ -203,6 +207,7 @@ func ValidationUnder(gates features.Features) apiserver.ValidationOptions {
 		TopologyAwareWorkloadScheduling:         gates.EnableTopologyAwareWorkloadScheduling,
 		CompositePodGroup:                       gates.EnableCompositePodGroup,
 		PodGroupPreemptionPolicy:                gates.EnablePodGroupPreemptionPolicy,
+		DRAWorkloadResourceClaims:               gates.EnableDRAWorkloadResourceClaims,
 	}
 }
 

@@ -198,7 +198,8 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 			acc.SetName(l.generateName(acc.GetGenerateName(), at))
 			l.generated[obj] = true
 		}
-		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc, l.validation, l.share)}
+		chk = &checkedObject{acc: acc}
+		chk.errs, chk.dropped = defaultAndValidate(ki, obj, acc, l.validation, l.share)
 	} else {
 		l.warnClearedNamespace(ki, chk.acc, chk.clearedNamespace, at)
 	}
@@ -209,6 +210,9 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 			l.report.Errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
 		}
 		return
+	}
+	for _, f := range chk.dropped {
+		l.report.Warnf(at.file, at.line, desc, f, "dropped, as the API server drops it from a new %s with feature gate DRAWorkloadResourceClaims off (enable it to keep the group's claims)", ki.kind)
 	}
 	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault && l.defaultPC != nil {
 		err := apierrors.NewForbidden(schema.GroupResource{Group: schedulingv1.GroupName, Resource: "priorityclasses"}, pc.Name,

@@ -68,6 +68,7 @@ func workloadGates(on bool) features.Features {
 		g.EnableTopologyAwareWorkloadScheduling = true
 		g.EnableCompositePodGroup = true
 		g.EnablePodGroupPreemptionPolicy = true
+		g.EnableDRAWorkloadResourceClaims = true
 	}
 	return g
 }

@@ -860,6 +860,9 @@ type ValidationOptions struct {
 	// PodGroupPreemptionPolicy: groups and templates may set
 	// preemptionPolicy, which a PodGroup defaults.
 	PodGroupPreemptionPolicy bool
+	// DRAWorkloadResourceClaims: a new PodGroup (or Workload template)
+	// keeps its resourceClaims (DropDisabledWorkloadClaims).
+	DRAWorkloadResourceClaims bool
 }
 
 // Validate validates an object of a kind schedtui reads as the API server
