@@ -112,7 +112,7 @@ func (s *Scheduler) actuatePreemption(preemptor Preemptor, p *record.Preemption)
 		s.objects.Delete(pod)
 		// The resourceclaim controller and the garbage collector release
 		// its claims at once too.
-		for _, c := range ReleaseClaims(s.objects, pod, s.clock()) {
+		for _, c := range ReleaseClaims(s.objects, pod, s.clock(), s.Features().EnableDRAWorkloadResourceClaims) {
 			s.storeClaimWrite(c)
 		}
 	}

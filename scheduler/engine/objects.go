@@ -144,6 +144,9 @@ func (e *Engine) applyObject(c change.Change) error {
 		if judged != nil {
 			judged()
 		}
+		if c.Kind == change.ObjectDelete {
+			e.releasePodGroupClaims(oldPG)
+		}
 		return nil
 	}
 	switch c.Kind {
