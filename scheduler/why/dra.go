@@ -5,6 +5,7 @@ package why
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -190,19 +191,23 @@ func AllocationString(c *resourcev1.ResourceClaim) string {
 
 // PodClaimAllocations is, for a bound pod, each of its claims and the
 // devices allocated to it, when the claim is reserved for the pod:
-// "gpu: default/gpu-inference-gpu gpu/l4 → ... (choice 2 of a100, l4)".
+// "gpu: default/gpu-inference-gpu gpu/l4 → ... (choice 2 of a100, l4)";
+// or for its PodGroup (DRAWorkloadResourceClaims), which the line ends
+// with: "(reserved for PodGroup default/train)".
 func PodClaimAllocations(s *scheduler.Scheduler, pod *v1.Pod) []string {
 	found, _ := podClaims(Input{Sched: s, Pod: pod})
+	pg := MemberPodGroup(s, pod)
 	var out []string
 	for _, c := range found {
 		if c.Status.Allocation == nil {
 			continue
 		}
-		for _, r := range c.Status.ReservedFor {
-			if r.UID == pod.UID {
-				out = append(out, c.Namespace+"/"+c.Name+": "+AllocationString(c))
-				break
-			}
+		line := c.Namespace + "/" + c.Name + ": " + AllocationString(c)
+		switch {
+		case slices.ContainsFunc(c.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool { return r.UID == pod.UID }):
+			out = append(out, line)
+		case ReservedForGroup(c, pg):
+			out = append(out, line+" (reserved for PodGroup "+pg.Namespace+"/"+pg.Name+")")
 		}
 	}
 	return out
