@@ -835,7 +835,11 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 				c.Status.Allocation.AllocationTimestamp = &now
 			}
 		}
-		c.Status.ReservedFor = append(c.Status.ReservedFor, s.binding(i, pod))
+		ref := s.binding(i, pod)
+		if err := duplicateReservation(c, ref, s.reserved[i] != nil); err != nil {
+			return framework.AsStatus(err)
+		}
+		c.Status.ReservedFor = append(c.Status.ReservedFor, ref)
 		s.claims[i] = c
 		written[c.UID] = c
 		s.write(c)

@@ -25,8 +25,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -214,4 +217,25 @@ func (s *stateData) binding(i int, pod *v1.Pod) resourcev1.ResourceClaimConsumer
 		return s.bindTo[i]
 	}
 	return resourcev1.ResourceClaimConsumerReference{APIGroup: v1.GroupName, Resource: "pods", Name: pod.Name, UID: pod.UID}
+}
+
+// duplicateReservation is the API server's answer to PreBind's status
+// update when the claim, as stored, already lists ref: reservedFor is a
+// set by uid, so the update is invalid. This happens when members of one
+// group cycle share a group claim their PreFilter saw unreserved: the
+// first member's PreBind reserved it for the PodGroup, the next one's
+// update (retried on the conflict) adds the group again. allocating says
+// PreBind wrote an allocation too (upstream's error then says so).
+func duplicateReservation(c *resourcev1.ResourceClaim, ref resourcev1.ResourceClaimConsumerReference, allocating bool) error {
+	if !slices.ContainsFunc(c.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool { return r.UID == ref.UID }) {
+		return nil
+	}
+	invalid := apierrors.NewInvalid(schema.GroupKind{Group: resourcev1.GroupName, Kind: "ResourceClaim"}, c.Name, field.ErrorList{
+		field.Duplicate(field.NewPath("status", "reservedFor").Index(len(c.Status.ReservedFor)), ref.UID),
+	})
+	what := "reservation"
+	if allocating {
+		what = "allocation and reservation"
+	}
+	return fmt.Errorf("add %s to claim %s/%s: %w", what, c.Namespace, c.Name, invalid)
 }

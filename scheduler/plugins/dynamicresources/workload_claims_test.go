@@ -139,3 +139,28 @@ func TestGroupClaimBindingNeedsPodGroup(t *testing.T) {
 		t.Errorf("PreFilter = %v", s)
 	}
 }
+
+// Two members sharing the group's claim, allocated but reserved for
+// nobody: the first PreBind reserves it for the PodGroup; the second,
+// from its PreFilter's copy, adds the group again, which the API server
+// refuses (reservedFor is a set by uid).
+func TestGroupClaimReservedTwice(t *testing.T) {
+	name := "shared"
+	f := newGroupFixture(t, nil, allocatedOn(claim(name, "gpu", 1), "b"))
+	f.podGroup.Spec.ResourceClaims = []schedulingv1beta1.PodGroupResourceClaim{{Name: name, ResourceClaimName: &name}}
+	w0, w1 := member("w-0", name), member("w-1", name)
+	cs0 := f.memberCycle(t, w0, f.nodes[1])
+	cs1 := f.memberCycle(t, w1, f.nodes[1])
+	ctx := context.Background()
+	if s := f.pl.PreBind(ctx, cs0, w0, "b"); !s.IsSuccess() {
+		t.Fatalf("PreBind(w-0) = %v", s)
+	}
+	for _, w := range f.pl.TakeClaimWrites(cs0) {
+		f.h.Store.Add(w)
+	}
+	s := f.pl.PreBind(ctx, cs1, w1, "b")
+	want := `add reservation to claim default/shared: ResourceClaim.resource.k8s.io "shared" is invalid: status.reservedFor[1]: Duplicate value: "uid-train"`
+	if !s.IsError() || s.Message() != want {
+		t.Errorf("PreBind(w-1) = %v, want Error %q", s, want)
+	}
+}
