@@ -137,7 +137,7 @@ func (pl *DynamicResources) deallocatePodGroupClaims(gs *podGroupStateData, grou
 	if pl.h.PodGroupState(pod.Namespace, groupName).ScheduledPodsCount() > 0 {
 		return nil
 	}
-	podGroup, err := pl.h.Objects().PodGroup(pod.Namespace, groupName)
+	podGroup, err := pl.podGroupSnapshot(pod)
 	if err != nil {
 		return framework.AsStatus(err)
 	}

@@ -191,14 +191,9 @@ func (pl *DynamicResources) podResourceClaimBindings(pod *v1.Pod) ([]resourcev1.
 		return nil, nil
 	}
 	out := make([]resourcev1.ResourceClaimConsumerReference, 0, len(pod.Spec.ResourceClaims))
-	group := framework.PodGroupNameOf(pod)
-	var podGroup *schedulingv1beta1.PodGroup
-	if group != "" {
-		pg, err := pl.h.Objects().PodGroup(pod.Namespace, group)
-		if err != nil {
-			return nil, err
-		}
-		podGroup = pg
+	podGroup, err := pl.podGroupSnapshot(pod)
+	if err != nil {
+		return nil, err
 	}
 	for i := range pod.Spec.ResourceClaims {
 		ref, err := resourceclaim.BindTo(pod, podGroup, &pod.Spec.ResourceClaims[i])
@@ -238,4 +233,24 @@ func duplicateReservation(c *resourcev1.ResourceClaim, ref resourcev1.ResourceCl
 		what = "allocation and reservation"
 	}
 	return fmt.Errorf("add %s to claim %s/%s: %w", what, c.Namespace, c.Name, invalid)
+}
+
+// podGroupSnapshot is upstream's getPodGroupSnapshot: the pod's PodGroup
+// from the scheduler's snapshot (nil for a pod of no group), or the
+// snapshot lister's error: the cache tracks a group's state while the
+// PodGroup or any of its pods exists.
+func (pl *DynamicResources) podGroupSnapshot(pod *v1.Pod) (*schedulingv1beta1.PodGroup, error) {
+	name := framework.PodGroupNameOf(pod)
+	if name == "" {
+		return nil, nil
+	}
+	pg, err := pl.h.Objects().PodGroup(pod.Namespace, name)
+	if err == nil {
+		return pg, nil
+	}
+	key := "podgroup/" + pod.Namespace + "/" + name
+	if pl.h.PodGroupState(pod.Namespace, name).AllPodsCount() > 0 {
+		return nil, fmt.Errorf("pod group object not found for pod group %s", key)
+	}
+	return nil, fmt.Errorf("pod group state not found for pod group %s", key)
 }

@@ -128,14 +128,15 @@ func TestGroupReservationCountsForMember(t *testing.T) {
 }
 
 // A member whose PodGroup does not exist cannot be bound to it: PreFilter
-// says why (the lister's error), with the gate on.
+// says why (upstream's snapshot lister's error; the fixture's cache knows
+// no pod of the group), with the gate on.
 func TestGroupClaimBindingNeedsPodGroup(t *testing.T) {
 	name := "shared"
 	pl, _ := newPlugin(t, nil, claim(name, "gpu", 1), class("gpu", ""))
 	pl.fts.EnableDRAWorkloadResourceClaims = true
 	p := member("w-0", name)
 	_, s := pl.PreFilter(context.Background(), framework.NewCycleState(), p, nil)
-	if s.Code() != framework.UnschedulableAndUnresolvable || s.Message() != `podgroup.scheduling.k8s.io "train" not found` {
+	if s.Code() != framework.UnschedulableAndUnresolvable || s.Message() != "pod group state not found for pod group podgroup/default/train" {
 		t.Errorf("PreFilter = %v", s)
 	}
 }
