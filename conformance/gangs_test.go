@@ -43,7 +43,7 @@ var numGangScenarios = flag.Int("gang-scenarios", 16, "generated workload-aware 
 // entity popped, each member's outcome, node, nomination and PodScheduled
 // message, the victims; then every change of a PodGroup's
 // PodGroupInitiallyScheduled condition, and every pod's and PodGroup's
-// state at the end.
+// state at the end, and the claims PodGroups own.
 func TestGangConformance(t *testing.T) {
 	for _, c := range []struct {
 		emulated, gates string
@@ -260,6 +260,13 @@ func queueRunOf(e *engine.Engine, pods []*v1.Pod) oursRun {
 			cs = append(cs, upstream.Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 		}
 		run.PodGroups[pg.Namespace+"/"+pg.Name] = cs
+		for _, name := range upstream.GroupClaimNames(pg) {
+			c, _ := e.Scheduler().Objects().ResourceClaim(pg.Namespace, name)
+			if run.GroupClaims == nil {
+				run.GroupClaims = map[string]string{}
+			}
+			run.GroupClaims[pg.Namespace+"/"+name] = upstream.GroupClaimStateOf(c)
+		}
 	}
 	return run
 }
@@ -309,6 +316,7 @@ func compareQueueRuns(ours oursRun, theirs upstream.QueueRun) (diff string, stop
 	jsonDiff("writes", toAny(ours.Writes), toAny(theirs.Writes), &diffs)
 	jsonDiff("pods", toAny(ours.Pods), toAny(theirs.Pods), &diffs)
 	jsonDiff("podGroups", toAny(ours.PodGroups), toAny(theirs.PodGroups), &diffs)
+	jsonDiff("groupClaims", toAny(ours.GroupClaims), toAny(theirs.GroupClaims), &diffs)
 	if len(diffs) > 10 {
 		diffs = append(diffs[:10], fmt.Sprintf("... %d more", len(diffs)-10))
 	}

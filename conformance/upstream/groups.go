@@ -17,6 +17,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -61,6 +63,50 @@ type QueueRun struct {
 	// PodGroups is every PodGroup's conditions at the end, by
 	// namespace/name.
 	PodGroups map[string][]Condition `json:"podGroups"`
+	// GroupClaims is, by namespace/name, each claim a PodGroup's
+	// spec.resourceClaims names (DRAWorkloadResourceClaims) at the end
+	// (GroupClaimStateOf); none when no PodGroup owns claims.
+	GroupClaims map[string]string `json:"groupClaims,omitempty"`
+}
+
+// GroupClaimStateOf is a group's claim at the end of a run, as the
+// comparison needs it: "deleted" (c nil), else its devices (or
+// "unallocated") and its consumers, "reserved for podgroups/train,
+// pods/w-0".
+func GroupClaimStateOf(c *resourcev1.ResourceClaim) string {
+	if c == nil {
+		return "deleted"
+	}
+	s := "unallocated"
+	if a := c.Status.Allocation; a != nil {
+		var devs []string
+		for _, r := range a.Devices.Results {
+			devs = append(devs, r.Pool+"/"+r.Device)
+		}
+		sort.Strings(devs)
+		s = "allocated " + strings.Join(devs, ",")
+	}
+	var refs []string
+	for _, r := range c.Status.ReservedFor {
+		refs = append(refs, r.Resource+"/"+r.Name)
+	}
+	sort.Strings(refs)
+	if len(refs) > 0 {
+		s += ", reserved for " + strings.Join(refs, ", ")
+	}
+	return s
+}
+
+// GroupClaimNames are the claims pg's spec.resourceClaims names, resolved
+// through its status as the resourceclaim controller recorded them.
+func GroupClaimNames(pg *schedulingv1beta1.PodGroup) []string {
+	var out []string
+	for i := range pg.Spec.ResourceClaims {
+		if name, _, err := resourceclaim.NameFromPodGroup(pg, &pg.Spec.ResourceClaims[i]); err == nil && name != nil {
+			out = append(out, *name)
+		}
+	}
+	return out
 }
 
 // Cycle is one entity the queue popped and what its cycle decided.
@@ -468,6 +514,19 @@ func (h *harness) finalState(run *QueueRun) error {
 	for _, pg := range groups.Items {
 		if pg.Namespace != barrierNamespace {
 			run.PodGroups[pg.Namespace+"/"+pg.Name] = conditions(pg.Status.Conditions)
+		}
+		for _, name := range GroupClaimNames(&pg) {
+			c, err := h.api.client.ResourceV1().ResourceClaims(pg.Namespace).Get(h.ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				c = nil
+			case err != nil:
+				return err
+			}
+			if run.GroupClaims == nil {
+				run.GroupClaims = map[string]string{}
+			}
+			run.GroupClaims[pg.Namespace+"/"+name] = GroupClaimStateOf(c)
 		}
 	}
 	return nil
