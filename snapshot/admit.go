@@ -165,8 +165,8 @@ func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opt
 	apiserver.DefaultUnder(obj, opts)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
-		apiserver.DropDisabledPodFields(pod, opts)
 	}
+	apiserver.DropDisabledFields(obj, opts)
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	errs = append(errs, apiserver.Validate(obj, opts)...)
 	if len(errs) == 0 && share != nil {
@@ -178,8 +178,8 @@ func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opt
 // ValidateUnder makes the loader default, validate and create the objects
 // it adds as an API server with the gates gates does (the v1.37 defaults
 // until then): with TaintTolerationComparisonOperators, tolerations may
-// use Lt and Gt; without GenericWorkload a new pod loses
-// spec.schedulingGroup; the workload kinds' gated fields (see
+// use Lt and Gt; without GenericWorkload a new pod (or a new workload's
+// pod template) loses spec.schedulingGroup; the workload kinds' gated fields (see
 // apiserver.ValidationOptions). An object read back from an API server
 // keeps what a gate allowed it whatever the gates (see apiserver.Validate).
 // Call it before adding.

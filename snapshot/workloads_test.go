@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -234,6 +235,68 @@ spec:
 		}
 		if got := group(c, "stored"); got != "train-workers" {
 			t.Errorf("gate %v: stored pod's group %q, want it kept", on, got)
+		}
+	}
+}
+
+// TestSchedulingGroupGateOnTemplates: the API server drops
+// spec.schedulingGroup from the pod template of every workload kind
+// schedtui reads as from a pod (DropDisabledTemplateFields on create),
+// unless GenericWorkload is on or the object was read back from an API
+// server.
+func TestSchedulingGroupGateOnTemplates(t *testing.T) {
+	const template = `
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      schedulingGroup: {podGroupName: train-workers}
+      containers: [{name: c, image: trainer}]`
+	var docs []string
+	for _, kind := range []string{"apps/v1 ReplicaSet", "apps/v1 StatefulSet", "apps/v1 DaemonSet", "v1 ReplicationController"} {
+		apiVersion, kind, _ := strings.Cut(kind, " ")
+		spec := template
+		if kind == "ReplicationController" {
+			spec = strings.Replace(template, "selector: {matchLabels: {app: w}}", "selector: {app: w}", 1)
+		}
+		for _, meta := range []string{"{name: new, namespace: ml}", `{name: stored, namespace: ml, resourceVersion: "7", uid: u-` + kind + "}"} {
+			docs = append(docs, "apiVersion: "+apiVersion+"\nkind: "+kind+"\nmetadata: "+meta+"\nspec:"+spec)
+		}
+	}
+	data := strings.Join(docs, "\n---\n") + "\n"
+	for _, on := range []bool{true, false} {
+		c, r := loadGated(t, on, "workloads.yaml", data)
+		if len(r.Problems) > 0 {
+			t.Fatalf("gate %v: %s", on, r)
+		}
+		templates := map[string]*v1.PodTemplateSpec{}
+		for _, o := range c.ReplicaSets {
+			templates["ReplicaSet "+o.Name] = &o.Spec.Template
+		}
+		for _, o := range c.StatefulSets {
+			templates["StatefulSet "+o.Name] = &o.Spec.Template
+		}
+		for _, o := range c.DaemonSets {
+			templates["DaemonSet "+o.Name] = &o.Spec.Template
+		}
+		for _, o := range c.ReplicationControllers {
+			templates["ReplicationController "+o.Name] = o.Spec.Template
+		}
+		if len(templates) != 8 {
+			t.Fatalf("gate %v: %d workloads loaded, want 8", on, len(templates))
+		}
+		for name, tmpl := range templates {
+			got := ""
+			if sg := tmpl.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
+				got = *sg.PodGroupName
+			}
+			want := "train-workers"
+			if !on && strings.HasSuffix(name, " new") {
+				want = ""
+			}
+			if got != want {
+				t.Errorf("gate %v: %s's template group %q, want %q", on, name, got, want)
+			}
 		}
 	}
 }

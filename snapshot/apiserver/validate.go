@@ -843,13 +843,14 @@ func DefaultUnder(obj runtime.Object, opts ValidationOptions) {
 // reads (upstream's PodValidationOptions and the declarative rules'
 // options, from its gates), and with them its gated defaults
 // (DefaultUnder) and the pod fields it drops on create
-// (DropDisabledPodFields).
+// (DropDisabledFields).
 type ValidationOptions struct {
 	// AllowTaintTolerationComparisonOperators: the
 	// TaintTolerationComparisonOperators gate, under which tolerations
 	// (of pods and of workloads' templates) may use Lt and Gt.
 	AllowTaintTolerationComparisonOperators bool
-	// GenericWorkload: a new pod keeps spec.schedulingGroup.
+	// GenericWorkload: a new pod, or a new workload's pod template, keeps
+	// spec.schedulingGroup.
 	GenericWorkload bool
 	// TopologyAwareWorkloadScheduling: PodGroups and their templates may
 	// set schedulingConstraints.

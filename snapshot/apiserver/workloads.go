@@ -21,6 +21,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/api/validate"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -42,13 +43,22 @@ const workloadMaxTemplateDepth = 4
 // (the API's +k8s:maximum on priority).
 const maxPriority = int32(1000000000)
 
-// DropDisabledPodFields clears what the API server drops from a pod it
+// DropDisabledFields clears what the API server drops from an object it
 // creates when the gate behind the field is off: spec.schedulingGroup
-// without GenericWorkload. A pod read back from an API server (IsStored)
-// keeps it: the server that stored it took it.
-func DropDisabledPodFields(pod *v1.Pod, opts ValidationOptions) {
-	if !opts.GenericWorkload && !IsStored(&pod.ObjectMeta) {
-		pod.Spec.SchedulingGroup = nil
+// without GenericWorkload, from a pod (pkg/api/pod DropDisabledPodFields)
+// and from the pod template of a ReplicationController, ReplicaSet,
+// StatefulSet or DaemonSet (DropDisabledTemplateFields, which each of
+// their registries' PrepareForCreate calls). An object read back from an
+// API server (IsStored) keeps it: the server that stored it took it.
+// Other objects are left alone.
+func DropDisabledFields(obj runtime.Object, opts ValidationOptions) {
+	spec := PodSpecOf(obj)
+	acc, ok := obj.(metav1.Object)
+	if spec == nil || !ok || acc.GetResourceVersion() != "" {
+		return
+	}
+	if !opts.GenericWorkload {
+		spec.SchedulingGroup = nil
 	}
 }
 
