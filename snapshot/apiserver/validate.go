@@ -913,9 +913,9 @@ func Validate(obj runtime.Object, opts ValidationOptions) field.ErrorList {
 	case *schedulingv1beta1.Workload:
 		return validateWorkload(o, opts)
 	case *schedulingv1beta1.PodGroup:
-		return validatePodGroup(o, opts)
+		return append(validatePodGroup(o, opts), validatePodGroupStatus(o)...)
 	case *schedulingv1alpha3.CompositePodGroup:
-		return validateCompositePodGroup(o, opts)
+		return append(validateCompositePodGroup(o, opts), validateCompositePodGroupStatus(o)...)
 	}
 	return nil
 }
