@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -297,6 +298,48 @@ func TestSchedulingGroupGateOnTemplates(t *testing.T) {
 			if got != want {
 				t.Errorf("gate %v: %s's template group %q, want %q", on, name, got, want)
 			}
+		}
+	}
+}
+
+// TestSchedulingGroupGateOnRecordedTemplates: a recording's change that
+// creates a workload loses its template's spec.schedulingGroup as a
+// loaded one does, unless GenericWorkload is on.
+func TestSchedulingGroupGateOnRecordedTemplates(t *testing.T) {
+	initial, r := loadGated(t, true, "initial.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+	if r.HasErrors() {
+		t.Fatal(r)
+	}
+	group := "train-workers"
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agents", Namespace: "ml"}}
+	ds.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}
+	ds.Spec.Template.Labels = map[string]string{"app": "a"}
+	ds.Spec.Template.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
+	ds.Spec.Template.Spec.Containers = []v1.Container{{Name: "c", Image: "agent"}}
+	var buf bytes.Buffer
+	rw, err := NewRecordingWriter(&buf, initial, Header{RecordingStarted: recStart, Context: "prod"}, OutputFormat{YAML: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Add(recStart.Add(time.Minute), watch.Added, ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Close(recStart.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rec.yaml")
+	writeFile(t, path, buf.Bytes())
+	for _, on := range []bool{true, false} {
+		o := openGated(t, on, path)
+		if len(o.Changes) != 1 {
+			t.Fatalf("gate %v: %d changes, want 1:\n%s", on, len(o.Changes), o.Report)
+		}
+		got, ok := o.Changes[0].Object.(*appsv1.DaemonSet)
+		if !ok {
+			t.Fatalf("gate %v: change of %T", on, o.Changes[0].Object)
+		}
+		if kept := got.Spec.Template.Spec.SchedulingGroup != nil; kept != on {
+			t.Errorf("gate %v: template's schedulingGroup kept: %v", on, kept)
 		}
 	}
 }
