@@ -67,13 +67,12 @@ func (s *Scheduler) parkAtPermit(w *waitingBinding, st *framework.Status, a *rec
 	a.Chosen = s.nodeList.Index(w.host)
 }
 
-// allowPermitWaits is GangScheduling's Permit finding the quorum of the
-// PodGroup namespace/name: every member of it waiting at Permit is
-// allowed, and handed to the engine.
-func (s *Scheduler) allowPermitWaits(namespace, name string) {
-	key := framework.PodGroupKey(namespace, name)
+// allowPermitWaits is GangScheduling's Permit finding its quorum: every
+// pod waiting at Permit that inGang says belongs to the gang is allowed,
+// and handed to the engine.
+func (s *Scheduler) allowPermitWaits(inGang func(pod *v1.Pod) bool) {
 	for _, uid := range s.WaitingBindings() {
-		if w := s.waiting[uid]; w.permit != nil && !w.allowed && framework.PodGroupKeyOf(w.pod) == key {
+		if w := s.waiting[uid]; w.permit != nil && !w.allowed && inGang(w.pod) {
 			w.allowed = true
 			s.released = append(s.released, uid)
 		}

@@ -531,7 +531,8 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 		quorum = quorum || p.waits == nil
 	}
 	if quorum {
-		s.allowPermitWaits(g.Namespace, g.Name)
+		key := framework.PodGroupKey(g.Namespace, g.Name)
+		s.allowPermitWaits(func(pod *v1.Pod) bool { return framework.PodGroupKeyOf(pod) == key })
 	}
 	for _, p := range toBind {
 		if p.waits != nil && !quorum {
