@@ -179,8 +179,9 @@ func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opt
 // it adds as an API server with the gates gates does (the v1.37 defaults
 // until then): with TaintTolerationComparisonOperators, tolerations may
 // use Lt and Gt; without GenericWorkload a new pod (or a new workload's
-// pod template) loses spec.schedulingGroup; the workload kinds' gated fields (see
-// apiserver.ValidationOptions). An object read back from an API server
+// pod template) loses spec.schedulingGroup; a new PodGroup, Workload or
+// CompositePodGroup loses the fields of the workload gates that are off
+// (see apiserver.ValidationOptions). An object read back from an API server
 // keeps what a gate allowed it whatever the gates (see apiserver.Validate).
 // Call it before adding.
 func (l *Loader) ValidateUnder(gates features.Features) {

@@ -346,8 +346,9 @@ func TestSchedulingGroupGateOnRecordedTemplates(t *testing.T) {
 
 // TestWorkloadValidation: what the API server refuses of each kind is
 // reported at the object's file and line, naming the object and the
-// field, in upstream's words; the gated fields are refused with their gate
-// off (unless read back from an API server) and accepted with it on.
+// field, in upstream's words. With their gates off the gated fields of a
+// new object are dropped before validation (PrepareForCreate), not
+// refused: what remains is validated as the API server validates it.
 func TestWorkloadValidation(t *testing.T) {
 	bad := `apiVersion: scheduling.k8s.io/v1beta1
 kind: PodGroup
@@ -412,25 +413,36 @@ spec:
 		`bad.yaml:42: CompositePodGroup ml/nowhere: spec.schedulingPolicy.gang.minGroupCount: Required value`,
 	)
 
-	// The gated fields of gangCluster, with the gates off.
-	_, r = loadGated(t, false, "gang.yaml", gangCluster)
+	// The gated fields of gangCluster, with the gates off: the Workload
+	// loses its only templates, composite ones, and is then refused as
+	// one with none; the PodGroup loses its parent and its constraints
+	// and loads.
+	c, r := loadGated(t, false, "gang.yaml", gangCluster)
 	wantProblems(t, r,
-		`gang.yaml:5: Workload ml/train: spec.compositePodGroupTemplates: Forbidden`,
-		`gang.yaml:24: PodGroup ml/train-workers: spec.parentCompositePodGroupName: Forbidden`,
-		`gang.yaml:24: PodGroup ml/train-workers: spec.schedulingConstraints: Forbidden`,
+		`gang.yaml:5: Workload ml/train: spec: Invalid value: "": must specify one of: `+"`podGroupTemplates`, `compositePodGroupTemplates`",
 	)
+	if len(c.PodGroups) != 1 {
+		t.Fatalf("%d PodGroups loaded, want train-workers:\n%s", len(c.PodGroups), r)
+	}
+	if s := c.PodGroups[0].Spec; s.ParentCompositePodGroupName != nil || s.SchedulingConstraints != nil {
+		t.Errorf("PodGroup kept gated fields with the gates off: %+v", s)
+	}
 	// Read back from an API server, they stay.
 	stored := strings.ReplaceAll(gangCluster, "namespace: ml}", "namespace: ml, resourceVersion: \"3\"}")
-	c, r := loadGated(t, false, "stored.yaml", stored)
+	c, r = loadGated(t, false, "stored.yaml", stored)
 	if r.HasErrors() || len(c.Workloads) != 1 || len(c.PodGroups) != 1 {
-		t.Errorf("stored objects refused with the gates off:\n%s", r)
+		t.Fatalf("stored objects refused with the gates off:\n%s", r)
+	}
+	if s := c.PodGroups[0].Spec; s.ParentCompositePodGroupName == nil || s.SchedulingConstraints == nil {
+		t.Errorf("stored PodGroup lost gated fields: %+v", s)
 	}
 }
 
 // TestWorkloadKindsRecorded: a recording holds the kinds in its initial
 // state and their changes (added, updated, deleted), read back as
-// written; a change the API server would have refused under the gates is
-// skipped, naming the field.
+// written; a change that creates an object loses the fields of the gates
+// that are off, as the API server drops them, unless it was read back
+// from an API server.
 func TestWorkloadKindsRecorded(t *testing.T) {
 	// As a live cluster hands them over: read back from its API server.
 	stored := strings.ReplaceAll(gangCluster, "namespace: ml}", "namespace: ml, resourceVersion: \"3\"}")
@@ -446,14 +458,15 @@ func TestWorkloadKindsRecorded(t *testing.T) {
 	added.Name, added.UID, added.ResourceVersion, added.CreationTimestamp = "train-ps", "uid-ps", "5", created
 	worker := initial.Pods[0].DeepCopy()
 	worker.Name, worker.UID, worker.ResourceVersion, worker.CreationTimestamp = "worker-1", "uid-w1", "6", created
-	// Not from an API server, and gated: refused with the gates off.
-	refused := added.DeepCopy()
-	refused.Name, refused.ResourceVersion = "hand-made", ""
+	// Not from an API server: its gated fields are dropped with the gates
+	// off.
+	handMade := added.DeepCopy()
+	handMade.Name, handMade.UID, handMade.ResourceVersion = "hand-made", "uid-hm", ""
 	events := []recEvent{
 		{time.Minute, watch.Added, added},
 		{2 * time.Minute, watch.Modified, updated},
 		{3 * time.Minute, watch.Added, worker},
-		{4 * time.Minute, watch.Added, refused},
+		{4 * time.Minute, watch.Added, handMade},
 		{5 * time.Minute, watch.Deleted, added},
 		{6 * time.Minute, watch.Deleted, initial.CompositePodGroups[0]},
 		{7 * time.Minute, watch.Deleted, initial.Workloads[0]},
@@ -477,17 +490,22 @@ func TestWorkloadKindsRecorded(t *testing.T) {
 	if got, want := clusterJSON(t, o.Cluster), clusterJSON(t, initial); got != want {
 		t.Errorf("initial state:\n%s\nwant\n%s", got, want)
 	}
-	wantProblems(t, o.Report, "PodGroup ml/hand-made: object.spec.parentCompositePodGroupName: Forbidden; the change is skipped",
-		"PodGroup ml/hand-made: object.spec.schedulingConstraints: Forbidden; the change is skipped")
+	if len(o.Report.Problems) > 0 {
+		t.Errorf("problems:\n%s", o.Report)
+	}
 	var got []string
 	for _, ch := range o.Changes {
 		got = append(got, fmt.Sprintf("%s %T %s", ch.Type, ch.Object, objectJSON(t, ch.Object)))
 	}
+	dropped := handMade.DeepCopy()
+	dropped.Spec.ParentCompositePodGroupName, dropped.Spec.SchedulingConstraints = nil, nil
 	var want []string
 	for _, ev := range events {
-		if ev.obj != refused {
-			want = append(want, fmt.Sprintf("%s %T %s", ev.typ, ev.obj, objectJSON(t, ev.obj)))
+		obj := ev.obj
+		if obj == handMade {
+			obj = dropped
 		}
+		want = append(want, fmt.Sprintf("%s %T %s", ev.typ, obj, objectJSON(t, obj)))
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("changes:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -842,7 +842,7 @@ func DefaultUnder(obj runtime.Object, opts ValidationOptions) {
 // ValidationOptions are the API server's feature gates that validation
 // reads (upstream's PodValidationOptions and the declarative rules'
 // options, from its gates), and with them its gated defaults
-// (DefaultUnder) and the pod fields it drops on create
+// (DefaultUnder) and the fields it drops on create
 // (DropDisabledFields).
 type ValidationOptions struct {
 	// AllowTaintTolerationComparisonOperators: the
@@ -852,13 +852,13 @@ type ValidationOptions struct {
 	// GenericWorkload: a new pod, or a new workload's pod template, keeps
 	// spec.schedulingGroup.
 	GenericWorkload bool
-	// TopologyAwareWorkloadScheduling: PodGroups and their templates may
-	// set schedulingConstraints.
+	// TopologyAwareWorkloadScheduling: a new PodGroup, or a new
+	// Workload's PodGroup template, keeps schedulingConstraints.
 	TopologyAwareWorkloadScheduling bool
-	// CompositePodGroup: a PodGroup may name its parent, a Workload may
-	// have composite templates.
+	// CompositePodGroup: a new PodGroup keeps the name of its parent, a
+	// new Workload its composite templates.
 	CompositePodGroup bool
-	// PodGroupPreemptionPolicy: groups and templates may set
+	// PodGroupPreemptionPolicy: new groups and templates keep
 	// preemptionPolicy, which a PodGroup defaults.
 	PodGroupPreemptionPolicy bool
 }

@@ -48,18 +48,21 @@ const maxPriority = int32(1000000000)
 // without GenericWorkload, from a pod (pkg/api/pod DropDisabledPodFields)
 // and from the pod template of a ReplicationController, ReplicaSet,
 // StatefulSet or DaemonSet (DropDisabledTemplateFields, which each of
-// their registries' PrepareForCreate calls). An object read back from an
-// API server (IsStored) keeps it: the server that stored it took it.
-// Other objects are left alone.
+// their registries' PrepareForCreate calls); the gated fields of a
+// PodGroup, a Workload's templates and a CompositePodGroup
+// (dropDisabledGroupFields). An object read back from an API server
+// (IsStored) keeps them: the server that stored it took them. Other
+// objects are left alone. As upstream, nothing is reported: a field
+// dropped for its gate is not an error.
 func DropDisabledFields(obj runtime.Object, opts ValidationOptions) {
-	spec := PodSpecOf(obj)
 	acc, ok := obj.(metav1.Object)
-	if spec == nil || !ok || acc.GetResourceVersion() != "" {
+	if !ok || acc.GetResourceVersion() != "" {
 		return
 	}
-	if !opts.GenericWorkload {
+	if spec := PodSpecOf(obj); spec != nil && !opts.GenericWorkload {
 		spec.SchedulingGroup = nil
 	}
+	dropDisabledGroupFields(obj, opts)
 }
 
 // validateSchedulingGroup: the one member of the union (podGroupName) is
@@ -131,7 +134,9 @@ func newWorkloadValidation(opts ValidationOptions, stored bool) *workloadValidat
 
 // gated says whether a field set behind gate may be validated further:
 // with the gate off a new object may not set it (Forbidden, added to
-// errs).
+// errs). The loader never meets that: it has dropped such a field from a
+// new object first (DropDisabledFields), as the API server's
+// PrepareForCreate does before it validates.
 func (v *workloadValidation) gated(gate string, set bool, p *field.Path, errs *field.ErrorList) bool {
 	if !set {
 		return false
