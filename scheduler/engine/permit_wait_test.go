@@ -112,8 +112,14 @@ func TestGangPermitWaitTimesOut(t *testing.T) {
 // finds the quorum, in a later group cycle: the refused member, retried,
 // completes the gang, and the waiting members' binding cycles go on
 // right after its attempt (not at the Permit timeout): all three bind.
+// The retry comes at once, without backoff, as upstream's: the refused
+// member waits for its group's cycle to end (pendingPodGroupPods), and a
+// cycle whose algorithm succeeded requeues the group straight to activeQ
+// (AddAttemptedPodGroupIfNeeded with the root's Success status), whatever
+// its members' Reserve or Permit did after.
 func TestGangPermitWaitReleasedByLaterMember(t *testing.T) {
 	e := permitWaitEngine(t, func(call int) bool { return call == 2 })
+	start := e.Now()
 	e.RunUntil(time.Minute)
 	for _, w := range []string{"w0", "w1", "w2"} {
 		if nodeOf(e, w) != "n1" {
@@ -126,6 +132,9 @@ func TestGangPermitWaitReleasedByLaterMember(t *testing.T) {
 		switch {
 		case ev.Kind == history.EventAttempt && ev.Pod == "default/w2":
 			order = append(order, "attempt w2 "+ev.Reason)
+			if !ev.Time.Equal(start) {
+				t.Errorf("w2's attempt (%s) after %v, want at once (no backoff)", ev.Reason, ev.Time.Sub(start))
+			}
 		case ev.Kind == history.EventBinding:
 			order = append(order, "binding "+strings.TrimPrefix(ev.Pod, "default/")+" "+ev.Reason)
 		}
