@@ -15,7 +15,6 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
-	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -473,7 +472,9 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 		mr      *memberResult
 		a       *record.Attempt
 		assumed *v1.Pod
-		waiting bool
+		// waits are the Permit plugins it waits on, nil when allowed.
+		waits map[string]time.Duration
+		wait  *framework.Status
 	}
 	var toBind []permitted
 	for i, mr := range r.members {
@@ -496,14 +497,15 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 			// outside the group cycle.
 			mr.state.SetPodGroupCycle(nil)
 			assumed, st := s.assumeAndReserve(ctx, fwk, mr.state, mr.pod, mr.host, mr.rec)
+			var waits map[string]time.Duration
 			if st.IsSuccess() {
-				st = s.permit(ctx, fwk, mr.state, mr.pod, assumed, mr.host, mr.rec)
+				waits, st = s.permit(ctx, fwk, mr.state, mr.pod, assumed, mr.host, mr.rec)
 			}
 			if !st.IsSuccess() && !st.IsWait() {
 				s.podGroupMemberFailed(mr, st, clearNominatedNode, a)
 				continue
 			}
-			toBind = append(toBind, permitted{mr: mr, a: a, assumed: assumed, waiting: st.IsWait()})
+			toBind = append(toBind, permitted{mr: mr, a: a, assumed: assumed, waits: waits, wait: st})
 		case mr.st.IsSuccess() && r.status.IsRejected():
 			if r.waitingOnPreemption {
 				s.podGroupMemberFailed(mr, r.status, mr.ni, a)
@@ -519,22 +521,26 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 		}
 	}
 	// Upstream's binding cycles wait on Permit until GangScheduling's
-	// quorum: the member that completes it allows the others. Every
-	// member here was assumed before any binds, so a waiting member is
-	// allowed exactly when the gang has its quorum now; one that is not
-	// would time out.
+	// quorum: the member whose Permit finds it allows every waiting member
+	// of the gang, this cycle's and those an earlier cycle left waiting
+	// (allowPermitWaits). A member nobody allows stays assumed, its
+	// binding cycle parked at Permit until the wait times out
+	// (binding_wait.go).
+	quorum := false
 	for _, p := range toBind {
-		if p.waiting {
-			if s.PodGroupState(g.Namespace, g.Name).ScheduledPodsCount() < g.MinCount() {
-				st := framework.NewStatus(framework.Unschedulable, fmt.Sprintf("rejected due to timeout after waiting %v at plugin %v", gangPermitTimeout, names.GangScheduling)).WithPlugin(names.GangScheduling)
-				s.unreserveAndForget(ctx, fwk, p.mr.state, p.assumed, p.mr.host)
-				s.podGroupMemberFailed(p.mr, st, clearNominatedNode, p.a)
-				continue
-			}
-			p.mr.rec.phase(record.PhasePermit, nil)
-		} else {
-			p.mr.rec.phase(record.PhasePermit, nil)
+		quorum = quorum || p.waits == nil
+	}
+	if quorum {
+		key := framework.PodGroupKey(g.Namespace, g.Name)
+		s.allowPermitWaits(func(pod *v1.Pod) bool { return framework.PodGroupKeyOf(pod) == key })
+	}
+	for _, p := range toBind {
+		if p.waits != nil && !quorum {
+			s.parkAtPermit(&waitingBinding{fwk: fwk, state: p.mr.state, pod: p.mr.pod, assumed: p.assumed, host: p.mr.host, rec: p.mr.rec,
+				permit: p.waits}, p.wait, p.a)
+			continue
 		}
+		p.mr.rec.phase(record.PhasePermit, nil)
 		s.bindPodGroupMember(ctx, fwk, p.mr, p.assumed, p.a)
 	}
 	for i := range r.members {
@@ -560,10 +566,6 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 	c.Group.Message = msg
 	c.PodGroupWrite = s.podGroupCondition(g.PodGroup, status, reason, msg)
 }
-
-// gangPermitTimeout is GangScheduling's Permit wait (its
-// permitTimeoutDuration).
-const gangPermitTimeout = 5 * time.Minute
 
 // podGroupMemberFailed is the failure handler's scheduler part for a
 // member: a rejection that is not the member's own FitError names no
