@@ -96,6 +96,10 @@ func describeDeviceClaim(c *resourcev1.ResourceClaim) string {
 		s += " allocated " + strings.Join(devs, ", ")
 		var users []string
 		for _, r := range c.Status.ReservedFor {
+			if r.Resource == "podgroups" {
+				users = append(users, "PodGroup "+c.Namespace+"/"+r.Name)
+				continue
+			}
 			users = append(users, c.Namespace+"/"+r.Name)
 		}
 		if len(users) > 0 {
@@ -115,8 +119,13 @@ func draDetail(in Input, g group) string {
 	// What each request finds first: the Pod view shows a group's first
 	// lines when it is long.
 	parts = append(parts, draHints(in)...)
+	pg := MemberPodGroup(in.Sched, in.Pod)
 	for _, c := range found {
-		parts = append(parts, describeDeviceClaim(c))
+		d := describeDeviceClaim(c)
+		if pg != nil && !ReservedForGroup(c, pg) && groupNamesClaim(pg, c) {
+			d += " (PodGroup " + pg.Namespace + "/" + pg.Name + "'s claim)"
+		}
+		parts = append(parts, d)
 	}
 	parts = append(parts, extendedDetail(in)...)
 	holders := Holders(in.Sched.Objects().ResourceClaims())

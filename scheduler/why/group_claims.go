@@ -59,3 +59,14 @@ func ReservedForGroup(c *resourcev1.ResourceClaim, pg *schedulingv1beta1.PodGrou
 		return r.APIGroup == schedulingv1beta1.GroupName && r.Resource == "podgroups" && r.UID == pg.UID
 	})
 }
+
+// groupNamesClaim: pg's spec.resourceClaims names c (directly, or through
+// the claim the controller made from its template).
+func groupNamesClaim(pg *schedulingv1beta1.PodGroup, c *resourcev1.ResourceClaim) bool {
+	for i := range pg.Spec.ResourceClaims {
+		if name, _, err := resourceclaim.NameFromPodGroup(pg, &pg.Spec.ResourceClaims[i]); err == nil && name != nil && *name == c.Name {
+			return true
+		}
+	}
+	return false
+}

@@ -99,3 +99,27 @@ func TestGroupClaimNotes(t *testing.T) {
 		t.Errorf("claim lines %q", lines)
 	}
 }
+
+// A member stuck because its group's claim cannot be allocated: the
+// verdict's DynamicResources group names the claim as the group's.
+func TestGroupClaimInVerdict(t *testing.T) {
+	gates, err := features.Resolve("", "", "GenericWorkload=true,DRAWorkloadResourceClaims=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := strings.Replace(groupClaimYAML, "spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}",
+		"spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 2}}]}}}", 1)
+	c, _, err := snapshot.LoadUnder("test.yaml", []byte(yaml), &gates.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.New(c.Nodes, c.Pods, c.SchedulerObjects(), engine.Options{Registry: plugins.NewInTreeRegistry(), Features: &gates.Features})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.RunToQuiescence()
+	v := strings.Join(Verdict(inputFor(t, e, "default/w-0")), "\n")
+	if want := "(gpu: 2 × gpu) (PodGroup default/train's claim)"; !strings.Contains(v, want) {
+		t.Errorf("verdict lacks %q:\n%s", want, v)
+	}
+}
