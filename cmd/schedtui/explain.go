@@ -448,6 +448,11 @@ func explainHistory(e *engine.Engine, h history.PodHistory, n int, refs why.Refs
 				x.Verdict = append(x.Verdict, "Claim:      "+l)
 			}
 		}
+	} else if p := e.Pod(h.Pod); p != nil {
+		// A member's claims that are its PodGroup's (DRAWorkloadResourceClaims).
+		for _, l := range why.GroupClaimLines(e.Scheduler(), p) {
+			x.Verdict = append(x.Verdict, "Claim:      "+l)
+		}
 	}
 	if g, ok := e.GroupOf(x.attempt.Index); ok {
 		// The attempt was made in its group's cycle: the group's verdict

@@ -70,3 +70,27 @@ func groupNamesClaim(pg *schedulingv1beta1.PodGroup, c *resourcev1.ResourceClaim
 	}
 	return false
 }
+
+// GroupClaimLines are, for a member not bound by the attempt explained,
+// its claims that are its PodGroup's, each with GroupClaimNote:
+// "gpu: default/train-gpu-x7k2q (PodGroup default/train's claim)"; none
+// without DRAWorkloadResourceClaims or a PodGroup owning claims.
+func GroupClaimLines(s *scheduler.Scheduler, pod *v1.Pod) []string {
+	pg := MemberPodGroup(s, pod)
+	if pg == nil || len(pg.Spec.ResourceClaims) == 0 {
+		return nil
+	}
+	var out []string
+	for i := range pod.Spec.ResourceClaims {
+		pc := &pod.Spec.ResourceClaims[i]
+		name, _, err := resourceclaim.Name(pod, pc)
+		if err != nil || name == nil {
+			continue
+		}
+		c, _ := s.Objects().ResourceClaim(pod.Namespace, *name)
+		if note := GroupClaimNote(pg, pod, pc, c); note != "" {
+			out = append(out, pc.Name+": "+pod.Namespace+"/"+*name+" ("+note+")")
+		}
+	}
+	return out
+}

@@ -122,4 +122,11 @@ func TestGroupClaimInVerdict(t *testing.T) {
 	if want := "(gpu: 2 × gpu) (PodGroup default/train's claim)"; !strings.Contains(v, want) {
 		t.Errorf("verdict lacks %q:\n%s", want, v)
 	}
+	// explain's Claim line for the member.
+	p := e.Pod("default/w-0")
+	lines := GroupClaimLines(e.Scheduler(), p)
+	want := "gpu: default/" + *p.Status.ResourceClaimStatuses[0].ResourceClaimName + " (PodGroup default/train's claim)"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("claim lines %q, want %q", lines, want)
+	}
 }
