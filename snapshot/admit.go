@@ -122,8 +122,8 @@ type checkedObject struct {
 	clearedNamespace string
 	errs             field.ErrorList
 	// dropped are the fields the API server drops from the object for a
-	// gate that is off (apiserver.DropDisabledWorkloadClaims).
-	dropped []string
+	// gate that is off (apiserver.DropDisabledFields).
+	dropped []apiserver.DroppedField
 }
 
 // checkAhead is checkObject for an object decoded ahead of adding it, or
@@ -164,13 +164,12 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 // defaultAndValidate defaults obj, prepares a pod as the API server
 // creates it, and returns the validation errors under opts. A valid pod or
 // node then shares its parts with those share met before (share.go).
-func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) (field.ErrorList, []string) {
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) (field.ErrorList, []apiserver.DroppedField) {
 	apiserver.DefaultUnder(obj, opts)
-	dropped := apiserver.DropDisabledWorkloadClaims(obj, opts)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
 	}
-	apiserver.DropDisabledFields(obj, opts)
+	dropped := apiserver.DropDisabledFields(obj, opts)
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	errs = append(errs, apiserver.Validate(obj, opts)...)
 	if len(errs) == 0 && share != nil {

@@ -205,14 +205,14 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 	}
 	acc := chk.acc
 	desc := describe(ki.kind, acc.GetNamespace(), acc.GetName())
+	// A dropped field may be why the object is invalid (a Workload whose
+	// only templates were composite): say so first.
+	l.warnDropped(at.file, at.line, desc, ki.kind, chk.dropped)
 	if len(chk.errs) > 0 {
 		for _, e := range docread.IssuesFromFieldErrors(chk.errs) {
 			l.report.Errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
 		}
 		return
-	}
-	for _, f := range chk.dropped {
-		l.report.Warnf(at.file, at.line, desc, f, "dropped, as the API server drops it from a new %s with feature gate DRAWorkloadResourceClaims off (enable it to keep the group's claims)", ki.kind)
 	}
 	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault && l.defaultPC != nil {
 		err := apierrors.NewForbidden(schema.GroupResource{Group: schedulingv1.GroupName, Resource: "priorityclasses"}, pc.Name,
@@ -394,5 +394,14 @@ func (l *Loader) checkNodeNames() {
 				"bound to node %q, which is not in the snapshot", p.Spec.NodeName)
 			restore()
 		}
+	}
+}
+
+// warnDropped says which fields of a new object were dropped for a gate
+// that is off, as the API server drops them (apiserver.DropDisabledFields):
+// the file held them, but they are not simulated.
+func (l *Loader) warnDropped(file string, line int, desc, kind string, dropped []apiserver.DroppedField) {
+	for _, f := range dropped {
+		l.report.Warnf(file, line, desc, f.Path, "dropped, as the API server drops it from a new %s with feature gate %s off (enable the gate to keep it)", kind, f.Gate)
 	}
 }

@@ -686,7 +686,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 		if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 			apiserver.PrepareForCreate(pod)
 		}
-		apiserver.DropDisabledFields(obj, l.validation)
+		l.warnDropped(file, line, desc, ki.kind, apiserver.DropDisabledFields(obj, l.validation))
 		if ts := acc.GetCreationTimestamp(); typ == watch.Added && ts.IsZero() {
 			acc.SetCreationTimestamp(metav1.NewTime(at))
 		}

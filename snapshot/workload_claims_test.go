@@ -106,8 +106,8 @@ spec:
 		warnings = append(warnings, p.String())
 	}
 	want := []string{
-		`group.yaml:11: warning: PodGroup ml/train: spec.resourceClaims: dropped, as the API server drops it from a new PodGroup with feature gate DRAWorkloadResourceClaims off (enable it to keep the group's claims)`,
-		`group.yaml:39: warning: Workload ml/job: spec.podGroupTemplates[0].resourceClaims: dropped, as the API server drops it from a new Workload with feature gate DRAWorkloadResourceClaims off (enable it to keep the group's claims)`,
+		`group.yaml:11: warning: PodGroup ml/train: spec.resourceClaims: dropped, as the API server drops it from a new PodGroup with feature gate DRAWorkloadResourceClaims off (enable the gate to keep it)`,
+		`group.yaml:39: warning: Workload ml/job: spec.podGroupTemplates[0].resourceClaims: dropped, as the API server drops it from a new Workload with feature gate DRAWorkloadResourceClaims off (enable the gate to keep it)`,
 	}
 	if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
 		t.Errorf("report:\n%s\nwant:\n%s", strings.Join(warnings, "\n"), strings.Join(want, "\n"))

@@ -141,8 +141,8 @@ func gatedFieldsKept(c *Cluster) []string {
 // TestWorkloadGatedFieldsDropped: a new object loses each gated field
 // whose gate is off, however deep in a Workload's template tree, as the
 // API server's strategies drop it before validating (a Workload left
-// without templates is then refused as one without any), and nothing is
-// reported for what is dropped, as for a pod's spec.schedulingGroup. An
+// without templates is then refused as one without any), and each field
+// dropped is warned about, naming its gate. An
 // object read back from an API server keeps every field whatever the
 // gates.
 func TestWorkloadGatedFieldsDropped(t *testing.T) {
@@ -163,6 +163,8 @@ func TestWorkloadGatedFieldsDropped(t *testing.T) {
 		gates   func(*features.Features)
 		refused []string
 		want    []string
+		// dropped is how many fields are warned about as dropped.
+		dropped int
 	}{{
 		name:  "every workload gate on",
 		gates: func(g *features.Features) { *g = workloadGates(true) },
@@ -171,6 +173,7 @@ func TestWorkloadGatedFieldsDropped(t *testing.T) {
 		name:    "GenericWorkload only",
 		gates:   func(g *features.Features) { g.EnableGenericWorkload = true },
 		refused: []string{treeRefused},
+		dropped: 7,
 		want: []string{
 			"Workload flat:",
 			"PodGroup workers:",
@@ -182,6 +185,7 @@ func TestWorkloadGatedFieldsDropped(t *testing.T) {
 			*g = workloadGates(true)
 			g.EnablePodGroupPreemptionPolicy = false
 		},
+		dropped: 7,
 		want: []string{
 			"Workload flat: podGroupTemplates[0].schedulingConstraints",
 			"Workload tree: compositePodGroupTemplates[0].compositePodGroupTemplates[0].podGroupTemplates[0].schedulingConstraints" +
@@ -196,6 +200,7 @@ func TestWorkloadGatedFieldsDropped(t *testing.T) {
 			g.EnablePodGroupPreemptionPolicy = true
 		},
 		refused: []string{treeRefused},
+		dropped: 4,
 		want: []string{
 			"Workload flat: podGroupTemplates[0].preemptionPolicy",
 			"PodGroup workers: preemptionPolicy",
@@ -215,8 +220,17 @@ func TestWorkloadGatedFieldsDropped(t *testing.T) {
 			}
 			c, r := load("gated.yaml", gatedFieldsCluster)
 			wantProblems(t, r, tc.refused...)
-			if len(r.Problems) != len(tc.refused) {
-				t.Errorf("warnings reported:\n%s", r)
+			dropped := 0
+			for _, p := range r.Problems {
+				if p.Severity == docread.Warning {
+					if !strings.Contains(p.String(), "dropped, as the API server drops it from a new") {
+						t.Errorf("warning %s", p)
+					}
+					dropped++
+				}
+			}
+			if dropped != tc.dropped {
+				t.Errorf("%d fields warned about as dropped, want %d:\n%s", dropped, tc.dropped, r)
 			}
 			if got := gatedFieldsKept(c); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
 				t.Errorf("kept:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))

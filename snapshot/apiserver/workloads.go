@@ -21,7 +21,6 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/api/validate"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -42,28 +41,6 @@ const workloadMaxTemplateDepth = 4
 // maxPriority is the highest priority a template or group may name
 // (the API's +k8s:maximum on priority).
 const maxPriority = int32(1000000000)
-
-// DropDisabledFields clears what the API server drops from an object it
-// creates when the gate behind the field is off: spec.schedulingGroup
-// without GenericWorkload, from a pod (pkg/api/pod DropDisabledPodFields)
-// and from the pod template of a ReplicationController, ReplicaSet,
-// StatefulSet or DaemonSet (DropDisabledTemplateFields, which each of
-// their registries' PrepareForCreate calls); the gated fields of a
-// PodGroup, a Workload's templates and a CompositePodGroup
-// (dropDisabledGroupFields). An object read back from an API server
-// (IsStored) keeps them: the server that stored it took them. Other
-// objects are left alone. As upstream, nothing is reported: a field
-// dropped for its gate is not an error.
-func DropDisabledFields(obj runtime.Object, opts ValidationOptions) {
-	acc, ok := obj.(metav1.Object)
-	if !ok || acc.GetResourceVersion() != "" {
-		return
-	}
-	if spec := PodSpecOf(obj); spec != nil && !opts.GenericWorkload {
-		spec.SchedulingGroup = nil
-	}
-	dropDisabledGroupFields(obj, opts)
-}
 
 // validateSchedulingGroup: the one member of the union (podGroupName) is
 // required, and names a PodGroup (a DNS subdomain).
