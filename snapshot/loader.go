@@ -57,6 +57,9 @@ type Loader struct {
 	// validation is the API server's gates for validating objects (see
 	// ValidateUnder).
 	validation apiserver.ValidationOptions
+	// file is the file being read when it is in a fileBuffer, whose part
+	// already added is given back as the load goes.
+	file *fileBuffer
 	// share is the parts of the pods and nodes read so far (share.go),
 	// until Finish.
 	share *sharedParts

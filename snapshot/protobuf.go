@@ -168,6 +168,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	}, func(i int) {
 		l.addProtobufItem(name, fmt.Sprintf("items[%d]", i), *work[i])
 		work[i] = nil
+		l.file.releaseThrough(items[i])
 	}, func(done int) { l.meter.within(done, len(items)) })
 	return nil
 }
