@@ -34,7 +34,7 @@ func (l *Loader) generateTemplateClaims() {
 				continue
 			}
 			tmpl := l.findTemplate(pod.Namespace, *pc.ResourceClaimTemplateName)
-			at := l.origins[pod]
+			at := l.originOf(pod)
 			if tmpl == nil {
 				restore := l.reportingAt(at)
 				l.report.Warnf(at.file, at.line, describe("Pod", pod.Namespace, pod.Name), "spec.resourceClaims",
@@ -46,7 +46,6 @@ func (l *Loader) generateTemplateClaims() {
 			claim.Name = l.generateName(claim.GenerateName, at)
 			claim.UID = deriveUID("ResourceClaim", claim.Namespace, claim.Name)
 			l.names[objKey{"ResourceClaim", claim.Namespace, claim.Name}] = at
-			l.origins[claim] = at
 			l.cluster.ResourceClaims = append(l.cluster.ResourceClaims, claim)
 			name := claim.Name
 			pod.Status.ResourceClaimStatuses = append(pod.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: pc.Name, ResourceClaimName: &name})

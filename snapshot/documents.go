@@ -393,6 +393,7 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 	// Only the items prepared and not yet added are held: an item's work
 	// (its header, the decoded object) and its members' scan go once it
 	// is added, not with the whole List (600 bytes an item).
+	l.expect(len(items))
 	work := make([]*itemWork, len(items))
 	inOrder(len(items), func(i int) {
 		w := prepareItem(items[i], membersOf(i), apiVersion, kind, l.validation, l.share)

@@ -158,6 +158,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	if len(items) == 0 {
 		l.report.Warnf(name, 0, "", "", "no objects found")
 	}
+	l.expect(len(items))
 	// Only the items decoded and not yet added are held (see addItems).
 	work := make([]*protobufItem, len(items))
 	// The List is the file's one document.
