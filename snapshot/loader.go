@@ -36,11 +36,11 @@ type Loader struct {
 	names map[objKey]origin
 	// uids are the objects that took each UID, whose origin is in names.
 	uids map[types.UID]objKey
-	// origins are where the objects not named in names come from (a
-	// recording's changes): originOf reads names for the rest.
-	origins   map[runtime.Object]origin
-	generated map[runtime.Object]bool
-	defaultPC *schedulingv1.PriorityClass // first accepted globalDefault class
+	// changeOrigins are where a recording's changes come from, which
+	// names does not hold: originOf reads names for the rest.
+	changeOrigins map[runtime.Object]origin
+	generated     map[runtime.Object]bool
+	defaultPC     *schedulingv1.PriorityClass // first accepted globalDefault class
 
 	unknown    []*unknownKind
 	unknownIdx map[string]*unknownKind
@@ -111,7 +111,7 @@ type objKey struct{ kind, namespace, name string }
 
 // originOf is where obj, added to the loader, comes from.
 func (l *Loader) originOf(obj runtime.Object) origin {
-	if at, ok := l.origins[obj]; ok {
+	if at, ok := l.changeOrigins[obj]; ok {
 		return at
 	}
 	ki := kindsByType[reflect.TypeOf(obj)]
@@ -131,15 +131,15 @@ type unknownKind struct {
 // NewLoader returns an empty Loader.
 func NewLoader() *Loader {
 	return &Loader{
-		cluster:    &Cluster{},
-		report:     &docread.Report{},
-		names:      map[objKey]origin{},
-		uids:       map[types.UID]objKey{},
-		origins:    map[runtime.Object]origin{},
-		generated:  map[runtime.Object]bool{},
-		unknownIdx: map[string]*unknownKind{},
-		budget:     newReadBudget(),
-		share:      newSharedParts(),
+		cluster:       &Cluster{},
+		report:        &docread.Report{},
+		names:         map[objKey]origin{},
+		uids:          map[types.UID]objKey{},
+		changeOrigins: map[runtime.Object]origin{},
+		generated:     map[runtime.Object]bool{},
+		unknownIdx:    map[string]*unknownKind{},
+		budget:        newReadBudget(),
+		share:         newSharedParts(),
 	}
 }
 
