@@ -54,7 +54,7 @@ func (l *Loader) admitPods() {
 // admitPod applies admission to one pod; false means it is rejected (and
 // reported).
 func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, runtimeClasses map[string]*nodev1.RuntimeClass) bool {
-	at := l.origins[pod]
+	at := l.originOf(pod)
 	defer l.reportingAt(at)()
 	desc := describe("Pod", pod.Namespace, pod.Name)
 	msgName := pod.Name
@@ -94,7 +94,7 @@ func admitGroups[T interface {
 }](l *Loader, kind string, groups []T) []T {
 	kept := groups[:0]
 	for _, g := range groups {
-		at := l.origins[g]
+		at := l.originOf(g)
 		done := l.reportingAt(at)
 		warnings, rejection := apiserver.AdmitGroup(g, l.cluster.PriorityClasses, l.validation)
 		if l.reportAdmission(at, describe(kind, g.GetNamespace(), g.GetName()), warnings, rejection) {

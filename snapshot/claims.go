@@ -43,7 +43,7 @@ func (l *Loader) generateTemplateClaims() {
 			if pc.ResourceClaimTemplateName == nil || hasClaimStatus(pod, pc.Name) {
 				continue
 			}
-			at := l.origins[pod]
+			at := l.originOf(pod)
 			if pg := groups[groupKey(pod)]; pg != nil {
 				if ref, err := resourceclaim.BindTo(pod, pg, &pc); err == nil && ref.Resource == "podgroups" {
 					name, _, err := resourceclaim.NameFromPodGroup(pg, &schedulingv1beta1.PodGroupResourceClaim{Name: pc.Name, ResourceClaimTemplateName: pc.ResourceClaimTemplateName})
@@ -108,7 +108,6 @@ func (l *Loader) addGeneratedClaim(claim *resourcev1.ResourceClaim, at origin) s
 	claim.Name = l.generateName(claim.GenerateName, at)
 	claim.UID = deriveUID("ResourceClaim", claim.Namespace, claim.Name)
 	l.names[objKey{"ResourceClaim", claim.Namespace, claim.Name}] = at
-	l.origins[claim] = at
 	l.cluster.ResourceClaims = append(l.cluster.ResourceClaims, claim)
 	return claim.Name
 }
@@ -163,7 +162,7 @@ func (l *Loader) generatePodGroupClaims() map[string]*schedulingv1beta1.PodGroup
 			if gc.ResourceClaimTemplateName == nil || hasGroupClaimStatus(pg, gc.Name) {
 				continue
 			}
-			at := l.origins[pg]
+			at := l.originOf(pg)
 			isTrue := true
 			name, ok := l.generateClaim(at, "PodGroup", gc.Name, *gc.ResourceClaimTemplateName, metav1.OwnerReference{
 				APIVersion: schedulingv1beta1.SchemeGroupVersion.String(), Kind: "PodGroup", Name: pg.Name, UID: pg.UID, Controller: &isTrue,

@@ -711,7 +711,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 	}
 	switch o := obj.(type) {
 	case *v1.Pod:
-		l.origins[o] = l.at(file, line)
+		l.changeOrigins[o] = l.at(file, line)
 		if !l.admitPod(o, st.priorityClasses, st.runtimeClasses) {
 			return nil
 		}
