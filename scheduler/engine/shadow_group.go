@@ -298,8 +298,8 @@ func (s *shadow) judgeCondition(b *groupBatch, cur *schedulingv1beta1.PodGroup) 
 	theirs := GroupConditionText(c.Status, c.Reason, c.Message)
 	j := &groupJudgement{pod: PodGroupRef(b.group), d: decision{msg: theirs}, attempt: b.first}
 	var mine string
-	if b.cycle != nil && b.cycle.PodGroupWrite != nil {
-		if w := apimeta.FindStatusCondition(b.cycle.PodGroupWrite.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled); w != nil {
+	if w := b.write(); w != nil {
+		if w := apimeta.FindStatusCondition(w.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled); w != nil {
 			mine = GroupConditionText(w.Status, w.Reason, w.Message)
 		}
 	}
@@ -319,6 +319,14 @@ func (s *shadow) judgeCondition(b *groupBatch, cur *schedulingv1beta1.PodGroup) 
 		j.verdict, j.why = Disagree, fmt.Sprintf("the conditions differ: the cluster's scheduler writes %q; schedtui's pod-group cycle %q", theirs, mine)
 	}
 	return j
+}
+
+// write is the batch's cycle's write of its PodGroup, nil when none.
+func (b *groupBatch) write() *schedulingv1beta1.PodGroup {
+	if b.cycle == nil {
+		return nil
+	}
+	return b.cycle.PodGroupWrite(b.group)
 }
 
 // openBatch opens group's batch with its members pending now (old, when
