@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -278,11 +277,29 @@ func (h *harness) cycle(cr *cycleRecord) (Cycle, error) {
 		return true
 	})
 	var preemptors []types.UID
+	// leaves are the popped hierarchy's PodGroups (the group itself for
+	// a PodGroup): each gets its condition written.
+	var leaves []*schedulingv1beta1.PodGroup
 	if pg, ok := popped.(*framework.QueuedPodGroupInfo); ok {
 		c.Group = pg.Namespace + "/" + pg.Name
 		if pg.PodGroup != nil {
 			preemptors = append(preemptors, pg.PodGroup.UID)
 		}
+		if pg.CompositePodGroup != nil {
+			preemptors = append(preemptors, pg.CompositePodGroup.UID)
+		}
+		var walk func(n *framework.PodGroupInfo)
+		walk = func(n *framework.PodGroupInfo) {
+			if n.GetType() == fwk.PodGroupKeyType {
+				// The object may be gone from the entity (a failed
+				// reconciliation): the name is enough.
+				leaves = append(leaves, &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: n.Namespace, Name: n.Name}})
+			}
+			for _, ch := range n.Children {
+				walk(ch)
+			}
+		}
+		walk(pg.PodGroupInfo)
 	}
 	for _, p := range pods {
 		preemptors = append(preemptors, p.UID)
@@ -326,9 +343,8 @@ func (h *harness) cycle(cr *cycleRecord) (Cycle, error) {
 	c.Victims = append([]string{}, h.api.deletedPods()...)
 	sort.Strings(c.Victims)
 
-	if c.Group != "" {
-		ns, name, _ := strings.Cut(c.Group, "/")
-		pg, err := h.api.client.SchedulingV1beta1().PodGroups(ns).Get(h.ctx, name, metav1.GetOptions{})
+	for _, leaf := range leaves {
+		pg, err := h.api.client.SchedulingV1beta1().PodGroups(leaf.Namespace).Get(h.ctx, leaf.Name, metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return c, err
 		}
