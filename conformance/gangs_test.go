@@ -47,19 +47,29 @@ func TestGangConformance(t *testing.T) {
 	for _, c := range []struct {
 		emulated, gates string
 		generate        func(int64) *scenario.Scenario
+		// label tells apart two runs with the same gates.
+		label string
 	}{
-		{"1.37", "GenericWorkload=true", scenario.GenerateGangs},
-		{"1.36", "GenericWorkload=true", scenario.GenerateGangs},
-		{"1.37", "GenericWorkload=true,PodGroupPreemptionPolicy=true", scenario.GenerateGangs},
-		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true", scenario.GenerateGangs},
+		{"1.37", "GenericWorkload=true", scenario.GenerateGangs, ""},
+		{"1.36", "GenericWorkload=true", scenario.GenerateGangs, ""},
+		{"1.37", "GenericWorkload=true,PodGroupPreemptionPolicy=true", scenario.GenerateGangs, ""},
+		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true", scenario.GenerateGangs, ""},
 		// Off (1.37's default): the members are ordinary pods to both.
-		{"1.37", "", scenario.GenerateGangs},
+		{"1.37", "", scenario.GenerateGangs, ""},
 		// Hierarchies (scenario.GenerateCompositeGangs): the queue's unit
 		// is the root CompositePodGroup, its cycle tries the children
 		// (CompositePodGroup needs TopologyAwareWorkloadScheduling).
-		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true", scenario.GenerateCompositeGangs},
+		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true", scenario.GenerateCompositeGangs, ""},
+		// The gang scenarios (no hierarchy) with the gate on: the queue's
+		// forest, the chosen placement assumed again, PreEnqueue and
+		// Permit through the hierarchy code.
+		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true", scenario.GenerateGangs, "flat"},
 	} {
-		t.Run(c.emulated+" "+c.gates, func(t *testing.T) {
+		name := c.emulated + " " + c.gates
+		if c.label != "" {
+			name += " " + c.label
+		}
+		t.Run(name, func(t *testing.T) {
 			gates, err := features.Resolve(c.emulated, "", c.gates)
 			if err != nil {
 				t.Fatal(err)
