@@ -164,3 +164,31 @@ func PodGroupReady(h PodGroupStater, namespace, name string, count func(*PodGrou
 	}
 	return count(h.PodGroupState(namespace, name)) >= PodGroupMinCount(pg)
 }
+
+// Hierarchy is the observed tree below the CompositePodGroup r (its
+// PodGroups and CompositePodGroups, in child order), nil when r is not
+// observed: the group a cycle of r's hierarchy works on.
+func Hierarchy(objs ObjectLister, r GroupRef) *PodGroupInfo {
+	return hierarchy(objs, r, 0)
+}
+
+func hierarchy(objs ObjectLister, r GroupRef, depth int) *PodGroupInfo {
+	if !r.Composite {
+		pg, err := objs.PodGroup(r.Namespace, r.Name)
+		if err != nil {
+			return nil
+		}
+		return NewPodGroupInfo(pg)
+	}
+	cpg, err := objs.CompositePodGroup(r.Namespace, r.Name)
+	if err != nil || depth >= maxTreeDepth {
+		return nil
+	}
+	n := NewCompositePodGroupInfo(cpg)
+	for _, c := range GroupChildren(objs, r.Namespace, r.Name) {
+		if ch := hierarchy(objs, c, depth+1); ch != nil {
+			n.AddChild(ch)
+		}
+	}
+	return n
+}
