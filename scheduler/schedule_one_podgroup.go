@@ -84,7 +84,11 @@ type memberResult struct {
 // groupResult is upstream's podGroupAlgorithmResult: a leaf group's (its
 // members' results) or a composite node's (none).
 type groupResult struct {
-	info                *framework.PodGroupInfo
+	info *framework.PodGroupInfo
+	// invalidated is, for a group that succeeded under a parent that
+	// failed (a composite hierarchy), its own result, which the parent's
+	// replaced: the record still shows where its members were placed.
+	invalidated         *groupResult
 	members             []*memberResult
 	status              *framework.Status
 	waitingOnPreemption bool
@@ -842,7 +846,7 @@ func (rs cycleResults) complete(g *framework.QueuedPodGroupInfo, recs recSet) {
 		walk = func(n *framework.PodGroupInfo, parent *framework.Status) {
 			r, ok := rs[n]
 			if !ok || !parent.IsSuccess() && r.status.IsSuccess() {
-				r = &groupResult{info: n, status: parent}
+				r = &groupResult{info: n, status: parent, invalidated: r}
 				rs[n] = r
 			}
 			for _, c := range n.Children {
@@ -904,15 +908,26 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 	leaves := g.Leaves()
 	for _, leaf := range leaves {
 		r := rs[leaf]
+		own := map[string]*memberResult{}
+		if r.invalidated != nil {
+			for _, mr := range r.invalidated.members {
+				own[string(mr.pod.UID)] = mr
+			}
+		}
 		for _, mr := range r.members {
 			i := line[string(mr.pod.UID)]
 			a := c.Attempts[i]
 			gm := &c.Group.Members[i]
-			gm.Evaluated = mr.evaluated
-			if mr.st.IsSuccess() {
-				gm.Node = mr.host
+			seen := mr
+			if o := own[string(mr.pod.UID)]; o != nil {
+				// Placed with its group, rejected with the parent.
+				seen = o
 			}
-			gm.Unschedulable = mr.evaluated && !mr.st.IsSuccess()
+			gm.Evaluated = seen.evaluated
+			if seen.st.IsSuccess() {
+				gm.Node = seen.host
+			}
+			gm.Unschedulable = seen.evaluated && !seen.st.IsSuccess()
 			switch {
 			case r.status.IsError():
 				if mr.st.IsError() {

@@ -183,7 +183,7 @@ func explainQueryOf(cmd *cobra.Command, src *sourceFlags, ns *namespaceFlags, ar
 	case r.daemonSet && all:
 		return q, fmt.Errorf("--all is for a pod: explain daemonset/%s already evaluates every Filter plugin on each node", r.name)
 	case r.podGroup && all:
-		return q, fmt.Errorf("--all is for a pod: explain podgroup/%s shows every member's verdict per node; explain a member with --all for its full diagnosis", r.name)
+		return q, fmt.Errorf("--all is for a pod: explain %s/%s shows every member's verdict per node; explain a member with --all for its full diagnosis", r.kind(), r.name)
 	case r.daemonSet && (output == "json" || output == "yaml"):
 		return q, fmt.Errorf("explain daemonset/%s prints text only (-o text or wide); -o %s is for pods", r.name, output)
 	}

@@ -54,6 +54,11 @@ type QueuedGroup struct {
 	Members []string
 	// Scheduled counts the members already assumed or bound.
 	Scheduled int
+	// Composite is set for a hierarchy's root (CompositePodGroup): Policy
+	// and MinCount are the CompositePodGroup's (minCount counts groups),
+	// Groups its PodGroups (namespace/name), depth first.
+	Composite bool
+	Groups    []string
 }
 
 // QueueSnapshot is the queue at one moment; ActiveQ is in pop order.

@@ -157,8 +157,20 @@ func (e *Engine) inGroup(pattern string, a *record.Attempt) bool {
 		return false
 	}
 	key := framework.PodGroupKeyOf(p)
-	ok, _ := path.Match(pattern, key)
-	return key != "" && ok
+	if key == "" {
+		return false
+	}
+	if ok, _ := path.Match(pattern, key); ok {
+		return true
+	}
+	// In a hierarchy (CompositePodGroup), its root's name matches too.
+	if e.sched.Features().EnableCompositePodGroup {
+		root, found, err := framework.GroupRoot(e.sched.Objects(), true, framework.GroupRef{Namespace: p.Namespace, Name: framework.PodGroupNameOf(p)})
+		if ok, _ := path.Match(pattern, framework.PodGroupKey(root.Namespace, root.Name)); err == nil && found && root.Composite && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // waiting counts the pods in activeQ and the backoff queues: those the
@@ -319,8 +331,13 @@ func (e *Engine) queuedGroup(en queue.Entry) QueuedGroup {
 	qg := QueuedGroup{
 		Group: g.Key(), Policy: g.Policy(), MinCount: g.MinCount(), Priority: g.Priority(), Queue: history.QueueName(en.Location),
 		Timestamp: g.Timestamp, Attempts: g.Attempts, BackoffExpiration: e.q.GroupBackoffExpiration(g),
-		GatingPlugin: g.GatingPlugin, GatingMessage: en.GatingMessage,
-		Scheduled: e.sched.PodGroupState(g.Namespace, g.Name).ScheduledPodsCount(),
+		GatingPlugin: g.GatingPlugin, GatingMessage: en.GatingMessage, Composite: g.Composite,
+	}
+	for _, leaf := range g.Leaves() {
+		qg.Scheduled += e.sched.PodGroupState(leaf.Namespace, leaf.Name).ScheduledPodsCount()
+		if g.Composite {
+			qg.Groups = append(qg.Groups, leaf.Key())
+		}
 	}
 	plugins := map[string]bool{}
 	for _, m := range g.Members {
