@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"os"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,51 +12,12 @@ import (
 	"github.com/schedtui/schedtui/snapshot"
 )
 
-// compositeCluster: the CompositePodGroup default/job, a composite gang
+// compositeCluster is explain's composite scenario (shared with the
+// command's tests): the CompositePodGroup default/job, a composite gang
 // (minGroupCount 2) of the gangs a (two workers of 3 cpu, minCount 2) and
 // b (one worker of 5 cpu, minCount 1), on two nodes of 4 cpu: a fits, b
 // fits nowhere, so the hierarchy places nobody.
-const compositeCluster = `
-apiVersion: v1
-kind: Node
-metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
-status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
-status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
----
-apiVersion: scheduling.k8s.io/v1alpha3
-kind: CompositePodGroup
-metadata: {name: job, namespace: default, creationTimestamp: "2026-01-01T00:00:00Z"}
-spec: {workloadRef: {workloadName: job, templateName: job}, schedulingPolicy: {gang: {minGroupCount: 2}}}
----
-apiVersion: scheduling.k8s.io/v1beta1
-kind: PodGroup
-metadata: {name: a, namespace: default, creationTimestamp: "2026-01-01T00:00:01Z"}
-spec: {parentCompositePodGroupName: job, workloadRef: {workloadName: job, templateName: a}, schedulingPolicy: {gang: {minCount: 2}}}
----
-apiVersion: scheduling.k8s.io/v1beta1
-kind: PodGroup
-metadata: {name: b, namespace: default, creationTimestamp: "2026-01-01T00:00:02Z"}
-spec: {parentCompositePodGroupName: job, workloadRef: {workloadName: job, templateName: b}, schedulingPolicy: {gang: {minCount: 1}}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: a-0, namespace: default, creationTimestamp: "2026-01-01T00:00:00Z"}
-spec: {schedulingGroup: {podGroupName: a}, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: a-1, namespace: default, creationTimestamp: "2026-01-01T00:00:00Z"}
-spec: {schedulingGroup: {podGroupName: a}, containers: [{name: c, image: x, resources: {requests: {cpu: "3"}}}]}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: b-0, namespace: default, creationTimestamp: "2026-01-01T00:00:00Z"}
-spec: {schedulingGroup: {podGroupName: b}, containers: [{name: c, image: x, resources: {requests: {cpu: "5"}}}]}
-`
+const compositeCluster = "../cmd/schedtui/testdata/composite.yaml"
 
 func compositeHarness(t *testing.T, w, h int) *harness {
 	t.Helper()
@@ -63,7 +25,11 @@ func compositeHarness(t *testing.T, w, h int) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, rep, err := snapshot.LoadUnder("composite", []byte(compositeCluster), &r.Features)
+	data, err := os.ReadFile(compositeCluster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, rep, err := snapshot.LoadUnder("composite", data, &r.Features)
 	if err != nil {
 		t.Fatal(err)
 	}
