@@ -22,17 +22,25 @@ import (
 )
 
 // The pod-group scheduling cycle (GenericWorkload), as upstream's
-// schedule_one_podgroup.go for a leaf PodGroup with the default algorithm
-// (TopologyAwareWorkloadScheduling and CompositePodGroup are refused by
-// their gates): every queued member through Filter and Score in the
-// group's member order, each placed member assumed and reserved so that
-// later members see it, GangScheduling's PlacementFeasible deciding
-// whether minCount can still be met; everything reverted; then, when the
+// schedule_one_podgroup.go: every queued member through Filter and Score
+// in the group's member order, each placed member assumed and reserved so
+// that later members see it, GangScheduling's PlacementFeasible deciding
+// whether minCount can still be met (with TopologyAwareWorkloadScheduling,
+// once per placement the PlacementGenerate plugins propose, the
+// PlacementScore plugins choosing); everything reverted; then, when the
 // group is unschedulable, PodGroupPostFilter (workload-aware preemption)
 // with a function that runs the algorithm again; then the submission:
 // members of a schedulable group to binding (assume, Reserve, Permit
 // again), the others back to the queue, and the PodGroup's
 // PodGroupInitiallyScheduled condition written.
+//
+// With CompositePodGroup the popped group may be a hierarchy's root: the
+// composite algorithm tries the root's placements, and in each its
+// children in child order (a child composite recursively, a PodGroup with
+// its own algorithm), what a child places staying assumed for those after
+// it; PlacementFeasible counts children against minGroupCount. A child
+// that succeeded under a parent that failed takes the parent's status,
+// and every PodGroup of the hierarchy gets its condition.
 
 // errPodGroupUnschedulable is upstream's: the error of a member rejected
 // with its group, leading its PodScheduled message.
