@@ -92,7 +92,7 @@ func runGangScenarios(t *testing.T, gates *features.Features, generate func(int6
 		if err != nil {
 			t.Fatalf("%s: schedtui: %v", s.Name, err)
 		}
-		theirs, err := upstream.RunQueue(context.Background(), s.Cluster.DeepCopy(), nil, s.LatePodGroups, scheduler.Epoch)
+		theirs, err := upstream.RunQueue(context.Background(), s.Cluster.DeepCopy(), nil, s.Late(), scheduler.Epoch)
 		if err != nil {
 			t.Fatalf("%s: upstream: %v", s.Name, err)
 		}
@@ -159,9 +159,9 @@ func runOursQueue(s *scenario.Scenario, gates *features.Features, horizon time.D
 		}
 	}
 	run(0)
-	for _, pg := range s.LatePodGroups {
-		if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: pg.DeepCopy()}); err != nil {
-			return oursRun{}, fmt.Errorf("adding PodGroup %s: %w", pg.Name, err)
+	for _, obj := range s.Late() {
+		if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: obj.DeepCopyObject()}); err != nil {
+			return oursRun{}, fmt.Errorf("adding %s: %w", change.DescribeObject(obj), err)
 		}
 		run(0)
 	}

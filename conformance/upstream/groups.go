@@ -16,6 +16,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -118,7 +119,8 @@ type Condition struct {
 // backoff queue does and upstream pops from it when the active queue is
 // empty), ScheduleOne pops an entity and schedules it, and RunQueue waits
 // for its effects (bindings, preemption's deletions, status writes) to
-// reach the scheduler before the next. Then the PodGroups of late are
+// reach the scheduler before the next. Then the objects of late
+// (PodGroups, CompositePodGroups) are
 // created, each followed by the same, and the clock moves on a second at
 // a time until QueueHorizon, the backoff queue flushed at each second as
 // upstream's goroutine does it, the queue drained again after each.
@@ -127,13 +129,13 @@ type Condition struct {
 // minCount pods, unschedulable with no event to move them) are never
 // attempted. The process-wide feature gates (GenericWorkload among them)
 // are the caller's to set.
-func RunQueue(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []*schedulingv1beta1.PodGroup, t0 time.Time) (run QueueRun, err error) {
+func RunQueue(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []runtime.Object, t0 time.Time) (run QueueRun, err error) {
 	return RunQueueFor(ctx, c, cfg, late, t0, QueueHorizon)
 }
 
 // RunQueueFor is RunQueue with the clock run to horizon instead of
 // QueueHorizon: long enough, a failed group's backoff reaches its cap.
-func RunQueueFor(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []*schedulingv1beta1.PodGroup, t0 time.Time, horizon time.Duration) (run QueueRun, err error) {
+func RunQueueFor(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []runtime.Object, t0 time.Time, horizon time.Duration) (run QueueRun, err error) {
 	if c == nil {
 		return run, errors.New("upstream: nil cluster")
 	}
@@ -187,8 +189,8 @@ func RunQueueFor(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSch
 	if err := drain(); err != nil {
 		return run, err
 	}
-	for _, pg := range late {
-		if err := h.createPodGroup(pg); err != nil {
+	for _, obj := range late {
+		if err := h.createLate(obj); err != nil {
 			return run, err
 		}
 		if err := drain(); err != nil {
@@ -441,6 +443,53 @@ func (h *harness) podGroupBarrier() error {
 		_, err := h.sched.Cache.PodGroups().Get(barrierNamespace, name)
 		return err != nil
 	})
+}
+
+// createLate creates a PodGroup or a CompositePodGroup the API server
+// gets after the pods, and waits for the scheduler to have taken it in.
+func (h *harness) createLate(obj runtime.Object) error {
+	switch o := obj.(type) {
+	case *schedulingv1beta1.PodGroup:
+		return h.createPodGroup(o)
+	case *schedulingv1alpha3.CompositePodGroup:
+		return h.createCompositePodGroup(o)
+	}
+	return fmt.Errorf("upstream: cannot create a late %T", obj)
+}
+
+// createCompositePodGroup creates a CompositePodGroup, and waits for the
+// scheduler's handler to have taken it in: a throw-away one behind it
+// reaches the cache only after it (one handler, in order).
+func (h *harness) createCompositePodGroup(cpg *schedulingv1alpha3.CompositePodGroup) error {
+	cpg = cpg.DeepCopy()
+	cpg.ResourceVersion = ""
+	if _, err := h.api.client.SchedulingV1alpha3().CompositePodGroups(cpg.Namespace).Create(h.ctx, cpg, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("upstream: creating CompositePodGroup %s/%s: %w", cpg.Namespace, cpg.Name, err)
+	}
+	h.barrierSeq++
+	name := fmt.Sprintf("barrier-%d", h.barrierSeq)
+	b := &schedulingv1alpha3.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: barrierNamespace, Name: name, UID: types.UID(barrierNamespace + "-cpg-" + name)}}
+	b.Spec.SchedulingPolicy.Basic = &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}
+	groups := h.api.client.SchedulingV1alpha3().CompositePodGroups(barrierNamespace)
+	if _, err := groups.Create(h.ctx, b, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating barrier CompositePodGroup: %w", err)
+	}
+	if err := h.poll("the scheduler to process CompositePodGroup events (barrier add)", func() bool {
+		_, err := h.sched.Cache.CompositePodGroups().Get(barrierNamespace, name)
+		return err == nil
+	}); err != nil {
+		return err
+	}
+	if err := groups.Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
+		return fmt.Errorf("deleting barrier CompositePodGroup: %w", err)
+	}
+	if err := h.poll("the scheduler to process CompositePodGroup events (barrier delete)", func() bool {
+		_, err := h.sched.Cache.CompositePodGroups().Get(barrierNamespace, name)
+		return err != nil
+	}); err != nil {
+		return err
+	}
+	return h.barrier()
 }
 
 // createPodGroup creates a PodGroup the API server gets after the pods,

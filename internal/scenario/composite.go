@@ -23,6 +23,7 @@ const (
 	FeatCompositeChildFails = "CompositePodGroup/child-cannot-fit"
 	FeatCompositeTopology   = "CompositePodGroup/zone-constraint-at-parent"
 	FeatCompositeBasic      = "CompositePodGroup/basic-root"
+	FeatCompositeLate       = "CompositePodGroup/root-created-after-pods"
 )
 
 // compositeKinds are the kinds of hierarchy GenerateCompositeGangs draws
@@ -34,6 +35,7 @@ var compositeKinds = []func(g *gangGen, i int){
 	(*gangGen).compositeChildFails,
 	(*gangGen).compositeTopology,
 	(*gangGen).compositeBasicRoot,
+	(*gangGen).compositeLateRoot,
 }
 
 // GenerateCompositeGangs returns the composite pod group scenario of a
@@ -80,6 +82,7 @@ func GenerateCompositeGangs(seed int64) *Scenario {
 	}
 	s := b.done("generated composite pod group scenario", "GenericWorkload", "TopologyAwareWorkloadScheduling", "CompositePodGroup")
 	s.Seed = seed
+	s.LateCompositePodGroups = g.lateComposites
 	return s
 }
 
@@ -253,4 +256,20 @@ func (g *gangGen) compositeBasicRoot(i int) {
 	}
 	g.composite(root)
 	g.b.feat(FeatCompositeBasic)
+}
+
+// compositeLateRoot: a composite gang of two gangs whose root the API
+// server gets only after its PodGroups and their pods
+// (Scenario.LateCompositePodGroups): the members wait for it.
+func (g *gangGen) compositeLateRoot(i int) {
+	root := &hierarchy{name: fmt.Sprintf("late-jobset-%d", i)}
+	for j := range 2 {
+		root.children = append(root.children, g.gangChild(fmt.Sprintf("late-jobset-%d-part-%d", i, j)))
+	}
+	root.minGroupCount = 2
+	n := len(g.b.c.CompositePodGroups)
+	g.composite(root)
+	g.lateComposites = append(g.lateComposites, g.b.c.CompositePodGroups[n])
+	g.b.c.CompositePodGroups = g.b.c.CompositePodGroups[:n]
+	g.b.feat(FeatCompositeLate)
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
@@ -37,6 +38,14 @@ func TestCompositeScenarios(t *testing.T) {
 		for _, p := range rep.Problems {
 			t.Errorf("%s: %s", s.Name, p.String())
 		}
+		if len(s.LateCompositePodGroups) > 0 {
+			// The cluster once the late ones exist loads clean too.
+			all := &Scenario{Name: s.Name, Cluster: s.Cluster.DeepCopy()}
+			all.Cluster.CompositePodGroups = append(all.Cluster.CompositePodGroups, s.LateCompositePodGroups...)
+			if _, rep, err := snapshot.LoadUnder(s.Name, dumpBytes(t, all), &r.Features); err != nil || len(rep.Problems) > 0 {
+				t.Errorf("%s with its late CompositePodGroups: %v %v", s.Name, err, rep)
+			}
+		}
 		if len(c.CompositePodGroups) != len(s.Cluster.CompositePodGroups) || len(c.PodGroups) != len(s.Cluster.PodGroups) {
 			t.Errorf("%s: loaded %d CompositePodGroups and %d PodGroups of %d and %d", s.Name,
 				len(c.CompositePodGroups), len(c.PodGroups), len(s.Cluster.CompositePodGroups), len(s.Cluster.PodGroups))
@@ -44,7 +53,7 @@ func TestCompositeScenarios(t *testing.T) {
 		// Each member's priority is its root's (every group of a
 		// hierarchy has the root's).
 		prio := map[string]int32{}
-		for _, g := range s.Cluster.CompositePodGroups {
+		for _, g := range append(slices.Clone(s.Cluster.CompositePodGroups), s.LateCompositePodGroups...) {
 			prio["cpg/"+g.Name] = *g.Spec.Priority
 		}
 		for _, g := range s.Cluster.PodGroups {
@@ -59,7 +68,7 @@ func TestCompositeScenarios(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []string{FeatCompositeTwoLevel, FeatCompositeThreeLevel, FeatCompositeChildFails, FeatCompositeTopology, FeatCompositeBasic} {
+	for _, f := range []string{FeatCompositeTwoLevel, FeatCompositeThreeLevel, FeatCompositeChildFails, FeatCompositeTopology, FeatCompositeBasic, FeatCompositeLate} {
 		if !seen[f] {
 			t.Errorf("no scenario of seeds 0..%d has %s", len(compositeKinds)-1, f)
 		}
