@@ -427,22 +427,29 @@ func (h *harness) podGroupBarrier() error {
 	pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: barrierNamespace, Name: name, UID: types.UID(barrierNamespace + "-pg-" + name)}}
 	pg.Spec.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
 	groups := h.api.client.SchedulingV1beta1().PodGroups(barrierNamespace)
-	if _, err := groups.Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating barrier PodGroup: %w", err)
-	}
-	if err := h.poll("the scheduler to process PodGroup events (barrier add)", func() bool {
+	return h.roundTrip("PodGroup", func() error {
+		_, err := groups.Create(h.ctx, pg, metav1.CreateOptions{})
+		return err
+	}, func() error { return groups.Delete(h.ctx, name, metav1.DeleteOptions{}) }, func() bool {
 		_, err := h.sched.Cache.PodGroups().Get(barrierNamespace, name)
 		return err == nil
-	}); err != nil {
+	})
+}
+
+// roundTrip creates a throw-away object of kind, waits for the
+// scheduler's cache to have it (cached), deletes it and waits for the
+// cache to drop it: every event of the kind before it is processed.
+func (h *harness) roundTrip(kind string, create, del func() error, cached func() bool) error {
+	if err := create(); err != nil {
+		return fmt.Errorf("creating barrier %s: %w", kind, err)
+	}
+	if err := h.poll("the scheduler to process "+kind+" events (barrier add)", cached); err != nil {
 		return err
 	}
-	if err := groups.Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-		return fmt.Errorf("deleting barrier PodGroup: %w", err)
+	if err := del(); err != nil {
+		return fmt.Errorf("deleting barrier %s: %w", kind, err)
 	}
-	return h.poll("the scheduler to process PodGroup events (barrier delete)", func() bool {
-		_, err := h.sched.Cache.PodGroups().Get(barrierNamespace, name)
-		return err != nil
-	})
+	return h.poll("the scheduler to process "+kind+" events (barrier delete)", func() bool { return !cached() })
 }
 
 // createLate creates a PodGroup or a CompositePodGroup the API server
@@ -471,21 +478,12 @@ func (h *harness) createCompositePodGroup(cpg *schedulingv1alpha3.CompositePodGr
 	b := &schedulingv1alpha3.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: barrierNamespace, Name: name, UID: types.UID(barrierNamespace + "-cpg-" + name)}}
 	b.Spec.SchedulingPolicy.Basic = &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}
 	groups := h.api.client.SchedulingV1alpha3().CompositePodGroups(barrierNamespace)
-	if _, err := groups.Create(h.ctx, b, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating barrier CompositePodGroup: %w", err)
-	}
-	if err := h.poll("the scheduler to process CompositePodGroup events (barrier add)", func() bool {
+	if err := h.roundTrip("CompositePodGroup", func() error {
+		_, err := groups.Create(h.ctx, b, metav1.CreateOptions{})
+		return err
+	}, func() error { return groups.Delete(h.ctx, name, metav1.DeleteOptions{}) }, func() bool {
 		_, err := h.sched.Cache.CompositePodGroups().Get(barrierNamespace, name)
 		return err == nil
-	}); err != nil {
-		return err
-	}
-	if err := groups.Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-		return fmt.Errorf("deleting barrier CompositePodGroup: %w", err)
-	}
-	if err := h.poll("the scheduler to process CompositePodGroup events (barrier delete)", func() bool {
-		_, err := h.sched.Cache.CompositePodGroups().Get(barrierNamespace, name)
-		return err != nil
 	}); err != nil {
 		return err
 	}
