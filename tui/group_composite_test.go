@@ -21,6 +21,12 @@ const compositeCluster = "../cmd/schedtui/testdata/composite.yaml"
 
 func compositeHarness(t *testing.T, w, h int) *harness {
 	t.Helper()
+	return compositeHarnessWith(t, w, h, nil)
+}
+
+// compositeHarnessWith is compositeHarness with the cluster edited first.
+func compositeHarnessWith(t *testing.T, w, h int, edit func(*snapshot.Cluster)) *harness {
+	t.Helper()
 	r, err := features.Resolve("", "", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true")
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +41,9 @@ func compositeHarness(t *testing.T, w, h int) *harness {
 	}
 	if len(rep.Problems) > 0 {
 		t.Fatalf("the scenario does not load cleanly: %v", rep)
+	}
+	if edit != nil {
+		edit(c)
 	}
 	b, err := NewBackend("composite", c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1, Features: &r.Features})
 	if err != nil {
@@ -74,4 +83,12 @@ func TestCompositeGroupQueuesView(t *testing.T) {
 		"is a CompositePodGroup, the root of a hierarchy of pod groups (a, b)",
 		"unless at least minGroupCount (2) of the groups directly below it are placed")
 	hs.golden(120, 30)
+}
+
+// TestCompositeRootMissing: without the root, the members wait for it,
+// and the Queues view names the CompositePodGroup they wait for.
+func TestCompositeRootMissing(t *testing.T) {
+	hs := compositeHarnessWith(t, 120, 30, func(c *snapshot.Cluster) { c.CompositePodGroups = nil })
+	hs.keys("1")
+	hs.contains("default/a-0", "waiting for CompositePodGroup job (above PodGroup a) to exist")
 }

@@ -30,6 +30,11 @@ type QueuedPod struct {
 	GatingPlugin  string
 	GatingMessage string
 	NominatedNode string
+	// MissingGroup is, for a member waiting for its group
+	// (WaitingForPodGroup), the CompositePodGroup above its PodGroup that
+	// is not observed (CompositePodGroup), "" when its PodGroup is the one
+	// missing.
+	MissingGroup string
 }
 
 // QueuedGroup is a pod group as the queue holds it (GenericWorkload): one

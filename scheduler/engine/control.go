@@ -7,6 +7,8 @@ import (
 	"sort"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/history"
@@ -313,6 +315,7 @@ func (e *Engine) Queue() QueueSnapshot {
 	}
 	for _, pi := range e.q.WaitingForPodGroup() {
 		qp := e.queuedPod(queue.Entry{Info: pi, Location: queue.WaitingForPodGroup})
+		qp.MissingGroup = e.missingComposite(pi.Pod)
 		snap.WaitingForGroup = append(snap.WaitingForGroup, qp)
 		snap.Unschedulable = append(snap.Unschedulable, qp)
 	}
@@ -323,6 +326,26 @@ func (e *Engine) Queue() QueueSnapshot {
 	byName(snap.Gated)
 	snap.Groups = append(snap.Groups, gatedGroups...)
 	return snap
+}
+
+// missingComposite is the first CompositePodGroup not observed on the way
+// up from the pod's PodGroup to its root, "" when the PodGroup itself is
+// missing (or without CompositePodGroup).
+func (e *Engine) missingComposite(pod *v1.Pod) string {
+	objs := e.sched.Objects()
+	pg, err := objs.PodGroup(pod.Namespace, framework.PodGroupNameOf(pod))
+	if err != nil || !e.sched.Features().EnableCompositePodGroup {
+		return ""
+	}
+	// At most WorkloadMaxTreeDepth levels: a loop ends there.
+	for parent, depth := framework.ParentOfPodGroup(pg), 0; parent != "" && depth < 4; depth++ {
+		cpg, err := objs.CompositePodGroup(pod.Namespace, parent)
+		if err != nil {
+			return parent
+		}
+		parent = framework.ParentOfCompositePodGroup(cpg)
+	}
+	return ""
 }
 
 // queuedGroup is a group entry as the views see it.
