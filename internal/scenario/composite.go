@@ -24,6 +24,9 @@ const (
 	FeatCompositeTopology   = "CompositePodGroup/zone-constraint-at-parent"
 	FeatCompositeBasic      = "CompositePodGroup/basic-root"
 	FeatCompositeLate       = "CompositePodGroup/root-created-after-pods"
+	FeatCompositePreempt    = "CompositePodGroup/preempts-lower-priority"
+	FeatCompositeVictimAll  = "CompositePodGroup/victim-hierarchy-disruption-all"
+	FeatCompositeVictimOne  = "CompositePodGroup/victim-hierarchy-disruption-single"
 )
 
 // compositeKinds are the kinds of hierarchy GenerateCompositeGangs draws
@@ -36,6 +39,7 @@ var compositeKinds = []func(g *gangGen, i int){
 	(*gangGen).compositeTopology,
 	(*gangGen).compositeBasicRoot,
 	(*gangGen).compositeLateRoot,
+	(*gangGen).compositePreempt,
 }
 
 // GenerateCompositeGangs returns the composite pod group scenario of a
@@ -65,6 +69,9 @@ func GenerateCompositeGangs(seed int64) *Scenario {
 			g.running(fmt.Sprintf("running-%s-%d", n, j), n, 500+int64(r.IntN(3))*500, 0, nil)
 		}
 	}
+	if r.IntN(2) == 0 {
+		g.runningHierarchy()
+	}
 	kinds := []int{int(seed % int64(len(compositeKinds)))}
 	for _, k := range r.Perm(len(compositeKinds)) {
 		if len(kinds) < 2+r.IntN(2) && k != kinds[0] {
@@ -91,7 +98,14 @@ func GenerateCompositeGangs(seed int64) *Scenario {
 // asking for cpu millicores each (the last one asks for lastCPU when it
 // is not 0).
 type hierarchy struct {
-	name          string
+	name string
+	// class is the priority class of the whole hierarchy ("low" when
+	// empty); disruptionAll makes a composite's disruptionMode all;
+	// running binds the members (low priority) instead of leaving them
+	// pending.
+	class         string
+	disruptionAll bool
+	running       bool
 	minGroupCount int32 // composite; 0 for a basic composite
 	topology      bool  // composite: one zone
 	children      []*hierarchy
@@ -106,12 +120,15 @@ type hierarchy struct {
 // of each PodGroup, pending, all of class "low".
 func (g *gangGen) composite(h *hierarchy) {
 	b := g.b
-	const class = "low"
+	class := h.class
+	if class == "" {
+		class = "low"
+	}
 	prio := b.pcs[class].Value
 	w := &schedulingv1beta1.Workload{TypeMeta: metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1beta1", Kind: "Workload"}, ObjectMeta: b.meta("Workload", "default", h.name)}
 	w.Generation = 1
 	w.Spec.ControllerRef = &schedulingv1beta1.TypedLocalObjectReference{APIGroup: "batch", Kind: "JobSet", Name: h.name}
-	w.Spec.CompositePodGroupTemplates = []schedulingv1beta1.CompositePodGroupTemplate{g.compositeTemplate(h, class)}
+	w.Spec.CompositePodGroupTemplates = []schedulingv1beta1.CompositePodGroupTemplate{g.compositeTemplate(h, class, h.disruptionAll)}
 	b.c.Workloads = append(b.c.Workloads, w)
 
 	var add func(n *hierarchy, parent *string)
@@ -125,6 +142,16 @@ func (g *gangGen) composite(h *hierarchy) {
 			pg.Spec.PriorityClassName = class
 			pg.Spec.Priority = ptrTo(prio)
 			b.c.PodGroups = append(b.c.PodGroups, pg)
+			if h.running {
+				pg.Status.Conditions = []metav1.Condition{{
+					Type: "PodGroupInitiallyScheduled", Status: metav1.ConditionTrue, Reason: "Scheduled",
+					ObservedGeneration: 1, LastTransitionTime: at(30 * time.Minute),
+				}}
+				for i, node := range sample(&gen{r: g.r}, g.nodes, n.members) {
+					g.running(fmt.Sprintf("%s-%d", n.name, i), node, n.cpu, 0, pg)
+				}
+				return
+			}
 			g.members(n.name, class, n.members, func(i int) v1.Container {
 				if i == n.members-1 && n.lastCPU > 0 {
 					return cpuCtr(n.lastCPU)(i)
@@ -145,6 +172,9 @@ func (g *gangGen) composite(h *hierarchy) {
 		if n.topology {
 			cpg.Spec.SchedulingConstraints = &schedulingv1alpha3.CompositePodGroupSchedulingConstraints{Topology: []schedulingv1alpha3.TopologyConstraint{{Key: labelZone}}}
 		}
+		if h.disruptionAll {
+			cpg.Spec.DisruptionMode = &schedulingv1alpha3.CompositeDisruptionMode{All: &schedulingv1alpha3.AllCompositeDisruptionMode{}}
+		}
 		cpg.Spec.PriorityClassName = class
 		cpg.Spec.Priority = ptrTo(prio)
 		b.c.CompositePodGroups = append(b.c.CompositePodGroups, cpg)
@@ -156,8 +186,11 @@ func (g *gangGen) composite(h *hierarchy) {
 }
 
 // compositeTemplate is h's template in its Workload.
-func (g *gangGen) compositeTemplate(h *hierarchy, class string) schedulingv1beta1.CompositePodGroupTemplate {
+func (g *gangGen) compositeTemplate(h *hierarchy, class string, disruptionAll bool) schedulingv1beta1.CompositePodGroupTemplate {
 	t := schedulingv1beta1.CompositePodGroupTemplate{Name: h.name, PriorityClassName: class}
+	if disruptionAll {
+		t.DisruptionMode = &schedulingv1beta1.CompositeDisruptionMode{All: &schedulingv1beta1.AllCompositeDisruptionMode{}}
+	}
 	if h.minGroupCount > 0 {
 		t.SchedulingPolicy.Gang = &schedulingv1beta1.CompositeGangSchedulingPolicy{MinGroupCount: h.minGroupCount}
 	} else {
@@ -168,7 +201,7 @@ func (g *gangGen) compositeTemplate(h *hierarchy, class string) schedulingv1beta
 	}
 	for _, c := range h.children {
 		if c.children != nil {
-			t.CompositePodGroupTemplates = append(t.CompositePodGroupTemplates, g.compositeTemplate(c, class))
+			t.CompositePodGroupTemplates = append(t.CompositePodGroupTemplates, g.compositeTemplate(c, class, false))
 			continue
 		}
 		t.PodGroupTemplates = append(t.PodGroupTemplates, schedulingv1beta1.PodGroupTemplate{Name: c.name, SchedulingPolicy: gangPolicy(c.minCount), PriorityClassName: class})
@@ -272,4 +305,34 @@ func (g *gangGen) compositeLateRoot(i int) {
 	g.lateComposites = append(g.lateComposites, g.b.c.CompositePodGroups[n])
 	g.b.c.CompositePodGroups = g.b.c.CompositePodGroups[:n]
 	g.b.feat(FeatCompositeLate)
+}
+
+// compositePreempt: a high-priority composite gang of two gangs whose
+// members (2.5–3.5 cpus) fit only by preempting running low-priority pods
+// (a running hierarchy's among them).
+func (g *gangGen) compositePreempt(i int) {
+	root := &hierarchy{name: fmt.Sprintf("urgent-jobset-%d", i), class: "high", minGroupCount: 2}
+	for j := range 2 {
+		root.children = append(root.children, &hierarchy{name: fmt.Sprintf("urgent-jobset-%d-part-%d", i, j), members: 2, minCount: 2,
+			cpu: 2500 + int64(g.r.IntN(3))*500})
+	}
+	g.composite(root)
+	g.b.feat(FeatCompositePreempt, FeatPreemptLowerVictim)
+}
+
+// runningHierarchy runs a low-priority composite of two gangs of one or
+// two pods each, on distinct nodes; its disruptionMode all (preempting
+// one pod takes the whole hierarchy) or single (the default).
+func (g *gangGen) runningHierarchy() {
+	root := &hierarchy{name: "old-jobset", running: true, disruptionAll: g.r.IntN(2) == 0}
+	for j := range 2 {
+		root.children = append(root.children, &hierarchy{name: fmt.Sprintf("old-jobset-part-%d", j), members: 1 + g.r.IntN(2),
+			minCount: 1, cpu: 1000 + int64(g.r.IntN(2))*500})
+	}
+	g.composite(root)
+	if root.disruptionAll {
+		g.b.feat(FeatCompositeVictimAll)
+	} else {
+		g.b.feat(FeatCompositeVictimOne)
+	}
 }
