@@ -17,7 +17,6 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/framework/runtime"
-	"github.com/schedtui/schedtui/scheduler/plugins/names"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
 
@@ -909,8 +908,9 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 		mr      *memberResult
 		a       *record.Attempt
 		assumed *v1.Pod
-		waiting bool
-		leaf    *framework.PodGroupInfo
+		// waits are the Permit plugins it waits on, nil when allowed.
+		waits map[string]time.Duration
+		wait  *framework.Status
 	}
 	var toBind []permitted
 	leaves := g.Leaves()
@@ -948,14 +948,15 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 				// outside the group cycle.
 				mr.state.SetPodGroupCycle(nil)
 				assumed, st := s.assumeAndReserve(ctx, fwk, mr.state, mr.pod, mr.host, mr.rec)
+				var waits map[string]time.Duration
 				if st.IsSuccess() {
-					st = s.permit(ctx, fwk, mr.state, mr.pod, assumed, mr.host, mr.rec)
+					waits, st = s.permit(ctx, fwk, mr.state, mr.pod, assumed, mr.host, mr.rec)
 				}
 				if !st.IsSuccess() && !st.IsWait() {
 					s.podGroupMemberFailed(mr, st, clearNominatedNode, a)
 					continue
 				}
-				toBind = append(toBind, permitted{mr: mr, a: a, assumed: assumed, waiting: st.IsWait(), leaf: leaf})
+				toBind = append(toBind, permitted{mr: mr, a: a, assumed: assumed, waits: waits, wait: st})
 			case mr.st.IsSuccess() && r.status.IsRejected():
 				if r.waitingOnPreemption {
 					s.podGroupMemberFailed(mr, r.status, mr.ni, a)
@@ -972,15 +973,22 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 		}
 	}
 	// Upstream's binding cycles wait on Permit until GangScheduling's
-	// quorum: the member that completes it allows the others. Every
-	// member here was assumed before any binds, so a waiting member is
-	// allowed exactly when its gang (or its hierarchy) has its quorum
-	// now; one that is not would time out.
+	// quorum: the member whose Permit finds it allows every waiting member
+	// of the gang (of the hierarchy's tree, CompositePodGroup), this
+	// cycle's and those an earlier cycle left waiting (allowPermitWaits). A
+	// member nobody allows stays assumed, its binding cycle parked at
+	// Permit until the wait times out (binding_wait.go).
+	quorum := false
 	for _, p := range toBind {
-		if p.waiting && !s.permitQuorum(p.leaf) {
-			st := framework.NewStatus(framework.Unschedulable, fmt.Sprintf("rejected due to timeout after waiting %v at plugin %v", gangPermitTimeout, names.GangScheduling)).WithPlugin(names.GangScheduling)
-			s.unreserveAndForget(ctx, fwk, p.mr.state, p.assumed, p.mr.host)
-			s.podGroupMemberFailed(p.mr, st, clearNominatedNode, p.a)
+		quorum = quorum || p.waits == nil
+	}
+	if quorum {
+		s.allowPermitWaits(s.sameGang(g))
+	}
+	for _, p := range toBind {
+		if p.waits != nil && !quorum {
+			s.parkAtPermit(&waitingBinding{fwk: fwk, state: p.mr.state, pod: p.mr.pod, assumed: p.assumed, host: p.mr.host, rec: p.mr.rec,
+				permit: p.waits}, p.wait, p.a)
 			continue
 		}
 		p.mr.rec.phase(record.PhasePermit, nil)
@@ -1019,15 +1027,6 @@ func (s *Scheduler) submitPodGroupResult(ctx context.Context, fwk *runtime.Frame
 	}
 }
 
-// groupStates is the scheduler as GangScheduling's readiness checks read
-// it.
-type groupStates struct{ s *Scheduler }
-
-func (g groupStates) Objects() framework.ObjectLister { return g.s.objects }
-func (g groupStates) PodGroupState(namespace, name string) *framework.PodGroupState {
-	return g.s.PodGroupState(namespace, name)
-}
-
 // conditionOf is the PodGroupInitiallyScheduled condition a group's
 // result writes.
 func conditionOf(r *groupResult) (metav1.ConditionStatus, string, string) {
@@ -1053,15 +1052,22 @@ func resultOf(r *groupResult) record.GroupResult {
 	return record.GroupError
 }
 
-// permitQuorum is GangScheduling's Permit decision for a waiting member
-// of leaf, taken once every member is assumed: minCount of its gang
-// scheduled, or, in a hierarchy, its root's tree ready.
-func (s *Scheduler) permitQuorum(leaf *framework.PodGroupInfo) bool {
-	if parent := framework.ParentOfPodGroup(leaf.PodGroup); s.gates.EnableCompositePodGroup && parent != "" {
-		root, ok, err := framework.GroupRoot(s.objects, true, framework.GroupRef{Composite: true, Namespace: leaf.Namespace, Name: parent})
-		return err == nil && ok && framework.TreeReady(groupStates{s}, root.Namespace, root.Name, (*framework.PodGroupState).ScheduledPodsCount)
+// sameGang tells the pods GangScheduling's Permit allows with a member of
+// g: its gang's, or, in a hierarchy (CompositePodGroup), every PodGroup's
+// of the root's tree (allowAssumedPodsInHierarchy).
+func (s *Scheduler) sameGang(g *framework.QueuedPodGroupInfo) func(*v1.Pod) bool {
+	if !g.Composite {
+		key := framework.PodGroupKey(g.Namespace, g.Name)
+		return func(pod *v1.Pod) bool { return framework.PodGroupKeyOf(pod) == key }
 	}
-	return s.PodGroupState(leaf.Namespace, leaf.Name).ScheduledPodsCount() >= leaf.MinCount()
+	root := framework.GroupRef{Composite: true, Namespace: g.Namespace, Name: g.Name}
+	return func(pod *v1.Pod) bool {
+		if pod.Namespace != g.Namespace || framework.PodGroupNameOf(pod) == "" {
+			return false
+		}
+		r, ok, err := framework.GroupRoot(s.objects, true, framework.GroupRef{Namespace: pod.Namespace, Name: framework.PodGroupNameOf(pod)})
+		return err == nil && ok && r == root
+	}
 }
 
 // podGroupMemberAlgorithm is podGroupPodSchedulingAlgorithm: the
@@ -1110,10 +1116,6 @@ func (s *Scheduler) recordGroupPreemption(c *PodGroupCycle, g *framework.QueuedP
 		s.actuatePodGroupPreemption(g.PodGroupInfo, c.Group.Preemption)
 	}
 }
-
-// gangPermitTimeout is GangScheduling's Permit wait (its
-// permitTimeoutDuration).
-const gangPermitTimeout = 5 * time.Minute
 
 // podGroupMemberFailed is the failure handler's scheduler part for a
 // member: a rejection that is not the member's own FitError names no

@@ -685,8 +685,8 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 	if typ != watch.Deleted {
 		if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 			apiserver.PrepareForCreate(pod)
-			apiserver.DropDisabledPodFields(pod, l.validation)
 		}
+		apiserver.DropDisabledFields(obj, l.validation)
 		if ts := acc.GetCreationTimestamp(); typ == watch.Added && ts.IsZero() {
 			acc.SetCreationTimestamp(metav1.NewTime(at))
 		}

@@ -8,6 +8,9 @@ package snapshot
 //	 "priorityClasses":[...],"schedulerConfig":{...},"namespaces":[...]}
 //
 // (sigs.k8s.io/kube-scheduler-simulator/simulator/export.ResourcesForExport).
+// Its import (ResourcesForImport) reads the same keys and no others: it
+// has none for Workloads, PodGroups or CompositePodGroups, so a gang's
+// objects do not travel in it, and schedtui reads no such keys.
 
 import (
 	"bytes"

@@ -43,6 +43,7 @@ func (e *Engine) attemptGroup(g *framework.QueuedPodGroupInfo) *record.Attempt {
 	for i, a := range c.Attempts {
 		e.settleAttempt(c.Members[i], a, idxs[i])
 	}
+	e.releasePermitted()
 	e.preemptionDecided(c.Attempts[0].Pod, c.Group.Victims, c.Group.Message)
 	if err := e.q.AddAttemptedPodGroupIfNeeded(g, c.Status); err != nil {
 		e.event(history.Event{Kind: history.EventQueueMove, Pod: c.Group.Key(), Reason: ScheduleAttemptFailureError, Message: err.Error()})

@@ -21,6 +21,7 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/operation"
 	"k8s.io/apimachinery/pkg/api/validate"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -42,14 +43,26 @@ const workloadMaxTemplateDepth = 4
 // (the API's +k8s:maximum on priority).
 const maxPriority = int32(1000000000)
 
-// DropDisabledPodFields clears what the API server drops from a pod it
+// DropDisabledFields clears what the API server drops from an object it
 // creates when the gate behind the field is off: spec.schedulingGroup
-// without GenericWorkload. A pod read back from an API server (IsStored)
-// keeps it: the server that stored it took it.
-func DropDisabledPodFields(pod *v1.Pod, opts ValidationOptions) {
-	if !opts.GenericWorkload && !IsStored(&pod.ObjectMeta) {
-		pod.Spec.SchedulingGroup = nil
+// without GenericWorkload, from a pod (pkg/api/pod DropDisabledPodFields)
+// and from the pod template of a ReplicationController, ReplicaSet,
+// StatefulSet or DaemonSet (DropDisabledTemplateFields, which each of
+// their registries' PrepareForCreate calls); the gated fields of a
+// PodGroup, a Workload's templates and a CompositePodGroup
+// (dropDisabledGroupFields). An object read back from an API server
+// (IsStored) keeps them: the server that stored it took them. Other
+// objects are left alone. As upstream, nothing is reported: a field
+// dropped for its gate is not an error.
+func DropDisabledFields(obj runtime.Object, opts ValidationOptions) {
+	acc, ok := obj.(metav1.Object)
+	if !ok || acc.GetResourceVersion() != "" {
+		return
 	}
+	if spec := PodSpecOf(obj); spec != nil && !opts.GenericWorkload {
+		spec.SchedulingGroup = nil
+	}
+	dropDisabledGroupFields(obj, opts)
 }
 
 // validateSchedulingGroup: the one member of the union (podGroupName) is
@@ -121,7 +134,9 @@ func newWorkloadValidation(opts ValidationOptions, stored bool) *workloadValidat
 
 // gated says whether a field set behind gate may be validated further:
 // with the gate off a new object may not set it (Forbidden, added to
-// errs).
+// errs). The loader never meets that: it has dropped such a field from a
+// new object first (DropDisabledFields), as the API server's
+// PrepareForCreate does before it validates.
 func (v *workloadValidation) gated(gate string, set bool, p *field.Path, errs *field.ErrorList) bool {
 	if !set {
 		return false
