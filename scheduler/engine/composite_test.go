@@ -154,3 +154,33 @@ func TestCompositeRewindReplays(t *testing.T) {
 		t.Errorf("replay differs:\n%s\nvs\n%s", strings.Join(first, "\n"), strings.Join(again, "\n"))
 	}
 }
+
+// TestCompositeRootDeletedAndAdded: the root's delete sends the
+// hierarchy's members back to wait for it (the Queues view names it);
+// its add brings them back into the queue, and the hierarchy schedules.
+func TestCompositeRootDeletedAndAdded(t *testing.T) {
+	nodes := []*v1.Node{gangNode("n1", "2")}
+	pods := []*v1.Pod{gangPod("a0", "a"), gangPod("b0", "b")}
+	job := compositeGroup("job", 2)
+	e := compositeEngine(t, nodes, pods, job, childGroup("a", "job", 1, 1), childGroup("b", "job", 1, 2))
+	if err := e.Apply(change.Change{Kind: change.ObjectDelete, Object: job}); err != nil {
+		t.Fatal(err)
+	}
+	q := e.Queue()
+	if len(q.Groups) != 0 || len(q.WaitingForGroup) != 2 || q.WaitingForGroup[0].MissingGroup != "job" {
+		t.Fatalf("after the root's delete: groups %+v, waiting %+v", q.Groups, q.WaitingForGroup)
+	}
+	if _, ok := e.Step(); ok {
+		t.Fatal("a member was attempted without its root")
+	}
+	if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: job.DeepCopy()}); err != nil {
+		t.Fatal(err)
+	}
+	e.RunToQuiescence()
+	if nodeOf(e, "a0") != "n1" || nodeOf(e, "b0") != "n1" {
+		t.Errorf("after the root's add: a0 on %q, b0 on %q", nodeOf(e, "a0"), nodeOf(e, "b0"))
+	}
+	if g := e.Groups(); len(g) != 1 || g[0].Key() != "default/job" || g[0].Result != record.GroupScheduled {
+		t.Errorf("cycles: %+v", g)
+	}
+}
