@@ -371,17 +371,15 @@ func (g *QueuedPodGroupInfo) RemoveSubtree(name string) []*QueuedPodInfo {
 		parent.RemoveChild(name)
 	}
 	var removed []*QueuedPodInfo
+	gone := map[*QueuedPodInfo]bool{}
 	for _, leaf := range node.Leaves() {
 		for _, m := range g.LeafMembers(leaf) {
 			removed = append(removed, m)
+			gone[m] = true
 		}
-	}
-	for _, m := range removed {
-		g.Members = slices.DeleteFunc(g.Members, func(x *QueuedPodInfo) bool { return x == m })
-	}
-	for _, leaf := range node.Leaves() {
 		leaf.UnscheduledPods = nil
 	}
+	g.Members = slices.DeleteFunc(g.Members, func(m *QueuedPodInfo) bool { return gone[m] })
 	return removed
 }
 
