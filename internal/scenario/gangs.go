@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -134,6 +135,8 @@ type gangGen struct {
 	// gpus is each node's count of example.com/gpu.
 	gpus []int64
 	late []*schedulingv1beta1.PodGroup
+	// lateComposites are the CompositePodGroups created late.
+	lateComposites []*schedulingv1alpha3.CompositePodGroup
 	// start is the next running pod's start time, after epoch: each later
 	// than the one before, so that preemption's choice among equal victims
 	// (the latest started) is settled, not drawn at random upstream.

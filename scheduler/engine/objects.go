@@ -149,6 +149,11 @@ func (e *Engine) applyObject(c change.Change) error {
 		}
 		return nil
 	}
+	if cpg, ok := c.Object.(*schedulingv1alpha3.CompositePodGroup); ok {
+		oldCPG, _ := old.(*schedulingv1alpha3.CompositePodGroup)
+		e.compositePodGroupChanged(c.Kind, oldCPG, cpg)
+		return nil
+	}
 	switch c.Kind {
 	case change.ObjectDelete:
 		objs.Delete(old)

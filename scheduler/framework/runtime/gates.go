@@ -21,8 +21,6 @@ type unimplementedGate struct {
 
 // unimplementedGates are refused when on, in upstream's gate order.
 var unimplementedGates = []unimplementedGate{
-	{"CompositePodGroup", func(f features.Features) bool { return f.EnableCompositePodGroup },
-		"schedules composite pod groups"},
 	{"InPlacePodVerticalScalingSchedulerPreemption", func(f features.Features) bool { return f.EnableInPlacePodVerticalScalingSchedulerPreemption },
 		"adds the DeferredPodScheduling plugin and schedules deferred resizes"},
 	{"DRANodeAllocatableResources", func(f features.Features) bool { return f.EnableDRANodeAllocatableResources },

@@ -86,7 +86,10 @@ func (pl *DynamicResources) PodGroupPostFilter(_ context.Context, state *framewo
 	if !pl.enabled {
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
-	// CompositePodGroups are refused by their gate, so the group is a leaf.
+	if group.Composite {
+		// Upstream's plugin does not support CompositePodGroups.
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
 	if pl.fts.EnableTopologyAwareWorkloadScheduling && group.PodGroup != nil && group.PodGroup.Spec.SchedulingConstraints != nil {
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
