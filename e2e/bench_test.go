@@ -155,12 +155,16 @@ func fill(b *testing.B, s *apiServer, etcdURL string, nodes, pods int) {
 		}, progress("pods", pods))
 		must(b, err)
 	}
+	s.slowStart = true
 	s.Start()
-	// Lists at resource version 0 with a selector are served from the
-	// watch cache only, once it has listed everything from etcd (the
-	// selector matches nothing: the answer is empty).
+	// Healthy, and lists at resource version 0 with a selector are served
+	// from the watch cache only, once it has listed everything from etcd
+	// (the selector matches nothing: the answer is empty).
 	ready := metav1.ListOptions{ResourceVersion: "0", LabelSelector: "schedtui-bench=none"}
 	err = wait.PollUntilContextTimeout(ctx, time.Second, time.Hour, true, func(ctx context.Context) (bool, error) {
+		if err := c.CoreV1().RESTClient().Get().AbsPath("/healthz").Do(ctx).Error(); err != nil {
+			return false, nil
+		}
 		if _, err := c.CoreV1().Nodes().List(ctx, ready); err != nil {
 			return false, nil
 		}

@@ -106,6 +106,10 @@ type apiServer struct {
 	// flags are added to the server's on every start (e.g.
 	// kubecluster.WorkloadAPIFlags).
 	flags []string
+	// slowStart: Start does not wait for /healthz, which the harness
+	// gives a minute (a storage of a million objects takes longer); the
+	// caller waits for what it needs.
+	slowStart bool
 
 	mu       sync.Mutex
 	teardown func()
@@ -167,7 +171,9 @@ func (s *apiServer) Start() {
 		"--disable-admission-plugins=ServiceAccount",
 	}
 	flags = append(flags, s.flags...)
-	host, teardown, err := kubecluster.StartAPIServer(s.t, kubeapiservertesting.NewDefaultTestServerOptions(), s.etcd, s.prefix, flags)
+	opts := kubeapiservertesting.NewDefaultTestServerOptions()
+	opts.SkipHealthzCheck = s.slowStart
+	host, teardown, err := kubecluster.StartAPIServer(s.t, opts, s.etcd, s.prefix, flags)
 	if err != nil {
 		s.t.Fatalf("starting kube-apiserver: %v", err)
 	}
