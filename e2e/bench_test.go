@@ -68,11 +68,11 @@ const apiServerMemoryLimit = 8 << 30
 func BenchmarkLiveSync(b *testing.B) {
 	nodes, pods := envInt("SCHEDTUI_BENCH_NODES", 50000), envInt("SCHEDTUI_BENCH_PODS", 500000)
 	etcd := startEtcdProcess(b)
-	// The API server holds about 10 KB a pod (its watch cache, and the
-	// PodSecurity admission plugin's informer); serving a watch list of
-	// 500,000 pods, it grew from 4.3 to over 12 GiB of mostly garbage
-	// before its collector caught up. A soft limit keeps the shared
-	// machine's memory for the sync, as GOMEMLIMIT would a real server.
+	// The API server holds about 10 KB an object (its watch cache, and
+	// its own informers); serving a watch list of 500,000 pods, it grew
+	// from 4.3 to over 12 GiB of mostly garbage before its collector
+	// caught up. A soft limit keeps the shared machine's memory for the
+	// sync, as GOMEMLIMIT would a real server's.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(apiServerMemoryLimit))
 	s := startAPIServerOn(b, etcd.url)
 	start := time.Now()
