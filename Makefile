@@ -103,10 +103,14 @@ conformance-part-b:
 # mode, every pod decided about by the cluster's scheduler and judged,
 # peak-rss-MiB under 2048; two simulated hours, the rewind window full
 # after the first, SCHEDTUI_BENCH_MINUTES changes it). Then bench-scale, and, in e2e/, the
-# initial sync of a live cluster of 15,000 nodes and 300,000 pods from a
-# real kube-apiserver (BenchmarkLiveSync: sync-s; filling the API server
-# runs at 40 to 100 pods a second on the shared two-core machine, so up to
-# two hours first; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS shrink it).
+# initial sync of a live cluster of 50,000 nodes and 500,000 pods from a
+# real kube-apiserver (BenchmarkLiveSync: sync-s, and schedtui's, the API
+# server's and etcd's peak RSS and CPU, each a process of its own; no
+# budget yet, the figures are in docs/performance.md "Live sync"; the fill
+# writes copies of API-server-made objects straight into etcd, a few
+# minutes in all; hold the shared memory lock, the three processes take
+# about 15 GiB; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS change the size:
+# a million pods does not fit 23 GiB, the API server alone holds ~10 KB a pod).
 # Throughput against upstream: BenchmarkVersusUpstream (conformance/) writes
 # each scheduler_perf-shaped workload to a snapshot file and runs the real
 # kube-scheduler v1.37.1 on it in process, schedtui's engine in process,

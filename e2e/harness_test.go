@@ -58,6 +58,14 @@ func run(m *testing.M) int {
 	_ = fs.Set("logtostderr", "false")
 	_ = fs.Set("stderrthreshold", "FATAL")
 	klog.SetOutput(io.Discard)
+	// BenchmarkLiveSync runs etcd and the sync in processes of their own
+	// (this binary again) to measure each one's memory and CPU.
+	switch os.Getenv(benchChildEnv) {
+	case "etcd":
+		return serveEtcd()
+	case "sync":
+		return syncOnce()
+	}
 	tmp, err := os.MkdirTemp("", "schedtui-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -90,12 +98,18 @@ type apiServer struct {
 	t      testing.TB
 	dir    string
 	prefix string
-	proxy  *kubecluster.Proxy
+	// etcd is the URL of the etcd the server stores in.
+	etcd  string
+	proxy *kubecluster.Proxy
 	// audit is the audit log of every server started (appended to).
 	audit string
 	// flags are added to the server's on every start (e.g.
 	// kubecluster.WorkloadAPIFlags).
 	flags []string
+	// slowStart: Start does not wait for /healthz, which the harness
+	// gives a minute (a storage of a million objects takes longer); the
+	// caller waits for what it needs.
+	slowStart bool
 
 	mu       sync.Mutex
 	teardown func()
@@ -108,8 +122,14 @@ type apiServer struct {
 // start.
 func startAPIServer(t testing.TB, flags ...string) *apiServer {
 	t.Helper()
+	return startAPIServerOn(t, etcdURL, flags...)
+}
+
+// startAPIServerOn is startAPIServer storing in the etcd at etcd.
+func startAPIServerOn(t testing.TB, etcd string, flags ...string) *apiServer {
+	t.Helper()
 	dir := t.TempDir()
-	s := &apiServer{t: t, dir: dir, prefix: "/" + strings.ReplaceAll(strings.ToLower(t.Name()), "/", "-"), audit: filepath.Join(dir, "audit.log"), flags: flags}
+	s := &apiServer{t: t, dir: dir, etcd: etcd, prefix: "/" + strings.ReplaceAll(strings.ToLower(t.Name()), "/", "-"), audit: filepath.Join(dir, "audit.log"), flags: flags}
 	tokens := fmt.Sprintf("admin-token,%s,1,\"system:masters\"\nreader-token,%s,2\nbinder-token,%s,3\n", adminUser, readerUser, binderUser)
 	must(t, os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokens), 0o600))
 	// Metadata for every request: who did what to which resource.
@@ -151,7 +171,9 @@ func (s *apiServer) Start() {
 		"--disable-admission-plugins=ServiceAccount",
 	}
 	flags = append(flags, s.flags...)
-	host, teardown, err := kubecluster.StartAPIServer(s.t, kubeapiservertesting.NewDefaultTestServerOptions(), etcdURL, s.prefix, flags)
+	opts := kubeapiservertesting.NewDefaultTestServerOptions()
+	opts.SkipHealthzCheck = s.slowStart
+	host, teardown, err := kubecluster.StartAPIServer(s.t, opts, s.etcd, s.prefix, flags)
 	if err != nil {
 		s.t.Fatalf("starting kube-apiserver: %v", err)
 	}

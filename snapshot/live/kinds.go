@@ -5,6 +5,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -40,13 +41,26 @@ type kind struct {
 }
 
 // scheduledPods is the scheduler's own pod informer: terminal pods are
-// invisible to it (pkg/scheduler/scheduler.go newPodInformer).
+// invisible to it, and it drops the pods' managed fields, which nothing
+// shows (pkg/scheduler/scheduler.go newPodInformer): at a million pods
+// they are a good part of what the informer holds.
 func scheduledPods(f informers.SharedInformerFactory) cache.SharedIndexInformer {
 	return f.InformerFor(&v1.Pod{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		return coreinformers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
+		inf := coreinformers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
 			o.FieldSelector = podFieldSelector
 		})
+		_ = inf.SetTransform(dropManagedFields)
+		return inf
 	})
+}
+
+// dropManagedFields is the pod informer's transform: the object without
+// its managed fields.
+func dropManagedFields(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
 }
 
 var podFieldSelector = fields.AndSelectors(

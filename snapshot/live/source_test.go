@@ -196,6 +196,33 @@ func TestSync(t *testing.T) {
 	}
 }
 
+// The pods come without their managed fields, as the scheduler's pod
+// informer has them; other kinds keep theirs.
+func TestSyncDropsPodsManagedFields(t *testing.T) {
+	managed := []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
+	n, p := node("n1", "2"), pod("default", "bound", "n1", "1")
+	n.ManagedFields, p.ManagedFields = managed, managed
+	s, cl, _, _ := syncFake(t, fake.NewClientset(n, p))
+	if len(cl.Pods) != 1 || cl.Pods[0].ManagedFields != nil {
+		t.Errorf("pods %v: want default/bound without managed fields", names(cl.Pods))
+	}
+	if len(cl.Nodes) != 1 || !reflect.DeepEqual(cl.Nodes[0].ManagedFields, managed) {
+		t.Errorf("nodes %v: want n1 with its managed fields", names(cl.Nodes))
+	}
+	// Nor does the informer hold them.
+	for _, k := range kinds {
+		if k.name != "Pod" {
+			continue
+		}
+		for _, o := range s.informers[k].GetStore().List() {
+			if o.(*v1.Pod).ManagedFields != nil {
+				t.Errorf("the pod informer holds %s with its managed fields", o.(*v1.Pod).Name)
+			}
+		}
+	}
+}
+
 func TestSyncFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
