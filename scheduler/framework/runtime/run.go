@@ -358,21 +358,34 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 
 // RunScorePlugins scores every node with each non-skipped Score plugin,
 // normalizes per plugin, checks the [0,100] range and applies weights. It
-// returns each node's total and each plugin's scores.
+// returns each node's total and each plugin's scores, in buffers the
+// framework reuses: they hold until the next call (the scheduler reads
+// them within the cycle and the attempt record copies what it keeps).
+// Hundreds of nodes times the plugins, every cycle: allocating them each
+// time was most of what a SchedulingBasic cycle allocated.
 func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, []framework.PluginScores, *framework.Status) {
 	plugins, ok := state.ScorePluginsToRun()
 	if !ok {
 		plugins = pluginsNotIn(f.scorePlugins, state.SkipScorePlugins)
 	}
 	n := len(nodes)
-	out := make([]framework.NodePluginScores, n)
+	buf := &f.scoreBuffers
+	out := resized(&buf.totals, n)
 	for i, ni := range nodes {
-		out[i].Name = ni.Name()
+		out[i] = framework.NodePluginScores{Name: ni.Name()}
 	}
-	// One block of raw scores for every plugin: the matrix is plugins ×
-	// feasible nodes, hundreds of nodes per cycle.
-	raw := make([]int64, len(plugins)*n)
-	cols := make([]framework.PluginScores, len(plugins))
+	// One block of raw scores for every plugin, one of normalized scores
+	// for the plugins that normalize: the matrix is plugins × feasible
+	// nodes, hundreds of nodes per cycle.
+	normalizing := 0
+	for _, pl := range plugins {
+		if pl.ScoreExtensions() != nil {
+			normalizing++
+		}
+	}
+	raw := resized(&buf.raw, len(plugins)*n)
+	normalized := resized(&buf.normalized, normalizing*n)
+	cols := resized(&buf.columns, len(plugins))
 	for p, pl := range plugins {
 		cols[p] = framework.PluginScores{Name: pl.Name(), Weight: int64(f.scorePluginWeight[pl.Name()]), Raw: raw[p*n : (p+1)*n : (p+1)*n]}
 	}
@@ -392,7 +405,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 			continue
 		}
 		if list == nil {
-			list = make(framework.NodeScoreList, n)
+			list = resized(&buf.list, n)
 		}
 		for i := range list {
 			list[i] = framework.NodeScore{Name: out[i].Name, Score: cols[p].Raw[i]}
@@ -401,7 +414,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 			err := fmt.Errorf("plugin %q failed with: %w", pl.Name(), st.AsError())
 			return nil, nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugins: %w", err))
 		}
-		cols[p].Normalized = make([]int64, n)
+		cols[p].Normalized, normalized = normalized[:n:n], normalized[n:]
 		for i := range list {
 			cols[p].Normalized[i] = list[i].Score
 		}
@@ -420,6 +433,24 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		out[i].TotalScore = total
 	}
 	return out, cols, nil
+}
+
+// scoreBuffers are RunScorePlugins' results, reused from call to call.
+type scoreBuffers struct {
+	totals          []framework.NodePluginScores
+	raw, normalized []int64
+	columns         []framework.PluginScores
+	list            []framework.NodeScore
+}
+
+// resized makes *buf n long, reusing its array when it is large enough;
+// the caller sets every element.
+func resized[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
 }
 
 // RunReservePluginsReserve runs Reserve plugins; the first failure stops.
