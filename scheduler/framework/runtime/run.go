@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -389,14 +391,31 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	for p, pl := range plugins {
 		cols[p] = framework.PluginScores{Name: pl.Name(), Weight: int64(f.scorePluginWeight[pl.Name()]), Raw: raw[p*n : (p+1)*n : (p+1)*n]}
 	}
-	for i, ni := range nodes {
-		for p, pl := range plugins {
+	// Each plugin scores every node on one goroutine, the plugins spread
+	// over the CPUs (upstream spreads the nodes; the scores are the same).
+	// A plugin stops at its first failing node; the failure reported is
+	// the one a node-by-node walk meets first.
+	failed := resized(&buf.failed, len(plugins))
+	eachInParallel(len(plugins), n >= minParallelScoreNodes, func(p int) {
+		pl, raw := plugins[p], cols[p].Raw
+		failed[p] = scoreFailure{node: -1}
+		for i, ni := range nodes {
 			s, st := pl.Score(ctx, state, pod, ni)
 			if !st.IsSuccess() {
-				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", st.AsError()))
+				failed[p] = scoreFailure{node: i, status: st}
+				return
 			}
-			cols[p].Raw[i] = s
+			raw[i] = s
 		}
+	})
+	first := scoreFailure{node: -1}
+	for _, fl := range failed {
+		if fl.node >= 0 && (first.node < 0 || fl.node < first.node) {
+			first = fl
+		}
+	}
+	if first.node >= 0 {
+		return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", first.status.AsError()))
 	}
 	var list framework.NodeScoreList
 	for p, pl := range plugins {
@@ -441,6 +460,54 @@ type scoreBuffers struct {
 	raw, normalized []int64
 	columns         []framework.PluginScores
 	list            []framework.NodeScore
+	failed          []scoreFailure
+}
+
+// scoreFailure is a Score plugin's first failure: the node's index (-1
+// for none) and the status.
+type scoreFailure struct {
+	node   int
+	status *framework.Status
+}
+
+// minParallelScoreNodes is the fewest nodes scored with the plugins spread
+// over the CPUs: below it a plugin's walk costs less than handing it to
+// another goroutine.
+const minParallelScoreNodes = 64
+
+// eachInParallel calls do(0) … do(n-1), spread over the CPUs when
+// parallel: every goroutine takes the next index not taken until none is
+// left, this one included, so a helper goroutine the machine does not get
+// around to running leaves its share to this one instead of holding the
+// cycle up. do must only write what belongs to its index.
+func eachInParallel(n int, parallel bool, do func(int)) {
+	workers := min(goruntime.GOMAXPROCS(0), n)
+	if !parallel || workers < 2 {
+		for i := range n {
+			do(i)
+		}
+		return
+	}
+	var next, left atomic.Int32
+	left.Store(int32(n))
+	done := make(chan struct{})
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= n {
+				return
+			}
+			do(i)
+			if left.Add(-1) == 0 {
+				close(done)
+			}
+		}
+	}
+	for range workers - 1 {
+		go work()
+	}
+	work()
+	<-done
 }
 
 // resized makes *buf n long, reusing its array when it is large enough;
