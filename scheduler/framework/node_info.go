@@ -2,6 +2,7 @@ package framework
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 )
@@ -37,12 +38,13 @@ type NodeInfo struct {
 	resourceGates ResourceGates
 }
 
-var generation int64
+// generation numbers every NodeInfo change in the process, shared by every
+// engine in it (a live session's, its forecasts', a what-if's), so that a
+// generation is never given twice: NodeVolumeLimits' per-node memory
+// relies on it, as upstream's snapshot update does.
+var generation atomic.Int64
 
-func nextGeneration() int64 {
-	generation++
-	return generation
-}
+func nextGeneration() int64 { return generation.Add(1) }
 
 // NewNodeInfo returns an empty NodeInfo holding pods, their requests
 // summed with v1.37's default gates.

@@ -61,17 +61,24 @@ type ObjectLister interface {
 	Workloads(namespace string) []*schedulingv1beta1.Workload
 }
 
-// store keeps objects of one kind keyed by namespace/name, in insertion
-// order for listing.
+// store keeps objects of one kind keyed by namespace and name, in
+// insertion order for listing.
 type store[T any] struct {
 	gr    schema.GroupResource
-	items map[string]T
-	order []string
+	items map[objectKey]T
+	order []objectKey
 	rev   uint64 // objects_revision.go
 }
 
+// objectKey is a stored object's namespace ("" for cluster-scoped kinds)
+// and name. A pair rather than one "namespace/name" string: the plugins
+// look objects up per node (NodeVolumeLimits a claim and its volume for
+// every pod on every node it filters), and a pair is hashed without
+// building a string first.
+type objectKey struct{ namespace, name string }
+
 func newStore[T any](group, resource string) *store[T] {
-	return &store[T]{gr: schema.GroupResource{Group: group, Resource: resource}, items: map[string]T{}}
+	return &store[T]{gr: schema.GroupResource{Group: group, Resource: resource}, items: map[objectKey]T{}}
 }
 
 func key(namespace, name string) string {
@@ -82,7 +89,7 @@ func key(namespace, name string) string {
 }
 
 func (s *store[T]) put(namespace, name string, obj T) {
-	k := key(namespace, name)
+	k := objectKey{namespace, name}
 	if _, ok := s.items[k]; !ok {
 		s.order = append(s.order, k)
 	}
@@ -91,7 +98,7 @@ func (s *store[T]) put(namespace, name string, obj T) {
 }
 
 func (s *store[T]) remove(namespace, name string) {
-	k := key(namespace, name)
+	k := objectKey{namespace, name}
 	if _, ok := s.items[k]; !ok {
 		return
 	}
@@ -106,7 +113,7 @@ func (s *store[T]) remove(namespace, name string) {
 }
 
 func (s *store[T]) get(namespace, name string) (T, error) {
-	if obj, ok := s.items[key(namespace, name)]; ok {
+	if obj, ok := s.items[objectKey{namespace, name}]; ok {
 		return obj, nil
 	}
 	var zero T
@@ -192,7 +199,7 @@ func NewObjectStore() *ObjectStore {
 func (o *ObjectStore) Add(obj any) bool {
 	switch t := obj.(type) {
 	case *v1.Pod:
-		if old, ok := o.pods.items[key(t.Namespace, t.Name)]; ok {
+		if old, ok := o.pods.items[objectKey{t.Namespace, t.Name}]; ok {
 			o.unindexMember(old)
 		}
 		o.pods.put(t.Namespace, t.Name, t)
@@ -228,7 +235,7 @@ func (o *ObjectStore) Add(obj any) bool {
 	case *resourcev1.ResourceClaimTemplate:
 		o.templates.put(t.Namespace, t.Name, t)
 	case *resourcev1.DeviceClass:
-		old := o.devClasses.items[t.Name]
+		old := o.devClasses.items[objectKey{name: t.Name}]
 		o.devClasses.put("", t.Name, t)
 		o.extResources.put(t, old)
 	case *resourcev1.ResourceSlice:
@@ -251,7 +258,7 @@ func (o *ObjectStore) Add(obj any) bool {
 func (o *ObjectStore) Delete(obj any) {
 	switch t := obj.(type) {
 	case *v1.Pod:
-		if old, ok := o.pods.items[key(t.Namespace, t.Name)]; ok {
+		if old, ok := o.pods.items[objectKey{t.Namespace, t.Name}]; ok {
 			o.unindexMember(old)
 		}
 		o.pods.remove(t.Namespace, t.Name)
@@ -354,7 +361,7 @@ func (o *ObjectStore) Namespaces() []*v1.Namespace {
 }
 
 func (o *ObjectStore) ResourceClaim(ns, name string) (*resourcev1.ResourceClaim, error) {
-	if c, ok := o.claims.items[key(ns, name)]; ok {
+	if c, ok := o.claims.items[objectKey{ns, name}]; ok {
 		return c, nil
 	}
 	return nil, fmt.Errorf("could not find ResourceClaim %q", key(ns, name))

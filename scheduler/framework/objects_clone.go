@@ -50,7 +50,7 @@ func (o *ObjectStore) CopyFrom(src *ObjectStore) {
 func (o *ObjectStore) Pods() []*v1.Pod { return o.pods.list("", nil) }
 
 func copyStore[T any](dst, src *store[T]) {
-	dst.items = make(map[string]T, len(src.items))
+	dst.items = make(map[objectKey]T, len(src.items))
 	for k, v := range src.items {
 		dst.items[k] = v
 	}

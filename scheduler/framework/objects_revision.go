@@ -27,3 +27,17 @@ func (o *ObjectStore) ResourceClaimsRevision() uint64 { return o.claims.rev }
 func (o *ObjectStore) DevicesRevision() uint64 {
 	return max(o.slices.rev, o.devClasses.rev, o.taintRules.rev)
 }
+
+// VolumeRevisions is an ObjectLister that tells whether the objects that
+// say which volumes a pod attaches changed: the revision differs from the
+// last one read whenever PersistentVolumeClaims, PersistentVolumes,
+// StorageClasses, CSINodes or CSIDrivers changed since.
+type VolumeRevisions interface {
+	VolumesRevision() uint64
+}
+
+var _ VolumeRevisions = &ObjectStore{}
+
+func (o *ObjectStore) VolumesRevision() uint64 {
+	return max(o.pvcs.rev, o.pvs.rev, o.classes.rev, o.csiNodes.rev, o.csiDrivers.rev)
+}

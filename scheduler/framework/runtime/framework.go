@@ -75,6 +75,9 @@ type Framework struct {
 	placementScoreWeight     map[string]int
 	scorePluginWeight        map[string]int
 	enqueueExtensions        []framework.EnqueueExtensions
+	// scoreBuffers hold RunScorePlugins' results until its next call: a
+	// framework runs one cycle at a time.
+	scoreBuffers scoreBuffers
 }
 
 var _ framework.Handle = &Framework{}

@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -358,32 +360,62 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 
 // RunScorePlugins scores every node with each non-skipped Score plugin,
 // normalizes per plugin, checks the [0,100] range and applies weights. It
-// returns each node's total and each plugin's scores.
+// returns each node's total and each plugin's scores, in buffers the
+// framework reuses: they hold until the next call (the scheduler reads
+// them within the cycle and the attempt record copies what it keeps).
+// Hundreds of nodes times the plugins, every cycle: allocating them each
+// time was most of what a SchedulingBasic cycle allocated.
 func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, []framework.PluginScores, *framework.Status) {
 	plugins, ok := state.ScorePluginsToRun()
 	if !ok {
 		plugins = pluginsNotIn(f.scorePlugins, state.SkipScorePlugins)
 	}
 	n := len(nodes)
-	out := make([]framework.NodePluginScores, n)
+	buf := &f.scoreBuffers
+	out := resized(&buf.totals, n)
 	for i, ni := range nodes {
-		out[i].Name = ni.Name()
+		out[i] = framework.NodePluginScores{Name: ni.Name()}
 	}
-	// One block of raw scores for every plugin: the matrix is plugins ×
-	// feasible nodes, hundreds of nodes per cycle.
-	raw := make([]int64, len(plugins)*n)
-	cols := make([]framework.PluginScores, len(plugins))
+	// One block of raw scores for every plugin, one of normalized scores
+	// for the plugins that normalize: the matrix is plugins × feasible
+	// nodes, hundreds of nodes per cycle.
+	normalizing := 0
+	for _, pl := range plugins {
+		if pl.ScoreExtensions() != nil {
+			normalizing++
+		}
+	}
+	raw := resized(&buf.raw, len(plugins)*n)
+	normalized := resized(&buf.normalized, normalizing*n)
+	cols := resized(&buf.columns, len(plugins))
 	for p, pl := range plugins {
 		cols[p] = framework.PluginScores{Name: pl.Name(), Weight: int64(f.scorePluginWeight[pl.Name()]), Raw: raw[p*n : (p+1)*n : (p+1)*n]}
 	}
-	for i, ni := range nodes {
-		for p, pl := range plugins {
+	// Each plugin scores every node on one goroutine, the plugins spread
+	// over the CPUs (upstream spreads the nodes; the scores are the same).
+	// A plugin stops at its first failing node; the failure reported is
+	// the one a node-by-node walk meets first.
+	failed := resized(&buf.failed, len(plugins))
+	eachInParallel(len(plugins), n >= minParallelScoreNodes, func(p int) {
+		pl, raw := plugins[p], cols[p].Raw
+		failed[p] = scoreFailure{node: -1}
+		for i, ni := range nodes {
 			s, st := pl.Score(ctx, state, pod, ni)
 			if !st.IsSuccess() {
-				return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", st.AsError()))
+				failed[p] = scoreFailure{node: i, status: st}
+				return
 			}
-			cols[p].Raw[i] = s
+			raw[i] = s
 		}
+	})
+	first := scoreFailure{node: -1}
+	for _, fl := range failed {
+		if fl.node >= 0 && (first.node < 0 || fl.node < first.node) {
+			first = fl
+		}
+	}
+	if first.node >= 0 {
+		return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", first.status.AsError()))
 	}
 	var list framework.NodeScoreList
 	for p, pl := range plugins {
@@ -392,7 +424,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 			continue
 		}
 		if list == nil {
-			list = make(framework.NodeScoreList, n)
+			list = resized(&buf.list, n)
 		}
 		for i := range list {
 			list[i] = framework.NodeScore{Name: out[i].Name, Score: cols[p].Raw[i]}
@@ -401,7 +433,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 			err := fmt.Errorf("plugin %q failed with: %w", pl.Name(), st.AsError())
 			return nil, nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugins: %w", err))
 		}
-		cols[p].Normalized = make([]int64, n)
+		cols[p].Normalized, normalized = normalized[:n:n], normalized[n:]
 		for i := range list {
 			cols[p].Normalized[i] = list[i].Score
 		}
@@ -420,6 +452,72 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 		out[i].TotalScore = total
 	}
 	return out, cols, nil
+}
+
+// scoreBuffers are RunScorePlugins' results, reused from call to call.
+type scoreBuffers struct {
+	totals          []framework.NodePluginScores
+	raw, normalized []int64
+	columns         []framework.PluginScores
+	list            []framework.NodeScore
+	failed          []scoreFailure
+}
+
+// scoreFailure is a Score plugin's first failure: the node's index (-1
+// for none) and the status.
+type scoreFailure struct {
+	node   int
+	status *framework.Status
+}
+
+// minParallelScoreNodes is the fewest nodes scored with the plugins spread
+// over the CPUs: below it a plugin's walk costs less than handing it to
+// another goroutine.
+const minParallelScoreNodes = 64
+
+// eachInParallel calls do(0) … do(n-1), spread over the CPUs when
+// parallel: every goroutine takes the next index not taken until none is
+// left, this one included, so a helper goroutine the machine does not get
+// around to running leaves its share to this one instead of holding the
+// cycle up. do must only write what belongs to its index.
+func eachInParallel(n int, parallel bool, do func(int)) {
+	workers := min(goruntime.GOMAXPROCS(0), n)
+	if !parallel || workers < 2 {
+		for i := range n {
+			do(i)
+		}
+		return
+	}
+	var next, left atomic.Int32
+	left.Store(int32(n))
+	done := make(chan struct{})
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= n {
+				return
+			}
+			do(i)
+			if left.Add(-1) == 0 {
+				close(done)
+			}
+		}
+	}
+	for range workers - 1 {
+		go work()
+	}
+	work()
+	<-done
+}
+
+// resized makes *buf n long, reusing its array when it is large enough;
+// the caller sets every element.
+func resized[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
 }
 
 // RunReservePluginsReserve runs Reserve plugins; the first failure stops.

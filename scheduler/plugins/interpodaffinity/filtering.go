@@ -84,11 +84,12 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, mul
 	if s.hostnameFastPath {
 		existingTerms = notHostScoped(existingTerms)
 	}
-	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(existingTerms, s.podInfo.Pod, s.namespaceLabels, node, multiplier)
-	s.affinityCounts.updateWithAffinityTerms(s.clusterWideAffinityTerms, pi.Pod, node, multiplier)
+	nl := nodeLabels(node)
+	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(existingTerms, s.podInfo.Pod, s.namespaceLabels, nl, multiplier)
+	s.affinityCounts.updateWithAffinityTerms(s.clusterWideAffinityTerms, pi.Pod, nl, multiplier)
 	// The incoming pod's terms have their namespaceSelector folded in, so
 	// the other pod's namespace labels are not needed.
-	s.antiAffinityCounts.updateWithAntiAffinityTerms(s.clusterWideAntiAffinityTerms, pi.Pod, nil, node, multiplier)
+	s.antiAffinityCounts.updateWithAntiAffinityTerms(s.clusterWideAntiAffinityTerms, pi.Pod, nil, nl, multiplier)
 	if len(s.hostScopedAffinityTerms) > 0 && podMatchesAllAffinityTerms(s.hostScopedAffinityTerms, pi.Pod) {
 		s.matchingHostScopedAffinityPods += multiplier
 	}
@@ -104,13 +105,13 @@ func existingAntiAffinityCounts(pod *v1.Pod, nsLabels labels.Set, nodes []*frame
 	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) topologyToMatchedTermCount {
 		m := topologyToMatchedTermCount{}
 		for _, ni := range nodes {
-			node := ni.Node()
+			nl := nodeLabels(ni.Node())
 			for _, existing := range ni.PodsWithRequiredAntiAffinity {
 				terms := existing.RequiredAntiAffinityTerms
 				if hostnameFastPath {
 					terms = notHostScoped(terms)
 				}
-				m.updateWithAntiAffinityTerms(terms, pod, nsLabels, node, 1)
+				m.updateWithAntiAffinityTerms(terms, pod, nsLabels, nl, 1)
 			}
 		}
 		return m
@@ -132,10 +133,10 @@ func incomingAffinityCounts(affinity, antiAffinity []framework.AffinityTerm, nod
 	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) counts {
 		c := counts{topologyToMatchedTermCount{}, topologyToMatchedTermCount{}}
 		for _, ni := range nodes {
-			node := ni.Node()
+			nl := nodeLabels(ni.Node())
 			for _, existing := range ni.Pods {
-				c.aff.updateWithAffinityTerms(affinity, existing.Pod, node, 1)
-				c.anti.updateWithAntiAffinityTerms(antiAffinity, existing.Pod, nil, node, 1)
+				c.aff.updateWithAffinityTerms(affinity, existing.Pod, nl, 1)
+				c.anti.updateWithAntiAffinityTerms(antiAffinity, existing.Pod, nil, nl, 1)
 			}
 		}
 		return c

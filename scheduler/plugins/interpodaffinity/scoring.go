@@ -27,25 +27,34 @@ type preScoreState struct {
 // Clone shares the state: nothing mutates it after PreScore (as upstream).
 func (s *preScoreState) Clone() framework.StateData { return s }
 
-// processTerm adds weight*multiplier to the existing pod's node's domain of
-// the term when pod matches it. The product is int32 as upstream's.
-func (m scoreMap) processTerm(term *framework.AffinityTerm, weight int32, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, multiplier int32) {
+// processTerm adds weight*multiplier to the domain of the term of the
+// existing pod's node (whose labels are nl) when pod matches the term. The
+// product is int32 as upstream's. sizeHint is how many domains a
+// host-scoped term can have here (one per node), so that the walk over
+// every node does not grow the map step by step.
+func (m scoreMap) processTerm(term *framework.AffinityTerm, weight int32, pod *v1.Pod, nsLabels labels.Set, nl map[string]string, multiplier int32, sizeHint int) {
 	if !term.Matches(pod, nsLabels) {
 		return
 	}
-	tv, ok := nodeLabels(node)[term.TopologyKey]
+	tv, ok := nl[term.TopologyKey]
 	if !ok {
 		return
 	}
-	if m[term.TopologyKey] == nil {
-		m[term.TopologyKey] = map[string]int64{}
+	scores := m[term.TopologyKey]
+	if scores == nil {
+		hint := 0
+		if term.TopologyKey == v1.LabelHostname {
+			hint = sizeHint
+		}
+		scores = make(map[string]int64, hint)
+		m[term.TopologyKey] = scores
 	}
-	m[term.TopologyKey][tv] += int64(weight * multiplier)
+	scores[tv] += int64(weight * multiplier)
 }
 
-func (m scoreMap) processTerms(terms []framework.WeightedAffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, multiplier int32) {
+func (m scoreMap) processTerms(terms []framework.WeightedAffinityTerm, pod *v1.Pod, nsLabels labels.Set, nl map[string]string, multiplier int32, sizeHint int) {
 	for i := range terms {
-		m.processTerm(&terms[i].AffinityTerm, terms[i].Weight, pod, nsLabels, node, multiplier)
+		m.processTerm(&terms[i].AffinityTerm, terms[i].Weight, pod, nsLabels, nl, multiplier, sizeHint)
 	}
 }
 
@@ -66,22 +75,22 @@ func (m scoreMap) append(other scoreMap) {
 // pod's preferred terms selecting existing, and existing's required
 // affinity (hardPodAffinityWeight) and preferred terms selecting the
 // incoming pod. Existing pods' required anti-affinity is not scored.
-func (pl *InterPodAffinity) processExistingPod(s *preScoreState, existing *framework.PodInfo, node *v1.Node, pod *v1.Pod, topoScore scoreMap) {
-	if len(nodeLabels(node)) == 0 {
+func (pl *InterPodAffinity) processExistingPod(s *preScoreState, existing *framework.PodInfo, nl map[string]string, pod *v1.Pod, topoScore scoreMap, sizeHint int) {
+	if len(nl) == 0 {
 		return
 	}
 	// The incoming pod's terms have their namespaceSelector folded in, so
 	// the existing pod's namespace labels are not needed.
-	topoScore.processTerms(s.podInfo.PreferredAffinityTerms, existing.Pod, nil, node, 1)
-	topoScore.processTerms(s.podInfo.PreferredAntiAffinityTerms, existing.Pod, nil, node, -1)
+	topoScore.processTerms(s.podInfo.PreferredAffinityTerms, existing.Pod, nil, nl, 1, sizeHint)
+	topoScore.processTerms(s.podInfo.PreferredAntiAffinityTerms, existing.Pod, nil, nl, -1, sizeHint)
 
 	if pl.hardPodAffinityWeight > 0 {
 		for i := range existing.RequiredAffinityTerms {
-			topoScore.processTerm(&existing.RequiredAffinityTerms[i], pl.hardPodAffinityWeight, pod, s.namespaceLabels, node, 1)
+			topoScore.processTerm(&existing.RequiredAffinityTerms[i], pl.hardPodAffinityWeight, pod, s.namespaceLabels, nl, 1, sizeHint)
 		}
 	}
-	topoScore.processTerms(existing.PreferredAffinityTerms, pod, s.namespaceLabels, node, 1)
-	topoScore.processTerms(existing.PreferredAntiAffinityTerms, pod, s.namespaceLabels, node, -1)
+	topoScore.processTerms(existing.PreferredAffinityTerms, pod, s.namespaceLabels, nl, 1, sizeHint)
+	topoScore.processTerms(existing.PreferredAntiAffinityTerms, pod, s.namespaceLabels, nl, -1, sizeHint)
 }
 
 func hasPreferredTerms(a *v1.Affinity) bool {
@@ -134,8 +143,12 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 			if hasConstraints {
 				pods = ni.Pods
 			}
+			if len(pods) == 0 {
+				continue
+			}
+			nl := nodeLabels(ni.Node())
 			for _, existing := range pods {
-				pl.processExistingPod(s, existing, ni.Node(), pod, sums)
+				pl.processExistingPod(s, existing, nl, pod, sums, len(nodes))
 			}
 		}
 		return sums

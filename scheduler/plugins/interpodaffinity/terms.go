@@ -25,17 +25,20 @@ func (m topologyToMatchedTermCount) clone() topologyToMatchedTermCount {
 	return c
 }
 
-// update adds value for the node's domain of tk; nodes without the key are
-// in no domain. Entries that fall to zero are dropped, because Filter treats
-// a non-empty affinity map as "some pod matches somewhere".
-func (m topologyToMatchedTermCount) update(node *v1.Node, tk string, value int64) {
-	tv, ok := nodeLabels(node)[tk]
+// update adds value for the domain of tk of the node whose labels are nl;
+// nodes without the key are in no domain. Entries that fall to zero are
+// dropped, because Filter treats a non-empty affinity map as "some pod
+// matches somewhere". The callers walking every pod look the node's labels
+// up once per node.
+func (m topologyToMatchedTermCount) update(nl map[string]string, tk string, value int64) {
+	tv, ok := nl[tk]
 	if !ok {
 		return
 	}
 	pair := topologyPair{key: tk, value: tv}
-	m[pair] += value
-	if m[pair] == 0 {
+	if v := m[pair] + value; v != 0 {
+		m[pair] = v
+	} else {
 		delete(m, pair)
 	}
 }
@@ -53,20 +56,20 @@ func (m topologyToMatchedTermCount) add(other topologyToMatchedTermCount) {
 
 // updateWithAffinityTerms counts pod once per term, but only if it matches
 // all terms: affinity needs one pod that satisfies every term.
-func (m topologyToMatchedTermCount) updateWithAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, node *v1.Node, value int64) {
+func (m topologyToMatchedTermCount) updateWithAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nl map[string]string, value int64) {
 	if podMatchesAllAffinityTerms(terms, pod) {
 		for _, t := range terms {
-			m.update(node, t.TopologyKey, value)
+			m.update(nl, t.TopologyKey, value)
 		}
 	}
 }
 
 // updateWithAntiAffinityTerms counts pod for every term it matches: any one
 // anti-affinity term suffices to repel.
-func (m topologyToMatchedTermCount) updateWithAntiAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, node *v1.Node, value int64) {
+func (m topologyToMatchedTermCount) updateWithAntiAffinityTerms(terms []framework.AffinityTerm, pod *v1.Pod, nsLabels labels.Set, nl map[string]string, value int64) {
 	for i := range terms {
 		if terms[i].Matches(pod, nsLabels) {
-			m.update(node, terms[i].TopologyKey, value)
+			m.update(nl, terms[i].TopologyKey, value)
 		}
 	}
 }

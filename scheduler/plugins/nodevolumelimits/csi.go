@@ -46,6 +46,7 @@ type CSILimits struct {
 	// enableVolumeLimitScaling is the VolumeLimitScaling gate (beta, on by
 	// default in 1.37).
 	enableVolumeLimitScaling bool
+	cache                    attachedCache
 }
 
 var (
@@ -120,19 +121,13 @@ func (pl *CSILimits) Filter(_ context.Context, _ *framework.CycleState, pod *v1.
 		}
 	}
 
-	limits := volumeLimits(csiNode)
-	if len(limits) == 0 {
+	if !hasVolumeLimits(csiNode) {
 		return nil
 	}
 
-	attached := map[string]string{}
-	for _, existing := range nodeInfo.Pods {
-		if existing == nil || existing.Pod == nil {
-			continue
-		}
-		if err := pl.filterAttachableVolumes(existing.Pod, csiNode, false, attached); err != nil {
-			return framework.AsStatus(err)
-		}
+	attached, err := pl.attachedVolumes(nodeInfo, csiNode)
+	if err != nil {
+		return framework.AsStatus(err)
 	}
 	attachedCount := map[string]int{}
 	for unique, driver := range attached {
@@ -150,7 +145,7 @@ func (pl *CSILimits) Filter(_ context.Context, _ *framework.CycleState, pod *v1.
 		newCount[driver]++
 	}
 	for driver, count := range newCount {
-		if limit, ok := limits[driver]; ok && int64(attachedCount[driver]+count) > limit {
+		if limit, ok := volumeLimit(csiNode, driver); ok && int64(attachedCount[driver]+count) > limit {
 			return framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
 		}
 	}
@@ -161,7 +156,7 @@ func (pl *CSILimits) Filter(_ context.Context, _ *framework.CycleState, pod *v1.
 // matters for a CSIDriver that opted in with preventPodSchedulingIfMissing;
 // an unknown driver may not be a CSI driver at all and is let through.
 func (pl *CSILimits) checkCSIDriverOnNode(driver string, csiNode *storagev1.CSINode) (bool, error) {
-	d, err := pl.objs.CSIDriver(driver)
+	d, err := pl.csiDriver(driver)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return true, nil
@@ -182,19 +177,33 @@ func (pl *CSILimits) checkCSIDriverOnNode(driver string, csiNode *storagev1.CSIN
 	return false, nil
 }
 
-// volumeLimits maps driver name to the CSINode's allocatable count; a
-// driver without a count has no limit.
-func volumeLimits(csiNode *storagev1.CSINode) map[string]int64 {
-	out := map[string]int64{}
+// volumeLimit is the CSINode's allocatable count for the driver; a driver
+// without a count has no limit. Looked up in the CSINode's (short) driver
+// list rather than a map built per node: Filter runs on every node. A
+// driver listed twice counts by its last entry with a count.
+func volumeLimit(csiNode *storagev1.CSINode, driver string) (limit int64, ok bool) {
 	if csiNode == nil {
-		return out
+		return 0, false
+	}
+	for _, d := range csiNode.Spec.Drivers {
+		if d.Name == driver && d.Allocatable != nil && d.Allocatable.Count != nil {
+			limit, ok = int64(*d.Allocatable.Count), true
+		}
+	}
+	return limit, ok
+}
+
+// hasVolumeLimits reports whether any driver of the CSINode has a count.
+func hasVolumeLimits(csiNode *storagev1.CSINode) bool {
+	if csiNode == nil {
+		return false
 	}
 	for _, d := range csiNode.Spec.Drivers {
 		if d.Allocatable != nil && d.Allocatable.Count != nil {
-			out[d.Name] = int64(*d.Allocatable.Count)
+			return true
 		}
 	}
-	return out
+	return false
 }
 
 // nodeVolumeAttachments maps "driver/handle" to driver for the node's

@@ -277,3 +277,46 @@ func TestVolumeLimitScaling(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestAttachedCacheFollowsChanges checks that Filter's per-node memory of
+// the volumes attached there follows the node's pods and the claims: a
+// claim moved to another driver's volume, a pod leaving the node and a
+// CSIDriver added each change Filter's answer on the next call.
+func TestAttachedCacheFollowsChanges(t *testing.T) {
+	h := frameworktest.NewHandle(nil, nil, fixtures(withLimit, 2, 0, ebsDriver, gceDriver)...)
+	h.Gates.EnableVolumeLimitScaling = true
+	p, err := New(nil, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := p.(*CSILimits)
+	pod, existing := pvcPod("csi-"+ebsDriver+"-0"), pvcPod("csi-"+ebsDriver+"-1", "csi-"+ebsDriver+"-2")
+	node := testNode(existing)
+	filter := func(want *framework.Status) {
+		t.Helper()
+		if got := pl.Filter(context.Background(), nil, pod, node); statusString(got) != statusString(want) {
+			t.Fatalf("Filter = %s, want %s", statusString(got), statusString(want))
+		}
+	}
+	exceeded := framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
+	filter(exceeded)
+	filter(exceeded)
+
+	// One of the existing pod's claims now names another driver's volume.
+	h.Store.Add(&v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "csi-" + ebsDriver + "-2"}, Spec: v1.PersistentVolumeClaimSpec{VolumeName: "csi-" + gceDriver + "-0"}})
+	filter(nil)
+
+	// Back on the node's driver, then the pod leaves the node.
+	h.Store.Add(&v1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: "csi-" + ebsDriver + "-2"}, Spec: v1.PersistentVolumeClaimSpec{VolumeName: "csi-" + ebsDriver + "-2"}})
+	filter(exceeded)
+	if err := node.RemovePod(existing); err != nil {
+		t.Fatal(err)
+	}
+	filter(nil)
+
+	// A CSIDriver that must be installed, on a node whose CSINode lacks it.
+	h.Store.Add(&storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: testNodeName}})
+	filter(nil)
+	h.Store.Add(&storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: ebsDriver}, Spec: storagev1.CSIDriverSpec{PreventPodSchedulingIfMissing: ptrTo(true)}})
+	filter(framework.NewStatus(framework.Unschedulable, ebsDriver+" CSI driver is not installed on the node"))
+}
