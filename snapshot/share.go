@@ -76,6 +76,11 @@ const (
 	partResources
 	partNodeLabels
 	partNodeAnnotations
+	partStatusAllocated
+	partStatusResources
+	partContainerAllocated
+	partContainerResources
+	partVolumeMountStatuses
 	partKinds
 )
 
@@ -230,12 +235,32 @@ func sharePod(s *sharedParts, pod *v1.Pod) {
 	spec.PriorityClassName = intern(spec.PriorityClassName)
 	status := &pod.Status
 	status.Conditions = shareSlice(s, partConditions, status.Conditions)
+	// A running pod's container statuses are its own (container IDs,
+	// start times), but the resources the kubelet writes in them and in
+	// the pod's status are its template's: shared first, in the pod's own
+	// statuses.
+	status.AllocatedResources = shareResourceList(s, partStatusAllocated, status.AllocatedResources)
+	status.Resources = sharePointer(s, partStatusResources, status.Resources)
+	shareContainerStatuses(s, status.ContainerStatuses)
+	shareContainerStatuses(s, status.InitContainerStatuses)
 	status.ContainerStatuses = shareSlice(s, partContainerStatuses, status.ContainerStatuses)
 	status.InitContainerStatuses = shareSlice(s, partInitContainerStatuses, status.InitContainerStatuses)
 	status.HostIPs = shareSlice(s, partHostIPs, status.HostIPs)
 	status.HostIP = intern(status.HostIP)
 	status.Phase = intern(status.Phase)
 	status.QOSClass = intern(status.QOSClass)
+}
+
+// shareContainerStatuses shares the parts of a pod's own container
+// statuses (not yet shared: their slice is shared after).
+func shareContainerStatuses(s *sharedParts, statuses []v1.ContainerStatus) {
+	for i := range statuses {
+		cs := &statuses[i]
+		cs.Name, cs.Image = intern(cs.Name), intern(cs.Image)
+		cs.AllocatedResources = shareResourceList(s, partContainerAllocated, cs.AllocatedResources)
+		cs.Resources = sharePointer(s, partContainerResources, cs.Resources)
+		cs.VolumeMounts = shareSlice(s, partVolumeMountStatuses, cs.VolumeMounts)
+	}
 }
 
 // shareNode shares a defaulted and validated node's parts with the nodes
