@@ -1,0 +1,74 @@
+package gcpace
+
+import (
+	"math"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Bounded is for a process that builds a large state and keeps it
+// (`schedtui run`): the collector's default target lets the heap grow to
+// twice what the last collection found live, so that a run keeping 2 GB
+// peaks past 4 GB, most of it garbage not yet collected. Under Bounded,
+// after each collection the memory limit is set to what it found live
+// plus at most maxHeadroom (below that, the default target, GOGC=100,
+// comes first): the heap grows by maxHeadroom between collections once
+// it is larger, at the cost of more of them. The returned function puts
+// the previous limit back. A GOGC or GOMEMLIMIT set in the environment is
+// the user's choice, and then nothing changes.
+func Bounded(maxHeadroom int64) (restore func()) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	b := &bounded{headroom: maxHeadroom, previous: debug.SetMemoryLimit(-1)}
+	b.watch()
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if !b.stopped {
+			b.stopped = true
+			debug.SetMemoryLimit(b.previous)
+		}
+	}
+}
+
+// boundedSlack is room for what the memory limit counts beside the heap's
+// objects (the runtime's own structures, stacks, free spans not yet
+// returned).
+const boundedSlack = 64 << 20
+
+type bounded struct {
+	headroom, previous int64
+	mu                 sync.Mutex
+	stopped            bool
+}
+
+// watch sets the limit after the collection that frees a sentinel, then
+// watches for the next one.
+func (b *bounded) watch() {
+	sentinel := new([16]byte)
+	runtime.AddCleanup(sentinel, func(b *bounded) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.stopped {
+			return
+		}
+		live := liveHeap()
+		debug.SetMemoryLimit(min(b.previous, live+min(live, b.headroom)+boundedSlack))
+		b.watch()
+	}, b)
+}
+
+// liveHeap is what the last collection found live (the heap's goal is
+// computed from it).
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return math.MaxInt64 / 4
+	}
+	return int64(min(s[0].Value.Uint64(), math.MaxInt64/4))
+}
