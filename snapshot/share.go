@@ -84,6 +84,21 @@ const (
 	partKinds
 )
 
+// keyBuffers are the buffers the parts' keys are built in: a key is only
+// looked up, or copied into the table, so the buffer serves the next one
+// (building each key afresh was about 0.9 KB of garbage a pod).
+var keyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// newKey is a key of kind in a buffer from keyBuffers, which done puts
+// back with what was built in it.
+func newKey(kind partKind) (key []byte, done func([]byte)) {
+	buf := keyBuffers.Get().(*[]byte)
+	return append((*buf)[:0], byte(kind)), func(built []byte) {
+		*buf = built[:0]
+		keyBuffers.Put(buf)
+	}
+}
+
 // share returns the remembered part equal to v under key, else remembers v
 // (while there is room) and returns it.
 func share[T any](s *sharedParts, key []byte, v T) T {
@@ -127,13 +142,16 @@ func shareSlice[E any, P protoMessage[E]](s *sharedParts, kind partKind, v []E) 
 	if len(v) == 0 {
 		return v
 	}
-	key := []byte{byte(kind)}
+	key, done := newKey(kind)
 	for i := range v {
-		var ok bool
-		if key, ok = appendProto[E, P](key, &v[i]); !ok {
+		built, ok := appendProto[E, P](key, &v[i])
+		if !ok {
+			done(key)
 			return v
 		}
+		key = built
 	}
+	defer done(key)
 	return share(s, key, slices.Clip(v))
 }
 
@@ -142,11 +160,14 @@ func sharePointer[E any, P protoMessage[E]](s *sharedParts, kind partKind, v P) 
 	if v == nil {
 		return v
 	}
-	key, ok := appendProto[E, P]([]byte{byte(kind)}, v)
+	key, done := newKey(kind)
+	built, ok := appendProto[E, P](key, v)
 	if !ok {
+		done(key)
 		return v
 	}
-	return share(s, key, v)
+	defer done(built)
+	return share(s, built, v)
 }
 
 // shareStrings shares a non-empty map of strings (labels, annotations).
@@ -159,7 +180,8 @@ func shareStrings(s *sharedParts, kind partKind, m map[string]string) map[string
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	key := []byte{byte(kind)}
+	key, done := newKey(kind)
+	defer func() { done(key) }()
 	for _, k := range keys {
 		key = binary.AppendUvarint(key, uint64(len(k)))
 		key = append(key, k...)
@@ -180,15 +202,17 @@ func shareResourceList(s *sharedParts, kind partKind, l v1.ResourceList) v1.Reso
 		names = append(names, string(n))
 	}
 	sort.Strings(names)
-	key := []byte{byte(kind)}
+	key, done := newKey(kind)
+	defer func() { done(key) }()
 	for _, n := range names {
 		q := l[v1.ResourceName(n)]
 		key = binary.AppendUvarint(key, uint64(len(n)))
 		key = append(key, n...)
-		var ok bool
-		if key, ok = appendProto(key, &q); !ok {
+		built, ok := appendProto(key, &q)
+		if !ok {
 			return l
 		}
+		key = built
 	}
 	return share(s, key, l)
 }
