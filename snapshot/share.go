@@ -265,10 +265,12 @@ func sharePod(s *sharedParts, pod *v1.Pod) {
 	// statuses.
 	status.AllocatedResources = shareResourceList(s, partStatusAllocated, status.AllocatedResources)
 	status.Resources = sharePointer(s, partStatusResources, status.Resources)
-	shareContainerStatuses(s, status.ContainerStatuses)
-	shareContainerStatuses(s, status.InitContainerStatuses)
-	status.ContainerStatuses = shareSlice(s, partContainerStatuses, status.ContainerStatuses)
-	status.InitContainerStatuses = shareSlice(s, partInitContainerStatuses, status.InitContainerStatuses)
+	if shareContainerStatuses(s, status.ContainerStatuses) {
+		status.ContainerStatuses = shareSlice(s, partContainerStatuses, status.ContainerStatuses)
+	}
+	if shareContainerStatuses(s, status.InitContainerStatuses) {
+		status.InitContainerStatuses = shareSlice(s, partInitContainerStatuses, status.InitContainerStatuses)
+	}
 	status.HostIPs = shareSlice(s, partHostIPs, status.HostIPs)
 	status.HostIP = intern(status.HostIP)
 	status.Phase = intern(status.Phase)
@@ -276,15 +278,21 @@ func sharePod(s *sharedParts, pod *v1.Pod) {
 }
 
 // shareContainerStatuses shares the parts of a pod's own container
-// statuses (not yet shared: their slice is shared after).
-func shareContainerStatuses(s *sharedParts, statuses []v1.ContainerStatus) {
+// statuses (not yet shared: their slice may be after), and reports whether
+// the slice may be shared whole: not when a container has started (its
+// ID is the container's own, so no other pod's statuses are equal, and
+// their key, all of them encoded, was a tenth of the sharing's time).
+func shareContainerStatuses(s *sharedParts, statuses []v1.ContainerStatus) (whole bool) {
+	whole = true
 	for i := range statuses {
 		cs := &statuses[i]
 		cs.Name, cs.Image = intern(cs.Name), intern(cs.Image)
 		cs.AllocatedResources = shareResourceList(s, partContainerAllocated, cs.AllocatedResources)
 		cs.Resources = sharePointer(s, partContainerResources, cs.Resources)
 		cs.VolumeMounts = shareSlice(s, partVolumeMountStatuses, cs.VolumeMounts)
+		whole = whole && cs.ContainerID == ""
 	}
+	return whole
 }
 
 // shareNode shares a defaulted and validated node's parts with the nodes
