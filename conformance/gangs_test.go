@@ -34,39 +34,61 @@ var numGangScenarios = flag.Int("gang-scenarios", 16, "generated workload-aware 
 // on (at 1.37, beta, and emulating 1.36, alpha; with
 // PodGroupPreemptionPolicy, the group's own preemptionPolicy; with
 // TopologyAwareWorkloadScheduling, the placements over zones; and off,
-// where a member is an ordinary pod) through schedtui's engine and the real kube-scheduler's
+// where a member is an ordinary pod), the scenarios of PodGroups
+// owning ResourceClaims (scenario.GenerateGroupClaimGangs) with
+// DRAWorkloadResourceClaims, and the generated composite scenarios with
+// CompositePodGroup on, through schedtui's engine and the real kube-scheduler's
 // queue, each
 // deciding what it attempts (pods and pod groups), over the same virtual
 // time (upstream.QueueHorizon), and compares them cycle by cycle: the
 // entity popped, each member's outcome, node, nomination and PodScheduled
 // message, the victims; then every change of a PodGroup's
 // PodGroupInitiallyScheduled condition, and every pod's and PodGroup's
-// state at the end.
+// state at the end, and the claims PodGroups own.
 func TestGangConformance(t *testing.T) {
-	for _, c := range []struct{ emulated, gates string }{
-		{"1.37", "GenericWorkload=true"},
-		{"1.36", "GenericWorkload=true"},
-		{"1.37", "GenericWorkload=true,PodGroupPreemptionPolicy=true"},
-		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"},
+	for _, c := range []struct {
+		emulated, gates string
+		generate        func(int64) *scenario.Scenario
+		// label tells apart two runs with the same gates.
+		label string
+	}{
+		{"1.37", "GenericWorkload=true", scenario.GenerateGangs, ""},
+		{"1.36", "GenericWorkload=true", scenario.GenerateGangs, ""},
+		{"1.37", "GenericWorkload=true,PodGroupPreemptionPolicy=true", scenario.GenerateGangs, ""},
+		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true", scenario.GenerateGangs, ""},
 		// Off (1.37's default): the members are ordinary pods to both.
-		{"1.37", ""},
+		{"1.37", "", scenario.GenerateGangs, ""},
+		// Hierarchies (scenario.GenerateCompositeGangs): the queue's unit
+		// is the root CompositePodGroup, its cycle tries the children
+		// (CompositePodGroup needs TopologyAwareWorkloadScheduling).
+		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true", scenario.GenerateCompositeGangs, ""},
+		// The gang scenarios (no hierarchy) with the gate on: the queue's
+		// forest, the chosen placement assumed again, PreEnqueue and
+		// Permit through the hierarchy code.
+		{"1.37", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true", scenario.GenerateGangs, "flat"},
+		// PodGroups owning ResourceClaims (beta, off by default).
+		{"1.37", "GenericWorkload=true,DRAWorkloadResourceClaims=true", scenario.GenerateGroupClaimGangs, ""},
 	} {
-		t.Run(c.emulated+" "+c.gates, func(t *testing.T) {
+		name := c.emulated + " " + c.gates
+		if c.label != "" {
+			name += " " + c.label
+		}
+		t.Run(name, func(t *testing.T) {
 			gates, err := features.Resolve(c.emulated, "", c.gates)
 			if err != nil {
 				t.Fatal(err)
 			}
 			setUpstreamGates(t, gates, c.gates)
-			runGangScenarios(t, &gates.Features)
+			runGangScenarios(t, &gates.Features, c.generate)
 		})
 	}
 }
 
-func runGangScenarios(t *testing.T, gates *features.Features) {
+func runGangScenarios(t *testing.T, gates *features.Features, generate func(seed int64) *scenario.Scenario) {
 	t.Helper()
 	bad, compared, stopped := 0, 0, 0
 	for i := int64(0); i < int64(*numGangScenarios); i++ {
-		s := scenario.GenerateGangs(*firstSeed + i)
+		s := generate(*firstSeed + i)
 		if *only != "" && s.Name != *only {
 			continue
 		}
@@ -74,7 +96,7 @@ func runGangScenarios(t *testing.T, gates *features.Features) {
 		if err != nil {
 			t.Fatalf("%s: schedtui: %v", s.Name, err)
 		}
-		theirs, err := upstream.RunQueue(context.Background(), s.Cluster.DeepCopy(), nil, s.LatePodGroups, scheduler.Epoch)
+		theirs, err := upstream.RunQueue(context.Background(), s.Cluster.DeepCopy(), nil, s.Late(), scheduler.Epoch)
 		if err != nil {
 			t.Fatalf("%s: upstream: %v", s.Name, err)
 		}
@@ -141,9 +163,9 @@ func runOursQueue(s *scenario.Scenario, gates *features.Features, horizon time.D
 		}
 	}
 	run(0)
-	for _, pg := range s.LatePodGroups {
-		if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: pg.DeepCopy()}); err != nil {
-			return oursRun{}, fmt.Errorf("adding PodGroup %s: %w", pg.Name, err)
+	for _, obj := range s.Late() {
+		if err := e.Apply(change.Change{Kind: change.ObjectAdd, Object: obj.DeepCopyObject()}); err != nil {
+			return oursRun{}, fmt.Errorf("adding %s: %w", change.DescribeObject(obj), err)
 		}
 		run(0)
 	}
@@ -253,6 +275,13 @@ func queueRunOf(e *engine.Engine, pods []*v1.Pod) oursRun {
 			cs = append(cs, upstream.Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 		}
 		run.PodGroups[pg.Namespace+"/"+pg.Name] = cs
+		for _, name := range upstream.GroupClaimNames(pg) {
+			c, _ := e.Scheduler().Objects().ResourceClaim(pg.Namespace, name)
+			if run.GroupClaims == nil {
+				run.GroupClaims = map[string]string{}
+			}
+			run.GroupClaims[pg.Namespace+"/"+name] = upstream.GroupClaimStateOf(c)
+		}
 	}
 	return run
 }
@@ -299,14 +328,29 @@ func compareQueueRuns(ours oursRun, theirs upstream.QueueRun) (diff string, stop
 	var diffs []string
 	boundPodsByNode(ours.Pods)
 	boundPodsByNode(theirs.Pods)
-	jsonDiff("writes", toAny(ours.Writes), toAny(theirs.Writes), &diffs)
+	jsonDiff("writes", toAny(writesByGroup(ours.Writes)), toAny(writesByGroup(theirs.Writes)), &diffs)
 	jsonDiff("pods", toAny(ours.Pods), toAny(theirs.Pods), &diffs)
 	jsonDiff("podGroups", toAny(ours.PodGroups), toAny(theirs.PodGroups), &diffs)
+	jsonDiff("groupClaims", toAny(ours.GroupClaims), toAny(theirs.GroupClaims), &diffs)
 	if len(diffs) > 10 {
 		diffs = append(diffs[:10], fmt.Sprintf("... %d more", len(diffs)-10))
 	}
 	out = append(out, diffs...)
 	return strings.Join(out, "\n"), false
+}
+
+// writesByGroup is each PodGroup's condition writes, in order. A
+// composite hierarchy's cycle writes the condition of each of its
+// PodGroups; upstream's submitPodGroupAlgorithmResult goes through them
+// in Go map order, so only each group's own sequence is compared (the
+// cycles, compared first, fix the order between cycles).
+func writesByGroup(writes []string) map[string][]string {
+	out := map[string][]string{}
+	for _, w := range writes {
+		group, _, _ := strings.Cut(w, ": ")
+		out[group] = append(out[group], w)
+	}
+	return out
 }
 
 // sortFitReasons sorts NodeResourcesFit's reasons, which upstream emits

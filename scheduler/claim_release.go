@@ -2,16 +2,19 @@ package scheduler
 
 // The other half of the resourceclaim controller (snapshot/claims.go plays
 // the half that creates claims from templates): what it, and the garbage
-// collector, write to a pod's claims once the pod has left the cluster.
+// collector, write to a pod's claims once the pod has left the cluster,
+// and (DRAWorkloadResourceClaims) to a PodGroup's once it is deleted.
 // Without it a preemption victim's devices would stay allocated forever in
 // a simulation, where no controller runs.
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
@@ -30,8 +33,9 @@ import (
 // claim of status.extendedResourceClaimStatus), each once, and for each:
 //   - drops from status.reservedFor every pod consumer that is gone (this
 //     pod, any pod no longer stored or replaced by another UID, any pod that
-//     is done: terminal, or deleted before it was scheduled); other
-//     consumers (PodGroups) stay;
+//     is done: terminal, or deleted before it was scheduled) and, when
+//     groups (DRAWorkloadResourceClaims) says so, every PodGroup consumer
+//     no longer stored or replaced; other consumers stay;
 //   - if that empties reservedFor of a claim carrying the
 //     "resource.kubernetes.io/delete-protection" finalizer, clears
 //     status.allocation in the same status update (the API server then drops
@@ -47,19 +51,44 @@ import (
 //
 // A claim reserved for others keeps its allocation; a claim nobody owns
 // (resourceClaimName) stays, deallocated, for the next pod to allocate.
-func ReleaseClaims(objs framework.ObjectLister, pod *v1.Pod, now time.Time) []*resourcev1.ResourceClaim {
+func ReleaseClaims(objs framework.ObjectLister, pod *v1.Pod, now time.Time, groups bool) []*resourcev1.ResourceClaim {
+	return releaseNamedClaims(objs, pod.Namespace, podClaimNames(pod), pod.UID, now, groups)
+}
+
+// ReleasePodGroupClaims is ReleaseClaims for a PodGroup deleted
+// (DRAWorkloadResourceClaims): the controller syncs each claim its
+// spec.resourceClaims names (resolved through status.resourceClaimStatuses),
+// dropping the group's reservation, and the garbage collector deletes a
+// claim generated for it once no owner is left; its members' own
+// reservations stay.
+func ReleasePodGroupClaims(objs framework.ObjectLister, pg *schedulingv1beta1.PodGroup, now time.Time) []*resourcev1.ResourceClaim {
+	var names []string
+	for i := range pg.Spec.ResourceClaims {
+		name, _, err := resourceclaim.NameFromPodGroup(pg, &pg.Spec.ResourceClaims[i])
+		if err != nil || name == nil {
+			// Not created yet, or not needed: nothing to release.
+			continue
+		}
+		names = append(names, *name)
+	}
+	return releaseNamedClaims(objs, pg.Namespace, names, pg.UID, now, true)
+}
+
+// releaseNamedClaims releases the claims of namespace named, each once,
+// after the consumer with UID gone left.
+func releaseNamedClaims(objs framework.ObjectLister, namespace string, names []string, gone types.UID, now time.Time, groups bool) []*resourcev1.ResourceClaim {
 	var writes []*resourcev1.ResourceClaim
 	seen := map[string]bool{}
-	for _, name := range podClaimNames(pod) {
+	for _, name := range names {
 		if seen[name] {
 			continue
 		}
 		seen[name] = true
-		claim, err := objs.ResourceClaim(pod.Namespace, name)
+		claim, err := objs.ResourceClaim(namespace, name)
 		if err != nil {
 			continue
 		}
-		writes = append(writes, releaseClaim(objs, claim, pod.UID, now)...)
+		writes = append(writes, releaseClaim(objs, claim, gone, now, groups)...)
 	}
 	return writes
 }
@@ -86,8 +115,8 @@ func podClaimNames(pod *v1.Pod) []string {
 // releaseClaim is the controller's sync of one claim after the pod with
 // UID gone left, followed by the deletion of a generated claim whose owner
 // is gone (and, if that only marked it, the controller's sync again).
-func releaseClaim(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gone types.UID, now time.Time) []*resourcev1.ResourceClaim {
-	writes, claim := syncReleasedClaim(objs, claim, gone)
+func releaseClaim(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gone types.UID, now time.Time, groups bool) []*resourcev1.ResourceClaim {
+	writes, claim := syncReleasedClaim(objs, claim, gone, groups)
 	if claim.DeletionTimestamp != nil || !ownerGone(objs, claim, gone) {
 		return writes
 	}
@@ -98,15 +127,21 @@ func releaseClaim(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, 
 	if framework.ClaimDeleted(deleted) {
 		return writes
 	}
-	more, _ := syncReleasedClaim(objs, deleted, gone)
+	more, _ := syncReleasedClaim(objs, deleted, gone, groups)
 	return append(writes, more...)
 }
 
 // syncReleasedClaim is the controller's syncClaim: the writes it makes and
 // the claim as they leave it.
-func syncReleasedClaim(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gone types.UID) ([]*resourcev1.ResourceClaim, *resourcev1.ResourceClaim) {
+func syncReleasedClaim(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gone types.UID, groups bool) ([]*resourcev1.ResourceClaim, *resourcev1.ResourceClaim) {
 	remaining := slices.DeleteFunc(slices.Clone(claim.Status.ReservedFor), func(ref resourcev1.ResourceClaimConsumerReference) bool {
-		return ref.APIGroup == "" && ref.Resource == "pods" && !podStillRuns(objs, claim.Namespace, ref.Name, ref.UID, gone)
+		switch {
+		case ref.APIGroup == "" && ref.Resource == "pods":
+			return !podStillRuns(objs, claim.Namespace, ref.Name, ref.UID, gone)
+		case groups && ref.APIGroup == schedulingv1beta1.GroupName && ref.Resource == "podgroups":
+			return !podGroupStored(objs, claim.Namespace, ref.Name, ref.UID, gone)
+		}
+		return false
 	})
 	protected := slices.Contains(claim.Finalizers, resourcev1.Finalizer)
 	var writes []*resourcev1.ResourceClaim
@@ -186,6 +221,16 @@ func podStillRuns(objs framework.ObjectLister, namespace, name string, uid, gone
 	return err == nil && p.UID == uid && !podDone(p)
 }
 
+// podGroupStored: the PodGroup name/uid of namespace is stored, so its
+// reservation stays.
+func podGroupStored(objs framework.ObjectLister, namespace, name string, uid, gone types.UID) bool {
+	if uid == gone {
+		return false
+	}
+	pg, err := objs.PodGroup(namespace, name)
+	return err == nil && pg.UID == uid
+}
+
 // podDone: none of the pod's containers runs or ever will (the
 // controller's isPodDone): a terminal phase, or deleted before it was
 // scheduled.
@@ -195,8 +240,9 @@ func podDone(p *v1.Pod) bool {
 }
 
 // ownerGone: the claim's owners are gone, so it is deleted: by the
-// garbage collector when every owner is a pod no longer stored (an owner of
-// another kind is taken to exist), whoever still uses the claim; by the
+// garbage collector when every owner is a pod or a PodGroup no longer
+// stored (an owner of another kind is taken to exist), whoever still uses
+// the claim; by the
 // controller when nobody does and its controlling owner is a stored pod
 // that is done or another pod of the same name (isPodDone, UID mismatch).
 func ownerGone(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gone types.UID) bool {
@@ -205,6 +251,12 @@ func ownerGone(objs framework.ObjectLister, claim *resourcev1.ResourceClaim, gon
 	}
 	allAbsent := true
 	for _, o := range claim.OwnerReferences {
+		if o.Kind == "PodGroup" && strings.HasPrefix(o.APIVersion, schedulingv1beta1.GroupName+"/") {
+			if podGroupStored(objs, claim.Namespace, o.Name, o.UID, gone) {
+				allAbsent = false
+			}
+			continue
+		}
 		if o.APIVersion != "v1" || o.Kind != "Pod" {
 			allAbsent = false
 			continue

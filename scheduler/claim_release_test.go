@@ -1,11 +1,13 @@
 package scheduler
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -140,7 +142,7 @@ func TestReleaseClaims(t *testing.T) {
 				objs.Add(p)
 			}
 			var got []string
-			for _, w := range ReleaseClaims(objs, tc.gone, now) {
+			for _, w := range ReleaseClaims(objs, tc.gone, now, true) {
 				got = append(got, describeWrite(w))
 				if w.DeletionTimestamp != nil && !w.DeletionTimestamp.Time.Equal(now) {
 					t.Errorf("deletionTimestamp %v, want %v", w.DeletionTimestamp, now)
@@ -155,5 +157,58 @@ func TestReleaseClaims(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A PodGroup deleted (DRAWorkloadResourceClaims): its claims drop its
+// reservation, one reserved for nobody is deallocated and loses its
+// finalizer, and the one generated for it is deleted by the garbage
+// collector; a member's reservation of a shared claim stays, and a
+// member's deletion leaves the group's reservation alone.
+func TestReleasePodGroupClaims(t *testing.T) {
+	const fin = " fin:" + resourcev1.Finalizer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	group := resourcev1.ResourceClaimConsumerReference{APIGroup: "scheduling.k8s.io", Resource: "podgroups", Name: "train", UID: "uid-train"}
+	pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "train", UID: "uid-train"}}
+	byName, fromTemplate, tmpl := "shared", "train-gpu-x7k2q", "one-gpu"
+	pg.Spec.ResourceClaims = []schedulingv1beta1.PodGroupResourceClaim{
+		{Name: "shared", ResourceClaimName: &byName},
+		{Name: "gpu", ResourceClaimTemplateName: &tmpl},
+	}
+	pg.Status.ResourceClaimStatuses = []schedulingv1beta1.PodGroupResourceClaimStatus{{Name: "gpu", ResourceClaimName: &fromTemplate}}
+	shared := allocatedClaim("shared", "w-0")
+	shared.Status.ReservedFor = append(shared.Status.ReservedFor, group)
+	generated := allocatedClaim(fromTemplate)
+	generated.Status.ReservedFor = []resourcev1.ResourceClaimConsumerReference{group}
+	yes := true
+	generated.OwnerReferences = []metav1.OwnerReference{{APIVersion: "scheduling.k8s.io/v1beta1", Kind: "PodGroup", Name: "train", UID: "uid-train", Controller: &yes}}
+
+	objs := framework.NewObjectStore()
+	objs.Add(shared)
+	objs.Add(generated)
+	objs.Add(releasePod("w-0", "shared"))
+	var got []string
+	for _, w := range ReleasePodGroupClaims(objs, pg, now) {
+		got = append(got, describeWrite(w))
+	}
+	want := []string{
+		"shared allocated device-status for:w-0" + fin,
+		fromTemplate + fin,
+		fromTemplate,
+		fromTemplate + " deleted",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("writes\n  %q\nwant\n  %q", got, want)
+	}
+
+	// A member leaving: the group, still stored, keeps its reservation.
+	objs = framework.NewObjectStore()
+	objs.Add(pg)
+	objs.Add(generated)
+	w0 := releasePod("w-0")
+	w0.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: &tmpl}}
+	w0.Status.ResourceClaimStatuses = []v1.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: &fromTemplate}}
+	if w := ReleaseClaims(objs, w0, now, true); len(w) != 0 {
+		t.Errorf("member gone: writes %v, want none", w)
 	}
 }

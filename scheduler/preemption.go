@@ -48,13 +48,15 @@ func PodPreemptor(pod *v1.Pod) Preemptor {
 
 // PodGroupPreemptor is a pod group preempting for its members.
 func PodGroupPreemptor(group *framework.PodGroupInfo) Preemptor {
-	p := Preemptor{Kind: PreemptorPodGroup, Key: group.Key(), Priority: framework.PodGroupPriority(group.PodGroup), Pods: group.UnscheduledPods}
+	p := Preemptor{Kind: PreemptorPodGroup, Key: group.Key(), Priority: group.Priority(), Pods: group.AllUnscheduledPods()}
 	if group.PodGroup != nil {
 		p.UID = group.PodGroup.UID
+	} else if group.CompositePodGroup != nil {
+		p.UID = group.CompositePodGroup.UID
 	}
-	if len(group.UnscheduledPods) > 0 {
+	if len(p.Pods) > 0 {
 		// All members of a group use the same scheduler.
-		p.SchedulerName = group.UnscheduledPods[0].Spec.SchedulerName
+		p.SchedulerName = p.Pods[0].Spec.SchedulerName
 	}
 	return p
 }
@@ -112,7 +114,7 @@ func (s *Scheduler) actuatePreemption(preemptor Preemptor, p *record.Preemption)
 		s.objects.Delete(pod)
 		// The resourceclaim controller and the garbage collector release
 		// its claims at once too.
-		for _, c := range ReleaseClaims(s.objects, pod, s.clock()) {
+		for _, c := range ReleaseClaims(s.objects, pod, s.clock(), s.Features().EnableDRAWorkloadResourceClaims) {
 			s.storeClaimWrite(c)
 		}
 	}

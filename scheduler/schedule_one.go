@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -167,7 +168,7 @@ func (s *Scheduler) schedulingCycle(ctx context.Context, fwk *runtime.Framework,
 	// Permit: a Wait would park the pod until another plugin allows it;
 	// outside a pod-group cycle (GangScheduling waits for its gang there)
 	// no default plugin waits, so schedtui treats Wait as allowed.
-	if st := s.permit(ctx, fwk, state, pod, assumed, host, rec); !st.IsSuccess() && !st.IsWait() {
+	if _, st := s.permit(ctx, fwk, state, pod, assumed, host, rec); !st.IsSuccess() && !st.IsWait() {
 		return scheduleResult{nominatingInfo: clearNominatedNode}, nil, st
 	}
 	rec.phase(record.PhasePermit, nil)
@@ -193,18 +194,19 @@ func (s *Scheduler) assumeAndReserve(ctx context.Context, fwk *runtime.Framework
 
 // permit runs the Permit plugins on the assumed pod; a rejection or an
 // error undoes assume and Reserve and is returned as upstream reports it.
-// A Wait is returned as it is, recorded: the caller decides.
-func (s *Scheduler) permit(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod, assumed *v1.Pod, host string, rec *recorder) *framework.Status {
-	_, st := fwk.RunPermitPlugins(ctx, state, assumed, host)
+// A Wait is returned as it is, recorded, with the plugins that wait and
+// their timeouts: the caller decides.
+func (s *Scheduler) permit(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod, assumed *v1.Pod, host string, rec *recorder) (map[string]time.Duration, *framework.Status) {
+	waits, st := fwk.RunPermitPlugins(ctx, state, assumed, host)
 	if st.IsSuccess() {
-		return nil
+		return nil, nil
 	}
 	rec.phase(record.PhasePermit, st)
 	if st.IsWait() {
-		return st
+		return waits, st
 	}
 	s.unreserveAndForget(ctx, fwk, state, assumed, host)
-	return rejectedOnHost(pod, host, st, rec)
+	return nil, rejectedOnHost(pod, host, st, rec)
 }
 
 // handleSchedulePodError is the failure branch of upstream's
@@ -277,8 +279,10 @@ func rejectedOnHost(pod *v1.Pod, host string, st *framework.Status, rec *recorde
 	return framework.NewStatus(st.Code()).WithError(fitErr)
 }
 
-// bindingCycle is upstream's bindingCycle, run in memory: WaitOnPermit (a
-// no-op: no permit waits, see schedulingCycle), PreBind, Bind, the writes
+// bindingCycle is upstream's bindingCycle, run in memory, from after
+// WaitOnPermit (a pod-group member's wait at Permit is parked before it:
+// binding_wait.go; outside a pod-group cycle none waits, see
+// schedulingCycle): PreBind, Bind, the writes
 // PreBind decided for the pod's volumes, the pod stored as bound, PostBind.
 // On failure the assumed pod is unreserved and forgotten, as upstream's
 // handleBindingCycleError does.

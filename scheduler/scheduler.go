@@ -73,8 +73,11 @@ type Scheduler struct {
 	frameworkExtenders []framework.Extender
 	// gates are the feature gates in effect.
 	gates features.Features
-	// waiting are the parked binding cycles, by pod UID (binding_wait.go).
-	waiting map[types.UID]*waitingBinding
+	// waiting are the parked binding cycles, by pod UID (binding_wait.go);
+	// released those waiting at Permit that a gang's quorum allowed, not
+	// yet handed to the engine (TakeReleasedBindings).
+	waiting  map[types.UID]*waitingBinding
+	released []types.UID
 	// assumed are the pod-group members assumed and not bound yet, by UID
 	// (podgroup_state.go).
 	assumed map[string]*v1.Pod

@@ -14,8 +14,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
-	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -56,7 +54,7 @@ func (l *Loader) admitPods() {
 // admitPod applies admission to one pod; false means it is rejected (and
 // reported).
 func (l *Loader) admitPod(pod *v1.Pod, classes []*schedulingv1.PriorityClass, runtimeClasses map[string]*nodev1.RuntimeClass) bool {
-	at := l.origins[pod]
+	at := l.originOf(pod)
 	defer l.reportingAt(at)()
 	desc := describe("Pod", pod.Namespace, pod.Name)
 	msgName := pod.Name
@@ -84,13 +82,8 @@ func (l *Loader) reportAdmission(at origin, desc string, warnings []apiserver.Ad
 // and CompositePodGroups (under the API server's gates: GenericWorkload,
 // CompositePodGroup), dropping those it rejects.
 func (l *Loader) admitPodGroups() {
-	classes := l.cluster.PriorityClasses
-	l.cluster.PodGroups = admitGroups(l, "PodGroup", l.cluster.PodGroups, func(pg *schedulingv1beta1.PodGroup) ([]apiserver.AdmissionIssue, *apiserver.AdmissionIssue) {
-		return apiserver.AdmitPodGroup(pg, classes, l.validation)
-	})
-	l.cluster.CompositePodGroups = admitGroups(l, "CompositePodGroup", l.cluster.CompositePodGroups, func(cpg *schedulingv1alpha3.CompositePodGroup) ([]apiserver.AdmissionIssue, *apiserver.AdmissionIssue) {
-		return apiserver.AdmitCompositePodGroup(cpg, classes, l.validation)
-	})
+	l.cluster.PodGroups = admitGroups(l, "PodGroup", l.cluster.PodGroups)
+	l.cluster.CompositePodGroups = admitGroups(l, "CompositePodGroup", l.cluster.CompositePodGroups)
 }
 
 // admitGroups admits each group of one kind, keeping those admission
@@ -98,12 +91,12 @@ func (l *Loader) admitPodGroups() {
 func admitGroups[T interface {
 	runtime.Object
 	metav1.Object
-}](l *Loader, kind string, groups []T, admit func(T) ([]apiserver.AdmissionIssue, *apiserver.AdmissionIssue)) []T {
+}](l *Loader, kind string, groups []T) []T {
 	kept := groups[:0]
 	for _, g := range groups {
-		at := l.origins[g]
+		at := l.originOf(g)
 		done := l.reportingAt(at)
-		warnings, rejection := admit(g)
+		warnings, rejection := apiserver.AdmitGroup(g, l.cluster.PriorityClasses, l.validation)
 		if l.reportAdmission(at, describe(kind, g.GetNamespace(), g.GetName()), warnings, rejection) {
 			kept = append(kept, g)
 		}
@@ -128,6 +121,9 @@ type checkedObject struct {
 	acc              metav1.Object
 	clearedNamespace string
 	errs             field.ErrorList
+	// dropped are the fields the API server drops from the object for a
+	// gate that is off (apiserver.DropDisabledFields).
+	dropped []apiserver.DroppedField
 }
 
 // checkAhead is checkObject for an object decoded ahead of adding it, or
@@ -145,7 +141,7 @@ func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptio
 // API server creates it, and validates. It touches nothing but obj.
 func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) *checkedObject {
 	c := &checkedObject{acc: acc, clearedNamespace: normalizeNamespace(ki, acc)}
-	c.errs = defaultAndValidate(ki, obj, acc, opts, share)
+	c.errs, c.dropped = defaultAndValidate(ki, obj, acc, opts, share)
 	return c
 }
 
@@ -168,26 +164,27 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 // defaultAndValidate defaults obj, prepares a pod as the API server
 // creates it, and returns the validation errors under opts. A valid pod or
 // node then shares its parts with those share met before (share.go).
-func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) field.ErrorList {
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) (field.ErrorList, []apiserver.DroppedField) {
 	apiserver.DefaultUnder(obj, opts)
 	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 		apiserver.PrepareForCreate(pod)
-		apiserver.DropDisabledPodFields(pod, opts)
 	}
+	dropped := apiserver.DropDisabledFields(obj, opts)
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	errs = append(errs, apiserver.Validate(obj, opts)...)
 	if len(errs) == 0 && share != nil {
 		shareObject(share, obj)
 	}
-	return errs
+	return errs, dropped
 }
 
 // ValidateUnder makes the loader default, validate and create the objects
 // it adds as an API server with the gates gates does (the v1.37 defaults
 // until then): with TaintTolerationComparisonOperators, tolerations may
-// use Lt and Gt; without GenericWorkload a new pod loses
-// spec.schedulingGroup; the workload kinds' gated fields (see
-// apiserver.ValidationOptions). An object read back from an API server
+// use Lt and Gt; without GenericWorkload a new pod (or a new workload's
+// pod template) loses spec.schedulingGroup; a new PodGroup, Workload or
+// CompositePodGroup loses the fields of the workload gates that are off
+// (see apiserver.ValidationOptions). An object read back from an API server
 // keeps what a gate allowed it whatever the gates (see apiserver.Validate).
 // Call it before adding.
 func (l *Loader) ValidateUnder(gates features.Features) {
@@ -203,6 +200,7 @@ func ValidationUnder(gates features.Features) apiserver.ValidationOptions {
 		TopologyAwareWorkloadScheduling:         gates.EnableTopologyAwareWorkloadScheduling,
 		CompositePodGroup:                       gates.EnableCompositePodGroup,
 		PodGroupPreemptionPolicy:                gates.EnablePodGroupPreemptionPolicy,
+		DRAWorkloadResourceClaims:               gates.EnableDRAWorkloadResourceClaims,
 	}
 }
 

@@ -147,9 +147,16 @@ const maxListDepth = 4
 // LoadFile reads one file into the loader. On error nothing from the file
 // is added.
 func (l *Loader) LoadFile(path string) error {
-	data, err := l.budget.read(path)
+	data, buf, err := l.budget.readBuffered(path, true)
 	if err != nil {
 		return err
+	}
+	if buf != nil {
+		l.file = buf
+		defer func() {
+			l.file = nil
+			buf.free()
+		}()
 	}
 	l.meter.startFile(int64(len(data)))
 	defer l.meter.endFile()
@@ -386,6 +393,7 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 	// Only the items prepared and not yet added are held: an item's work
 	// (its header, the decoded object) and its members' scan go once it
 	// is added, not with the whole List (600 bytes an item).
+	l.expect(len(items))
 	work := make([]*itemWork, len(items))
 	inOrder(len(items), func(i int) {
 		w := prepareItem(items[i], membersOf(i), apiVersion, kind, l.validation, l.share)
@@ -398,6 +406,7 @@ func (l *Loader) addItems(file string, line int, lines []int, items []json.RawMe
 		l.addItem(file, lineOf(i), work[i], depth)
 		restore()
 		work[i] = nil // the loader keeps what it needs
+		l.file.releaseThrough(items[i])
 	}, func(done int) { l.itemsAdded(depth, done, len(items)) })
 }
 

@@ -81,45 +81,72 @@ func unreadableError(path, what string) error {
 // read reads a snapshot file within the budget: a regular file no larger
 // than what is left, read no further than that (it may grow meanwhile).
 func (b *readBudget) read(path string) ([]byte, error) {
+	data, _, err := b.readBuffered(path, false)
+	return data, err
+}
+
+// readBuffered is read; with buffered, a regular file of at least
+// fileBufferMinSize is read into a fileBuffer (then returned too: the
+// caller frees it once nothing uses the data).
+func (b *readBudget) readBuffered(path string, buffered bool) ([]byte, *fileBuffer, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	if what := unreadable(fi.Mode()); what != "" || fi.IsDir() {
 		if fi.IsDir() {
 			what = "a directory here"
 		}
-		return nil, unreadableError(path, what)
+		return nil, nil, unreadableError(path, what)
 	}
 	if fi.Size() > b.left {
-		return nil, b.tooLarge(path, fi.Size())
+		return nil, nil, b.tooLarge(path, fi.Size())
 	}
+	buffered = buffered && fi.Mode().IsRegular() && fi.Size() >= fileBufferMinSize
 	// Room for the whole file at once, as os.ReadFile makes (growing by
-	// doubling would take up to twice the size of a big snapshot).
+	// doubling would take up to twice the size of a big snapshot), unless
+	// it goes to a fileBuffer.
 	var buf bytes.Buffer
-	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	if buffered {
+		buf.Grow(sniffSize)
+	} else {
+		buf.Grow(int(fi.Size()) + bytes.MinRead)
+	}
 	in := io.LimitReader(f, b.left+1)
 	if _, err := io.CopyN(&buf, in, sniffSize); err != nil && err != io.EOF {
-		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	if what := binaryData(buf.Bytes()); what != "" {
-		return nil, &docread.ParseError{File: path, Msg: "not a snapshot: " + what + "; a snapshot is YAML or JSON text, gzip or protobuf"}
+		return nil, nil, &docread.ParseError{File: path, Msg: "not a snapshot: " + what + "; a snapshot is YAML or JSON text, gzip or protobuf"}
+	}
+	if buffered {
+		fb, err := readFileBuffer(f, buf.Bytes(), fi.Size())
+		if err != nil {
+			return nil, nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		}
+		if fb != nil {
+			b.left -= int64(len(fb.data))
+			return fb.data, fb, nil
+		}
+		if _, err := f.Seek(int64(buf.Len()), io.SeekStart); err != nil {
+			return nil, nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		}
 	}
 	if _, err := buf.ReadFrom(in); err != nil {
-		return nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
+		return nil, nil, &docread.ParseError{File: path, Msg: "cannot read file: " + err.Error(), Err: err}
 	}
 	data := buf.Bytes()
 	if int64(len(data)) > b.left {
 		// A pipe, or a file that grew: its size is not known.
-		return nil, b.tooLarge(path, -1)
+		return nil, nil, b.tooLarge(path, -1)
 	}
 	b.left -= int64(len(data))
-	return data, nil
+	return data, nil, nil
 }
 
 // sniffSize is how much of a file binaryData judges before the rest is

@@ -33,11 +33,14 @@ type Loader struct {
 	cluster *Cluster
 	report  *docread.Report
 
-	names     map[objKey]origin
-	uids      map[types.UID]uidOwner
-	origins   map[runtime.Object]origin
-	generated map[runtime.Object]bool
-	defaultPC *schedulingv1.PriorityClass // first accepted globalDefault class
+	names map[objKey]origin
+	// uids are the objects that took each UID, whose origin is in names.
+	uids map[types.UID]objKey
+	// changeOrigins are where a recording's changes come from, which
+	// names does not hold: originOf reads names for the rest.
+	changeOrigins map[runtime.Object]origin
+	generated     map[runtime.Object]bool
+	defaultPC     *schedulingv1.PriorityClass // first accepted globalDefault class
 
 	unknown    []*unknownKind
 	unknownIdx map[string]*unknownKind
@@ -57,6 +60,9 @@ type Loader struct {
 	// validation is the API server's gates for validating objects (see
 	// ValidateUnder).
 	validation apiserver.ValidationOptions
+	// file is the file being read when it is in a fileBuffer, whose part
+	// already added is given back as the load goes.
+	file *fileBuffer
 	// share is the parts of the pods and nodes read so far (share.go),
 	// until Finish.
 	share *sharedParts
@@ -103,16 +109,17 @@ func (o origin) String() string {
 
 type objKey struct{ kind, namespace, name string }
 
-// uidOwner is the object that took a UID first, and where: described only
-// when another one claims the UID (describing every object ahead was 0.1
-// GB of strings at 300,000 pods).
-type uidOwner struct {
-	key objKey
-	at  origin
-}
-
-func (o uidOwner) String() string {
-	return describe(o.key.kind, o.key.namespace, o.key.name) + " at " + o.at.String()
+// originOf is where obj, added to the loader, comes from.
+func (l *Loader) originOf(obj runtime.Object) origin {
+	if at, ok := l.changeOrigins[obj]; ok {
+		return at
+	}
+	ki := kindsByType[reflect.TypeOf(obj)]
+	acc, err := meta.Accessor(obj)
+	if ki == nil || err != nil {
+		return origin{}
+	}
+	return l.names[objKey{ki.kind, acc.GetNamespace(), acc.GetName()}]
 }
 
 type unknownKind struct {
@@ -124,16 +131,27 @@ type unknownKind struct {
 // NewLoader returns an empty Loader.
 func NewLoader() *Loader {
 	return &Loader{
-		cluster:    &Cluster{},
-		report:     &docread.Report{},
-		names:      map[objKey]origin{},
-		uids:       map[types.UID]uidOwner{},
-		origins:    map[runtime.Object]origin{},
-		generated:  map[runtime.Object]bool{},
-		unknownIdx: map[string]*unknownKind{},
-		budget:     newReadBudget(),
-		share:      newSharedParts(),
+		cluster:       &Cluster{},
+		report:        &docread.Report{},
+		names:         map[objKey]origin{},
+		uids:          map[types.UID]objKey{},
+		changeOrigins: map[runtime.Object]origin{},
+		generated:     map[runtime.Object]bool{},
+		unknownIdx:    map[string]*unknownKind{},
+		budget:        newReadBudget(),
+		share:         newSharedParts(),
 	}
+}
+
+// expect makes room in the maps of names and UIDs for n objects
+// about to be added, when none was added yet (a snapshot's one List):
+// grown by doubling, they allocated 1 GB at a million pods.
+func (l *Loader) expect(n int) {
+	if len(l.names) > 0 || len(l.uids) > 0 || n < 1024 {
+		return
+	}
+	l.names = make(map[objKey]origin, n)
+	l.uids = make(map[types.UID]objKey, n)
 }
 
 func describe(kind, namespace, name string) string {
@@ -198,12 +216,16 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 			acc.SetName(l.generateName(acc.GetGenerateName(), at))
 			l.generated[obj] = true
 		}
-		chk = &checkedObject{acc: acc, errs: defaultAndValidate(ki, obj, acc, l.validation, l.share)}
+		chk = &checkedObject{acc: acc}
+		chk.errs, chk.dropped = defaultAndValidate(ki, obj, acc, l.validation, l.share)
 	} else {
 		l.warnClearedNamespace(ki, chk.acc, chk.clearedNamespace, at)
 	}
 	acc := chk.acc
 	desc := describe(ki.kind, acc.GetNamespace(), acc.GetName())
+	// A dropped field may be why the object is invalid (a Workload whose
+	// only templates were composite): say so first.
+	l.warnDropped(at.file, at.line, desc, ki.kind, chk.dropped)
 	if len(chk.errs) > 0 {
 		for _, e := range docread.IssuesFromFieldErrors(chk.errs) {
 			l.report.Errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
@@ -228,12 +250,14 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 	}
 	if prev, dup := l.uids[acc.GetUID()]; dup {
 		fe := field.Duplicate(field.NewPath("metadata", "uid"), string(acc.GetUID()))
-		l.report.Errorf(at.file, at.line, desc, fe.Field, "%s (already used by %s)", fe.ErrorBody(), prev)
+		l.report.Errorf(at.file, at.line, desc, fe.Field, "%s (already used by %s at %s)", fe.ErrorBody(),
+			describe(prev.kind, prev.namespace, prev.name), l.names[prev])
 		return
 	}
+	// The origin is kept once, under the name: the maps of names, UIDs
+	// and origins were 540 bytes a pod.
 	l.names[key] = at
-	l.uids[acc.GetUID()] = uidOwner{key, at}
-	l.origins[obj] = at
+	l.uids[acc.GetUID()] = key
 	l.store(obj)
 	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault {
 		l.defaultPC = pc
@@ -384,11 +408,20 @@ func (l *Loader) checkNodeNames() {
 	}
 	for _, p := range l.cluster.Pods {
 		if p.Spec.NodeName != "" && !nodes[p.Spec.NodeName] {
-			at := l.origins[p]
+			at := l.originOf(p)
 			restore := l.reportingAt(at)
 			l.report.Warnf(at.file, at.line, describe("Pod", p.Namespace, p.Name), "spec.nodeName",
 				"bound to node %q, which is not in the snapshot", p.Spec.NodeName)
 			restore()
 		}
+	}
+}
+
+// warnDropped says which fields of a new object were dropped for a gate
+// that is off, as the API server drops them (apiserver.DropDisabledFields):
+// the file held them, but they are not simulated.
+func (l *Loader) warnDropped(file string, line int, desc, kind string, dropped []apiserver.DroppedField) {
+	for _, f := range dropped {
+		l.report.Warnf(file, line, desc, f.Path, "dropped, as the API server drops it from a new %s with feature gate %s off (enable the gate to keep it)", kind, f.Gate)
 	}
 }

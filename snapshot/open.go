@@ -15,7 +15,9 @@ package snapshot
 //	loader.go     5. the cluster: duplicates refused, then Finish
 //
 // header.go reads capture headers wherever they are; protobuf.go,
-// simulator.go and recording_read.go read their formats' documents.
+// simulator.go and recording_read.go read their formats' documents;
+// filebuffer.go holds a big file's bytes outside the heap, given back as
+// its items are added.
 
 import (
 	"errors"

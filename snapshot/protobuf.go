@@ -158,6 +158,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	if len(items) == 0 {
 		l.report.Warnf(name, 0, "", "", "no objects found")
 	}
+	l.expect(len(items))
 	// Only the items decoded and not yet added are held (see addItems).
 	work := make([]*protobufItem, len(items))
 	// The List is the file's one document.
@@ -168,6 +169,7 @@ func (l *Loader) loadProtobuf(name string, data []byte) error {
 	}, func(i int) {
 		l.addProtobufItem(name, fmt.Sprintf("items[%d]", i), *work[i])
 		work[i] = nil
+		l.file.releaseThrough(items[i])
 	}, func(done int) { l.meter.within(done, len(items)) })
 	return nil
 }

@@ -685,8 +685,8 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 	if typ != watch.Deleted {
 		if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
 			apiserver.PrepareForCreate(pod)
-			apiserver.DropDisabledPodFields(pod, l.validation)
 		}
+		l.warnDropped(file, line, desc, ki.kind, apiserver.DropDisabledFields(obj, l.validation))
 		if ts := acc.GetCreationTimestamp(); typ == watch.Added && ts.IsZero() {
 			acc.SetCreationTimestamp(metav1.NewTime(at))
 		}
@@ -711,7 +711,7 @@ func (l *Loader) decodeChangeObject(file string, line int, data []byte, typ watc
 	}
 	switch o := obj.(type) {
 	case *v1.Pod:
-		l.origins[o] = l.at(file, line)
+		l.changeOrigins[o] = l.at(file, line)
 		if !l.admitPod(o, st.priorityClasses, st.runtimeClasses) {
 			return nil
 		}

@@ -8,6 +8,9 @@ package snapshot
 //	 "priorityClasses":[...],"schedulerConfig":{...},"namespaces":[...]}
 //
 // (sigs.k8s.io/kube-scheduler-simulator/simulator/export.ResourcesForExport).
+// Its import (ResourcesForImport) reads the same keys and no others: it
+// has none for Workloads, PodGroups or CompositePodGroups, so a gang's
+// objects do not travel in it, and schedtui reads no such keys.
 
 import (
 	"bytes"
@@ -109,7 +112,9 @@ func (l *Loader) addSimulatorExport(d docread.Document, top map[string]json.RawM
 		l.report.Warnf(d.File, d.Line, "", k, "key of the kube-scheduler-simulator export is not read by schedtui (ignored)")
 	}
 	if raw, ok := top[simulatorConfigKey]; ok && !isJSONNull(raw) {
-		cfg := withTypeMeta(raw, configv1.SchemeGroupVersion.String(), "KubeSchedulerConfiguration")
+		// A copy: the file's bytes may be given back after the load
+		// (fileBuffer), and the configuration is parsed after.
+		cfg := bytes.Clone(withTypeMeta(raw, configv1.SchemeGroupVersion.String(), "KubeSchedulerConfiguration"))
 		l.configs = append(l.configs, EmbeddedConfig{
 			File: d.File, Line: d.Line, Where: simulatorConfigKey + " of the kube-scheduler-simulator export", Data: cfg,
 		})

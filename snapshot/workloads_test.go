@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -68,6 +70,7 @@ func workloadGates(on bool) features.Features {
 		g.EnableTopologyAwareWorkloadScheduling = true
 		g.EnableCompositePodGroup = true
 		g.EnablePodGroupPreemptionPolicy = true
+		g.EnableDRAWorkloadResourceClaims = true
 	}
 	return g
 }
@@ -222,9 +225,7 @@ spec:
 	}
 	for _, on := range []bool{true, false} {
 		c, r := loadGated(t, on, "pods.yaml", pods)
-		if len(r.Problems) > 0 {
-			t.Fatalf("gate %v: %s", on, r)
-		}
+		wantDropped(t, on, r, "pods.yaml:1: warning: Pod ml/new: spec.schedulingGroup: dropped, as the API server drops it from a new Pod with feature gate GenericWorkload off (enable the gate to keep it)")
 		wantNew := ""
 		if on {
 			wantNew = "train-workers"
@@ -238,10 +239,117 @@ spec:
 	}
 }
 
+// TestSchedulingGroupGateOnTemplates: the API server drops
+// spec.schedulingGroup from the pod template of every workload kind
+// schedtui reads as from a pod (DropDisabledTemplateFields on create),
+// unless GenericWorkload is on or the object was read back from an API
+// server.
+func TestSchedulingGroupGateOnTemplates(t *testing.T) {
+	const template = `
+  selector: {matchLabels: {app: w}}
+  template:
+    metadata: {labels: {app: w}}
+    spec:
+      schedulingGroup: {podGroupName: train-workers}
+      containers: [{name: c, image: trainer}]`
+	var docs []string
+	for _, kind := range []string{"apps/v1 ReplicaSet", "apps/v1 StatefulSet", "apps/v1 DaemonSet", "v1 ReplicationController"} {
+		apiVersion, kind, _ := strings.Cut(kind, " ")
+		spec := template
+		if kind == "ReplicationController" {
+			spec = strings.Replace(template, "selector: {matchLabels: {app: w}}", "selector: {app: w}", 1)
+		}
+		for _, meta := range []string{"{name: new, namespace: ml}", `{name: stored, namespace: ml, resourceVersion: "7", uid: u-` + kind + "}"} {
+			docs = append(docs, "apiVersion: "+apiVersion+"\nkind: "+kind+"\nmetadata: "+meta+"\nspec:"+spec)
+		}
+	}
+	data := strings.Join(docs, "\n---\n") + "\n"
+	for _, on := range []bool{true, false} {
+		c, r := loadGated(t, on, "workloads.yaml", data)
+		var want []string
+		for i, kind := range []string{"ReplicaSet", "StatefulSet", "DaemonSet", "ReplicationController"} {
+			want = append(want, fmt.Sprintf("workloads.yaml:%d: warning: %s ml/new: spec.template.spec.schedulingGroup: dropped, as the API server drops it from a new %s with feature gate GenericWorkload off (enable the gate to keep it)", 1+22*i, kind, kind))
+		}
+		wantDropped(t, on, r, want...)
+		templates := map[string]*v1.PodTemplateSpec{}
+		for _, o := range c.ReplicaSets {
+			templates["ReplicaSet "+o.Name] = &o.Spec.Template
+		}
+		for _, o := range c.StatefulSets {
+			templates["StatefulSet "+o.Name] = &o.Spec.Template
+		}
+		for _, o := range c.DaemonSets {
+			templates["DaemonSet "+o.Name] = &o.Spec.Template
+		}
+		for _, o := range c.ReplicationControllers {
+			templates["ReplicationController "+o.Name] = o.Spec.Template
+		}
+		if len(templates) != 8 {
+			t.Fatalf("gate %v: %d workloads loaded, want 8", on, len(templates))
+		}
+		for name, tmpl := range templates {
+			got := ""
+			if sg := tmpl.Spec.SchedulingGroup; sg != nil && sg.PodGroupName != nil {
+				got = *sg.PodGroupName
+			}
+			want := "train-workers"
+			if !on && strings.HasSuffix(name, " new") {
+				want = ""
+			}
+			if got != want {
+				t.Errorf("gate %v: %s's template group %q, want %q", on, name, got, want)
+			}
+		}
+	}
+}
+
+// TestSchedulingGroupGateOnRecordedTemplates: a recording's change that
+// creates a workload loses its template's spec.schedulingGroup as a
+// loaded one does, unless GenericWorkload is on.
+func TestSchedulingGroupGateOnRecordedTemplates(t *testing.T) {
+	initial, r := loadGated(t, true, "initial.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n")
+	if r.HasErrors() {
+		t.Fatal(r)
+	}
+	group := "train-workers"
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agents", Namespace: "ml"}}
+	ds.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}}
+	ds.Spec.Template.Labels = map[string]string{"app": "a"}
+	ds.Spec.Template.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
+	ds.Spec.Template.Spec.Containers = []v1.Container{{Name: "c", Image: "agent"}}
+	var buf bytes.Buffer
+	rw, err := NewRecordingWriter(&buf, initial, Header{RecordingStarted: recStart, Context: "prod"}, OutputFormat{YAML: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Add(recStart.Add(time.Minute), watch.Added, ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Close(recStart.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "rec.yaml")
+	writeFile(t, path, buf.Bytes())
+	for _, on := range []bool{true, false} {
+		o := openGated(t, on, path)
+		if len(o.Changes) != 1 {
+			t.Fatalf("gate %v: %d changes, want 1:\n%s", on, len(o.Changes), o.Report)
+		}
+		got, ok := o.Changes[0].Object.(*appsv1.DaemonSet)
+		if !ok {
+			t.Fatalf("gate %v: change of %T", on, o.Changes[0].Object)
+		}
+		if kept := got.Spec.Template.Spec.SchedulingGroup != nil; kept != on {
+			t.Errorf("gate %v: template's schedulingGroup kept: %v", on, kept)
+		}
+	}
+}
+
 // TestWorkloadValidation: what the API server refuses of each kind is
 // reported at the object's file and line, naming the object and the
-// field, in upstream's words; the gated fields are refused with their gate
-// off (unless read back from an API server) and accepted with it on.
+// field, in upstream's words. With their gates off the gated fields of a
+// new object are dropped before validation (PrepareForCreate), not
+// refused: what remains is validated as the API server validates it.
 func TestWorkloadValidation(t *testing.T) {
 	bad := `apiVersion: scheduling.k8s.io/v1beta1
 kind: PodGroup
@@ -306,25 +414,36 @@ spec:
 		`bad.yaml:42: CompositePodGroup ml/nowhere: spec.schedulingPolicy.gang.minGroupCount: Required value`,
 	)
 
-	// The gated fields of gangCluster, with the gates off.
-	_, r = loadGated(t, false, "gang.yaml", gangCluster)
+	// The gated fields of gangCluster, with the gates off: the Workload
+	// loses its only templates, composite ones, and is then refused as
+	// one with none; the PodGroup loses its parent and its constraints
+	// and loads.
+	c, r := loadGated(t, false, "gang.yaml", gangCluster)
 	wantProblems(t, r,
-		`gang.yaml:5: Workload ml/train: spec.compositePodGroupTemplates: Forbidden`,
-		`gang.yaml:24: PodGroup ml/train-workers: spec.parentCompositePodGroupName: Forbidden`,
-		`gang.yaml:24: PodGroup ml/train-workers: spec.schedulingConstraints: Forbidden`,
+		`gang.yaml:5: Workload ml/train: spec: Invalid value: "": must specify one of: `+"`podGroupTemplates`, `compositePodGroupTemplates`",
 	)
+	if len(c.PodGroups) != 1 {
+		t.Fatalf("%d PodGroups loaded, want train-workers:\n%s", len(c.PodGroups), r)
+	}
+	if s := c.PodGroups[0].Spec; s.ParentCompositePodGroupName != nil || s.SchedulingConstraints != nil {
+		t.Errorf("PodGroup kept gated fields with the gates off: %+v", s)
+	}
 	// Read back from an API server, they stay.
 	stored := strings.ReplaceAll(gangCluster, "namespace: ml}", "namespace: ml, resourceVersion: \"3\"}")
-	c, r := loadGated(t, false, "stored.yaml", stored)
+	c, r = loadGated(t, false, "stored.yaml", stored)
 	if r.HasErrors() || len(c.Workloads) != 1 || len(c.PodGroups) != 1 {
-		t.Errorf("stored objects refused with the gates off:\n%s", r)
+		t.Fatalf("stored objects refused with the gates off:\n%s", r)
+	}
+	if s := c.PodGroups[0].Spec; s.ParentCompositePodGroupName == nil || s.SchedulingConstraints == nil {
+		t.Errorf("stored PodGroup lost gated fields: %+v", s)
 	}
 }
 
 // TestWorkloadKindsRecorded: a recording holds the kinds in its initial
 // state and their changes (added, updated, deleted), read back as
-// written; a change the API server would have refused under the gates is
-// skipped, naming the field.
+// written; a change that creates an object loses the fields of the gates
+// that are off, as the API server drops them, unless it was read back
+// from an API server.
 func TestWorkloadKindsRecorded(t *testing.T) {
 	// As a live cluster hands them over: read back from its API server.
 	stored := strings.ReplaceAll(gangCluster, "namespace: ml}", "namespace: ml, resourceVersion: \"3\"}")
@@ -340,14 +459,15 @@ func TestWorkloadKindsRecorded(t *testing.T) {
 	added.Name, added.UID, added.ResourceVersion, added.CreationTimestamp = "train-ps", "uid-ps", "5", created
 	worker := initial.Pods[0].DeepCopy()
 	worker.Name, worker.UID, worker.ResourceVersion, worker.CreationTimestamp = "worker-1", "uid-w1", "6", created
-	// Not from an API server, and gated: refused with the gates off.
-	refused := added.DeepCopy()
-	refused.Name, refused.ResourceVersion = "hand-made", ""
+	// Not from an API server: its gated fields are dropped with the gates
+	// off.
+	handMade := added.DeepCopy()
+	handMade.Name, handMade.UID, handMade.ResourceVersion = "hand-made", "uid-hm", ""
 	events := []recEvent{
 		{time.Minute, watch.Added, added},
 		{2 * time.Minute, watch.Modified, updated},
 		{3 * time.Minute, watch.Added, worker},
-		{4 * time.Minute, watch.Added, refused},
+		{4 * time.Minute, watch.Added, handMade},
 		{5 * time.Minute, watch.Deleted, added},
 		{6 * time.Minute, watch.Deleted, initial.CompositePodGroups[0]},
 		{7 * time.Minute, watch.Deleted, initial.Workloads[0]},
@@ -371,19 +491,48 @@ func TestWorkloadKindsRecorded(t *testing.T) {
 	if got, want := clusterJSON(t, o.Cluster), clusterJSON(t, initial); got != want {
 		t.Errorf("initial state:\n%s\nwant\n%s", got, want)
 	}
-	wantProblems(t, o.Report, "PodGroup ml/hand-made: object.spec.parentCompositePodGroupName: Forbidden; the change is skipped",
-		"PodGroup ml/hand-made: object.spec.schedulingConstraints: Forbidden; the change is skipped")
+	// The hand-made change is new: its gated fields are dropped and said.
+	var warned []string
+	for _, p := range o.Report.Problems {
+		warned = append(warned, strings.TrimPrefix(p.String(), path))
+	}
+	if want := []string{
+		":224: warning: PodGroup ml/hand-made: spec.schedulingConstraints: dropped, as the API server drops it from a new PodGroup with feature gate TopologyAwareWorkloadScheduling off (enable the gate to keep it)",
+		":224: warning: PodGroup ml/hand-made: spec.parentCompositePodGroupName: dropped, as the API server drops it from a new PodGroup with feature gate CompositePodGroup off (enable the gate to keep it)",
+	}; strings.Join(warned, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s", o.Report)
+	}
 	var got []string
 	for _, ch := range o.Changes {
 		got = append(got, fmt.Sprintf("%s %T %s", ch.Type, ch.Object, objectJSON(t, ch.Object)))
 	}
+	dropped := handMade.DeepCopy()
+	dropped.Spec.ParentCompositePodGroupName, dropped.Spec.SchedulingConstraints = nil, nil
 	var want []string
 	for _, ev := range events {
-		if ev.obj != refused {
-			want = append(want, fmt.Sprintf("%s %T %s", ev.typ, ev.obj, objectJSON(t, ev.obj)))
+		obj := ev.obj
+		if obj == handMade {
+			obj = dropped
 		}
+		want = append(want, fmt.Sprintf("%s %T %s", ev.typ, obj, objectJSON(t, obj)))
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("changes:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// wantDropped: with the gate on nothing is reported; with it off, exactly
+// the warnings want, one per field dropped from a new object.
+func wantDropped(t *testing.T, on bool, r *docread.Report, want ...string) {
+	t.Helper()
+	if on {
+		want = nil
+	}
+	var got []string
+	for _, p := range r.Problems {
+		got = append(got, p.String())
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("gate %v: report:\n%s\nwant:\n%s", on, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 
 	"github.com/schedtui/schedtui/scheduler"
@@ -30,6 +31,9 @@ type draState struct {
 
 	holders map[string][]string
 	byKey   map[string]*resourcev1.ResourceClaim
+	// podGroups are the PodGroups whose claims their members share, by
+	// namespace/name (DRAWorkloadResourceClaims; nil with it off).
+	podGroups map[string]*schedulingv1beta1.PodGroup
 }
 
 // captureDRA reads a scheduler's slices and claims; nil when the cluster
@@ -41,7 +45,21 @@ func captureDRA(s *scheduler.Scheduler) *draState {
 	if len(d.slices) == 0 && len(d.claims) == 0 {
 		return nil
 	}
+	if s.Features().EnableDRAWorkloadResourceClaims {
+		d.podGroups = map[string]*schedulingv1beta1.PodGroup{}
+		for _, pg := range objs.PodGroups("") {
+			d.podGroups[pg.Namespace+"/"+pg.Name] = pg
+		}
+	}
 	return d
+}
+
+// podGroup is p's PodGroup, when its claims may be the group's.
+func (d *draState) podGroup(p *v1.Pod) *schedulingv1beta1.PodGroup {
+	if d == nil || p.Spec.SchedulingGroup == nil || p.Spec.SchedulingGroup.PodGroupName == nil {
+		return nil
+	}
+	return d.podGroups[p.Namespace+"/"+*p.Spec.SchedulingGroup.PodGroupName]
 }
 
 func (d *draState) nodeDevices(node *v1.Node) []why.Device {
@@ -109,7 +127,8 @@ func deviceLines(st *Styles, devs []why.Device, w, limit int) []string {
 // claimLines is the Pod view's claims: per pod claim its ResourceClaim
 // and requests (their selectors are in the Filter view's teaching pane)
 // and, once the attempt passed Reserve and the claim holds
-// an allocation for the pod, the devices allocated.
+// an allocation for the pod (or its PodGroup), the devices allocated; a
+// claim that is the member's PodGroup's says so (why.GroupClaimNote).
 func (v *attemptView) claimLines(p *v1.Pod, a *record.Attempt) []string {
 	if len(p.Spec.ResourceClaims) == 0 {
 		return nil
@@ -145,8 +164,20 @@ func (v *attemptView) claimLines(p *v1.Pod, a *record.Attempt) []string {
 			}
 			s += " (" + strings.Join(reqs, "; ") + ")"
 		}
-		if ac := after.claim(p.Namespace, *name); ac != nil && ac.Status.Allocation != nil && reservedFor(ac, p) {
+		ac := after.claim(p.Namespace, *name)
+		pg := dra.podGroup(p)
+		if pg == nil {
+			pg = after.podGroup(p)
+		}
+		note := why.GroupClaimNote(pg, p, pc, ac)
+		if note == "" {
+			note = why.GroupClaimNote(pg, p, pc, c)
+		}
+		if ac != nil && ac.Status.Allocation != nil && (reservedFor(ac, p) || why.ReservedForGroup(ac, pg)) {
 			s += " allocated " + why.AllocationString(ac)
+		}
+		if note != "" {
+			s += " (" + note + ")"
 		}
 		out = append(out, s)
 	}

@@ -42,6 +42,9 @@ func groupInput(w *world, g *record.GroupAttempt) why.GroupInput {
 func groupLines(c *Common, g *record.GroupAttempt, width int) []string {
 	in := groupInput(c.World, g)
 	out := []string{fmt.Sprintf("Pod group %s (%s), group cycle %d: %s", g.Key(), groupPolicy(g.Policy, g.MinCount), g.Seq, why.GroupHeadline(g))}
+	if g.Composite {
+		out[0] = fmt.Sprintf("Composite pod group %s (%s), group cycle %d: %s", g.Key(), why.CompositePolicy(g.Policy, g.MinCount), g.Seq, why.GroupHeadline(g))
+	}
 	out = append(out, why.GroupVerdict(in)[1:]...)
 	out = append(out, groupHintLines(c, g)...)
 	return append(out, why.NewGroupMatrix(in).Lines(width)...)
@@ -89,7 +92,7 @@ func groupState(g *engine.QueuedGroup, now time.Time) string {
 	case history.Unschedulable:
 		return "unschedulable (" + orNone(strings.Join(g.UnschedulablePlugins, ",")) + ")"
 	}
-	if g.GatingPlugin == names.GangScheduling && strings.Contains(g.GatingMessage, "minCount") {
+	if g.GatingPlugin == names.GangScheduling && (strings.Contains(g.GatingMessage, "minCount") || strings.Contains(g.GatingMessage, "tree to meet quorum")) {
 		return "waiting for members"
 	}
 	return "gated (" + g.GatingPlugin + ")"
@@ -106,8 +109,16 @@ func groupPolicy(policy string, minCount int) string {
 // groupRow is a queued group's line: its policy, members queued and
 // placed, and state.
 func groupRow(g *engine.QueuedGroup, now time.Time) string {
+	policy := groupPolicy(g.Policy, g.MinCount)
+	if g.Composite {
+		// Its PodGroups are in the side pane (e): the row stays narrow.
+		policy = "composite, basic"
+		if g.Policy == framework.PolicyGang {
+			policy = fmt.Sprintf("composite, minGroupCount %d", g.MinCount)
+		}
+	}
 	return fmt.Sprintf("  %-38s prio %-6d %s · %d queued · %d placed · %s", g.Group, g.Priority,
-		groupPolicy(g.Policy, g.MinCount), len(g.Members), g.Scheduled, groupState(g, now))
+		policy, len(g.Members), g.Scheduled, groupState(g, now))
 }
 
 // podGroupOf is the name of the PodGroup a pod names ("?" when the pod is
@@ -122,9 +133,13 @@ func podGroupOf(w *world, pod string) string {
 // groupExplain is the teaching pane for a queued group.
 func groupExplain(g *engine.QueuedGroup, w *world) (string, []string) {
 	out := []string{}
-	if g.Policy == framework.PolicyGang {
+	switch {
+	case g.Composite:
+		out = append(out, fmt.Sprintf("%s is a CompositePodGroup, the root of a hierarchy of pod groups (%s): the queue holds the whole hierarchy as one entry, and its cycle tries every group below it, child by child, each seeing those before it placed. ", g.Group, strings.Join(shortNames(g.Groups), ", "))+
+			compositePolicyExplain(g))
+	case g.Policy == framework.PolicyGang:
 		out = append(out, fmt.Sprintf("%s is a gang: its members are scheduled all or nothing. A group cycle tries every queued member, one after the other (each seeing the ones before it placed); unless at least minCount (%d) find a node, none binds and all wait together.", g.Group, g.MinCount))
-	} else {
+	default:
 		out = append(out, g.Group+" has the basic policy: a group cycle tries its queued members together, and each one that finds a node binds.")
 	}
 	out = append(out, "", fmt.Sprintf("Members queued (%d): %s", len(g.Members), strings.Join(shortNames(g.Members), ", ")),
@@ -141,6 +156,14 @@ func groupExplain(g *engine.QueuedGroup, w *world) (string, []string) {
 	}
 	out = append(out, "", "enter: open its last group cycle (or run until its members are attempted) · B: breakpoint on the group")
 	return "Pod group: " + string(g.Queue), out
+}
+
+// compositePolicyExplain says what a composite root's policy asks.
+func compositePolicyExplain(g *engine.QueuedGroup) string {
+	if g.Policy == framework.PolicyGang {
+		return fmt.Sprintf("It is a composite gang: unless at least minGroupCount (%d) of the groups directly below it are placed (each by its own policy), no member binds.", g.MinCount)
+	}
+	return "Its policy is basic: each group below it binds by its own policy."
 }
 
 func shortNames(keys []string) []string {

@@ -242,6 +242,9 @@ func (v *queuesView) View() string {
 		p := r.pod
 		var s string
 		switch {
+		case p.Queue == history.QueueName(queue.WaitingForPodGroup) && p.MissingGroup != "":
+			// Its PodGroup exists, a CompositePodGroup above it not yet.
+			s = fmt.Sprintf("  %-38s prio %-6d waiting for CompositePodGroup %s (above PodGroup %s) to exist", p.Pod, p.Priority, p.MissingGroup, podGroupOf(v.c.World, p.Pod))
 		case p.Queue == history.QueueName(queue.WaitingForPodGroup):
 			// Upstream's incomplete pod group pods: never attempted
 			// until their group exists.

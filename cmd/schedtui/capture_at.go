@@ -35,6 +35,8 @@ func parseAt(at string) (pod string, n int, err error) {
 	switch {
 	case r.daemonSet:
 		return "", 0, fmt.Errorf("--at %q: takes a pod, not a DaemonSet", at)
+	case r.composite:
+		return "", 0, fmt.Errorf("--at %q: takes a pod, not a CompositePodGroup (name one of its members)", at)
 	case r.podGroup:
 		return "", 0, fmt.Errorf("--at %q: takes a pod, not a PodGroup (name one of its members)", at)
 	}

@@ -29,7 +29,7 @@ func newExplainCommand() *cobra.Command {
 	var until time.Duration
 	var wi whatIfFlags
 	cmd := &cobra.Command{
-		Use:   "explain (NAMESPACE/POD | pod/NAMESPACE/NAME | NAME -n NAMESPACE | daemonset/[NAMESPACE/]NAME | podgroup/[NAMESPACE/]NAME | -A)",
+		Use:   "explain (NAMESPACE/POD | pod/NAMESPACE/NAME | NAME -n NAMESPACE | daemonset/[NAMESPACE/]NAME | podgroup/[NAMESPACE/]NAME | compositepodgroup/[NAMESPACE/]NAME | -A)",
 		Short: "Explain what the scheduler did with a pod: every attempt, and why the last one ended as it did",
 		Long: `explain runs the same scheduling queue as run (and the debugger): pods are
 popped in queue order, back off, wait for cluster events, get gated, preempt
@@ -49,7 +49,10 @@ members were placeable against minCount, the PodGroup's condition message),
 and the last cycle (or --attempt N, the group's Nth cycle): the group's
 verdict, each member's verdict per node (members × nodes) and hints proven by
 re-running the group cycle. explain on a member shows its group's verdict
-first.
+first. explain compositepodgroup/NAME (CompositePodGroup) does the same for a
+hierarchy's root: its policy (minGroupCount counts the groups directly below
+it), the members of every PodGroup below it, each PodGroup's condition; a
+PodGroup below a root shows the root's cycles, with its own outcome.
 
 -A explains every pod that went through the queue; -n NAMESPACE without a pod
 every such pod of that namespace.
@@ -183,7 +186,7 @@ func explainQueryOf(cmd *cobra.Command, src *sourceFlags, ns *namespaceFlags, ar
 	case r.daemonSet && all:
 		return q, fmt.Errorf("--all is for a pod: explain daemonset/%s already evaluates every Filter plugin on each node", r.name)
 	case r.podGroup && all:
-		return q, fmt.Errorf("--all is for a pod: explain podgroup/%s shows every member's verdict per node; explain a member with --all for its full diagnosis", r.name)
+		return q, fmt.Errorf("--all is for a pod: explain %s/%s shows every member's verdict per node; explain a member with --all for its full diagnosis", r.kind(), r.name)
 	case r.daemonSet && (output == "json" || output == "yaml"):
 		return q, fmt.Errorf("explain daemonset/%s prints text only (-o text or wide); -o %s is for pods", r.name, output)
 	}
@@ -448,19 +451,28 @@ func explainHistory(e *engine.Engine, h history.PodHistory, n int, refs why.Refs
 				x.Verdict = append(x.Verdict, "Claim:      "+l)
 			}
 		}
+	} else if p := e.Pod(h.Pod); p != nil {
+		// A member's claims that are its PodGroup's (DRAWorkloadResourceClaims).
+		for _, l := range why.GroupClaimLines(e.Scheduler(), p) {
+			x.Verdict = append(x.Verdict, "Claim:      "+l)
+		}
 	}
 	if g, ok := e.GroupOf(x.attempt.Index); ok {
 		// The attempt was made in its group's cycle: the group's verdict
 		// decides, and its hints are the group's (explain podgroup/).
 		x.PodGroup = g.Key()
-		x.Verdict = append(x.Verdict, fmt.Sprintf("Group:      %s (%s), cycle %d: %s", g.Key(), groupPolicyText(g.Policy, g.MinCount), g.Seq, why.GroupHeadline(g)))
+		policy, ref := groupPolicyText(g.Policy, g.MinCount), "podgroup/"+g.Key()
+		if g.Composite {
+			policy, ref = "composite, "+why.CompositePolicy(g.Policy, g.MinCount), "compositepodgroup/"+g.Key()
+		}
+		x.Verdict = append(x.Verdict, fmt.Sprintf("Group:      %s (%s), cycle %d: %s", g.Key(), policy, g.Seq, why.GroupHeadline(g)))
 		for _, l := range why.GroupVerdict(groupInputOf(e, g))[1:] {
 			x.Verdict = append(x.Verdict, "            "+l)
 		}
 		for _, l := range why.MemberLines(g, x.attempt.Attempt, nil, refs.Filter) {
 			x.Verdict = append(x.Verdict, "            "+l)
 		}
-		x.Verdict = append(x.Verdict, fmt.Sprintf("            (explain podgroup/%s: every member × node, and the group's hints)", g.Key()))
+		x.Verdict = append(x.Verdict, fmt.Sprintf("            (explain %s: every member × node, and the group's hints)", ref))
 		return x, nil
 	}
 	// A node a hint adds runs the pods the cluster's DaemonSets would

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -31,6 +32,13 @@ const matrixWidth = 120
 // prints it.
 type groupExplanation struct {
 	PodGroup string `json:"podGroup"`
+	// Kind is CompositePodGroup for a CompositePodGroup (podGroup then
+	// names it), "" for a PodGroup.
+	Kind string `json:"kind,omitempty"`
+	// Hierarchy is the root CompositePodGroup (namespace/name) of the
+	// hierarchy the group belongs to (CompositePodGroup), "" for none:
+	// the queue holds and tries the hierarchy as one.
+	Hierarchy string `json:"hierarchy,omitempty"`
 	// Workload is the Workload and template the PodGroup was made from
 	// (namespace/name/template), "" when it names none.
 	Workload string `json:"workload"`
@@ -59,6 +67,8 @@ type groupExplanation struct {
 	cycle  *record.GroupAttempt
 	cycles []*record.GroupAttempt
 	matrix *why.GroupMatrix
+	// leaves are the names of the PodGroups whose pods are the members.
+	leaves []string
 }
 
 type groupMemberJSON struct {
@@ -87,44 +97,45 @@ type matrixRowJSON struct {
 // explainPodGroup explains the pod group q names.
 func explainPodGroup(w io.Writer, s *session, e *engine.Engine, q explainQuery) error {
 	key := q.ref.namespace + "/" + q.ref.name
-	pg := findPodGroup(s, key)
-	if pg == nil {
-		var known []string
-		for _, g := range s.cluster.PodGroups {
-			known = append(known, g.Namespace+"/"+g.Name)
-		}
-		if len(known) == 0 {
-			return fmt.Errorf("podgroup %q not found: the cluster has no PodGroup (scheduling.k8s.io)", key)
-		}
-		return fmt.Errorf("podgroup %q not found%s", key, didYouMean(key, known))
+	x, err := groupTargetOf(s, e, q.ref, key)
+	if err != nil {
+		return err
 	}
-	x := groupExplanation{PodGroup: key, Policy: framework.PodGroupPolicy(pg), MinCount: framework.PodGroupMinCount(pg),
-		Members: []groupMemberJSON{}, Cycles: []cycleJSON{}, Verdict: []string{}, Matrix: []matrixRowJSON{}, Hints: []why.Hint{},
-		Simulates: s.resolved().Version(), FeatureGates: append([]string{}, s.resolved().NonDefault...)}
-	if r := pg.Spec.WorkloadRef; r != nil {
-		x.Workload = pg.Namespace + "/" + r.WorkloadName + "/" + r.TemplateName
-	}
+	x.Members, x.Cycles, x.Verdict, x.Matrix, x.Hints = []groupMemberJSON{}, []cycleJSON{}, []string{}, []matrixRowJSON{}, []why.Hint{}
+	x.Simulates, x.FeatureGates = s.resolved().Version(), append([]string{}, s.resolved().NonDefault...)
 	attempts := map[string]int{}
 	for _, h := range e.Histories() {
 		attempts[h.Pod] = len(h.Attempts)
 	}
-	for _, p := range groupMembers(e, s, pg) {
+	for _, p := range groupMembers(e, s, q.ref.namespace, x.leaves) {
 		k := p.Namespace + "/" + p.Name
 		x.Members = append(x.Members, groupMemberJSON{Pod: k, Node: p.Spec.NodeName, Attempts: attempts[k]})
 	}
+	// The group's cycles: its own, or, for a group below a composite
+	// root, those of the root's hierarchy (its line the group's own
+	// outcome there).
 	var cycles []*record.GroupAttempt
+	var mine []cycleJSON
 	for _, g := range e.Groups() {
-		if g.Key() == key {
-			cycles = append(cycles, g)
+		own := g.Key() == key && g.Composite == q.ref.composite
+		child := g.Namespace == q.ref.namespace && why.ChildOf(g, q.ref.name, q.ref.composite) != nil
+		if !own && !child {
+			continue
 		}
+		cycles = append(cycles, g)
+		c := cycleJSON{Cycle: len(cycles), Time: engine.FormatTime(g.Time), Result: g.Result.String(),
+			Placeable: why.Placeable(g), Size: why.GroupSize(g), Message: g.Message}
+		if child {
+			ch := why.ChildOf(g, q.ref.name, q.ref.composite)
+			c.Result, c.Message = ch.Result.String(), ch.Message
+			x.Hierarchy = g.Key()
+		}
+		mine = append(mine, c)
 	}
 	x.cycles = cycles
-	for i, g := range cycles {
-		x.Cycles = append(x.Cycles, cycleJSON{Cycle: i + 1, Time: engine.FormatTime(g.Time), Result: g.Result.String(),
-			Placeable: why.Placeable(g), Size: why.GroupSize(g), Message: g.Message})
-	}
+	x.Cycles = append(x.Cycles, mine...)
 	for _, g := range e.Queue().Groups {
-		if g.Group == key {
+		if queuedAs(g, key, q.ref.composite) {
 			x.Queue = string(g.Queue)
 		}
 	}
@@ -152,7 +163,7 @@ func explainPodGroup(w io.Writer, s *session, e *engine.Engine, q explainQuery) 
 		}
 		x.Hints = append(x.Hints, res.Hints...)
 	} else {
-		x.Verdict = []string{"No group cycle yet: " + groupWaiting(e, key)}
+		x.Verdict = []string{"No group cycle yet: " + groupWaiting(e, key, q.ref.composite)}
 	}
 	switch q.output {
 	case "json", "yaml":
@@ -161,6 +172,68 @@ func explainPodGroup(w io.Writer, s *session, e *engine.Engine, q explainQuery) 
 	s.demoLine(w, "Source:     ")
 	printGroupExplanation(w, e, x)
 	return nil
+}
+
+// groupTargetOf starts the explanation of the group r names (key its
+// namespace/name): its kind, policy, Workload, the root of its
+// hierarchy, and the PodGroups whose pods are its members.
+func groupTargetOf(s *session, e *engine.Engine, r *objectRef, key string) (groupExplanation, error) {
+	x := groupExplanation{PodGroup: key}
+	objs := e.Scheduler().Objects()
+	ref := framework.GroupRef{Composite: r.composite, Namespace: r.namespace, Name: r.name}
+	if r.composite {
+		cpg, err := objs.CompositePodGroup(r.namespace, r.name)
+		if err != nil {
+			var known []string
+			for _, g := range s.cluster.CompositePodGroups {
+				known = append(known, g.Namespace+"/"+g.Name)
+			}
+			if len(known) == 0 {
+				return x, fmt.Errorf("compositepodgroup %q not found: the cluster has no CompositePodGroup (scheduling.k8s.io)", key)
+			}
+			return x, fmt.Errorf("compositepodgroup %q not found%s", key, didYouMean(key, known))
+		}
+		x.Kind, x.Policy, x.MinCount = framework.KindCompositePodGroup, framework.PolicyBasic, framework.CompositePodGroupMinGroupCount(cpg)
+		if cpg.Spec.SchedulingPolicy.Gang != nil {
+			x.Policy = framework.PolicyGang
+		}
+		if w := cpg.Spec.WorkloadRef; w != nil {
+			x.Workload = cpg.Namespace + "/" + w.WorkloadName + "/" + w.TemplateName
+		}
+		leaves, _ := framework.HierarchyLeaves(objs, ref)
+		for _, l := range leaves {
+			x.leaves = append(x.leaves, l.Name)
+		}
+	} else {
+		pg := findPodGroup(s, key)
+		if pg == nil {
+			var known []string
+			for _, g := range s.cluster.PodGroups {
+				known = append(known, g.Namespace+"/"+g.Name)
+			}
+			if len(known) == 0 {
+				return x, fmt.Errorf("podgroup %q not found: the cluster has no PodGroup (scheduling.k8s.io)", key)
+			}
+			return x, fmt.Errorf("podgroup %q not found%s", key, didYouMean(key, known))
+		}
+		x.Policy, x.MinCount, x.leaves = framework.PodGroupPolicy(pg), framework.PodGroupMinCount(pg), []string{pg.Name}
+		if w := pg.Spec.WorkloadRef; w != nil {
+			x.Workload = pg.Namespace + "/" + w.WorkloadName + "/" + w.TemplateName
+		}
+	}
+	if root, ok, err := framework.GroupRoot(objs, s.resolved().Features.EnableCompositePodGroup, ref); err == nil && ok && root != ref {
+		x.Hierarchy = framework.PodGroupKey(root.Namespace, root.Name)
+	}
+	return x, nil
+}
+
+// queuedAs: the queue's group g holds the group key (a composite root's
+// entry holds every PodGroup below it).
+func queuedAs(g engine.QueuedGroup, key string, composite bool) bool {
+	if g.Group == key && g.Composite == composite {
+		return true
+	}
+	return !composite && slices.Contains(g.Groups, key)
 }
 
 // findPodGroup is the PodGroup key names, nil if the cluster has none.
@@ -173,12 +246,13 @@ func findPodGroup(s *session, key string) *schedulingv1beta1.PodGroup {
 	return nil
 }
 
-// groupMembers are the pods naming pg, as they are at the end of the run
-// (bound or not), in the cluster's order.
-func groupMembers(e *engine.Engine, s *session, pg *schedulingv1beta1.PodGroup) []*v1.Pod {
+// groupMembers are the pods naming one of the PodGroups of namespace
+// (the group's own, or those below a CompositePodGroup), as they are at
+// the end of the run (bound or not), in the cluster's order.
+func groupMembers(e *engine.Engine, s *session, namespace string, podGroups []string) []*v1.Pod {
 	var out []*v1.Pod
 	for _, p := range s.cluster.Pods {
-		if p.Namespace != pg.Namespace || framework.PodGroupNameOf(p) != pg.Name {
+		if p.Namespace != namespace || !slices.Contains(podGroups, framework.PodGroupNameOf(p)) {
 			continue
 		}
 		if now := e.Pod(p.Namespace + "/" + p.Name); now != nil {
@@ -217,9 +291,9 @@ func groupHints(s *session, e *engine.Engine, gi why.GroupInput) (*why.Result, e
 }
 
 // groupWaiting says where a group that had no cycle waits.
-func groupWaiting(e *engine.Engine, key string) string {
+func groupWaiting(e *engine.Engine, key string, composite bool) string {
 	for _, g := range e.Queue().Groups {
-		if g.Group != key {
+		if !queuedAs(g, key, composite) {
 			continue
 		}
 		if g.GatingPlugin != "" {
@@ -252,11 +326,22 @@ func matrixJSON(m *why.GroupMatrix) []matrixRowJSON {
 
 // printGroupExplanation prints a pod group's explanation as text.
 func printGroupExplanation(w io.Writer, e *engine.Engine, x groupExplanation) {
-	fmt.Fprintf(w, "PodGroup:   %s\n", x.PodGroup)
+	if x.Kind == framework.KindCompositePodGroup {
+		fmt.Fprintf(w, "CompositePodGroup: %s\n", x.PodGroup)
+	} else {
+		fmt.Fprintf(w, "PodGroup:   %s\n", x.PodGroup)
+	}
 	if x.Workload != "" {
 		fmt.Fprintf(w, "Workload:   %s\n", x.Workload)
 	}
-	fmt.Fprintf(w, "Policy:     %s\n", groupPolicyText(x.Policy, x.MinCount))
+	if x.Hierarchy != "" {
+		fmt.Fprintf(w, "Hierarchy:  below CompositePodGroup %s (the queue holds and tries the hierarchy as one)\n", x.Hierarchy)
+	}
+	if x.Kind == framework.KindCompositePodGroup {
+		fmt.Fprintf(w, "Policy:     composite, %s (of the groups directly below it)\n", why.CompositePolicy(x.Policy, x.MinCount))
+	} else {
+		fmt.Fprintf(w, "Policy:     %s\n", groupPolicyText(x.Policy, x.MinCount))
+	}
 	simulating := x.Simulates
 	if len(x.FeatureGates) > 0 {
 		simulating += " (gates: " + strings.Join(x.FeatureGates, ",") + ")"

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 // TestExplainPodGroup: explain podgroup/ on the demo's gang: its cycles,
@@ -76,5 +78,58 @@ func TestExplainPodGroup(t *testing.T) {
 		{[]string{"--demo", "podgroup/llm-train-workers", "--without", "pod/default/llm-serve-0"}, "--with and --without re-run one pod's attempt"},
 	} {
 		checkCmd(t, newExplainCommand, tc.args, cmdWant{errSubstr: tc.err})
+	}
+}
+
+// compositeGates turn on composite pod groups (and the gates they need).
+const compositeGates = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true"
+
+// TestExplainCompositePodGroup: explain compositepodgroup/ on a
+// hierarchy that places nobody (its child b fits nowhere): the root's
+// policy, every member of its PodGroups, each PodGroup's condition; a
+// PodGroup below the root is explained with its hierarchy, its cycles
+// the root's with its own outcome; -o json; the errors name what is
+// wrong.
+func TestExplainCompositePodGroup(t *testing.T) {
+	out, _, err := runCmd(t, newExplainCommand, "--snapshot", "testdata/composite.yaml", "--feature-gates", compositeGates, "compositepodgroup/default/job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.RequireEqual(t, []byte(out))
+
+	checkCmd(t, newExplainCommand, []string{"--snapshot", "testdata/composite.yaml", "--feature-gates", compositeGates, "podgroup/default/a"}, cmdWant{stdout: []string{
+		"PodGroup:   default/a\n",
+		"Hierarchy:  below CompositePodGroup default/job (the queue holds and tries the hierarchy as one)\n",
+		"Policy:     gang, minCount 2\n",
+		"Members:    2, 0 bound\n",
+		"Unschedulable  2/3        pod group is unschedulable, 0/1 placements are available, first placement status: minCount (2) cannot be satisfied: 1 scheduled, 0 remaining",
+	}})
+	jsonOut, _, err := runCmd(t, newExplainCommand, "--snapshot", "testdata/composite.yaml", "--feature-gates", compositeGates, "podgroup/default/b", "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x struct {
+		PodGroup, Kind, Hierarchy string
+		Cycles                    []struct{ Result, Message string }
+	}
+	if err := json.Unmarshal([]byte(jsonOut), &x); err != nil {
+		t.Fatalf("%v:\n%s", err, jsonOut)
+	}
+	if x.PodGroup != "default/b" || x.Kind != "" || x.Hierarchy != "default/job" || len(x.Cycles) == 0 ||
+		!strings.Contains(x.Cycles[0].Message, "minCount (1) cannot be satisfied: 0 scheduled, 0 remaining") {
+		t.Errorf("explain podgroup/default/b -o json: %+v", x)
+	}
+	checkCmd(t, newExplainCommand, []string{"--snapshot", "testdata/composite.yaml", "--feature-gates", compositeGates, "default/b-0"}, cmdWant{stdout: []string{
+		"Group:      default/job (composite, gang, minGroupCount 2), cycle 1: Stuck: 2 of 3 members placeable; minGroupCount 2.",
+		"(explain compositepodgroup/default/job: every member × node, and the group's hints)",
+	}})
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"compositepodgroup/default/jo"}, `compositepodgroup "default/jo" not found; did you mean default/job?`},
+		{[]string{"compositepodgroup/job", "--all"}, "--all is for a pod: explain compositepodgroup/job"},
+	} {
+		checkCmd(t, newExplainCommand, append([]string{"--snapshot", "testdata/composite.yaml", "--feature-gates", compositeGates}, tc.args...), cmdWant{errSubstr: tc.err})
 	}
 }

@@ -41,7 +41,6 @@ func TestGateFlagsOnEveryCommand(t *testing.T) {
 		{[]string{"--emulated-version", "1.35", "--min-compatibility-version", "1.36"}, "minCompatibilityVersion version 1.36 is not between [1.34, 1.35]"},
 		{[]string{"--emulated-version", "1.35", "--feature-gates", "DRADerivedAttributes=true"}, "feature is PreAlpha at emulated version 1.35"},
 		{[]string{"--feature-gates", "InPlacePodVerticalScalingSchedulerPreemption=true"}, "adds the DeferredPodScheduling plugin and schedules deferred resizes, which schedtui does not implement"},
-		{[]string{"--feature-gates", "GenericWorkload=true,TopologyAwareWorkloadScheduling=true,CompositePodGroup=true"}, "--feature-gates: feature gate CompositePodGroup=true schedules composite pod groups, which schedtui does not implement"},
 	}
 	for _, c := range commands {
 		for _, b := range bad {

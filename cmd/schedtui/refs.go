@@ -14,11 +14,13 @@ import (
 // objectRef is what a command argument names, kubectl-style:
 // pod/NS/NAME, pods/NS/NAME, po/NS/NAME, NS/NAME, NAME (the namespace
 // from -n), and ds/, daemonset/ (daemonsets/, daemonset.apps/) and
-// podgroup/ (podgroups/, podgroup.scheduling.k8s.io/) likewise.
+// podgroup/ (podgroups/, podgroup.scheduling.k8s.io/) and
+// compositepodgroup/ likewise.
 type objectRef struct {
 	daemonSet bool
-	// podGroup: a PodGroup (scheduling.k8s.io), explained as a group.
-	podGroup bool
+	// podGroup: a PodGroup (scheduling.k8s.io), explained as a group;
+	// with composite, a CompositePodGroup (compositepodgroup/NS/NAME).
+	podGroup, composite bool
 	// namespace is "" when the argument names none.
 	namespace, name string
 }
@@ -41,7 +43,25 @@ func isPodGroupKind(kind string) bool {
 	return false
 }
 
-// parseRef reads a pod, DaemonSet or PodGroup reference.
+// isCompositePodGroupKind: kubectl's names for CompositePodGroups.
+func isCompositePodGroupKind(kind string) bool {
+	switch strings.ToLower(kind) {
+	case "compositepodgroup", "compositepodgroups", "compositepodgroup.scheduling.k8s.io", "compositepodgroups.scheduling.k8s.io":
+		return true
+	}
+	return false
+}
+
+// kind is the group kind the reference names.
+func (r objectRef) kind() string {
+	if r.composite {
+		return "compositepodgroup"
+	}
+	return "podgroup"
+}
+
+// parseRef reads a pod, DaemonSet, PodGroup or CompositePodGroup
+// reference.
 func parseRef(arg string) (objectRef, error) {
 	parts := strings.Split(arg, "/")
 	var r objectRef
@@ -51,6 +71,8 @@ func parseRef(arg string) (objectRef, error) {
 		r.daemonSet, rest = true, parts[1:]
 	case len(parts) >= 2 && isPodGroupKind(parts[0]):
 		r.podGroup, rest = true, parts[1:]
+	case len(parts) >= 2 && isCompositePodGroupKind(parts[0]):
+		r.podGroup, r.composite, rest = true, true, parts[1:]
 	case len(parts) >= 2 && isPodKind(parts[0]):
 		rest = parts[1:]
 	case len(parts) == 3:

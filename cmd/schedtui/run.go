@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
@@ -18,6 +19,12 @@ import (
 	"github.com/schedtui/schedtui/scheduler/plugins"
 	"github.com/schedtui/schedtui/scheduler/record"
 )
+
+// runHeadroom is how far run's heap may grow past what the last
+// collection found live (gcpace.Bounded): at 50,000 nodes and a million
+// pods, 2 GB live, the default target peaked at 5.2 GiB of RSS
+// (docs/performance.md).
+const runHeadroom = 1 << 30
 
 func newRunCommand() *cobra.Command {
 	var src sourceFlags
@@ -85,6 +92,9 @@ written: memory does not grow with the attempts' detail.`,
 			if err := prof.begin(); err != nil {
 				return err
 			}
+			// run keeps the cluster and the scheduler's state to the end:
+			// the collector's default doubling would take as much again.
+			defer gcpace.Bounded(runHeadroom)()
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
 			if err != nil {
 				return prof.end(err)

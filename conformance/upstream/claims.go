@@ -17,22 +17,41 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/informers"
 	"k8s.io/dynamic-resource-allocation/structured"
 	"k8s.io/kubernetes/pkg/controller/resourceclaim"
+	kubefeatures "k8s.io/kubernetes/pkg/features"
 )
 
 // startClaimController starts upstream's resourceclaim controller over
 // the harness's informers (starting those the scheduler does not use).
+//
+// With DRAWorkloadResourceClaims the controller gets informers of its
+// own, started once it is built, as kube-controller-manager starts them:
+// its constructor registers the claim informer's handler before it sets up
+// the PodGroup index that handler reads, so the scheduler's claim
+// informer, already running, would call the handler too early (a nil
+// dereference in enqueueResourceClaim).
 func (h *harness) startClaimController() error {
+	factory := h.factory
+	if utilfeature.DefaultFeatureGate.Enabled(kubefeatures.DRAWorkloadResourceClaims) {
+		factory = informers.NewSharedInformerFactory(h.api.client, 0)
+		h.claimFactory = factory
+	}
 	ctrl, err := resourceclaim.NewController(h.logger, h.api.client,
-		h.factory.Core().V1().Pods(),
-		h.factory.Scheduling().V1beta1().PodGroups(),
-		h.factory.Resource().V1().ResourceClaims(),
-		h.factory.Resource().V1().ResourceClaimTemplates())
+		factory.Core().V1().Pods(),
+		factory.Scheduling().V1beta1().PodGroups(),
+		factory.Resource().V1().ResourceClaims(),
+		factory.Resource().V1().ResourceClaimTemplates())
 	if err != nil {
 		return fmt.Errorf("upstream: creating the resourceclaim controller: %w", err)
 	}
 	h.factory.Start(h.ctx.Done())
+	if factory != h.factory {
+		factory.Start(h.ctx.Done())
+		factory.WaitForCacheSync(h.ctx.Done())
+	}
 	if err := h.fastSync(); err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -26,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -61,6 +64,50 @@ type QueueRun struct {
 	// PodGroups is every PodGroup's conditions at the end, by
 	// namespace/name.
 	PodGroups map[string][]Condition `json:"podGroups"`
+	// GroupClaims is, by namespace/name, each claim a PodGroup's
+	// spec.resourceClaims names (DRAWorkloadResourceClaims) at the end
+	// (GroupClaimStateOf); none when no PodGroup owns claims.
+	GroupClaims map[string]string `json:"groupClaims,omitempty"`
+}
+
+// GroupClaimStateOf is a group's claim at the end of a run, as the
+// comparison needs it: "deleted" (c nil), else its devices (or
+// "unallocated") and its consumers, "reserved for podgroups/train,
+// pods/w-0".
+func GroupClaimStateOf(c *resourcev1.ResourceClaim) string {
+	if c == nil {
+		return "deleted"
+	}
+	s := "unallocated"
+	if a := c.Status.Allocation; a != nil {
+		var devs []string
+		for _, r := range a.Devices.Results {
+			devs = append(devs, r.Pool+"/"+r.Device)
+		}
+		sort.Strings(devs)
+		s = "allocated " + strings.Join(devs, ",")
+	}
+	var refs []string
+	for _, r := range c.Status.ReservedFor {
+		refs = append(refs, r.Resource+"/"+r.Name)
+	}
+	sort.Strings(refs)
+	if len(refs) > 0 {
+		s += ", reserved for " + strings.Join(refs, ", ")
+	}
+	return s
+}
+
+// GroupClaimNames are the claims pg's spec.resourceClaims names, resolved
+// through its status as the resourceclaim controller recorded them.
+func GroupClaimNames(pg *schedulingv1beta1.PodGroup) []string {
+	var out []string
+	for i := range pg.Spec.ResourceClaims {
+		if name, _, err := resourceclaim.NameFromPodGroup(pg, &pg.Spec.ResourceClaims[i]); err == nil && name != nil {
+			out = append(out, *name)
+		}
+	}
+	return out
 }
 
 // Cycle is one entity the queue popped and what its cycle decided.
@@ -119,7 +166,8 @@ type Condition struct {
 // backoff queue does and upstream pops from it when the active queue is
 // empty), ScheduleOne pops an entity and schedules it, and RunQueue waits
 // for its effects (bindings, preemption's deletions, status writes) to
-// reach the scheduler before the next. Then the PodGroups of late are
+// reach the scheduler before the next. Then the objects of late
+// (PodGroups, CompositePodGroups) are
 // created, each followed by the same, and the clock moves on a second at
 // a time until QueueHorizon, the backoff queue flushed at each second as
 // upstream's goroutine does it, the queue drained again after each.
@@ -128,13 +176,13 @@ type Condition struct {
 // minCount pods, unschedulable with no event to move them) are never
 // attempted. The process-wide feature gates (GenericWorkload among them)
 // are the caller's to set.
-func RunQueue(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []*schedulingv1beta1.PodGroup, t0 time.Time) (run QueueRun, err error) {
+func RunQueue(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []runtime.Object, t0 time.Time) (run QueueRun, err error) {
 	return RunQueueFor(ctx, c, cfg, late, t0, QueueHorizon)
 }
 
 // RunQueueFor is RunQueue with the clock run to horizon instead of
 // QueueHorizon: long enough, a failed group's backoff reaches its cap.
-func RunQueueFor(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []*schedulingv1beta1.PodGroup, t0 time.Time, horizon time.Duration) (run QueueRun, err error) {
+func RunQueueFor(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSchedulerConfiguration, late []runtime.Object, t0 time.Time, horizon time.Duration) (run QueueRun, err error) {
 	if c == nil {
 		return run, errors.New("upstream: nil cluster")
 	}
@@ -188,8 +236,8 @@ func RunQueueFor(ctx context.Context, c *snapshot.Cluster, cfg *configv1.KubeSch
 	if err := drain(); err != nil {
 		return run, err
 	}
-	for _, pg := range late {
-		if err := h.createPodGroup(pg); err != nil {
+	for _, obj := range late {
+		if err := h.createLate(obj); err != nil {
 			return run, err
 		}
 		if err := drain(); err != nil {
@@ -278,11 +326,29 @@ func (h *harness) cycle(cr *cycleRecord) (Cycle, error) {
 		return true
 	})
 	var preemptors []types.UID
+	// leaves are the popped hierarchy's PodGroups (the group itself for
+	// a PodGroup): each gets its condition written.
+	var leaves []*schedulingv1beta1.PodGroup
 	if pg, ok := popped.(*framework.QueuedPodGroupInfo); ok {
 		c.Group = pg.Namespace + "/" + pg.Name
 		if pg.PodGroup != nil {
 			preemptors = append(preemptors, pg.PodGroup.UID)
 		}
+		if pg.CompositePodGroup != nil {
+			preemptors = append(preemptors, pg.CompositePodGroup.UID)
+		}
+		var walk func(n *framework.PodGroupInfo)
+		walk = func(n *framework.PodGroupInfo) {
+			if n.GetType() == fwk.PodGroupKeyType {
+				// The object may be gone from the entity (a failed
+				// reconciliation): the name is enough.
+				leaves = append(leaves, &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: n.Namespace, Name: n.Name}})
+			}
+			for _, ch := range n.Children {
+				walk(ch)
+			}
+		}
+		walk(pg.PodGroupInfo)
 	}
 	for _, p := range pods {
 		preemptors = append(preemptors, p.UID)
@@ -326,9 +392,8 @@ func (h *harness) cycle(cr *cycleRecord) (Cycle, error) {
 	c.Victims = append([]string{}, h.api.deletedPods()...)
 	sort.Strings(c.Victims)
 
-	if c.Group != "" {
-		ns, name, _ := strings.Cut(c.Group, "/")
-		pg, err := h.api.client.SchedulingV1beta1().PodGroups(ns).Get(h.ctx, name, metav1.GetOptions{})
+	for _, leaf := range leaves {
+		pg, err := h.api.client.SchedulingV1beta1().PodGroups(leaf.Namespace).Get(h.ctx, leaf.Name, metav1.GetOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return c, err
 		}
@@ -409,22 +474,67 @@ func (h *harness) podGroupBarrier() error {
 	pg := &schedulingv1beta1.PodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: barrierNamespace, Name: name, UID: types.UID(barrierNamespace + "-pg-" + name)}}
 	pg.Spec.SchedulingPolicy.Basic = &schedulingv1beta1.BasicSchedulingPolicy{}
 	groups := h.api.client.SchedulingV1beta1().PodGroups(barrierNamespace)
-	if _, err := groups.Create(h.ctx, pg, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating barrier PodGroup: %w", err)
-	}
-	if err := h.poll("the scheduler to process PodGroup events (barrier add)", func() bool {
+	return h.roundTrip("PodGroup", func() error {
+		_, err := groups.Create(h.ctx, pg, metav1.CreateOptions{})
+		return err
+	}, func() error { return groups.Delete(h.ctx, name, metav1.DeleteOptions{}) }, func() bool {
 		_, err := h.sched.Cache.PodGroups().Get(barrierNamespace, name)
+		return err == nil
+	})
+}
+
+// roundTrip creates a throw-away object of kind, waits for the
+// scheduler's cache to have it (cached), deletes it and waits for the
+// cache to drop it: every event of the kind before it is processed.
+func (h *harness) roundTrip(kind string, create, del func() error, cached func() bool) error {
+	if err := create(); err != nil {
+		return fmt.Errorf("creating barrier %s: %w", kind, err)
+	}
+	if err := h.poll("the scheduler to process "+kind+" events (barrier add)", cached); err != nil {
+		return err
+	}
+	if err := del(); err != nil {
+		return fmt.Errorf("deleting barrier %s: %w", kind, err)
+	}
+	return h.poll("the scheduler to process "+kind+" events (barrier delete)", func() bool { return !cached() })
+}
+
+// createLate creates a PodGroup or a CompositePodGroup the API server
+// gets after the pods, and waits for the scheduler to have taken it in.
+func (h *harness) createLate(obj runtime.Object) error {
+	switch o := obj.(type) {
+	case *schedulingv1beta1.PodGroup:
+		return h.createPodGroup(o)
+	case *schedulingv1alpha3.CompositePodGroup:
+		return h.createCompositePodGroup(o)
+	}
+	return fmt.Errorf("upstream: cannot create a late %T", obj)
+}
+
+// createCompositePodGroup creates a CompositePodGroup, and waits for the
+// scheduler's handler to have taken it in: a throw-away one behind it
+// reaches the cache only after it (one handler, in order).
+func (h *harness) createCompositePodGroup(cpg *schedulingv1alpha3.CompositePodGroup) error {
+	cpg = cpg.DeepCopy()
+	cpg.ResourceVersion = ""
+	if _, err := h.api.client.SchedulingV1alpha3().CompositePodGroups(cpg.Namespace).Create(h.ctx, cpg, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("upstream: creating CompositePodGroup %s/%s: %w", cpg.Namespace, cpg.Name, err)
+	}
+	h.barrierSeq++
+	name := fmt.Sprintf("barrier-%d", h.barrierSeq)
+	b := &schedulingv1alpha3.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Namespace: barrierNamespace, Name: name, UID: types.UID(barrierNamespace + "-cpg-" + name)}}
+	b.Spec.SchedulingPolicy.Basic = &schedulingv1alpha3.CompositeBasicSchedulingPolicy{}
+	groups := h.api.client.SchedulingV1alpha3().CompositePodGroups(barrierNamespace)
+	if err := h.roundTrip("CompositePodGroup", func() error {
+		_, err := groups.Create(h.ctx, b, metav1.CreateOptions{})
+		return err
+	}, func() error { return groups.Delete(h.ctx, name, metav1.DeleteOptions{}) }, func() bool {
+		_, err := h.sched.Cache.CompositePodGroups().Get(barrierNamespace, name)
 		return err == nil
 	}); err != nil {
 		return err
 	}
-	if err := groups.Delete(h.ctx, name, metav1.DeleteOptions{}); err != nil {
-		return fmt.Errorf("deleting barrier PodGroup: %w", err)
-	}
-	return h.poll("the scheduler to process PodGroup events (barrier delete)", func() bool {
-		_, err := h.sched.Cache.PodGroups().Get(barrierNamespace, name)
-		return err != nil
-	})
+	return h.barrier()
 }
 
 // createPodGroup creates a PodGroup the API server gets after the pods,
@@ -468,6 +578,19 @@ func (h *harness) finalState(run *QueueRun) error {
 	for _, pg := range groups.Items {
 		if pg.Namespace != barrierNamespace {
 			run.PodGroups[pg.Namespace+"/"+pg.Name] = conditions(pg.Status.Conditions)
+		}
+		for _, name := range GroupClaimNames(&pg) {
+			c, err := h.api.client.ResourceV1().ResourceClaims(pg.Namespace).Get(h.ctx, name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+				c = nil
+			case err != nil:
+				return err
+			}
+			if run.GroupClaims == nil {
+				run.GroupClaims = map[string]string{}
+			}
+			run.GroupClaims[pg.Namespace+"/"+name] = GroupClaimStateOf(c)
 		}
 	}
 	return nil

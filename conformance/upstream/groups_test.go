@@ -9,6 +9,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
@@ -32,7 +33,11 @@ func gang(name string, minCount int32) *schedulingv1beta1.PodGroup {
 func runQueue(t *testing.T, c *snapshot.Cluster, late ...*schedulingv1beta1.PodGroup) QueueRun {
 	t.Helper()
 	featuregatetesting.SetFeatureGatesDuringTest(t, utilfeature.DefaultFeatureGate, featuregatetesting.FeatureOverrides{"GenericWorkload": true})
-	got, err := RunQueue(context.Background(), c, nil, late, time.Date(2025, time.March, 3, 9, 0, 0, 0, time.UTC))
+	var objs []runtime.Object
+	for _, pg := range late {
+		objs = append(objs, pg)
+	}
+	got, err := RunQueue(context.Background(), c, nil, objs, time.Date(2025, time.March, 3, 9, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatalf("RunQueue: %v", err)
 	}

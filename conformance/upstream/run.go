@@ -99,11 +99,14 @@ type harness struct {
 	cancel context.CancelFunc
 	logger klog.Logger
 
-	api       *fakeAPI
-	factory   informers.SharedInformerFactory
-	sched     *scheduler.Scheduler
-	snap      *internalcache.Snapshot
-	podLister corelisters.PodLister
+	api     *fakeAPI
+	factory informers.SharedInformerFactory
+	// claimFactory holds the resourceclaim controller's own informers,
+	// when it has them (startClaimController).
+	claimFactory informers.SharedInformerFactory
+	sched        *scheduler.Scheduler
+	snap         *internalcache.Snapshot
+	podLister    corelisters.PodLister
 
 	// Per profile (schedulerName).
 	weights    map[string]map[string]int64
@@ -310,6 +313,9 @@ func (h *harness) stop() {
 	}
 	if h.factory != nil {
 		h.factory.Shutdown()
+	}
+	if h.claimFactory != nil {
+		h.claimFactory.Shutdown()
 	}
 	if h.sched != nil {
 		h.sched.SchedulingQueue.Close()

@@ -6,6 +6,7 @@ package peakmem
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -79,4 +80,19 @@ func CPUTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// EnvCount is the positive integer in the environment variable name (a
+// benchmark's size, SCHEDTUI_BENCH_NODES and the like), or def when it is
+// unset.
+func EnvCount(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", name, v)
+	}
+	return n, nil
 }

@@ -204,22 +204,26 @@ func (g *draGen) template(name string, spec resourcev1.ResourceClaimSpec) *resou
 // controller would, and records them in p's status.
 func (g *draGen) generateClaims(p *v1.Pod) {
 	for _, pc := range p.Spec.ResourceClaims {
-		if pc.ResourceClaimTemplateName == nil {
-			continue
+		if pc.ResourceClaimTemplateName != nil {
+			g.generateClaim(p, pc)
 		}
-		var tmpl *resourcev1.ResourceClaimTemplate
-		for _, t := range g.b.c.ResourceClaimTemplates {
-			if t.Name == *pc.ResourceClaimTemplateName {
-				tmpl = t
-			}
-		}
-		c := g.claim(p.Name+"-"+pc.Name+"-x7k2q", *tmpl.Spec.Spec.DeepCopy())
-		isTrue := true
-		c.Annotations = map[string]string{resourcev1.PodResourceClaimAnnotation: pc.Name}
-		c.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID, Controller: &isTrue}}
-		n := c.Name
-		p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: pc.Name, ResourceClaimName: &n})
 	}
+}
+
+// generateClaim is generateClaims for p's template entry pc.
+func (g *draGen) generateClaim(p *v1.Pod, pc v1.PodResourceClaim) {
+	var tmpl *resourcev1.ResourceClaimTemplate
+	for _, t := range g.b.c.ResourceClaimTemplates {
+		if t.Name == *pc.ResourceClaimTemplateName {
+			tmpl = t
+		}
+	}
+	c := g.claim(p.Name+"-"+pc.Name+"-x7k2q", *tmpl.Spec.Spec.DeepCopy())
+	isTrue := true
+	c.Annotations = map[string]string{resourcev1.PodResourceClaimAnnotation: pc.Name}
+	c.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: p.Name, UID: p.UID, Controller: &isTrue}}
+	n := c.Name
+	p.Status.ResourceClaimStatuses = append(p.Status.ResourceClaimStatuses, v1.PodResourceClaimStatus{Name: pc.Name, ResourceClaimName: &n})
 }
 
 // boundWithClaim binds a pod holding a claim allocated to a free GPU of a

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -65,6 +66,33 @@ var gangKinds = []func(g *gangGen, i int){
 // ordinary pods between them. Every pod of a group has the group's
 // priority, as kube-scheduler requires.
 func GenerateGangs(seed int64) *Scenario {
+	g := gangCluster(seed)
+	b, r := g.b, g.r
+	if r.IntN(3) > 0 {
+		g.victimGroup()
+	}
+
+	kinds := []int{int(seed % int64(len(gangKinds)))}
+	for _, k := range r.Perm(len(gangKinds)) {
+		if len(kinds) < 3+r.IntN(2) && k != kinds[0] {
+			kinds = append(kinds, k)
+		}
+	}
+	for i, k := range kinds {
+		gangKinds[k](g, i)
+		if r.IntN(2) == 0 {
+			g.ordinary(fmt.Sprintf("web-%d", i))
+		}
+	}
+	s := b.done("generated workload-aware scheduling scenario", "GenericWorkload")
+	s.Seed = seed
+	s.LatePodGroups = g.late
+	return s
+}
+
+// gangCluster is the cluster of GenerateGangs' scenarios before their
+// groups: the nodes, the DRA slice on node-0, the running pods.
+func gangCluster(seed int64) *gangGen {
 	d := newGeneratedDRA("gangs", seed, 0x6a616e6767616e67)
 	g := &gangGen{draGen: d, start: time.Hour}
 	b, r := d.b, d.r
@@ -96,26 +124,7 @@ func GenerateGangs(seed int64) *Scenario {
 			g.running(fmt.Sprintf("running-%s-%d", n, j), n, 500+int64(r.IntN(3))*500, gpus, nil)
 		}
 	}
-	if r.IntN(3) > 0 {
-		g.victimGroup()
-	}
-
-	kinds := []int{int(seed % int64(len(gangKinds)))}
-	for _, k := range r.Perm(len(gangKinds)) {
-		if len(kinds) < 3+r.IntN(2) && k != kinds[0] {
-			kinds = append(kinds, k)
-		}
-	}
-	for i, k := range kinds {
-		gangKinds[k](g, i)
-		if r.IntN(2) == 0 {
-			g.ordinary(fmt.Sprintf("web-%d", i))
-		}
-	}
-	s := b.done("generated workload-aware scheduling scenario", "GenericWorkload")
-	s.Seed = seed
-	s.LatePodGroups = g.late
-	return s
+	return g
 }
 
 // gangGen builds one gang scenario on a DRA generator (which holds the
@@ -126,6 +135,8 @@ type gangGen struct {
 	// gpus is each node's count of example.com/gpu.
 	gpus []int64
 	late []*schedulingv1beta1.PodGroup
+	// lateComposites are the CompositePodGroups created late.
+	lateComposites []*schedulingv1alpha3.CompositePodGroup
 	// start is the next running pod's start time, after epoch: each later
 	// than the one before, so that preemption's choice among equal victims
 	// (the latest started) is settled, not drawn at random upstream.
@@ -157,6 +168,15 @@ func (g *gangGen) running(name, node string, cpu int64, gpus int, group *schedul
 // nodes, its disruptionMode single or all: preempting one member takes
 // one pod or the whole gang.
 func (g *gangGen) victimGroup() {
+	pg, nodes := g.victimPodGroup()
+	for i, node := range nodes {
+		g.running(fmt.Sprintf("trainer-old-%d", i), node, 1000+int64(g.r.IntN(2))*500, 0, pg)
+	}
+}
+
+// victimPodGroup is victimGroup's PodGroup, scheduled, and the nodes its
+// members are to run on.
+func (g *gangGen) victimPodGroup() (*schedulingv1beta1.PodGroup, []string) {
 	mode := &schedulingv1beta1.DisruptionMode{Single: &schedulingv1beta1.SingleDisruptionMode{}}
 	feat := FeatGangVictimSingle
 	if g.r.IntN(2) == 0 {
@@ -169,10 +189,8 @@ func (g *gangGen) victimGroup() {
 		Type: "PodGroupInitiallyScheduled", Status: metav1.ConditionTrue, Reason: "Scheduled",
 		ObservedGeneration: 1, LastTransitionTime: at(30 * time.Minute),
 	}}
-	for i, node := range sample(&gen{r: g.r}, g.nodes, n) {
-		g.running(fmt.Sprintf("trainer-old-%d", i), node, 1000+int64(g.r.IntN(2))*500, 0, pg)
-	}
 	g.b.feat(feat)
+	return pg, sample(&gen{r: g.r}, g.nodes, n)
 }
 
 // gangPolicy and basicPolicy are a PodGroup's schedulingPolicy.

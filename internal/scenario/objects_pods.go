@@ -73,10 +73,11 @@ func newPod(ns, name string, labels map[string]string, ctrs ...v1.Container) *v1
 // admitPod turns a hand-built pod into its stored form as an API server
 // creates it: snapshot/apiserver's defaulting (with the volume fields a
 // loaded snapshot keeps as written), its admission (Priority,
-// DefaultTolerationSeconds, RuntimeClass) and PrepareForCreate, plus what
-// apiserver does not emulate because a loaded pod keeps it as written:
-// ServiceAccount admission (no token volume: automount is switched off
-// explicitly), the generation, the reset status and its QoS class.
+// DefaultTolerationSeconds, RuntimeClass) and PrepareForCreate (which sets
+// the generation), plus what apiserver does not emulate because a loaded
+// pod keeps it as written: ServiceAccount admission (no token volume:
+// automount is switched off explicitly), the reset status and its QoS
+// class.
 func (b *builder) admitPod(p *v1.Pod) {
 	if p.Namespace == "" {
 		p.Namespace = metav1.NamespaceDefault
@@ -97,7 +98,6 @@ func (b *builder) admitPod(p *v1.Pod) {
 		p.Spec.AutomountServiceAccountToken = ptrTo(false)
 	}
 
-	p.Generation = 1
 	p.Status = v1.PodStatus{}
 	apiserver.PrepareForCreate(p)
 	for i := range p.Status.Conditions {

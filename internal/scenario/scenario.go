@@ -16,7 +16,9 @@
 package scenario
 
 import (
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -38,6 +40,22 @@ type Scenario struct {
 	// pod of Cluster (their pods wait for them in the meantime): a runner
 	// creates them once the scheduling queue has nothing left to pop.
 	LatePodGroups []*schedulingv1beta1.PodGroup
+	// LateCompositePodGroups are CompositePodGroups the API server gets
+	// after the LatePodGroups (their hierarchies' members wait for them).
+	LateCompositePodGroups []*schedulingv1alpha3.CompositePodGroup
+}
+
+// Late are the objects a runner creates once the queue has nothing left
+// to pop, in order: LatePodGroups, then LateCompositePodGroups.
+func (s *Scenario) Late() []runtime.Object {
+	var out []runtime.Object
+	for _, pg := range s.LatePodGroups {
+		out = append(out, pg)
+	}
+	for _, cpg := range s.LateCompositePodGroups {
+		out = append(out, cpg)
+	}
+	return out
 }
 
 // Options tunes Generate.

@@ -30,6 +30,11 @@ type QueuedPod struct {
 	GatingPlugin  string
 	GatingMessage string
 	NominatedNode string
+	// MissingGroup is, for a member waiting for its group
+	// (WaitingForPodGroup), the CompositePodGroup above its PodGroup that
+	// is not observed (CompositePodGroup), "" when its PodGroup is the one
+	// missing.
+	MissingGroup string
 }
 
 // QueuedGroup is a pod group as the queue holds it (GenericWorkload): one
@@ -54,6 +59,11 @@ type QueuedGroup struct {
 	Members []string
 	// Scheduled counts the members already assumed or bound.
 	Scheduled int
+	// Composite is set for a hierarchy's root (CompositePodGroup): Policy
+	// and MinCount are the CompositePodGroup's (minCount counts groups),
+	// Groups its PodGroups (namespace/name), depth first.
+	Composite bool
+	Groups    []string
 }
 
 // QueueSnapshot is the queue at one moment; ActiveQ is in pop order.

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"sort"
-	"strconv"
 	"testing"
 	"time"
 
@@ -192,13 +191,9 @@ func attemptLineOf(a *record.Attempt) [5]string {
 
 // benchEnv reads a positive integer from the environment, or def.
 func benchEnv(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		b.Fatalf("%s=%q: want a positive integer", name, v)
+	n, err := peakmem.EnvCount(name, def)
+	if err != nil {
+		b.Fatal(err)
 	}
 	return n
 }

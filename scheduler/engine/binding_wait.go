@@ -4,7 +4,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/history"
@@ -21,6 +20,12 @@ import (
 // and the deadline ends the wait with the timeout error. A poll instant
 // that falls on the deadline loses to it, as the poll's context expires
 // before its ticker fires.
+//
+// A gang's member may wait at Permit instead, for its gang's quorum: its
+// one timer is the Permit timeout, in virtual time; a later member of the
+// gang that finds the quorum allows it, and the engine then polls it at
+// once (releasePermitted), its binding cycle going on (and perhaps
+// parking in PreBind, with that wait's polls).
 
 // parkedBinding is a pod whose binding cycle waits.
 type parkedBinding struct {
@@ -40,7 +45,33 @@ func (e *Engine) parkBinding(pi *framework.QueuedPodInfo, idx int, node string) 
 	interval, timeout, _ := e.sched.BindingWait(pi.Pod.UID)
 	p := &parkedBinding{pi: pi, attempt: idx, interval: interval, node: node, start: e.now, deadline: e.now.Add(timeout)}
 	e.parked[pi.Pod.UID] = p
-	e.addTimer(&timer{at: p.nextPoll(e.now), kind: timerBindingPoll, pod: pi.Pod.UID})
+	e.addTimer(&timer{at: p.nextPoll(e.now), kind: timerBindingPoll, pod: pi.Pod.UID, parked: p})
+}
+
+// releasePermitted polls, at once, the binding cycles a Permit just
+// allowed (their gang found its quorum): each ends, or parks again in
+// PreBind, its timers set afresh.
+func (e *Engine) releasePermitted() {
+	for _, uid := range e.sched.TakeReleasedBindings() {
+		if p := e.parked[uid]; p != nil {
+			e.pollBinding(p)
+		}
+	}
+}
+
+// deletedAtPermit ends at once the binding cycle of a deleted pod that
+// waited at Permit, assumed: upstream's handleAssumedPodDeletion rejects
+// it ("removed") and offers the room it held as an AssignedPodDelete,
+// then its binding cycle unreserves and forgets it.
+func (e *Engine) deletedAtPermit(pod *v1.Pod) {
+	p := e.parked[pod.UID]
+	if p == nil || !e.sched.WaitsAtPermit(pod.UID) {
+		return
+	}
+	assumed := pod.DeepCopy()
+	assumed.Spec.NodeName = p.node
+	e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, assumed, nil, nil)
+	e.pollBinding(p)
 }
 
 // nextPoll is the first poll instant after t, or the deadline.
@@ -61,15 +92,18 @@ func (p *parkedBinding) nextPoll(t time.Time) time.Time {
 // binding reported as the informer reports it, or handleBindingCycleError
 // (the forgotten pod an AssignedPodDelete for the others, then the
 // failure handler's requeue).
-func (e *Engine) pollBinding(uid types.UID) {
-	p := e.parked[uid]
-	if p == nil {
-		return
-	}
+func (e *Engine) pollBinding(p *parkedBinding) {
+	uid := p.pi.Pod.UID
 	expired := !e.now.Before(p.deadline)
+	waitedAtPermit := e.sched.WaitsAtPermit(uid)
 	a, done, ok := e.sched.PollBinding(uid, expired)
 	if ok && !done {
-		e.addTimer(&timer{at: p.nextPoll(e.now), kind: timerBindingPoll, pod: uid})
+		if waitedAtPermit && !e.sched.WaitsAtPermit(uid) {
+			// Allowed, it now waits in PreBind: that wait's polls.
+			e.parkBinding(p.pi, p.attempt, p.node)
+			return
+		}
+		e.addTimer(&timer{at: p.nextPoll(e.now), kind: timerBindingPoll, pod: uid, parked: p})
 		return
 	}
 	delete(e.parked, uid)

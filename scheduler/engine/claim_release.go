@@ -3,6 +3,7 @@ package engine
 import (
 	v1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
+	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/schedtui/schedtui/scheduler"
@@ -35,7 +36,23 @@ func (e *Engine) releaseClaims(pod *v1.Pod) {
 	if e.opts.Shadow || e.opts.Bind != nil {
 		return
 	}
-	for _, c := range scheduler.ReleaseClaims(e.sched.Objects(), pod, e.now) {
+	e.applyReleases(scheduler.ReleaseClaims(e.sched.Objects(), pod, e.now, e.sched.Features().EnableDRAWorkloadResourceClaims))
+}
+
+// releasePodGroupClaims is releaseClaims for a PodGroup deleted, with
+// DRAWorkloadResourceClaims (scheduler.ReleasePodGroupClaims): the group's
+// reservations dropped, its claims reserved for nobody deallocated, the
+// claims generated for it deleted.
+func (e *Engine) releasePodGroupClaims(pg *schedulingv1beta1.PodGroup) {
+	if e.opts.Shadow || e.opts.Bind != nil || !e.sched.Features().EnableDRAWorkloadResourceClaims {
+		return
+	}
+	e.applyReleases(scheduler.ReleasePodGroupClaims(e.sched.Objects(), pg, e.now))
+}
+
+// applyReleases applies the controller's writes, each as a cluster change.
+func (e *Engine) applyReleases(writes []*resourcev1.ResourceClaim) {
+	for _, c := range writes {
 		w := change.Change{Kind: change.ObjectUpdate, Object: c, At: e.now}
 		if framework.ClaimDeleted(c) {
 			w.Kind = change.ObjectDelete
@@ -54,17 +71,23 @@ const AlreadyReleased = "ignored: schedtui's resourceclaim controller deleted th
 
 // releasedHere reports a change about a claim the simulation's garbage
 // collector deleted: a ResourceClaim no longer stored, generated for pods
-// none of which is stored any more.
+// or PodGroups none of which is stored any more.
 func (e *Engine) releasedHere(obj runtime.Object) bool {
 	c, ok := obj.(*resourcev1.ResourceClaim)
 	if !ok || e.opts.Shadow || e.opts.Bind != nil || len(c.OwnerReferences) == 0 {
 		return false
 	}
 	for _, o := range c.OwnerReferences {
-		if o.APIVersion != "v1" || o.Kind != "Pod" {
-			return false
-		}
-		if p, err := e.sched.Objects().Pod(c.Namespace, o.Name); err == nil && p.UID == o.UID {
+		switch {
+		case o.APIVersion == "v1" && o.Kind == "Pod":
+			if p, err := e.sched.Objects().Pod(c.Namespace, o.Name); err == nil && p.UID == o.UID {
+				return false
+			}
+		case o.APIVersion == schedulingv1beta1.SchemeGroupVersion.String() && o.Kind == "PodGroup":
+			if pg, err := e.sched.Objects().PodGroup(c.Namespace, o.Name); err == nil && pg.UID == o.UID {
+				return false
+			}
+		default:
 			return false
 		}
 	}

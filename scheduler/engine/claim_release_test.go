@@ -9,8 +9,10 @@ import (
 
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/features"
 	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/record"
+	"github.com/schedtui/schedtui/snapshot"
 )
 
 // claimReleaseCluster: node n1 (2 cpu, one GPU) full with a low-priority
@@ -169,5 +171,60 @@ func TestShadowKeepsClaims(t *testing.T) {
 	}
 	if c, err := e.Scheduler().Objects().ResourceClaim("default", "victim-gpu-x7k2q"); err != nil || c.Status.Allocation == nil {
 		t.Fatalf("shadow mode released the claim: %+v %v", c, err)
+	}
+}
+
+// TestDeletedPodGroupClaimReleased: with DRAWorkloadResourceClaims, a
+// PodGroup deleted releases the claim generated for it (reserved for the
+// group): the simulated controller deallocates it and the garbage
+// collector deletes it, its owner gone; a later report of it is ignored.
+func TestDeletedPodGroupClaimReleased(t *testing.T) {
+	gates, err := features.Resolve("", "", "GenericWorkload=true,DRAWorkloadResourceClaims=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := listHeader + nodeYAML("n1", "4", "") + gpuClassYAML + `- apiVersion: scheduling.k8s.io/v1beta1
+  kind: PodGroup
+  metadata: {name: train, namespace: default, uid: uid-train}
+  spec:
+    schedulingPolicy: {gang: {minCount: 1}}
+    resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  status:
+    resourceClaimStatuses: [{name: gpu, resourceClaimName: train-gpu-x7k2q}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata:
+    name: train-gpu-x7k2q
+    namespace: default
+    uid: uid-train-gpu
+    finalizers: [resource.kubernetes.io/delete-protection]
+    ownerReferences: [{apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, name: train, uid: uid-train, controller: true}]
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+  status:
+    allocation:
+      devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}]}
+    reservedFor: [{apiGroup: scheduling.k8s.io, resource: podgroups, name: train, uid: uid-train}]
+`
+	c, rep, err := snapshot.LoadUnder("test.yaml", []byte(yaml), &gates.Features)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Problems {
+		t.Logf("loader: %s", p.String())
+	}
+	e := build(t, c, Options{Features: &gates.Features})
+	pg, err := e.Scheduler().Objects().PodGroup("default", "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(change.Change{Kind: change.ObjectDelete, Object: pg}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := e.Scheduler().Objects().ResourceClaim("default", "train-gpu-x7k2q"); err == nil {
+		t.Fatalf("the group's claim is still stored: %+v", c.Status)
+	}
+	claim := c.ResourceClaims[0]
+	if err := e.Apply(change.Change{Kind: change.ObjectUpdate, Object: claim}); err != nil {
+		t.Fatalf("a later report of the claim: %v", err)
 	}
 }

@@ -174,6 +174,7 @@ func (e *Engine) applyNow(c change.Change) error {
 					e.q.MoveAllToActiveOrBackoffQueue(queue.EventAssignedPodDelete, old, nil, lePriority(priorityOf(old)))
 				}
 			}
+			e.deletedAtPermit(old)
 		}
 		e.mode.podDeleted(old)
 	case change.ObjectAdd, change.ObjectUpdate, change.ObjectDelete:

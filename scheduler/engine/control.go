@@ -7,6 +7,8 @@ import (
 	"sort"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
+
 	"github.com/schedtui/schedtui/internal/progress"
 	"github.com/schedtui/schedtui/scheduler/framework"
 	"github.com/schedtui/schedtui/scheduler/history"
@@ -157,8 +159,20 @@ func (e *Engine) inGroup(pattern string, a *record.Attempt) bool {
 		return false
 	}
 	key := framework.PodGroupKeyOf(p)
-	ok, _ := path.Match(pattern, key)
-	return key != "" && ok
+	if key == "" {
+		return false
+	}
+	if ok, _ := path.Match(pattern, key); ok {
+		return true
+	}
+	// In a hierarchy (CompositePodGroup), its root's name matches too.
+	if e.sched.Features().EnableCompositePodGroup {
+		root, found, err := framework.GroupRoot(e.sched.Objects(), true, framework.GroupRef{Namespace: p.Namespace, Name: framework.PodGroupNameOf(p)})
+		if ok, _ := path.Match(pattern, framework.PodGroupKey(root.Namespace, root.Name)); err == nil && found && root.Composite && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // waiting counts the pods in activeQ and the backoff queues: those the
@@ -301,6 +315,7 @@ func (e *Engine) Queue() QueueSnapshot {
 	}
 	for _, pi := range e.q.WaitingForPodGroup() {
 		qp := e.queuedPod(queue.Entry{Info: pi, Location: queue.WaitingForPodGroup})
+		qp.MissingGroup = e.missingComposite(pi.Pod)
 		snap.WaitingForGroup = append(snap.WaitingForGroup, qp)
 		snap.Unschedulable = append(snap.Unschedulable, qp)
 	}
@@ -313,14 +328,39 @@ func (e *Engine) Queue() QueueSnapshot {
 	return snap
 }
 
+// missingComposite is the first CompositePodGroup not observed on the way
+// up from the pod's PodGroup to its root, "" when the PodGroup itself is
+// missing (or without CompositePodGroup).
+func (e *Engine) missingComposite(pod *v1.Pod) string {
+	objs := e.sched.Objects()
+	pg, err := objs.PodGroup(pod.Namespace, framework.PodGroupNameOf(pod))
+	if err != nil || !e.sched.Features().EnableCompositePodGroup {
+		return ""
+	}
+	// At most WorkloadMaxTreeDepth levels: a loop ends there.
+	for parent, depth := framework.ParentOfPodGroup(pg), 0; parent != "" && depth < 4; depth++ {
+		cpg, err := objs.CompositePodGroup(pod.Namespace, parent)
+		if err != nil {
+			return parent
+		}
+		parent = framework.ParentOfCompositePodGroup(cpg)
+	}
+	return ""
+}
+
 // queuedGroup is a group entry as the views see it.
 func (e *Engine) queuedGroup(en queue.Entry) QueuedGroup {
 	g := en.Group
 	qg := QueuedGroup{
 		Group: g.Key(), Policy: g.Policy(), MinCount: g.MinCount(), Priority: g.Priority(), Queue: history.QueueName(en.Location),
 		Timestamp: g.Timestamp, Attempts: g.Attempts, BackoffExpiration: e.q.GroupBackoffExpiration(g),
-		GatingPlugin: g.GatingPlugin, GatingMessage: en.GatingMessage,
-		Scheduled: e.sched.PodGroupState(g.Namespace, g.Name).ScheduledPodsCount(),
+		GatingPlugin: g.GatingPlugin, GatingMessage: en.GatingMessage, Composite: g.Composite,
+	}
+	for _, leaf := range g.Leaves() {
+		qg.Scheduled += e.sched.PodGroupState(leaf.Namespace, leaf.Name).ScheduledPodsCount()
+		if g.Composite {
+			qg.Groups = append(qg.Groups, leaf.Key())
+		}
 	}
 	plugins := map[string]bool{}
 	for _, m := range g.Members {

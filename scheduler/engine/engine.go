@@ -205,7 +205,11 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Engine
 	// The scheduler's New nominated every pod with a status nomination;
 	// upstream's nominator only learns of pods the queue adds.
 	e.sched.Nominator().Reset()
-	// The observed PodGroups first: their members join them as they come.
+	// The observed groups first (CompositePodGroups, then PodGroups):
+	// their members join them as they come.
+	for _, cpg := range e.sched.Objects().CompositePodGroups("") {
+		e.q.AddCompositePodGroup(cpg)
+	}
 	for _, pg := range e.sched.Objects().PodGroups("") {
 		e.q.AddPodGroup(pg)
 	}

@@ -144,6 +144,14 @@ func (e *Engine) applyObject(c change.Change) error {
 		if judged != nil {
 			judged()
 		}
+		if c.Kind == change.ObjectDelete {
+			e.releasePodGroupClaims(oldPG)
+		}
+		return nil
+	}
+	if cpg, ok := c.Object.(*schedulingv1alpha3.CompositePodGroup); ok {
+		oldCPG, _ := old.(*schedulingv1alpha3.CompositePodGroup)
+		e.compositePodGroupChanged(c.Kind, oldCPG, cpg)
 		return nil
 	}
 	switch c.Kind {

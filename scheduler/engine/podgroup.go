@@ -2,6 +2,7 @@ package engine
 
 import (
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/schedtui/schedtui/scheduler/change"
@@ -42,12 +43,13 @@ func (e *Engine) attemptGroup(g *framework.QueuedPodGroupInfo) *record.Attempt {
 	for i, a := range c.Attempts {
 		e.settleAttempt(c.Members[i], a, idxs[i])
 	}
+	e.releasePermitted()
 	e.preemptionDecided(c.Attempts[0].Pod, c.Group.Victims, c.Group.Message)
 	if err := e.q.AddAttemptedPodGroupIfNeeded(g, c.Status); err != nil {
 		e.event(history.Event{Kind: history.EventQueueMove, Pod: c.Group.Key(), Reason: ScheduleAttemptFailureError, Message: err.Error()})
 	}
-	if c.PodGroupWrite != nil {
-		e.podGroupWritten(c.PodGroupWrite)
+	for _, pg := range c.PodGroupWrites {
+		e.podGroupWritten(pg)
 	}
 	return c.Attempts[len(c.Attempts)-1]
 }
@@ -92,6 +94,35 @@ func (e *Engine) podGroupChanged(kind change.Kind, old, cur *schedulingv1beta1.P
 		e.sched.DeletePodGroup(old)
 		e.q.DeletePodGroup(old)
 		e.q.MoveAllToActiveOrBackoffQueue(queue.EventPodGroupDelete, old, nil, nil)
+	}
+}
+
+// compositePodGroupChanged is the CompositePodGroup event handlers' part
+// after the store (registered with CompositePodGroup on): the cache, then
+// the queue's forest learn of it, then the cluster event is offered.
+// Without the gate the object is only stored.
+func (e *Engine) compositePodGroupChanged(kind change.Kind, old, cur *schedulingv1alpha3.CompositePodGroup) {
+	objs := e.sched.Objects()
+	on := e.sched.Features().EnableCompositePodGroup
+	switch kind {
+	case change.ObjectAdd:
+		objs.Add(cur)
+		if on {
+			e.q.AddCompositePodGroup(cur)
+			e.q.MoveAllToActiveOrBackoffQueue(queue.EventCompositePodGroupAdd, nil, cur, nil)
+		}
+	case change.ObjectUpdate:
+		objs.Add(cur)
+		if on {
+			e.q.UpdateCompositePodGroup(cur)
+			e.q.MoveAllToActiveOrBackoffQueue(queue.EventCompositePodGroupUpdate, old, cur, nil)
+		}
+	case change.ObjectDelete:
+		objs.Delete(old)
+		if on {
+			e.q.DeleteCompositePodGroup(old)
+			e.q.MoveAllToActiveOrBackoffQueue(queue.EventCompositePodGroupDelete, old, nil, nil)
+		}
 	}
 }
 

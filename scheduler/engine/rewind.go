@@ -137,7 +137,7 @@ func (e *Engine) checkpoint() error {
 // read (Forecast forks from one it does not keep).
 func (e *Engine) capture() (*checkpoint, error) {
 	if len(e.parked) > 0 {
-		return nil, fmt.Errorf("%d binding cycle(s) wait in PreBind for binding conditions, which a checkpoint cannot hold", len(e.parked))
+		return nil, fmt.Errorf("%d binding cycle(s) wait (in PreBind for binding conditions, or at Permit for a gang), which a checkpoint cannot hold", len(e.parked))
 	}
 	var prev *scheduler.State
 	if n := len(e.checkpoints); n > 0 {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -82,8 +83,10 @@ type groupBatch struct {
 	attempts map[string]int
 	first    int
 	// bindingsJudged: the members' bindings are judged (judgeBindings);
-	// conditionJudged: the PodGroup's condition is.
-	bindingsJudged, conditionJudged bool
+	// conditionsJudged holds the PodGroups (namespace/name) whose
+	// condition is: the group's, or those of a hierarchy's PodGroups.
+	bindingsJudged   bool
+	conditionsJudged map[string]bool
 }
 
 func (b *groupBatch) clone() *groupBatch {
@@ -103,6 +106,7 @@ func (b *groupBatch) clone() *groupBatch {
 	for k, v := range b.attempts {
 		c.attempts[k] = v
 	}
+	c.conditionsJudged = maps.Clone(b.conditionsJudged)
 	return &c
 }
 
@@ -119,13 +123,30 @@ func (b *groupBatch) has(pod string) bool {
 	return false
 }
 
-// groupOf is the key of pod's PodGroup when the pod is scheduled with its
-// group (GenericWorkload on), else "".
+// groupOf is the batch key of pod's group when the pod is scheduled with
+// its group (GenericWorkload on), else "": its PodGroup's key, or, with
+// CompositePodGroup, for a PodGroup in a hierarchy, its root's
+// (compositeBatchPrefix + namespace/name): the cluster's scheduler
+// places a hierarchy's members in one cycle.
 func (s *shadow) groupOf(pod *v1.Pod) string {
-	if !s.e.sched.Features().EnableGenericWorkload {
+	if !s.e.sched.Features().EnableGenericWorkload || framework.PodGroupNameOf(pod) == "" {
 		return ""
 	}
-	return framework.PodGroupKeyOf(pod)
+	return s.batchKey(pod.Namespace, framework.PodGroupNameOf(pod))
+}
+
+// compositeBatchPrefix marks the batch key of a hierarchy's root.
+const compositeBatchPrefix = "compositepodgroup/"
+
+// batchKey is the batch key of the PodGroup namespace/name (groupOf).
+func (s *shadow) batchKey(namespace, name string) string {
+	if s.e.sched.Features().EnableCompositePodGroup {
+		root, ok, err := framework.GroupRoot(s.e.sched.Objects(), true, framework.GroupRef{Namespace: namespace, Name: name})
+		if err == nil && ok && root.Composite {
+			return compositeBatchPrefix + root.Namespace + "/" + root.Name
+		}
+	}
+	return framework.PodGroupKey(namespace, name)
 }
 
 // batchFor is group's open batch for a decision about member (its
@@ -139,19 +160,26 @@ func (s *shadow) groupOf(pod *v1.Pod) string {
 // pod-group cycle on the state now.
 func (s *shadow) batchFor(group, member string, old *v1.Pod, binding bool) *groupBatch {
 	b := s.batches[group]
-	if b != nil && (s.arrived.Sub(b.opened) > groupBatchWindow || member != "" && b.decided[member] || member == "" && b.conditionJudged ||
+	if b != nil && (s.arrived.Sub(b.opened) > groupBatchWindow || member != "" && b.decided[member] ||
 		binding && len(b.bound) == 0 && len(b.decided) > 0) {
 		s.closeBatch(b)
 		b = nil
 	}
 	if b == nil {
-		h, held := s.held[group]
-		b = s.openBatch(group, old, h.old)
-		if held && member != "" {
-			// The condition came first, through the PodGroups'
-			// watch: it is this cycle's.
-			delete(s.held, group)
-			s.observeGroupJudgement(s.judgeCondition(b, h.cur))
+		held := s.heldOf(group)
+		priors := make([]*schedulingv1beta1.PodGroup, len(held))
+		for i, k := range held {
+			priors[i] = s.held[k].old
+		}
+		b = s.openBatch(group, old, priors...)
+		if member != "" {
+			// The conditions came first, through the PodGroups'
+			// watch: they are this cycle's.
+			for _, k := range held {
+				h := s.held[k]
+				delete(s.held, k)
+				s.observeGroupJudgement(s.judgeCondition(b, h.cur))
+			}
 		}
 	}
 	return b
@@ -247,6 +275,21 @@ type heldCondition struct {
 	// old is the PodGroup before the condition, as the cycle that wrote
 	// it saw it; cur with it.
 	old, cur *schedulingv1beta1.PodGroup
+	// batch is the batch key of the PodGroup's group (groupOf).
+	batch string
+}
+
+// heldOf are the PodGroups (namespace/name, sorted) whose held condition
+// is of batch key group.
+func (s *shadow) heldOf(group string) []string {
+	var out []string
+	for k, h := range s.held {
+		if h.batch == group {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // podGroupConditionChanged judges the PodGroup's new
@@ -265,41 +308,43 @@ func (s *shadow) podGroupConditionChanged(old, cur *schedulingv1beta1.PodGroup) 
 		was.Status == c.Status && was.Reason == c.Reason && was.Message == c.Message {
 		return nil
 	}
-	group := framework.PodGroupKey(cur.Namespace, cur.Name)
-	if _, ok := s.held[group]; ok {
+	pgKey := framework.PodGroupKey(cur.Namespace, cur.Name)
+	if _, ok := s.held[pgKey]; ok {
 		// Two conditions before any member decision: the first is
 		// judged on the state now.
-		s.judgeHeld(group)
+		s.judgeHeld(pgKey)
 	}
-	if b := s.batches[group]; b != nil && !b.conditionJudged && len(b.decided) > 0 && s.arrived.Sub(b.opened) <= groupBatchWindow {
+	group := s.batchKey(cur.Namespace, cur.Name)
+	if b := s.batches[group]; b != nil && !b.conditionsJudged[pgKey] && len(b.decided) > 0 && s.arrived.Sub(b.opened) <= groupBatchWindow {
 		return s.judgeCondition(b, cur)
 	}
-	s.held[group] = heldCondition{at: s.arrived, old: old, cur: cur}
+	s.held[pgKey] = heldCondition{at: s.arrived, old: old, cur: cur, batch: group}
 	return nil
 }
 
-// judgeHeld judges group's held condition on a batch opened now (the one
-// open closed first).
-func (s *shadow) judgeHeld(group string) {
-	h := s.held[group]
-	if b := s.batches[group]; b != nil {
+// judgeHeld judges the PodGroup pgKey's held condition on a batch of its
+// group opened now (the one open closed first).
+func (s *shadow) judgeHeld(pgKey string) {
+	h := s.held[pgKey]
+	if b := s.batches[h.batch]; b != nil {
 		s.closeBatch(b)
 	}
-	b := s.openBatch(group, nil, h.old)
-	delete(s.held, group)
+	b := s.openBatch(h.batch, nil, h.old)
+	delete(s.held, pgKey)
 	s.observeGroupJudgement(s.judgeCondition(b, h.cur))
 }
 
 // judgeCondition judges the PodGroup cur's condition against the one
 // schedtui's pod-group cycle of batch b writes.
 func (s *shadow) judgeCondition(b *groupBatch, cur *schedulingv1beta1.PodGroup) *groupJudgement {
-	b.conditionJudged = true
+	pgKey := framework.PodGroupKey(cur.Namespace, cur.Name)
+	b.conditionsJudged[pgKey] = true
 	c := apimeta.FindStatusCondition(cur.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
 	theirs := GroupConditionText(c.Status, c.Reason, c.Message)
-	j := &groupJudgement{pod: PodGroupRef(b.group), d: decision{msg: theirs}, attempt: b.first}
+	j := &groupJudgement{pod: PodGroupRef(pgKey), d: decision{msg: theirs}, attempt: b.first}
 	var mine string
-	if b.cycle != nil && b.cycle.PodGroupWrite != nil {
-		if w := apimeta.FindStatusCondition(b.cycle.PodGroupWrite.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled); w != nil {
+	if w := b.write(pgKey); w != nil {
+		if w := apimeta.FindStatusCondition(w.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled); w != nil {
 			mine = GroupConditionText(w.Status, w.Reason, w.Message)
 		}
 	}
@@ -321,22 +366,52 @@ func (s *shadow) judgeCondition(b *groupBatch, cur *schedulingv1beta1.PodGroup) 
 	return j
 }
 
+// write is the batch's cycle's write of the PodGroup pgKey, nil when
+// none.
+func (b *groupBatch) write(pgKey string) *schedulingv1beta1.PodGroup {
+	if b.cycle == nil {
+		return nil
+	}
+	return b.cycle.PodGroupWrite(pgKey)
+}
+
 // openBatch opens group's batch with its members pending now (old, when
 // set, being one of them, before its decision), in member order, and
 // makes schedtui's pod-group cycle for them on a copy of the state now
 // (with the PodGroup as prior when set: a condition already stored is
 // the cycle's own write), its attempts put on the timeline.
-func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.PodGroup) *groupBatch {
+func (s *shadow) openBatch(group string, old *v1.Pod, priors ...*schedulingv1beta1.PodGroup) *groupBatch {
 	e := s.e
-	b := &groupBatch{group: group, opened: s.arrived, bound: map[string]string{}, decided: map[string]bool{}, attempts: map[string]int{}, first: -1}
+	b := &groupBatch{group: group, opened: s.arrived, bound: map[string]string{}, decided: map[string]bool{}, attempts: map[string]int{}, first: -1,
+		conditionsJudged: map[string]bool{}}
 	s.batches[group] = b
-	ns, name := splitKey(group)
+	// The group's hierarchy: its PodGroup, or a composite root's tree,
+	// with the PodGroups of priors as they were (a condition already
+	// stored is the cycle's own write).
+	objs := e.sched.Objects()
+	var tree *framework.PodGroupInfo
+	unknown := "PodGroup " + group
+	if root, ok := strings.CutPrefix(group, compositeBatchPrefix); ok {
+		ns, name := splitKey(root)
+		tree = framework.Hierarchy(objs, framework.GroupRef{Composite: true, Namespace: ns, Name: name})
+		unknown = "CompositePodGroup " + root
+	} else {
+		ns, name := splitKey(group)
+		tree = framework.Hierarchy(objs, framework.GroupRef{Namespace: ns, Name: name})
+	}
+	if tree != nil {
+		for _, prior := range priors {
+			if n, _ := tree.Find(prior.Name); n != nil && !n.Composite {
+				n.PodGroup = prior
+			}
+		}
+	}
 	var queued []*framework.QueuedPodInfo
-	for _, p := range e.sched.Objects().Pods() {
+	for _, p := range objs.Pods() {
 		if old != nil && p.UID == old.UID {
 			p = old
 		}
-		if p.Spec.NodeName != "" || framework.PodGroupKeyOf(p) != group || p.DeletionTimestamp != nil || !e.responsible(p) {
+		if p.Spec.NodeName != "" || s.groupOf(p) != group || p.DeletionTimestamp != nil || !e.responsible(p) {
 			continue
 		}
 		qi, _ := e.q.Get(p.Namespace, p.Name)
@@ -346,16 +421,26 @@ func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.P
 		queued = append(queued, &framework.QueuedPodInfo{PodInfo: framework.NewPodInfo(s.judgedPod(p)), QueueingParams: qi.QueueingParams})
 	}
 	slices.SortFunc(queued, framework.PodGroupMemberPodsOrdering)
-	for _, qi := range queued {
-		b.members = append(b.members, qi.Pod)
-	}
-	pg, err := e.sched.Objects().PodGroup(ns, name)
-	if prior != nil && err == nil {
-		pg = prior
+	var g *framework.QueuedPodGroupInfo
+	if tree != nil {
+		g = &framework.QueuedPodGroupInfo{PodGroupInfo: tree}
+		for _, qi := range queued {
+			g.AddMember(qi)
+		}
+		// The cycle's order: leaf by leaf, each in member order.
+		for _, leaf := range g.Leaves() {
+			for _, m := range g.LeafMembers(leaf) {
+				b.members = append(b.members, m.Pod)
+			}
+		}
+	} else {
+		for _, qi := range queued {
+			b.members = append(b.members, qi.Pod)
+		}
 	}
 	switch {
-	case err != nil:
-		b.why = "PodGroup " + group + " is not known"
+	case tree == nil:
+		b.why = unknown + " is not known"
 		return b
 	case len(queued) == 0:
 		b.why = "no member of " + group + " is pending"
@@ -366,18 +451,18 @@ func (s *shadow) openBatch(group string, old *v1.Pod, prior *schedulingv1beta1.P
 		b.why = "the state could not be copied"
 		return b
 	}
-	fork.SetPodGroup(pg)
+	for _, prior := range priors {
+		fork.SetPodGroup(prior)
+	}
 	// A fork replaying to one of the members' attempts (shadow.fork)
 	// keeps the state before the cycle, which the cycle changes.
 	var before *scheduler.Scheduler
 	if c := s.capture; c != nil && c.sched == nil && slices.ContainsFunc(queued, func(qi *framework.QueuedPodInfo) bool { return key(qi.Pod) == c.of }) {
 		if before = s.cloneScheduler(); before != nil {
-			before.SetPodGroup(pg)
+			for _, prior := range priors {
+				before.SetPodGroup(prior)
+			}
 		}
-	}
-	g := &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: ns, Name: name, PodGroup: pg}}
-	for _, qi := range queued {
-		g.AddMember(qi)
 	}
 	// The cluster's scheduler popped the group: its members are in
 	// flight, out of its queue, so their nominations are stubs to the

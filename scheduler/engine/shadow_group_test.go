@@ -323,3 +323,63 @@ func TestShadowGangRetryDuringPreemption(t *testing.T) {
 		t.Errorf("m1: %s (%s), want agree", o.Reason, o.Message)
 	}
 }
+
+// compositeYAML is a root CompositePodGroup, a gang of minGroupCount
+// children (basic with 0).
+func compositeYAML(name string, minGroupCount int) string {
+	policy := "basic: {}"
+	if minGroupCount > 0 {
+		policy = fmt.Sprintf("gang: {minGroupCount: %d}", minGroupCount)
+	}
+	return fmt.Sprintf(`- apiVersion: scheduling.k8s.io/v1alpha3
+  kind: CompositePodGroup
+  metadata: {name: %s, namespace: default, uid: cpg-%s, resourceVersion: '1', creationTimestamp: '2025-12-31T00:00:00Z'}
+  spec:
+    workloadRef: {workloadName: %s, templateName: %s}
+    schedulingPolicy: {%s}
+`, name, name, name, name, policy)
+}
+
+// childGroupYAML is a gang PodGroup of minCount under the
+// CompositePodGroup parent.
+func childGroupYAML(name, parent string, minCount int) string {
+	return strings.Replace(podGroupYAML(name, minCount), "  spec:\n",
+		"  spec:\n    parentCompositePodGroupName: "+parent+"\n    workloadRef: {workloadName: "+parent+", templateName: "+name+"}\n", 1)
+}
+
+// TestShadowCompositeBindings: a composite gang of two gangs, its three
+// members bound by the cluster's scheduler in one cycle of the hierarchy
+// (the bindings and the two PodGroups' conditions arriving in any order).
+// Shadow mode makes one pod-group cycle of the root for them all and
+// agrees with each decision and each PodGroup's condition.
+func TestShadowCompositeBindings(t *testing.T) {
+	yaml := listHeader + nodeYAML("n1", "4", "") + nodeYAML("n2", "4", "") + compositeYAML("job", 2) +
+		childGroupYAML("a", "job", 2) + childGroupYAML("b", "job", 1) +
+		gangPodYAML("a1", "3", "a", "") + gangPodYAML("a2", "3", "a", "") + gangPodYAML("b1", "500m", "b", "")
+	gates := features.Default()
+	gates.EnableGenericWorkload, gates.EnableTopologyAwareWorkloadScheduling, gates.EnableCompositePodGroup = true, true, true
+	sim := load(t, yaml, Options{Features: &gates})
+	sim.RunToQuiescence()
+	if g := sim.Groups(); len(g) != 1 || g[0].Key() != "default/job" || !g[0].Composite || g[0].Result != record.GroupScheduled {
+		t.Fatalf("the simulation's pod-group cycles: %+v", g)
+	}
+	e := load(t, yaml, Options{Shadow: true, Features: &gates})
+	var changes []change.Change
+	for i, m := range []string{"default/b1", "default/a2", "default/a1"} {
+		changes = append(changes, at(e, 10*time.Second+time.Duration(i)*10*time.Millisecond, change.PodUpdate, bindTo(e, m, sim.Pod(m).Spec.NodeName)))
+	}
+	changes = append(changes,
+		groupChange(e, 10*time.Second+40*time.Millisecond, withCondition(t, e, "b", metav1.ConditionTrue, "Scheduled", "")),
+		groupChange(e, 10*time.Second+50*time.Millisecond, withCondition(t, e, "a", metav1.ConditionTrue, "Scheduled", "")))
+	applyAll(t, e, changes...)
+	e.RunToQuiescence()
+	v := observedVerdicts(e)
+	for _, k := range []string{"default/a1", "default/a2", "default/b1", "podgroup/default/a", "podgroup/default/b"} {
+		if o := v[k]; o.Reason != string(Agree) && o.Reason != string(Tie) {
+			t.Errorf("%s: %+v", k, o)
+		}
+	}
+	if g := e.Groups(); len(g) != 1 || g[0].Key() != "default/job" || len(g[0].Members) != 3 {
+		t.Errorf("schedtui's pod-group cycles: %+v", g)
+	}
+}

@@ -43,8 +43,11 @@ type timer struct {
 	node      string
 	preemptor string
 	change    change.Change
-	// pod is the pod of a parked binding cycle (timerBindingPoll).
-	pod types.UID
+	// pod is the pod of a parked binding cycle (timerBindingPoll), parked
+	// the wait it polls: a wait that ended, or gave way to another, is
+	// not polled.
+	pod    types.UID
+	parked *parkedBinding
 }
 
 type timerHeap []*timer
@@ -92,7 +95,9 @@ func (e *Engine) fire(t *timer) {
 			e.clusterEvent(t.change, "not applied: "+err.Error())
 		}
 	case timerBindingPoll:
-		e.pollBinding(t.pod)
+		if p := e.parked[t.pod]; p != nil && p == t.parked {
+			e.pollBinding(p)
+		}
 	}
 }
 

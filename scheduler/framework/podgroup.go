@@ -4,8 +4,10 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -43,25 +45,213 @@ func PodGroupKeyOf(pod *v1.Pod) string {
 }
 
 // PodGroupInfo is a pod group as the pod-group cycle sees it (upstream's
-// framework.PodGroupInfo for a leaf group): the PodGroup object and its
-// members being scheduled in this cycle, in the group's member order.
+// framework.PodGroupInfo): a leaf PodGroup and its members being scheduled
+// in this cycle, in the group's member order; or, with CompositePodGroup,
+// a CompositePodGroup and its child groups (PodGroups or
+// CompositePodGroups), the hierarchy's root being the queue's unit.
 type PodGroupInfo struct {
 	Namespace, Name string
-	PodGroup        *schedulingv1beta1.PodGroup
-	// UnscheduledPods are the members this cycle tries, in order; the
-	// members already assumed or bound are in the cache's PodGroupState.
+	// Composite is true for a CompositePodGroup's node (upstream's
+	// CompositePodGroupKeyType), whose object may be nil while the cycle
+	// reconciles it.
+	Composite         bool
+	PodGroup          *schedulingv1beta1.PodGroup
+	CompositePodGroup *schedulingv1alpha3.CompositePodGroup
+	// Children are a composite node's child groups in upstream's
+	// GetChildGroups order: creation time, then name.
+	Children []*PodGroupInfo
+	// UnscheduledPods are the members this cycle tries, in order (a leaf
+	// only); the members already assumed or bound are in the cache's
+	// PodGroupState.
 	UnscheduledPods []*v1.Pod
+}
+
+// NewPodGroupInfo is the leaf node of a PodGroup.
+func NewPodGroupInfo(pg *schedulingv1beta1.PodGroup) *PodGroupInfo {
+	return &PodGroupInfo{Namespace: pg.Namespace, Name: pg.Name, PodGroup: pg}
+}
+
+// NewCompositePodGroupInfo is the node of a CompositePodGroup, without
+// children.
+func NewCompositePodGroupInfo(cpg *schedulingv1alpha3.CompositePodGroup) *PodGroupInfo {
+	return &PodGroupInfo{Namespace: cpg.Namespace, Name: cpg.Name, Composite: true, CompositePodGroup: cpg}
 }
 
 // Key is namespace/name.
 func (g *PodGroupInfo) Key() string { return PodGroupKey(g.Namespace, g.Name) }
 
-// Policy is PolicyGang or PolicyBasic.
-func (g *PodGroupInfo) Policy() string { return PodGroupPolicy(g.PodGroup) }
+// Kind is "PodGroup" or "CompositePodGroup".
+func (g *PodGroupInfo) Kind() string {
+	if g.Composite {
+		return KindCompositePodGroup
+	}
+	return KindPodGroup
+}
 
-// MinCount is the gang's minCount; 1 for a basic group (upstream's
+// EntityKey tells a PodGroup from a CompositePodGroup of the same name:
+// Kind/namespace/name (upstream's PodGroupInfo.GetKey).
+func (g *PodGroupInfo) EntityKey() string { return g.Kind() + "/" + g.Key() }
+
+// Policy is PolicyGang or PolicyBasic.
+func (g *PodGroupInfo) Policy() string {
+	if g.Composite {
+		if g.CompositePodGroup != nil && g.CompositePodGroup.Spec.SchedulingPolicy.Gang != nil {
+			return PolicyGang
+		}
+		return PolicyBasic
+	}
+	return PodGroupPolicy(g.PodGroup)
+}
+
+// MinCount is the gang's minCount (a composite gang's minGroupCount: the
+// children that must be placed); 1 for a basic group (upstream's
 // getMinCount).
-func (g *PodGroupInfo) MinCount() int { return PodGroupMinCount(g.PodGroup) }
+func (g *PodGroupInfo) MinCount() int {
+	if g.Composite {
+		return CompositePodGroupMinGroupCount(g.CompositePodGroup)
+	}
+	return PodGroupMinCount(g.PodGroup)
+}
+
+// AllUnscheduledPods are the members the cycle tries in the whole subtree
+// (upstream's GetUnscheduledPods), leaf by leaf in child order.
+func (g *PodGroupInfo) AllUnscheduledPods() []*v1.Pod {
+	if !g.Composite {
+		return g.UnscheduledPods
+	}
+	var pods []*v1.Pod
+	for _, c := range g.Children {
+		pods = append(pods, c.AllUnscheduledPods()...)
+	}
+	return pods
+}
+
+// Leaves are the subtree's PodGroups, depth first in child order.
+func (g *PodGroupInfo) Leaves() []*PodGroupInfo {
+	if !g.Composite {
+		return []*PodGroupInfo{g}
+	}
+	var out []*PodGroupInfo
+	for _, c := range g.Children {
+		out = append(out, c.Leaves()...)
+	}
+	return out
+}
+
+// Nodes are the subtree's nodes, the node itself first, depth first.
+func (g *PodGroupInfo) Nodes() []*PodGroupInfo {
+	out := []*PodGroupInfo{g}
+	for _, c := range g.Children {
+		out = append(out, c.Nodes()...)
+	}
+	return out
+}
+
+// Find is upstream's findNodeAndParent: the node named name in the
+// subtree (depth first) and its parent (nil for g itself).
+func (g *PodGroupInfo) Find(name string) (node, parent *PodGroupInfo) {
+	return g.find(nil, name)
+}
+
+func (g *PodGroupInfo) find(parent *PodGroupInfo, name string) (*PodGroupInfo, *PodGroupInfo) {
+	if g.Name == name {
+		return g, parent
+	}
+	for _, c := range g.Children {
+		if n, p := c.find(g, name); n != nil {
+			return n, p
+		}
+	}
+	return nil, nil
+}
+
+// AddChild inserts a child at its place in the child order; a child of the
+// same name is kept.
+func (g *PodGroupInfo) AddChild(child *PodGroupInfo) {
+	for _, c := range g.Children {
+		if c.Name == child.Name {
+			return
+		}
+	}
+	i, _ := slices.BinarySearchFunc(g.Children, child, childGroupOrder)
+	g.Children = slices.Insert(g.Children, i, child)
+}
+
+// CloneTree copies the subtree's nodes (the API objects are shared),
+// without their members.
+func (g *PodGroupInfo) CloneTree() *PodGroupInfo {
+	c := &PodGroupInfo{Namespace: g.Namespace, Name: g.Name, Composite: g.Composite, PodGroup: g.PodGroup, CompositePodGroup: g.CompositePodGroup}
+	for _, ch := range g.Children {
+		c.Children = append(c.Children, ch.CloneTree())
+	}
+	return c
+}
+
+// RemoveChild removes the child named name.
+func (g *PodGroupInfo) RemoveChild(name string) {
+	g.Children = slices.DeleteFunc(g.Children, func(c *PodGroupInfo) bool { return c.Name == name })
+}
+
+// creation is the node's object's creation time.
+func (g *PodGroupInfo) creation() time.Time {
+	if g.PodGroup != nil {
+		return g.PodGroup.CreationTimestamp.Time
+	}
+	if g.CompositePodGroup != nil {
+		return g.CompositePodGroup.CreationTimestamp.Time
+	}
+	return time.Time{}
+}
+
+// childGroupOrder is GetChildGroups' order: creation time, then name.
+func childGroupOrder(a, b *PodGroupInfo) int {
+	if c := a.creation().Compare(b.creation()); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
+// Kinds of group, as entity keys and views name them.
+const (
+	KindPodGroup          = "PodGroup"
+	KindCompositePodGroup = "CompositePodGroup"
+)
+
+// ParentOfPodGroup is the CompositePodGroup a PodGroup belongs to, "" for
+// none.
+func ParentOfPodGroup(pg *schedulingv1beta1.PodGroup) string {
+	if pg != nil && pg.Spec.ParentCompositePodGroupName != nil {
+		return *pg.Spec.ParentCompositePodGroupName
+	}
+	return ""
+}
+
+// ParentOfCompositePodGroup is the CompositePodGroup a CompositePodGroup
+// belongs to, "" for a root.
+func ParentOfCompositePodGroup(cpg *schedulingv1alpha3.CompositePodGroup) string {
+	if cpg != nil && cpg.Spec.ParentCompositePodGroupName != nil {
+		return *cpg.Spec.ParentCompositePodGroupName
+	}
+	return ""
+}
+
+// CompositePodGroupMinGroupCount is a composite gang's minGroupCount, 1
+// for a basic one.
+func CompositePodGroupMinGroupCount(cpg *schedulingv1alpha3.CompositePodGroup) int {
+	if cpg != nil && cpg.Spec.SchedulingPolicy.Gang != nil {
+		return int(cpg.Spec.SchedulingPolicy.Gang.MinGroupCount)
+	}
+	return 1
+}
+
+// CompositePodGroupPriority is upstream's util.CompositePodGroupPriority:
+// spec.priority, 0 when unset.
+func CompositePodGroupPriority(cpg *schedulingv1alpha3.CompositePodGroup) int32 {
+	if cpg != nil && cpg.Spec.Priority != nil {
+		return *cpg.Spec.Priority
+	}
+	return 0
+}
 
 // PodGroupPolicy is PolicyGang for a gang policy, else PolicyBasic.
 func PodGroupPolicy(pg *schedulingv1beta1.PodGroup) string {
@@ -100,17 +290,58 @@ type QueuedPodGroupInfo struct {
 	Members []*QueuedPodInfo
 }
 
-// Priority is the group's priority.
-func (g *QueuedPodGroupInfo) Priority() int32 { return PodGroupPriority(g.PodGroup) }
+// Priority is the group's priority: a PodGroup's or a
+// CompositePodGroup's (for the queue, the root's).
+func (g *PodGroupInfo) Priority() int32 {
+	if g.Composite {
+		return CompositePodGroupPriority(g.CompositePodGroup)
+	}
+	return PodGroupPriority(g.PodGroup)
+}
 
 // Size is the number of queued members.
 func (g *QueuedPodGroupInfo) Size() int { return len(g.Members) }
 
-// AddMember inserts a member at its place in the member order.
+// leafOf is the leaf PodGroup of the hierarchy a pod names, nil when the
+// hierarchy has none (upstream's AddPod then drops the pod).
+func (g *QueuedPodGroupInfo) leafOf(pod *v1.Pod) *PodGroupInfo {
+	if pod.Namespace != g.Namespace {
+		return nil
+	}
+	leaf, _ := g.Find(PodGroupNameOf(pod))
+	if leaf == nil || leaf.Composite {
+		return nil
+	}
+	return leaf
+}
+
+// AddMember inserts a member at its place in the member order (and in its
+// leaf's); a pod whose PodGroup is not in the hierarchy is dropped, as
+// upstream's AddPod drops it.
 func (g *QueuedPodGroupInfo) AddMember(pi *QueuedPodInfo) {
+	leaf := g.leafOf(pi.Pod)
+	if leaf == nil {
+		return
+	}
 	i, _ := slices.BinarySearchFunc(g.Members, pi, PodGroupMemberPodsOrdering)
 	g.Members = slices.Insert(g.Members, i, pi)
-	g.UnscheduledPods = slices.Insert(g.UnscheduledPods, i, pi.Pod)
+	j, _ := slices.BinarySearchFunc(g.LeafMembers(leaf), pi, PodGroupMemberPodsOrdering)
+	leaf.UnscheduledPods = slices.Insert(leaf.UnscheduledPods, j, pi.Pod)
+}
+
+// LeafMembers are the queued members of one leaf PodGroup of the
+// hierarchy, in member order.
+func (g *QueuedPodGroupInfo) LeafMembers(leaf *PodGroupInfo) []*QueuedPodInfo {
+	if !g.Composite {
+		return g.Members
+	}
+	var out []*QueuedPodInfo
+	for _, m := range g.Members {
+		if PodGroupNameOf(m.Pod) == leaf.Name {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // RemoveMember removes the member with the pod's namespace and name and
@@ -119,20 +350,52 @@ func (g *QueuedPodGroupInfo) RemoveMember(pod *v1.Pod) *QueuedPodInfo {
 	for i, m := range g.Members {
 		if m.Pod.Namespace == pod.Namespace && m.Pod.Name == pod.Name {
 			g.Members = slices.Delete(g.Members, i, i+1)
-			g.UnscheduledPods = slices.Delete(g.UnscheduledPods, i, i+1)
+			if leaf := g.leafOf(m.Pod); leaf != nil {
+				leaf.UnscheduledPods = slices.DeleteFunc(leaf.UnscheduledPods, func(p *v1.Pod) bool { return p.Name == pod.Name })
+			}
 			return m
 		}
 	}
 	return nil
 }
 
+// RemoveSubtree removes the node named name (a child group) and returns
+// the queued members of its subtree (upstream's RemovePodGroup and
+// RemoveCompositePodGroup).
+func (g *QueuedPodGroupInfo) RemoveSubtree(name string) []*QueuedPodInfo {
+	node, parent := g.Find(name)
+	if node == nil {
+		return nil
+	}
+	if parent != nil {
+		parent.RemoveChild(name)
+	}
+	var removed []*QueuedPodInfo
+	gone := map[*QueuedPodInfo]bool{}
+	for _, leaf := range node.Leaves() {
+		for _, m := range g.LeafMembers(leaf) {
+			removed = append(removed, m)
+			gone[m] = true
+		}
+		leaf.UnscheduledPods = nil
+	}
+	g.Members = slices.DeleteFunc(g.Members, func(m *QueuedPodInfo) bool { return gone[m] })
+	return removed
+}
+
 // UpdateMember replaces a member's pod (an informer update), keeping its
 // place and bookkeeping; it reports whether the pod is a member.
 func (g *QueuedPodGroupInfo) UpdateMember(pod *v1.Pod) bool {
-	for i, m := range g.Members {
+	for _, m := range g.Members {
 		if m.Pod.Namespace == pod.Namespace && m.Pod.Name == pod.Name {
 			m.PodInfo = NewPodInfo(pod)
-			g.UnscheduledPods[i] = pod
+			if leaf := g.leafOf(pod); leaf != nil {
+				for i, p := range leaf.UnscheduledPods {
+					if p.Name == pod.Name {
+						leaf.UnscheduledPods[i] = pod
+					}
+				}
+			}
 			return true
 		}
 	}

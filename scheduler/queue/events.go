@@ -33,6 +33,10 @@ var (
 	EventPodGroupAdd          = framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.Add}
 	EventPodGroupUpdate       = framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.Update}
 	EventPodGroupDelete       = framework.ClusterEvent{Resource: framework.PodGroup, ActionType: framework.Delete}
+	// CompositePodGroup's informer events (CompositePodGroup on).
+	EventCompositePodGroupAdd    = framework.ClusterEvent{Resource: framework.CompositePodGroup, ActionType: framework.Add}
+	EventCompositePodGroupUpdate = framework.ClusterEvent{Resource: framework.CompositePodGroup, ActionType: framework.Update}
+	EventCompositePodGroupDelete = framework.ClusterEvent{Resource: framework.CompositePodGroup, ActionType: framework.Delete}
 	// EventUnschedulableTimeout is the wildcard event of the leftover flush.
 	EventUnschedulableTimeout = framework.ClusterEvent{Resource: framework.WildCard, ActionType: framework.All, CustomLabel: UnschedulableTimeout}
 	// EventForceActivate is the wildcard event Activate records for an

@@ -19,18 +19,17 @@ import (
 // in incomplete (incompletePodGroupPods), and a member arriving (or
 // failing) while its group is in flight waits in pending
 // (pendingPodGroupPods) until the group cycle's end requeues the group
-// (AddAttemptedPodGroupIfNeeded). Only leaf groups: CompositePodGroup is
-// refused by its gate.
+// (AddAttemptedPodGroupIfNeeded). With CompositePodGroup the entry is the
+// hierarchy's root (workload_forest.go).
 
 // WaitingForPodGroup is where a member waits while its PodGroup has not
 // been observed: never attempted until it is.
 const WaitingForPodGroup Location = "WaitingForPodGroup"
 
-// groupKeyPrefix marks a group entry's key in PriorityQueue.pods; a pod's
-// key (namespace/name) never starts with it, having one slash only.
-const groupKeyPrefix = "PodGroup/"
-
-func groupEntryKey(groupKey string) string { return groupKeyPrefix + groupKey }
+// A group entry's key in PriorityQueue.pods is its root's
+// PodGroupInfo.EntityKey (PodGroup/namespace/name or
+// CompositePodGroup/namespace/name): a pod's key (namespace/name) never
+// equals one, having one slash only.
 
 // memberPods is podGroupMemberPods: members by group key, in arrival
 // order (upstream iterates a map; the order here is reproducible), each
@@ -109,7 +108,11 @@ func (q *PriorityQueue) lookup(pod *v1.Pod) (*entry, bool) {
 		e, ok := q.pods[podKey(pod)]
 		return e, ok
 	}
-	e, ok := q.pods[groupEntryKey(framework.PodGroupKeyOf(pod))]
+	r, ok := q.rootOfPod(pod)
+	if !ok {
+		return nil, false
+	}
+	e, ok := q.pods[r.entryKey]
 	if !ok || e.group.Member(pod.Namespace, pod.Name) == nil {
 		return nil, false
 	}
@@ -152,7 +155,7 @@ func (q *PriorityQueue) updateWaitingMember(pod *v1.Pod) *framework.QueuedPodInf
 
 func (q *PriorityQueue) newGroupEntry(g *framework.QueuedPodGroupInfo) *entry {
 	q.seq++
-	return &entry{QueueingParams: &g.QueueingParams, group: g, key: groupEntryKey(g.Key()), seq: q.seq, heapIndex: -1}
+	return &entry{QueueingParams: &g.QueueingParams, group: g, key: g.EntityKey(), seq: q.seq, heapIndex: -1}
 }
 
 // strategyOf is the strategy that puts an entry back where it was, as
@@ -180,14 +183,14 @@ func (q *PriorityQueue) emitMember(pi *framework.QueuedPodInfo, groupKey string,
 // was), waits for its in-flight group, or starts a new group entry.
 func (q *PriorityQueue) addPodGroupMember(pi *framework.QueuedPodInfo, from Location) {
 	gk := framework.PodGroupKeyOf(pi.Pod)
-	pg, ok := q.podGroups[gk]
+	r, ok := q.rootOfPod(pi.Pod)
 	if !ok {
 		q.incomplete.add(pi, from)
 		q.emitMember(pi, gk, from, WaitingForPodGroup, EventUnscheduledPodAdd.Label())
 		return
 	}
 	label := EventUnscheduledPodAdd.Label()
-	if e, ok := q.pods[groupEntryKey(gk)]; ok {
+	if e, ok := q.pods[r.entryKey]; ok {
 		was, s := e.location(), strategyOf(e.where)
 		q.detach(e)
 		e.group.AddMember(pi)
@@ -198,11 +201,11 @@ func (q *PriorityQueue) addPodGroupMember(pi *framework.QueuedPodInfo, from Loca
 		}
 		return
 	}
-	if q.lastPopped == groupEntryKey(gk) {
+	if q.lastPopped == r.entryKey {
 		q.pendingMembers.add(pi, from)
 		return
 	}
-	g := &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: pg.Namespace, Name: pg.Name, PodGroup: pg}}
+	g := q.buildGroup(r)
 	g.AddMember(pi)
 	g.Timestamp = pi.Timestamp
 	g.InitialAttemptTimestamp = pi.InitialAttemptTimestamp
@@ -214,13 +217,14 @@ func (q *PriorityQueue) addPodGroupMember(pi *framework.QueuedPodInfo, from Loca
 func (q *PriorityQueue) deletePodGroupMember(pod *v1.Pod) {
 	gk := framework.PodGroupKeyOf(pod)
 	label := EventUnscheduledPodDelete.Label()
-	if _, ok := q.podGroups[gk]; !ok {
+	r, ok := q.rootOfPod(pod)
+	if !ok {
 		if pi := q.incomplete.remove(pod); pi != nil {
 			q.emitMember(pi, gk, WaitingForPodGroup, NotQueued, label)
 		}
 		return
 	}
-	e, ok := q.pods[groupEntryKey(gk)]
+	e, ok := q.pods[r.entryKey]
 	if !ok {
 		q.pendingMembers.remove(pod)
 		return
@@ -255,43 +259,60 @@ func (q *PriorityQueue) startGroupInFlight(e *entry) bool {
 	return true
 }
 
-// AddPodGroup is AddPodGroup: the PodGroup is observed; its members
-// waiting for it join the queue.
+// AddPodGroup is AddPodGroup: the PodGroup is observed; a queued
+// hierarchy gains it, and the members below its root waiting for it (or
+// for it to complete their hierarchy) join the queue.
 func (q *PriorityQueue) AddPodGroup(pg *schedulingv1beta1.PodGroup) {
 	gk := framework.PodGroupKey(pg.Namespace, pg.Name)
 	q.podGroups[gk] = pg
-	if e, ok := q.pods[groupEntryKey(gk)]; ok {
-		e.group.PodGroup = pg
+	r, ok := q.rootOfPodGroup(gk)
+	if !ok {
+		return
 	}
-	for _, w := range q.incomplete.clear(gk) {
-		q.addPodGroupMember(w.pi, WaitingForPodGroup)
+	if e, ok := q.pods[r.entryKey]; ok {
+		if parent, has := q.podGroupHasParent(gk); has {
+			if p, _ := e.group.Find(parent); p != nil && p.Composite {
+				p.AddChild(framework.NewPodGroupInfo(pg))
+			}
+		}
 	}
+	q.admitIncomplete(r)
 }
 
-// UpdatePodGroup is UpdatePodGroup: the queued group sees the new object.
+// UpdatePodGroup is UpdatePodGroup: the queued hierarchy sees the new
+// object.
 func (q *PriorityQueue) UpdatePodGroup(pg *schedulingv1beta1.PodGroup) {
 	gk := framework.PodGroupKey(pg.Namespace, pg.Name)
 	if _, ok := q.podGroups[gk]; !ok {
 		return
 	}
 	q.podGroups[gk] = pg
-	if e, ok := q.pods[groupEntryKey(gk)]; ok {
-		e.group.PodGroup = pg
+	r, ok := q.rootOfPodGroup(gk)
+	if !ok {
+		return
+	}
+	if e, ok := q.pods[r.entryKey]; ok {
+		if n, _ := e.group.Find(pg.Name); n != nil && !n.Composite {
+			n.PodGroup = pg
+		}
 	}
 }
 
 // DeletePodGroup is DeletePodGroup: the group's members, queued or
-// pending, wait for their PodGroup again.
+// pending, wait for their PodGroup again; the rest of its hierarchy stays.
 func (q *PriorityQueue) DeletePodGroup(pg *schedulingv1beta1.PodGroup) {
 	gk := framework.PodGroupKey(pg.Namespace, pg.Name)
 	if _, ok := q.podGroups[gk]; !ok {
 		return
 	}
+	r, hadRoot := q.rootOfPodGroup(gk)
 	delete(q.podGroups, gk)
-	label := EventUnscheduledPodUpdate.Label()
-	e, ok := q.pods[groupEntryKey(gk)]
+	if !hadRoot {
+		return
+	}
+	e, ok := q.pods[r.entryKey]
 	if !ok {
-		if q.lastPopped != groupEntryKey(gk) {
+		if q.lastPopped != r.entryKey {
 			return
 		}
 		for _, w := range q.pendingMembers.clear(gk) {
@@ -299,12 +320,7 @@ func (q *PriorityQueue) DeletePodGroup(pg *schedulingv1beta1.PodGroup) {
 		}
 		return
 	}
-	was := e.location()
-	q.detach(e)
-	for _, m := range e.group.Members {
-		q.incomplete.add(m, was)
-		q.emitMember(m, gk, was, WaitingForPodGroup, label)
-	}
+	q.removeSubtree(e, pg.Name)
 }
 
 // AddAttemptedPodGroupIfNeeded is AddAttemptedPodGroupIfNeeded: at the
@@ -315,8 +331,8 @@ func (q *PriorityQueue) DeletePodGroup(pg *schedulingv1beta1.PodGroup) {
 // preemption is tried next); after a rejection or an error the group
 // backs off (the error heap: a group has no rejector plugins of its own).
 func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(g *framework.QueuedPodGroupInfo, st *framework.Status) error {
-	gk := g.Key()
-	if e, ok := q.pods[groupEntryKey(gk)]; ok {
+	gk, ek := g.Key(), g.EntityKey()
+	if e, ok := q.pods[ek]; ok {
 		switch e.where {
 		case inUnschedulable:
 			return fmt.Errorf("pod group %s is already present in unschedulable queue", gk)
@@ -326,9 +342,13 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(g *framework.QueuedPodGroup
 			return fmt.Errorf("pod group %s is already present in the backoff queue", gk)
 		}
 	}
-	poppedSeq, wasPopped := q.lastPoppedSeq, q.lastPopped == groupEntryKey(gk)
+	poppedSeq, wasPopped := q.lastPoppedSeq, q.lastPopped == ek
 	q.lastPopped = ""
-	pending := q.pendingMembers.clear(gk)
+	r := rootRef{entryKey: ek, namespace: g.Namespace, name: g.Name, composite: g.Composite}
+	var pending []waitingMember
+	for _, leaf := range q.leafPodGroups(r) {
+		pending = append(pending, q.pendingMembers.clear(leaf)...)
+	}
 	if len(pending) == 0 {
 		return nil
 	}
@@ -337,14 +357,13 @@ func (q *PriorityQueue) AddAttemptedPodGroupIfNeeded(g *framework.QueuedPodGroup
 		attempted[m.Pod.UID] = true
 	}
 	hadFailures := slices.ContainsFunc(pending, func(w waitingMember) bool { return attempted[w.pi.Pod.UID] })
-	pg, ok := q.podGroups[gk]
-	if !ok {
+	ng := q.buildGroup(r)
+	if ng == nil {
 		for _, w := range pending {
 			q.incomplete.add(w.pi, w.from)
 		}
 		return nil
 	}
-	ng := &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: pg.Namespace, Name: pg.Name, PodGroup: pg}}
 	for _, w := range pending {
 		ng.AddMember(w.pi)
 	}

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -201,10 +202,12 @@ type PriorityQueue struct {
 	seq uint64
 
 	// Pod groups (pod_groups.go): the observed PodGroups (upstream's
-	// workloadForest, leaf groups only) by key, members waiting for their
+	// workloadForest, workload_forest.go) by key, the CompositePodGroups
+	// above them (CompositePodGroup) by key, members waiting for their
 	// PodGroup, members waiting for their in-flight group, and the entry
 	// popped last (a group's, while its cycle runs).
 	podGroups      map[string]*schedulingv1beta1.PodGroup
+	composites     map[string]*schedulingv1alpha3.CompositePodGroup
 	incomplete     memberPods
 	pendingMembers memberPods
 	lastPopped     string
@@ -226,6 +229,7 @@ func New(opts Options) (*PriorityQueue, error) {
 		pluginToEvents: map[string][]framework.ClusterEvent{},
 		interest:       map[framework.ClusterEvent]map[string]sets.Set[string]{},
 		podGroups:      map[string]*schedulingv1beta1.PodGroup{},
+		composites:     map[string]*schedulingv1alpha3.CompositePodGroup{},
 		incomplete:     memberPods{},
 		pendingMembers: memberPods{},
 	}

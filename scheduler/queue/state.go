@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -18,6 +19,7 @@ type State struct {
 	// The pod groups' part: observed PodGroups, members waiting for
 	// theirs, the entry popped last.
 	podGroups     map[string]*schedulingv1beta1.PodGroup
+	composites    map[string]*schedulingv1alpha3.CompositePodGroup
 	incomplete    memberPods
 	lastPopped    string
 	lastPoppedSeq uint64
@@ -34,12 +36,11 @@ type entryState struct {
 
 // copyGroup copies a group entry: its bookkeeping and every member's.
 func copyGroup(g *framework.QueuedPodGroupInfo) *framework.QueuedPodGroupInfo {
-	c := &framework.QueuedPodGroupInfo{PodGroupInfo: &framework.PodGroupInfo{Namespace: g.Namespace, Name: g.Name, PodGroup: g.PodGroup}}
+	c := &framework.QueuedPodGroupInfo{PodGroupInfo: g.CloneTree()}
 	c.QueueingParams = copyInfo(&framework.QueuedPodInfo{QueueingParams: g.QueueingParams}).QueueingParams
 	for _, m := range g.Members {
 		info := copyInfo(m)
-		c.Members = append(c.Members, &info)
-		c.UnscheduledPods = append(c.UnscheduledPods, info.Pod)
+		c.AddMember(&info)
 	}
 	return c
 }
@@ -62,7 +63,7 @@ func (q *PriorityQueue) Export() (*State, error) {
 		return nil, fmt.Errorf("queue: cannot export with %d pods in flight", len(q.activeQ.inFlightPods))
 	}
 	st := &State{seq: q.seq, schedCycle: q.activeQ.schedulingCycle, entries: make([]entryState, 0, len(q.pods)),
-		podGroups: maps.Clone(q.podGroups), incomplete: q.incomplete.clone(), lastPopped: q.lastPopped,
+		podGroups: maps.Clone(q.podGroups), composites: maps.Clone(q.composites), incomplete: q.incomplete.clone(), lastPopped: q.lastPopped,
 		lastPoppedSeq: q.lastPoppedSeq}
 	add := func(e *entry) {
 		es := entryState{seq: e.seq, where: e.where, gatingMessage: e.gatingMessage}
@@ -95,11 +96,15 @@ func (q *PriorityQueue) Import(st *State) error {
 	if q.podGroups == nil {
 		q.podGroups, q.incomplete = map[string]*schedulingv1beta1.PodGroup{}, memberPods{}
 	}
+	q.composites = maps.Clone(st.composites)
+	if q.composites == nil {
+		q.composites = map[string]*schedulingv1alpha3.CompositePodGroup{}
+	}
 	for i := range st.entries {
 		es := &st.entries[i]
 		var e *entry
 		if es.group != nil {
-			e = &entry{group: copyGroup(es.group), key: groupEntryKey(es.group.Key())}
+			e = &entry{group: copyGroup(es.group), key: es.group.EntityKey()}
 			e.QueueingParams = &e.group.QueueingParams
 		} else {
 			info := copyInfo(&es.info)

@@ -71,6 +71,27 @@ type GroupAttempt struct {
 	Victims    []string
 	// Summarized mirrors the members' attempts' retention.
 	Summarized bool
+	// Composite is set when the group is a CompositePodGroup, the root of
+	// a hierarchy (CompositePodGroup): Policy and MinCount are then its
+	// (minCount counts children: its minGroupCount), Message its status's,
+	// and Children says how each group below it ended.
+	Composite bool
+	Children  []GroupChild
+}
+
+// GroupChild is one group below a composite root in a cycle: a PodGroup
+// (whose PodGroupInitiallyScheduled condition the cycle writes) or a
+// CompositePodGroup, depth first in the cycle's order.
+type GroupChild struct {
+	Name      string
+	Parent    string
+	Composite bool
+	// Depth is 1 for the root's children.
+	Depth    int
+	Policy   string
+	MinCount int
+	Result   GroupResult
+	Message  string
 }
 
 // Key is namespace/name.
@@ -107,6 +128,8 @@ type GroupMember struct {
 	// Evaluated is false for a member the cycle never tried (it stopped
 	// early once minCount could not be met).
 	Evaluated bool
+	// Group is the member's PodGroup when the cycle's group is composite.
+	Group string
 }
 
 // PlacementTried is one placement a group cycle tried: a topology domain

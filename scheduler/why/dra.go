@@ -5,6 +5,7 @@ package why
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,6 +96,10 @@ func describeDeviceClaim(c *resourcev1.ResourceClaim) string {
 		s += " allocated " + strings.Join(devs, ", ")
 		var users []string
 		for _, r := range c.Status.ReservedFor {
+			if r.Resource == "podgroups" {
+				users = append(users, "PodGroup "+c.Namespace+"/"+r.Name)
+				continue
+			}
 			users = append(users, c.Namespace+"/"+r.Name)
 		}
 		if len(users) > 0 {
@@ -114,8 +119,13 @@ func draDetail(in Input, g group) string {
 	// What each request finds first: the Pod view shows a group's first
 	// lines when it is long.
 	parts = append(parts, draHints(in)...)
+	pg := MemberPodGroup(in.Sched, in.Pod)
 	for _, c := range found {
-		parts = append(parts, describeDeviceClaim(c))
+		d := describeDeviceClaim(c)
+		if pg != nil && !ReservedForGroup(c, pg) && groupNamesClaim(pg, c) {
+			d += " (PodGroup " + pg.Namespace + "/" + pg.Name + "'s claim)"
+		}
+		parts = append(parts, d)
 	}
 	parts = append(parts, extendedDetail(in)...)
 	holders := Holders(in.Sched.Objects().ResourceClaims())
@@ -190,19 +200,23 @@ func AllocationString(c *resourcev1.ResourceClaim) string {
 
 // PodClaimAllocations is, for a bound pod, each of its claims and the
 // devices allocated to it, when the claim is reserved for the pod:
-// "gpu: default/gpu-inference-gpu gpu/l4 → ... (choice 2 of a100, l4)".
+// "gpu: default/gpu-inference-gpu gpu/l4 → ... (choice 2 of a100, l4)";
+// or for its PodGroup (DRAWorkloadResourceClaims), which the line ends
+// with: "(reserved for PodGroup default/train)".
 func PodClaimAllocations(s *scheduler.Scheduler, pod *v1.Pod) []string {
 	found, _ := podClaims(Input{Sched: s, Pod: pod})
+	pg := MemberPodGroup(s, pod)
 	var out []string
 	for _, c := range found {
 		if c.Status.Allocation == nil {
 			continue
 		}
-		for _, r := range c.Status.ReservedFor {
-			if r.UID == pod.UID {
-				out = append(out, c.Namespace+"/"+c.Name+": "+AllocationString(c))
-				break
-			}
+		line := c.Namespace + "/" + c.Name + ": " + AllocationString(c)
+		switch {
+		case slices.ContainsFunc(c.Status.ReservedFor, func(r resourcev1.ResourceClaimConsumerReference) bool { return r.UID == pod.UID }):
+			out = append(out, line)
+		case ReservedForGroup(c, pg):
+			out = append(out, line+" (reserved for PodGroup "+pg.Namespace+"/"+pg.Name+")")
 		}
 	}
 	return out

@@ -37,6 +37,9 @@ func GroupSize(g *record.GroupAttempt) int { return g.Scheduled + len(g.Members)
 // GroupHeadline is the group's one-line verdict: "6 of 8 members
 // placeable; minCount 8" and what became of them.
 func GroupHeadline(g *record.GroupAttempt) string {
+	if g.Composite {
+		return compositeHeadline(g)
+	}
 	count := fmt.Sprintf("%d of %d members placeable", Placeable(g), GroupSize(g))
 	policy := "basic policy: each member on its own"
 	if g.Policy == framework.PolicyGang {
@@ -71,10 +74,12 @@ func GroupVerdict(in GroupInput) []string {
 		return nil
 	}
 	out := []string{GroupHeadline(g)}
-	switch g.Result {
-	case record.GroupUnschedulable:
+	switch {
+	case g.Composite:
+		out = append(out, childLines(g)...)
+	case g.Result == record.GroupUnschedulable:
 		out = append(out, "PodGroupInitiallyScheduled: False (Unschedulable): "+g.Message)
-	case record.GroupScheduled:
+	case g.Result == record.GroupScheduled:
 		out = append(out, "PodGroupInitiallyScheduled: True")
 	}
 	if where := placements(g); where != "" {
@@ -392,4 +397,93 @@ func truncate(s string, n int) string {
 		return string(r[:n])
 	}
 	return s
+}
+
+// CompositePolicy is a composite group's policy as the views name it:
+// "gang, minGroupCount N" or "basic".
+func CompositePolicy(policy string, minGroupCount int) string {
+	if policy == framework.PolicyGang {
+		return fmt.Sprintf("gang, minGroupCount %d", minGroupCount)
+	}
+	return "basic"
+}
+
+// compositeHeadline is GroupHeadline for a CompositePodGroup's hierarchy
+// (CompositePodGroup): its members counted over every PodGroup below it,
+// its policy counting the groups directly below it.
+func compositeHeadline(g *record.GroupAttempt) string {
+	count := fmt.Sprintf("%d of %d members placeable", Placeable(g), GroupSize(g))
+	placed, groups := 0, 0
+	for _, c := range g.Children {
+		if c.Depth == 1 {
+			groups++
+			if c.Result == record.GroupScheduled {
+				placed++
+			}
+		}
+	}
+	of := fmt.Sprintf("%d of %d groups placed", placed, groups)
+	gang := g.Policy == framework.PolicyGang
+	policy := "basic: each group on its own"
+	if gang {
+		policy = fmt.Sprintf("minGroupCount %d", g.MinCount)
+	}
+	switch g.Result {
+	case record.GroupScheduled:
+		return fmt.Sprintf("Scheduled as a composite group: %s, %s (%s); the placed groups' members bind.", count, of, policy)
+	case record.GroupUnschedulable:
+		if gang {
+			return fmt.Sprintf("Stuck: %s; %s. A composite gang places at least minGroupCount of its groups or none: no member binds.", count, policy)
+		}
+		return fmt.Sprintf("Stuck: %s (%s).", count, policy)
+	case record.GroupWaitingOnPreemption:
+		return fmt.Sprintf("Waiting for victims to leave: %s; %s. Preemption made room and nominated the members; the next cycle of the hierarchy places them.", count, policy)
+	case record.GroupError:
+		return "Error in the cycle of the hierarchy: " + g.Message
+	}
+	return "Not attempted: no member was left to try."
+}
+
+// childLines are the groups below a composite root, one line each,
+// indented by depth: a PodGroup with the condition the cycle wrote, a
+// CompositePodGroup (which has no condition) with its outcome.
+func childLines(g *record.GroupAttempt) []string {
+	out := []string{fmt.Sprintf("CompositePodGroup %s: %s%s (a CompositePodGroup has no condition; each PodGroup below it gets its own)",
+		g.Key(), g.Result, map[bool]string{true: ": " + g.Message, false: ""}[g.Message != ""])}
+	for _, c := range g.Children {
+		indent := strings.Repeat("  ", c.Depth)
+		if c.Composite {
+			out = append(out, fmt.Sprintf("%s• CompositePodGroup %s (%s): %s", indent, c.Name, CompositePolicy(c.Policy, c.MinCount), c.Result))
+			continue
+		}
+		policy := "basic"
+		if c.Policy == framework.PolicyGang {
+			policy = fmt.Sprintf("gang, minCount %d", c.MinCount)
+		}
+		cond := "PodGroupInitiallyScheduled: True"
+		switch c.Result {
+		case record.GroupScheduled:
+		case record.GroupError:
+			cond = "PodGroupInitiallyScheduled: False (SchedulerError): " + c.Message
+		default:
+			cond = "PodGroupInitiallyScheduled: False (Unschedulable): " + c.Message
+		}
+		out = append(out, fmt.Sprintf("%s• PodGroup %s (%s): %s", indent, c.Name, policy, cond))
+	}
+	return out
+}
+
+// ChildOf is the group named name (a PodGroup, or a CompositePodGroup
+// when composite) below the composite root of g, nil when g is not a
+// composite cycle or has none of that name.
+func ChildOf(g *record.GroupAttempt, name string, composite bool) *record.GroupChild {
+	if !g.Composite {
+		return nil
+	}
+	for i := range g.Children {
+		if c := &g.Children[i]; c.Name == name && c.Composite == composite {
+			return c
+		}
+	}
+	return nil
 }

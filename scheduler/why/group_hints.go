@@ -53,6 +53,10 @@ func GroupHints(in GroupHintsInput) (*Result, error) {
 	if g == nil || in.Sched == nil || in.Pod == nil || in.Fork == nil || g.Result != record.GroupUnschedulable {
 		return res, nil
 	}
+	if g.Composite {
+		res.Note = "No hint: schedtui proves hints for one PodGroup's cycle, not for a composite hierarchy's."
+		return res, nil
+	}
 	pg, err := in.Sched.Objects().PodGroup(g.Namespace, g.Name)
 	if err != nil {
 		return nil, fmt.Errorf("podgroup %s: %w", g.Key(), err)

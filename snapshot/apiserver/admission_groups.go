@@ -17,39 +17,34 @@ import (
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// AdmitPodGroup applies the Priority admission plugin to a PodGroup, in
-// place, under the API server's gates opts. As AdmitPod, a stored group
-// (read back from an API server) keeps its stored priority, with warnings
-// where it disagrees with the classes; rejection, when not nil, says why
-// the API server would refuse to create it.
-func AdmitPodGroup(pg *schedulingv1beta1.PodGroup, classes []*schedulingv1.PriorityClass, opts ValidationOptions) (warnings []AdmissionIssue, rejection *AdmissionIssue) {
-	if !opts.GenericWorkload {
-		return nil, nil
+// AdmitGroup applies the Priority admission plugin to a PodGroup (under
+// GenericWorkload) or a CompositePodGroup (under CompositePodGroup), in
+// place, under the API server's gates opts; any other object, or a kind
+// whose gate is off, passes untouched. As AdmitPod, a stored group (read
+// back from an API server) keeps its stored priority, with warnings where
+// it disagrees with the classes; rejection, when not nil, says why the API
+// server would refuse to create it.
+func AdmitGroup(obj runtime.Object, classes []*schedulingv1.PriorityClass, opts ValidationOptions) (warnings []AdmissionIssue, rejection *AdmissionIssue) {
+	switch g := obj.(type) {
+	case *schedulingv1beta1.PodGroup:
+		return admitGroupPriority(groupPriority[schedulingv1beta1.PreemptionPolicy]{gate: opts.GenericWorkload, meta: &g.ObjectMeta, resource: "podgroups", what: "pod group",
+			className: &g.Spec.PriorityClassName, priority: &g.Spec.Priority, policy: &g.Spec.PreemptionPolicy}, classes, opts.PodGroupPreemptionPolicy)
+	case *schedulingv1alpha3.CompositePodGroup:
+		return admitGroupPriority(groupPriority[schedulingv1alpha3.PreemptionPolicy]{gate: opts.CompositePodGroup, meta: &g.ObjectMeta, resource: "compositepodgroups", what: "composite pod group",
+			className: &g.Spec.PriorityClassName, priority: &g.Spec.Priority, policy: &g.Spec.PreemptionPolicy}, classes, opts.PodGroupPreemptionPolicy)
 	}
-	return admitGroupPriority(groupPriority[schedulingv1beta1.PreemptionPolicy]{
-		meta: &pg.ObjectMeta, resource: "podgroups", what: "pod group",
-		className: &pg.Spec.PriorityClassName, priority: &pg.Spec.Priority, policy: &pg.Spec.PreemptionPolicy,
-	}, classes, opts.PodGroupPreemptionPolicy)
+	return nil, nil
 }
 
-// AdmitCompositePodGroup is AdmitPodGroup for a CompositePodGroup (its
-// gate: CompositePodGroup).
-func AdmitCompositePodGroup(cpg *schedulingv1alpha3.CompositePodGroup, classes []*schedulingv1.PriorityClass, opts ValidationOptions) (warnings []AdmissionIssue, rejection *AdmissionIssue) {
-	if !opts.CompositePodGroup {
-		return nil, nil
-	}
-	return admitGroupPriority(groupPriority[schedulingv1alpha3.PreemptionPolicy]{
-		meta: &cpg.ObjectMeta, resource: "compositepodgroups", what: "composite pod group",
-		className: &cpg.Spec.PriorityClassName, priority: &cpg.Spec.Priority, policy: &cpg.Spec.PreemptionPolicy,
-	}, classes, opts.PodGroupPreemptionPolicy)
-}
-
-// groupPriority is a group kind's priority fields, and how the plugin
-// names the kind (resource for the Forbidden error, what in its messages).
+// groupPriority is a group kind's priority fields, whether the gate that
+// makes the plugin admit the kind is on, and how the plugin names the kind
+// (resource for the Forbidden error, what in its messages).
 type groupPriority[P ~string] struct {
+	gate           bool
 	meta           *metav1.ObjectMeta
 	resource, what string
 	className      *string
@@ -58,6 +53,9 @@ type groupPriority[P ~string] struct {
 }
 
 func admitGroupPriority[P ~string](g groupPriority[P], classes []*schedulingv1.PriorityClass, policyGate bool) (warnings []AdmissionIssue, rejection *AdmissionIssue) {
+	if !g.gate {
+		return nil, nil
+	}
 	forbidden := func(err error) string {
 		return apierrors.NewForbidden(schema.GroupResource{Group: schedulingv1beta1.GroupName, Resource: g.resource}, g.meta.Name, err).Error()
 	}

@@ -842,24 +842,28 @@ func DefaultUnder(obj runtime.Object, opts ValidationOptions) {
 // ValidationOptions are the API server's feature gates that validation
 // reads (upstream's PodValidationOptions and the declarative rules'
 // options, from its gates), and with them its gated defaults
-// (DefaultUnder) and the pod fields it drops on create
-// (DropDisabledPodFields).
+// (DefaultUnder) and the fields it drops on create
+// (DropDisabledFields).
 type ValidationOptions struct {
 	// AllowTaintTolerationComparisonOperators: the
 	// TaintTolerationComparisonOperators gate, under which tolerations
 	// (of pods and of workloads' templates) may use Lt and Gt.
 	AllowTaintTolerationComparisonOperators bool
-	// GenericWorkload: a new pod keeps spec.schedulingGroup.
+	// GenericWorkload: a new pod, or a new workload's pod template, keeps
+	// spec.schedulingGroup.
 	GenericWorkload bool
-	// TopologyAwareWorkloadScheduling: PodGroups and their templates may
-	// set schedulingConstraints.
+	// TopologyAwareWorkloadScheduling: a new PodGroup, or a new
+	// Workload's PodGroup template, keeps schedulingConstraints.
 	TopologyAwareWorkloadScheduling bool
-	// CompositePodGroup: a PodGroup may name its parent, a Workload may
-	// have composite templates.
+	// CompositePodGroup: a new PodGroup keeps the name of its parent, a
+	// new Workload its composite templates.
 	CompositePodGroup bool
-	// PodGroupPreemptionPolicy: groups and templates may set
+	// PodGroupPreemptionPolicy: new groups and templates keep
 	// preemptionPolicy, which a PodGroup defaults.
 	PodGroupPreemptionPolicy bool
+	// DRAWorkloadResourceClaims: a new PodGroup (or Workload template)
+	// keeps its resourceClaims (DropDisabledWorkloadClaims).
+	DRAWorkloadResourceClaims bool
 }
 
 // Validate validates an object of a kind schedtui reads as the API server
@@ -912,9 +916,9 @@ func Validate(obj runtime.Object, opts ValidationOptions) field.ErrorList {
 	case *schedulingv1beta1.Workload:
 		return validateWorkload(o, opts)
 	case *schedulingv1beta1.PodGroup:
-		return validatePodGroup(o, opts)
+		return append(validatePodGroup(o, opts), validatePodGroupStatus(o)...)
 	case *schedulingv1alpha3.CompositePodGroup:
-		return validateCompositePodGroup(o, opts)
+		return append(validateCompositePodGroup(o, opts), validateCompositePodGroupStatus(o)...)
 	}
 	return nil
 }

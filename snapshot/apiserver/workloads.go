@@ -42,16 +42,6 @@ const workloadMaxTemplateDepth = 4
 // (the API's +k8s:maximum on priority).
 const maxPriority = int32(1000000000)
 
-// DropDisabledPodFields clears what the API server drops from a pod it
-// creates when the gate behind the field is off: spec.schedulingGroup
-// without GenericWorkload. A pod read back from an API server (IsStored)
-// keeps it: the server that stored it took it.
-func DropDisabledPodFields(pod *v1.Pod, opts ValidationOptions) {
-	if !opts.GenericWorkload && !IsStored(&pod.ObjectMeta) {
-		pod.Spec.SchedulingGroup = nil
-	}
-}
-
 // validateSchedulingGroup: the one member of the union (podGroupName) is
 // required, and names a PodGroup (a DNS subdomain).
 func validateSchedulingGroup(sg *v1.PodSchedulingGroup, p *field.Path) field.ErrorList {
@@ -121,7 +111,9 @@ func newWorkloadValidation(opts ValidationOptions, stored bool) *workloadValidat
 
 // gated says whether a field set behind gate may be validated further:
 // with the gate off a new object may not set it (Forbidden, added to
-// errs).
+// errs). The loader never meets that: it has dropped such a field from a
+// new object first (DropDisabledFields), as the API server's
+// PrepareForCreate does before it validates.
 func (v *workloadValidation) gated(gate string, set bool, p *field.Path, errs *field.ErrorList) bool {
 	if !set {
 		return false

@@ -21,10 +21,6 @@ type unimplementedGate struct {
 
 // unimplementedGates are refused when on, in upstream's gate order.
 var unimplementedGates = []unimplementedGate{
-	{"CompositePodGroup", func(f features.Features) bool { return f.EnableCompositePodGroup },
-		"schedules composite pod groups"},
-	{"DRAWorkloadResourceClaims", func(f features.Features) bool { return f.EnableDRAWorkloadResourceClaims },
-		"lets a PodGroup own ResourceClaims its members share (reserved for the group, released by its PodGroupPostFilter)"},
 	{"InPlacePodVerticalScalingSchedulerPreemption", func(f features.Features) bool { return f.EnableInPlacePodVerticalScalingSchedulerPreemption },
 		"adds the DeferredPodScheduling plugin and schedules deferred resizes"},
 	{"DRANodeAllocatableResources", func(f features.Features) bool { return f.EnableDRANodeAllocatableResources },

@@ -19,7 +19,6 @@ func TestUnimplementedGatesRefused(t *testing.T) {
 		f := features.Default()
 		set := map[string]*bool{
 			"CompositePodGroup":                            &f.EnableCompositePodGroup,
-			"DRAWorkloadResourceClaims":                    &f.EnableDRAWorkloadResourceClaims,
 			"InPlacePodVerticalScalingSchedulerPreemption": &f.EnableInPlacePodVerticalScalingSchedulerPreemption,
 			"DRANodeAllocatableResources":                  &f.EnableDRANodeAllocatableResources,
 			"SchedulerPreQueueingHints":                    &f.EnableSchedulerPreQueueingHints,

@@ -60,10 +60,13 @@ type groupPreemptor struct {
 }
 
 func (pl *DefaultPreemption) newGroupPreemptor(group *framework.PodGroupInfo) *groupPreemptor {
-	p := &groupPreemptor{members: group.UnscheduledPods, priority: framework.PodGroupPriority(group.PodGroup)}
+	p := &groupPreemptor{members: group.AllUnscheduledPods(), priority: group.Priority()}
 	var own *schedulingv1beta1.PreemptionPolicy
 	if group.PodGroup != nil {
 		own = group.PodGroup.Spec.PreemptionPolicy
+	} else if cpg := group.CompositePodGroup; cpg != nil && cpg.Spec.PreemptionPolicy != nil {
+		policy := schedulingv1beta1.PreemptionPolicy(*cpg.Spec.PreemptionPolicy)
+		own = &policy
 	}
 	p.policy = pl.groupPreemptionPolicy(own, p.members)
 	return p

@@ -15,12 +15,12 @@
 // claim per pod, last in its claim list (extended.go).
 //
 // In a pod-group cycle (GenericWorkload), PodGroupPostFilter does for the
-// group's members what PostFilter does for a pod (podgroup.go).
+// group's members what PostFilter does for a pod (podgroup.go), and members
+// share a claim's allocation pending from an earlier member's Reserve;
+// with DRAWorkloadResourceClaims a claim the PodGroup owns is reserved for
+// the group, not the pod (workload_claims.go).
 //
-// Not simulated: PodGroup claims (DRAWorkloadResourceClaims, beta, off by
-// default) beyond PodGroupPostFilter's release of them, the wait
-// for devices' binding conditions in PreBind (binding.go), and
-// node-allocatable resources (alpha).
+// Not simulated: node-allocatable resources (alpha).
 package dynamicresources
 
 import (
@@ -73,10 +73,11 @@ type DynamicResources struct {
 	celCache       *cel.Cache
 
 	// inFlight holds the claims Reserve allocated, by UID, until PreBind
-	// wrote them (or Unreserve dropped them): their devices count as
-	// taken for every other pod, and other pods sharing the claim wait.
+	// wrote them (or Unreserve dropped them for every member sharing
+	// them): their devices count as taken for every other pod, and pods
+	// sharing the claim outside the group cycle wait.
 	mu       sync.Mutex
-	inFlight map[types.UID]*resourcev1.ResourceClaim
+	inFlight map[types.UID]*inFlightAllocation
 
 	// cache keeps the allocator's inputs and answers across cycles.
 	cache *allocationCache
@@ -98,7 +99,7 @@ var (
 
 // New takes *configv1.DynamicResourcesArgs or nil.
 func New(args runtime.Object, h framework.Handle) (framework.Plugin, error) {
-	pl := &DynamicResources{h: h, inFlight: map[types.UID]*resourcev1.ResourceClaim{}, cache: newAllocationCache()}
+	pl := &DynamicResources{h: h, inFlight: map[types.UID]*inFlightAllocation{}, cache: newAllocationCache()}
 	if h != nil {
 		pl.fts = h.Features()
 	} else {
@@ -145,6 +146,12 @@ type stateData struct {
 	// availableOnNodes is the allocation's node selector of each
 	// allocated claim (nil: everywhere, or not allocated).
 	availableOnNodes []*nodeaffinity.NodeSelector
+	// bindTo is the consumer each claim is reserved for, the pod or
+	// (DRAWorkloadResourceClaims) its PodGroup; nil with the gate off.
+	bindTo []resourcev1.ResourceClaimConsumerReference
+	// pending are the allocations of unallocated claims an earlier member
+	// of the group cycle reserved, by claim index: reused, not allocated.
+	pending map[int]*resourcev1.AllocationResult
 	// prioritized: some request of the claims has a firstAvailable list
 	// (else every node scores 0).
 	prioritized bool
@@ -260,6 +267,11 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 		s.ext.nodes = map[string]nodeExtendedClaim{}
 		claims = append(claims, ext)
 	}
+	bindTo, err := pl.podResourceClaimBindings(pod)
+	if err != nil {
+		return nil, statusUnschedulable(err.Error())
+	}
+	s.bindTo = bindTo
 	if len(claims) == 0 {
 		return nil, framework.NewStatus(framework.Skip)
 	}
@@ -281,6 +293,13 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 			continue
 		}
 		toAllocate++
+		reused, err := pl.reusePendingAllocation(cs, s, i, claim)
+		if err != nil {
+			return nil, framework.AsStatus(err)
+		}
+		if reused {
+			continue
+		}
 		if pl.pendingAllocation(claim.UID) != nil {
 			return nil, statusUnschedulable(fmt.Sprintf("resource claim %s/%s is in the process of being allocated", claim.Namespace, claim.Name))
 		}
@@ -317,8 +336,8 @@ func (pl *DynamicResources) PreFilter(ctx context.Context, cs *framework.CycleSt
 			return nil, framework.AsStatus(err)
 		}
 		a := &cycleAllocation{}
-		for _, claim := range claims {
-			if claim.Status.Allocation == nil {
+		for i, claim := range claims {
+			if claim.Status.Allocation == nil && s.pending[i] == nil {
 				a.claims = append(a.claims, claim)
 			}
 		}
@@ -416,7 +435,7 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 			// (extended.go), so the claims differ from the cycle's.
 			toAllocate = nil
 			for i, claim := range s.claims {
-				if claim.Status.Allocation == nil {
+				if claim.Status.Allocation == nil && s.pending[i] == nil {
 					if s.isExtended(i) {
 						claim = nodeExt
 					}
@@ -429,7 +448,17 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 			}
 			key = k
 		}
-		result, err := pl.allocate(ctx, node, toAllocate, key, timeout)
+		// The allocations an earlier member of the group cycle reserved
+		// are reused as they are, checked only against the node's
+		// features.
+		pendingResults, st := pendingOnNode(s, node)
+		if st != nil {
+			return st
+		}
+		var result []resourcev1.AllocationResult
+		if len(toAllocate) > 0 {
+			result, err = pl.allocate(ctx, node, toAllocate, key, timeout)
+		}
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			return framework.AsStatus(fmt.Errorf("node %s: timed out trying to allocate devices", node.Name))
@@ -443,7 +472,9 @@ func (pl *DynamicResources) Filter(ctx context.Context, cs *framework.CycleState
 		if len(result) != len(s.allocation.claims) {
 			return statusUnschedulable("cannot allocate all claims")
 		}
-		allocations = result
+		// Upstream's order: the new allocations, then the pending ones,
+		// which Reserve assigns to the unallocated claims in claim order.
+		allocations = append(slices.Clip(result), pendingResults...)
 	}
 	if s.allocation == nil && len(unavailable) == 0 {
 		return nil
@@ -609,8 +640,9 @@ func (pl *DynamicResources) NormalizeScore(_ context.Context, _ *framework.Cycle
 	return helper.DefaultNormalizeScore(framework.MaxNodeScore, false, scores)
 }
 
-// Reserve takes the node's allocations and holds them in flight.
-func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState, _ *v1.Pod, nodeName string) *framework.Status {
+// Reserve takes the node's allocations and holds them in flight (a claim
+// already in flight gets one more sharer).
+func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState, pod *v1.Pod, nodeName string) *framework.Status {
 	if !pl.enabled {
 		return nil
 	}
@@ -668,7 +700,8 @@ func (pl *DynamicResources) Reserve(_ context.Context, cs *framework.CycleState,
 			c.Finalizers = append(c.Finalizers, resourcev1.Finalizer)
 		}
 		c.Status.Allocation = alloc
-		pl.inFlight[c.UID] = c
+		pl.signalPendingAllocationLocked(c)
+		notePendingInGroup(cs, c.UID, pod.UID)
 	}
 	return nil
 }
@@ -684,11 +717,19 @@ func (pl *DynamicResources) Unreserve(_ context.Context, cs *framework.CycleStat
 		return
 	}
 	pl.mu.Lock()
-	for _, c := range s.claims {
-		delete(pl.inFlight, c.UID)
+	for i, c := range s.claims {
+		if s.isExtended(i) {
+			continue
+		}
+		// Still in flight while another member sharing it has not been
+		// unreserved or bound.
+		if pl.maybeRemovePendingAllocationLocked(c.UID, false) {
+			forgetPendingInGroup(cs, c.UID)
+		}
 	}
 	if s.ext.index >= 0 {
 		delete(pl.inFlight, s.ext.tempUID)
+		delete(pl.inFlight, s.claims[s.ext.index].UID)
 	}
 	pl.mu.Unlock()
 	if s.ext.index >= 0 && s.claims[s.ext.index].Name != specialClaimInMemName {
@@ -794,7 +835,11 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 				c.Status.Allocation.AllocationTimestamp = &now
 			}
 		}
-		c.Status.ReservedFor = append(c.Status.ReservedFor, resourcev1.ResourceClaimConsumerReference{Resource: "pods", Name: pod.Name, UID: pod.UID})
+		ref := s.binding(i, pod)
+		if err := duplicateReservation(c, ref, s.reserved[i] != nil); err != nil {
+			return framework.AsStatus(err)
+		}
+		c.Status.ReservedFor = append(c.Status.ReservedFor, ref)
 		s.claims[i] = c
 		written[c.UID] = c
 		s.write(c)
@@ -807,7 +852,9 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 	}
 	pl.mu.Lock()
 	for _, uid := range bound {
-		delete(pl.inFlight, uid)
+		if pl.maybeRemovePendingAllocationLocked(uid, true) {
+			forgetPendingInGroup(cs, uid)
+		}
 	}
 	pl.mu.Unlock()
 	if !bindingGates || !hasBindingConditions(s.claims) {
@@ -829,24 +876,6 @@ func (pl *DynamicResources) PreBind(_ context.Context, cs *framework.CycleState,
 // were already allocated when it was scheduled).
 func (pl *DynamicResources) resizeDeferred(pod *v1.Pod) bool {
 	return pl.fts.EnableInPlacePodVerticalScalingSchedulerPreemption && resourcehelper.IsPodResizeDeferred(pod)
-}
-
-// inFlightClaims lists the in-flight claims.
-func (pl *DynamicResources) inFlightClaims() []*resourcev1.ResourceClaim {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	out := make([]*resourcev1.ResourceClaim, 0, len(pl.inFlight))
-	for _, c := range pl.inFlight {
-		out = append(out, c)
-	}
-	return out
-}
-
-// pendingAllocation is the in-flight allocation of a claim, if any.
-func (pl *DynamicResources) pendingAllocation(uid types.UID) *resourcev1.ResourceClaim {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	return pl.inFlight[uid]
 }
 
 func nodeSelectorFromAllocation(a *resourcev1.AllocationResult) (*nodeaffinity.NodeSelector, error) {

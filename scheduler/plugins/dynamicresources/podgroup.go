@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/dynamic-resource-allocation/resourceclaim"
 
 	"github.com/schedtui/schedtui/scheduler/framework"
@@ -30,6 +31,10 @@ var _ framework.PodGroupPostFilterPlugin = &DynamicResources{}
 // PodGroupPostFilter wrote.
 type podGroupStateData struct {
 	members map[types.NamespacedName]*stateData
+	// pending are the claims whose allocation a member's Reserve left in
+	// flight in this cycle, each with the members sharing it
+	// (workload_claims.go).
+	pending map[types.UID]sets.Set[types.UID]
 	claimWrites
 }
 
@@ -60,7 +65,7 @@ func joinPodGroupState(cs *framework.CycleState, pod *v1.Pod, s *stateData) erro
 	}
 	d, err := podGroupState(group)
 	if errors.Is(err, framework.ErrNotFound) {
-		d = &podGroupStateData{members: map[types.NamespacedName]*stateData{}}
+		d = &podGroupStateData{members: map[types.NamespacedName]*stateData{}, pending: map[types.UID]sets.Set[types.UID]{}}
 		group.Write(stateKey, d)
 	} else if err != nil {
 		return err
@@ -81,7 +86,10 @@ func (pl *DynamicResources) PodGroupPostFilter(_ context.Context, state *framewo
 	if !pl.enabled {
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
-	// CompositePodGroups are refused by their gate, so the group is a leaf.
+	if group.Composite {
+		// Upstream's plugin does not support CompositePodGroups.
+		return nil, framework.NewStatus(framework.Unschedulable)
+	}
 	if pl.fts.EnableTopologyAwareWorkloadScheduling && group.PodGroup != nil && group.PodGroup.Spec.SchedulingConstraints != nil {
 		return nil, framework.NewStatus(framework.Unschedulable)
 	}
@@ -132,7 +140,7 @@ func (pl *DynamicResources) deallocatePodGroupClaims(gs *podGroupStateData, grou
 	if pl.h.PodGroupState(pod.Namespace, groupName).ScheduledPodsCount() > 0 {
 		return nil
 	}
-	podGroup, err := pl.h.Objects().PodGroup(pod.Namespace, groupName)
+	podGroup, err := pl.podGroupSnapshot(pod)
 	if err != nil {
 		return framework.AsStatus(err)
 	}

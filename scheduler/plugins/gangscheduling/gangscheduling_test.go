@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -115,5 +116,57 @@ func TestQueueingHints(t *testing.T) {
 	}
 	if h, _ := pl.isSchedulableAfterPodGroupUpdated(waiting, group("gang", 2), group("gang", 3)); h != framework.QueueSkip {
 		t.Error("minCount raised: queued")
+	}
+}
+
+// TestHierarchy: with CompositePodGroup, a PodGroup below a
+// CompositePodGroup is held at PreEnqueue until its root's tree meets its
+// quorum (minGroupCount children with minCount pods each), or, with a
+// parent not observed, as upstream's hierarchy snapshot fails; Permit
+// waits for the tree's pods scheduled; PlacementFeasible counts children;
+// a CompositePodGroup added requeues the pods of its hierarchy only.
+func TestHierarchy(t *testing.T) {
+	job := &schedulingv1alpha3.CompositePodGroup{ObjectMeta: metav1.ObjectMeta{Name: "job", Namespace: "ns"}}
+	job.Spec.SchedulingPolicy.Gang = &schedulingv1alpha3.CompositeGangSchedulingPolicy{MinGroupCount: 2}
+	a, b, orphan := group("a", 1), group("b", 2), group("orphan", 1)
+	parent, missing := "job", "gone"
+	a.Spec.ParentCompositePodGroupName, b.Spec.ParentCompositePodGroupName, orphan.Spec.ParentCompositePodGroupName = &parent, &parent, &missing
+	pl, h := newPlugin(t, job, a, b, orphan, group("flat", 1))
+	h.Gates.EnableGenericWorkload, h.Gates.EnableTopologyAwareWorkloadScheduling, h.Gates.EnableCompositePodGroup = true, true, true
+	h.GroupStates["ns/a"] = &framework.PodGroupState{Unscheduled: []*v1.Pod{member("a0", "a")}}
+	h.GroupStates["ns/b"] = &framework.PodGroupState{Unscheduled: []*v1.Pod{member("b0", "b")}}
+	const quorum = `waiting for composite pod group "job" tree to meet quorum`
+	if st := pl.PreEnqueue(context.Background(), member("a0", "a")); st.Code() != framework.UnschedulableAndUnresolvable || st.Message() != quorum {
+		t.Errorf("a0 with b short of its minCount: %v %q", st.Code(), st.Message())
+	}
+	if st := pl.PreEnqueue(context.Background(), member("o0", "orphan")); st.Message() != "failed to build hierarchy snapshot: composite pod group object not found in state for compositepodgroup/ns/gone" {
+		t.Errorf("a member below a CompositePodGroup not observed: %q", st.Message())
+	}
+	h.GroupStates["ns/b"].Unscheduled = append(h.GroupStates["ns/b"].Unscheduled, member("b1", "b"))
+	if st := pl.PreEnqueue(context.Background(), member("a0", "a")); !st.IsSuccess() {
+		t.Errorf("a0 with the tree ready: %v", st)
+	}
+	h.GroupStates["ns/a"] = &framework.PodGroupState{Assumed: []*v1.Pod{member("a0", "a")}}
+	if st, _ := pl.Permit(context.Background(), nil, member("a0", "a"), "n1"); st.Code() != framework.Wait || st.Message() != quorum {
+		t.Errorf("Permit with b unscheduled: %v %q", st.Code(), st.Message())
+	}
+	h.GroupStates["ns/b"] = &framework.PodGroupState{Assumed: []*v1.Pod{member("b0", "b"), member("b1", "b")}}
+	if st, _ := pl.Permit(context.Background(), nil, member("a0", "a"), "n1"); !st.IsSuccess() {
+		t.Errorf("Permit with the tree scheduled: %v", st)
+	}
+	root := framework.NewCompositePodGroupInfo(job)
+	if st := pl.PlacementFeasible(context.Background(), nil, root, framework.PlacementProgress{Scheduled: 1, Remaining: 0}); st.Message() != "minCount (2) cannot be satisfied: 1 scheduled, 0 remaining" {
+		t.Errorf("PlacementFeasible of the root: %q", st.Message())
+	}
+	for _, tc := range []struct {
+		pod  *v1.Pod
+		want framework.QueueingHint
+	}{
+		{member("a0", "a"), framework.Queue},
+		{member("f0", "flat"), framework.QueueSkip},
+	} {
+		if hint, err := pl.isSchedulableAfterCompositePodGroupAdded(tc.pod, nil, job); err != nil || hint != tc.want {
+			t.Errorf("%s after job added: %v %v", tc.pod.Name, hint, err)
+		}
 	}
 }

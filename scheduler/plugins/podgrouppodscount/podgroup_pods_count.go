@@ -35,10 +35,14 @@ func New(_ runtime.Object, h framework.Handle) (framework.Plugin, error) {
 // Name returns the plugin's name.
 func (pl *PodGroupPodsCount) Name() string { return Name }
 
-// ScorePlacement counts the group's scheduled pods and the placement's
-// assignments.
+// ScorePlacement counts the group's scheduled pods (with
+// CompositePodGroup, its hierarchy's) and the placement's assignments.
 func (pl *PodGroupPodsCount) ScorePlacement(_ context.Context, _ *framework.CycleState, group *framework.PodGroupInfo, a *framework.PodGroupAssignments) (int64, *framework.Status) {
-	return int64(pl.handle.PodGroupState(group.Namespace, group.Name).ScheduledPodsCount() + len(a.ProposedAssignments)), nil
+	scheduled, err := framework.ScheduledPodsOfGroup(pl.handle, group)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	return int64(len(scheduled) + len(a.ProposedAssignments)), nil
 }
 
 // NormalizePlacementScores scales the counts so that the largest is

@@ -2,7 +2,8 @@
 // (TopologyAwareWorkloadScheduling): a pod group with a topology
 // constraint is tried on one placement per domain of the constraint's key
 // (nodes without the label take no part); once some of its pods are
-// scheduled, only their domain.
+// scheduled (with CompositePodGroup, some pods of its hierarchy), only
+// their domain.
 package topologyaware
 
 import (
@@ -45,7 +46,10 @@ func (pl *TopologyPlacement) GeneratePlacements(_ context.Context, _ *framework.
 		return []*framework.Placement{parent}, nil
 	}
 	var required *string
-	scheduled := pl.handle.PodGroupState(group.Namespace, group.Name).ScheduledPods()
+	scheduled, err := framework.ScheduledPodsOfGroup(pl.handle, group)
+	if err != nil {
+		return nil, framework.AsStatus(err)
+	}
 	if len(scheduled) > 0 {
 		domain, err := pl.scheduledDomain(key, scheduled)
 		if err != nil {
@@ -91,10 +95,15 @@ func (pl *TopologyPlacement) scheduledDomain(key string, pods []*v1.Pod) (string
 	return found, nil
 }
 
-// topologyKey is the group's first topology constraint's key.
+// topologyKey is the group's first topology constraint's key: a
+// PodGroup's or a CompositePodGroup's.
 func topologyKey(group *framework.PodGroupInfo) (string, bool) {
 	if pg := group.PodGroup; pg != nil {
 		if c := pg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
+			return c.Topology[0].Key, true
+		}
+	} else if cpg := group.CompositePodGroup; cpg != nil {
+		if c := cpg.Spec.SchedulingConstraints; c != nil && len(c.Topology) > 0 {
 			return c.Topology[0].Key, true
 		}
 	}

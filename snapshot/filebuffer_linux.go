@@ -1,0 +1,28 @@
+package snapshot
+
+import "syscall"
+
+// mapFileBuffer maps size bytes of anonymous memory, or returns nil.
+func mapFileBuffer(size int) *fileBuffer {
+	if size <= 0 {
+		return nil
+	}
+	data, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil
+	}
+	return &fileBuffer{data: data}
+}
+
+// release gives back data[from:to] (page-aligned) to the kernel.
+func (b *fileBuffer) release(from, to int) {
+	_ = syscall.Madvise(b.data[from:to], syscall.MADV_DONTNEED)
+}
+
+// free unmaps the buffer: nothing may use its data after.
+func (b *fileBuffer) free() {
+	if b != nil && b.data != nil {
+		_ = syscall.Munmap(b.data)
+		b.data = nil
+	}
+}

@@ -1,0 +1,81 @@
+package snapshot
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+func TestFileBufferGivesBackWhatWasAdded(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("snapshot files are read into the heap here")
+	}
+	b := mapFileBuffer(48 << 20)
+	if b == nil {
+		t.Fatal("no fileBuffer")
+	}
+	defer b.free()
+	for i := range b.data {
+		b.data[i] = 1
+	}
+	b.releaseThrough(b.data[:1<<20])
+	if b.released != 0 || b.data[0] != 1 {
+		t.Fatalf("released %d bytes (data[0] %d) less than a step past the start", b.released, b.data[0])
+	}
+	b.releaseThrough([]byte("not in the buffer, an item copied"))
+	if b.released != 0 {
+		t.Fatalf("released %d bytes for a slice outside the buffer", b.released)
+	}
+	item := b.data[20<<20+5 : 20<<20+50]
+	b.releaseThrough(item)
+	if want := (20<<20 + 50) &^ (os.Getpagesize() - 1); b.released != want {
+		t.Fatalf("released %d bytes, want %d (the pages before the item's end)", b.released, want)
+	}
+	if b.data[0] != 0 || b.data[b.released-1] != 0 {
+		t.Errorf("the released pages still hold the file's bytes")
+	}
+	if b.data[b.released] != 1 || b.data[len(b.data)-1] != 1 {
+		t.Errorf("pages past the item were released")
+	}
+}
+
+// TestFileBufferLoadsAlike reads snapshots of every format into a
+// fileBuffer that gives back each page as soon as the items before it are
+// added, and through the heap: the clusters, reports and configurations
+// must be the same (nothing the loader keeps may point into the file).
+func TestFileBufferLoadsAlike(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{"../testdata/demo.yaml", "../testdata/dra-gpus.yaml", "testdata/simulator-export.json"}
+	demo, _, err := LoadFile("../testdata/demo.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"demo.json", "demo.pb", "demo.json.gz"} {
+		p := filepath.Join(dir, name)
+		if _, err := WriteFile(p, demo, Header{Source: "TestFileBufferLoadsAlike", SchedulerConfig: "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"}); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	defer func(size int64, step int) { fileBufferMinSize, fileBufferReleaseStep = size, step }(fileBufferMinSize, fileBufferReleaseStep)
+	for _, p := range paths {
+		fileBufferMinSize = 1 << 62
+		heap, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fileBufferMinSize, fileBufferReleaseStep = 1, 1
+		buffered, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(heap, buffered) {
+			t.Errorf("%s: read through a fileBuffer, the snapshot differs from the one read into the heap", p)
+		}
+		if len(heap.Cluster.Pods) == 0 {
+			t.Errorf("%s: no pods read", p)
+		}
+	}
+}
