@@ -154,11 +154,17 @@ bench:
 # opens the cluster written as `schedtui snapshot -o x.pb` writes it, 668
 # MiB, /json the 2.4 GiB of JSON), and a key press in each view on the
 # last model after its first attempt (BenchmarkKeyPressScale: ms/key and
-# max-ms/key, budget 16).
+# max-ms/key, budget 16). Then the same first screen and key presses at
+# 50,000 nodes and 1,000,000 SchedulingBasic-shaped bound pods plus 1000
+# pending (SCHEDTUI_BENCH_SHAPE=basic: internal/scenario's Throughput),
+# from protobuf only (876 MiB; generated first, in about a minute):
+# first-screen-s budget 30, peak-rss-MiB budget 4096, ms/key 16.
 SCALE_BENCH := BenchmarkLoadScale|BenchmarkFirstScreen|BenchmarkKeyPressScale
 bench-scale:
 	$(GO) test -run='^$$' -bench='^BenchmarkLoadScale$$' -benchtime=1x -timeout 2h ./snapshot
 	$(GO) test -run='^$$' -bench='^(BenchmarkFirstScreen|BenchmarkKeyPressScale)$$' -benchtime=1x -timeout 2h ./tui
+	SCHEDTUI_BENCH_SHAPE=basic SCHEDTUI_BENCH_NODES=50000 SCHEDTUI_BENCH_PODS=1000000 \
+		$(GO) test -run='^$$' -bench='^(BenchmarkFirstScreen|BenchmarkKeyPressScale)$$/^(protobuf|[a-z-]+_.*)$$' -benchtime=1x -timeout 2h ./tui
 
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
 # against encoding/json (FuzzJSONScan, in internal/docread), the scheduler

@@ -76,6 +76,11 @@ const (
 	partResources
 	partNodeLabels
 	partNodeAnnotations
+	partStatusAllocated
+	partStatusResources
+	partContainerAllocated
+	partContainerResources
+	partVolumeMountStatuses
 	partKinds
 )
 
@@ -255,12 +260,40 @@ func sharePod(s *sharedParts, pod *v1.Pod) {
 	spec.PriorityClassName = intern(spec.PriorityClassName)
 	status := &pod.Status
 	status.Conditions = shareSlice(s, partConditions, status.Conditions)
-	status.ContainerStatuses = shareSlice(s, partContainerStatuses, status.ContainerStatuses)
-	status.InitContainerStatuses = shareSlice(s, partInitContainerStatuses, status.InitContainerStatuses)
+	// A running pod's container statuses are its own (container IDs,
+	// start times), but the resources the kubelet writes in them and in
+	// the pod's status are its template's: shared first, in the pod's own
+	// statuses.
+	status.AllocatedResources = shareResourceList(s, partStatusAllocated, status.AllocatedResources)
+	status.Resources = sharePointer(s, partStatusResources, status.Resources)
+	if shareContainerStatuses(s, status.ContainerStatuses) {
+		status.ContainerStatuses = shareSlice(s, partContainerStatuses, status.ContainerStatuses)
+	}
+	if shareContainerStatuses(s, status.InitContainerStatuses) {
+		status.InitContainerStatuses = shareSlice(s, partInitContainerStatuses, status.InitContainerStatuses)
+	}
 	status.HostIPs = shareSlice(s, partHostIPs, status.HostIPs)
 	status.HostIP = intern(status.HostIP)
 	status.Phase = intern(status.Phase)
 	status.QOSClass = intern(status.QOSClass)
+}
+
+// shareContainerStatuses shares the parts of a pod's own container
+// statuses (not yet shared: their slice may be after), and reports whether
+// the slice may be shared whole: not when a container has started (its
+// ID is the container's own, so no other pod's statuses are equal, and
+// their key, all of them encoded, was a tenth of the sharing's time).
+func shareContainerStatuses(s *sharedParts, statuses []v1.ContainerStatus) (whole bool) {
+	whole = true
+	for i := range statuses {
+		cs := &statuses[i]
+		cs.Name, cs.Image = intern(cs.Name), intern(cs.Image)
+		cs.AllocatedResources = shareResourceList(s, partContainerAllocated, cs.AllocatedResources)
+		cs.Resources = sharePointer(s, partContainerResources, cs.Resources)
+		cs.VolumeMounts = shareSlice(s, partVolumeMountStatuses, cs.VolumeMounts)
+		whole = whole && cs.ContainerID == ""
+	}
+	return whole
 }
 
 // shareNode shares a defaulted and validated node's parts with the nodes

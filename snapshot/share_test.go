@@ -139,3 +139,46 @@ func TestShareTableBoundedPerKind(t *testing.T) {
 		t.Errorf("containers are not shared once the node labels filled their part of the table")
 	}
 }
+
+// TestLoadSharesStatusResources: running pods' container statuses are
+// their own (container IDs), but the resources the kubelet writes in them
+// and in the pod's status are shared.
+func TestLoadSharesStatusResources(t *testing.T) {
+	var items []string
+	for i := range 3 {
+		items = append(items, fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p-%d","namespace":"team"},`+
+			`"spec":{"nodeName":"n1","containers":[{"name":"c","image":"registry.k8s.io/pause:3.10","resources":{"requests":{"cpu":"100m"}}}]},`+
+			`"status":{"phase":"Running","allocatedResources":{"cpu":"100m"},"resources":{"requests":{"cpu":"100m"}},`+
+			`"containerStatuses":[{"name":"c","image":"registry.k8s.io/pause:3.10","imageID":"","containerID":"containerd://%d","ready":true,"restartCount":0,`+
+			`"allocatedResources":{"cpu":"100m"},"resources":{"requests":{"cpu":"100m"}},"volumeMounts":[{"name":"v","mountPath":"/v"}]}]}}`, i, i))
+	}
+	data := `{"apiVersion":"v1","kind":"List","items":[` + strings.Join(items, ",\n") + `]}`
+	c, r, err := Load("pods.json", []byte(data))
+	if err != nil || r.HasErrors() {
+		t.Fatalf("load: %v %v", err, r)
+	}
+	a, b := c.Pods[0].Status, c.Pods[1].Status
+	if sameArray(a.ContainerStatuses, b.ContainerStatuses) {
+		t.Fatalf("pods with other container IDs share their container statuses")
+	}
+	ca, cb := a.ContainerStatuses[0], b.ContainerStatuses[0]
+	for part, shared := range map[string]bool{
+		"allocated resources": sameMap(a.AllocatedResources, b.AllocatedResources), "resources": a.Resources == b.Resources,
+		"container's allocated resources": sameMap(ca.AllocatedResources, cb.AllocatedResources), "container's resources": ca.Resources == cb.Resources,
+		"container's volume mounts": sameArray(ca.VolumeMounts, cb.VolumeMounts),
+	} {
+		if !shared {
+			t.Errorf("the pods' status do not share their %s", part)
+		}
+	}
+	if sameMap(a.AllocatedResources, ca.AllocatedResources) || a.Resources == ca.Resources {
+		t.Errorf("the pod's status resources are one with its container's")
+	}
+	alone, _, err := Load("pod.json", []byte(items[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(alone.Pods[0], c.Pods[1]) {
+		t.Errorf("a pod differs from the same pod loaded alone")
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/internal/peakmem"
 	"github.com/schedtui/schedtui/internal/scalegen"
+	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/history"
@@ -110,43 +111,79 @@ func BenchmarkKeyPress(b *testing.B) {
 
 // The debugger at scale: a snapshot of 15,000 nodes and
 // 300,000 pods (internal/scalegen, the loader benchmark's cluster;
-// SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_PODS shrink it). The generated
-// JSON is 2.4 GiB and the benchmarks need about 12 GiB of memory.
+// SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_PODS change its size). The
+// generated JSON is 2.6 GiB and the benchmarks need about 12 GiB of memory.
+// SCHEDTUI_BENCH_SHAPE=basic generates SchedulingBasic's cluster instead
+// (internal/scenario Throughput: the pods bound, and 1000 pending), and
+// SCHEDTUI_BENCH_SNAPSHOT names the protobuf file to open: generated there
+// if absent, and kept (the 50,000-node sizes take minutes to generate).
 
-// scaleShown is the first screen's model, which the key presses reuse.
-var scaleShown *harness
+// scaleShown is the first screen's model, which the key presses reuse,
+// and scalePods the pods of its snapshot.
+var (
+	scaleShown *harness
+	scalePods  int
+)
 
 // scaleSnapshot generates the cluster into a file in dir, as `schedtui
 // snapshot -o` writes it (scale.json, or scale.pb in protobuf), and
-// returns its path.
+// returns its path; in protobuf, SCHEDTUI_BENCH_SNAPSHOT's file if set.
 func scaleSnapshot(b *testing.B, dir string, protobuf bool) string {
 	start := time.Now()
 	nodes, pods := benchSize("SCHEDTUI_BENCH_NODES", 15000), benchSize("SCHEDTUI_BENCH_PODS", 300000)
 	path := filepath.Join(dir, "scale.json")
 	if protobuf {
 		path = filepath.Join(dir, "scale.pb")
+		if given := os.Getenv("SCHEDTUI_BENCH_SNAPSHOT"); given != "" {
+			if _, err := os.Stat(given); err == nil {
+				return given
+			}
+			path = given
+		}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if protobuf {
-		err = writeScaleProtobuf(f, nodes, pods)
-	} else {
-		_, err = scalegen.Write(f, nodes, pods, nil)
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
+	basic := os.Getenv("SCHEDTUI_BENCH_SHAPE") == "basic"
+	if basic {
+		if err := writeBasicSnapshot(path, nodes, pods); err != nil {
+			b.Fatal(err)
+		}
+	} else if err := writeScaleSnapshot(path, nodes, pods, protobuf); err != nil {
 		b.Fatal(err)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("generated %d nodes, %d pods: %.0f MiB in %s in %v", nodes, pods, float64(fi.Size())/(1<<20), filepath.Base(path), time.Since(start).Round(time.Millisecond))
+	b.Logf("generated %d nodes, %d pods (SchedulingBasic: %v): %.0f MiB in %s in %v", nodes, pods, basic, float64(fi.Size())/(1<<20), filepath.Base(path), time.Since(start).Round(time.Millisecond))
 	return path
+}
+
+// writeScaleSnapshot writes scalegen's cluster to path.
+func writeScaleSnapshot(path string, nodes, pods int, protobuf bool) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if protobuf {
+		err = writeScaleProtobuf(f, nodes, pods)
+	} else {
+		_, err = scalegen.Write(f, nodes, pods, nil)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeBasicSnapshot writes SchedulingBasic's cluster of nodes nodes,
+// pods bound pods and 1000 pending to path (the format its extension
+// names).
+func writeBasicSnapshot(path string, nodes, pods int) error {
+	sc, err := scenario.Throughput(scenario.WorkloadBasic, scenario.ThroughputSize{Nodes: nodes, InitPods: pods, MeasurePods: 1000})
+	if err != nil {
+		return err
+	}
+	_, err = snapshot.WriteFile(path, sc.Cluster, snapshot.Header{Source: "BenchmarkFirstScreen " + sc.Name})
+	return err
 }
 
 // writeScaleProtobuf writes the cluster as a protobuf snapshot, the
@@ -208,6 +245,7 @@ func firstScreen(b *testing.B, path string) (hs *harness, p screenParts) {
 		b.Fatalf("the snapshot loaded with problems:\n%s", o.Report.String())
 	}
 	c := o.Cluster
+	scalePods = len(c.Pods)
 	t1, c1 := time.Now(), peakmem.CPUTime()
 	be, err := NewBackend(filepath.Base(path), c, scheduler.Options{Registry: plugins.NewInTreeRegistry(), Seed: 1})
 	if err != nil {
@@ -249,7 +287,7 @@ func BenchmarkFirstScreen(b *testing.B) {
 				scaleShown = hs
 				sum.add(p)
 				b.Logf("%s, %d nodes, %d pods: load %.2fs (CPU %.2fs), backend %.2fs (CPU %.2fs), first frame %.2fs (CPU %.2fs): %.2fs in all, CPU %.2fs (budget 10s); peak RSS %.0f MiB",
-					format, len(hs.m.c.World.nodes), benchSize("SCHEDTUI_BENCH_PODS", 300000), p.load.Seconds(), p.loadCPU.Seconds(),
+					format, len(hs.m.c.World.nodes), scalePods, p.load.Seconds(), p.loadCPU.Seconds(),
 					p.backend.Seconds(), p.backendCPU.Seconds(), p.view.Seconds(), p.viewCPU.Seconds(), p.total().Seconds(), p.totalCPU().Seconds(), peakmem.MiB(p.peakRSS))
 			}
 			n := float64(b.N)
@@ -282,7 +320,7 @@ func BenchmarkKeyPressScale(b *testing.B) {
 		hs, _ = firstScreen(b, scaleSnapshot(b, b.TempDir(), true))
 		scaleShown = hs
 	}
-	nodes, pods := len(hs.m.c.World.nodes), benchSize("SCHEDTUI_BENCH_PODS", 300000)
+	nodes, pods := len(hs.m.c.World.nodes), scalePods
 	hs.t = b
 	if hs.m.c.World.attempts.Len() == 0 {
 		t0 := time.Now()

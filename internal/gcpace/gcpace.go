@@ -1,17 +1,19 @@
 // Package gcpace paces the garbage collector while schedtui builds a large
-// state whose allocations it keeps: a snapshot's objects decoded, the
+// state whose allocations it mostly keeps: a snapshot's objects decoded, the
 // scheduler's cache and queue built over them.
 //
 // With Go's default target (GOGC=100) a collection starts each time the
 // heap doubles and marks everything kept so far: in all, about as much as
 // the heap finally holds (half of it, a quarter, ...), and the last one may
-// start anywhere, also at the very end. Almost everything allocated then is
-// kept, so those collections find little to free: at 300,000 pods a
-// protobuf snapshot allocates 7.3 GB and keeps 4.2 GB, and collecting
-// with GOGC=400 cost 3 s of the first screen's 11 s while lowering the
-// peak by 0.8 GB only. So while the state grows the collector runs only
-// when a memory limit is near: what is allocated and dropped on the way
-// (a file's bytes, a JSON decoder's scratch) stays until then.
+// start anywhere, also at the very end; collecting with GOGC=400 cost 3 s
+// of an 11 s first screen at 300,000 pods. With the collector off instead,
+// everything the load drops (a decoded pod's parts once shared with its
+// siblings', a decoder's scratch) stays until the end: at a million
+// SchedulingBasic pods the heap grew to several times what it kept. So
+// while the state grows (Growing) the collector runs when the heap has
+// grown a headroom past what the last collection found live (Bounded):
+// few collections while the heap is large, and a peak of what is kept
+// plus the headroom.
 package gcpace
 
 import (
@@ -29,10 +31,16 @@ import (
 // the memory limit alone starts a collection.
 const GrowingPercent = -1
 
+// growingHeadroom is how far the heap may grow past what the last
+// collection found live before the next collection, while the state
+// grows (Bounded's headroom): at a million pods a gibibyte of headroom
+// means a collection about every gibibyte allocated, against a peak of
+// the live heap plus the headroom. availableShare of the memory the
+// machine has available bounds it on a small machine.
+var growingHeadroom int64 = 1 << 30
+
 // availableShare is how much of the memory the machine has available when
-// the growth starts the heap may take before the garbage collector runs:
-// a decoder that drops much (JSON) reaches it, and the collections then
-// keep the heap under it.
+// the growth starts the headroom may take at most.
 const availableShare = 0.75
 
 var (
@@ -40,10 +48,13 @@ var (
 	depth       int
 	percent     int
 	memoryLimit int64
+	unbound     func()
 )
 
-// Growing turns the GC target off (GrowingPercent), with a memory limit of
-// the heap so far plus availableShare of the memory available, until the
+// Growing turns the GC target off (GrowingPercent) and bounds the heap
+// (Bounded) to what the last collection found live plus a headroom
+// (growingHeadroom, or availableShare of the memory available if that is
+// less), the first limit the heap so far plus the headroom, until the
 // returned function is called, which puts back the previous target and
 // limit. Nested calls keep the outermost's setting. A GOGC or GOMEMLIMIT
 // set in the environment is the user's choice, and where the available
@@ -59,9 +70,12 @@ func Growing() (restore func()) {
 	mu.Lock()
 	defer mu.Unlock()
 	if depth == 0 {
-		limit := heapBytes() + int64(float64(avail)*availableShare)
-		memoryLimit = debug.SetMemoryLimit(limit)
+		headroom := min(growingHeadroom, int64(float64(avail)*availableShare))
 		percent = debug.SetGCPercent(GrowingPercent)
+		// Bounded first: it keeps the limit before the first one as its
+		// ceiling.
+		unbound = Bounded(headroom)
+		memoryLimit = debug.SetMemoryLimit(heapBytes() + headroom)
 	}
 	depth++
 	var once sync.Once
@@ -70,6 +84,7 @@ func Growing() (restore func()) {
 			mu.Lock()
 			defer mu.Unlock()
 			if depth--; depth == 0 {
+				unbound()
 				debug.SetGCPercent(percent)
 				debug.SetMemoryLimit(memoryLimit)
 			}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -40,8 +41,11 @@ import (
 type scaleGen struct {
 	namespaces []string
 	pools      []nodePool
-	apps       []scaleApp
+	apps       []scaleApp // the daemons' first
+	daemons    int        // how many of apps are DaemonSets
 	created    metav1.Time
+	// One app pod in pendingEvery is pending.
+	pendingEvery int
 }
 
 type nodePool struct {
@@ -77,35 +81,75 @@ var scaleImages = []string{
 	"docker.io/library/busybox:1.37", "docker.io/bitnami/kafka:3.9.0", "gcr.io/example/ml-inference:2026.01.02-cuda12",
 }
 
+// baseNodes is the size up to which the cluster has the shape it had
+// before it grew past 15,000 nodes (six node pools, twelve teams, three
+// daemons, one app pod in 50 pending): the benchmarks' 15,000-node
+// snapshot stays byte-identical.
+const baseNodes = 15000
+
+var basePools = []nodePool{
+	{name: "general", instanceType: "m6i.4xlarge", cpu: 16, memory: 64},
+	{name: "general-large", instanceType: "m6i.8xlarge", cpu: 32, memory: 128},
+	{name: "memory", instanceType: "r6i.4xlarge", cpu: 16, memory: 128},
+	{name: "compute", instanceType: "c6i.8xlarge", cpu: 32, memory: 64},
+	{name: "gpu", instanceType: "p4d.24xlarge", cpu: 96, memory: 1152, gpus: 8,
+		taint: &v1.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: v1.TaintEffectNoSchedule}},
+	{name: "batch", instanceType: "c6i.4xlarge", cpu: 16, memory: 32,
+		taint: &v1.Taint{Key: "workload", Value: "batch", Effect: v1.TaintEffectNoSchedule}},
+}
+
+// largePools are the pools a cluster past baseNodes adds, one per 10,000
+// nodes beyond it, as a managed cluster of 50,000 nodes has more instance
+// families (and a tainted pool for inference).
+var largePools = []nodePool{
+	{name: "general-m7i", instanceType: "m7i.4xlarge", cpu: 16, memory: 64},
+	{name: "memory-large", instanceType: "r6i.8xlarge", cpu: 32, memory: 256},
+	{name: "compute-large", instanceType: "c6i.16xlarge", cpu: 64, memory: 128},
+	{name: "inference", instanceType: "g5.12xlarge", cpu: 48, memory: 192, gpus: 4,
+		taint: &v1.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: v1.TaintEffectNoSchedule}},
+	{name: "general-xlarge", instanceType: "m6i.16xlarge", cpu: 64, memory: 256},
+}
+
+// largeDaemons are the node daemons a cluster past baseNodes adds to
+// kube-proxy, calico-node and node-exporter: the CSI driver's node plugin
+// and the log shipper.
+var largeDaemons = []string{"ebs-csi-node", "fluent-bit"}
+
 func newScaleGen(nodes, pods int) *scaleGen {
 	g := &scaleGen{created: metav1.NewTime(time.Date(2025, 11, 3, 9, 12, 44, 0, time.UTC))}
-	for i := 0; i < 12; i++ {
+	// Twelve teams, and one more per 1,250 nodes past baseNodes.
+	teams := 12
+	if nodes > baseNodes {
+		teams += (nodes - baseNodes) / 1250
+	}
+	for i := 0; i < teams; i++ {
 		g.namespaces = append(g.namespaces, fmt.Sprintf("team-%02d", i))
 	}
 	g.namespaces = append(g.namespaces, "kube-system", "monitoring", "ingress")
-	g.pools = []nodePool{
-		{name: "general", instanceType: "m6i.4xlarge", cpu: 16, memory: 64},
-		{name: "general-large", instanceType: "m6i.8xlarge", cpu: 32, memory: 128},
-		{name: "memory", instanceType: "r6i.4xlarge", cpu: 16, memory: 128},
-		{name: "compute", instanceType: "c6i.8xlarge", cpu: 32, memory: 64},
-		{name: "gpu", instanceType: "p4d.24xlarge", cpu: 96, memory: 1152, gpus: 8,
-			taint: &v1.Taint{Key: "nvidia.com/gpu", Value: "present", Effect: v1.TaintEffectNoSchedule}},
-		{name: "batch", instanceType: "c6i.4xlarge", cpu: 16, memory: 32,
-			taint: &v1.Taint{Key: "workload", Value: "batch", Effect: v1.TaintEffectNoSchedule}},
+	g.pools = basePools
+	g.pendingEvery = 50
+	daemons := []string{"kube-proxy", "calico-node", "node-exporter"}
+	if nodes > baseNodes {
+		extra := min(len(largePools), (nodes-baseNodes+9999)/10000)
+		g.pools = append(slices.Clip(basePools), largePools[:extra]...)
+		daemons = append(daemons, largeDaemons...)
+		// A cluster this large is mostly settled: about one app pod in
+		// a thousand pending.
+		g.pendingEvery = 1000
 	}
 	// Daemons run on every node; the rest of the pods belong to apps of
 	// 5 to 200 replicas.
-	daemons := []string{"kube-proxy", "calico-node", "node-exporter"}
 	for _, d := range daemons {
 		g.apps = append(g.apps, g.app("kube-system", d, "DaemonSet", len(g.apps)))
 	}
+	g.daemons = len(daemons)
 	perDaemon := nodes
 	remaining := pods - perDaemon*len(daemons)
 	if remaining < 0 {
 		remaining = 0
 	}
 	for remaining > 0 {
-		a := g.app(g.namespaces[len(g.apps)%12], "", "ReplicaSet", len(g.apps))
+		a := g.app(g.namespaces[len(g.apps)%teams], "", "ReplicaSet", len(g.apps))
 		g.apps = append(g.apps, a)
 		remaining -= 5 + len(g.apps)*37%196
 	}
@@ -158,8 +202,13 @@ func mq(s string) resource.Quantity { return resource.MustParse(s) }
 
 func (g *scaleGen) node(i int) *v1.Node {
 	p := g.pools[i%len(g.pools)]
-	if i%10 < 6 { // most nodes are general purpose
+	switch {
+	case i%10 < 6: // most nodes are general purpose
 		p = g.pools[i%2]
+	case len(g.pools) > len(basePools):
+		// The four nodes in ten not general purpose take the other pools
+		// in turn.
+		p = g.pools[2+(i/10*4+i%10-6)%(len(g.pools)-2)]
 	}
 	zone := []string{"a", "b", "c"}[i%3]
 	name := fmt.Sprintf("ip-10-%d-%d-%d.eu-west-1.compute.internal", i/65536%256, i/256%256, i%256)
@@ -179,6 +228,9 @@ func (g *scaleGen) node(i int) *v1.Node {
 		"csi.volume.kubernetes.io/nodeid":                        `{"ebs.csi.aws.com":"i-0` + fmt.Sprintf("%016x", i*7919) + `"}`,
 	}
 	n.Spec.PodCIDR = fmt.Sprintf("10.%d.%d.0/24", 100+i/256%100, i%256)
+	if i >= 25600 { // 10.100.0.0 to 10.199.255.0 are taken: the shared address space's
+		n.Spec.PodCIDR = fmt.Sprintf("100.%d.%d.0/24", 64+(i-25600)/256, i%256)
+	}
 	n.Spec.PodCIDRs = []string{n.Spec.PodCIDR}
 	n.Spec.ProviderID = fmt.Sprintf("aws:///eu-west-1%s/i-0%016x", zone, i*7919)
 	if p.taint != nil {
@@ -452,9 +504,9 @@ func (g *scaleGen) objects(nodes, pods int, emit func(o k8sruntime.Object) error
 		}
 	}
 	// Pods: the daemons' on every node, then the apps' round robin over
-	// the nodes; one in 50 app pods is pending.
+	// the nodes; one in pendingEvery app pods is pending.
 	seq := 0
-	for d := 0; d < 3 && seq < pods; d++ {
+	for d := 0; d < g.daemons && seq < pods; d++ {
 		for i := 0; i < nodes && seq < pods; i++ {
 			if err := emit(g.pod(&g.apps[d], i, seq, nodeNames[i])); err != nil {
 				return err
@@ -462,13 +514,13 @@ func (g *scaleGen) objects(nodes, pods int, emit func(o k8sruntime.Object) error
 			seq++
 		}
 	}
-	for ai, idx := 3, 0; seq < pods; idx++ {
+	for ai, idx := g.daemons, 0; seq < pods; idx++ {
 		if ai >= len(g.apps) {
-			ai = 3
+			ai = g.daemons
 		}
 		a := &g.apps[ai]
 		node := nodeNames[seq*7%nodes]
-		if seq%50 == 7 {
+		if seq%g.pendingEvery == 7 {
 			node = ""
 		}
 		if err := emit(g.pod(a, idx, seq, node)); err != nil {
@@ -505,7 +557,8 @@ func Generate(nodes, pods int, annotations map[string]string) (*Snapshot, error)
 
 // Write writes a cluster of nodes nodes and pods pods (three DaemonSets'
 // on every node, the rest in deployments of 5 to 200 replicas, one in 50
-// of those pending), with annotations as the List's (a capture header,
+// of those pending; past 15,000 nodes more pools, teams and daemons, and
+// one app pod in 1000 pending), with annotations as the List's (a capture header,
 // or none), one object at a time so that the typed objects never all
 // exist at once, and returns the kind of every item. About 8 KiB of JSON
 // a pod.
