@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 func TestFileBufferGivesBackWhatWasAdded(t *testing.T) {
@@ -45,6 +47,9 @@ func TestFileBufferGivesBackWhatWasAdded(t *testing.T) {
 // fileBuffer that gives back each page as soon as the items before it are
 // added, and through the heap: the clusters, reports and configurations
 // must be the same (nothing the loader keeps may point into the file).
+// Read into the fileBuffer, a JSON List's items are also read as in a big
+// file: their members not recorded by the List's scan but scanned as each
+// item is decoded.
 func TestFileBufferLoadsAlike(t *testing.T) {
 	dir := t.TempDir()
 	paths := []string{"../testdata/demo.yaml", "../testdata/dra-gpus.yaml", "testdata/simulator-export.json"}
@@ -59,14 +64,16 @@ func TestFileBufferLoadsAlike(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	defer func(size int64, step int) { fileBufferMinSize, fileBufferReleaseStep = size, step }(fileBufferMinSize, fileBufferReleaseStep)
+	defer func(size int64, step, members int) {
+		fileBufferMinSize, fileBufferReleaseStep, docread.ItemMembersMaxFile = size, step, members
+	}(fileBufferMinSize, fileBufferReleaseStep, docread.ItemMembersMaxFile)
 	for _, p := range paths {
-		fileBufferMinSize = 1 << 62
+		fileBufferMinSize, docread.ItemMembersMaxFile = 1<<62, 1<<62
 		heap, err := Open(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fileBufferMinSize, fileBufferReleaseStep = 1, 1
+		fileBufferMinSize, fileBufferReleaseStep, docread.ItemMembersMaxFile = 1, 1, 0
 		buffered, err := Open(p)
 		if err != nil {
 			t.Fatal(err)
