@@ -308,6 +308,11 @@ func (l *Loader) addParsed(file string, line int, data []byte, h docread.ObjectH
 			lines = ls
 		}
 	}
+	if depth == 0 {
+		// The List is scanned and its items' lines counted: the file
+		// need not stay resident under the items decoded from it.
+		l.file.dropResident()
+	}
 	itemKind, itemAPIVersion := "", ""
 	if h.Kind != "List" {
 		itemKind, itemAPIVersion = strings.TrimSuffix(h.Kind, "List"), h.APIVersion

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -84,5 +85,37 @@ func TestFileBufferLoadsAlike(t *testing.T) {
 		if len(heap.Cluster.Pods) == 0 {
 			t.Errorf("%s: no pods read", p)
 		}
+	}
+}
+
+// TestMappedFileReadsAgainWhatWasDropped: a file mapped itself reads the
+// same after its pages are given back (dropResident once it is scanned,
+// releaseThrough behind the items added), where memory read into would
+// read zeros.
+func TestMappedFileReadsAgainWhatWasDropped(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("snapshot files are read into the heap here")
+	}
+	want := bytes.Repeat([]byte("0123456789abcdef"), 3<<20/16)
+	p := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(p, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	defer func(step int) { fileBufferReleaseStep = step }(fileBufferReleaseStep)
+	fileBufferReleaseStep = 1
+	b, err := readFileBuffer(f, want[:sniffSize], int64(len(want)))
+	if err != nil || b == nil || !b.fileBacked {
+		t.Fatalf("readFileBuffer: %v, %+v: want the file mapped", err, b)
+	}
+	defer b.free()
+	b.releaseThrough(b.data[:1<<20])
+	b.dropResident()
+	if !bytes.Equal(b.data, want) {
+		t.Errorf("the mapped file reads otherwise once its pages are given back")
 	}
 }
