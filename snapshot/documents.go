@@ -445,7 +445,7 @@ func (l *Loader) enterItem(key string, i int, named bool) (restore func()) {
 // one being added, per goroutine: the window of items decoded and not
 // yet added (nor their part of the file given back) stays this small
 // however long the List is.
-const aheadChunks = 4
+const aheadChunks = 16
 
 // inOrder calls prepare(i) and then add(i) for every i below n, add in
 // the order of i on the calling goroutine. From parallelMinItems on,
