@@ -78,10 +78,10 @@ func readFileBuffer(f *os.File, head []byte, size int64) (*fileBuffer, error) {
 
 // dropResident gives back the pages of a file mapped itself that were not
 // given back yet: once a JSON List is scanned and its items' lines
-// counted, the kernel reads them in again as its items are decoded (releaseThrough then gives them back
-// behind the items added), so that the scanned file and the objects
-// decoded from it are not resident together. A buffer read into memory
-// keeps them.
+// counted, the kernel reads them in again as its items are decoded
+// (releaseThrough then gives them back behind the items added), so that
+// the scanned file and the objects decoded from it are not resident
+// together. A buffer read into memory keeps them.
 func (b *fileBuffer) dropResident() {
 	if b == nil || !b.fileBacked || len(b.data) <= b.released {
 		return
