@@ -308,6 +308,11 @@ func (l *Loader) addParsed(file string, line int, data []byte, h docread.ObjectH
 			lines = ls
 		}
 	}
+	if depth == 0 {
+		// The List is scanned and its items' lines counted: the file
+		// need not stay resident under the items decoded from it.
+		l.file.dropResident()
+	}
 	itemKind, itemAPIVersion := "", ""
 	if h.Kind != "List" {
 		itemKind, itemAPIVersion = strings.TrimSuffix(h.Kind, "List"), h.APIVersion
@@ -436,11 +441,18 @@ func (l *Loader) enterItem(key string, i int, named bool) (restore func()) {
 	return func() { l.report.SetItem(prev) }
 }
 
+// aheadChunks is how many chunks of items inOrder prepares ahead of the
+// one being added, per goroutine: the window of items decoded and not
+// yet added (nor their part of the file given back) stays this small
+// however long the List is.
+const aheadChunks = 16
+
 // inOrder calls prepare(i) and then add(i) for every i below n, add in
 // the order of i on the calling goroutine. From parallelMinItems on,
-// prepare runs ahead on GOMAXPROCS goroutines, in chunks of itemChunk;
-// prepare(i) must touch nothing but item i. added, when not nil, hears
-// how many have been added, after each item or chunk.
+// prepare runs ahead on GOMAXPROCS goroutines, in chunks of itemChunk, at
+// most aheadChunks a goroutine ahead of add; prepare(i) must touch
+// nothing but item i. added, when not nil, hears how many have been
+// added, after each item or chunk.
 func inOrder(n int, prepare, add func(i int), added func(done int)) {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 || n < parallelMinItems {
@@ -458,10 +470,13 @@ func inOrder(n int, prepare, add func(i int), added func(done int)) {
 	for c := range done {
 		done[c] = make(chan struct{})
 	}
+	// A token for every chunk that may be prepared and not yet added.
+	window := make(chan struct{}, aheadChunks*workers)
 	var next atomic.Int64
 	for range workers {
 		go func() {
 			for {
+				window <- struct{}{}
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
 					return
@@ -478,6 +493,7 @@ func inOrder(n int, prepare, add func(i int), added func(done int)) {
 		for i := c * itemChunk; i < min(n, (c+1)*itemChunk); i++ {
 			add(i)
 		}
+		<-window
 		if added != nil {
 			added(min(n, (c+1)*itemChunk))
 		}

@@ -1,18 +1,23 @@
 package snapshot
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"unsafe"
 )
 
-// A big snapshot file is read into memory of its own, outside the Go heap,
-// and the part of it whose objects have been added goes back to the
-// kernel while the rest is decoded: at a million pods the file (0.9 GB of
-// protobuf) would otherwise stay whole until the last object is decoded,
-// when the objects themselves are largest. Decoding copies what it keeps
-// (strings, quantities, raw bytes), so nothing points into the buffer once
-// an item is added.
+// A big snapshot file is mapped (or, where it cannot be, read into memory
+// of its own), outside the Go heap, and the part of it whose objects have
+// been added goes back to the kernel while the rest is decoded: at a
+// million pods the file (0.9 GB of protobuf, 3.35 GiB of JSON) would
+// otherwise stay whole until the last object is decoded, when the objects
+// themselves are largest. Decoding copies what it keeps (strings,
+// quantities, raw bytes), so nothing points into the buffer once an item
+// is added. A mapped file cut short by another program while it is loaded
+// ends the process (SIGBUS), as any program reading a file it mapped;
+// one replaced (renamed over, as editors and `schedtui snapshot -o` do)
+// is read as it was.
 
 // fileBufferMinSize is the size from which a file is read into a
 // fileBuffer (a variable for the tests, which read every file so).
@@ -23,21 +28,31 @@ var fileBufferMinSize int64 = 64 << 20
 // (a variable for the tests, which give back every page).
 var fileBufferReleaseStep = 16 << 20
 
-// fileBuffer is a file read into memory mapped for it alone (mapFileBuffer).
+// fileBuffer is a file read into memory mapped for it alone
+// (mapFileBuffer), or the file itself mapped (mapFile).
 type fileBuffer struct {
 	data []byte
 	// released is how much of data, from its start, was given back: read
-	// again, it holds zeros.
-	released int
+	// again, it holds zeros, or the file's bytes when fileBacked.
+	released   int
+	fileBacked bool
 }
 
-// readFileBuffer reads the rest of f, size bytes, into a new fileBuffer;
-// nil when the memory cannot be mapped (then the caller reads into the
-// heap) or the file does not end at size. head is the start of the file,
-// read ahead (sniffSize at most).
+// readFileBuffer reads f, size bytes, into a new fileBuffer: the file
+// mapped itself, else the rest of it read into memory mapped for it; nil
+// when neither can be mapped (then the caller reads into the heap) or the
+// file does not end at size. head is the start of the file, read ahead
+// (sniffSize at most).
 func readFileBuffer(f *os.File, head []byte, size int64) (*fileBuffer, error) {
 	if size < int64(len(head)) {
 		return nil, nil
+	}
+	if b := mapFile(f, int(size)); b != nil {
+		if fi, err := f.Stat(); err == nil && fi.Size() == size && bytes.Equal(b.data[:len(head)], head) {
+			return b, nil
+		}
+		// It changed meanwhile.
+		b.free()
 	}
 	b := mapFileBuffer(int(size))
 	if b == nil {
@@ -59,6 +74,19 @@ func readFileBuffer(f *os.File, head []byte, size int64) (*fileBuffer, error) {
 		return nil, nil
 	}
 	return b, nil
+}
+
+// dropResident gives back the pages of a file mapped itself that were not
+// given back yet: once a JSON List is scanned and its items' lines
+// counted, the kernel reads them in again as its items are decoded
+// (releaseThrough then gives them back behind the items added), so that
+// the scanned file and the objects decoded from it are not resident
+// together. A buffer read into memory keeps them.
+func (b *fileBuffer) dropResident() {
+	if b == nil || !b.fileBacked || len(b.data) <= b.released {
+		return
+	}
+	b.release(b.released, len(b.data))
 }
 
 // releaseThrough gives back the pages of b's data that end before the end

@@ -1,6 +1,9 @@
 package snapshot
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // mapFileBuffer maps size bytes of anonymous memory, or returns nil.
 func mapFileBuffer(size int) *fileBuffer {
@@ -12,6 +15,19 @@ func mapFileBuffer(size int) *fileBuffer {
 		return nil
 	}
 	return &fileBuffer{data: data}
+}
+
+// mapFile maps the first size bytes of f, a regular file, copy-on-write,
+// or returns nil.
+func mapFile(f *os.File, size int) *fileBuffer {
+	if size <= 0 {
+		return nil
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil
+	}
+	return &fileBuffer{data: data, fileBacked: true}
 }
 
 // release gives back data[from:to] (page-aligned) to the kernel.

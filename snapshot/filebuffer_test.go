@@ -1,11 +1,14 @@
 package snapshot
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"testing"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 func TestFileBufferGivesBackWhatWasAdded(t *testing.T) {
@@ -45,6 +48,9 @@ func TestFileBufferGivesBackWhatWasAdded(t *testing.T) {
 // fileBuffer that gives back each page as soon as the items before it are
 // added, and through the heap: the clusters, reports and configurations
 // must be the same (nothing the loader keeps may point into the file).
+// Read into the fileBuffer, a JSON List's items are also read as in a big
+// file: their members not recorded by the List's scan but scanned as each
+// item is decoded.
 func TestFileBufferLoadsAlike(t *testing.T) {
 	dir := t.TempDir()
 	paths := []string{"../testdata/demo.yaml", "../testdata/dra-gpus.yaml", "testdata/simulator-export.json"}
@@ -59,14 +65,16 @@ func TestFileBufferLoadsAlike(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	defer func(size int64, step int) { fileBufferMinSize, fileBufferReleaseStep = size, step }(fileBufferMinSize, fileBufferReleaseStep)
+	defer func(size int64, step, members int) {
+		fileBufferMinSize, fileBufferReleaseStep, docread.ItemMembersMaxFile = size, step, members
+	}(fileBufferMinSize, fileBufferReleaseStep, docread.ItemMembersMaxFile)
 	for _, p := range paths {
-		fileBufferMinSize = 1 << 62
+		fileBufferMinSize, docread.ItemMembersMaxFile = 1<<62, 1<<62
 		heap, err := Open(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fileBufferMinSize, fileBufferReleaseStep = 1, 1
+		fileBufferMinSize, fileBufferReleaseStep, docread.ItemMembersMaxFile = 1, 1, 0
 		buffered, err := Open(p)
 		if err != nil {
 			t.Fatal(err)
@@ -77,5 +85,37 @@ func TestFileBufferLoadsAlike(t *testing.T) {
 		if len(heap.Cluster.Pods) == 0 {
 			t.Errorf("%s: no pods read", p)
 		}
+	}
+}
+
+// TestMappedFileReadsAgainWhatWasDropped: a file mapped itself reads the
+// same after its pages are given back (dropResident once it is scanned,
+// releaseThrough behind the items added), where memory read into would
+// read zeros.
+func TestMappedFileReadsAgainWhatWasDropped(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("snapshot files are read into the heap here")
+	}
+	want := bytes.Repeat([]byte("0123456789abcdef"), 3<<20/16)
+	p := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(p, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	defer func(step int) { fileBufferReleaseStep = step }(fileBufferReleaseStep)
+	fileBufferReleaseStep = 1
+	b, err := readFileBuffer(f, want[:sniffSize], int64(len(want)))
+	if err != nil || b == nil || !b.fileBacked {
+		t.Fatalf("readFileBuffer: %v, %+v: want the file mapped", err, b)
+	}
+	defer b.free()
+	b.releaseThrough(b.data[:1<<20])
+	b.dropResident()
+	if !bytes.Equal(b.data, want) {
+		t.Errorf("the mapped file reads otherwise once its pages are given back")
 	}
 }

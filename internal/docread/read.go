@@ -210,11 +210,24 @@ func readJSONStream(name string, data []byte) ([]Document, error) {
 	return readJSONStreamSlow(name, data)
 }
 
+// ItemMembersMaxFile is the size of a JSON stream from which the members
+// of a List's items are not recorded when it is read (a variable for the
+// tests).
+var ItemMembersMaxFile = 64 << 20
+
 // readJSONStreamFast is readJSONStream for the common case: objects (and
 // arrays of values) separated by space, valid and not nested too deep. It
 // reports false for anything else, which readJSONStreamSlow then reads
 // (or reports, with encoding/json's messages).
 func readJSONStreamFast(name string, data []byte) ([]Document, bool) {
+	// The members of a List's items are recorded with the List's scan
+	// only in a small file: in a big one they would all be held (600
+	// bytes an item) until the last item is added, and each item is
+	// scanned again, on the loader's goroutines, as it is decoded.
+	record := arrayElemMembers
+	if len(data) >= ItemMembersMaxFile {
+		record = arrayElems
+	}
 	lines := &lineCounter{src: data, line: 1}
 	li := &lazyLineIndex{data: data}
 	var docs []Document
@@ -223,7 +236,7 @@ func readJSONStreamFast(name string, data []byte) ([]Document, bool) {
 		switch data[i] {
 		case '{':
 			members := []Member{}
-			end = scanObject(data, i, 1, &members, true)
+			end = scanObject(data, i, 1, &members, record)
 			if end < 0 {
 				return nil, false
 			}

@@ -53,3 +53,36 @@ func TestReportListsAtMost(t *testing.T) {
 		t.Errorf("a problem with an item: %s", got)
 	}
 }
+
+// TestBigJSONListItemsNotRecorded: in a big JSON stream the List's scan
+// records its items' spans, not their members (each item is scanned again
+// as it is decoded); the header and the items' lines are those of a small
+// one.
+func TestBigJSONListItemsNotRecorded(t *testing.T) {
+	data := []byte("{\"kind\": \"List\", \"apiVersion\": \"v1\",\n \"items\": [\n  {\"kind\": \"Pod\", \"metadata\": {\"name\": \"a\"}},\n\n  {\"kind\": \"Pod\"}]}\n")
+	read := func(maxFile int) (ObjectHeader, []int) {
+		defer func(m int) { ItemMembersMaxFile = m }(ItemMembersMaxFile)
+		ItemMembersMaxFile = maxFile
+		docs, err := ReadDocuments("f.json", data)
+		if err != nil || len(docs) != 1 {
+			t.Fatalf("ReadDocuments: %v, %d documents", err, len(docs))
+		}
+		h := HeaderFromMembers(docs[0].JSON, docs[0].Members())
+		lines, ok := docs[0].LinesAt(h.ItemOffs)
+		if !ok {
+			t.Fatal("no lines")
+		}
+		return h, lines
+	}
+	small, smallLines := read(len(data) + 1)
+	big, bigLines := read(len(data))
+	if len(small.ItemMembers) != 2 || big.ItemMembers != nil {
+		t.Errorf("item members recorded: %d in a small stream, %d in a big one; want 2 and none", len(small.ItemMembers), len(big.ItemMembers))
+	}
+	if len(big.Items) != 2 || string(big.Items[0]) != string(small.Items[0]) || string(big.Items[1]) != string(small.Items[1]) {
+		t.Errorf("items %q, want %q", big.Items, small.Items)
+	}
+	if len(bigLines) != 2 || bigLines[0] != 3 || bigLines[1] != 5 || smallLines[1] != 5 {
+		t.Errorf("item lines %v (small %v), want [3 5]", bigLines, smallLines)
+	}
+}

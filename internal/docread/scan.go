@@ -145,7 +145,7 @@ func scanValue(data []byte, i, depth int) int {
 	}
 	switch c := data[i]; c {
 	case '{':
-		return scanObject(data, i, depth+1, nil, false)
+		return scanObject(data, i, depth+1, nil, noArrays)
 	case '[':
 		return scanArray(data, i, depth+1, nil, nil)
 	case '"':
@@ -190,7 +190,7 @@ func scanArray(data []byte, i, depth int, elems *[]Span, members *[][]Member) in
 			if j := skipJSONSpace(data, i+1); j < len(data) && data[j] != '}' {
 				mm = make([]Member, 0, 5) // apiVersion, kind, metadata, spec, status
 			}
-			end = scanObject(data, i, depth+1, &mm, false)
+			end = scanObject(data, i, depth+1, &mm, noArrays)
 			*members = append(*members, mm)
 		} else {
 			end = scanValue(data, i, depth)
@@ -219,10 +219,20 @@ func scanArray(data []byte, i, depth int, elems *[]Span, members *[][]Member) in
 	}
 }
 
+// arrayRecord is what a scan records of the array values of an object's
+// members.
+type arrayRecord int
+
+const (
+	noArrays         arrayRecord = iota
+	arrayElems                   // the spans of their elements (Elems)
+	arrayElemMembers             // and the members of those that are objects (ElemMembers)
+)
+
 // scanObject scans the object starting at data[i] ('{'); with members
-// non-nil it appends its members, and with arrays also the elements of
-// the members' array values.
-func scanObject(data []byte, i, depth int, members *[]Member, arrays bool) int {
+// non-nil it appends its members, and of the members' array values what
+// arrays says.
+func scanObject(data []byte, i, depth int, members *[]Member, arrays arrayRecord) int {
 	if depth > maxScanDepth {
 		return -1
 	}
@@ -246,9 +256,13 @@ func scanObject(data []byte, i, depth int, members *[]Member, arrays bool) int {
 		i = skipJSONSpace(data, i+1)
 		var m Member
 		var end int
-		if members != nil && arrays && i < len(data) && data[i] == '[' {
+		if members != nil && arrays != noArrays && i < len(data) && data[i] == '[' {
 			m.Elems = []Span{}
-			end = scanArray(data, i, depth+1, &m.Elems, &m.ElemMembers)
+			var elemMembers *[][]Member
+			if arrays == arrayElemMembers {
+				elemMembers = &m.ElemMembers
+			}
+			end = scanArray(data, i, depth+1, &m.Elems, elemMembers)
 		} else {
 			end = scanValue(data, i, depth)
 		}
@@ -304,7 +318,11 @@ func ScanMembers(data []byte, arrays bool) (members []Member, ok bool) {
 		return nil, false
 	}
 	members = []Member{}
-	end := scanObject(data, i, 1, &members, arrays)
+	record := noArrays
+	if arrays {
+		record = arrayElemMembers
+	}
+	end := scanObject(data, i, 1, &members, record)
 	if end < 0 || skipJSONSpace(data, end) != len(data) {
 		return nil, false
 	}
