@@ -11,9 +11,11 @@ import (
 	"errors"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/schedtui/schedtui/internal/docread"
@@ -145,8 +147,9 @@ func (l *Loader) loadClusterInfoDump(dir, nodes string) error {
 const maxListDepth = 4
 
 // LoadFile reads one file into the loader. On error nothing from the file
-// is added.
-func (l *Loader) LoadFile(path string) error {
+// is added, but for a big file cut short by another program while its
+// objects are being added (guardMappedFile): those added before stay.
+func (l *Loader) LoadFile(path string) (err error) {
 	data, buf, err := l.budget.readBuffered(path, true)
 	if err != nil {
 		return err
@@ -157,6 +160,9 @@ func (l *Loader) LoadFile(path string) error {
 			l.file = nil
 			buf.free()
 		}()
+		if buf.fileBacked {
+			defer guardMappedFile(path, &err)()
+		}
 	}
 	l.meter.startFile(int64(len(data)))
 	defer l.meter.endFile()
@@ -472,24 +478,43 @@ func inOrder(n int, prepare, add func(i int), added func(done int)) {
 	}
 	// A token for every chunk that may be prepared and not yet added.
 	window := make(chan struct{}, aheadChunks*workers)
+	// faults[c] is the fault reading a mapped file met preparing chunk c,
+	// raised again on the calling goroutine (see guardMappedFile).
+	faults := make([]any, chunks)
+	stop := make(chan struct{})
+	var running sync.WaitGroup
+	// The workers are gone when this returns, or panics with a fault: the
+	// caller then unmaps the file they read.
+	defer func() {
+		close(stop)
+		running.Wait()
+	}()
 	var next atomic.Int64
 	for range workers {
+		running.Add(1)
 		go func() {
+			defer running.Done()
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 			for {
-				window <- struct{}{}
+				select {
+				case window <- struct{}{}:
+				case <-stop:
+					return
+				}
 				c := int(next.Add(1) - 1)
 				if c >= chunks {
 					return
 				}
-				for i := c * itemChunk; i < min(n, (c+1)*itemChunk); i++ {
-					prepare(i)
-				}
+				faults[c] = prepareChunk(c*itemChunk, min(n, (c+1)*itemChunk), prepare)
 				close(done[c])
 			}
 		}()
 	}
 	for c := range chunks {
 		<-done[c]
+		if faults[c] != nil {
+			panic(faults[c])
+		}
 		for i := c * itemChunk; i < min(n, (c+1)*itemChunk); i++ {
 			add(i)
 		}
@@ -498,6 +523,23 @@ func inOrder(n int, prepare, add func(i int), added func(done int)) {
 			added(min(n, (c+1)*itemChunk))
 		}
 	}
+}
+
+// prepareChunk prepares items from to to, and returns the fault reading
+// a mapped file that stopped it, if any (any other panic goes on).
+func prepareChunk(from, to int, prepare func(i int)) (fault any) {
+	defer func() {
+		if r := recover(); r != nil {
+			if !isMemoryFault(r) {
+				panic(r)
+			}
+			fault = r
+		}
+	}()
+	for i := from; i < to; i++ {
+		prepare(i)
+	}
+	return nil
 }
 
 // itemsAdded reports done of n items of a List at depth added: those of a

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"unsafe"
+
+	"github.com/schedtui/schedtui/internal/docread"
 )
 
 // A big snapshot file is mapped (or, where it cannot be, read into memory
@@ -15,9 +19,11 @@ import (
 // themselves are largest. Decoding copies what it keeps (strings,
 // quantities, raw bytes), so nothing points into the buffer once an item
 // is added. A mapped file cut short by another program while it is loaded
-// ends the process (SIGBUS), as any program reading a file it mapped;
-// one replaced (renamed over, as editors and `schedtui snapshot -o` do)
-// is read as it was.
+// would end the process (SIGBUS), as any program reading a file it mapped:
+// the goroutines reading it turn such a fault into a panic instead
+// (debug.SetPanicOnFault), and the load into an error naming the file
+// (guardMappedFile). One replaced (renamed over, as editors and `schedtui
+// snapshot -o` do) is read as it was.
 
 // fileBufferMinSize is the size from which a file is read into a
 // fileBuffer (a variable for the tests, which read every file so).
@@ -108,4 +114,34 @@ func (b *fileBuffer) releaseThrough(p []byte) {
 	}
 	b.release(b.released, upTo)
 	b.released = upTo
+}
+
+// guardMappedFile makes a fault reading the mapped file path (the file cut
+// short while it is loaded) the load's error instead of the end of the
+// process. Call it on the goroutine that loads, deferring what it returns;
+// the loader's workers guard themselves (inOrder).
+func guardMappedFile(path string, err *error) (done func()) {
+	old := debug.SetPanicOnFault(true)
+	return func() {
+		defer debug.SetPanicOnFault(old)
+		r := recover()
+		if r == nil {
+			return
+		}
+		if !isMemoryFault(r) {
+			panic(r)
+		}
+		*err = &docread.ParseError{File: path, Msg: "cannot read file: it was cut short while it was loaded; load it again once whatever writes it is done"}
+	}
+}
+
+// isMemoryFault tells a fault reading memory (debug.SetPanicOnFault's
+// panic, which says the faulting address) from other panics.
+func isMemoryFault(r any) bool {
+	e, ok := r.(runtime.Error)
+	if !ok {
+		return false
+	}
+	_, ok = e.(interface{ Addr() uintptr })
+	return ok
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/schedtui/schedtui/internal/docread"
@@ -117,5 +118,47 @@ func TestMappedFileReadsAgainWhatWasDropped(t *testing.T) {
 	b.dropResident()
 	if !bytes.Equal(b.data, want) {
 		t.Errorf("the mapped file reads otherwise once its pages are given back")
+	}
+}
+
+// TestMappedFileCutShort: a mapped snapshot file cut short by another
+// program while it is loaded faults where it is read; the loader's
+// goroutine and its workers turn that into the load's error, naming the
+// file, instead of the process ending (SIGBUS).
+func TestMappedFileCutShort(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("snapshot files are read into the heap here")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, items := range []int{parallelMinItems / 2, 4 * parallelMinItems} {
+		data := bytes.Repeat([]byte("0123456789abcdef"), items*4096/16)
+		p := filepath.Join(t.TempDir(), "big.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := readFileBuffer(f, data[:sniffSize], int64(len(data)))
+		f.Close()
+		if err != nil || b == nil || !b.fileBacked {
+			t.Fatalf("readFileBuffer: %v, %+v: want the file mapped", err, b)
+		}
+		if err := os.Truncate(p, 0); err != nil {
+			t.Fatal(err)
+		}
+		read := make([]byte, items)
+		err = func() (err error) {
+			defer guardMappedFile(p, &err)()
+			// Each item on a page of its own: read on the workers from
+			// parallelMinItems items on, on this goroutine below.
+			inOrder(items, func(i int) { read[i] = b.data[i*4096] }, func(int) {}, nil)
+			return nil
+		}()
+		b.free()
+		if err == nil || !strings.Contains(err.Error(), p+": cannot read file: it was cut short while it was loaded") {
+			t.Errorf("%d items: error %v, want the file cut short", items, err)
+		}
 	}
 }
