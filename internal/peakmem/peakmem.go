@@ -13,8 +13,6 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 )
 
 // Meter follows one measured stretch.
@@ -69,18 +67,6 @@ func PeakRSS() uint64 {
 
 // MiB is bytes in mebibytes, for b.ReportMetric.
 func MiB(b uint64) float64 { return float64(b) / (1 << 20) }
-
-// CPUTime is the process's CPU time so far (user and system). The
-// throughput benchmarks report rates per CPU second beside wall-clock
-// ones: on a machine shared with other work, wall time says more about
-// the neighbours.
-func CPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // EnvCount is the positive integer in the environment variable name (a
 // benchmark's size, SCHEDTUI_BENCH_NODES and the like), or def when it is
