@@ -58,11 +58,14 @@ func (c *attachedCache) valid(objs framework.ObjectLister) bool {
 func (pl *CSILimits) attachedVolumes(nodeInfo *framework.NodeInfo, csiNode *storagev1.CSINode) (map[string]string, error) {
 	c := &pl.cache
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	cached := c.valid(pl.objs)
+	cached, rev := c.valid(pl.objs), c.rev
 	if e, ok := c.nodes[nodeInfo.Name()]; cached && ok && e.generation == nodeInfo.Generation {
+		c.mu.Unlock()
 		return e.attached, e.err
 	}
+	// Worked out without the lock: Filter runs on the nodes in parallel,
+	// and a cycle after a change misses on many of them.
+	c.mu.Unlock()
 	attached := map[string]string{}
 	var err error
 	for _, existing := range nodeInfo.Pods {
@@ -74,7 +77,11 @@ func (pl *CSILimits) attachedVolumes(nodeInfo *framework.NodeInfo, csiNode *stor
 		}
 	}
 	if cached {
-		c.nodes[nodeInfo.Name()] = nodeAttached{generation: nodeInfo.Generation, attached: attached, err: err}
+		c.mu.Lock()
+		if c.rev == rev && c.nodes != nil {
+			c.nodes[nodeInfo.Name()] = nodeAttached{generation: nodeInfo.Generation, attached: attached, err: err}
+		}
+		c.mu.Unlock()
 	}
 	return attached, err
 }
