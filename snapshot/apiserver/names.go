@@ -100,7 +100,10 @@ func isLabelValue(s string) bool {
 // once lower-cased.
 func isAnnotationKey(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
+		// Upstream lower-cases the key first: ASCII capitals, and letters
+		// beyond ASCII whose lower case may be ASCII ("İ" is "i", the
+		// Kelvin sign "k").
+		if c := s[i]; c >= 'A' && c <= 'Z' || c >= 0x80 {
 			return isLabelKey(strings.ToLower(s))
 		}
 	}
