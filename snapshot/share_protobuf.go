@@ -1,0 +1,499 @@
+package snapshot
+
+import (
+	"reflect"
+	"slices"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Sharing a protobuf pod's parts by their bytes, before decoding them.
+// Most of a pod's bytes are parts another pod of its template has too
+// (containers, tolerations, conditions, managed fields): decoding them
+// (about 14 KB allocated a pod for 2 KB kept) and then encoding them again
+// to find the equal part met before (share.go) was most of a protobuf
+// load. Here a pod's encoding is walked first (its metadata, spec and
+// status, one level down): each part's bytes are looked up, a part met
+// before is cut out of what is decoded, and the part remembered is set in
+// its place once the pod is defaulted.
+//
+// The generated Unmarshal is a function of the bytes: equal bytes decode
+// to equal values, nil and empty told apart as they are in the bytes (a
+// field absent is nil; a repeated field or map present is not empty; a
+// bytes field present but empty is an empty slice, absent nil), and a
+// quantity keeps the string it was written with. So equal bytes need no
+// confirmation (share.go's keys, a decoded part encoded again, lose those
+// distinctions and are confirmed with reflect.DeepEqual).
+//
+// A part is remembered as the API server's defaulting leaves it, keyed on
+// its bytes as read; that holds because the defaulting of each part below
+// is a function of the part alone (k8s.io/kubernetes v1.37.1
+// pkg/apis/core/v1 defaults.go and zz_generated.defaults.go, and
+// apiserver.Default which follows them): a container's pull policy,
+// termination message, port protocols, requests from limits and rounded
+// quantities; a volume without a source an emptyDir; the pod's absent
+// security context an empty one; the status's and the container statuses'
+// resources rounded. The one exception is SetDefaults_Pod's host ports
+// (defaultHostNetworkPorts), which reads spec.hostNetwork: a host-network
+// pod's containers are a part of their own (partHostNetworkContainers).
+// Metadata, tolerations, affinity, spread constraints, conditions and
+// host IPs have no defaults. The create-time mutations
+// (apiserver.PrepareForCreate, a pod without a resourceVersion) do read
+// the pod's other fields: they append a condition (to a shared list
+// without spare capacity, which makes a new one) and merge labels into
+// the affinity and the spread constraints and container requests into
+// the pod's resources, in place: those three are shared by their bytes
+// only in a stored pod, and otherwise after validation as share.go does.
+
+// podPart is a part of a pod shared by its bytes: a field of the pod's
+// metadata, spec or status.
+type podPart struct {
+	kind  partKind
+	outer protowire.Number // the Pod's field: metadata, spec or status
+	field protowire.Number
+	// absent: the part is shared when the pod lacks it too (defaulting
+	// makes it).
+	absent bool
+	// storedOnly: the create-time mutations change it in place (above).
+	storedOnly bool
+	// get and set read and write the part in a pod; get gives it
+	// without spare capacity.
+	get func(*v1.Pod) any
+	set func(*v1.Pod, any)
+	// size is its bytes in the pod's encoding as decoded.
+	size func(*v1.Pod) int
+}
+
+// Field numbers of a Pod and its parts (k8s.io/api core/v1
+// generated.proto, apimachinery meta/v1 generated.proto).
+const (
+	podMetadata          = 1
+	podSpec              = 2
+	podStatus            = 3
+	metaResourceVersion  = 6
+	specHostNetwork      = 11
+	specContainers       = 2
+	specInitContainers   = 20
+	partHostNetworkShift = partHostNetworkContainers - partContainers
+)
+
+// podParts are the parts shared by their bytes, by the field that holds
+// them; partContainers and partInitContainers become
+// partHostNetworkContainers and partHostNetworkInitContainers in a
+// host-network pod.
+var podParts = []podPart{
+	metaPart(partLabels, 11, func(m *metav1.ObjectMeta) *map[string]string { return &m.Labels }),
+	metaPart(partAnnotations, 12, func(m *metav1.ObjectMeta) *map[string]string { return &m.Annotations }),
+	metaPart(partOwnerReferences, 13, func(m *metav1.ObjectMeta) *[]metav1.OwnerReference { return &m.OwnerReferences }),
+	metaPart(partManagedFields, 17, func(m *metav1.ObjectMeta) *[]metav1.ManagedFieldsEntry { return &m.ManagedFields }),
+	specPart(partVolumes, 1, func(s *v1.PodSpec) *[]v1.Volume { return &s.Volumes }),
+	specPart(partContainers, specContainers, func(s *v1.PodSpec) *[]v1.Container { return &s.Containers }),
+	specPart(partInitContainers, specInitContainers, func(s *v1.PodSpec) *[]v1.Container { return &s.InitContainers }),
+	specPart(partTolerations, 22, func(s *v1.PodSpec) *[]v1.Toleration { return &s.Tolerations }),
+	withAbsent(specPart(partPodSecurityContext, 14, func(s *v1.PodSpec) **v1.PodSecurityContext { return &s.SecurityContext })),
+	storedOnly(specPart(partAffinity, 18, func(s *v1.PodSpec) **v1.Affinity { return &s.Affinity })),
+	storedOnly(specPart(partSpreadConstraints, 33, func(s *v1.PodSpec) *[]v1.TopologySpreadConstraint { return &s.TopologySpreadConstraints })),
+	storedOnly(specPart(partResources, 40, func(s *v1.PodSpec) **v1.ResourceRequirements { return &s.Resources })),
+	statusPart(partConditions, 2, func(s *v1.PodStatus) *[]v1.PodCondition { return &s.Conditions }),
+	statusPart(partContainerStatuses, 8, func(s *v1.PodStatus) *[]v1.ContainerStatus { return &s.ContainerStatuses }),
+	statusPart(partInitContainerStatuses, 10, func(s *v1.PodStatus) *[]v1.ContainerStatus { return &s.InitContainerStatuses }),
+	statusPart(partHostIPs, 16, func(s *v1.PodStatus) *[]v1.HostIP { return &s.HostIPs }),
+	statusPart(partStatusAllocated, 19, func(s *v1.PodStatus) *v1.ResourceList { return &s.AllocatedResources }),
+	statusPart(partStatusResources, 20, func(s *v1.PodStatus) **v1.ResourceRequirements { return &s.Resources }),
+}
+
+// podPartAt is the index in podParts of the part in field of the Pod's
+// field outer, or -1.
+func podPartAt(outer, field protowire.Number) int {
+	for i := range podParts {
+		if podParts[i].outer == outer && podParts[i].field == field {
+			return i
+		}
+	}
+	return -1
+}
+
+func withAbsent(p podPart) podPart { p.absent = true; return p }
+func storedOnly(p podPart) podPart { p.storedOnly = true; return p }
+
+// clipped is v without spare capacity when it is a slice.
+func clipped(v any) any {
+	if r := reflect.ValueOf(v); r.Kind() == reflect.Slice {
+		return r.Slice3(0, r.Len(), r.Len()).Interface()
+	}
+	return v
+}
+
+func metaPart[T any](kind partKind, field protowire.Number, at func(*metav1.ObjectMeta) *T) podPart {
+	return newPodPart(kind, podMetadata, field, func(p *v1.Pod) *metav1.ObjectMeta { return &p.ObjectMeta }, at)
+}
+
+func specPart[T any](kind partKind, field protowire.Number, at func(*v1.PodSpec) *T) podPart {
+	return newPodPart(kind, podSpec, field, func(p *v1.Pod) *v1.PodSpec { return &p.Spec }, at)
+}
+
+func statusPart[T any](kind partKind, field protowire.Number, at func(*v1.PodStatus) *T) podPart {
+	return newPodPart(kind, podStatus, field, func(p *v1.Pod) *v1.PodStatus { return &p.Status }, at)
+}
+
+// newPodPart is the part at (a field of O) of the Pod's field outer, of.
+// Its size is that of an O holding only it, less that of the empty O (the
+// generated Size sums the fields').
+func newPodPart[O any, PO interface {
+	*O
+	Size() int
+}, T any](kind partKind, outer, field protowire.Number, of func(*v1.Pod) PO, at func(PO) *T) podPart {
+	empty := PO(new(O)).Size()
+	return podPart{kind: kind, outer: outer, field: field,
+		get: func(p *v1.Pod) any {
+			f := at(of(p))
+			v := clipped(*f)
+			*f = v.(T)
+			return v
+		},
+		set: func(p *v1.Pod, v any) { *at(of(p)) = v.(T) },
+		size: func(p *v1.Pod) int {
+			only := PO(new(O))
+			*at(only) = *at(of(p))
+			return only.Size() - empty
+		}}
+}
+
+// rawPart is a part remembered by its bytes: its value once defaulted,
+// and its size in the encoding of the pod it was decoded from (what the
+// pod's Size counts for it, for the warning about bytes not read).
+type rawPart struct {
+	value any
+	size  int
+}
+
+// foundPart is a part of one pod looked up by its bytes.
+type foundPart struct {
+	part  int // in podParts
+	kind  partKind
+	key   []byte // its fields' bytes in the pod's encoding (or a copy)
+	known bool   // met before: value is set in the pod once defaulted
+	value any
+	// size is the part's encoded size as the pod was decoded, known
+	// or worked out.
+	size int
+	// spans are where its fields are in the pod's encoding.
+	spans []span
+}
+
+type span struct{ start, end int }
+
+// foundParts are a pod's parts looked up by their bytes (nil: none, the
+// pod was decoded in full and is shared as share.go does).
+type foundParts struct {
+	table *sharedParts
+	parts []foundPart
+	// hits says whether a part was met before (and cut out of what was
+	// decoded).
+	hits bool
+}
+
+// handled is the set of kinds shared by their bytes, which sharePod then
+// leaves alone.
+func (f *foundParts) handled() partSet {
+	var set partSet
+	if f != nil {
+		for i := range f.parts {
+			set |= 1 << podParts[f.parts[i].part].kind
+		}
+	}
+	return set
+}
+
+// partSet is a set of part kinds.
+type partSet uint64
+
+func (s partSet) has(k partKind) bool { return s&(1<<k) != 0 }
+
+// podScan is a pod's encoding walked to its parts: where each part's
+// fields are, and the two fields that decide what may be shared.
+type podScan struct {
+	spans       [][]span // by podParts index
+	hostNetwork bool
+	stored      bool
+}
+
+// scanPod walks a Pod's encoding down to its metadata's, spec's and
+// status's fields. ok is false when the bytes are not what the generated
+// Unmarshal reads without an error (a wrong wire type, a length past the
+// end): such a pod is decoded in full, which reports the error.
+func scanPod(raw []byte) (sc podScan, ok bool) {
+	sc.spans = make([][]span, len(podParts))
+	for at := 0; at < len(raw); {
+		num, typ, n := protowire.ConsumeTag(raw[at:])
+		if n < 0 {
+			return sc, false
+		}
+		if num < podMetadata || num > podStatus {
+			m := protowire.ConsumeFieldValue(num, typ, raw[at+n:])
+			if m < 0 {
+				return sc, false
+			}
+			at += n + m
+			continue
+		}
+		if typ != protowire.BytesType {
+			return sc, false
+		}
+		v, m := protowire.ConsumeBytes(raw[at+n:])
+		if m < 0 {
+			return sc, false
+		}
+		valueStart := at + n + m - len(v)
+		if !sc.scanOuter(num, raw, valueStart, valueStart+len(v)) {
+			return sc, false
+		}
+		at += n + m
+	}
+	return sc, true
+}
+
+// scanOuter walks the fields of the Pod's field outer, in raw[start:end].
+func (sc *podScan) scanOuter(outer protowire.Number, raw []byte, start, end int) bool {
+	for at := start; at < end; {
+		num, typ, n := protowire.ConsumeTag(raw[at:end])
+		if n < 0 {
+			return false
+		}
+		m := protowire.ConsumeFieldValue(num, typ, raw[at+n:end])
+		if m < 0 {
+			return false
+		}
+		switch {
+		case outer == podMetadata && num == metaResourceVersion:
+			if typ != protowire.BytesType {
+				return false
+			}
+			v, _ := protowire.ConsumeBytes(raw[at+n : end])
+			sc.stored = len(v) > 0
+		case outer == podSpec && num == specHostNetwork:
+			if typ != protowire.VarintType {
+				return false
+			}
+			v, _ := protowire.ConsumeVarint(raw[at+n : end])
+			sc.hostNetwork = v != 0
+		default:
+			if i := podPartAt(outer, num); i >= 0 {
+				if typ != protowire.BytesType {
+					return false
+				}
+				sc.spans[i] = append(sc.spans[i], span{at, at + n + m})
+			}
+		}
+		at += n + m
+	}
+	return true
+}
+
+// partKindOf is the kind a part is remembered under in this pod.
+func (sc *podScan) partKindOf(p *podPart) partKind {
+	if sc.hostNetwork && (p.kind == partContainers || p.kind == partInitContainers) {
+		return p.kind + partHostNetworkShift
+	}
+	return p.kind
+}
+
+// findPodParts looks a pod's parts up by their bytes in raw, the Pod's
+// encoding; nil when raw cannot be walked.
+func findPodParts(table *sharedParts, raw []byte) *foundParts {
+	sc, ok := scanPod(raw)
+	if !ok {
+		return nil
+	}
+	f := &foundParts{table: table, parts: make([]foundPart, 0, len(podParts))}
+	for i := range podParts {
+		p := &podParts[i]
+		spans := sc.spans[i]
+		if len(spans) == 0 && !p.absent || p.storedOnly && !sc.stored {
+			continue
+		}
+		f.parts = append(f.parts, foundPart{part: i, kind: sc.partKindOf(p), key: keyOf(raw, spans), spans: spans})
+	}
+	table.mu.Lock()
+	for i := range f.parts {
+		fp := &f.parts[i]
+		if known, ok := table.raw[fp.kind][string(fp.key)]; ok {
+			fp.known, fp.value, fp.size = true, known.value, known.size
+			f.hits = true
+		}
+	}
+	table.mu.Unlock()
+	return f
+}
+
+// keyOf is the bytes of a part's fields: a slice of raw when they follow
+// one another (as an encoder writes them), else a copy.
+func keyOf(raw []byte, spans []span) []byte {
+	if len(spans) == 0 {
+		return nil
+	}
+	contiguous := true
+	for i := 1; i < len(spans); i++ {
+		contiguous = contiguous && spans[i].start == spans[i-1].end
+	}
+	if contiguous {
+		return raw[spans[0].start:spans[len(spans)-1].end]
+	}
+	var key []byte
+	for _, s := range spans {
+		key = append(key, raw[s.start:s.end]...)
+	}
+	return key
+}
+
+// withoutKnown is raw without the fields of the parts met before: the
+// metadata, spec and status that held them encoded again around what is
+// left.
+func (f *foundParts) withoutKnown(raw []byte) []byte {
+	var cut []span
+	for i := range f.parts {
+		if f.parts[i].known {
+			cut = append(cut, f.parts[i].spans...)
+		}
+	}
+	slices.SortFunc(cut, func(a, b span) int { return a.start - b.start })
+	out := make([]byte, 0, len(raw))
+	for at := 0; at < len(raw); {
+		num, typ, n := protowire.ConsumeTag(raw[at:])
+		m := protowire.ConsumeFieldValue(num, typ, raw[at+n:])
+		end := at + n + m
+		if num < podMetadata || num > podStatus || len(cut) == 0 || cut[0].start >= end {
+			out = append(out, raw[at:end]...)
+			at = end
+			continue
+		}
+		v, _ := protowire.ConsumeBytes(raw[at+n:])
+		valueStart := end - len(v)
+		kept := len(v)
+		var inside []span
+		for len(cut) > 0 && cut[0].start < end {
+			inside = append(inside, cut[0])
+			kept -= cut[0].end - cut[0].start
+			cut = cut[1:]
+		}
+		out = protowire.AppendTag(out, num, protowire.BytesType)
+		out = protowire.AppendVarint(out, uint64(kept))
+		from := valueStart
+		for _, s := range inside {
+			out = append(out, raw[from:s.start]...)
+			from = s.end
+		}
+		out = append(out, raw[from:end]...)
+		at = end
+	}
+	return out
+}
+
+// decodePod decodes raw, a Pod's encoding, into pod, cutting out the parts
+// met before; size is what the generated Size gives for the pod as read
+// (with those parts). found is nil when raw is decoded in full because it
+// could not be walked, or did not decode without the parts met before (it
+// is then decoded in full again, into a new pod, for the error).
+func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, size int, err error) {
+	found = findPodParts(table, raw)
+	pod = &v1.Pod{}
+	if found == nil || !found.hits {
+		if err = pod.Unmarshal(raw); err != nil {
+			return pod, nil, 0, err
+		}
+		found.sizeNew(pod)
+		return pod, found, pod.Size(), nil
+	}
+	if err = pod.Unmarshal(found.withoutKnown(raw)); err != nil {
+		pod = &v1.Pod{}
+		return pod, nil, 0, pod.Unmarshal(raw)
+	}
+	found.sizeNew(pod)
+	// The Pod's Size, with the known parts' sizes added to the fields
+	// that held them.
+	outer := [3]int{pod.ObjectMeta.Size(), pod.Spec.Size(), pod.Status.Size()}
+	for i := range found.parts {
+		if fp := &found.parts[i]; fp.known {
+			outer[podParts[fp.part].outer-podMetadata] += fp.size
+		}
+	}
+	for _, l := range outer {
+		size += 1 + protowire.SizeVarint(uint64(l)) + l
+	}
+	return pod, found, size, nil
+}
+
+// sizeNew works out the sizes of the parts met first, as decoded.
+func (f *foundParts) sizeNew(pod *v1.Pod) {
+	if f == nil {
+		return
+	}
+	for i := range f.parts {
+		if fp := &f.parts[i]; !fp.known {
+			fp.size = podParts[fp.part].size(pod)
+		}
+	}
+}
+
+// settle sets the parts met before in a defaulted pod, and remembers the
+// parts met first as defaulting left them. A running pod's container
+// statuses are its own (their container IDs): they are not remembered,
+// and share.go shares what is in them.
+func (f *foundParts) settle(pod *v1.Pod) {
+	if f == nil {
+		return
+	}
+	learned := false
+	kept := f.parts[:0]
+	for _, fp := range f.parts {
+		p := &podParts[fp.part]
+		if fp.known {
+			p.set(pod, fp.value)
+			kept = append(kept, fp)
+			continue
+		}
+		fp.value = p.get(pod)
+		if started(fp.value) {
+			// Left to sharePod.
+			continue
+		}
+		kept = append(kept, fp)
+		learned = true
+	}
+	f.parts = kept
+	if !learned {
+		return
+	}
+	t := f.table
+	t.mu.Lock()
+	for _, fp := range f.parts {
+		if fp.known || t.kept[fp.kind] >= maxSharedParts {
+			continue
+		}
+		if t.raw[fp.kind] == nil {
+			t.raw[fp.kind] = map[string]rawPart{}
+		}
+		if _, ok := t.raw[fp.kind][string(fp.key)]; !ok {
+			t.raw[fp.kind][string(fp.key)] = rawPart{value: fp.value, size: fp.size}
+			t.kept[fp.kind]++
+		}
+	}
+	t.mu.Unlock()
+}
+
+// started reports whether v is container statuses of which one has
+// started (it has a container ID).
+func started(v any) bool {
+	statuses, ok := v.([]v1.ContainerStatus)
+	if !ok {
+		return false
+	}
+	for i := range statuses {
+		if statuses[i].ContainerID != "" {
+			return true
+		}
+	}
+	return false
+}
