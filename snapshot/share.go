@@ -129,7 +129,8 @@ func appendProto[E any, P protoMessage[E]](key []byte, m P) ([]byte, bool) {
 	return key, true
 }
 
-// keyBuffers are the buffers keys are encoded in: the table copies a key
+// keyBuffers are the buffers keys are encoded in (and a protobuf pod's
+// bytes without its shared parts, share_protobuf.go): the table copies a key
 // it keeps, so one buffer serves every part of a goroutine (a key a part
 // was 0.85 GB of garbage at a million pods).
 var keyBuffers = sync.Pool{New: func() any { return new([]byte) }}

@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"math"
 	"reflect"
 	"slices"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	v1 "k8s.io/api/core/v1"
@@ -83,7 +85,7 @@ const (
 // them; partContainers and partInitContainers become
 // partHostNetworkContainers and partHostNetworkInitContainers in a
 // host-network pod.
-var podParts = []podPart{
+var podParts = [...]podPart{
 	metaPart(partLabels, 11, func(m *metav1.ObjectMeta) *map[string]string { return &m.Labels }),
 	metaPart(partAnnotations, 12, func(m *metav1.ObjectMeta) *map[string]string { return &m.Annotations }),
 	metaPart(partOwnerReferences, 13, func(m *metav1.ObjectMeta) *[]metav1.OwnerReference { return &m.OwnerReferences }),
@@ -104,15 +106,23 @@ var podParts = []podPart{
 	statusPart(partStatusResources, 20, func(s *v1.PodStatus) **v1.ResourceRequirements { return &s.Resources }),
 }
 
+// podPartIndex is, by the Pod's field (metadata, spec, status) and the
+// field in it, 1 + the index in podParts of the part there (0: none).
+var podPartIndex [podStatus + 1][64]uint8
+
+func init() {
+	for i, p := range podParts {
+		podPartIndex[p.outer][p.field] = uint8(i + 1)
+	}
+}
+
 // podPartAt is the index in podParts of the part in field of the Pod's
 // field outer, or -1.
 func podPartAt(outer, field protowire.Number) int {
-	for i := range podParts {
-		if podParts[i].outer == outer && podParts[i].field == field {
-			return i
-		}
+	if field >= protowire.Number(len(podPartIndex[outer])) {
+		return -1
 	}
-	return -1
+	return int(podPartIndex[outer][field]) - 1
 }
 
 func withAbsent(p podPart) podPart { p.absent = true; return p }
@@ -171,25 +181,31 @@ type rawPart struct {
 
 // foundPart is a part of one pod looked up by its bytes.
 type foundPart struct {
-	part  int // in podParts
+	part  uint8 // in podParts
 	kind  partKind
-	key   []byte // its fields' bytes in the pod's encoding (or a copy)
-	known bool   // met before: value is set in the pod once defaulted
-	value any
+	known bool // met before: value is set in the pod once defaulted
+	// learn: met first, while the table has room for its kind: it is
+	// remembered once defaulted.
+	learn bool
 	// size is the part's encoded size as the pod was decoded, known
 	// or worked out.
-	size int
-	// spans are where its fields are in the pod's encoding.
-	spans []span
+	size int32
+	key  []byte // its fields' bytes in the pod's encoding (or a copy)
+	// spans are where its fields are in the pod's encoding: f.spans[from:to].
+	from, to uint16
+	value    any
 }
 
-type span struct{ start, end int }
+// span is where fields are in an encoding (a pod's is at most 2 GiB: an
+// object the API server stores is at most 1.5 MiB).
+type span struct{ start, end int32 }
 
 // foundParts are a pod's parts looked up by their bytes (nil: none, the
 // pod was decoded in full and is shared as share.go does).
 type foundParts struct {
 	table *sharedParts
 	parts []foundPart
+	spans []span
 	// hits says whether a part was met before (and cut out of what was
 	// decoded).
 	hits bool
@@ -215,7 +231,10 @@ func (s partSet) has(k partKind) bool { return s&(1<<k) != 0 }
 // podScan is a pod's encoding walked to its parts: where each part's
 // fields are, and the two fields that decide what may be shared.
 type podScan struct {
-	spans       [][]span // by podParts index
+	// spans are by podParts index; fields that follow one another are
+	// one span, so there is mostly one, in one.
+	spans       [len(podParts)][]span
+	one         [len(podParts)][1]span
 	hostNetwork bool
 	stored      bool
 }
@@ -224,35 +243,37 @@ type podScan struct {
 // status's fields. ok is false when the bytes are not what the generated
 // Unmarshal reads without an error (a wrong wire type, a length past the
 // end): such a pod is decoded in full, which reports the error.
-func scanPod(raw []byte) (sc podScan, ok bool) {
-	sc.spans = make([][]span, len(podParts))
+func scanPod(raw []byte, sc *podScan) (ok bool) {
+	for i := range sc.spans {
+		sc.spans[i] = sc.one[i][:0]
+	}
 	for at := 0; at < len(raw); {
 		num, typ, n := protowire.ConsumeTag(raw[at:])
 		if n < 0 {
-			return sc, false
+			return false
 		}
 		if num < podMetadata || num > podStatus {
 			m := protowire.ConsumeFieldValue(num, typ, raw[at+n:])
 			if m < 0 {
-				return sc, false
+				return false
 			}
 			at += n + m
 			continue
 		}
 		if typ != protowire.BytesType {
-			return sc, false
+			return false
 		}
 		v, m := protowire.ConsumeBytes(raw[at+n:])
 		if m < 0 {
-			return sc, false
+			return false
 		}
 		valueStart := at + n + m - len(v)
 		if !sc.scanOuter(num, raw, valueStart, valueStart+len(v)) {
-			return sc, false
+			return false
 		}
 		at += n + m
 	}
-	return sc, true
+	return true
 }
 
 // scanOuter walks the fields of the Pod's field outer, in raw[start:end].
@@ -284,7 +305,11 @@ func (sc *podScan) scanOuter(outer protowire.Number, raw []byte, start, end int)
 				if typ != protowire.BytesType {
 					return false
 				}
-				sc.spans[i] = append(sc.spans[i], span{at, at + n + m})
+				if last := len(sc.spans[i]) - 1; last >= 0 && int(sc.spans[i][last].end) == at {
+					sc.spans[i][last].end = int32(at + n + m)
+				} else {
+					sc.spans[i] = append(sc.spans[i], span{int32(at), int32(at + n + m)})
+				}
 			}
 		}
 		at += n + m
@@ -303,30 +328,54 @@ func (sc *podScan) partKindOf(p *podPart) partKind {
 // findPodParts looks a pod's parts up by their bytes in raw, the Pod's
 // encoding; nil when raw cannot be walked.
 func findPodParts(table *sharedParts, raw []byte) *foundParts {
-	sc, ok := scanPod(raw)
-	if !ok {
+	if len(raw) > math.MaxInt32 {
 		return nil
 	}
-	f := &foundParts{table: table, parts: make([]foundPart, 0, len(podParts))}
-	for i := range podParts {
+	sc := podScans.Get().(*podScan)
+	defer podScans.Put(sc)
+	if !scanPod(raw, sc) {
+		return nil
+	}
+	shared := func(i int) bool {
 		p := &podParts[i]
-		spans := sc.spans[i]
-		if len(spans) == 0 && !p.absent || p.storedOnly && !sc.stored {
-			continue
+		return (len(sc.spans[i]) > 0 || p.absent) && (!p.storedOnly || sc.stored)
+	}
+	n, nspans := 0, 0
+	for i := range podParts {
+		if shared(i) {
+			n++
+			nspans += len(sc.spans[i])
 		}
-		f.parts = append(f.parts, foundPart{part: i, kind: sc.partKindOf(p), key: keyOf(raw, spans), spans: spans})
+	}
+	if nspans > math.MaxUint16 {
+		return nil
+	}
+	// One allocation for the parts, one for their spans.
+	f := &foundParts{table: table, parts: make([]foundPart, 0, n), spans: make([]span, 0, nspans)}
+	for i := range podParts {
+		if shared(i) {
+			from := len(f.spans)
+			f.spans = append(f.spans, sc.spans[i]...)
+			f.parts = append(f.parts, foundPart{part: uint8(i), kind: sc.partKindOf(&podParts[i]),
+				key: keyOf(raw, f.spans[from:]), from: uint16(from), to: uint16(len(f.spans))})
+		}
 	}
 	table.mu.Lock()
 	for i := range f.parts {
 		fp := &f.parts[i]
 		if known, ok := table.raw[fp.kind][string(fp.key)]; ok {
-			fp.known, fp.value, fp.size = true, known.value, known.size
+			fp.known, fp.value, fp.size = true, known.value, int32(known.size)
 			f.hits = true
+		} else {
+			fp.learn = table.kept[fp.kind] < maxSharedParts
 		}
 	}
 	table.mu.Unlock()
 	return f
 }
+
+// podScans are the scans of the goroutines that decode.
+var podScans = sync.Pool{New: func() any { return new(podScan) }}
 
 // keyOf is the bytes of a part's fields: a slice of raw when they follow
 // one another (as an encoder writes them), else a copy.
@@ -348,44 +397,42 @@ func keyOf(raw []byte, spans []span) []byte {
 	return key
 }
 
-// withoutKnown is raw without the fields of the parts met before: the
-// metadata, spec and status that held them encoded again around what is
-// left.
-func (f *foundParts) withoutKnown(raw []byte) []byte {
-	var cut []span
+// withoutKnown appends to out raw without the fields of the parts met
+// before: the metadata, spec and status that held them encoded again
+// around what is left.
+func (f *foundParts) withoutKnown(out, raw []byte) []byte {
+	var room [len(podParts)]span
+	cut := room[:0]
 	for i := range f.parts {
-		if f.parts[i].known {
-			cut = append(cut, f.parts[i].spans...)
+		if fp := &f.parts[i]; fp.known {
+			cut = append(cut, f.spans[fp.from:fp.to]...)
 		}
 	}
-	slices.SortFunc(cut, func(a, b span) int { return a.start - b.start })
-	out := make([]byte, 0, len(raw))
+	slices.SortFunc(cut, func(a, b span) int { return int(a.start - b.start) })
 	for at := 0; at < len(raw); {
 		num, typ, n := protowire.ConsumeTag(raw[at:])
 		m := protowire.ConsumeFieldValue(num, typ, raw[at+n:])
 		end := at + n + m
-		if num < podMetadata || num > podStatus || len(cut) == 0 || cut[0].start >= end {
+		if num < podMetadata || num > podStatus || len(cut) == 0 || int(cut[0].start) >= end {
 			out = append(out, raw[at:end]...)
 			at = end
 			continue
 		}
 		v, _ := protowire.ConsumeBytes(raw[at+n:])
 		valueStart := end - len(v)
-		kept := len(v)
-		var inside []span
-		for len(cut) > 0 && cut[0].start < end {
-			inside = append(inside, cut[0])
-			kept -= cut[0].end - cut[0].start
-			cut = cut[1:]
+		kept, inside := len(v), 0
+		for ; inside < len(cut) && int(cut[inside].start) < end; inside++ {
+			kept -= int(cut[inside].end - cut[inside].start)
 		}
 		out = protowire.AppendTag(out, num, protowire.BytesType)
 		out = protowire.AppendVarint(out, uint64(kept))
 		from := valueStart
-		for _, s := range inside {
+		for _, s := range cut[:inside] {
 			out = append(out, raw[from:s.start]...)
-			from = s.end
+			from = int(s.end)
 		}
 		out = append(out, raw[from:end]...)
+		cut = cut[inside:]
 		at = end
 	}
 	return out
@@ -406,7 +453,13 @@ func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, 
 		found.sizeNew(pod)
 		return pod, found, pod.Size(), nil
 	}
-	if err = pod.Unmarshal(found.withoutKnown(raw)); err != nil {
+	// The generated Unmarshal copies what it keeps: the bytes decoded
+	// are a buffer of the goroutine's.
+	buf := keyBuffers.Get().(*[]byte)
+	*buf = found.withoutKnown((*buf)[:0], raw)
+	err = pod.Unmarshal(*buf)
+	keyBuffers.Put(buf)
+	if err != nil {
 		pod = &v1.Pod{}
 		return pod, nil, 0, pod.Unmarshal(raw)
 	}
@@ -416,7 +469,7 @@ func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, 
 	outer := [3]int{pod.ObjectMeta.Size(), pod.Spec.Size(), pod.Status.Size()}
 	for i := range found.parts {
 		if fp := &found.parts[i]; fp.known {
-			outer[podParts[fp.part].outer-podMetadata] += fp.size
+			outer[podParts[fp.part].outer-podMetadata] += int(fp.size)
 		}
 	}
 	for _, l := range outer {
@@ -425,14 +478,14 @@ func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, 
 	return pod, found, size, nil
 }
 
-// sizeNew works out the sizes of the parts met first, as decoded.
+// sizeNew works out the sizes of the parts to remember, as decoded.
 func (f *foundParts) sizeNew(pod *v1.Pod) {
 	if f == nil {
 		return
 	}
 	for i := range f.parts {
-		if fp := &f.parts[i]; !fp.known {
-			fp.size = podParts[fp.part].size(pod)
+		if fp := &f.parts[i]; fp.learn {
+			fp.size = int32(podParts[fp.part].size(pod))
 		}
 	}
 }
@@ -449,18 +502,17 @@ func (f *foundParts) settle(pod *v1.Pod) {
 	kept := f.parts[:0]
 	for _, fp := range f.parts {
 		p := &podParts[fp.part]
-		if fp.known {
+		switch {
+		case fp.known:
 			p.set(pod, fp.value)
-			kept = append(kept, fp)
-			continue
-		}
-		fp.value = p.get(pod)
-		if started(fp.value) {
+		case started(pod, p.kind):
 			// Left to sharePod.
 			continue
+		case fp.learn:
+			fp.value = p.get(pod)
+			learned = true
 		}
 		kept = append(kept, fp)
-		learned = true
 	}
 	f.parts = kept
 	if !learned {
@@ -469,26 +521,29 @@ func (f *foundParts) settle(pod *v1.Pod) {
 	t := f.table
 	t.mu.Lock()
 	for _, fp := range f.parts {
-		if fp.known || t.kept[fp.kind] >= maxSharedParts {
+		if !fp.learn || t.kept[fp.kind] >= maxSharedParts {
 			continue
 		}
 		if t.raw[fp.kind] == nil {
 			t.raw[fp.kind] = map[string]rawPart{}
 		}
 		if _, ok := t.raw[fp.kind][string(fp.key)]; !ok {
-			t.raw[fp.kind][string(fp.key)] = rawPart{value: fp.value, size: fp.size}
+			t.raw[fp.kind][string(fp.key)] = rawPart{value: fp.value, size: int(fp.size)}
 			t.kept[fp.kind]++
 		}
 	}
 	t.mu.Unlock()
 }
 
-// started reports whether v is container statuses of which one has
-// started (it has a container ID).
-func started(v any) bool {
-	statuses, ok := v.([]v1.ContainerStatus)
-	if !ok {
-		return false
+// started reports whether the container statuses that are the part kind
+// of pod (if they are) have one that started (it has a container ID).
+func started(pod *v1.Pod, kind partKind) bool {
+	var statuses []v1.ContainerStatus
+	switch kind {
+	case partContainerStatuses:
+		statuses = pod.Status.ContainerStatuses
+	case partInitContainerStatuses:
+		statuses = pod.Status.InitContainerStatuses
 	}
 	for i := range statuses {
 		if statuses[i].ContainerID != "" {

@@ -182,3 +182,28 @@ func TestLoadSharesStatusResources(t *testing.T) {
 		t.Errorf("a pod differs from the same pod loaded alone")
 	}
 }
+
+// TestLoadKeepsNilAndEmptyApart: JSON tells an empty list from an absent
+// one, which the key (the part encoded in protobuf) does not: two pods
+// whose containers differ only there do not share them.
+func TestLoadKeepsNilAndEmptyApart(t *testing.T) {
+	pod := func(name, command string) string {
+		return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `","namespace":"team"},` +
+			`"spec":{"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"` + command + `}]}}`
+	}
+	data := `{"apiVersion":"v1","kind":"List","items":[` + pod("absent", "") + "," + pod("empty", `,"command":[]`) + "," + pod("absent-too", "") + `]}`
+	c, r, err := Load("pods.json", []byte(data))
+	if err != nil || r.HasErrors() || len(c.Pods) != 3 {
+		t.Fatalf("load: %v %v", err, r)
+	}
+	absent, empty, absentToo := c.Pods[0].Spec.Containers, c.Pods[1].Spec.Containers, c.Pods[2].Spec.Containers
+	if absent[0].Command != nil || empty[0].Command == nil {
+		t.Errorf("an absent command is %#v, an empty one %#v", absent[0].Command, empty[0].Command)
+	}
+	if sameArray(absent, empty) {
+		t.Errorf("containers with an empty command share those without")
+	}
+	if !sameArray(absent, absentToo) {
+		t.Errorf("equal containers are not shared")
+	}
+}
