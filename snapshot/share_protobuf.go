@@ -226,6 +226,9 @@ func (f *foundParts) handled() partSet {
 // partSet is a set of part kinds.
 type partSet uint64
 
+// Every kind fits in a partSet (this fails to compile otherwise).
+var _ = [1]struct{}{}[partKinds/64]
+
 func (s partSet) has(k partKind) bool { return s&(1<<k) != 0 }
 
 // podScan is a pod's encoding walked to its parts: where each part's
