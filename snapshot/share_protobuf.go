@@ -156,6 +156,10 @@ func newPodPart[O any, PO interface {
 	Size() int
 }, T any](kind partKind, outer, field protowire.Number, of func(*v1.Pod) PO, at func(PO) *T) podPart {
 	empty := PO(new(O)).Size()
+	// The messages sizes are worked out in, empty but for the part
+	// while it is measured.
+	var sizers sync.Pool
+	sizers.New = func() any { return PO(new(O)) }
 	return podPart{kind: kind, outer: outer, field: field,
 		get: func(p *v1.Pod) any {
 			f := at(of(p))
@@ -165,9 +169,13 @@ func newPodPart[O any, PO interface {
 		},
 		set: func(p *v1.Pod, v any) { *at(of(p)) = v.(T) },
 		size: func(p *v1.Pod) int {
-			only := PO(new(O))
+			only := sizers.Get().(PO)
 			*at(only) = *at(of(p))
-			return only.Size() - empty
+			n := only.Size() - empty
+			var zero T
+			*at(only) = zero
+			sizers.Put(only)
+			return n
 		}}
 }
 
@@ -487,7 +495,12 @@ func (f *foundParts) sizeNew(pod *v1.Pod) {
 		return
 	}
 	for i := range f.parts {
-		if fp := &f.parts[i]; fp.learn {
+		fp := &f.parts[i]
+		if fp.learn && started(pod, podParts[fp.part].kind) {
+			// Not remembered (settle).
+			fp.learn = false
+		}
+		if fp.learn {
 			fp.size = int32(podParts[fp.part].size(pod))
 		}
 	}
@@ -523,19 +536,27 @@ func (f *foundParts) settle(pod *v1.Pod) {
 	}
 	t := f.table
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	for _, fp := range f.parts {
-		if !fp.learn || t.kept[fp.kind] >= maxSharedParts {
+		if !fp.learn {
+			continue
+		}
+		// A pod decoded at the same time on another goroutine may have
+		// remembered the part since: equal bytes, an equal part, which
+		// this pod then shares.
+		if known, ok := t.raw[fp.kind][string(fp.key)]; ok {
+			podParts[fp.part].set(pod, known.value)
+			continue
+		}
+		if t.kept[fp.kind] >= maxSharedParts {
 			continue
 		}
 		if t.raw[fp.kind] == nil {
 			t.raw[fp.kind] = map[string]rawPart{}
 		}
-		if _, ok := t.raw[fp.kind][string(fp.key)]; !ok {
-			t.raw[fp.kind][string(fp.key)] = rawPart{value: fp.value, size: int(fp.size)}
-			t.kept[fp.kind]++
-		}
+		t.raw[fp.kind][string(fp.key)] = rawPart{value: fp.value, size: int(fp.size)}
+		t.kept[fp.kind]++
 	}
-	t.mu.Unlock()
 }
 
 // started reports whether the container statuses that are the part kind
