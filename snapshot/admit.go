@@ -171,9 +171,9 @@ func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opt
 	apiserver.DefaultUnder(obj, opts)
 	if pod, ok := obj.(*v1.Pod); ok {
 		found.settle(pod)
-	}
-	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
-		apiserver.PrepareForCreate(pod)
+		if !apiserver.IsStored(&pod.ObjectMeta) {
+			apiserver.PrepareForCreate(pod)
+		}
 	}
 	dropped := apiserver.DropDisabledFields(obj, opts)
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)

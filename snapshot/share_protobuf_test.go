@@ -124,6 +124,11 @@ func TestProtobufSharesPodPartsByBytes(t *testing.T) {
 		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "wait"}}
 		add(p)
 	}
+	// Named by the loader (metadata.generateName): checked as it is
+	// added, not ahead.
+	generated := templatePod("")
+	generated.GenerateName = "web-"
+	add(generated)
 	// On the host's network: the same containers' ports get host ports.
 	for i := range 2 {
 		hn := templatePod(fmt.Sprint("host-", i))
@@ -193,6 +198,15 @@ func TestProtobufSharesPodPartsByBytes(t *testing.T) {
 		if !shared {
 			t.Errorf("pods of one template do not share their %s", part)
 		}
+	}
+	var named *v1.Pod
+	for _, p := range got.Pods {
+		if p.GenerateName != "" {
+			named = p
+		}
+	}
+	if named == nil || !sameArray(named.Spec.Containers, a.Spec.Containers) {
+		t.Errorf("a pod named by the loader does not share its containers")
 	}
 	if r := a.Spec.Containers[0].Resources.Requests; len(r) != 2 {
 		t.Errorf("the shared containers are not defaulted: requests %v", r)
