@@ -213,9 +213,10 @@ type span struct{ start, end int32 }
 // foundParts are a pod's parts looked up by their bytes (nil: none, the
 // pod was decoded in full and is shared as share.go does).
 type foundParts struct {
-	table *sharedParts
-	parts []foundPart
-	spans []span
+	table  *sharedParts
+	parts  []foundPart
+	spans  []span
+	nested []foundNested
 	// hits says whether a part was met before (and cut out of what was
 	// decoded).
 	hits bool
@@ -228,6 +229,9 @@ func (f *foundParts) handled() partSet {
 	if f != nil {
 		for i := range f.parts {
 			set |= 1 << podParts[f.parts[i].part].kind
+		}
+		for i := range f.nested {
+			set |= 1 << f.nested[i].kind
 		}
 	}
 	return set
@@ -250,6 +254,35 @@ type podScan struct {
 	one         [len(podParts)][1]span
 	hostNetwork bool
 	stored      bool
+	// nested are the parts inside the container statuses; elems counts
+	// the statuses of each list met so far.
+	nested []nestedSpan
+	elems  [2]int32
+}
+
+// Inside a container status (ContainerStatus's fields), the parts a
+// running pod's statuses share with its template's, shared by their
+// bytes when the statuses as a whole are not.
+const (
+	statusContainerStatuses     = 8
+	statusInitContainerStatuses = 10
+	containerAllocated          = 10
+	containerResources          = 11
+	containerVolumeMounts       = 12
+)
+
+// nestedKinds are the kinds of the parts inside a container status, by
+// field - containerAllocated.
+var nestedKinds = [...]partKind{partContainerAllocated, partContainerResources, partVolumeMountStatuses}
+
+// nestedSpan is where a part inside a container status is: the list
+// (0: containerStatuses, 1: initContainerStatuses), the status's index in
+// it, the field.
+type nestedSpan struct {
+	list  uint8
+	field uint8
+	elem  int32
+	span
 }
 
 // scanPod walks a Pod's encoding down to its metadata's, spec's and
@@ -260,6 +293,7 @@ func scanPod(raw []byte, sc *podScan) (ok bool) {
 	for i := range sc.spans {
 		sc.spans[i] = sc.one[i][:0]
 	}
+	sc.nested, sc.elems = sc.nested[:0], [2]int32{}
 	for at := 0; at < len(raw); {
 		num, typ, n := protowire.ConsumeTag(raw[at:])
 		if n < 0 {
@@ -289,15 +323,21 @@ func scanPod(raw []byte, sc *podScan) (ok bool) {
 	return true
 }
 
+// consumeField reads the field at the start of b: its number and type,
+// its tag's length n and its value's m (negative: not a field).
+func consumeField(b []byte) (num protowire.Number, typ protowire.Type, n, m int) {
+	num, typ, n = protowire.ConsumeTag(b)
+	if n < 0 {
+		return num, typ, n, -1
+	}
+	return num, typ, n, protowire.ConsumeFieldValue(num, typ, b[n:])
+}
+
 // scanOuter walks the fields of the Pod's field outer, in raw[start:end].
 func (sc *podScan) scanOuter(outer protowire.Number, raw []byte, start, end int) bool {
 	for at := start; at < end; {
-		num, typ, n := protowire.ConsumeTag(raw[at:end])
-		if n < 0 {
-			return false
-		}
-		m := protowire.ConsumeFieldValue(num, typ, raw[at+n:end])
-		if m < 0 {
+		num, typ, n, m := consumeField(raw[at:end])
+		if n < 0 || m < 0 {
 			return false
 		}
 		switch {
@@ -318,11 +358,52 @@ func (sc *podScan) scanOuter(outer protowire.Number, raw []byte, start, end int)
 				if typ != protowire.BytesType {
 					return false
 				}
+				if outer == podStatus && (num == statusContainerStatuses || num == statusInitContainerStatuses) &&
+					!sc.scanStatus(num, raw, at+n+m-len(protowireValue(raw[at+n:at+n+m])), at+n+m) {
+					return false
+				}
 				if last := len(sc.spans[i]) - 1; last >= 0 && int(sc.spans[i][last].end) == at {
 					sc.spans[i][last].end = int32(at + n + m)
 				} else {
 					sc.spans[i] = append(sc.spans[i], span{int32(at), int32(at + n + m)})
 				}
+			}
+		}
+		at += n + m
+	}
+	return true
+}
+
+// protowireValue is the value of a length-delimited field's bytes
+// (after its tag), which scanOuter has checked.
+func protowireValue(b []byte) []byte {
+	v, _ := protowire.ConsumeBytes(b)
+	return v
+}
+
+// scanStatus walks one container status (the list's next), in
+// raw[start:end], to the parts inside it.
+func (sc *podScan) scanStatus(list protowire.Number, raw []byte, start, end int) bool {
+	l := uint8(0)
+	if list == statusInitContainerStatuses {
+		l = 1
+	}
+	elem := sc.elems[l]
+	sc.elems[l]++
+	for at := start; at < end; {
+		num, typ, n, m := consumeField(raw[at:end])
+		if n < 0 || m < 0 {
+			return false
+		}
+		if num >= containerAllocated && num <= containerVolumeMounts {
+			if typ != protowire.BytesType {
+				return false
+			}
+			if last := len(sc.nested) - 1; last >= 0 && sc.nested[last].list == l && sc.nested[last].elem == elem &&
+				sc.nested[last].field == uint8(num) && int(sc.nested[last].end) == at {
+				sc.nested[last].end = int32(at + n + m)
+			} else {
+				sc.nested = append(sc.nested, nestedSpan{list: l, field: uint8(num), elem: elem, span: span{int32(at), int32(at + n + m)}})
 			}
 		}
 		at += n + m
@@ -383,9 +464,120 @@ func findPodParts(table *sharedParts, raw []byte) *foundParts {
 			fp.learn = table.kept[fp.kind] < maxSharedParts
 		}
 	}
+	f.findNested(raw, sc.nested)
 	table.mu.Unlock()
 	return f
 }
+
+// foundNested is a part inside a container status looked up by its bytes
+// (as foundPart).
+type foundNested struct {
+	list, field  uint8
+	kind         partKind
+	known, learn bool
+	elem         int32
+	size         int32
+	span
+	key   []byte
+	value any
+}
+
+// findNested looks up the parts inside the container statuses of the
+// lists not met before as a whole (f.table locked). A part given in more
+// than one field of its status, apart, is decoded as it is.
+func (f *foundParts) findNested(raw []byte, nested []nestedSpan) {
+	for i, ns := range nested {
+		whole := f.part(statusListPart(ns.list))
+		if whole == nil || whole.known || splitNested(nested, i) {
+			continue
+		}
+		fn := foundNested{list: ns.list, field: ns.field, elem: ns.elem, kind: nestedKinds[ns.field-containerAllocated],
+			span: ns.span, key: raw[ns.start:ns.end]}
+		if known, ok := f.table.raw[fn.kind][string(fn.key)]; ok {
+			fn.known, fn.value, fn.size = true, known.value, int32(known.size)
+			f.hits = true
+		} else {
+			fn.learn = f.table.kept[fn.kind] < maxSharedParts
+		}
+		f.nested = append(f.nested, fn)
+	}
+}
+
+// splitNested reports whether the part of nested[i] is in other fields
+// of its status too.
+func splitNested(nested []nestedSpan, i int) bool {
+	for j, o := range nested {
+		if j != i && o.list == nested[i].list && o.elem == nested[i].elem && o.field == nested[i].field {
+			return true
+		}
+	}
+	return false
+}
+
+// statusListPart is the index in podParts of container statuses list l.
+func statusListPart(l uint8) int {
+	if l == 1 {
+		return podPartAt(podStatus, statusInitContainerStatuses)
+	}
+	return podPartAt(podStatus, statusContainerStatuses)
+}
+
+// part is the found part at podParts[i], or nil.
+func (f *foundParts) part(i int) *foundPart {
+	for j := range f.parts {
+		if int(f.parts[j].part) == i {
+			return &f.parts[j]
+		}
+	}
+	return nil
+}
+
+// statusesOf is a pod's container statuses list l.
+func statusesOf(pod *v1.Pod, l uint8) []v1.ContainerStatus {
+	if l == 1 {
+		return pod.Status.InitContainerStatuses
+	}
+	return pod.Status.ContainerStatuses
+}
+
+// nestedField reads or writes (v not nil) the part field of a container
+// status; get gives a list without spare capacity.
+func nestedField(cs *v1.ContainerStatus, field uint8, v any) any {
+	switch field {
+	case containerAllocated:
+		if v != nil {
+			cs.AllocatedResources = v.(v1.ResourceList)
+		}
+		return cs.AllocatedResources
+	case containerResources:
+		if v != nil {
+			cs.Resources = v.(*v1.ResourceRequirements)
+		}
+		return cs.Resources
+	default:
+		if v != nil {
+			cs.VolumeMounts = v.([]v1.VolumeMountStatus)
+		}
+		cs.VolumeMounts = slices.Clip(cs.VolumeMounts)
+		return cs.VolumeMounts
+	}
+}
+
+// nestedSize is the size of a part inside a container status, as decoded.
+func nestedSize(cs *v1.ContainerStatus, field uint8) int {
+	var only v1.ContainerStatus
+	switch field {
+	case containerAllocated:
+		only.AllocatedResources = cs.AllocatedResources
+	case containerResources:
+		only.Resources = cs.Resources
+	default:
+		only.VolumeMounts = cs.VolumeMounts
+	}
+	return only.Size() - emptyContainerStatusSize
+}
+
+var emptyContainerStatusSize = (&v1.ContainerStatus{}).Size()
 
 // podScans are the scans of the goroutines that decode.
 var podScans = sync.Pool{New: func() any { return new(podScan) }}
@@ -411,44 +603,88 @@ func keyOf(raw []byte, spans []span) []byte {
 }
 
 // withoutKnown appends to out raw without the fields of the parts met
-// before: the metadata, spec and status that held them encoded again
-// around what is left.
+// before: the fields that held them (metadata, spec, status, a container
+// status) encoded again around what is left.
 func (f *foundParts) withoutKnown(out, raw []byte) []byte {
-	var room [len(podParts)]span
+	var room [len(podParts) + 8]span
 	cut := room[:0]
 	for i := range f.parts {
 		if fp := &f.parts[i]; fp.known {
 			cut = append(cut, f.spans[fp.from:fp.to]...)
 		}
 	}
+	for i := range f.nested {
+		if fn := &f.nested[i]; fn.known {
+			cut = append(cut, fn.span)
+		}
+	}
 	slices.SortFunc(cut, func(a, b span) int { return int(a.start - b.start) })
-	for at := 0; at < len(raw); {
-		num, typ, n := protowire.ConsumeTag(raw[at:])
-		m := protowire.ConsumeFieldValue(num, typ, raw[at+n:])
-		end := at + n + m
-		if num < podMetadata || num > podStatus || len(cut) == 0 || int(cut[0].start) >= end {
-			out = append(out, raw[at:end]...)
-			at = end
+	return appendWithout(out, raw, 0, len(raw), cut)
+}
+
+// appendWithout appends the fields in raw[start:end] to out but those
+// cut (whole fields, sorted); a field holding a cut is encoded again
+// around what is left of it. raw was walked by scanPod.
+func appendWithout(out, raw []byte, start, end int, cut []span) []byte {
+	for at := start; at < end; {
+		if len(cut) == 0 {
+			return append(out, raw[at:end]...)
+		}
+		if int(cut[0].start) == at {
+			at, cut = int(cut[0].end), cut[1:]
 			continue
 		}
-		v, _ := protowire.ConsumeBytes(raw[at+n:])
-		valueStart := end - len(v)
-		kept, inside := len(v), 0
-		for ; inside < len(cut) && int(cut[inside].start) < end; inside++ {
-			kept -= int(cut[inside].end - cut[inside].start)
+		fieldEnd, valueStart, inside := fieldAround(raw, at, end, cut)
+		if inside == 0 {
+			out = append(out, raw[at:fieldEnd]...)
+		} else {
+			out = append(out, raw[at:tagEnd(raw, at)]...)
+			out = protowire.AppendVarint(out, uint64(lenWithout(raw, valueStart, fieldEnd, cut[:inside])))
+			out = appendWithout(out, raw, valueStart, fieldEnd, cut[:inside])
 		}
-		out = protowire.AppendTag(out, num, protowire.BytesType)
-		out = protowire.AppendVarint(out, uint64(kept))
-		from := valueStart
-		for _, s := range cut[:inside] {
-			out = append(out, raw[from:s.start]...)
-			from = int(s.end)
-		}
-		out = append(out, raw[from:end]...)
-		cut = cut[inside:]
-		at = end
+		at, cut = fieldEnd, cut[inside:]
 	}
 	return out
+}
+
+// lenWithout is the length of what appendWithout appends.
+func lenWithout(raw []byte, start, end int, cut []span) int {
+	n := end - start
+	for at := start; at < end && len(cut) > 0; {
+		if int(cut[0].start) == at {
+			n -= int(cut[0].end - cut[0].start)
+			at, cut = int(cut[0].end), cut[1:]
+			continue
+		}
+		fieldEnd, valueStart, inside := fieldAround(raw, at, end, cut)
+		if inside > 0 {
+			kept := lenWithout(raw, valueStart, fieldEnd, cut[:inside])
+			n -= (fieldEnd - tagEnd(raw, at)) - (protowire.SizeVarint(uint64(kept)) + kept)
+		}
+		at, cut = fieldEnd, cut[inside:]
+	}
+	return n
+}
+
+// fieldAround is the field at raw[at:]: where it ends, where its value
+// starts (a length-delimited one's), and how many of the cuts are inside it.
+func fieldAround(raw []byte, at, end int, cut []span) (fieldEnd, valueStart, inside int) {
+	num, typ, n := protowire.ConsumeTag(raw[at:end])
+	m := protowire.ConsumeFieldValue(num, typ, raw[at+n:end])
+	fieldEnd = at + n + m
+	for inside < len(cut) && int(cut[inside].start) < fieldEnd {
+		inside++
+	}
+	if inside > 0 {
+		valueStart = fieldEnd - len(protowireValue(raw[at+n:fieldEnd]))
+	}
+	return fieldEnd, valueStart, inside
+}
+
+// tagEnd is where the tag of the field at raw[at:] ends.
+func tagEnd(raw []byte, at int) int {
+	_, _, n := protowire.ConsumeTag(raw[at:])
+	return at + n
 }
 
 // decodePod decodes raw, a Pod's encoding, into pod, cutting out the parts
@@ -485,6 +721,20 @@ func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, 
 			outer[podParts[fp.part].outer-podMetadata] += int(fp.size)
 		}
 	}
+	// A container status that held known parts is longer by them, and
+	// its length's varint may be too.
+	for i := 0; i < len(found.nested); {
+		l, elem, known := found.nested[i].list, found.nested[i].elem, 0
+		for ; i < len(found.nested) && found.nested[i].list == l && found.nested[i].elem == elem; i++ {
+			if found.nested[i].known {
+				known += int(found.nested[i].size)
+			}
+		}
+		if known > 0 {
+			e := statusesOf(pod, l)[elem].Size()
+			outer[podStatus-podMetadata] += protowire.SizeVarint(uint64(e+known)) + known - protowire.SizeVarint(uint64(e))
+		}
+	}
 	for _, l := range outer {
 		size += 1 + protowire.SizeVarint(uint64(l)) + l
 	}
@@ -506,6 +756,11 @@ func (f *foundParts) sizeNew(pod *v1.Pod) {
 			fp.size = int32(podParts[fp.part].size(pod))
 		}
 	}
+	for i := range f.nested {
+		if fn := &f.nested[i]; fn.learn {
+			fn.size = int32(nestedSize(&statusesOf(pod, fn.list)[fn.elem], fn.field))
+		}
+	}
 }
 
 // settle sets the parts met before in a defaulted pod, and remembers the
@@ -517,6 +772,18 @@ func (f *foundParts) settle(pod *v1.Pod) {
 		return
 	}
 	learned := false
+	// The parts inside the container statuses first: the statuses as a
+	// whole may be remembered with them.
+	for i := range f.nested {
+		fn := &f.nested[i]
+		cs := &statusesOf(pod, fn.list)[fn.elem]
+		if fn.known {
+			nestedField(cs, fn.field, fn.value)
+		} else if fn.learn {
+			fn.value = nestedField(cs, fn.field, nil)
+			learned = true
+		}
+	}
 	kept := f.parts[:0]
 	for _, fp := range f.parts {
 		p := &podParts[fp.part]
@@ -539,26 +806,39 @@ func (f *foundParts) settle(pod *v1.Pod) {
 	t := f.table
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, fp := range f.parts {
-		if !fp.learn {
-			continue
+	for i := range f.nested {
+		if fn := &f.nested[i]; fn.learn {
+			if known, met := t.remember(fn.kind, fn.key, fn.value, fn.size); met {
+				nestedField(&statusesOf(pod, fn.list)[fn.elem], fn.field, known)
+			}
 		}
-		// A pod decoded at the same time on another goroutine may have
-		// remembered the part since: equal bytes, an equal part, which
-		// this pod then shares.
-		if known, ok := t.raw[fp.kind][string(fp.key)]; ok {
-			podParts[fp.part].set(pod, known.value)
-			continue
-		}
-		if t.kept[fp.kind] >= maxSharedParts {
-			continue
-		}
-		if t.raw[fp.kind] == nil {
-			t.raw[fp.kind] = map[string]rawPart{}
-		}
-		t.raw[fp.kind][string(fp.key)] = rawPart{value: fp.value, size: int(fp.size)}
-		t.kept[fp.kind]++
 	}
+	for _, fp := range f.parts {
+		if fp.learn {
+			if known, met := t.remember(fp.kind, fp.key, fp.value, fp.size); met {
+				podParts[fp.part].set(pod, known)
+			}
+		}
+	}
+}
+
+// remember keeps value, of kind, under key while there is room (t
+// locked), unless a pod decoded at the same time on another goroutine has
+// remembered the part since: equal bytes, an equal part, which met gives
+// to share.
+func (t *sharedParts) remember(kind partKind, key []byte, value any, size int32) (known any, met bool) {
+	if k, ok := t.raw[kind][string(key)]; ok {
+		return k.value, true
+	}
+	if t.kept[kind] >= maxSharedParts {
+		return nil, false
+	}
+	if t.raw[kind] == nil {
+		t.raw[kind] = map[string]rawPart{}
+	}
+	t.raw[kind][string(key)] = rawPart{value: value, size: int(size)}
+	t.kept[kind]++
+	return nil, false
 }
 
 // started reports whether the container statuses that are the part kind

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -98,7 +99,9 @@ func templatePod(name string) *v1.Pod {
 			AllocatedResources: v1.ResourceList{v1.ResourceCPU: q("100m")},
 			Resources:          &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: q("100m")}},
 			ContainerStatuses: []v1.ContainerStatus{{Name: "c", Image: "registry.k8s.io/pause:3.10",
-				AllocatedResources: v1.ResourceList{v1.ResourceCPU: q("100m")}}},
+				AllocatedResources: v1.ResourceList{v1.ResourceCPU: q("100m")},
+				Resources:          &v1.ResourceRequirements{Requests: v1.ResourceList{v1.ResourceCPU: q("100m")}},
+				VolumeMounts:       []v1.VolumeMountStatus{{Name: "scratch", MountPath: "/scratch"}}}},
 		},
 	}
 }
@@ -140,6 +143,13 @@ func TestProtobufSharesPodPartsByBytes(t *testing.T) {
 		p := templatePod(fmt.Sprint("running-", i))
 		p.Status.ContainerStatuses[0].ContainerID = fmt.Sprint("containerd://", i)
 		add(p)
+	}
+	// Running, with an unknown field in a container status's resources:
+	// the second shares the first's (with the warning about the bytes).
+	for i := range 2 {
+		p := templatePod(fmt.Sprint("running-unknown-", i))
+		p.Status.ContainerStatuses[0].ContainerID = fmt.Sprint("containerd://u", i)
+		pods = append(pods, unknownInStatusResources(t, p))
 	}
 	// Equal quantities written otherwise ("1e-1" for "100m", which an
 	// encoder does not write) are not shared: the pod keeps what it was
@@ -187,13 +197,16 @@ func TestProtobufSharesPodPartsByBytes(t *testing.T) {
 		"spread constraints": sameArray(a.Spec.TopologySpreadConstraints, b.Spec.TopologySpreadConstraints), "resources": a.Spec.Resources == b.Spec.Resources,
 		"conditions": sameArray(a.Status.Conditions, b.Status.Conditions), "container statuses": sameArray(a.Status.ContainerStatuses, b.Status.ContainerStatuses),
 		"host IPs": sameArray(a.Status.HostIPs, b.Status.HostIPs), "allocated resources": sameMap(a.Status.AllocatedResources, b.Status.AllocatedResources),
-		"status resources":                 a.Status.Resources == b.Status.Resources,
-		"containers of a created pod":      sameArray(a.Spec.Containers, byName["new-0"].Spec.Containers),
-		"containers of a running pod":      sameArray(a.Spec.Containers, byName["running-0"].Spec.Containers),
-		"containers of a split spec":       sameArray(a.Spec.Containers, byName["split"].Spec.Containers),
-		"containers of a host-network pod": sameArray(byName["host-0"].Spec.Containers, byName["host-1"].Spec.Containers),
-		"running containers' resources":    sameMap(byName["running-0"].Status.ContainerStatuses[0].AllocatedResources, byName["running-1"].Status.ContainerStatuses[0].AllocatedResources),
-		"parts with an unknown field":      sameArray(byName["unknown-0"].Spec.Containers, byName["unknown-1"].Spec.Containers),
+		"status resources":                   a.Status.Resources == b.Status.Resources,
+		"containers of a created pod":        sameArray(a.Spec.Containers, byName["new-0"].Spec.Containers),
+		"containers of a running pod":        sameArray(a.Spec.Containers, byName["running-0"].Spec.Containers),
+		"containers of a split spec":         sameArray(a.Spec.Containers, byName["split"].Spec.Containers),
+		"containers of a host-network pod":   sameArray(byName["host-0"].Spec.Containers, byName["host-1"].Spec.Containers),
+		"running containers' resources":      sameMap(byName["running-0"].Status.ContainerStatuses[0].AllocatedResources, byName["running-1"].Status.ContainerStatuses[0].AllocatedResources),
+		"running containers' requirements":   byName["running-0"].Status.ContainerStatuses[0].Resources == byName["running-1"].Status.ContainerStatuses[0].Resources,
+		"running containers' mounts":         sameArray(byName["running-0"].Status.ContainerStatuses[0].VolumeMounts, byName["running-1"].Status.ContainerStatuses[0].VolumeMounts),
+		"requirements with an unknown field": byName["running-unknown-0"].Status.ContainerStatuses[0].Resources == byName["running-unknown-1"].Status.ContainerStatuses[0].Resources,
+		"parts with an unknown field":        sameArray(byName["unknown-0"].Spec.Containers, byName["unknown-1"].Spec.Containers),
 	} {
 		if !shared {
 			t.Errorf("pods of one template do not share their %s", part)
@@ -294,4 +307,40 @@ func appendToContainer(t *testing.T, pod []byte) []byte {
 	}
 	out = protowire.AppendTag(out, podSpec, protowire.BytesType)
 	return protowire.AppendBytes(out, spec)
+}
+
+// unknownInStatusResources is p's encoding with an unknown field (number
+// 999) in its first container status's resources. The status is 120
+// bytes without them: with them its length takes another byte, which the
+// warning's count must see.
+func unknownInStatusResources(t *testing.T, p *v1.Pod) []byte {
+	t.Helper()
+	cs := p.Status.ContainerStatuses[0]
+	without := cs
+	without.Resources = nil
+	cs.Image += strings.Repeat("x", 120-without.Size())
+	res := mustMarshalProto(t, cs.Resources)
+	res = protowire.AppendTag(res, 999, protowire.VarintType)
+	res = protowire.AppendVarint(res, 1)
+	cs.Resources = nil
+	csb := mustMarshalProto(t, &cs)
+	csb = protowire.AppendTag(csb, containerResources, protowire.BytesType)
+	csb = protowire.AppendBytes(csb, res)
+	p.Status.ContainerStatuses = nil
+	status := mustMarshalProto(t, &p.Status)
+	status = protowire.AppendTag(status, statusContainerStatuses, protowire.BytesType)
+	status = protowire.AppendBytes(status, csb)
+	p.Status = v1.PodStatus{}
+	out := mustMarshalProto(t, p)
+	out = protowire.AppendTag(out, podStatus, protowire.BytesType)
+	return protowire.AppendBytes(out, status)
+}
+
+func mustMarshalProto(t *testing.T, m interface{ Marshal() ([]byte, error) }) []byte {
+	t.Helper()
+	b, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
