@@ -128,7 +128,7 @@ conformance-part-b:
 # Loading protobuf: BenchmarkLoadProtobufPods (./snapshot) loads a
 # snapshot of SchedulingBasic-shaped pods (1000 nodes, 20,000 pods) and one
 # of scalegen's (500 nodes, 10,000 pods) in memory and reports ns/pod and
-# B/pod allocated (budget 6000 and 20,000 B/pod; GOGC=off leaves the
+# B/pod allocated (budget 6000 and 14,000 B/pod; GOGC=off leaves the
 # collector out of ns/pod).
 #
 # Issue 27's million pods: BenchmarkMillionPods (./cmd/schedtui) runs
