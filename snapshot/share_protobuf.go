@@ -18,7 +18,8 @@ import (
 // BenchmarkLoadProtobufPods, docs/performance.md) and then encoding them again
 // to find the equal part met before (share.go) was most of a protobuf
 // load. Here a pod's encoding is walked first (its metadata, spec and
-// status, one level down): each part's bytes are looked up, a part met
+// status, one level down, and each container status): each part's bytes
+// are looked up, a part met
 // before is cut out of what is decoded, and the part remembered is set in
 // its place once the pod is defaulted.
 //
@@ -765,8 +766,9 @@ func (f *foundParts) sizeNew(pod *v1.Pod) {
 
 // settle sets the parts met before in a defaulted pod, and remembers the
 // parts met first as defaulting left them. A running pod's container
-// statuses are its own (their container IDs): they are not remembered,
-// and share.go shares what is in them.
+// statuses are its own (their container IDs): they are not remembered
+// (the parts inside them are, findNested), and sharePod interns their
+// names and images.
 func (f *foundParts) settle(pod *v1.Pod) {
 	if f == nil {
 		return
@@ -791,7 +793,8 @@ func (f *foundParts) settle(pod *v1.Pod) {
 		case fp.known:
 			p.set(pod, fp.value)
 		case started(pod, p.kind):
-			// Left to sharePod.
+			// Left to sharePod (the parts inside them are in
+			// f.nested).
 			continue
 		case fp.learn:
 			fp.value = p.get(pod)
