@@ -69,8 +69,8 @@ var benchAPIServerFlags = []string{"--watch-cache=false"}
 
 // BenchmarkLiveSync measures schedtui's initial sync of a live cluster of
 // 50,000 nodes and 500,000 pods (a third pending) from a real API server
-// (issues 4, 13 and 27; a million pods does not fit the 23 GiB machine,
-// see docs/performance.md): every kind listed and held by informers,
+// (issues 4, 13 and 27; a million pods was measured too, see
+// docs/performance.md): every kind listed and held by informers,
 // loaded into the cluster state the scheduler starts from. etcd, the API
 // server (this process) and the sync each run in a process of their own;
 // besides the sync's time (sync-s) it reports each one's peak RSS and the
@@ -80,11 +80,11 @@ var benchAPIServerFlags = []string{"--watch-cache=false"}
 func BenchmarkLiveSync(b *testing.B) {
 	nodes, pods := envInt("SCHEDTUI_BENCH_NODES", 50000), envInt("SCHEDTUI_BENCH_PODS", 500000)
 	etcd := startEtcdProcess(b)
-	// The API server holds about 10 KB an object (its watch cache, and
-	// its own informers); serving a watch list of 500,000 pods, it grew
-	// from 4.3 to over 12 GiB of mostly garbage before its collector
-	// caught up. A soft limit keeps the shared machine's memory for the
-	// sync, as GOMEMLIMIT would a real server's.
+	// With its watch cache, the API server held about 10 KB an object;
+	// serving a watch list of 500,000 pods, it grew from 4.3 to over 12
+	// GiB of mostly garbage before its collector caught up. A soft limit
+	// keeps the shared machine's memory for the sync, as GOMEMLIMIT would
+	// a real server's.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(apiServerMemoryLimit))
 	s := startAPIServerOn(b, etcd.url, benchAPIServerFlags...)
 	start := time.Now()
