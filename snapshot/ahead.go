@@ -12,7 +12,7 @@ import (
 
 // Checking objects where they are received. A live source's informers
 // hold every object they list, and a cluster loaded from a copy of each
-// held them twice (2.9 GiB at 500,000 pods). An AheadChecker does the
+// held them twice (3 GiB of heap at 500,000 pods). An AheadChecker does the
 // loader's first step (the namespace, defaults, the API server's
 // create-time changes, validation, and, for a valid pod or node, sharing
 // its parts with those checked before) on each object as the informer
@@ -76,9 +76,9 @@ func (a *AheadChecker) Check(obj runtime.Object) {
 // AddChecked adds obj as AddObject adds an object, reporting what a's
 // Check found, without checking it again or copying it: the loader
 // changes it no further before Finish (whose admission completes objects
-// as it does any snapshot's). An object Check did not check or left alone
-// (one whose name the loader generates) is copied and added with
-// AddObject.
+// as it does any snapshot's), but for the UID it derives for an object
+// without one. An object Check did not check or left alone (one whose
+// name the loader generates) is copied and added with AddObject.
 func (l *Loader) AddChecked(a *AheadChecker, obj runtime.Object, file string, line int) {
 	if obj == nil || reflect.ValueOf(obj).IsNil() {
 		return
