@@ -111,7 +111,7 @@ conformance-part-b:
 # minutes in all; the API server runs without its watch cache; hold the
 # shared memory lock, the three processes take about 10 GiB;
 # SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS change the size: a million pods
-# took about 16 GiB, schedtui 4.2 GiB of it).
+# took about 14 GiB, schedtui 3 GiB of it).
 # Throughput against upstream: BenchmarkVersusUpstream (conformance/) writes
 # each scheduler_perf-shaped workload to a snapshot file and runs the real
 # kube-scheduler v1.37.1 on it in process, schedtui's engine in process,

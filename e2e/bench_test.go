@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/schedtui/schedtui/e2e/kubecluster"
+	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/snapshot/live"
 )
 
@@ -253,9 +254,14 @@ func syncOnce() int {
 			fmt.Fprintf(os.Stderr, "sync [%d/%d] %s\n", st.Synced, st.Total, st.Message)
 		}
 	})
+	// The debugger syncs with the collector paced as it builds its state
+	// (gcpace.Growing, cmd/schedtui's openTUI): off, and the heap bounded
+	// to what the last collection found live plus a gibibyte.
+	restorePace := gcpace.Growing()
 	t0 := time.Now()
 	c, _, err := src.Sync(context.Background())
 	r.Seconds = time.Since(t0).Seconds()
+	restorePace()
 	if err != nil {
 		r.ErrMessage = err.Error()
 		return 1
