@@ -242,12 +242,15 @@ func (m *affinityMemos) incomingAffinityCounts(s *preFilterState, nodes []*frame
 // node: the incoming pod as existing pods' terms see it, and its preferred
 // terms (hardPodAffinityWeight is the plugin's own).
 type scoreQuestion struct {
-	pod                   podQuestion
-	affinity, antiAffinty []framework.WeightedAffinityTerm
+	pod                    podQuestion
+	affinity, antiAffinity []framework.WeightedAffinityTerm
+	// allPods: the pod has preferred terms, so every existing pod is
+	// matched, not only those with affinity.
+	allPods bool
 }
 
 func (q scoreQuestion) equal(o scoreQuestion) bool {
-	return q.pod.equal(o.pod) && sameTerms(q.affinity, o.affinity) && sameTerms(q.antiAffinty, o.antiAffinty)
+	return q.allPods == o.allPods && q.pod.equal(o.pod) && sameTerms(q.affinity, o.affinity) && sameTerms(q.antiAffinity, o.antiAffinity)
 }
 
 // scoreSums are PreScore's weights kept from the items. A domain has an
@@ -292,17 +295,22 @@ func (s *scoreSums) apply(items []scoreItem, sign int64) {
 	}
 }
 
-// topologyScore is PreScore's sums over every pod on every node,
-// remembered per node.
-func (m *affinityMemos) topologyScore(pl *InterPodAffinity, s *preScoreState, pod *v1.Pod, nodes []*framework.NodeInfo) scoreMap {
-	q := scoreQuestion{pod: questionOf(pod, s.namespaceLabels), affinity: s.podInfo.PreferredAffinityTerms, antiAffinty: s.podInfo.PreferredAntiAffinityTerms}
+// topologyScore is PreScore's sums over every pod (allPods) or every pod
+// with affinity on every node, remembered per node.
+func (m *affinityMemos) topologyScore(pl *InterPodAffinity, s *preScoreState, pod *v1.Pod, allPods bool, nodes []*framework.NodeInfo) scoreMap {
+	q := scoreQuestion{pod: questionOf(pod, s.namespaceLabels), affinity: s.podInfo.PreferredAffinityTerms,
+		antiAffinity: s.podInfo.PreferredAntiAffinityTerms, allPods: allPods}
 	m.score.mu.Lock()
 	defer m.score.mu.Unlock()
 	m.scoreSums.sizeHint = len(nodes)
 	m.score.update(nodes, q.equal(m.scoreQ), func(ni *framework.NodeInfo) []scoreItem {
 		var out []scoreItem
 		nl := nodeLabels(ni.Node())
-		for _, existing := range ni.Pods {
+		pods := ni.PodsWithAffinity
+		if allPods {
+			pods = ni.Pods
+		}
+		for _, existing := range pods {
 			out = pl.existingPodItems(out, s, existing, nl, pod)
 		}
 		return out

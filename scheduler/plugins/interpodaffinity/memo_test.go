@@ -111,6 +111,11 @@ func TestMemoMatchesFreshWalk(t *testing.T) {
 			if got, want := slices.Sorted(slices.Values(keptPre.existingAntiAffinityKeys)), keptPre.existingAntiAffinityCounts.keys(); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
 				t.Fatalf("step %d: existing anti-affinity keys %v, want %v", step, got, want)
 			}
+			// The walk over the nodes with anti-affinity pods only, which
+			// PreFilter takes when they are few, counts the same.
+			if walked := existingAntiAffinityCounts(pod, keptPre.namespaceLabels, h.Snap.HavePodsWithRequiredAntiAffinityList(), false); step%3 != 1 && !maps.Equal(walked, keptPre.existingAntiAffinityCounts) {
+				t.Fatalf("step %d: existing anti-affinity counts %v, walked %v", step, keptPre.existingAntiAffinityCounts, walked)
+			}
 			for _, ni := range all {
 				if got, want := kept.Filter(ctx, keptState, pod, ni), fresh.Filter(ctx, freshState, pod, ni); !sameStatus(got, want) {
 					t.Fatalf("step %d: Filter on %s %v, afresh %v", step, ni.Name(), got, want)
@@ -122,6 +127,19 @@ func TestMemoMatchesFreshWalk(t *testing.T) {
 		freshSt = fresh.PreScore(ctx, freshState, pod, all)
 		if !sameStatus(keptSt, freshSt) {
 			t.Fatalf("step %d: PreScore %v, afresh %v", step, keptSt, freshSt)
+		}
+		if !hasPreferredTerms(pod.Spec.Affinity) {
+			// The walk over the nodes with affinity pods only, which
+			// PreScore takes when they are few, sums the same.
+			s := &preScoreState{podInfo: framework.NewPodInfo(pod), namespaceLabels: kept.namespaceLabels(pod.Namespace)}
+			walked := kept.chunkedTopologyScore(s, pod, h.Snap.HavePodsWithAffinityList())
+			var remembered scoreMap
+			if keptScore, err := getPreScoreState(keptState); err == nil {
+				remembered = keptScore.topologyScore
+			}
+			if len(walked) != len(remembered) || (len(walked) > 0 && !reflect.DeepEqual(walked, remembered)) {
+				t.Fatalf("step %d: weights %v, walked %v", step, remembered, walked)
+			}
 		}
 		if keptSt.IsSuccess() {
 			keptScore, _ := getPreScoreState(keptState)

@@ -146,10 +146,11 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	s := &preScoreState{podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
 
 	// With preferred terms of its own the pod is matched against every
-	// pod on every node: the plugin's memo (memo.go) keeps each node's
-	// items while the node is unchanged.
-	if hasConstraints {
-		s.topologyScore = pl.memo.topologyScore(pl, s, pod, nodes)
+	// pod on every node, and without them against the pods with affinity,
+	// which may be on most nodes: the plugin's memo (memo.go) keeps each
+	// node's items while the node is unchanged. A short list is walked.
+	if all := snap.List(); hasConstraints || 8*len(nodes) >= len(all) {
+		s.topologyScore = pl.memo.topologyScore(pl, s, pod, hasConstraints, all)
 	} else {
 		s.topologyScore = pl.chunkedTopologyScore(s, pod, nodes)
 	}
