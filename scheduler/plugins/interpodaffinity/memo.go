@@ -127,8 +127,10 @@ type podQuestion struct {
 	nsLabels  labels.Set
 }
 
+// questionOf copies the pod's labels: the memo keeps the question after
+// the cycle, and must not see them change with the pod's object.
 func questionOf(pod *v1.Pod, nsLabels labels.Set) podQuestion {
-	return podQuestion{namespace: pod.Namespace, labels: pod.Labels, nsLabels: nsLabels}
+	return podQuestion{namespace: pod.Namespace, labels: maps.Clone(pod.Labels), nsLabels: nsLabels}
 }
 
 func (q podQuestion) equal(o podQuestion) bool {
