@@ -19,7 +19,12 @@ type scoreMap map[string]map[string]int64
 
 // preScoreState is what PreScore computes for Score and NormalizeScore.
 type preScoreState struct {
-	topologyScore   scoreMap
+	topologyScore scoreMap
+	// keys and values are topologyScore's entries, listed once for Score,
+	// which runs on every node (ranging over a map costs more than the
+	// one or two lookups it leads to).
+	keys            []string
+	values          []map[string]int64
 	podInfo         *framework.PodInfo
 	namespaceLabels labels.Set
 }
@@ -157,6 +162,9 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	if len(s.topologyScore) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
+	for tk, values := range s.topologyScore {
+		s.keys, s.values = append(s.keys, tk), append(s.values, values)
+	}
 	state.Write(preScoreStateKey, s)
 	return nil
 }
@@ -216,9 +224,9 @@ func (pl *InterPodAffinity) Score(_ context.Context, state *framework.CycleState
 	}
 	nl := nodeLabels(nodeInfo.Node())
 	var score int64
-	for tk, values := range s.topologyScore {
+	for i, tk := range s.keys {
 		if v, ok := nl[tk]; ok {
-			score += values[v]
+			score += s.values[i][v]
 		}
 	}
 	return score, nil
