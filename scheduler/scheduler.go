@@ -38,6 +38,9 @@ type Options struct {
 	// ExtenderAnswers keeps the extenders' answers (see
 	// SetExtenderReplay); nil keeps them for this scheduler alone.
 	ExtenderAnswers *ExtenderAnswers
+	// RecomputeVerdicts turns the profiles' verdict memo off (runtime's
+	// Options.RecomputeVerdicts).
+	RecomputeVerdicts bool
 }
 
 // ExtenderAnswers is a store of extender answers, shared by an engine and
@@ -160,14 +163,15 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			return nil, fmt.Errorf("duplicate profile with scheduler name %q", name)
 		}
 		f, err := runtime.NewFramework(opts.Registry, &p, runtime.Options{
-			Snapshot:       func() *framework.Snapshot { return s.snapshot },
-			Objects:        s.objects,
-			Nominator:      s.nominator,
-			Rand:           s.rand,
-			Clock:          s.clock,
-			Features:       s.gates,
-			Extenders:      fexts,
-			PodGroupStates: s.PodGroupState,
+			Snapshot:          func() *framework.Snapshot { return s.snapshot },
+			Objects:           s.objects,
+			Nominator:         s.nominator,
+			Rand:              s.rand,
+			Clock:             s.clock,
+			Features:          s.gates,
+			Extenders:         fexts,
+			PodGroupStates:    s.PodGroupState,
+			RecomputeVerdicts: opts.RecomputeVerdicts,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: %w", name, err)

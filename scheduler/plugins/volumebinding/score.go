@@ -87,6 +87,9 @@ func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *v
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
+	if state.claimless {
+		return 0, nil
+	}
 	state.mu.Lock()
 	podVolumes, ok := state.podVolumesByNode[nodeInfo.Name()]
 	state.mu.Unlock()

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/schedtui/schedtui/internal/scenario"
+	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/plugins"
+)
+
+// TestVerdictMemoAgrees runs many clusters with the framework's verdict
+// memo (runtime/verdicts.go) and without it (RecomputeVerdicts, every node
+// evaluated by every plugin in every cycle, as upstream does) and requires
+// the same run byte for byte: every attempt's record (every node's Filter
+// status and every plugin's raw, normalized and total scores, the
+// feasible nodes, the outcome, the message), the timeline and the queue.
+// The clusters: generated scenarios of every kind (the differential
+// suite's generator, with preemption, resource shapes, and more than 100
+// nodes so that the rotating start index matters), the throughput
+// workloads, pods of a few shapes over many identical nodes with
+// preemption and pods that fit nowhere, and the same with the cluster
+// changed halfway through: nodes tainted, cordoned, relabelled, resized,
+// added and deleted, bound pods deleted.
+func TestVerdictMemoAgrees(t *testing.T) {
+	type run struct {
+		name  string
+		build func(t *testing.T, opts Options) *Engine
+		// changes are applied once the queue is quiet, then the run goes on.
+		changes func(e *Engine) []change.Change
+	}
+	var runs []run
+	fromScenario := func(sc *scenario.Scenario) func(t *testing.T, opts Options) *Engine {
+		return func(t *testing.T, opts Options) *Engine { return build(t, sc.Cluster.DeepCopy(), opts) }
+	}
+	for seed := int64(1); seed <= 16; seed++ {
+		o := scenario.Options{}
+		switch seed % 4 {
+		case 1:
+			o.Preemption = true
+		case 2:
+			o.ResourceShapes = true
+		case 3:
+			o.MinNodes, o.MaxNodes = 110, 160
+		}
+		sc := scenario.Generate(seed, o)
+		runs = append(runs, run{name: fmt.Sprintf("generated/%d", seed), build: fromScenario(sc)})
+	}
+	for _, w := range scenario.ThroughputWorkloads {
+		sc, err := scenario.Throughput(w, scenario.ThroughputSize{Nodes: 200, InitPods: 60, MeasurePods: 120})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, run{name: "throughput/" + w, build: fromScenario(sc), changes: clusterChanges})
+	}
+	shapes := func(t *testing.T, opts Options) *Engine {
+		nodes, pods := genCluster(150, 600, 2500, 25, 20)
+		opts.Registry = plugins.NewInTreeRegistry()
+		e, err := New(nodes, pods, nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	runs = append(runs, run{name: "shapes", build: shapes}, run{name: "shapes/changed", build: shapes, changes: clusterChanges})
+
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
+			play := func(recompute bool) (string, *Engine) {
+				e := r.build(t, Options{Seed: 7, RecomputeVerdicts: recompute})
+				e.RunUntil(11 * time.Minute)
+				if r.changes != nil {
+					for _, c := range r.changes(e) {
+						if err := e.Apply(c); err != nil {
+							t.Fatal(err)
+						}
+					}
+					e.RunUntil(22 * time.Minute)
+				}
+				return timelineJSON(t, e), e
+			}
+			want, _ := play(true)
+			got, e := play(false)
+			if got != want {
+				t.Fatalf("with the verdict memo the run differs from the run without it:\n%s", firstDifference(got, want))
+			}
+			if !verdictsKept(e) {
+				t.Fatalf("no node holds kept verdicts: the memo was not used")
+			}
+		})
+	}
+}
+
+// clusterChanges are the changes TestVerdictMemoAgrees makes halfway:
+// every fifth node changed (tainted, cordoned, relabelled, resized in
+// turn), a node added like the first, the last node deleted, and every
+// seventh bound pod deleted.
+func clusterChanges(e *Engine) []change.Change {
+	var out []change.Change
+	nodes := e.Scheduler().Snapshot().List()
+	for i, ni := range nodes {
+		if i%5 != 0 {
+			continue
+		}
+		n := ni.Node().DeepCopy()
+		switch i / 5 % 4 {
+		case 0:
+			n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: "memo", Value: "x", Effect: v1.TaintEffectNoSchedule})
+		case 1:
+			n.Spec.Unschedulable = true
+		case 2:
+			n.Labels["memo"] = "relabelled"
+			n.Spec.Taints = append(n.Spec.Taints, v1.Taint{Key: "soft", Effect: v1.TaintEffectPreferNoSchedule})
+		case 3:
+			n.Status.Allocatable = n.Status.Allocatable.DeepCopy()
+			n.Status.Allocatable[v1.ResourceCPU] = resource.MustParse("64")
+		}
+		out = append(out, change.Change{Kind: change.NodeUpdate, Node: n})
+	}
+	added := nodes[0].Node().DeepCopy()
+	added.Name, added.UID, added.ResourceVersion = "memo-added", "memo-added-uid", ""
+	added.Labels["kubernetes.io/hostname"] = added.Name
+	added.CreationTimestamp = metav1.NewTime(e.now)
+	out = append(out, change.Change{Kind: change.NodeAdd, Node: added},
+		change.Change{Kind: change.NodeDelete, Node: nodes[len(nodes)-1].Node()})
+	k := 0
+	for _, ni := range nodes {
+		for _, pi := range ni.Pods {
+			if k++; k%7 == 0 {
+				out = append(out, change.Change{Kind: change.PodDelete, Pod: pi.Pod})
+			}
+		}
+	}
+	return out
+}
+
+// verdictsKept reports whether some node of e's snapshot holds verdicts
+// the memo kept.
+func verdictsKept(e *Engine) bool {
+	for _, ni := range e.Scheduler().Snapshot().List() {
+		if v := ni.Verdicts; v != nil && (v.FilterKnown != 0 || v.ScoreKnown != 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstDifference is the first line where got and want differ, both ways.
+func firstDifference(got, want string) string {
+	line := 1
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] {
+			return fmt.Sprintf("line %d at byte %d:\n got: %.400s\nwant: %.400s", line, i, got[max(0, i-200):], want[max(0, i-200):])
+		}
+		if got[i] == '\n' {
+			line++
+		}
+	}
+	return fmt.Sprintf("one is a prefix of the other (%d and %d bytes)", len(got), len(want))
+}
