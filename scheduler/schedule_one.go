@@ -472,7 +472,12 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.F
 	if !s.hasExtenderFilters() && !fwk.HasScorePlugins() && !s.hasExtenderPrioritizers() {
 		toFind = 1
 	}
-	feasible := make([]*framework.NodeInfo, 0, toFind)
+	// The feasible nodes live until the cycle has scored them: one
+	// buffer serves every cycle (hundreds of nodes, each cycle).
+	if cap(s.feasibleBuf) < toFind {
+		s.feasibleBuf = make([]*framework.NodeInfo, 0, toFind)
+	}
+	feasible := s.feasibleBuf[:0]
 	if !fwk.HasFilterPlugins() {
 		for i := 0; i < toFind; i++ {
 			feasible = append(feasible, nodes[(s.nextStartNodeIndex+i)%numAll])

@@ -86,6 +86,8 @@ type Scheduler struct {
 	assumed map[string]*v1.Pod
 	// groupSeq numbers pod-group cycles.
 	groupSeq int
+	// feasibleBuf holds a cycle's feasible nodes (findNodesThatPassFilters).
+	feasibleBuf []*framework.NodeInfo
 }
 
 // Epoch is the default virtual clock's start.

@@ -224,26 +224,7 @@ func memoizablePod(pod *v1.Pod) bool {
 			return false
 		}
 	}
-	native := func(rl v1.ResourceList) bool {
-		for name := range rl {
-			if name != v1.ResourceCPU && name != v1.ResourceMemory && name != v1.ResourceEphemeralStorage {
-				return false
-			}
-		}
-		return true
-	}
-	spec := &pod.Spec
-	if !native(spec.Overhead) || (spec.Resources != nil && !native(spec.Resources.Requests)) {
-		return false
-	}
-	for _, cs := range [][]v1.Container{spec.Containers, spec.InitContainers} {
-		for i := range cs {
-			if !native(cs[i].Resources.Requests) {
-				return false
-			}
-		}
-	}
-	return true
+	return !framework.RequestsBeyondBasics(pod)
 }
 
 // samePodShape reports whether the node-local plugins see pods of specs
