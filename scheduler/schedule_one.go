@@ -72,7 +72,10 @@ func (s *Scheduler) scheduleOne(pod *v1.Pod) *record.Attempt {
 		a.Message = fmt.Sprintf("skip schedule deleting pod: %v/%v", pod.Namespace, pod.Name)
 		return a
 	}
-	rec := &recorder{a: a, index: map[string]uint16{}}
+	rec := &recorder{a: a, index: map[string]uint16{}, linesOnly: s.linesOnly}
+	if s.linesOnly {
+		defer a.Summarize()
+	}
 	state := framework.NewCycleState()
 
 	result, assumed, status := s.schedulingCycle(ctx, fwk, state, pod, rec)

@@ -88,7 +88,16 @@ type Scheduler struct {
 	groupSeq int
 	// feasibleBuf holds a cycle's feasible nodes (findNodesThatPassFilters).
 	feasibleBuf []*framework.NodeInfo
+	// linesOnly records attempts without their per-node detail
+	// (RecordLinesOnly).
+	linesOnly bool
 }
+
+// RecordLinesOnly makes ScheduleOne record each attempt as its line alone
+// (record.Attempt.Summarize), without the feasible nodes and the scores
+// it would otherwise record only to drop: for a run that writes the line
+// and nothing else. The decisions are the same.
+func (s *Scheduler) RecordLinesOnly(on bool) { s.linesOnly = on }
 
 // Epoch is the default virtual clock's start.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

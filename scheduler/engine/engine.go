@@ -283,6 +283,7 @@ func (e *Engine) build(withInputs bool) error {
 	s.UsePCG(scheduler.NewPCG(e.opts.Seed))
 	s.SetPreemptionActuator(e.onPreemption)
 	s.SetBindObserver(e.onBound)
+	s.RecordLinesOnly(e.opts.Retention.Headless && e.opts.Retention.LinesOnly && !e.opts.Shadow)
 	// An attempt made again gets the extenders' answers it got.
 	s.SetExtenderReplay(func() bool { return e.replaying })
 	s.SetClaimWriteObserver(func(c *resourcev1.ResourceClaim) { e.storeObject(c) })

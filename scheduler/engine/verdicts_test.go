@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +13,9 @@ import (
 
 	"github.com/schedtui/schedtui/internal/scenario"
 	"github.com/schedtui/schedtui/scheduler/change"
+	"github.com/schedtui/schedtui/scheduler/history"
 	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/scheduler/record"
 )
 
 // TestVerdictMemoAgrees runs many clusters with the framework's verdict
@@ -162,4 +166,56 @@ func firstDifference(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("one is a prefix of the other (%d and %d bytes)", len(got), len(want))
+}
+
+// TestLinesOnlyWritesTheSameLines runs headless engines with and without
+// Retention.LinesOnly and requires every event and every attempt's line
+// (record.DetailSummary, what `run -o json --detail summary` writes) to be
+// the same, and LinesOnly's attempts to carry no per-node detail.
+func TestLinesOnlyWritesTheSameLines(t *testing.T) {
+	clusters := map[string]*scenario.Scenario{}
+	for _, seed := range []int64{3, 5, 9} {
+		clusters[fmt.Sprintf("generated/%d", seed)] = scenario.Generate(seed, scenario.Options{Preemption: seed == 5})
+	}
+	basic, err := scenario.Throughput(scenario.WorkloadBasic, scenario.ThroughputSize{Nodes: 200, InitPods: 60, MeasurePods: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clusters["throughput/SchedulingBasic"] = basic
+	for name, sc := range clusters {
+		t.Run(name, func(t *testing.T) {
+			lines := func(linesOnly bool) string {
+				var b strings.Builder
+				opts := Options{Seed: 7, Retention: Retention{Headless: true, LinesOnly: linesOnly}}
+				opts.OnEvent = func(ev history.Event, a *record.Attempt) {
+					if a == nil {
+						v, _ := EventJSON(ev)
+						j, err := json.Marshal(v)
+						if err != nil {
+							t.Fatal(err)
+						}
+						b.Write(j)
+						b.WriteByte('\n')
+						return
+					}
+					if linesOnly && (a.Feasible != nil || a.Scores != nil || !a.Summarized) {
+						t.Fatalf("attempt %d of %s keeps per-node detail", a.Seq, a.Pod)
+					}
+					j, err := a.MarshalDetail(record.DetailSummary)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b.Write(j)
+					b.WriteByte('\n')
+				}
+				e := build(t, sc.Cluster.DeepCopy(), opts)
+				e.RunUntil(11 * time.Minute)
+				return b.String()
+			}
+			want := lines(false)
+			if got := lines(true); got != want {
+				t.Fatalf("the lines differ:\n%s", firstDifference(got, want))
+			}
+		})
+	}
 }
