@@ -90,6 +90,18 @@ type NodeLocalPlugin interface {
 	NodeLocal() bool
 }
 
+// CycleNodeLocalScorer is a Score plugin whose raw scores are node-local,
+// as a NodeLocalPlugin's are, in the cycles its state says: a plugin that
+// scores every node alike for some pods (VolumeBinding and
+// DynamicResources give a pod without claims 0 on every node).
+type CycleNodeLocalScorer interface {
+	ScorePlugin
+	// NodeLocalScores reports whether, in the cycle of state (after
+	// PreScore), the plugin's raw score for a node depends on nothing but
+	// the pod's shape and that node.
+	NodeLocalScores(state *CycleState) bool
+}
+
 // ReservePlugin claims resources on the chosen node.
 type ReservePlugin interface {
 	Plugin

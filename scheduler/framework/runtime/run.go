@@ -415,7 +415,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	for i, ni := range nodes {
 		out[i] = framework.NodePluginScores{Name: ni.Name()}
 	}
-	kept, ords, toScore := f.keptScores(vc, plugins, nodes)
+	kept, ords, toScore := f.keptScores(vc, state, plugins, nodes)
 	// One block of raw scores for every plugin, one of normalized scores
 	// for the plugins that normalize: the matrix is plugins × feasible
 	// nodes, hundreds of nodes per cycle.
@@ -507,9 +507,10 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 
 // keptScores is, for RunScorePlugins, each node's verdicts under vc (nil
 // without vc), each plugin's ordinal among the profile's node-local Score
-// plugins (-1 for the others, and for all without vc), and how many nodes
-// each plugin has to score.
-func (f *Framework) keptScores(vc *VerdictCycle, plugins []framework.ScorePlugin, nodes []*framework.NodeInfo) ([]*framework.NodeVerdicts, []int, []int) {
+// plugins (-1 for the others, for a framework.CycleNodeLocalScorer whose
+// state says it is not node-local this cycle, and for all without vc),
+// and how many nodes each plugin has to score.
+func (f *Framework) keptScores(vc *VerdictCycle, state *framework.CycleState, plugins []framework.ScorePlugin, nodes []*framework.NodeInfo) ([]*framework.NodeVerdicts, []int, []int) {
 	buf := &f.scoreBuffers
 	ords := resized(&buf.ords, len(plugins))
 	toScore := resized(&buf.toScore, len(plugins))
@@ -520,6 +521,11 @@ func (f *Framework) keptScores(vc *VerdictCycle, plugins []framework.ScorePlugin
 		return nil, ords, toScore
 	}
 	copy(ords, ordinalsIn(plugins, f.scorePlugins, f.verdicts.scoreOrd))
+	for p, pl := range plugins {
+		if cl, ok := pl.(framework.CycleNodeLocalScorer); ok && ords[p] >= 0 && !nodeLocal(pl) && !cl.NodeLocalScores(state) {
+			ords[p] = -1
+		}
+	}
 	kept := resized(&buf.kept, len(nodes))
 	for i, ni := range nodes {
 		kept[i] = vc.verdicts(ni)

@@ -51,7 +51,9 @@ type verdictMemo struct {
 	off bool
 	// filterOrd and scoreOrd are, by place in the profile's Filter and
 	// Score plugins, each node-local plugin's ordinal among them (the
-	// NodeVerdicts bit it keeps its verdict under), else -1.
+	// NodeVerdicts bit it keeps its verdict under), else -1; a Score
+	// plugin that is node-local in some cycles only
+	// (framework.CycleNodeLocalScorer) has one too.
 	filterOrd, scoreOrd []int
 	// snapshot is the snapshot shapes' keys were given on.
 	snapshot *framework.Snapshot
@@ -80,21 +82,30 @@ var memoKeys atomic.Uint64
 // off.
 func newVerdictMemo(f *Framework, off bool) verdictMemo {
 	m := verdictMemo{off: off || len(f.opts.Extenders) > 0}
-	m.filterOrd = ordinals(f.filterPlugins, framework.MaxNodeLocalFilters)
-	m.scoreOrd = ordinals(f.scorePlugins, framework.MaxNodeLocalScores)
+	m.filterOrd = ordinals(f.filterPlugins, framework.MaxNodeLocalFilters, nodeLocal)
+	m.scoreOrd = ordinals(f.scorePlugins, framework.MaxNodeLocalScores, func(p framework.ScorePlugin) bool {
+		_, inSomeCycles := p.(framework.CycleNodeLocalScorer)
+		return inSomeCycles || nodeLocal(p)
+	})
 	local := func(ord int) bool { return ord >= 0 }
 	m.off = m.off || !(slices.ContainsFunc(m.filterOrd, local) || slices.ContainsFunc(m.scoreOrd, local))
 	return m
 }
 
-// ordinals numbers plugins' node-local ones, up to limit of them; -1 for
-// the others.
-func ordinals[P framework.Plugin](plugins []P, limit int) []int {
+// nodeLocal reports whether p is a NodeLocalPlugin that says it is.
+func nodeLocal[P framework.Plugin](p P) bool {
+	nl, ok := any(p).(framework.NodeLocalPlugin)
+	return ok && nl.NodeLocal()
+}
+
+// ordinals numbers the plugins local says are, up to limit of them; -1
+// for the others.
+func ordinals[P framework.Plugin](plugins []P, limit int, local func(P) bool) []int {
 	ord := make([]int, len(plugins))
 	n := 0
 	for i, p := range plugins {
 		ord[i] = -1
-		if nl, ok := any(p).(framework.NodeLocalPlugin); ok && nl.NodeLocal() && n < limit {
+		if local(p) && n < limit {
 			ord[i] = n
 			n++
 		}

@@ -138,3 +138,14 @@ func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *v
 
 // ScoreExtensions: scores are already in [0, 100].
 func (pl *VolumeBinding) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// NodeLocalScores: a claimless pod scores 0 on every node (as does every
+// pod without a scorer); otherwise the score reads the PVs Filter chose
+// for the node.
+func (pl *VolumeBinding) NodeLocalScores(cs *framework.CycleState) bool {
+	if pl.scorer == nil {
+		return true
+	}
+	state, err := getStateData(cs)
+	return err == nil && state.claimless
+}
