@@ -62,7 +62,8 @@ type NodeVerdicts struct {
 }
 
 // MaxNodeLocalScores is how many node-local Score plugins of a profile
-// have their scores kept (the default profile has five).
+// have their scores kept (the default profile has seven, VolumeBinding
+// and DynamicResources in some cycles only).
 const MaxNodeLocalScores = 8
 
 // MaxNodeLocalFilters is how many node-local Filter plugins of a profile

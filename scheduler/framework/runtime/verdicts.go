@@ -29,7 +29,9 @@ import (
 //     whose status carries resources, or that requests anything beyond
 //     cpu, memory and ephemeral storage, is never taken: those reach the
 //     pod's allocated resources and DRA's DeviceClasses) and, for
-//     ImageLocality, the number of nodes;
+//     ImageLocality, the number of nodes; a Score plugin that is
+//     node-local in some cycles only (framework.CycleNodeLocalScorer) has
+//     its kept scores read and written in those cycles alone;
 //   - a verdict is taken only under its key: the Framework that gave it,
 //     the pod's shape and the number of nodes. Keys are never given twice,
 //     and a new snapshot (the node set changed, a rewind, a restored
