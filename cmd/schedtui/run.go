@@ -268,6 +268,8 @@ type sourceJSON struct {
 // headless run does not need (engine.Retention.Headless).
 func (p *runPrinter) headless(o *engine.Options) {
 	o.Retention.Headless = true
+	// An attempt's line is all -o json --detail summary writes.
+	o.Retention.LinesOnly = p.json && p.detail == record.DetailSummary
 	o.OnEvent = p.event
 	p.start = o.Start
 	if p.start.IsZero() {

@@ -167,3 +167,31 @@ func everyContainerRequestsCPUAndMemory(pod *v1.Pod) bool {
 	}
 	return true
 }
+
+// RequestsBeyondBasics reports whether pod's spec names a request (of a
+// container, an init container, the pod, or its overhead) for anything
+// but cpu, memory and ephemeral storage: hugepages, extended resources
+// (a DeviceClass may back those), and the like. It looks at names only,
+// without summing anything.
+func RequestsBeyondBasics(pod *v1.Pod) bool {
+	beyond := func(rl v1.ResourceList) bool {
+		for name := range rl {
+			if name != v1.ResourceCPU && name != v1.ResourceMemory && name != v1.ResourceEphemeralStorage {
+				return true
+			}
+		}
+		return false
+	}
+	spec := &pod.Spec
+	if beyond(spec.Overhead) || (spec.Resources != nil && beyond(spec.Resources.Requests)) {
+		return true
+	}
+	for _, cs := range [][]v1.Container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			if beyond(cs[i].Resources.Requests) {
+				return true
+			}
+		}
+	}
+	return false
+}
