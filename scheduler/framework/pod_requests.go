@@ -61,7 +61,7 @@ func podRequestsCounted(pod *v1.Pod, g ResourceGates) (requests, non0 v1.Resourc
 	}
 	specOnly := opts
 	specOnly.UseStatusResources = false
-	requests = resourcehelper.PodRequests(pod, specOnly)
+	requests = specRequests(pod, specOnly)
 	if podLevelStatus && !(atMost(pod.Status.AllocatedResources, requests) && atMost(pod.Status.Resources.Requests, requests)) {
 		requests, non0 = podRequestsUpstream(pod, g)
 		return requests, non0, upstreamCalls
@@ -73,6 +73,24 @@ func podRequestsCounted(pod *v1.Pod, g ResourceGates) (requests, non0 v1.Resourc
 	// pod-level status resources.
 	specOnly.NonMissingContainerRequests = NonMissingContainerRequests(requests, false)
 	return requests, resourcehelper.PodRequests(pod, specOnly), specCalls
+}
+
+// specRequests is resourcehelper.PodRequests(pod, opts) for opts that
+// leave the status resources out, to be read and not changed. A pod of one
+// container and nothing else to add (no init containers, overhead,
+// pod-level requests, defaults for missing requests or DRA claim
+// resources) requests what its container does: that list itself is the
+// answer, and the two maps upstream's aggregation fills for it (most
+// pods of a large cluster are of this shape) are not made.
+func specRequests(pod *v1.Pod, opts resourcehelper.PodResourcesOptions) v1.ResourceList {
+	if len(pod.Spec.Containers) == 1 && len(pod.Spec.InitContainers) == 0 && !opts.UseStatusResources &&
+		opts.Reuse == nil && len(opts.NonMissingContainerRequests) == 0 && !opts.SkipContainerLevelResources &&
+		(opts.ExcludeOverhead || pod.Spec.Overhead == nil) &&
+		(opts.SkipPodLevelResources || !resourcehelper.IsPodLevelRequestsSet(pod)) &&
+		(!opts.UseDRANodeAllocatableResourceClaimStatus || len(pod.Status.NodeAllocatableResourceClaimStatuses) == 0) {
+		return pod.Spec.Containers[0].Resources.Requests
+	}
+	return resourcehelper.PodRequests(pod, opts)
 }
 
 // podRequestsUpstream is podRequests as upstream computes it: two calls
