@@ -49,7 +49,7 @@ var growingHeadroom int64 = 1 << 30
 // outside the heap until its items are added. Measured on the first
 // screen (BenchmarkFirstScreen, two cores, 27 November): at a million
 // SchedulingBasic pods a floor of 3 GiB peaked at 3593 to 3600 MiB of
-// RSS and 3.5 GiB at 4047 MiB (without one: 3201 to 3222), so 3.5 GiB
+// RSS and 3.5 GiB at 4047 MiB (without one: 3191 to 3222), so 3.5 GiB
 // leaves no margin; at 3 GiB the first screen there collected 8 times
 // instead of 16. At 15,000 nodes and 300,000 scalegen pods the state
 // kept is as large (1.9 GB live at the end, 2.1 GB at a million
