@@ -127,6 +127,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	}
 	pods = ScheduledOrPending(pods)
 	s.snapshot = framework.NewSnapshotWithGates(nodes, pods, framework.ResourceGatesOf(s.gates))
+	s.objects.ReservePods(len(pods))
 	for _, p := range pods {
 		s.objects.Add(p)
 		if p.Spec.NodeName == "" && p.Status.NominatedNodeName != "" {

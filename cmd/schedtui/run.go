@@ -94,7 +94,7 @@ written: memory does not grow with the attempts' detail.`,
 			}
 			// run keeps the cluster and the scheduler's state to the end:
 			// the collector's default doubling would take as much again.
-			defer gcpace.Bounded(runHeadroom)()
+			defer gcpace.Bounded(gcpace.Floor(), runHeadroom)()
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
 			if err != nil {
 				return prof.end(err)

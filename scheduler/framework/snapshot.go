@@ -54,6 +54,12 @@ func NewSnapshotWithGates(nodes []*v1.Node, pods []*v1.Pod, g ResourceGates) *Sn
 	// Each node's image states touch that node only.
 	inParallel(len(s.nodeInfoList), 64, func(start, end int) {
 		for _, ni := range s.nodeInfoList[start:end] {
+			names := 0
+			for _, img := range ni.Node().Status.Images {
+				names += len(img.Names)
+			}
+			// Sized once: a node lists tens of images.
+			ni.ImageStates = make(map[string]*ImageStateSummary, names)
 			for _, img := range ni.Node().Status.Images {
 				for _, name := range img.Names {
 					ni.ImageStates[name] = images[name]
