@@ -108,9 +108,10 @@ conformance-part-b:
 # server's and etcd's peak RSS and CPU, each a process of its own; no
 # budget yet, the figures are in docs/performance.md "Live sync"; the fill
 # writes copies of API-server-made objects straight into etcd, a few
-# minutes in all; hold the shared memory lock, the three processes take
-# about 15 GiB; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS change the size:
-# a million pods does not fit 23 GiB, the API server alone holds ~10 KB a pod).
+# minutes in all; the API server runs without its watch cache; hold the
+# shared memory lock, the three processes take about 10 GiB;
+# SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS change the size: a million pods
+# took about 14 GiB, schedtui 3 GiB of it).
 # Throughput against upstream: BenchmarkVersusUpstream (conformance/) writes
 # each scheduler_perf-shaped workload to a snapshot file and runs the real
 # kube-scheduler v1.37.1 on it in process, schedtui's engine in process,

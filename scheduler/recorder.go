@@ -27,6 +27,9 @@ type recorder struct {
 	// extenderRejected maps a node an extender's Filter rejected to that
 	// extender's name.
 	extenderRejected map[string]string
+	// linesOnly skips the feasible nodes and the scores: the attempt is
+	// kept as its line (Scheduler.RecordLinesOnly).
+	linesOnly bool
 }
 
 func (r *recorder) phase(p record.Phase, st *framework.Status) {
@@ -108,6 +111,9 @@ func (r *recorder) narrowed(nodes []*framework.NodeInfo) {
 }
 
 func (r *recorder) feasible(nodes []*framework.NodeInfo) {
+	if r.linesOnly {
+		return
+	}
 	r.a.Feasible = make([]int32, len(nodes))
 	next := int32(0)
 	for i, ni := range nodes {
@@ -137,7 +143,7 @@ func indexFrom(l *record.NodeList, name string, from int32) int32 {
 // plugins that normalize.
 func (r *recorder) scores(nodes int, plugins []framework.PluginScores) {
 	r.a.Scored = true
-	if nodes == 0 {
+	if nodes == 0 || r.linesOnly {
 		return
 	}
 	cols := make([]record.ScoreColumn, len(plugins))

@@ -72,7 +72,10 @@ func (s *Scheduler) scheduleOne(pod *v1.Pod) *record.Attempt {
 		a.Message = fmt.Sprintf("skip schedule deleting pod: %v/%v", pod.Namespace, pod.Name)
 		return a
 	}
-	rec := &recorder{a: a, index: map[string]uint16{}}
+	rec := &recorder{a: a, index: map[string]uint16{}, linesOnly: s.linesOnly}
+	if s.linesOnly {
+		defer a.Summarize()
+	}
 	state := framework.NewCycleState()
 
 	result, assumed, status := s.schedulingCycle(ctx, fwk, state, pod, rec)
@@ -361,7 +364,11 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	if s.snapshot.NumNodesInPlacement() == 0 {
 		return "", framework.ErrNoNodesAvailable
 	}
-	feasible, diagnosis, err := s.findNodesThatFitPod(ctx, fwk, state, pod, rec)
+	// The node-local plugins' verdicts are kept from cycle to cycle
+	// (runtime's verdict memo): pods of one shape, most nodes unchanged.
+	vc := fwk.VerdictsFor(pod)
+	state.SetPodShape(vc.Key())
+	feasible, diagnosis, err := s.findNodesThatFitPod(ctx, fwk, state, pod, vc, rec)
 	rec.diagnosis(diagnosis)
 	if err != nil {
 		return "", err
@@ -373,7 +380,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	if len(feasible) == 1 {
 		return feasible[0].Name(), nil
 	}
-	scores, err := s.prioritizeNodes(ctx, fwk, state, pod, feasible, rec)
+	scores, err := s.prioritizeNodes(ctx, fwk, state, pod, feasible, vc, rec)
 	if err != nil {
 		return "", err
 	}
@@ -384,7 +391,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 
 // findNodesThatFitPod runs PreFilter, the nominated-node fast path, and
 // Filter over the nodes in play.
-func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, rec *recorder) ([]*framework.NodeInfo, framework.Diagnosis, error) {
+func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, vc *runtime.VerdictCycle, rec *recorder) ([]*framework.NodeInfo, framework.Diagnosis, error) {
 	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
 	allNodes := s.snapshot.ListNodesInPlacement()
 	preRes, st, narrowing := fwk.RunPreFilterPlugins(ctx, state, pod)
@@ -404,7 +411,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 	if nnn := pod.Status.NominatedNodeName; nnn != "" {
 		if ni, err := s.snapshot.GetNodeInPlacement(nnn); err == nil {
 			rec.a.NominatedFastPath = true
-			feasible, _, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, &diagnosis, []*framework.NodeInfo{ni})
+			feasible, _, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, vc, &diagnosis, []*framework.NodeInfo{ni})
 			if err == nil {
 				// An extender's error here only ends the fast path, as
 				// upstream logs it and searches every node.
@@ -432,7 +439,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 			fmt.Sprintf("node(s) didn't satisfy plugin(s) %v", sets.List(narrowing))))
 	}
 	rec.a.StartIndex = int32(s.nextStartNodeIndex)
-	feasible, toFind, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, &diagnosis, nodes)
+	feasible, toFind, err := s.findNodesThatPassFilters(ctx, fwk, state, pod, vc, &diagnosis, nodes)
 	rec.a.NodesToFind = int32(toFind)
 	processed := len(feasible) + diagnosis.NodeToStatus.Len()
 	s.nextStartNodeIndex = (s.nextStartNodeIndex + processed) % len(allNodes)
@@ -462,13 +469,18 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 // the rotating start index. kube-scheduler checks nodes in parallel and
 // stops once it has one feasible node more than it needs; schedtui checks
 // them in order, which is what kube-scheduler does with parallelism 1.
-func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, diagnosis *framework.Diagnosis, nodes []*framework.NodeInfo) ([]*framework.NodeInfo, int, error) {
+func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, vc *runtime.VerdictCycle, diagnosis *framework.Diagnosis, nodes []*framework.NodeInfo) ([]*framework.NodeInfo, int, error) {
 	numAll := len(nodes)
 	toFind := s.numFeasibleNodesToFind(fwk.PercentageOfNodesToScore(), numAll)
 	if !s.hasExtenderFilters() && !fwk.HasScorePlugins() && !s.hasExtenderPrioritizers() {
 		toFind = 1
 	}
-	feasible := make([]*framework.NodeInfo, 0, toFind)
+	// The feasible nodes live until the cycle has scored them: one
+	// buffer serves every cycle (hundreds of nodes, each cycle).
+	if cap(s.feasibleBuf) < toFind {
+		s.feasibleBuf = make([]*framework.NodeInfo, 0, toFind)
+	}
+	feasible := s.feasibleBuf[:0]
 	if !fwk.HasFilterPlugins() {
 		for i := 0; i < toFind; i++ {
 			feasible = append(feasible, nodes[(s.nextStartNodeIndex+i)%numAll])
@@ -477,7 +489,7 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.F
 	}
 	for i := 0; i < numAll; i++ {
 		ni := nodes[(s.nextStartNodeIndex+i)%numAll]
-		st := fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni)
+		st := fwk.FilterNode(ctx, state, pod, ni, vc)
 		if st.Code() == framework.Error {
 			return feasible, toFind, st.AsError()
 		}
@@ -527,7 +539,7 @@ func NumFeasibleNodesToFind(profilePercentage *int32, global int32, numAll int) 
 
 // prioritizeNodes runs PreScore, Score and the extenders' prioritize;
 // without Score plugins and extenders every node scores 1.
-func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, rec *recorder) ([]framework.NodePluginScores, error) {
+func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, vc *runtime.VerdictCycle, rec *recorder) ([]framework.NodePluginScores, error) {
 	if len(s.extenders) == 0 && !fwk.HasScorePlugins() {
 		out := make([]framework.NodePluginScores, len(nodes))
 		for i, ni := range nodes {
@@ -540,7 +552,7 @@ func (s *Scheduler) prioritizeNodes(ctx context.Context, fwk *runtime.Framework,
 	if !st.IsSuccess() {
 		return nil, st.AsError()
 	}
-	scores, cols, st := fwk.RunScorePlugins(ctx, state, pod, nodes)
+	scores, cols, st := fwk.RunScorePlugins(ctx, state, pod, nodes, vc)
 	rec.phase(record.PhaseScore, st)
 	rec.phase(record.PhaseNormalizeScore, st)
 	if !st.IsSuccess() {

@@ -38,6 +38,9 @@ type Options struct {
 	// ExtenderAnswers keeps the extenders' answers (see
 	// SetExtenderReplay); nil keeps them for this scheduler alone.
 	ExtenderAnswers *ExtenderAnswers
+	// RecomputeVerdicts turns the profiles' verdict memo off (runtime's
+	// Options.RecomputeVerdicts).
+	RecomputeVerdicts bool
 }
 
 // ExtenderAnswers is a store of extender answers, shared by an engine and
@@ -83,7 +86,18 @@ type Scheduler struct {
 	assumed map[string]*v1.Pod
 	// groupSeq numbers pod-group cycles.
 	groupSeq int
+	// feasibleBuf holds a cycle's feasible nodes (findNodesThatPassFilters).
+	feasibleBuf []*framework.NodeInfo
+	// linesOnly records attempts without their per-node detail
+	// (RecordLinesOnly).
+	linesOnly bool
 }
+
+// RecordLinesOnly makes ScheduleOne record each attempt as its line alone
+// (record.Attempt.Summarize), without the feasible nodes and the scores
+// it would otherwise record only to drop: for a run that writes the line
+// and nothing else. The decisions are the same.
+func (s *Scheduler) RecordLinesOnly(on bool) { s.linesOnly = on }
 
 // Epoch is the default virtual clock's start.
 var Epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -113,6 +127,7 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 	}
 	pods = ScheduledOrPending(pods)
 	s.snapshot = framework.NewSnapshotWithGates(nodes, pods, framework.ResourceGatesOf(s.gates))
+	s.objects.ReservePods(len(pods))
 	for _, p := range pods {
 		s.objects.Add(p)
 		if p.Spec.NodeName == "" && p.Status.NominatedNodeName != "" {
@@ -160,14 +175,15 @@ func New(nodes []*v1.Node, pods []*v1.Pod, objects []any, opts Options) (*Schedu
 			return nil, fmt.Errorf("duplicate profile with scheduler name %q", name)
 		}
 		f, err := runtime.NewFramework(opts.Registry, &p, runtime.Options{
-			Snapshot:       func() *framework.Snapshot { return s.snapshot },
-			Objects:        s.objects,
-			Nominator:      s.nominator,
-			Rand:           s.rand,
-			Clock:          s.clock,
-			Features:       s.gates,
-			Extenders:      fexts,
-			PodGroupStates: s.PodGroupState,
+			Snapshot:          func() *framework.Snapshot { return s.snapshot },
+			Objects:           s.objects,
+			Nominator:         s.nominator,
+			Rand:              s.rand,
+			Clock:             s.clock,
+			Features:          s.gates,
+			Extenders:         fexts,
+			PodGroupStates:    s.PodGroupState,
+			RecomputeVerdicts: opts.RecomputeVerdicts,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("profile %q: %w", name, err)

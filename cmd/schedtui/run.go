@@ -94,7 +94,7 @@ written: memory does not grow with the attempts' detail.`,
 			}
 			// run keeps the cluster and the scheduler's state to the end:
 			// the collector's default doubling would take as much again.
-			defer gcpace.Bounded(runHeadroom)()
+			defer gcpace.Bounded(gcpace.Floor(), runHeadroom)()
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
 			if err != nil {
 				return prof.end(err)
@@ -268,6 +268,8 @@ type sourceJSON struct {
 // headless run does not need (engine.Retention.Headless).
 func (p *runPrinter) headless(o *engine.Options) {
 	o.Retention.Headless = true
+	// An attempt's line is all -o json --detail summary writes.
+	o.Retention.LinesOnly = p.json && p.detail == record.DetailSummary
 	o.OnEvent = p.event
 	p.start = o.Start
 	if p.start.IsZero() {

@@ -15,15 +15,17 @@ import (
 // peaks past 4 GB, most of it garbage not yet collected. Under Bounded,
 // after each collection the memory limit is set to what it found live
 // plus at most maxHeadroom (below that, the default target, GOGC=100,
-// comes first): the heap grows by maxHeadroom between collections once
-// it is larger, at the cost of more of them. The returned function puts
-// the previous limit back. A GOGC or GOMEMLIMIT set in the environment is
-// the user's choice, and then nothing changes.
-func Bounded(maxHeadroom int64) (restore func()) {
+// comes first), but never below floor: the heap grows by maxHeadroom
+// between collections once what is kept passes the floor less
+// maxHeadroom, at the cost of more of them, and below that it collects
+// only when it reaches the floor (Floor says why). The returned function
+// puts the previous limit back. A GOGC or GOMEMLIMIT set in the
+// environment is the user's choice, and then nothing changes.
+func Bounded(floor, maxHeadroom int64) (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	b := &bounded{headroom: maxHeadroom, previous: debug.SetMemoryLimit(-1)}
+	b := &bounded{floor: floor, headroom: maxHeadroom, previous: debug.SetMemoryLimit(-1)}
 	b.watch()
 	return func() {
 		b.mu.Lock()
@@ -41,9 +43,9 @@ func Bounded(maxHeadroom int64) (restore func()) {
 const boundedSlack = 64 << 20
 
 type bounded struct {
-	headroom, previous int64
-	mu                 sync.Mutex
-	stopped            bool
+	floor, headroom, previous int64
+	mu                        sync.Mutex
+	stopped                   bool
 }
 
 // watch sets the limit after the collection that frees a sentinel, then
@@ -56,10 +58,15 @@ func (b *bounded) watch() {
 		if b.stopped {
 			return
 		}
-		live := liveHeap()
-		debug.SetMemoryLimit(min(b.previous, live+min(live, b.headroom)+boundedSlack))
+		debug.SetMemoryLimit(b.limit(liveHeap()))
 		b.watch()
 	}, b)
+}
+
+// limit is the memory limit after a collection that found live bytes
+// live.
+func (b *bounded) limit(live int64) int64 {
+	return min(b.previous, max(b.floor, live+min(live, b.headroom)+boundedSlack))
 }
 
 // liveHeap is what the last collection found live (the heap's goal is

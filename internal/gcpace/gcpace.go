@@ -11,9 +11,10 @@
 // siblings', a decoder's scratch) stays until the end: at a million
 // SchedulingBasic pods the heap grew to several times what it kept. So
 // while the state grows (Growing) the collector runs when the heap has
-// grown a headroom past what the last collection found live (Bounded):
-// few collections while the heap is large, and a peak of what is kept
-// plus the headroom.
+// grown a headroom past what the last collection found live (Bounded),
+// and not before it reaches a floor (Floor): few collections while the
+// heap is small, one each headroom once it is large, and a peak of the
+// floor or of what is kept plus the headroom, whichever is more.
 package gcpace
 
 import (
@@ -39,6 +40,35 @@ const GrowingPercent = -1
 // machine has available bounds it on a small machine.
 var growingHeadroom int64 = 1 << 30
 
+// floorTarget is the memory limit below which the collector does not run
+// while the state grows (Floor). Below it Bounded's headroom would collect
+// each gibibyte (or each doubling) though memory is to spare; above it,
+// it would raise the peak of a state that needs the headroom. It is the
+// 4 GiB issue 27 allows the debugger at a million SchedulingBasic pods
+// less what the limit does not count: the snapshot file's pages, mapped
+// outside the heap until its items are added. Measured on the first
+// screen (BenchmarkFirstScreen, two cores, 27 November): at a million
+// SchedulingBasic pods a floor of 3 GiB peaked at 3593 to 3600 MiB of
+// RSS and 3.5 GiB at 4047 MiB (without one: 3191 to 3222), so 3.5 GiB
+// leaves no margin; at 3 GiB the first screen there collected 8 times
+// instead of 16. At 15,000 nodes and 300,000 scalegen pods the state
+// kept is as large (1.9 GB live at the end, 2.1 GB at a million
+// SchedulingBasic pods), so the floor saves less there (6 or 7
+// collections instead of 11): the first comes at 3 GiB instead of at a
+// few hundred MB, the later ones still each gibibyte.
+var floorTarget int64 = 3 << 30
+
+// Floor is the memory limit below which a growing state is not
+// collected: floorTarget, or availableShare of the memory the machine has
+// available if that is less (0 where that is not known, and no floor).
+func Floor() int64 {
+	avail, ok := availableMemory()
+	if !ok {
+		return 0
+	}
+	return min(floorTarget, int64(float64(avail)*availableShare))
+}
+
 // availableShare is how much of the memory the machine has available when
 // the growth starts the headroom may take at most.
 const availableShare = 0.75
@@ -54,8 +84,8 @@ var (
 // Growing turns the GC target off (GrowingPercent) and bounds the heap
 // (Bounded) to what the last collection found live plus a headroom
 // (growingHeadroom, or availableShare of the memory available if that is
-// less), the first limit the heap so far plus the headroom, until the
-// returned function is called, which puts back the previous target and
+// less) but not below the floor (Floor), the first limit the heap so far
+// plus the headroom or the floor, until the returned function is called, which puts back the previous target and
 // limit. Nested calls keep the outermost's setting. A GOGC or GOMEMLIMIT
 // set in the environment is the user's choice, and where the available
 // memory is not known (no /proc/meminfo) nothing changes.
@@ -70,12 +100,13 @@ func Growing() (restore func()) {
 	mu.Lock()
 	defer mu.Unlock()
 	if depth == 0 {
-		headroom := min(growingHeadroom, int64(float64(avail)*availableShare))
+		share := int64(float64(avail) * availableShare)
+		headroom, floor := min(growingHeadroom, share), min(floorTarget, share)
 		percent = debug.SetGCPercent(GrowingPercent)
 		// Bounded first: it keeps the limit before the first one as its
 		// ceiling.
-		unbound = Bounded(headroom)
-		memoryLimit = debug.SetMemoryLimit(heapBytes() + headroom)
+		unbound = Bounded(floor, headroom)
+		memoryLimit = debug.SetMemoryLimit(max(floor, heapBytes()+headroom))
 	}
 	depth++
 	var once sync.Once

@@ -78,6 +78,11 @@ type Options struct {
 	// made again (rewind, fork) gets the answers it got; nil: a store of
 	// the engine's own, shared with its forks.
 	ExtenderAnswers *scheduler.ExtenderAnswers
+	// RecomputeVerdicts evaluates every node with every plugin in every
+	// cycle, as upstream does, instead of taking the node-local plugins'
+	// verdicts on unchanged nodes from the framework's verdict memo (the
+	// memo's fidelity test compares the two).
+	RecomputeVerdicts bool
 	// Retention bounds what the engine keeps of the past (retention.go);
 	// the zero value keeps everything.
 	Retention Retention
@@ -270,7 +275,7 @@ func (e *Engine) build(withInputs bool) error {
 	}
 	s, err := scheduler.New(nodes, pods, objs, scheduler.Options{
 		Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed, Clock: e.clock, Features: e.opts.Features,
-		ExtenderAnswers: e.opts.ExtenderAnswers,
+		ExtenderAnswers: e.opts.ExtenderAnswers, RecomputeVerdicts: e.opts.RecomputeVerdicts,
 	})
 	if err != nil {
 		return err
@@ -278,6 +283,7 @@ func (e *Engine) build(withInputs bool) error {
 	s.UsePCG(scheduler.NewPCG(e.opts.Seed))
 	s.SetPreemptionActuator(e.onPreemption)
 	s.SetBindObserver(e.onBound)
+	s.RecordLinesOnly(e.opts.Retention.Headless && e.opts.Retention.LinesOnly && !e.opts.Shadow)
 	// An attempt made again gets the extenders' answers it got.
 	s.SetExtenderReplay(func() bool { return e.replaying })
 	s.SetClaimWriteObserver(func(c *resourcev1.ResourceClaim) { e.storeObject(c) })

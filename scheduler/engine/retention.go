@@ -29,6 +29,14 @@ type Retention struct {
 	// no checkpoint (Rewind and Fork are refused), and each attempt is
 	// archived once Options.OnEvent has been handed it. `schedtui run`.
 	Headless bool
+	// LinesOnly, with Headless, records each attempt as its line alone
+	// (record.Attempt.Summarize: outcome, node, message, nomination,
+	// victims, phases, the plugins that rejected it), without its
+	// per-node detail (every node's Filter status, the scores): for a
+	// headless run whose printer writes the line only (`run -o json
+	// --detail summary`); the decisions are the same. Not in shadow mode,
+	// whose judgement reads the detail.
+	LinesOnly bool
 	// Detailed, when positive, keeps full detail for the last Detailed
 	// attempts only, and for pinned attempts: the latest attempt of a pod
 	// still pending and every attempt of a pod SetPinned names. Older

@@ -329,7 +329,8 @@ func (s *shadow) cloneScheduler() *scheduler.Scheduler {
 	}
 	now := e.now
 	c, err := scheduler.New(nil, nil, nil, scheduler.Options{Config: e.opts.Config, Registry: e.opts.Registry, Seed: e.opts.Seed,
-		Clock: func() time.Time { return now }, ExtenderAnswers: e.opts.ExtenderAnswers, Features: e.opts.Features})
+		Clock: func() time.Time { return now }, ExtenderAnswers: e.opts.ExtenderAnswers, Features: e.opts.Features,
+		RecomputeVerdicts: e.opts.RecomputeVerdicts})
 	if err != nil || c.RestoreState(st) != nil {
 		return nil
 	}

@@ -39,7 +39,20 @@ type CycleState struct {
 	// in (upstream's PodGroupSchedulingCycle), nil outside one and once
 	// the member goes to binding.
 	podGroupCycle *CycleState
+	// podShape names the pod's shape for the framework's verdict memo
+	// (PodShape).
+	podShape uint64
 }
+
+// SetPodShape records the verdict memo's key for the cycle's pod (0: none).
+func (c *CycleState) SetPodShape(key uint64) { c.podShape = key }
+
+// PodShape is the framework's verdict memo's key for the cycle's pod, or
+// 0: pods with the same non-zero key are alike in every field a
+// node-local plugin reads (runtime's samePodShape), and so in their
+// requests, so that a plugin may keep what it computed from them (the
+// pod's requests) for the next pod of the key.
+func (c *CycleState) PodShape() uint64 { return c.podShape }
 
 // SetPodGroupCycle marks the state as a member's in the pod-group cycle
 // whose state is pg (nil: not in one).
@@ -127,7 +140,7 @@ func (c *CycleState) Clone() *CycleState {
 			out.storage[i].val = e.val.Clone()
 		}
 	}
-	out.podGroupCycle = c.podGroupCycle
+	out.podGroupCycle, out.podShape = c.podGroupCycle, c.podShape
 	out.SkipFilterPlugins = c.SkipFilterPlugins.Clone()
 	out.SkipScorePlugins = c.SkipScorePlugins.Clone()
 	// The plugin lists are never changed in place, so copies share them.

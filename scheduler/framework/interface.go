@@ -75,6 +75,33 @@ type ScorePlugin interface {
 	ScoreExtensions() ScoreExtensions
 }
 
+// NodeLocalPlugin is a Filter or Score plugin whose Filter status and raw
+// Score for a node depend on nothing but the pod's scheduling shape and
+// that node's NodeInfo (as of its Generation) and, for scores, the number
+// of nodes: not on other nodes, other objects, or anything PreFilter or
+// PreScore gathered beyond the pod itself. The framework runtime then
+// reuses a verdict it gave on a node for a later pod of the same shape
+// while the node is unchanged (runtime's verdict memo, verdicts.go, which
+// defines the shape: the pod fields such a plugin may read).
+type NodeLocalPlugin interface {
+	Plugin
+	// NodeLocal reports whether this instance, with its arguments and
+	// gates, is node-local.
+	NodeLocal() bool
+}
+
+// CycleNodeLocalScorer is a Score plugin whose raw scores are node-local,
+// as a NodeLocalPlugin's are, in the cycles its state says: a plugin that
+// scores every node alike for some pods (VolumeBinding and
+// DynamicResources give a pod without claims 0 on every node).
+type CycleNodeLocalScorer interface {
+	ScorePlugin
+	// NodeLocalScores reports whether, in the cycle of state (after
+	// PreScore), the plugin's raw score for a node depends on nothing but
+	// the pod's shape and that node.
+	NodeLocalScores(state *CycleState) bool
+}
+
 // ReservePlugin claims resources on the chosen node.
 type ReservePlugin interface {
 	Plugin

@@ -36,7 +36,39 @@ type NodeInfo struct {
 	Generation int64
 	// resourceGates decide how the pods' requests are summed.
 	resourceGates ResourceGates
+	// Verdicts are the node-local plugins' verdicts on this node, kept by
+	// the framework runtime for later cycles (NodeLocalPlugin); they hold
+	// while Generation is theirs. Clone does not copy them.
+	Verdicts *NodeVerdicts
 }
+
+// NodeVerdicts are the verdicts a profile's node-local plugins gave on one
+// node for pods of one shape, each plugin by its ordinal among the
+// profile's node-local Filter or Score plugins (runtime's verdict memo
+// numbers them): bit i of FilterKnown says Filter plugin i's status is
+// kept, success unless bit i of FilterFailed is set and Failures[i] holds
+// it; bit i of ScoreKnown that Scores[i] is Score plugin i's raw score.
+// One small block per node: the walk over hundreds of nodes a cycle
+// touches it instead of the plugins' data.
+type NodeVerdicts struct {
+	// Generation is the NodeInfo's Generation they were given on; Key
+	// names the profile, the pod's shape and the number of nodes
+	// (runtime's verdict memo hands the keys out).
+	Generation                            int64
+	Key                                   uint64
+	FilterKnown, FilterFailed, ScoreKnown uint64
+	Failures                              []*Status
+	Scores                                [MaxNodeLocalScores]int64
+}
+
+// MaxNodeLocalScores is how many node-local Score plugins of a profile
+// have their scores kept (the default profile has seven, VolumeBinding
+// and DynamicResources in some cycles only).
+const MaxNodeLocalScores = 8
+
+// MaxNodeLocalFilters is how many node-local Filter plugins of a profile
+// have their statuses kept (the default profile has six).
+const MaxNodeLocalFilters = 64
 
 // generation numbers every NodeInfo change in the process, shared by every
 // engine in it (a live session's, its forecasts', a what-if's), so that a

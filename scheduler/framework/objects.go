@@ -88,6 +88,15 @@ func key(namespace, name string) string {
 	return namespace + "/" + name
 }
 
+// reserve makes room for n more objects, so that adding them does not
+// grow the table step by step.
+func (s *store[T]) reserve(n int) {
+	if len(s.items) == 0 {
+		s.items = make(map[objectKey]T, n)
+	}
+	s.order = slices.Grow(s.order, n)
+}
+
 func (s *store[T]) put(namespace, name string, obj T) {
 	k := objectKey{namespace, name}
 	if _, ok := s.items[k]; !ok {
@@ -193,6 +202,10 @@ func NewObjectStore() *ObjectStore {
 		groupMembers: map[string]map[string]*v1.Pod{},
 	}
 }
+
+// ReservePods makes room for n more pods before they are added one by
+// one (a scheduler built over a cluster's pods).
+func (o *ObjectStore) ReservePods(n int) { o.pods.reserve(n) }
 
 // Add stores (or replaces) a supported object; it reports whether the kind
 // is one the store keeps.

@@ -61,7 +61,7 @@ func podRequestsCounted(pod *v1.Pod, g ResourceGates) (requests, non0 v1.Resourc
 	}
 	specOnly := opts
 	specOnly.UseStatusResources = false
-	requests = resourcehelper.PodRequests(pod, specOnly)
+	requests = specRequests(pod, specOnly)
 	if podLevelStatus && !(atMost(pod.Status.AllocatedResources, requests) && atMost(pod.Status.Resources.Requests, requests)) {
 		requests, non0 = podRequestsUpstream(pod, g)
 		return requests, non0, upstreamCalls
@@ -73,6 +73,40 @@ func podRequestsCounted(pod *v1.Pod, g ResourceGates) (requests, non0 v1.Resourc
 	// pod-level status resources.
 	specOnly.NonMissingContainerRequests = NonMissingContainerRequests(requests, false)
 	return requests, resourcehelper.PodRequests(pod, specOnly), specCalls
+}
+
+// specRequests is resourcehelper.PodRequests(pod, opts) for opts that
+// leave the status resources out, to be read and not changed. A pod of
+// containers and nothing else to add (no init containers, overhead,
+// pod-level requests, defaults for missing requests or DRA claim
+// resources) requests the sum of its containers' requests, added in
+// their order as upstream's aggregation does, into one map instead of
+// its four; of one container (most pods of a large cluster), that
+// container's list itself.
+func specRequests(pod *v1.Pod, opts resourcehelper.PodResourcesOptions) v1.ResourceList {
+	containers := pod.Spec.Containers
+	if len(containers) == 0 || len(pod.Spec.InitContainers) > 0 || opts.UseStatusResources ||
+		opts.Reuse != nil || len(opts.NonMissingContainerRequests) > 0 || opts.SkipContainerLevelResources ||
+		(!opts.ExcludeOverhead && pod.Spec.Overhead != nil) ||
+		(!opts.SkipPodLevelResources && resourcehelper.IsPodLevelRequestsSet(pod)) ||
+		(opts.UseDRANodeAllocatableResourceClaimStatus && len(pod.Status.NodeAllocatableResourceClaimStatuses) > 0) {
+		return resourcehelper.PodRequests(pod, opts)
+	}
+	if len(containers) == 1 {
+		return containers[0].Resources.Requests
+	}
+	sum := make(v1.ResourceList, len(containers[0].Resources.Requests))
+	for i := range containers {
+		for name, q := range containers[i].Resources.Requests {
+			if total, ok := sum[name]; ok {
+				total.Add(q)
+				sum[name] = total
+			} else {
+				sum[name] = q.DeepCopy()
+			}
+		}
+	}
+	return sum
 }
 
 // podRequestsUpstream is podRequests as upstream computes it: two calls
@@ -166,4 +200,32 @@ func everyContainerRequestsCPUAndMemory(pod *v1.Pod) bool {
 		}
 	}
 	return true
+}
+
+// RequestsBeyondBasics reports whether pod's spec names a request (of a
+// container, an init container, the pod, or its overhead) for anything
+// but cpu, memory and ephemeral storage: hugepages, extended resources
+// (a DeviceClass may back those), and the like. It looks at names only,
+// without summing anything.
+func RequestsBeyondBasics(pod *v1.Pod) bool {
+	beyond := func(rl v1.ResourceList) bool {
+		for name := range rl {
+			if name != v1.ResourceCPU && name != v1.ResourceMemory && name != v1.ResourceEphemeralStorage {
+				return true
+			}
+		}
+		return false
+	}
+	spec := &pod.Spec
+	if beyond(spec.Overhead) || (spec.Resources != nil && beyond(spec.Resources.Requests)) {
+		return true
+	}
+	for _, cs := range [][]v1.Container{spec.Containers, spec.InitContainers} {
+		for i := range cs {
+			if beyond(cs[i].Resources.Requests) {
+				return true
+			}
+		}
+	}
+	return false
 }

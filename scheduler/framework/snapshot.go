@@ -1,8 +1,10 @@
 package framework
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -18,6 +20,9 @@ type Snapshot struct {
 	havePodsWithAffinity        []*NodeInfo
 	havePodsWithRequiredAntiAff []*NodeInfo
 	usedPVCSet                  map[string]struct{}
+	// treeIndex is each NodeInfo's index in nodeInfoList, made on first
+	// use (AddPod), which never changes once the snapshot is built.
+	treeIndex map[*NodeInfo]int
 	// mutations, during a mutation session (StartMutations), holds a copy
 	// of each NodeInfo as it was before the session first changed it.
 	mutations map[*NodeInfo]*NodeInfo
@@ -49,6 +54,12 @@ func NewSnapshotWithGates(nodes []*v1.Node, pods []*v1.Pod, g ResourceGates) *Sn
 	// Each node's image states touch that node only.
 	inParallel(len(s.nodeInfoList), 64, func(start, end int) {
 		for _, ni := range s.nodeInfoList[start:end] {
+			names := 0
+			for _, img := range ni.Node().Status.Images {
+				names += len(img.Names)
+			}
+			// Sized once: a node lists tens of images.
+			ni.ImageStates = make(map[string]*ImageStateSummary, names)
 			for _, img := range ni.Node().Status.Images {
 				for _, name := range img.Names {
 					ni.ImageStates[name] = images[name]
@@ -307,9 +318,16 @@ func (s *Snapshot) AddPod(pod *v1.Pod) error {
 	s.noteMutation(ni)
 	before := listMembership(ni)
 	ni.AddPod(pod)
-	if listMembership(ni) != before {
-		s.refreshLists()
-		return nil
+	// A pod added can only make its node join a list: it goes in at its
+	// place in node-tree order, as refreshLists would put it, without a
+	// walk over every node (SchedulingPodAntiAffinity's every pod puts
+	// its node in the anti-affinity list).
+	after := listMembership(ni)
+	if after.affinity && !before.affinity {
+		s.havePodsWithAffinity = s.insertInTreeOrder(s.havePodsWithAffinity, ni)
+	}
+	if after.requiredAntiAffinity && !before.requiredAntiAffinity {
+		s.havePodsWithRequiredAntiAff = s.insertInTreeOrder(s.havePodsWithRequiredAntiAff, ni)
 	}
 	// A claim the pod uses is now in use, whatever it was before.
 	for _, v := range pod.Spec.Volumes {
@@ -318,6 +336,20 @@ func (s *Snapshot) AddPod(pod *v1.Pod) error {
 		}
 	}
 	return nil
+}
+
+// insertInTreeOrder inserts ni into list, a subsequence of nodeInfoList,
+// keeping nodeInfoList's order.
+func (s *Snapshot) insertInTreeOrder(list []*NodeInfo, ni *NodeInfo) []*NodeInfo {
+	if s.treeIndex == nil {
+		s.treeIndex = make(map[*NodeInfo]int, len(s.nodeInfoList))
+		for i, n := range s.nodeInfoList {
+			s.treeIndex[n] = i
+		}
+	}
+	at := s.treeIndex[ni]
+	i, _ := slices.BinarySearchFunc(list, at, func(n *NodeInfo, at int) int { return cmp.Compare(s.treeIndex[n], at) })
+	return slices.Insert(list, i, ni)
 }
 
 // RemovePod takes a pod off its node.

@@ -173,6 +173,50 @@ func TestSnapshotListsFollowPods(t *testing.T) {
 	}
 }
 
+// TestAddPodKeepsListsInTreeOrder: AddPod puts a node joining the
+// affinity lists at its place in node-tree order (zones interleaved) and
+// marks the pod's claims in use, as a walk over every node would.
+func TestAddPodKeepsListsInTreeOrder(t *testing.T) {
+	var nodes []*v1.Node
+	for i := range 30 {
+		nodes = append(nodes, zoned(fmt.Sprintf("n%02d", i), "r", fmt.Sprintf("z%d", i%3)))
+	}
+	s := NewSnapshot(nodes, nil)
+	walk := func(member func(*NodeInfo) bool) []*NodeInfo {
+		var out []*NodeInfo
+		for _, ni := range s.List() {
+			if member(ni) {
+				out = append(out, ni)
+			}
+		}
+		return out
+	}
+	for i := range 60 {
+		node := fmt.Sprintf("n%02d", (i*17)%30)
+		p := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Namespace: "ns", UID: k8stypes.UID(fmt.Sprintf("p%d", i))}, Spec: v1.PodSpec{NodeName: node}}
+		switch i % 3 {
+		case 0:
+			p.Spec.Affinity = &v1.Affinity{PodAntiAffinity: &v1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []v1.PodAffinityTerm{{TopologyKey: "k"}}}}
+		case 1:
+			p.Spec.Affinity = &v1.Affinity{PodAffinity: &v1.PodAffinity{}}
+		}
+		claim := fmt.Sprintf("claim-%d", i)
+		p.Spec.Volumes = []v1.Volume{{Name: "v", VolumeSource: v1.VolumeSource{PersistentVolumeClaim: &v1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}
+		if err := s.AddPod(p); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := s.HavePodsWithAffinityList(), walk(func(ni *NodeInfo) bool { return len(ni.PodsWithAffinity) > 0 }); !slices.Equal(got, want) {
+			t.Fatalf("after %s on %s: affinity list %v, want %v", p.Name, node, got, want)
+		}
+		if got, want := s.HavePodsWithRequiredAntiAffinityList(), walk(func(ni *NodeInfo) bool { return len(ni.PodsWithRequiredAntiAffinity) > 0 }); !slices.Equal(got, want) {
+			t.Fatalf("after %s on %s: anti-affinity list %v, want %v", p.Name, node, got, want)
+		}
+		if !s.IsPVCUsedByPods("ns/" + claim) {
+			t.Fatalf("after %s: its claim not in use", p.Name)
+		}
+	}
+}
+
 // TestNewSnapshotParallelPods: the pods' requests summed on several
 // goroutines give the NodeInfos that adding the pods one by one gives, pods
 // in the same order.

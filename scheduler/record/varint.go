@@ -17,16 +17,30 @@ func (c *ScoreColumn) SetRawScores(raw []int64) {
 	c.Raw = make([]byte, n)
 	off := 0
 	for _, v := range raw {
+		// Most raw scores are below 64 and take one byte: written
+		// directly, they cost a store (hundreds of nodes times the plugins,
+		// every cycle).
+		if ux := zigzag(v); ux < 0x80 {
+			c.Raw[off] = byte(ux)
+			off++
+			continue
+		}
 		off += binary.PutVarint(c.Raw[off:], v)
 	}
 }
 
-// varintLen is how many bytes binary.AppendVarint writes for v.
-func varintLen(v int64) int {
+// zigzag is v as binary.PutVarint encodes it before the varint.
+func zigzag(v int64) uint64 {
 	ux := uint64(v) << 1
 	if v < 0 {
 		ux = ^ux
 	}
+	return ux
+}
+
+// varintLen is how many bytes binary.AppendVarint writes for v.
+func varintLen(v int64) int {
+	ux := zigzag(v)
 	n := 1
 	for ux >= 0x80 {
 		ux >>= 7

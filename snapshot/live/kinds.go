@@ -28,6 +28,9 @@ type kind struct {
 	// custom builds it (the pods the scheduler sees).
 	gvr    schema.GroupVersionResource
 	custom func(informers.SharedInformerFactory) cache.SharedIndexInformer
+	// withoutManagedFields: the informer drops the objects' managed
+	// fields (the pods', as upstream's scheduler).
+	withoutManagedFields bool
 	// probe lists at most one object: it tells a forbidden or missing
 	// resource before an informer would retry it forever.
 	probe func(context.Context, kubernetes.Interface, metav1.ListOptions) error
@@ -41,26 +44,24 @@ type kind struct {
 }
 
 // scheduledPods is the scheduler's own pod informer: terminal pods are
-// invisible to it, and it drops the pods' managed fields, which nothing
-// shows (pkg/scheduler/scheduler.go newPodInformer): at a million pods
-// they are a good part of what the informer holds.
+// invisible to it (pkg/scheduler/scheduler.go newPodInformer; its managed
+// fields are dropped by the transform, dropManagedFields).
 func scheduledPods(f informers.SharedInformerFactory) cache.SharedIndexInformer {
 	return f.InformerFor(&v1.Pod{}, func(c kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
-		inf := coreinformers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
+		return coreinformers.NewFilteredPodInformer(c, metav1.NamespaceAll, resync, cache.Indexers{}, func(o *metav1.ListOptions) {
 			o.FieldSelector = podFieldSelector
 		})
-		_ = inf.SetTransform(dropManagedFields)
-		return inf
 	})
 }
 
-// dropManagedFields is the pod informer's transform: the object without
-// its managed fields.
-func dropManagedFields(obj any) (any, error) {
+// dropManagedFields is what the pod informer's transform does first, as
+// upstream's scheduler's does (newPodInformer): the object without its
+// managed fields, which nothing shows; at a million pods they are a good
+// part of what the informer holds.
+func dropManagedFields(obj any) {
 	if m, err := meta.Accessor(obj); err == nil && m.GetManagedFields() != nil {
 		m.SetManagedFields(nil)
 	}
-	return obj, nil
 }
 
 var podFieldSelector = fields.AndSelectors(
@@ -81,7 +82,7 @@ var kinds = []*kind{
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			return list(c.CoreV1().Nodes().List)(ctx, o)
 		}},
-	{name: "Pod", gvr: res("", "v1", "pods"), required: true, custom: scheduledPods,
+	{name: "Pod", gvr: res("", "v1", "pods"), required: true, custom: scheduledPods, withoutManagedFields: true,
 		probe: func(ctx context.Context, c kubernetes.Interface, o metav1.ListOptions) error {
 			o.FieldSelector = podFieldSelector
 			return list(c.CoreV1().Pods("").List)(ctx, o)

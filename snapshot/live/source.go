@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -81,8 +82,12 @@ type Source struct {
 	lastErr map[string]error
 
 	// known is the state delivered so far, per kind: key → object (as the
-	// informer holds it; never mutated).
+	// informer holds it: those of the initial sync are the cluster's own,
+	// which nothing changes once Sync returns).
 	known map[*kind]map[string]runtime.Object
+	// ahead, until the initial sync's cluster is loaded, checks each
+	// object as its informer receives it (see transform).
+	ahead atomic.Pointer[snapshot.AheadChecker]
 
 	serverVersion string
 	// settings are the scheduler's defaults the cluster shows, known
@@ -179,9 +184,14 @@ func (s *Source) Sync(ctx context.Context) (*snapshot.Cluster, *docread.Report, 
 	if err := s.probe(ctx); err != nil {
 		return nil, nil, err
 	}
+	l := snapshot.NewLoader()
+	s.ahead.Store(l.CheckAhead())
 	s.factory = informers.NewSharedInformerFactory(s.client, 0)
 	for _, k := range s.active {
 		inf, err := k.informer(s.factory)
+		if err == nil {
+			err = inf.SetTransform(s.transform(k))
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %s informer: %w", s.origin(), k.gvr.Resource, err)
 		}
@@ -209,7 +219,7 @@ func (s *Source) Sync(ctx context.Context) (*snapshot.Cluster, *docread.Report, 
 	for _, ev := range s.q.drain() {
 		s.remember(ev)
 	}
-	c, r := s.cluster()
+	c, r := s.cluster(l)
 	s.settings = snapshot.DetectSchedulerSettings(c, s.serverVersion, snapshot.FromLiveServer)
 	return c, r, nil
 }
@@ -367,10 +377,40 @@ func (s *Source) waitForSync(ctx context.Context) error {
 	}
 }
 
-// cluster loads the known objects into a snapshot.Cluster, in the API
-// server's list order (by namespace and name).
-func (s *Source) cluster() (*snapshot.Cluster, *docread.Report) {
-	l := snapshot.NewLoader()
+// transform is kind k's informer's: what it stores of each object it
+// receives, before anything else reads it. Until the initial sync's
+// cluster is loaded, the loader's first step runs on it (defaults,
+// validation, parts shared with the objects before it): the cluster then
+// keeps the object the informer holds, not a copy, and the informer holds
+// it small from the start. Objects received after that reach the engine
+// as copies (changeOf).
+func (s *Source) transform(k *kind) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		if k.withoutManagedFields {
+			dropManagedFields(obj)
+		}
+		if a, o := s.ahead.Load(), asObject(obj); a != nil && o != nil {
+			a.Check(o)
+		}
+		return obj, nil
+	}
+}
+
+func asObject(obj any) runtime.Object {
+	o, _ := obj.(runtime.Object)
+	return o
+}
+
+// cluster loads the known objects into a snapshot.Cluster with l, whose
+// AheadChecker checked them as they were received, in the API server's
+// list order (by namespace and name). The cluster keeps the informers'
+// objects: its loader changes none of them but by what Finish's admission
+// does to any snapshot's objects (for objects an API server stored, what
+// that server did already), and nothing changes a loaded object after
+// that (the engine, the what-ifs and the writers change copies; see
+// snapshot/share.go), which TestSyncSharesInformerObjects checks.
+func (s *Source) cluster(l *snapshot.Loader) (*snapshot.Cluster, *docread.Report) {
+	a := s.ahead.Swap(nil)
 	for _, k := range s.active {
 		objs := s.known[k]
 		keys := make([]string, 0, len(objs))
@@ -379,7 +419,7 @@ func (s *Source) cluster() (*snapshot.Cluster, *docread.Report) {
 		}
 		sort.Strings(keys)
 		for _, key := range keys {
-			l.AddObject(objs[key].DeepCopyObject(), s.origin(), 0)
+			l.AddChecked(a, objs[key], s.origin(), 0)
 		}
 	}
 	c, r := l.Finish()

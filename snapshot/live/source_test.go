@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ import (
 	"github.com/schedtui/schedtui/scheduler/change"
 	"github.com/schedtui/schedtui/scheduler/engine"
 	"github.com/schedtui/schedtui/scheduler/plugins"
+	"github.com/schedtui/schedtui/scheduler/why"
 	"github.com/schedtui/schedtui/snapshot"
 )
 
@@ -548,5 +550,110 @@ func TestSyncSchedulerSettings(t *testing.T) {
 				t.Errorf("server version %q, statuses %q", s.ServerVersion(), log.messages())
 			}
 		})
+	}
+}
+
+// The cluster Sync returns keeps the informers' own objects (no second
+// copy of a large cluster), so nothing may change them afterwards:
+// scheduling (a pod bound, a victim preempted and evicted), a change
+// applied, a rewind, a what-if on a fork and its undo, and writing the
+// cluster must leave every object the informers held at the end of the
+// sync as it was.
+func TestSyncSharesInformerObjects(t *testing.T) {
+	high := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high", UID: "uid-pc", ResourceVersion: "1"}, Value: 1000}
+	urgent := pod("default", "urgent", "", "2")
+	urgent.Spec.PriorityClassName, urgent.Spec.Priority = "high", &high.Value
+	c := fake.NewClientset(node("n1", "2"), node("n2", "2"),
+		pod("default", "victim", "n1", "2"), pod("default", "b2", "n2", "1"),
+		pod("default", "fits", "", "1"), urgent, high)
+	s, cl, r, _ := syncFake(t, c)
+	if r.HasErrors() {
+		t.Fatalf("errors:\n%s", r)
+	}
+
+	// The objects the informers held, and a copy of each as it was.
+	held := map[runtime.Object]runtime.Object{}
+	for _, inf := range s.informers {
+		for _, o := range inf.GetStore().List() {
+			held[o.(runtime.Object)] = o.(runtime.Object).DeepCopyObject()
+		}
+	}
+	for _, o := range cl.Objects() {
+		if _, ok := o.(*schedulingv1.PriorityClass); ok && held[o] == nil {
+			continue // the built-in classes
+		}
+		if held[o] == nil {
+			t.Errorf("the cluster's %T %s is not the informer's object", o, names([]metav1.Object{o.(metav1.Object)}))
+		}
+	}
+
+	e, err := engine.New(cl.Nodes, cl.Pods, cl.SchedulerObjects(), engine.Options{Registry: plugins.NewInTreeRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.RunToQuiescence()
+	n := e.Attempts().Len()
+	if n < 3 {
+		t.Fatalf("%d attempts, want fits bound, urgent preempting victim then bound", n)
+	}
+	relabeled := cl.Pods[0].DeepCopy()
+	relabeled.Labels = map[string]string{"tier": "web"}
+	relabeled.ResourceVersion = "2"
+	ch, err := change.For(watch.Modified, relabeled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Apply(ch); err != nil {
+		t.Fatal(err)
+	}
+	sched, p, err := e.Fork(n - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigger := cl.Nodes[0].DeepCopy()
+	bigger.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("8"), v1.ResourceMemory: resource.MustParse("4Gi"), v1.ResourcePods: resource.MustParse("110")}
+	_, undo, err := why.Apply(sched, p, why.Edits{Objects: []any{bigger, pod("default", "extra", "", "1")}, Remove: []why.Ref{why.RefOf(cl.Pods[1])}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	undo()
+	if err := e.Rewind(n); err != nil {
+		t.Fatal(err)
+	}
+	e.RunToQuiescence()
+	if _, err := snapshot.Write(io.Discard, cl, snapshot.Header{}, snapshot.OutputFormat{}); err != nil {
+		t.Fatal(err)
+	}
+
+	for o, was := range held {
+		if !reflect.DeepEqual(o, was) {
+			t.Errorf("%T %s, which an informer holds, was changed", o, names([]metav1.Object{o.(metav1.Object)}))
+		}
+	}
+}
+
+// What the informers' check finds is reported as a snapshot's load
+// reports it: an invalid object refused, a field dropped from a pod the
+// server has not stored (no resourceVersion) as one would be dropped from
+// a new pod.
+func TestSyncReportsWhatTheCheckFound(t *testing.T) {
+	bad := pod("default", "bad", "", "1")
+	bad.Labels = map[string]string{"app": "-not valid-"}
+	group := "training"
+	unstored := pod("default", "unstored", "", "1")
+	unstored.ResourceVersion = ""
+	unstored.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
+	_, cl, r, _ := syncFake(t, fake.NewClientset(node("n1", "2"), bad, unstored, pod("default", "good", "", "1")))
+	if got, want := names(cl.Pods), []string{"default/good", "default/unstored"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pods %v, want %v", got, want)
+	}
+	report := r.String()
+	for _, want := range []string{
+		`Pod default/bad: metadata.labels: Invalid value: "-not valid-"`,
+		"Pod default/unstored: spec.schedulingGroup: dropped, as the API server drops it from a new Pod with feature gate GenericWorkload off",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
 	}
 }

@@ -41,6 +41,10 @@ type Options struct {
 	// PodGroupStates reads the cache's state of a pod group's pods; nil
 	// knows no pod of any group.
 	PodGroupStates func(namespace, name string) *framework.PodGroupState
+	// RecomputeVerdicts turns the verdict memo off (verdicts.go): every
+	// node is evaluated by every plugin in every cycle, as upstream does.
+	// The memo is checked against it.
+	RecomputeVerdicts bool
 }
 
 // Framework is one profile: its plugins at each extension point, their
@@ -78,6 +82,8 @@ type Framework struct {
 	// scoreBuffers hold RunScorePlugins' results until its next call: a
 	// framework runs one cycle at a time.
 	scoreBuffers scoreBuffers
+	// verdicts is the node-local plugins' verdict memo (verdicts.go).
+	verdicts verdictMemo
 }
 
 var _ framework.Handle = &Framework{}
@@ -192,6 +198,7 @@ func NewFramework(r Registry, profile *configv1.KubeSchedulerProfile, opts Optio
 	if err := f.refuseOpportunisticBatching(); err != nil {
 		return nil, err
 	}
+	f.verdicts = newVerdictMemo(f, opts.RecomputeVerdicts)
 	return f, nil
 }
 

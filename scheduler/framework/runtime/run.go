@@ -132,16 +132,44 @@ func pluginsNotIn[P framework.Plugin](plugins []P, skip sets.Set[string]) []P {
 // RunFilterPlugins runs Filter plugins in order, skipping those PreFilter
 // skipped, and returns the first failure with its plugin's name.
 func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	return f.runFilterPlugins(ctx, state, pod, ni, nil)
+}
+
+// runFilterPlugins is RunFilterPlugins taking the node-local plugins'
+// verdicts from the memo under vc, and keeping those it asks for, when vc
+// is not nil.
+func (f *Framework) runFilterPlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo, vc *VerdictCycle) *framework.Status {
 	plugins, ok := state.FilterPluginsToRun()
 	if !ok {
 		plugins = pluginsNotIn(f.filterPlugins, state.SkipFilterPlugins)
 	}
-	for _, pl := range plugins {
-		if s := pl.Filter(ctx, state, pod, ni); !s.IsSuccess() {
+	var ords []int
+	var kept *framework.NodeVerdicts
+	if vc != nil {
+		ords, kept = vc.filterOrdsFor(plugins), vc.verdicts(ni)
+	}
+	for i, pl := range plugins {
+		ord := -1
+		if kept != nil {
+			ord = ords[i]
+		}
+		if ord >= 0 && kept.FilterKnown&(1<<ord) != 0 {
+			if kept.FilterFailed&(1<<ord) != 0 {
+				return kept.Failures[ord].Clone()
+			}
+			continue
+		}
+		s := pl.Filter(ctx, state, pod, ni)
+		if !s.IsSuccess() {
 			if !s.IsRejected() {
 				s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", pl.Name(), s.AsError()))
 			}
 			s.SetPlugin(pl.Name())
+		}
+		if ord >= 0 && (s.IsSuccess() || s.IsRejected()) {
+			keepFilter(kept, ord, s)
+		}
+		if !s.IsSuccess() {
 			return s
 		}
 	}
@@ -174,18 +202,26 @@ func (f *Framework) RunFilterPluginsEach(ctx context.Context, state *framework.C
 // or higher priority are nominated to the node: first as if they ran there,
 // then (only if that passed) without them. Both must pass.
 func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo) *framework.Status {
+	return f.FilterNode(ctx, state, pod, ni, nil)
+}
+
+// FilterNode is RunFilterPluginsWithNominatedPods for the scheduler's walk
+// over its snapshot's nodes: with vc (VerdictsFor) the node-local plugins'
+// verdicts come from the verdict memo, except in the pass with nominated
+// pods added, which runs on copies.
+func (f *Framework) FilterNode(ctx context.Context, state *framework.CycleState, pod *v1.Pod, ni *framework.NodeInfo, vc *VerdictCycle) *framework.Status {
 	added, stateWith, niWith, err := f.addGENominatedPods(ctx, pod, state, ni)
 	if err != nil {
 		return framework.AsStatus(err)
 	}
+	if !added {
+		return f.runFilterPlugins(ctx, state, pod, ni, vc)
+	}
 	status := f.RunFilterPlugins(ctx, stateWith, pod, niWith)
-	if !status.IsSuccess() && !status.IsRejected() {
+	if !status.IsSuccess() {
 		return status
 	}
-	if !added || !status.IsSuccess() {
-		return status
-	}
-	return f.RunFilterPlugins(ctx, state, pod, ni)
+	return f.runFilterPlugins(ctx, state, pod, ni, vc)
 }
 
 // AddNominatedPods returns state and node info with the nominated pods of
@@ -365,7 +401,10 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 // them within the cycle and the attempt record copies what it keeps).
 // Hundreds of nodes times the plugins, every cycle: allocating them each
 // time was most of what a SchedulingBasic cycle allocated.
-func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) ([]framework.NodePluginScores, []framework.PluginScores, *framework.Status) {
+//
+// With vc (VerdictsFor, nil for none) the node-local plugins' raw scores
+// come from the verdict memo where it holds them.
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo, vc *VerdictCycle) ([]framework.NodePluginScores, []framework.PluginScores, *framework.Status) {
 	plugins, ok := state.ScorePluginsToRun()
 	if !ok {
 		plugins = pluginsNotIn(f.scorePlugins, state.SkipScorePlugins)
@@ -376,6 +415,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	for i, ni := range nodes {
 		out[i] = framework.NodePluginScores{Name: ni.Name()}
 	}
+	kept, ords, toScore := f.keptScores(vc, state, plugins, nodes)
 	// One block of raw scores for every plugin, one of normalized scores
 	// for the plugins that normalize: the matrix is plugins × feasible
 	// nodes, hundreds of nodes per cycle.
@@ -395,17 +435,27 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	// over the CPUs (upstream spreads the nodes; the scores are the same).
 	// A plugin stops at its first failing node; the failure reported is
 	// the one a node-by-node walk meets first.
+	// A node-local plugin's kept scores are copied, the rest asked for
+	// and kept; each plugin writes its own score of a node's verdicts,
+	// and the scores are marked kept once every plugin is done.
 	failed := resized(&buf.failed, len(plugins))
-	eachInParallel(len(plugins), n >= minParallelScoreNodes, func(p int) {
-		pl, raw := plugins[p], cols[p].Raw
+	eachInParallel(len(plugins), spreadScoring(toScore), func(p int) {
+		pl, raw, ord := plugins[p], cols[p].Raw, ords[p]
 		failed[p] = scoreFailure{node: -1}
 		for i, ni := range nodes {
+			if ord >= 0 && kept[i].ScoreKnown&(1<<ord) != 0 {
+				raw[i] = kept[i].Scores[ord]
+				continue
+			}
 			s, st := pl.Score(ctx, state, pod, ni)
 			if !st.IsSuccess() {
 				failed[p] = scoreFailure{node: i, status: st}
 				return
 			}
 			raw[i] = s
+			if ord >= 0 {
+				kept[i].Scores[ord] = s
+			}
 		}
 	})
 	first := scoreFailure{node: -1}
@@ -417,6 +467,7 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	if first.node >= 0 {
 		return nil, nil, framework.AsStatus(fmt.Errorf("running Score plugins: %w", first.status.AsError()))
 	}
+	markScoresKept(kept, ords, toScore)
 	var list framework.NodeScoreList
 	for p, pl := range plugins {
 		ext := pl.ScoreExtensions()
@@ -454,13 +505,79 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 	return out, cols, nil
 }
 
-// scoreBuffers are RunScorePlugins' results, reused from call to call.
+// keptScores is, for RunScorePlugins, each node's verdicts under vc (nil
+// without vc), each plugin's ordinal among the profile's node-local Score
+// plugins (-1 for the others, for a framework.CycleNodeLocalScorer whose
+// state says it is not node-local this cycle, and for all without vc),
+// and how many nodes each plugin has to score.
+func (f *Framework) keptScores(vc *VerdictCycle, state *framework.CycleState, plugins []framework.ScorePlugin, nodes []*framework.NodeInfo) ([]*framework.NodeVerdicts, []int, []int) {
+	buf := &f.scoreBuffers
+	ords := resized(&buf.ords, len(plugins))
+	toScore := resized(&buf.toScore, len(plugins))
+	for p := range plugins {
+		ords[p], toScore[p] = -1, len(nodes)
+	}
+	if vc == nil {
+		return nil, ords, toScore
+	}
+	copy(ords, ordinalsIn(plugins, f.scorePlugins, f.verdicts.scoreOrd))
+	for p, pl := range plugins {
+		if cl, ok := pl.(framework.CycleNodeLocalScorer); ok && ords[p] >= 0 && !nodeLocal(pl) && !cl.NodeLocalScores(state) {
+			ords[p] = -1
+		}
+	}
+	kept := resized(&buf.kept, len(nodes))
+	for i, ni := range nodes {
+		kept[i] = vc.verdicts(ni)
+		for p, ord := range ords {
+			if ord >= 0 && kept[i].ScoreKnown&(1<<ord) != 0 {
+				toScore[p]--
+			}
+		}
+	}
+	return kept, ords, toScore
+}
+
+// markScoresKept marks the scores the node-local plugins gave in this
+// call (every node's, as none failed) kept.
+func markScoresKept(kept []*framework.NodeVerdicts, ords, toScore []int) {
+	var scored uint64
+	for p, ord := range ords {
+		if ord >= 0 && toScore[p] > 0 {
+			scored |= 1 << ord
+		}
+	}
+	if scored == 0 {
+		return
+	}
+	for _, v := range kept {
+		v.ScoreKnown |= scored
+	}
+}
+
+// spreadScoring reports whether the Score plugins are worth spreading
+// over the CPUs: when at least two have minParallelScoreNodes nodes or
+// more to score (each plugin runs on one goroutine).
+func spreadScoring(toScore []int) bool {
+	busy := 0
+	for _, n := range toScore {
+		if n >= minParallelScoreNodes {
+			busy++
+		}
+	}
+	return busy >= 2
+}
+
+// scoreBuffers are RunScorePlugins' results and working space, reused
+// from call to call.
 type scoreBuffers struct {
 	totals          []framework.NodePluginScores
 	raw, normalized []int64
 	columns         []framework.PluginScores
 	list            []framework.NodeScore
 	failed          []scoreFailure
+	ords, toScore   []int
+	kept            []*framework.NodeVerdicts
 }
 
 // scoreFailure is a Score plugin's first failure: the node's index (-1

@@ -632,6 +632,17 @@ func (pl *DynamicResources) Score(_ context.Context, cs *framework.CycleState, _
 // ScoreExtensions returns the plugin itself, which normalizes.
 func (pl *DynamicResources) ScoreExtensions() framework.ScoreExtensions { return pl }
 
+// NodeLocalScores: Score gives every node 0 when the plugin or prioritized
+// lists are off, or the pod has no claim or none with a prioritized list;
+// otherwise it reads the node's allocation of the cycle's claims.
+func (pl *DynamicResources) NodeLocalScores(cs *framework.CycleState) bool {
+	if !pl.enabled || !pl.fts.EnableDRAPrioritizedList {
+		return true
+	}
+	s, err := getStateData(cs)
+	return err == nil && (s.empty() || !s.prioritized)
+}
+
 // NormalizeScore scales to 0..100 by the highest score.
 func (pl *DynamicResources) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *v1.Pod, scores framework.NodeScoreList) *framework.Status {
 	if !pl.enabled {

@@ -68,6 +68,12 @@ func (pl *DynamicResources) preFilterExtended(pod *v1.Pod, s *stateData) *resour
 	if !pl.fts.EnableDRAExtendedResource {
 		return nil
 	}
+	// Only a pod requesting more than cpu, memory and ephemeral storage
+	// can ask for an extended resource; summing the requests (every
+	// cycle) allocated more than the rest of PreFilter.
+	if !framework.RequestsBeyondBasics(pod) {
+		return nil
+	}
 	objs := pl.h.Objects()
 	reqs := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
 	mapped := false

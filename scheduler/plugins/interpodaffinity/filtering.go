@@ -30,6 +30,10 @@ type preFilterState struct {
 	// existingAntiAffinityCounts: existing pods' required anti-affinity
 	// terms that select the incoming pod, per domain of the existing pod.
 	existingAntiAffinityCounts topologyToMatchedTermCount
+	// existingAntiAffinityKeys are the topology keys of
+	// existingAntiAffinityCounts' domains: Filter looks up the node's
+	// value of each (one or two keys) instead of every label of the node.
+	existingAntiAffinityKeys []string
 	// affinityCounts: existing pods matching all the incoming pod's required
 	// affinity terms, per domain of each term.
 	affinityCounts topologyToMatchedTermCount
@@ -55,6 +59,9 @@ type preFilterState struct {
 	// the anti-affinity terms by scope.
 	clusterWideAntiAffinityTerms []framework.AffinityTerm
 	hostScopedAntiAffinityTerms  []framework.AffinityTerm
+	// sharedCounts: the counts are the plugin's memo's (memo.go), which
+	// other cycles' states may hold too; updateWithPod copies them first.
+	sharedCounts bool
 	// matchingHostScopedAffinityPods counts the pods anywhere matching
 	// every host-scoped affinity term: the self-affinity exception needs
 	// none.
@@ -68,6 +75,7 @@ func (s *preFilterState) Clone() framework.StateData {
 		return nil
 	}
 	c := *s
+	c.sharedCounts = false
 	c.existingAntiAffinityCounts = s.existingAntiAffinityCounts.clone()
 	c.affinityCounts = s.affinityCounts.clone()
 	c.antiAffinityCounts = s.antiAffinityCounts.clone()
@@ -80,12 +88,19 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *v1.Node, mul
 	if s == nil || pi == nil || pi.Pod == nil {
 		return
 	}
+	if s.sharedCounts {
+		s.existingAntiAffinityCounts = s.existingAntiAffinityCounts.clone()
+		s.affinityCounts = s.affinityCounts.clone()
+		s.antiAffinityCounts = s.antiAffinityCounts.clone()
+		s.sharedCounts = false
+	}
 	existingTerms := pi.RequiredAntiAffinityTerms
 	if s.hostnameFastPath {
 		existingTerms = notHostScoped(existingTerms)
 	}
 	nl := nodeLabels(node)
 	s.existingAntiAffinityCounts.updateWithAntiAffinityTerms(existingTerms, s.podInfo.Pod, s.namespaceLabels, nl, multiplier)
+	s.existingAntiAffinityKeys = s.existingAntiAffinityCounts.keys()
 	s.affinityCounts.updateWithAffinityTerms(s.clusterWideAffinityTerms, pi.Pod, nl, multiplier)
 	// The incoming pod's terms have their namespaceSelector folded in, so
 	// the other pod's namespace labels are not needed.
@@ -121,32 +136,6 @@ func existingAntiAffinityCounts(pod *v1.Pod, nsLabels labels.Set, nodes []*frame
 	return out
 }
 
-// incomingAffinityCounts counts the existing pods on all nodes that match
-// the incoming pod's required affinity (all terms) and anti-affinity (per
-// term).
-func incomingAffinityCounts(affinity, antiAffinity []framework.AffinityTerm, nodes []*framework.NodeInfo) (topologyToMatchedTermCount, topologyToMatchedTermCount) {
-	aff, anti := topologyToMatchedTermCount{}, topologyToMatchedTermCount{}
-	if len(affinity) == 0 && len(antiAffinity) == 0 {
-		return aff, anti
-	}
-	type counts struct{ aff, anti topologyToMatchedTermCount }
-	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) counts {
-		c := counts{topologyToMatchedTermCount{}, topologyToMatchedTermCount{}}
-		for _, ni := range nodes {
-			nl := nodeLabels(ni.Node())
-			for _, existing := range ni.Pods {
-				c.aff.updateWithAffinityTerms(affinity, existing.Pod, nl, 1)
-				c.anti.updateWithAntiAffinityTerms(antiAffinity, existing.Pod, nil, nl, 1)
-			}
-		}
-		return c
-	}) {
-		aff.add(part.aff)
-		anti.add(part.anti)
-	}
-	return aff, anti
-}
-
 // PreFilter computes the counts Filter reads. It skips Filter when the pod
 // has no required terms and no existing pod's anti-affinity selects it.
 func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
@@ -163,12 +152,22 @@ func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleS
 	s := &preFilterState{podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace), hostnameFastPath: pl.hostnameFastPath}
 	s.classifyTerms()
 
-	var withAntiAffinity []*framework.NodeInfo
+	var all, withAntiAffinity []*framework.NodeInfo
 	if snap := pl.handle.Snapshot(); snap != nil {
-		withAntiAffinity = snap.HavePodsWithRequiredAntiAffinityList()
+		all, withAntiAffinity = snap.List(), snap.HavePodsWithRequiredAntiAffinityList()
 	}
-	s.existingAntiAffinityCounts = existingAntiAffinityCounts(pod, s.namespaceLabels, withAntiAffinity, s.hostnameFastPath)
-	s.affinityCounts, s.antiAffinityCounts = incomingAffinityCounts(s.clusterWideAffinityTerms, s.clusterWideAntiAffinityTerms, nodes)
+	if len(withAntiAffinity) > 0 && 8*len(withAntiAffinity) >= len(all) {
+		s.existingAntiAffinityCounts = pl.memo.existingAntiAffinityCounts(s, all)
+		s.sharedCounts = true
+	} else {
+		s.existingAntiAffinityCounts = existingAntiAffinityCounts(pod, s.namespaceLabels, withAntiAffinity, s.hostnameFastPath)
+	}
+	s.existingAntiAffinityKeys = s.existingAntiAffinityCounts.keys()
+	s.affinityCounts, s.antiAffinityCounts = topologyToMatchedTermCount{}, topologyToMatchedTermCount{}
+	if len(s.clusterWideAffinityTerms) > 0 || len(s.clusterWideAntiAffinityTerms) > 0 {
+		s.affinityCounts, s.antiAffinityCounts = pl.memo.incomingAffinityCounts(s, nodes)
+		s.sharedCounts = true
+	}
 	if len(s.hostScopedAffinityTerms) > 0 {
 		s.matchingHostScopedAffinityPods = countMatchingPods(s.hostScopedAffinityTerms, nodes)
 	}
@@ -227,8 +226,9 @@ func getPreFilterState(state *framework.CycleState) (*preFilterState, error) {
 // the hostname fast path, no pod on the node has a host-scoped term that
 // does).
 func satisfyExistingPodsAntiAffinity(s *preFilterState, nodeInfo *framework.NodeInfo) bool {
-	for k, v := range nodeLabels(nodeInfo.Node()) {
-		if s.existingAntiAffinityCounts[topologyPair{key: k, value: v}] > 0 {
+	nl := nodeLabels(nodeInfo.Node())
+	for _, k := range s.existingAntiAffinityKeys {
+		if v, ok := nl[k]; ok && s.existingAntiAffinityCounts[topologyPair{key: k, value: v}] > 0 {
 			return false
 		}
 	}

@@ -906,9 +906,10 @@ func TestIncomingAffinityCounts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, h := setup(t, tc.existing, nodeA)
+			pl, h := setup(t, tc.existing, nodeA)
 			pi := framework.NewPodInfo(tc.pod)
-			aff, anti := incomingAffinityCounts(pi.RequiredAffinityTerms, pi.RequiredAntiAffinityTerms, h.Snap.List())
+			s := &preFilterState{podInfo: pi, clusterWideAffinityTerms: pi.RequiredAffinityTerms, clusterWideAntiAffinityTerms: pi.RequiredAntiAffinityTerms}
+			aff, anti := pl.memo.incomingAffinityCounts(s, h.Snap.List())
 			if !maps.Equal(aff, tc.wantAff) || !maps.Equal(anti, tc.wantAnti) {
 				t.Errorf("got %v / %v, want %v / %v", aff, anti, tc.wantAff, tc.wantAnti)
 			}

@@ -45,6 +45,8 @@ type InterPodAffinity struct {
 	ignorePreferredTermsOfExistingPods bool
 	// hostnameFastPath is the InterPodAffinityHostnameFastPath gate.
 	hostnameFastPath bool
+	// memo keeps the walks over every node from one cycle to the next.
+	memo affinityMemos
 }
 
 // New builds the plugin from *configv1.InterPodAffinityArgs (nil means

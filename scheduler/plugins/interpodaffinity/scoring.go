@@ -19,7 +19,12 @@ type scoreMap map[string]map[string]int64
 
 // preScoreState is what PreScore computes for Score and NormalizeScore.
 type preScoreState struct {
-	topologyScore   scoreMap
+	topologyScore scoreMap
+	// keys and values are topologyScore's entries, listed once for Score,
+	// which runs on every node (ranging over a map costs more than the
+	// one or two lookups it leads to).
+	keys            []string
+	values          []map[string]int64
 	podInfo         *framework.PodInfo
 	namespaceLabels labels.Set
 }
@@ -27,35 +32,49 @@ type preScoreState struct {
 // Clone shares the state: nothing mutates it after PreScore (as upstream).
 func (s *preScoreState) Clone() framework.StateData { return s }
 
-// processTerm adds weight*multiplier to the domain of the term of the
-// existing pod's node (whose labels are nl) when pod matches the term. The
-// product is int32 as upstream's. sizeHint is how many domains a
-// host-scoped term can have here (one per node), so that the walk over
-// every node does not grow the map step by step.
-func (m scoreMap) processTerm(term *framework.AffinityTerm, weight int32, pod *v1.Pod, nsLabels labels.Set, nl map[string]string, multiplier int32, sizeHint int) {
+// scoreItem is weight w for the domain value of topology key tk: one
+// term of one existing pod that matched, on a node with that key.
+type scoreItem struct {
+	tk, tv string
+	w      int64
+}
+
+// termItems appends an item for each term that selects pod, on a node
+// whose labels are nl and have the term's key, with weight*multiplier (an
+// int32 product, as upstream's).
+func termItems(out []scoreItem, terms []framework.WeightedAffinityTerm, pod *v1.Pod, nsLabels labels.Set, nl map[string]string, multiplier int32) []scoreItem {
+	for i := range terms {
+		out = termItem(out, &terms[i].AffinityTerm, terms[i].Weight, pod, nsLabels, nl, multiplier)
+	}
+	return out
+}
+
+func termItem(out []scoreItem, term *framework.AffinityTerm, weight int32, pod *v1.Pod, nsLabels labels.Set, nl map[string]string, multiplier int32) []scoreItem {
 	if !term.Matches(pod, nsLabels) {
-		return
+		return out
 	}
 	tv, ok := nl[term.TopologyKey]
 	if !ok {
-		return
+		return out
 	}
-	scores := m[term.TopologyKey]
+	return append(out, scoreItem{tk: term.TopologyKey, tv: tv, w: int64(weight * multiplier)})
+}
+
+// add adds an item's weight to its domain, creating the domain's entry.
+// sizeHint is how many domains a host-scoped term can have here (one per
+// node), so that a walk over every node does not grow the map step by
+// step.
+func (m scoreMap) add(it scoreItem, sizeHint int) {
+	scores := m[it.tk]
 	if scores == nil {
 		hint := 0
-		if term.TopologyKey == v1.LabelHostname {
+		if it.tk == v1.LabelHostname {
 			hint = sizeHint
 		}
 		scores = make(map[string]int64, hint)
-		m[term.TopologyKey] = scores
+		m[it.tk] = scores
 	}
-	scores[tv] += int64(weight * multiplier)
-}
-
-func (m scoreMap) processTerms(terms []framework.WeightedAffinityTerm, pod *v1.Pod, nsLabels labels.Set, nl map[string]string, multiplier int32, sizeHint int) {
-	for i := range terms {
-		m.processTerm(&terms[i].AffinityTerm, terms[i].Weight, pod, nsLabels, nl, multiplier, sizeHint)
-	}
+	scores[it.tv] += it.w
 }
 
 func (m scoreMap) append(other scoreMap) {
@@ -71,26 +90,26 @@ func (m scoreMap) append(other scoreMap) {
 	}
 }
 
-// processExistingPod scores existing's node domain both ways: the incoming
+// existingPodItems scores existing's node domain both ways: the incoming
 // pod's preferred terms selecting existing, and existing's required
 // affinity (hardPodAffinityWeight) and preferred terms selecting the
 // incoming pod. Existing pods' required anti-affinity is not scored.
-func (pl *InterPodAffinity) processExistingPod(s *preScoreState, existing *framework.PodInfo, nl map[string]string, pod *v1.Pod, topoScore scoreMap, sizeHint int) {
+func (pl *InterPodAffinity) existingPodItems(out []scoreItem, s *preScoreState, existing *framework.PodInfo, nl map[string]string, pod *v1.Pod) []scoreItem {
 	if len(nl) == 0 {
-		return
+		return out
 	}
 	// The incoming pod's terms have their namespaceSelector folded in, so
 	// the existing pod's namespace labels are not needed.
-	topoScore.processTerms(s.podInfo.PreferredAffinityTerms, existing.Pod, nil, nl, 1, sizeHint)
-	topoScore.processTerms(s.podInfo.PreferredAntiAffinityTerms, existing.Pod, nil, nl, -1, sizeHint)
+	out = termItems(out, s.podInfo.PreferredAffinityTerms, existing.Pod, nil, nl, 1)
+	out = termItems(out, s.podInfo.PreferredAntiAffinityTerms, existing.Pod, nil, nl, -1)
 
 	if pl.hardPodAffinityWeight > 0 {
 		for i := range existing.RequiredAffinityTerms {
-			topoScore.processTerm(&existing.RequiredAffinityTerms[i], pl.hardPodAffinityWeight, pod, s.namespaceLabels, nl, 1, sizeHint)
+			out = termItem(out, &existing.RequiredAffinityTerms[i], pl.hardPodAffinityWeight, pod, s.namespaceLabels, nl, 1)
 		}
 	}
-	topoScore.processTerms(existing.PreferredAffinityTerms, pod, s.namespaceLabels, nl, 1, sizeHint)
-	topoScore.processTerms(existing.PreferredAntiAffinityTerms, pod, s.namespaceLabels, nl, -1, sizeHint)
+	out = termItems(out, existing.PreferredAffinityTerms, pod, s.namespaceLabels, nl, 1)
+	return termItems(out, existing.PreferredAntiAffinityTerms, pod, s.namespaceLabels, nl, -1)
 }
 
 func hasPreferredTerms(a *v1.Affinity) bool {
@@ -129,37 +148,56 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	for i := range pi.PreferredAntiAffinityTerms {
 		pl.mergeTermNamespaces(&pi.PreferredAntiAffinityTerms[i].AffinityTerm)
 	}
-	s := &preScoreState{topologyScore: scoreMap{}, podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
+	s := &preScoreState{podInfo: pi, namespaceLabels: pl.namespaceLabels(pod.Namespace)}
 
-	// Each chunk adds into one map of its own (upstream makes one per
-	// node and merges them; the sums are the same). Something accumulated
-	// when a term matched in some domain, even if the weights there cancel
-	// out to 0: processTerm creates the domain's entry whenever it adds,
-	// and nothing removes entries, so that is a non-empty map.
-	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) scoreMap {
-		sums := scoreMap{}
-		for _, ni := range nodes {
-			pods := ni.PodsWithAffinity
-			if hasConstraints {
-				pods = ni.Pods
-			}
-			if len(pods) == 0 {
-				continue
-			}
-			nl := nodeLabels(ni.Node())
-			for _, existing := range pods {
-				pl.processExistingPod(s, existing, nl, pod, sums, len(nodes))
-			}
-		}
-		return sums
-	}) {
-		s.topologyScore.append(part)
+	// With preferred terms of its own the pod is matched against every
+	// pod on every node, and without them against the pods with affinity,
+	// which may be on most nodes: the plugin's memo (memo.go) keeps each
+	// node's items while the node is unchanged. A short list is walked.
+	if all := snap.List(); hasConstraints || 8*len(nodes) >= len(all) {
+		s.topologyScore = pl.memo.topologyScore(pl, s, pod, hasConstraints, all)
+	} else {
+		s.topologyScore = pl.chunkedTopologyScore(s, pod, nodes)
 	}
 	if len(s.topologyScore) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
+	for tk, values := range s.topologyScore {
+		s.keys, s.values = append(s.keys, tk), append(s.values, values)
+	}
 	state.Write(preScoreStateKey, s)
 	return nil
+}
+
+// chunkedTopologyScore sums the items of the pods with affinity on nodes.
+// Each chunk adds into one map of its own (upstream makes one per node and
+// merges them; the sums are the same). Something accumulated when a term
+// matched in some domain, even if the weights there cancel out to 0: add
+// creates the domain's entry whenever it adds, and nothing removes
+// entries, so that is a non-empty map.
+func (pl *InterPodAffinity) chunkedTopologyScore(s *preScoreState, pod *v1.Pod, nodes []*framework.NodeInfo) scoreMap {
+	out := scoreMap{}
+	for _, part := range helper.EachNodeChunk(nodes, func(nodes []*framework.NodeInfo) scoreMap {
+		sums := scoreMap{}
+		var items []scoreItem
+		for _, ni := range nodes {
+			if len(ni.PodsWithAffinity) == 0 {
+				continue
+			}
+			nl := nodeLabels(ni.Node())
+			items = items[:0]
+			for _, existing := range ni.PodsWithAffinity {
+				items = pl.existingPodItems(items, s, existing, nl, pod)
+			}
+			for _, it := range items {
+				sums.add(it, len(nodes))
+			}
+		}
+		return sums
+	}) {
+		out.append(part)
+	}
+	return out
 }
 
 func getPreScoreState(state *framework.CycleState) (*preScoreState, error) {
@@ -186,9 +224,9 @@ func (pl *InterPodAffinity) Score(_ context.Context, state *framework.CycleState
 	}
 	nl := nodeLabels(nodeInfo.Node())
 	var score int64
-	for tk, values := range s.topologyScore {
+	for i, tk := range s.keys {
 		if v, ok := nl[tk]; ok {
-			score += values[v]
+			score += s.values[i][v]
 		}
 	}
 	return score, nil

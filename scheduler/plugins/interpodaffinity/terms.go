@@ -1,6 +1,9 @@
 package interpodaffinity
 
 import (
+	"maps"
+	"slices"
+
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -17,12 +20,24 @@ type topologyPair struct {
 // between terms and pods on nodes in that domain.
 type topologyToMatchedTermCount map[topologyPair]int64
 
+// clone copies m (a map copied whole is much cheaper than one filled
+// entry by entry: PreFilter's memo copies its counts every cycle).
 func (m topologyToMatchedTermCount) clone() topologyToMatchedTermCount {
-	c := make(topologyToMatchedTermCount, len(m))
-	for k, v := range m {
-		c[k] = v
+	if m == nil {
+		return topologyToMatchedTermCount{}
 	}
-	return c
+	return maps.Clone(m)
+}
+
+// keys lists the topology keys m counts domains of, each once.
+func (m topologyToMatchedTermCount) keys() []string {
+	var keys []string
+	for pair := range m {
+		if !slices.Contains(keys, pair.key) {
+			keys = append(keys, pair.key)
+		}
+	}
+	return keys
 }
 
 // update adds value for the domain of tk of the node whose labels are nl;

@@ -195,3 +195,7 @@ func getPreFilterState(cs *framework.CycleState) (*preFilterState, error) {
 	}
 	return s, nil
 }
+
+// NodeLocal: Filter and Score read the pod's node selector and node
+// affinity, the plugin's addedAffinity and the node's labels and fields.
+func (pl *NodeAffinity) NodeLocal() bool { return true }

@@ -72,3 +72,6 @@ func (pl *NodeName) Filter(_ context.Context, _ *framework.CycleState, pod *v1.P
 func Fits(pod *v1.Pod, nodeInfo *framework.NodeInfo) bool {
 	return len(pod.Spec.NodeName) == 0 || pod.Spec.NodeName == nodeInfo.Name()
 }
+
+// NodeLocal: Filter reads the pod's spec.nodeName and the node's name.
+func (pl *NodeName) NodeLocal() bool { return true }

@@ -113,3 +113,6 @@ func fitsPorts(wanted []v1.ContainerPort, inUse framework.HostPortInfo) bool {
 	}
 	return true
 }
+
+// NodeLocal: Filter reads the pod's host ports and the node's used ports.
+func (pl *NodePorts) NodeLocal() bool { return true }

@@ -56,7 +56,7 @@ func (ba *BalancedAllocation) Name() string { return BalancedAllocationName }
 // resource): scoring them by balance piled them onto the same node
 // (kubernetes#129138).
 func (ba *BalancedAllocation) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
-	reqs := ba.scorer.podRequests(pod)
+	reqs := ba.scorer.podRequestsOfShape(state, pod)
 	if isBestEffort(reqs) {
 		return framework.NewStatus(framework.Skip)
 	}
@@ -125,3 +125,7 @@ func balancedResourceScore(requested, allocatable []int64) int64 {
 	}
 	return int64((1 - std) * float64(framework.MaxNodeScore))
 }
+
+// NodeLocal: the score reads the pod's requests and the node's NodeInfo,
+// unless a scoring resource may be DRA-backed.
+func (ba *BalancedAllocation) NodeLocal() bool { return ba.scorer.nodeLocal() }

@@ -40,6 +40,11 @@ type Fit struct {
 	// dra maps DRA extended resources to DeviceClasses when
 	// DRAExtendedResource is on; nil otherwise.
 	dra DeviceClassResolver
+	// shape and shapeRequest are the request PreFilter last computed and
+	// the pod shape it is for (CycleState.PodShape): every pod of a
+	// template asks the same. PreFilter runs one cycle at a time.
+	shape        uint64
+	shapeRequest framework.Resource
 }
 
 var (
@@ -93,7 +98,11 @@ func (s *preFilterState) Clone() framework.StateData { return s }
 // PreFilter computes the pod's request. It never skips: even a pod that
 // requests nothing must pass the pod-count check.
 func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	state.Write(preFilterStateKey, &preFilterState{Resource: *computePodResourceRequest(pod, f.gates.PodLevelResources)})
+	if shape := state.PodShape(); shape == 0 || shape != f.shape {
+		f.shapeRequest = *computePodResourceRequest(pod, f.gates.PodLevelResources)
+		f.shape = shape
+	}
+	state.Write(preFilterStateKey, &preFilterState{Resource: f.shapeRequest})
 	return nil, nil
 }
 
@@ -137,3 +146,9 @@ func (f *Fit) Filter(_ context.Context, state *framework.CycleState, _ *v1.Pod, 
 	}
 	return framework.NewStatus(code, reasons...)
 }
+
+// NodeLocal: Filter reads the pod's requests and the node's NodeInfo (a
+// DRA-backed extended resource, which reads the cluster's DeviceClasses,
+// is only ever requested by pods the verdict memo does not take), and
+// the scores are node-local unless a scoring resource may be DRA-backed.
+func (f *Fit) NodeLocal() bool { return f.scorer.nodeLocal() }

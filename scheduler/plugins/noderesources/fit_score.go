@@ -41,7 +41,7 @@ func (s *preScoreState) Clone() framework.StateData { return s }
 // PreScore computes the pod's requests for scoring. It never skips: a pod
 // without requests is scored with the non-zero defaults.
 func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) *framework.Status {
-	state.Write(preScoreStateKey, newPreScoreState(f.scorer.podRequests(pod), f.scorer.dra.preScore(f.scorer.resources)))
+	state.Write(preScoreStateKey, newPreScoreState(f.scorer.podRequestsOfShape(state, pod), f.scorer.dra.preScore(f.scorer.resources)))
 	return nil
 }
 

@@ -25,6 +25,10 @@ type resourceAllocationScorer struct {
 	// dra scores DRA-backed extended resources (dra_scoring.go); nil
 	// with DRAExtendedResource off.
 	dra *draScoring
+	// shape and shapeRequests are the requests PreScore last computed
+	// and the pod shape they are for (podRequestsOfShape).
+	shape         uint64
+	shapeRequests []int64
 }
 
 // podRequests returns the pod's request for each configured resource, in
@@ -48,6 +52,23 @@ func (r *resourceAllocationScorer) podRequests(pod *v1.Pod) []int64 {
 		}
 	}
 	return out
+}
+
+// podRequestsOfShape is podRequests for PreScore: kept from the last
+// pod of the same shape (CycleState.PodShape), as every pod of a template
+// asks the same; summing them took more of a cycle than scoring hundreds
+// of nodes once the framework keeps the scores. PreScore runs on the
+// scheduling goroutine, one cycle at a time; the slice is only read.
+func (r *resourceAllocationScorer) podRequestsOfShape(state *framework.CycleState, pod *v1.Pod) []int64 {
+	shape := state.PodShape()
+	if shape != 0 && shape == r.shape {
+		return r.shapeRequests
+	}
+	reqs := r.podRequests(pod)
+	if shape != 0 {
+		r.shape, r.shapeRequests = shape, reqs
+	}
+	return reqs
 }
 
 func isBestEffort(podRequests []int64) bool {
@@ -125,4 +146,20 @@ func (r *resourceAllocationScorer) resourceAllocatableRequest(nodeInfo *framewor
 		return a, nodeInfo.Requested.ScalarResources[name]
 	}
 	return 0, 0
+}
+
+// nodeLocal reports whether the scores read nothing but the pod and the
+// node's NodeInfo: not so when DRA scoring is on and a scoring resource
+// could be an extended resource a DeviceClass backs (the cluster's
+// classes, claims and slices then count).
+func (r *resourceAllocationScorer) nodeLocal() bool {
+	if r.dra == nil {
+		return true
+	}
+	for _, spec := range r.resources {
+		if framework.IsDRAExtendedResourceName(v1.ResourceName(spec.Name)) {
+			return false
+		}
+	}
+	return true
 }

@@ -123,3 +123,7 @@ func (pl *NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, 
 	}
 	return nil
 }
+
+// NodeLocal: Filter reads the pod's tolerations and the node's
+// spec.unschedulable.
+func (pl *NodeUnschedulable) NodeLocal() bool { return true }

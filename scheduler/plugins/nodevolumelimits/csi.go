@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -64,11 +65,16 @@ func New(_ runtime.Object, h framework.Handle) (framework.Plugin, error) {
 func (pl *CSILimits) Name() string { return Name }
 
 // PreFilter skips Filter for pods without claims, generic ephemeral
-// volumes or migratable inline volumes: nothing else can count.
-func (pl *CSILimits) PreFilter(_ context.Context, _ *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+// volumes or migratable inline volumes: nothing else can count. Otherwise
+// it leaves Filter a place to work out the pod's own volumes once for the
+// cycle instead of once per node (podVolumes).
+func (pl *CSILimits) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
 	for i := range pod.Spec.Volumes {
 		vol := &pod.Spec.Volumes[i]
 		if vol.PersistentVolumeClaim != nil || vol.Ephemeral != nil || csimigration.IsInlineMigratable(vol) {
+			if state != nil {
+				state.Write(preFilterStateKey, &podVolumes{pod: pod})
+			}
 			return nil, nil
 		}
 	}
@@ -78,9 +84,74 @@ func (pl *CSILimits) PreFilter(_ context.Context, _ *framework.CycleState, pod *
 // PreFilterExtensions: Filter reads the node's pods directly.
 func (pl *CSILimits) PreFilterExtensions() framework.PreFilterExtensions { return nil }
 
+const preFilterStateKey framework.StateKey = "PreFilter" + Name
+
+// podVolumes is the CSI volumes the pod being scheduled would attach, as
+// Filter works them out for a node, kept for the cycle. They depend on the
+// node only through whether it has a CSINode object (in-tree volumes
+// count as CSI ones only on a node that has one, isCSIMigrationOn), so
+// there are two answers, each worked out by the first Filter that needs
+// it (Filter runs on the nodes in parallel).
+type podVolumes struct {
+	pod  *v1.Pod
+	once [2]sync.Once
+	sets [2]newVolumes
+}
+
+// newVolumes is filterAttachableVolumes' answer for the pod being
+// scheduled: its volumes ("driver/handle" to driver) or the error, the
+// volumes' keys in order, and ObjectLister.CSIDriver's answer for each
+// key's driver (VolumeLimitScaling's check).
+type newVolumes struct {
+	volumes map[string]string
+	keys    []string
+	drivers []driverLookup
+	err     error
+}
+
+// Clone shares the state: nothing changes it but its own once.
+func (s *podVolumes) Clone() framework.StateData { return s }
+
+// newVolumes returns the pod's volumes on a node with (or without) a
+// CSINode object, from the cycle's state when PreFilter left one for pod.
+func (pl *CSILimits) newVolumes(state *framework.CycleState, pod *v1.Pod, csiNode *storagev1.CSINode) *newVolumes {
+	i := 0
+	if csiNode != nil {
+		i = 1
+	}
+	if state != nil {
+		if c, err := state.Read(preFilterStateKey); err == nil {
+			if s, ok := c.(*podVolumes); ok && s.pod == pod {
+				s.once[i].Do(func() { s.sets[i] = pl.workOutNewVolumes(pod, csiNode) })
+				return &s.sets[i]
+			}
+		}
+	}
+	v := pl.workOutNewVolumes(pod, csiNode)
+	return &v
+}
+
+func (pl *CSILimits) workOutNewVolumes(pod *v1.Pod, csiNode *storagev1.CSINode) newVolumes {
+	v := newVolumes{volumes: map[string]string{}}
+	if v.err = pl.filterAttachableVolumes(pod, csiNode, true, v.volumes); v.err != nil {
+		return v
+	}
+	if pl.enableVolumeLimitScaling {
+		// Upstream ranges over a map here, so with several missing drivers
+		// its message names a random one; sorted order makes ours stable.
+		v.keys = sortedKeys(v.volumes)
+		for _, key := range v.keys {
+			var l driverLookup
+			l.driver, l.err = pl.csiDriver(v.volumes[key])
+			v.drivers = append(v.drivers, l)
+		}
+	}
+	return v
+}
+
 // Filter counts, per driver, the pod's new volumes against the volumes of
 // the node's pods and the node's VolumeAttachments.
-func (pl *CSILimits) Filter(_ context.Context, _ *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+func (pl *CSILimits) Filter(_ context.Context, state *framework.CycleState, pod *v1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
 	if len(pod.Spec.Volumes) == 0 {
 		return nil
 	}
@@ -88,30 +159,24 @@ func (pl *CSILimits) Filter(_ context.Context, _ *framework.CycleState, pod *v1.
 	if node == nil {
 		return framework.AsStatus(errors.New("node not found"))
 	}
-	// A node without a CSINode object has no limits and no drivers.
-	csiNode, err := pl.objs.CSINode(node.Name)
-	if err != nil {
-		csiNode = nil
-	}
-
-	newVolumes := map[string]string{}
-	if err := pl.filterAttachableVolumes(pod, csiNode, true, newVolumes); err != nil {
+	nv := pl.nodeVolumes(nodeInfo)
+	csiNode := nv.csiNode
+	newVols := pl.newVolumes(state, pod, csiNode)
+	if err := newVols.err; err != nil {
 		if apierrors.IsNotFound(err) {
 			// The pod cannot run until its claim exists.
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
 		}
 		return framework.AsStatus(err)
 	}
-	if len(newVolumes) == 0 {
+	if len(newVols.volumes) == 0 {
 		return nil
 	}
 
 	if pl.enableVolumeLimitScaling {
-		// Upstream ranges over a map here, so with several missing drivers
-		// its message names a random one; sorted order makes ours stable.
-		for _, key := range sortedKeys(newVolumes) {
-			driver := newVolumes[key]
-			installed, err := pl.checkCSIDriverOnNode(driver, csiNode)
+		for i, key := range newVols.keys {
+			driver := newVols.volumes[key]
+			installed, err := driverInstalled(driver, newVols.drivers[i], csiNode)
 			if err != nil {
 				return framework.AsStatus(err)
 			}
@@ -121,42 +186,46 @@ func (pl *CSILimits) Filter(_ context.Context, _ *framework.CycleState, pod *v1.
 		}
 	}
 
-	if !hasVolumeLimits(csiNode) {
+	if !nv.hasLimits {
 		return nil
 	}
-
-	attached, err := pl.attachedVolumes(nodeInfo, csiNode)
-	if err != nil {
-		return framework.AsStatus(err)
+	if nv.err != nil {
+		return framework.AsStatus(nv.err)
 	}
-	attachedCount := map[string]int{}
-	for unique, driver := range attached {
-		// A volume already used on the node does not attach again.
-		delete(newVolumes, unique)
-		attachedCount[driver]++
-	}
-	for unique, driver := range pl.nodeVolumeAttachments(node.Name) {
-		if _, ok := attached[unique]; !ok {
-			attachedCount[driver]++
+	// A volume already used on the node does not attach again.
+	var newCount []driverVolumes
+	for unique, driver := range newVols.volumes {
+		if _, ok := nv.attached[unique]; !ok {
+			newCount = addVolume(newCount, driver)
 		}
 	}
-	newCount := map[string]int{}
-	for _, driver := range newVolumes {
-		newCount[driver]++
-	}
-	for driver, count := range newCount {
-		if limit, ok := volumeLimit(csiNode, driver); ok && int64(attachedCount[driver]+count) > limit {
+	attachments := pl.nodeVolumeAttachments(node.Name)
+	for _, c := range newCount {
+		limit, ok := volumeLimit(csiNode, c.driver)
+		if !ok {
+			continue
+		}
+		// Attached: by the node's pods, and by VolumeAttachments for
+		// volumes no pod there uses.
+		n := volumesOf(nv.perDriver, c.driver)
+		for unique, driver := range attachments {
+			if _, ok := nv.attached[unique]; !ok && driver == c.driver {
+				n++
+			}
+		}
+		if int64(n+c.count) > limit {
 			return framework.NewStatus(framework.Unschedulable, ErrReasonMaxVolumeCountExceeded)
 		}
 	}
 	return nil
 }
 
-// checkCSIDriverOnNode reports whether the driver is installed, which only
+// driverInstalled reports whether the driver is installed, which only
 // matters for a CSIDriver that opted in with preventPodSchedulingIfMissing;
 // an unknown driver may not be a CSI driver at all and is let through.
-func (pl *CSILimits) checkCSIDriverOnNode(driver string, csiNode *storagev1.CSINode) (bool, error) {
-	d, err := pl.csiDriver(driver)
+// l is ObjectLister.CSIDriver's answer for driver.
+func driverInstalled(driver string, l driverLookup, csiNode *storagev1.CSINode) (bool, error) {
+	d, err := l.driver, l.err
 	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return true, nil
@@ -209,8 +278,12 @@ func hasVolumeLimits(csiNode *storagev1.CSINode) bool {
 // nodeVolumeAttachments maps "driver/handle" to driver for the node's
 // VolumeAttachments whose PV is a CSI volume.
 func (pl *CSILimits) nodeVolumeAttachments(nodeName string) map[string]string {
+	vas := pl.objs.VolumeAttachments()
+	if len(vas) == 0 {
+		return nil
+	}
 	out := map[string]string{}
-	for _, va := range pl.objs.VolumeAttachments() {
+	for _, va := range vas {
 		if va == nil || va.Spec.NodeName != nodeName || va.Spec.Attacher == "" || va.Spec.Source.PersistentVolumeName == nil {
 			continue
 		}

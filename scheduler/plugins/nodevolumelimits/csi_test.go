@@ -218,16 +218,21 @@ func TestCSILimits(t *testing.T) {
 				t.Fatal(err)
 			}
 			pl := p.(*CSILimits)
-			_, got := pl.PreFilter(context.Background(), framework.NewCycleState(), tc.pod, nil)
+			state := framework.NewCycleState()
+			_, got := pl.PreFilter(context.Background(), state, tc.pod, nil)
 			if statusString(got) != statusString(tc.wantPreFilter) {
 				t.Fatalf("PreFilter = %s, want %s", statusString(got), statusString(tc.wantPreFilter))
 			}
 			if got.IsSkip() {
 				return
 			}
-			got = pl.Filter(context.Background(), framework.NewCycleState(), tc.pod, testNode(tc.existing...))
-			if statusString(got) != statusString(tc.want) {
-				t.Errorf("Filter = %s, want %s", statusString(got), statusString(tc.want))
+			// With PreFilter's state (the pod's volumes worked out once,
+			// asked twice) and without it (worked out on the spot).
+			for i, st := range []*framework.CycleState{state, state, framework.NewCycleState()} {
+				got = pl.Filter(context.Background(), st, tc.pod, testNode(tc.existing...))
+				if statusString(got) != statusString(tc.want) {
+					t.Errorf("Filter #%d = %s, want %s", i, statusString(got), statusString(tc.want))
+				}
 			}
 		})
 	}
@@ -319,4 +324,39 @@ func TestAttachedCacheFollowsChanges(t *testing.T) {
 	filter(nil)
 	h.Store.Add(&storagev1.CSIDriver{ObjectMeta: metav1.ObjectMeta{Name: ebsDriver}, Spec: storagev1.CSIDriverSpec{PreventPodSchedulingIfMissing: ptrTo(true)}})
 	filter(framework.NewStatus(framework.Unschedulable, ebsDriver+" CSI driver is not installed on the node"))
+}
+
+// TestPodVolumesPerCSINodePresence: one cycle's Filter on a node without
+// a CSINode object (an in-tree volume does not count there) and then on
+// one with it (it counts, and the limit of 1 is reached) gives each its
+// own answer, though the pod's volumes are worked out once per cycle.
+func TestPodVolumesPerCSINodePresence(t *testing.T) {
+	objs := fixtures(withLimit, 1, 0, ebsDriver)
+	p, err := New(nil, frameworktest.NewHandle(nil, nil, objs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := p.(*CSILimits)
+	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "inline", UID: "inline"}, Spec: v1.PodSpec{Volumes: []v1.Volume{ebsInline("vol-new")}}}
+	running := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "running", UID: "running"}, Spec: v1.PodSpec{Volumes: []v1.Volume{ebsInline("vol-old")}}}
+	without := framework.NewNodeInfo(running)
+	without.SetNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "no-csinode"}})
+	with := testNode(running)
+
+	state := framework.NewCycleState()
+	if _, st := pl.PreFilter(context.Background(), state, pod, nil); !st.IsSuccess() {
+		t.Fatalf("PreFilter: %s", statusString(st))
+	}
+	for _, c := range []struct {
+		ni   *framework.NodeInfo
+		want string
+	}{
+		{without, "<nil>"},
+		{with, "Unschedulable: " + ErrReasonMaxVolumeCountExceeded},
+		{without, "<nil>"},
+	} {
+		if got := statusString(pl.Filter(context.Background(), state, pod, c.ni)); got != c.want {
+			t.Errorf("Filter on %s = %s, want %s", c.ni.Name(), got, c.want)
+		}
+	}
 }

@@ -153,3 +153,7 @@ func (pl *TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleS
 
 // ScoreExtensions returns the plugin itself, which normalizes.
 func (pl *TaintToleration) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// NodeLocal: Filter and Score read the pod's tolerations and the node's
+// taints.
+func (pl *TaintToleration) NodeLocal() bool { return true }

@@ -87,6 +87,9 @@ func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *v
 	if err != nil {
 		return 0, framework.AsStatus(err)
 	}
+	if state.claimless {
+		return 0, nil
+	}
 	state.mu.Lock()
 	podVolumes, ok := state.podVolumesByNode[nodeInfo.Name()]
 	state.mu.Unlock()
@@ -135,3 +138,14 @@ func (pl *VolumeBinding) Score(_ context.Context, cs *framework.CycleState, _ *v
 
 // ScoreExtensions: scores are already in [0, 100].
 func (pl *VolumeBinding) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// NodeLocalScores: a claimless pod scores 0 on every node (as does every
+// pod without a scorer); otherwise the score reads the PVs Filter chose
+// for the node.
+func (pl *VolumeBinding) NodeLocalScores(cs *framework.CycleState) bool {
+	if pl.scorer == nil {
+		return true
+	}
+	state, err := getStateData(cs)
+	return err == nil && state.claimless
+}

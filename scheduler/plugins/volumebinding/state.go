@@ -65,6 +65,10 @@ type PodVolumeClaims struct {
 // stateData lives from PreFilter to PreBind. Clones share it, as upstream:
 // Filter fills podVolumesByNode for Score and Reserve to read.
 type stateData struct {
+	// claimless: the pod has no claims, PreFilter skipped Filter, and
+	// Score gives every node 0 without looking (taking mu for each of
+	// hundreds of nodes was most of a claimless pod's scoring).
+	claimless         bool
 	allBound          bool
 	podVolumesByNode  map[string]*PodVolumes
 	podVolumeClaims   *PodVolumeClaims

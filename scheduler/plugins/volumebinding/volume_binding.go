@@ -125,7 +125,7 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, state *framework.CycleStat
 	if hasPVC, err := pl.podHasPVCs(pod); err != nil {
 		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, err.Error())
 	} else if !hasPVC {
-		state.Write(stateKey, &stateData{})
+		state.Write(stateKey, &stateData{claimless: true})
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	claims, err := pl.binder.GetPodVolumeClaims(pod)
