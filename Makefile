@@ -126,6 +126,12 @@ conformance-part-b:
 # 300,000 pods (2x in process, 8x end to end; several GiB, tens of
 # minutes).
 #
+# Loading protobuf: BenchmarkLoadProtobufPods (./snapshot) loads a
+# snapshot of SchedulingBasic-shaped pods (1000 nodes, 20,000 pods) and one
+# of scalegen's (500 nodes, 10,000 pods) in memory and reports ns/pod and
+# B/pod allocated (budget 6000 and 14,000 B/pod; GOGC=off leaves the
+# collector out of ns/pod).
+#
 # Issue 27's million pods: BenchmarkMillionPods (./cmd/schedtui) runs
 # `schedtui run --snapshot FILE -o json --detail summary` as a process on
 # internal/scenario's SchedulingBasic cluster at 50,000 nodes, 1,000,000

@@ -129,19 +129,19 @@ type checkedObject struct {
 // checkAhead is checkObject for an object decoded ahead of adding it, or
 // nil when the object needs the loader first: one without metadata, or
 // whose name the loader generates (metadata.generateName).
-func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptions, share *sharedParts) *checkedObject {
+func checkAhead(ki *kindInfo, obj runtime.Object, opts apiserver.ValidationOptions, share *sharedParts, found *foundParts) *checkedObject {
 	acc, err := meta.Accessor(obj)
 	if err != nil || acc.GetName() == "" && acc.GetGenerateName() != "" {
 		return nil
 	}
-	return checkObject(ki, obj, acc, opts, share)
+	return checkObject(ki, obj, acc, opts, share, found)
 }
 
 // checkObject normalizes the namespace, defaults, prepares a pod as the
 // API server creates it, and validates. It touches nothing but obj.
-func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) *checkedObject {
+func checkObject(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts, found *foundParts) *checkedObject {
 	c := &checkedObject{acc: acc, clearedNamespace: normalizeNamespace(ki, acc)}
-	c.errs, c.dropped = defaultAndValidate(ki, obj, acc, opts, share)
+	c.errs, c.dropped = defaultAndValidate(ki, obj, acc, opts, share, found)
 	return c
 }
 
@@ -163,17 +163,23 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 
 // defaultAndValidate defaults obj, prepares a pod as the API server
 // creates it, and returns the validation errors under opts. A valid pod or
-// node then shares its parts with those share met before (share.go).
-func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts) (field.ErrorList, []apiserver.DroppedField) {
+// node then shares its parts with those share met before (share.go). A
+// pod decoded from protobuf without the parts found by their bytes
+// (found, share_protobuf.go) gets them once defaulted: they are in
+// defaulted form already, and read by what follows.
+func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts, found *foundParts) (field.ErrorList, []apiserver.DroppedField) {
 	apiserver.DefaultUnder(obj, opts)
-	if pod, ok := obj.(*v1.Pod); ok && !apiserver.IsStored(&pod.ObjectMeta) {
-		apiserver.PrepareForCreate(pod)
+	if pod, ok := obj.(*v1.Pod); ok {
+		found.settle(pod)
+		if !apiserver.IsStored(&pod.ObjectMeta) {
+			apiserver.PrepareForCreate(pod)
+		}
 	}
 	dropped := apiserver.DropDisabledFields(obj, opts)
 	errs := apiserver.ValidateObjectMeta(acc, ki.namespaced, ki.nameFn)
 	errs = append(errs, apiserver.Validate(obj, opts)...)
 	if len(errs) == 0 && share != nil {
-		shareObject(share, obj)
+		shareObject(share, obj, found.handled())
 	}
 	return errs, dropped
 }

@@ -61,7 +61,7 @@ func (a *AheadChecker) Check(obj runtime.Object) {
 	if ki := kindsByType[reflect.TypeOf(obj)]; ki != nil {
 		// Typed first, as AddObject types what it adds.
 		obj.GetObjectKind().SetGroupVersionKind(ki.gv.WithKind(ki.kind))
-		if chk := checkAhead(ki, obj, a.opts, a.share); chk != nil {
+		if chk := checkAhead(ki, obj, a.opts, a.share, nil); chk != nil {
 			found = chk
 			if chk.clearedNamespace == "" && len(chk.errs) == 0 && len(chk.dropped) == 0 {
 				found = checkedClean
@@ -94,5 +94,5 @@ func (l *Loader) AddChecked(a *AheadChecker, obj runtime.Object, file string, li
 		acc, _ := meta.Accessor(obj) // Check found its metadata
 		chk = &checkedObject{acc: acc}
 	}
-	l.addChecked(kindsByType[reflect.TypeOf(obj)], obj, l.at(file, line), chk)
+	l.addChecked(kindsByType[reflect.TypeOf(obj)], obj, l.at(file, line), chk, nil)
 }

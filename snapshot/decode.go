@@ -215,6 +215,9 @@ type decoded struct {
 	obj            runtime.Object
 	warnings, errs []docread.FieldIssue
 	checked        *checkedObject // nil when not checked ahead
+	// found are a protobuf pod's parts found by their bytes, for the
+	// check when it is not made ahead.
+	found *foundParts
 }
 
 // addDecoded is addEncoded; dec, when not nil, is what decoding data
@@ -254,8 +257,9 @@ func (l *Loader) addDecoded(file string, line int, data []byte, h docread.Object
 	var obj runtime.Object
 	var warnings, errs []docread.FieldIssue
 	var chk *checkedObject
+	var found *foundParts
 	if dec != nil {
-		obj, warnings, errs, chk = dec.obj, dec.warnings, dec.errs, dec.checked
+		obj, warnings, errs, chk, found = dec.obj, dec.warnings, dec.errs, dec.checked, dec.found
 	} else {
 		obj, warnings, errs = decodeObjectChecked(ki, data, h.TypeMetaExact)
 	}
@@ -268,7 +272,7 @@ func (l *Loader) addDecoded(file string, line int, data []byte, h docread.Object
 	if obj == nil {
 		return
 	}
-	l.addChecked(ki, obj, l.at(file, line), chk)
+	l.addChecked(ki, obj, l.at(file, line), chk, found)
 }
 
 var kindsByType = map[reflect.Type]*kindInfo{}

@@ -364,7 +364,7 @@ func prepareItem(item []byte, members []docread.Member, apiVersion, kind string,
 	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.TypeMetaExact)
 	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs}
 	if obj != nil {
-		w.dec.checked = checkAhead(ki, obj, opts, share)
+		w.dec.checked = checkAhead(ki, obj, opts, share, nil)
 	}
 	return w
 }

@@ -198,12 +198,13 @@ func (l *Loader) noteUnknownKind(kind, apiVersion string, at origin) {
 
 // addTyped normalizes, defaults, validates and stores one object.
 func (l *Loader) addTyped(ki *kindInfo, obj runtime.Object, at origin) {
-	l.addChecked(ki, obj, at, nil)
+	l.addChecked(ki, obj, at, nil, nil)
 }
 
 // addChecked is addTyped; chk, when not nil, is checkObject's result,
-// computed ahead.
-func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *checkedObject) {
+// computed ahead; else found is the parts of a protobuf pod found by their
+// bytes (see defaultAndValidate).
+func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *checkedObject, found *foundParts) {
 	if chk == nil {
 		acc, err := meta.Accessor(obj)
 		if err != nil {
@@ -217,7 +218,7 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 			l.generated[obj] = true
 		}
 		chk = &checkedObject{acc: acc}
-		chk.errs, chk.dropped = defaultAndValidate(ki, obj, acc, l.validation, l.share)
+		chk.errs, chk.dropped = defaultAndValidate(ki, obj, acc, l.validation, l.share, found)
 	} else {
 		l.warnClearedNamespace(ki, chk.acc, chk.clearedNamespace, at)
 	}

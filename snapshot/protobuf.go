@@ -338,9 +338,7 @@ func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions, share *sha
 		it.err = fmt.Errorf("content type %q: a protobuf snapshot's objects must be %s", u.ContentType, runtime.ContentTypeProtobuf)
 		return it
 	}
-	obj := ki.newObj()
-	po := obj.(protoObject)
-	err = po.Unmarshal(u.Raw)
+	obj, found, size, err := decodeProtobufObject(ki, u.Raw, share)
 	if acc, merr := meta.Accessor(obj); merr == nil {
 		it.h = docread.ObjectHeader{APIVersion: u.APIVersion, Kind: u.Kind, Namespace: acc.GetNamespace(), Name: acc.GetName(), GenerateName: acc.GetGenerateName()}
 	}
@@ -350,8 +348,8 @@ func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions, share *sha
 		return it
 	}
 	obj.GetObjectKind().SetGroupVersionKind(ki.gv.WithKind(ki.kind))
-	it.dec = &decoded{obj: obj}
-	if n := po.Size(); n != len(u.Raw) {
+	it.dec = &decoded{obj: obj, found: found}
+	if n := size; n != len(u.Raw) {
 		// Re-encoding what was read takes other bytes: fields of another
 		// API version, or fields written more than once (the last value
 		// is used).
@@ -359,8 +357,25 @@ func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions, share *sha
 			max(len(u.Raw)-n, n-len(u.Raw)), len(u.Raw))}}
 	}
 	// After the size: defaulting adds fields.
-	it.dec.checked = checkAhead(ki, obj, opts, share)
+	it.dec.checked = checkAhead(ki, obj, opts, share, found)
 	return it
+}
+
+// decodeProtobufObject decodes raw, an object's encoding, with the
+// generated Unmarshal; size is what its Size gives once decoded, before
+// defaulting. A pod's parts met before are not decoded again (found, see
+// share_protobuf.go) when share is not nil.
+func decodeProtobufObject(ki *kindInfo, raw []byte, share *sharedParts) (obj runtime.Object, found *foundParts, size int, err error) {
+	if ki.kind == "Pod" && share != nil {
+		pod, found, size, err := decodePod(share, raw)
+		return pod, found, size, err
+	}
+	obj = ki.newObj()
+	po := obj.(protoObject)
+	if err = po.Unmarshal(raw); err != nil {
+		return obj, nil, 0, err
+	}
+	return obj, nil, po.Size(), nil
 }
 
 // addProtobufItem adds a decoded item; field names it in problems ("" for

@@ -40,6 +40,9 @@ const maxSharedParts = 1 << 14
 type sharedParts struct {
 	mu    sync.Mutex
 	parts map[string]any
+	// raw are the parts of protobuf pods, of each kind, by their bytes
+	// (share_protobuf.go).
+	raw [partKinds]map[string]rawPart
 	// kept counts the parts remembered of each kind.
 	kept [partKinds]int
 }
@@ -55,6 +58,10 @@ type partKind byte
 const (
 	partContainers partKind = iota + 1
 	partInitContainers
+	// A host-network pod's containers, whose defaulting differs
+	// (share_protobuf.go).
+	partHostNetworkContainers
+	partHostNetworkInitContainers
 	partVolumes
 	partTolerations
 	partAffinity
@@ -122,7 +129,8 @@ func appendProto[E any, P protoMessage[E]](key []byte, m P) ([]byte, bool) {
 	return key, true
 }
 
-// keyBuffers are the buffers keys are encoded in: the table copies a key
+// keyBuffers are the buffers keys are encoded in (and a protobuf pod's
+// bytes without its shared parts, share_protobuf.go): the table copies a key
 // it keeps, so one buffer serves every part of a goroutine (a key a part
 // was 0.85 GB of garbage at a million pods).
 var keyBuffers = sync.Pool{New: func() any { return new([]byte) }}
@@ -137,9 +145,16 @@ func newKey(kind partKind) (key []byte, done func([]byte)) {
 	}
 }
 
+// sharing is the table an object's parts are shared in, and the kinds of
+// part already shared (by their bytes, share_protobuf.go), left alone.
+type sharing struct {
+	*sharedParts
+	done partSet
+}
+
 // shareSlice shares a non-empty slice of API objects, without spare capacity.
-func shareSlice[E any, P protoMessage[E]](s *sharedParts, kind partKind, v []E) []E {
-	if len(v) == 0 {
+func shareSlice[E any, P protoMessage[E]](s sharing, kind partKind, v []E) []E {
+	if len(v) == 0 || s.done.has(kind) {
 		return v
 	}
 	key, done := newKey(kind)
@@ -152,12 +167,12 @@ func shareSlice[E any, P protoMessage[E]](s *sharedParts, kind partKind, v []E) 
 		key = next
 	}
 	defer done(key)
-	return share(s, key, slices.Clip(v))
+	return share(s.sharedParts, key, slices.Clip(v))
 }
 
 // sharePointer shares a set pointer to an API object.
-func sharePointer[E any, P protoMessage[E]](s *sharedParts, kind partKind, v P) P {
-	if v == nil {
+func sharePointer[E any, P protoMessage[E]](s sharing, kind partKind, v P) P {
+	if v == nil || s.done.has(kind) {
 		return v
 	}
 	start, done := newKey(kind)
@@ -167,12 +182,12 @@ func sharePointer[E any, P protoMessage[E]](s *sharedParts, kind partKind, v P) 
 		return v
 	}
 	defer done(key)
-	return share(s, key, v)
+	return share(s.sharedParts, key, v)
 }
 
 // shareStrings shares a non-empty map of strings (labels, annotations).
-func shareStrings(s *sharedParts, kind partKind, m map[string]string) map[string]string {
-	if len(m) == 0 {
+func shareStrings(s sharing, kind partKind, m map[string]string) map[string]string {
+	if len(m) == 0 || s.done.has(kind) {
 		return m
 	}
 	keys := make([]string, 0, len(m))
@@ -188,13 +203,13 @@ func shareStrings(s *sharedParts, kind partKind, m map[string]string) map[string
 		key = append(key, m[k]...)
 	}
 	defer done(key)
-	return share(s, key, m)
+	return share(s.sharedParts, key, m)
 }
 
 // shareResourceList shares a non-empty resource list (a node's capacity, or
 // its allocatable: never one map for both, as an API server's are two).
-func shareResourceList(s *sharedParts, kind partKind, l v1.ResourceList) v1.ResourceList {
-	if len(l) == 0 {
+func shareResourceList(s sharing, kind partKind, l v1.ResourceList) v1.ResourceList {
+	if len(l) == 0 || s.done.has(kind) {
 		return l
 	}
 	names := make([]string, 0, len(l))
@@ -215,7 +230,7 @@ func shareResourceList(s *sharedParts, kind partKind, l v1.ResourceList) v1.Reso
 		key = next
 	}
 	defer done(key)
-	return share(s, key, l)
+	return share(s.sharedParts, key, l)
 }
 
 // intern returns the one copy of str the process keeps (unique.Make
@@ -229,7 +244,7 @@ func intern[S ~string](str S) S {
 
 // shareMeta shares the parts of an object's metadata; labels and
 // annotations are parts of the kinds given.
-func shareMeta(s *sharedParts, m *metav1.ObjectMeta, labels, annotations partKind) {
+func shareMeta(s sharing, m *metav1.ObjectMeta, labels, annotations partKind) {
 	m.Namespace = intern(m.Namespace)
 	m.GenerateName = intern(m.GenerateName)
 	m.Labels = shareStrings(s, labels, m.Labels)
@@ -239,8 +254,8 @@ func shareMeta(s *sharedParts, m *metav1.ObjectMeta, labels, annotations partKin
 }
 
 // sharePod shares a defaulted and validated pod's parts with the pods
-// loaded before it.
-func sharePod(s *sharedParts, pod *v1.Pod) {
+// loaded before it (but those s.done).
+func sharePod(s sharing, pod *v1.Pod) {
 	shareMeta(s, &pod.ObjectMeta, partLabels, partAnnotations)
 	spec := &pod.Spec
 	spec.Containers = shareSlice(s, partContainers, spec.Containers)
@@ -263,13 +278,13 @@ func sharePod(s *sharedParts, pod *v1.Pod) {
 	// A running pod's container statuses are its own (container IDs,
 	// start times), but the resources the kubelet writes in them and in
 	// the pod's status are its template's: shared first, in the pod's own
-	// statuses.
+	// statuses (not in statuses shared already: others read them).
 	status.AllocatedResources = shareResourceList(s, partStatusAllocated, status.AllocatedResources)
 	status.Resources = sharePointer(s, partStatusResources, status.Resources)
-	if shareContainerStatuses(s, status.ContainerStatuses) {
+	if !s.done.has(partContainerStatuses) && shareContainerStatuses(s, status.ContainerStatuses) {
 		status.ContainerStatuses = shareSlice(s, partContainerStatuses, status.ContainerStatuses)
 	}
-	if shareContainerStatuses(s, status.InitContainerStatuses) {
+	if !s.done.has(partInitContainerStatuses) && shareContainerStatuses(s, status.InitContainerStatuses) {
 		status.InitContainerStatuses = shareSlice(s, partInitContainerStatuses, status.InitContainerStatuses)
 	}
 	status.HostIPs = shareSlice(s, partHostIPs, status.HostIPs)
@@ -283,7 +298,7 @@ func sharePod(s *sharedParts, pod *v1.Pod) {
 // the slice may be shared whole: not when a container has started (its
 // ID is the container's own, so no other pod's statuses are equal, and
 // their key, all of them encoded, was a tenth of the sharing's time).
-func shareContainerStatuses(s *sharedParts, statuses []v1.ContainerStatus) (whole bool) {
+func shareContainerStatuses(s sharing, statuses []v1.ContainerStatus) (whole bool) {
 	whole = true
 	for i := range statuses {
 		cs := &statuses[i]
@@ -298,7 +313,7 @@ func shareContainerStatuses(s *sharedParts, statuses []v1.ContainerStatus) (whol
 
 // shareNode shares a defaulted and validated node's parts with the nodes
 // loaded before it.
-func shareNode(s *sharedParts, node *v1.Node) {
+func shareNode(s sharing, node *v1.Node) {
 	shareMeta(s, &node.ObjectMeta, partNodeLabels, partNodeAnnotations)
 	node.Spec.Taints = shareSlice(s, partTaints, node.Spec.Taints)
 	st := &node.Status
@@ -315,8 +330,10 @@ func shareNode(s *sharedParts, node *v1.Node) {
 	st.NodeInfo.Architecture = intern(st.NodeInfo.Architecture)
 }
 
-// shareObject shares the parts of a pod or a node; other kinds are few.
-func shareObject(s *sharedParts, obj any) {
+// shareObject shares the parts of a pod or a node but those in done;
+// other kinds are few.
+func shareObject(table *sharedParts, obj any, done partSet) {
+	s := sharing{table, done}
 	switch o := obj.(type) {
 	case *v1.Pod:
 		sharePod(s, o)

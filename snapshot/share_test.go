@@ -126,7 +126,7 @@ func TestAdmissionSharesDefaultTolerations(t *testing.T) {
 func TestShareTableBoundedPerKind(t *testing.T) {
 	s := newSharedParts()
 	for i := range maxSharedParts + 10 {
-		shareStrings(s, partNodeLabels, map[string]string{"kubernetes.io/hostname": fmt.Sprint("n", i)})
+		shareStrings(sharing{s, 0}, partNodeLabels, map[string]string{"kubernetes.io/hostname": fmt.Sprint("n", i)})
 	}
 	if s.kept[partNodeLabels] != maxSharedParts || len(s.parts) != maxSharedParts {
 		t.Errorf("%d node label sets remembered, want %d", len(s.parts), maxSharedParts)
@@ -134,8 +134,8 @@ func TestShareTableBoundedPerKind(t *testing.T) {
 	// The nodes' distinct labels leave room for the pods' containers.
 	c := []v1.Container{{Name: "c", Image: "img"}}
 	d := []v1.Container{{Name: "c", Image: "img"}}
-	shareSlice(s, partContainers, c)
-	if got := shareSlice(s, partContainers, d); !sameArray(got, c) {
+	shareSlice(sharing{s, 0}, partContainers, c)
+	if got := shareSlice(sharing{s, 0}, partContainers, d); !sameArray(got, c) {
 		t.Errorf("containers are not shared once the node labels filled their part of the table")
 	}
 }
@@ -180,5 +180,30 @@ func TestLoadSharesStatusResources(t *testing.T) {
 	}
 	if !reflect.DeepEqual(alone.Pods[0], c.Pods[1]) {
 		t.Errorf("a pod differs from the same pod loaded alone")
+	}
+}
+
+// TestLoadKeepsNilAndEmptyApart: JSON tells an empty list from an absent
+// one, which the key (the part encoded in protobuf) does not: two pods
+// whose containers differ only there do not share them.
+func TestLoadKeepsNilAndEmptyApart(t *testing.T) {
+	pod := func(name, command string) string {
+		return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `","namespace":"team"},` +
+			`"spec":{"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"` + command + `}]}}`
+	}
+	data := `{"apiVersion":"v1","kind":"List","items":[` + pod("absent", "") + "," + pod("empty", `,"command":[]`) + "," + pod("absent-too", "") + `]}`
+	c, r, err := Load("pods.json", []byte(data))
+	if err != nil || r.HasErrors() || len(c.Pods) != 3 {
+		t.Fatalf("load: %v %v", err, r)
+	}
+	absent, empty, absentToo := c.Pods[0].Spec.Containers, c.Pods[1].Spec.Containers, c.Pods[2].Spec.Containers
+	if absent[0].Command != nil || empty[0].Command == nil {
+		t.Errorf("an absent command is %#v, an empty one %#v", absent[0].Command, empty[0].Command)
+	}
+	if sameArray(absent, empty) {
+		t.Errorf("containers with an empty command share those without")
+	}
+	if !sameArray(absent, absentToo) {
+		t.Errorf("equal containers are not shared")
 	}
 }
