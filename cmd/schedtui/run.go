@@ -92,13 +92,18 @@ written: memory does not grow with the attempts' detail.`,
 			if err := prof.begin(); err != nil {
 				return err
 			}
-			// run keeps the cluster and the scheduler's state to the end:
-			// the collector's default doubling would take as much again.
-			defer gcpace.Bounded(gcpace.Floor(), runHeadroom)()
+			// run keeps what it loads: the collector paces as the
+			// debugger's does while the cluster is loaded (gcpace.Growing),
+			// then, for the attempts, runs less often than its default
+			// but keeps the heap bounded (gcpace.Kept): the default
+			// doubling would take as much again as the state.
+			growing := gcpace.Growing()
 			s, err := load(cmd.Context(), &src, cmd.ErrOrStderr())
+			growing()
 			if err != nil {
 				return prof.end(err)
 			}
+			defer gcpace.Kept(gcpace.Floor(), runHeadroom)()
 			prof.markLoaded()
 			s.profile = &prof
 			p := &runPrinter{json: output == "json", wide: output == "wide", detail: d, keep: func(history.Event) bool { return true }}

@@ -79,3 +79,24 @@ func TestBoundedLeavesTheUsersSetting(t *testing.T) {
 	}
 	restore()
 }
+
+func TestKeptRaisesTheTargetAndPutsItBack(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	restore := Kept(0, 1<<30)
+	if got := debug.SetGCPercent(KeptPercent); got != KeptPercent {
+		t.Errorf("GC target %d under Kept, want %d", got, KeptPercent)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC target %d after restoring, want 100", got)
+	}
+	t.Setenv("GOGC", "150")
+	restore = Kept(0, 1<<30)
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GC target %d under the user's GOGC, want it left alone (100 here)", got)
+	}
+	restore()
+}
