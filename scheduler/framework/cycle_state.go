@@ -54,6 +54,28 @@ func (c *CycleState) SetPodShape(key uint64) { c.podShape = key }
 // pod's requests) for the next pod of the key.
 func (c *CycleState) PodShape() uint64 { return c.podShape }
 
+// ShapeMemo keeps a value a plugin computed from the cycle's pod for the
+// next pod of the same shape (CycleState.PodShape): every pod of a
+// template asks the same. A plugin's memo is used by one cycle at a time.
+type ShapeMemo[T any] struct {
+	shape uint64
+	value T
+}
+
+// Get is the value kept for the cycle's pod shape, or compute's, kept for
+// the next pod of that shape when the pod has one.
+func (m *ShapeMemo[T]) Get(state *CycleState, compute func() T) T {
+	shape := state.PodShape()
+	if shape != 0 && shape == m.shape {
+		return m.value
+	}
+	v := compute()
+	if shape != 0 {
+		m.shape, m.value = shape, v
+	}
+	return v
+}
+
 // SetPodGroupCycle marks the state as a member's in the pod-group cycle
 // whose state is pg (nil: not in one).
 func (c *CycleState) SetPodGroupCycle(pg *CycleState) { c.podGroupCycle = pg }

@@ -40,11 +40,9 @@ type Fit struct {
 	// dra maps DRA extended resources to DeviceClasses when
 	// DRAExtendedResource is on; nil otherwise.
 	dra DeviceClassResolver
-	// shape and shapeRequest are the request PreFilter last computed and
-	// the pod shape it is for (CycleState.PodShape): every pod of a
-	// template asks the same. PreFilter runs one cycle at a time.
-	shape        uint64
-	shapeRequest framework.Resource
+	// request is the pod's request PreFilter last computed, for the next
+	// pod of its shape.
+	request framework.ShapeMemo[framework.Resource]
 }
 
 var (
@@ -98,11 +96,10 @@ func (s *preFilterState) Clone() framework.StateData { return s }
 // PreFilter computes the pod's request. It never skips: even a pod that
 // requests nothing must pass the pod-count check.
 func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *v1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	if shape := state.PodShape(); shape == 0 || shape != f.shape {
-		f.shapeRequest = *computePodResourceRequest(pod, f.gates.PodLevelResources)
-		f.shape = shape
-	}
-	state.Write(preFilterStateKey, &preFilterState{Resource: f.shapeRequest})
+	request := f.request.Get(state, func() framework.Resource {
+		return *computePodResourceRequest(pod, f.gates.PodLevelResources)
+	})
+	state.Write(preFilterStateKey, &preFilterState{Resource: request})
 	return nil, nil
 }
 

@@ -25,10 +25,9 @@ type resourceAllocationScorer struct {
 	// dra scores DRA-backed extended resources (dra_scoring.go); nil
 	// with DRAExtendedResource off.
 	dra *draScoring
-	// shape and shapeRequests are the requests PreScore last computed
-	// and the pod shape they are for (podRequestsOfShape).
-	shape         uint64
-	shapeRequests []int64
+	// requests are the pod's requests PreScore last computed, for the
+	// next pod of its shape (podRequestsOfShape).
+	requests framework.ShapeMemo[[]int64]
 }
 
 // podRequests returns the pod's request for each configured resource, in
@@ -60,15 +59,7 @@ func (r *resourceAllocationScorer) podRequests(pod *v1.Pod) []int64 {
 // of nodes once the framework keeps the scores. PreScore runs on the
 // scheduling goroutine, one cycle at a time; the slice is only read.
 func (r *resourceAllocationScorer) podRequestsOfShape(state *framework.CycleState, pod *v1.Pod) []int64 {
-	shape := state.PodShape()
-	if shape != 0 && shape == r.shape {
-		return r.shapeRequests
-	}
-	reqs := r.podRequests(pod)
-	if shape != 0 {
-		r.shape, r.shapeRequests = shape, reqs
-	}
-	return reqs
+	return r.requests.Get(state, func() []int64 { return r.podRequests(pod) })
 }
 
 func isBestEffort(podRequests []int64) bool {
