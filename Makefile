@@ -111,7 +111,11 @@ conformance-part-b:
 # minutes in all; the API server runs without its watch cache; hold the
 # shared memory lock, the three processes take about 10 GiB;
 # SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS change the size: a million pods
-# took about 14 GiB, schedtui 3 GiB of it).
+# took about 14 GiB, schedtui 3 GiB of it). A live session's changes:
+# BenchmarkLiveChurn (./snapshot/live, the fake API server) syncs scalegen's
+# 500 nodes and 10,000 pods, changes every object once into an engine, and
+# reports the heap the changes added a changed object (churn-B/object,
+# budget 4096; 22,300 when each was copied for the engine, 2,570 measured).
 # Throughput against upstream: BenchmarkVersusUpstream (conformance/) writes
 # each scheduler_perf-shaped workload to a snapshot file and runs the real
 # kube-scheduler v1.37.1 on it in process, schedtui's engine in process,
