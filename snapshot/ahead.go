@@ -141,7 +141,7 @@ func (p *ChangePreparer) Prepare(obj, previous runtime.Object) {
 	obj.GetObjectKind().SetGroupVersionKind(ki.gv.WithKind(ki.kind))
 	normalizeNamespace(ki, acc)
 	apiserver.DefaultUnder(obj, p.opts)
-	if previous != nil && reflect.TypeOf(previous) == reflect.TypeOf(obj) && !reflect.ValueOf(previous).IsNil() {
+	if previous != nil && previous != obj && reflect.TypeOf(previous) == reflect.TypeOf(obj) && !reflect.ValueOf(previous).IsNil() {
 		keepUnchanged(reflect.ValueOf(obj).Elem(), reflect.ValueOf(previous).Elem())
 	}
 }

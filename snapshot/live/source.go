@@ -437,10 +437,6 @@ func asObject(obj any) runtime.Object {
 // TestSyncSharesInformerObjects checks.
 func (s *Source) cluster(l *snapshot.Loader) (*snapshot.Cluster, *docread.Report) {
 	a := s.ahead.Load()
-	// The preparer first: an object received meanwhile is checked or
-	// prepared, never neither.
-	s.changes.Store(a.Changes())
-	s.ahead.Store(nil)
 	for _, k := range s.active {
 		objs := s.known[k]
 		keys := make([]string, 0, len(objs))
@@ -453,6 +449,12 @@ func (s *Source) cluster(l *snapshot.Loader) (*snapshot.Cluster, *docread.Report
 		}
 	}
 	c, r := l.Finish()
+	// Objects received from now on are prepared as changes, which reads
+	// the objects they replace: not before Finish's admission is done
+	// with them. The preparer first, so that an object is checked or
+	// prepared, never neither.
+	s.changes.Store(a.Changes())
+	s.ahead.Store(nil)
 	r.Problems = append(append([]docread.Problem(nil), s.skipped...), r.Problems...)
 	return c, r
 }
