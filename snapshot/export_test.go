@@ -40,6 +40,21 @@ func DecodeJSONBothWays(kind string, data []byte) (fast, strict runtime.Object, 
 	return fast, strict, warnings, errs
 }
 
+// DecodeJSONObject decodes data, an object of kind whose apiVersion and
+// kind were checked, as the loader does (strict: without the fast path).
+// It reports whether the object decoded with no problem.
+func DecodeJSONObject(kind string, data []byte, strict bool) bool {
+	ki := supportedKinds[kind]
+	var obj runtime.Object
+	var warnings, errs []docread.FieldIssue
+	if strict {
+		obj, warnings, errs = decodeObjectStrict(ki, data, true)
+	} else {
+		obj, warnings, errs = decodeObjectChecked(ki, data, true)
+	}
+	return obj != nil && len(warnings) == 0 && len(errs) == 0
+}
+
 // FastJSONKinds are the kinds the fast path decodes.
 func FastJSONKinds() []string {
 	var kinds []string
