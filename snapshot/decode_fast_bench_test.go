@@ -1,7 +1,6 @@
 package snapshot_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"runtime"
 	"testing"
@@ -20,16 +19,9 @@ import (
 // B/object, which the machine's load does not move: 6500 (the strict
 // decoder allocates about 8700).
 func BenchmarkDecodeJSONObjects(b *testing.B) {
-	sc, err := scenario.Throughput(scenario.WorkloadBasic, scenario.ThroughputSize{Nodes: 5000, InitPods: 1000, MeasurePods: 2000})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := snapshot.Write(&buf, sc.Cluster, snapshot.Header{}, snapshot.OutputFormat{}); err != nil {
-		b.Fatal(err)
-	}
+	data := throughputJSON(b, scenario.WorkloadBasic, scenario.ThroughputSize{Nodes: 5000, InitPods: 1000, MeasurePods: 2000})
 	var list struct{ Items []json.RawMessage }
-	if err := json.Unmarshal(buf.Bytes(), &list); err != nil {
+	if err := json.Unmarshal(data, &list); err != nil {
 		b.Fatal(err)
 	}
 	type object struct {

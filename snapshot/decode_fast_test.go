@@ -235,20 +235,13 @@ func FuzzFastJSONDecode(f *testing.F) {
 	for _, c := range fastJSONEdgeCases() {
 		f.Add(kindIndex(c.kind), []byte(c.data))
 	}
-	sc, err := scenario.Throughput(scenario.WorkloadPodAffinity, scenario.ThroughputSize{Nodes: 2, InitPods: 1, MeasurePods: 1})
-	if err != nil {
-		f.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := snapshot.Write(&buf, sc.Cluster, snapshot.Header{}, snapshot.OutputFormat{}); err != nil {
-		f.Fatal(err)
-	}
+	data := throughputJSON(f, scenario.WorkloadPodAffinity, scenario.ThroughputSize{Nodes: 2, InitPods: 1, MeasurePods: 1})
 	var seeded []string
 	stop := snapshot.ObserveJSONDecodes(func(o snapshot.JSONObject) {
 		f.Add(kindIndex(o.Kind), o.Data)
 		seeded = append(seeded, o.Kind)
 	})
-	snapshot.Load("throughput.json", buf.Bytes())
+	snapshot.Load("throughput.json", data)
 	stop()
 	if !slices.Contains(seeded, "Pod") || !slices.Contains(seeded, "Node") {
 		f.Fatalf("no pod or node among the seeds: %v", seeded)
@@ -256,4 +249,18 @@ func FuzzFastJSONDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, kind uint8, data []byte) {
 		checkFastJSON(t, kinds[int(kind)%len(kinds)], data)
 	})
+}
+
+// throughputJSON is the throughput workload's cluster at size s, written
+// as JSON.
+func throughputJSON(tb testing.TB, workload string, s scenario.ThroughputSize) []byte {
+	sc, err := scenario.Throughput(workload, s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := snapshot.Write(&buf, sc.Cluster, snapshot.Header{}, snapshot.OutputFormat{}); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
 }
