@@ -2,16 +2,17 @@ package snapshot
 
 // The fast path of decoding an object from JSON (decode.go). The strict
 // decoder, sigs.k8s.io/json's UnmarshalStrict, is the only voice for
-// problems, but it takes most of a JSON snapshot's load (0.19 s of the
-// 0.22 s at 5000 nodes): an object is first decoded by
-// github.com/go-json-experiment/json (JSON v2, 2.7 times as fast here and
-// a third of the allocations) configured to refuse everything the strict
+// problems, but it took half of `run`'s CPU on SchedulingBasic's
+// 5000-node file (0.23 of 0.46 s): an object is first decoded by
+// github.com/go-json-experiment/json (JSON v2, about 2.5 times as fast
+// there, with 58 allocations an object against 155;
+// BenchmarkDecodeJSONObjects) configured to refuse everything the strict
 // decoder would warn about or do differently, and only when that fails is
 // the object decoded again, strictly, to word the problem exactly as
 // before. The claim that a fast success means the strict decoder would
 // have succeeded with no warning and given a deeply equal object is held
-// by decode_fast_test.go (every object of the tests' files and the
-// generated scenarios, both ways; a fuzz test).
+// by decode_fast_test.go (every object of the repository's snapshot files
+// and of the generated scenarios, both ways; edge cases; a fuzz test).
 
 import (
 	"encoding"
@@ -29,11 +30,14 @@ import (
 // a warning or another meaning: unknown members (strict: "unknown
 // field"), duplicate names ("duplicate field"), names that match a
 // field only case-insensitively (unknown to the strict decoder, which is
-// case-sensitive), and invalid UTF-8 (which the strict decoder replaces
-// with U+FFFD). The rest of v2's defaults are stricter than v1's where
-// they differ for the types fastJSONSafe lets through (base64 with line
-// breaks, numbers with a fraction or an exponent into integers), so they
-// only send more objects to the strict decoder.
+// case-sensitive), and invalid UTF-8 (in the tests' cases both decoders
+// replace it with U+FFFD alike: refused to keep such input on the path
+// that always read it). The kinds read hold strings, booleans, integers, structs,
+// pointers, slices, maps with string keys and types that decode
+// themselves, nothing else (fastJSONSafe refuses the rest); for those,
+// v2's other defaults are at least as strict as v1's (a number with a
+// fraction or an exponent into an integer, a string into a number: both
+// refuse), so they only send more objects to the strict decoder.
 var fastJSONOptions = jsonv2.JoinOptions(
 	jsonv2.RejectUnknownMembers(true),
 	jsonv2.MatchCaseInsensitiveNames(false),
