@@ -131,7 +131,7 @@ conformance-part-b:
 # from JSON, decoded by JSON v2 first since 28 November, 5000 nodes gave
 # 7.9x to 12.3x end to end on a loaded machine, against 4.9x to 7.0x
 # before; not measured on a quiet one, where upstream is fastest: about
-# 8x by the CPU it still spends beyond protobuf's).
+# 7.5 to 8x by the CPU it still spends beyond protobuf's).
 #
 # Decoding JSON: BenchmarkDecodeJSONObjects (./snapshot) decodes the pods
 # and nodes of SchedulingBasic's 5000-node file one by one with the
