@@ -150,20 +150,7 @@ func TestFastJSONDecodesAsStrict(t *testing.T) {
 	stop := snapshot.ObserveJSONDecodes(func(o snapshot.JSONObject) { objects = append(objects, o) })
 	defer stop()
 
-	// The repository's snapshot files, each alone.
-	for _, dir := range []string{"../testdata", "testdata", "../cmd/schedtui/testdata"} {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !snapshot.IsSnapshotFileName(d.Name()) {
-				return err
-			}
-			_, _, _ = snapshot.LoadFile(path)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	snapshot.Load(testdata.DemoName, testdata.Demo)
+	loadRepositorySnapshots(t)
 	fromFiles := len(objects)
 
 	// The generated scenarios, written as JSON and as YAML.
@@ -227,7 +214,8 @@ func TestFastJSONDecodesAsStrict(t *testing.T) {
 // FuzzFastJSONDecode decodes arbitrary bytes as an object of each kind
 // both ways: whenever the fast path succeeds, the strict decoder must
 // too, with no warning and a deeply equal object. Seeded with the edge
-// cases and a pod and a node of the throughput workloads.
+// cases, the objects of a throughput workload and those of the
+// repository's snapshot files and the demo.
 func FuzzFastJSONDecode(f *testing.F) {
 	kinds := snapshot.FastJSONKinds()
 	slices.Sort(kinds)
@@ -242,6 +230,7 @@ func FuzzFastJSONDecode(f *testing.F) {
 		seeded = append(seeded, o.Kind)
 	})
 	snapshot.Load("throughput.json", data)
+	loadRepositorySnapshots(f)
 	stop()
 	if !slices.Contains(seeded, "Pod") || !slices.Contains(seeded, "Node") {
 		f.Fatalf("no pod or node among the seeds: %v", seeded)
@@ -263,4 +252,22 @@ func throughputJSON(tb testing.TB, workload string, s scenario.ThroughputSize) [
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// loadRepositorySnapshots loads each of the repository's snapshot files
+// alone, and the demo, for the objects they hold (ObserveJSONDecodes).
+func loadRepositorySnapshots(tb testing.TB) {
+	for _, dir := range []string{"../testdata", "testdata", "../cmd/schedtui/testdata"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !snapshot.IsSnapshotFileName(d.Name()) {
+				return err
+			}
+			_, _, _ = snapshot.LoadFile(path)
+			return nil
+		})
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	snapshot.Load(testdata.DemoName, testdata.Demo)
 }
