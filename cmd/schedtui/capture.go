@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/schedtui/schedtui/internal/gcpace"
 	"github.com/schedtui/schedtui/scheduler/apis/config"
 	"github.com/schedtui/schedtui/snapshot"
 )
@@ -145,10 +146,19 @@ func capture(ctx context.Context, f *sourceFlags, output string, keepEnv bool, s
 	// The configuration is recorded, not used: load without it.
 	loadFlags := *f
 	loadFlags.config, loadFlags.recordOnly = "", true
+	// The cluster is kept until it is written: the collector paces as
+	// run's does while it loads (gcpace.Growing), and while it is written,
+	// one object at a time, collects the objects' copies and encodings
+	// each time the heap has grown by what is live or runHeadroom,
+	// whichever is less (gcpace.Bounded): the default doubling would let
+	// a million pods' garbage grow as large as the cluster.
+	growing := gcpace.Growing()
 	src, err := loadSource(ctx, &loadFlags, stderr, false)
+	growing()
 	if err != nil {
 		return err
 	}
+	defer gcpace.Bounded(0, runHeadroom)()
 	h := snapshot.Header{CapturedAt: time.Now().UTC(), SchedtuiVersion: schedtuiVersion()}
 	if m == sourceLive {
 		h.Context, h.Source, h.ServerVersion = src.name, src.host, src.serverVersion
