@@ -37,7 +37,7 @@ import (
 // List is written one object at a time, so that the load is the peak),
 // cpu-s and wall-s. SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_PODS change
 // the size (bound pods; pending stay 1000).
-// The snapshots are generated once into a temporary directory (minutes,
+// The snapshots are generated once into a temporary directory (a minute or two,
 // and far more memory than the run: the whole cluster unshared, 4.3 GiB at
 // 200,000 pods), or kept in and reused from SCHEDTUI_BENCH_SNAPSHOTS when
 // that names a directory.
