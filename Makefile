@@ -154,9 +154,13 @@ conformance-part-b:
 # internal/scenario's SchedulingBasic cluster at 50,000 nodes, 1,000,000
 # bound pods and 1000 pending, from JSON (3.4 GiB) and from protobuf (876
 # MiB), and reports the child's peak-rss-MiB (budget 4096), load-s,
-# build-s, attempts-s and attempts÷load (budget 0.5). Generating the
-# snapshots takes minutes and far more memory than the run (the whole
-# cluster unshared: 4.3 GiB at 200,000 pods; SCHEDTUI_BENCH_SNAPSHOTS=DIR
+# build-s, attempts-s and attempts÷load (budget 0.5); then it converts
+# each file to the other format with `schedtui snapshot --snapshot FILE -o
+# OUT` as a process (/snapshot-pb-to-json, /snapshot-json-to-pb) and
+# reports that child's peak-rss-MiB (budget 4096: writing holds one
+# object's encoding at a time, so the load is the peak), cpu-s and
+# wall-s. Generating the snapshots takes a minute or two and more memory
+# than the run (the whole cluster unshared; SCHEDTUI_BENCH_SNAPSHOTS=DIR
 # keeps them for the next run; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS
 # shrink it).
 bench:
