@@ -186,3 +186,41 @@ func splitStatus(t *testing.T, n *v1.Node, unknown ...protowire.Number) []byte {
 	}
 	return out
 }
+
+// TestProtobufStopsRememberingUniqueNodeParts loads more nodes than
+// unsharedNodeParts, each with labels of its own (its hostname) and
+// conditions of its own (their heartbeat times) but for the first two:
+// the labels stop being remembered, the conditions (met twice) do not,
+// and every node is what it is loaded without sharing. The nodes are
+// decoded in order, on one goroutine: on several, how many are remembered
+// depends on which goroutine gets ahead.
+func TestProtobufStopsRememberingUniqueNodeParts(t *testing.T) {
+	defer func(n int) { parallelMinItems = n }(parallelMinItems)
+	parallelMinItems = 1 << 30
+	var nodes [][]byte
+	for i := range unsharedNodeParts + 44 {
+		n := templateNode(fmt.Sprint("node-", i))
+		if i >= 2 {
+			at := metav1.NewTime(n.Status.Conditions[0].LastHeartbeatTime.Add(time.Duration(i) * time.Second))
+			n.Status.Conditions[0].LastHeartbeatTime = at
+		}
+		nodes = append(nodes, mustMarshalProto(t, n))
+	}
+	data := protobufNodeList(t, nodes...)
+	l := NewLoader()
+	if err := l.LoadData("nodes.pb", data); err != nil {
+		t.Fatal(err)
+	}
+	labels, conditions := len(l.share.raw[partNodeLabels]), len(l.share.raw[partNodeConditions])
+	got, _ := l.Finish()
+	want, _ := loadSharing(t, data, false)
+	if !reflect.DeepEqual(got.Nodes, want.Nodes) {
+		t.Errorf("the nodes differ from those loaded without sharing")
+	}
+	if labels != unsharedNodeParts {
+		t.Errorf("%d nodes' labels remembered, all different: want %d", labels, unsharedNodeParts)
+	}
+	if conditions != len(nodes)-1 {
+		t.Errorf("%d nodes' conditions remembered, two of them alike: want %d", conditions, len(nodes)-1)
+	}
+}
