@@ -17,9 +17,9 @@ import (
 // encoding it again to find the one met before (share.go) was two thirds
 // of a 5000-node protobuf load's CPU (docs/performance.md, End to end).
 // The parts unique to a node (its labels with its hostname, its
-// conditions with their heartbeat times) are decoded as before, and
-// remembered by their bytes while there is room, without being encoded
-// again.
+// conditions with their heartbeat times) are decoded as before, and not
+// encoded again; past the first unsharedNodeParts they are no longer
+// remembered.
 //
 // Equal bytes decode to equal values (share_protobuf.go), and the
 // defaulting of each part below is a function of the part alone
@@ -273,7 +273,7 @@ func findNodeParts(table *sharedParts, raw []byte) *foundNodeParts {
 		if known, ok := table.raw[kind][string(fp.key)]; ok {
 			fp.known, fp.value, fp.size = true, known.value, int32(known.size)
 			f.hits = true
-			table.found[kind]++
+			table.nodeFound[kind]++
 		} else {
 			fp.learn = table.remembersNodePart(kind)
 		}
@@ -382,14 +382,18 @@ func (f *foundParts) settleNode(node *v1.Node) {
 		}
 		if known, met := t.remember(kind, fp.key, fp.value, fp.size); met {
 			nodeParts[fp.part].set(node, known)
-			t.found[kind]++
+			t.nodeFound[kind]++
+		} else {
+			t.nodeKept[kind]++
 		}
 	}
 }
 
 // remembersNodePart reports whether a node's part of kind met for the first
 // time is remembered (t locked): while there is room, and past
-// unsharedNodeParts only when a part of its kind was met twice.
+// unsharedNodeParts nodes' parts of its kind only when one was met twice
+// (the owner references and managed fields are pods' kinds too: pods'
+// are not counted).
 func (t *sharedParts) remembersNodePart(kind partKind) bool {
-	return t.kept[kind] < maxSharedParts && (t.found[kind] > 0 || t.kept[kind] < unsharedNodeParts)
+	return t.kept[kind] < maxSharedParts && (t.nodeFound[kind] > 0 || t.nodeKept[kind] < unsharedNodeParts)
 }
