@@ -164,11 +164,14 @@ func normalizeNamespace(ki *kindInfo, acc metav1.Object) (cleared string) {
 // defaultAndValidate defaults obj, prepares a pod as the API server
 // creates it, and returns the validation errors under opts. A valid pod or
 // node then shares its parts with those share met before (share.go). A
-// pod decoded from protobuf without the parts found by their bytes
-// (found, share_protobuf.go) gets them once defaulted: they are in
-// defaulted form already, and read by what follows.
+// pod or node decoded from protobuf without the parts found by their bytes
+// (found, share_protobuf.go, share_protobuf_nodes.go) gets them once
+// defaulted: they are in defaulted form already, and read by what follows.
 func defaultAndValidate(ki *kindInfo, obj runtime.Object, acc metav1.Object, opts apiserver.ValidationOptions, share *sharedParts, found *foundParts) (field.ErrorList, []apiserver.DroppedField) {
 	apiserver.DefaultUnder(obj, opts)
+	if node, ok := obj.(*v1.Node); ok {
+		found.settleNode(node)
+	}
 	if pod, ok := obj.(*v1.Pod); ok {
 		found.settle(pod)
 		if !apiserver.IsStored(&pod.ObjectMeta) {

@@ -4,7 +4,6 @@ package snapshot
 // nodes and pods.
 
 import (
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -12,18 +11,39 @@ import (
 // them: the kinds other objects refer to first, then nodes and pods, each
 // kind in the cluster's order.
 func (c *Cluster) Objects() []runtime.Object {
-	var out []runtime.Object
+	return c.appendObjects(nil, true)
+}
+
+// SchedulerObjects returns every object of the cluster other than nodes
+// and pods, as the scheduler's object store takes them (it keeps the kinds
+// plugins read and ignores the rest).
+func (c *Cluster) SchedulerObjects() []any {
+	objs := c.appendObjects(nil, false)
+	out := make([]any, len(objs))
+	for i, o := range objs {
+		out[i] = o
+	}
+	return out
+}
+
+// appendObjects appends the cluster's objects to out in Objects' order,
+// the nodes and pods only when nodesAndPods is set.
+func (c *Cluster) appendObjects(out []runtime.Object, nodesAndPods bool) []runtime.Object {
 	add := func(n int, get func(int) runtime.Object) {
 		for i := 0; i < n; i++ {
 			out = append(out, get(i))
 		}
+	}
+	nodes, pods := len(c.Nodes), len(c.Pods)
+	if !nodesAndPods {
+		nodes, pods = 0, 0
 	}
 	add(len(c.Namespaces), func(i int) runtime.Object { return c.Namespaces[i] })
 	add(len(c.PriorityClasses), func(i int) runtime.Object { return c.PriorityClasses[i] })
 	add(len(c.RuntimeClasses), func(i int) runtime.Object { return c.RuntimeClasses[i] })
 	add(len(c.StorageClasses), func(i int) runtime.Object { return c.StorageClasses[i] })
 	add(len(c.CSIDrivers), func(i int) runtime.Object { return c.CSIDrivers[i] })
-	add(len(c.Nodes), func(i int) runtime.Object { return c.Nodes[i] })
+	add(nodes, func(i int) runtime.Object { return c.Nodes[i] })
 	add(len(c.CSINodes), func(i int) runtime.Object { return c.CSINodes[i] })
 	add(len(c.CSIStorageCapacities), func(i int) runtime.Object { return c.CSIStorageCapacities[i] })
 	add(len(c.PersistentVolumes), func(i int) runtime.Object { return c.PersistentVolumes[i] })
@@ -43,21 +63,6 @@ func (c *Cluster) Objects() []runtime.Object {
 	add(len(c.Workloads), func(i int) runtime.Object { return c.Workloads[i] })
 	add(len(c.CompositePodGroups), func(i int) runtime.Object { return c.CompositePodGroups[i] })
 	add(len(c.PodGroups), func(i int) runtime.Object { return c.PodGroups[i] })
-	add(len(c.Pods), func(i int) runtime.Object { return c.Pods[i] })
-	return out
-}
-
-// SchedulerObjects returns every object of the cluster other than nodes
-// and pods, as the scheduler's object store takes them (it keeps the kinds
-// plugins read and ignores the rest).
-func (c *Cluster) SchedulerObjects() []any {
-	var out []any
-	for _, o := range c.Objects() {
-		switch o.(type) {
-		case *v1.Node, *v1.Pod:
-		default:
-			out = append(out, o)
-		}
-	}
+	add(pods, func(i int) runtime.Object { return c.Pods[i] })
 	return out
 }

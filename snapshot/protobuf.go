@@ -517,12 +517,17 @@ func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions, share *sha
 
 // decodeProtobufObject decodes raw, an object's encoding, with the
 // generated Unmarshal; size is what its Size gives once decoded, before
-// defaulting. A pod's parts met before are not decoded again (found, see
-// share_protobuf.go) when share is not nil.
+// defaulting. A pod's or a node's parts met before are not decoded again
+// (found, see share_protobuf.go and share_protobuf_nodes.go) when share is
+// not nil.
 func decodeProtobufObject(ki *kindInfo, raw []byte, share *sharedParts) (obj runtime.Object, found *foundParts, size int, err error) {
 	if ki.kind == "Pod" && share != nil {
 		pod, found, size, err := decodePod(share, raw)
 		return pod, found, size, err
+	}
+	if ki.kind == "Node" && share != nil {
+		node, found, size, err := decodeNode(share, raw)
+		return node, found, size, err
 	}
 	obj = ki.newObj()
 	po := obj.(protoObject)

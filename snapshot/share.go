@@ -45,6 +45,9 @@ type sharedParts struct {
 	raw [partKinds]map[string]rawPart
 	// kept counts the parts remembered of each kind.
 	kept [partKinds]int
+	// nodeKept and nodeFound count the nodes' parts of each kind
+	// remembered, and found remembered (share_protobuf_nodes.go).
+	nodeKept, nodeFound [partKinds]int
 }
 
 func newSharedParts() *sharedParts {

@@ -152,34 +152,12 @@ func statusPart[T any](kind partKind, field protowire.Number, at func(*v1.PodSta
 }
 
 // newPodPart is the part at (a field of O) of the Pod's field outer, of.
-// Its size is that of an O holding only it, less that of the empty O (the
-// generated Size sums the fields').
 func newPodPart[O any, PO interface {
 	*O
 	Size() int
 }, T any](kind partKind, outer, field protowire.Number, of func(*v1.Pod) PO, at func(PO) *T) podPart {
-	empty := PO(new(O)).Size()
-	// The messages sizes are worked out in, empty but for the part
-	// while it is measured.
-	var sizers sync.Pool
-	sizers.New = func() any { return PO(new(O)) }
-	return podPart{kind: kind, outer: outer, field: field,
-		get: func(p *v1.Pod) any {
-			f := at(of(p))
-			v := clipped(*f)
-			*f = v.(T)
-			return v
-		},
-		set: func(p *v1.Pod, v any) { *at(of(p)) = v.(T) },
-		size: func(p *v1.Pod) int {
-			only := sizers.Get().(PO)
-			*at(only) = *at(of(p))
-			n := only.Size() - empty
-			var zero T
-			*at(only) = zero
-			sizers.Put(only)
-			return n
-		}}
+	get, set, size := partAccess(of, at)
+	return podPart{kind: kind, outer: outer, field: field, get: get, set: set, size: size}
 }
 
 // rawPart is a part remembered by its bytes: its value once defaulted,
@@ -221,6 +199,8 @@ type foundParts struct {
 	// hits says whether a part was met before (and cut out of what was
 	// decoded).
 	hits bool
+	// node is a node's parts instead (share_protobuf_nodes.go).
+	node *foundNodeParts
 }
 
 // handled is the set of kinds shared by their bytes, which sharePod then
@@ -234,6 +214,7 @@ func (f *foundParts) handled() partSet {
 		for i := range f.nested {
 			set |= 1 << f.nested[i].kind
 		}
+		set |= f.node.handled()
 	}
 	return set
 }
