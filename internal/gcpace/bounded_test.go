@@ -100,3 +100,29 @@ func TestKeptRaisesTheTargetAndPutsItBack(t *testing.T) {
 	}
 	restore()
 }
+
+// TestKeptBoundsAtOnce: the limit holds as soon as Kept (Bounded) is
+// called, from the last collection's live heap, before any collection
+// sets it; else a run whose state is large goes without a limit until
+// the cleanup after its next collection runs.
+func TestKeptBoundsAtOnce(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	live := liveHeap()
+	const headroom = 1 << 20
+	restore := Kept(0, headroom)
+	got := debug.SetMemoryLimit(-1)
+	restore()
+	want := live + min(live, headroom) + boundedSlack
+	// A collection may come in between (the test binary's own
+	// goroutines); its live heap is of the same size.
+	if got == math.MaxInt64 || got < want/2 || got > want*2 {
+		t.Fatalf("memory limit right after Kept = %d, want about %d (live %d plus the headroom)", got, want, live)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("memory limit after restoring = %d, want the previous %d", got, int64(math.MaxInt64))
+	}
+}

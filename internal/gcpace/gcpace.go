@@ -104,9 +104,11 @@ func Growing() (restore func()) {
 		headroom, floor := min(growingHeadroom, share), min(floorTarget, share)
 		percent = debug.SetGCPercent(GrowingPercent)
 		// Bounded first: it keeps the limit before the first one as its
-		// ceiling.
+		// ceiling, and sets one from the last collection, which the heap
+		// so far replaces.
+		memoryLimit = debug.SetMemoryLimit(-1)
 		unbound = Bounded(floor, headroom)
-		memoryLimit = debug.SetMemoryLimit(max(floor, heapBytes()+headroom))
+		debug.SetMemoryLimit(max(floor, heapBytes()+headroom))
 	}
 	depth++
 	var once sync.Once
