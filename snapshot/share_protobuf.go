@@ -221,6 +221,26 @@ type foundParts struct {
 	// hits says whether a part was met before (and cut out of what was
 	// decoded).
 	hits bool
+	// lists are the lengths of the status's lists (podScan.lists).
+	lists [len(statusLists)]int32
+}
+
+// foundPartsPool holds the foundParts of pods checked (release): they
+// were 0.57 KB of garbage a pod.
+var foundPartsPool = sync.Pool{New: func() any { return new(foundParts) }}
+
+// release gives f back for another pod's parts once its pod is defaulted,
+// validated and shared (settle and handled are done).
+func (f *foundParts) release() {
+	if f == nil {
+		return
+	}
+	// What the lists held before is cleared too: the parts' values and
+	// keys (slices of the file) are not kept alive by the pool.
+	clear(f.parts[:cap(f.parts)])
+	clear(f.nested[:cap(f.nested)])
+	f.table = nil
+	foundPartsPool.Put(f)
 }
 
 // handled is the set of kinds shared by their bytes, which sharePod then
@@ -259,6 +279,25 @@ type podScan struct {
 	// the statuses of each list met so far.
 	nested []nestedSpan
 	elems  [2]int32
+	// lists counts the elements of the status's lists (statusLists).
+	lists [len(statusLists)]int32
+}
+
+// statusLists are the lists of a pod's status the generated Unmarshal
+// grows one element at a time, by doubling (a running scalegen pod's
+// five conditions took 1.8 KB for the 0.6 kept): a pod is decoded into
+// lists of the length its encoding gives (listsSized).
+var statusLists = [...]protowire.Number{2, statusContainerStatuses, statusInitContainerStatuses, 12, 16}
+
+// statusListIndex is the index in statusLists of the status's field num,
+// or -1.
+func statusListIndex(num protowire.Number) int {
+	for i, n := range statusLists {
+		if n == num {
+			return i
+		}
+	}
+	return -1
 }
 
 // Inside a container status (ContainerStatus's fields), the parts a
@@ -294,7 +333,7 @@ func scanPod(raw []byte, sc *podScan) (ok bool) {
 	for i := range sc.spans {
 		sc.spans[i] = sc.one[i][:0]
 	}
-	sc.nested, sc.elems = sc.nested[:0], [2]int32{}
+	sc.nested, sc.elems, sc.lists = sc.nested[:0], [2]int32{}, [len(statusLists)]int32{}
 	for at := 0; at < len(raw); {
 		num, typ, n := protowire.ConsumeTag(raw[at:])
 		if n < 0 {
@@ -340,6 +379,11 @@ func (sc *podScan) scanOuter(outer protowire.Number, raw []byte, start, end int)
 		num, typ, n, m := consumeField(raw[at:end])
 		if n < 0 || m < 0 {
 			return false
+		}
+		if outer == podStatus {
+			if i := statusListIndex(num); i >= 0 {
+				sc.lists[i]++
+			}
 		}
 		switch {
 		case outer == podMetadata && num == metaResourceVersion:
@@ -445,8 +489,9 @@ func findPodParts(table *sharedParts, raw []byte) *foundParts {
 	if nspans > math.MaxUint16 {
 		return nil
 	}
-	// One allocation for the parts, one for their spans.
-	f := &foundParts{table: table, parts: make([]foundPart, 0, n), spans: make([]span, 0, nspans)}
+	f := foundPartsPool.Get().(*foundParts)
+	f.table, f.hits, f.lists = table, false, sc.lists
+	f.parts, f.spans, f.nested = slices.Grow(f.parts[:0], n), slices.Grow(f.spans[:0], nspans), f.nested[:0]
 	for i := range podParts {
 		if shared(i) {
 			from := len(f.spans)
@@ -696,6 +741,7 @@ func tagEnd(raw []byte, at int) int {
 func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, size int, err error) {
 	found = findPodParts(table, raw)
 	pod = &v1.Pod{}
+	found.listsSized(pod)
 	if found == nil || !found.hits {
 		if err = pod.Unmarshal(raw); err != nil {
 			return pod, nil, 0, err
@@ -740,6 +786,42 @@ func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, 
 		size += 1 + protowire.SizeVarint(uint64(l)) + l
 	}
 	return pod, found, size, nil
+}
+
+// listsSized gives pod, about to be decoded, its status's lists with
+// room for the elements its encoding holds (the generated Unmarshal
+// appends to them), but those of parts met before, which are not
+// decoded (and set, nil or not, by settle). A list the encoding lacks
+// stays nil.
+func (f *foundParts) listsSized(pod *v1.Pod) {
+	if f == nil {
+		return
+	}
+	decoded := func(i int) bool {
+		if p := podPartAt(podStatus, statusLists[i]); p >= 0 {
+			fp := f.part(p)
+			return fp == nil || !fp.known
+		}
+		return true
+	}
+	st := &pod.Status
+	for i, n := range f.lists {
+		if n == 0 || !decoded(i) {
+			continue
+		}
+		switch statusLists[i] {
+		case 2:
+			st.Conditions = make([]v1.PodCondition, 0, n)
+		case statusContainerStatuses:
+			st.ContainerStatuses = make([]v1.ContainerStatus, 0, n)
+		case statusInitContainerStatuses:
+			st.InitContainerStatuses = make([]v1.ContainerStatus, 0, n)
+		case 12:
+			st.PodIPs = make([]v1.PodIP, 0, n)
+		case 16:
+			st.HostIPs = make([]v1.HostIP, 0, n)
+		}
+	}
 }
 
 // sizeNew works out the sizes of the parts to remember, as decoded.
