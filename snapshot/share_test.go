@@ -207,3 +207,26 @@ func TestLoadKeepsNilAndEmptyApart(t *testing.T) {
 		t.Errorf("equal containers are not shared")
 	}
 }
+
+// TestRawTableGrowsWithItsHits: parts met by their bytes are remembered
+// past maxSharedParts only while the table has given as many of their
+// kind as it holds.
+func TestRawTableGrowsWithItsHits(t *testing.T) {
+	s := newSharedParts()
+	learn := func(i int) {
+		s.remember(partContainers, fmt.Appendf(nil, "containers %d", i), []v1.Container{{Name: fmt.Sprint(i)}}, 1)
+	}
+	for i := range maxSharedParts + 10 {
+		learn(i)
+	}
+	if s.kept[partContainers] != maxSharedParts {
+		t.Fatalf("%d container lists remembered without a hit, want %d", s.kept[partContainers], maxSharedParts)
+	}
+	s.hits[partContainers] = maxSharedParts + 5
+	for i := maxSharedParts; i < maxSharedParts+10; i++ {
+		learn(i)
+	}
+	if s.kept[partContainers] != maxSharedParts+5 {
+		t.Errorf("%d container lists remembered after %d hits, want %d", s.kept[partContainers], s.hits[partContainers], maxSharedParts+5)
+	}
+}
