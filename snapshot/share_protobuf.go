@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"slices"
@@ -650,11 +651,9 @@ func keyOf(raw []byte, spans []span) []byte {
 	return key
 }
 
-// withoutKnown appends to out raw without the fields of the parts met
-// before: the fields that held them (metadata, spec, status, a container
-// status) encoded again around what is left.
-func (f *foundParts) withoutKnown(out, raw []byte) []byte {
-	var room [len(podParts) + 8]span
+// knownSpans are where the parts met before are in the pod's encoding,
+// sorted, in room.
+func (f *foundParts) knownSpans(room []span) []span {
 	cut := room[:0]
 	for i := range f.parts {
 		if fp := &f.parts[i]; fp.known {
@@ -667,51 +666,89 @@ func (f *foundParts) withoutKnown(out, raw []byte) []byte {
 		}
 	}
 	slices.SortFunc(cut, func(a, b span) int { return int(a.start - b.start) })
-	return appendWithout(out, raw, 0, len(raw), cut)
+	return cut
 }
 
-// appendWithout appends the fields in raw[start:end] to out but those
-// cut (whole fields, sorted); a field holding a cut is encoded again
-// around what is left of it. raw was walked by scanPod.
-func appendWithout(out, raw []byte, start, end int, cut []span) []byte {
-	for at := start; at < end; {
-		if len(cut) == 0 {
-			return append(out, raw[at:end]...)
+// unmarshalWithout decodes raw, a Pod's encoding walked by scanPod, into
+// pod but for the fields cut (whole fields, sorted): the runs of fields
+// between them are given to the generated Unmarshal of the message that
+// holds them (the Pod, its metadata, spec or status, a container status)
+// one after the other. The generated Unmarshal does not reset what it
+// decodes into and reads a message field by field, each field applied in
+// turn (a repeated one appended, a map's entry added, a message merged),
+// so that decoding the runs in order is decoding them as one; it is done
+// in place, where a copy of the bytes without the cuts, each message
+// around them encoded again, took a tenth of decoding the pods.
+func unmarshalWithout(pod *v1.Pod, raw []byte, cut []span) error {
+	return unmarshalRuns(raw, 0, len(raw), cut, pod.Unmarshal, func(num protowire.Number, start, end int, cut []span) error {
+		switch num {
+		case podMetadata:
+			return unmarshalRuns(raw, start, end, cut, pod.ObjectMeta.Unmarshal, nil)
+		case podSpec:
+			return unmarshalRuns(raw, start, end, cut, pod.Spec.Unmarshal, nil)
+		case podStatus:
+			st := &pod.Status
+			return unmarshalRuns(raw, start, end, cut, st.Unmarshal, func(num protowire.Number, start, end int, cut []span) error {
+				// A container status holding parts met before: a new
+				// element, as the generated Unmarshal appends one.
+				var list *[]v1.ContainerStatus
+				switch num {
+				case statusContainerStatuses:
+					list = &st.ContainerStatuses
+				case statusInitContainerStatuses:
+					list = &st.InitContainerStatuses
+				default:
+					return errCutElsewhere
+				}
+				*list = append(*list, v1.ContainerStatus{})
+				return unmarshalRuns(raw, start, end, cut, (*list)[len(*list)-1].Unmarshal, nil)
+			})
 		}
-		if int(cut[0].start) == at {
-			at, cut = int(cut[0].end), cut[1:]
-			continue
+		return errCutElsewhere
+	})
+}
+
+// errCutElsewhere is a cut inside a field scanPod does not cut in (not
+// met: the pod is then decoded in full).
+var errCutElsewhere = errors.New("a part cut out of a field that holds none")
+
+// unmarshalRuns gives the runs of fields in raw[start:end] between the
+// cuts (whole fields, sorted) to unmarshal, and a field that holds cuts
+// (its value's bounds, and those cuts) to inside.
+func unmarshalRuns(raw []byte, start, end int, cut []span, unmarshal func([]byte) error,
+	inside func(num protowire.Number, start, end int, cut []span) error) error {
+	run := start
+	flush := func(to int) error {
+		if to > run {
+			return unmarshal(raw[run:to])
 		}
-		fieldEnd, valueStart, inside := fieldAround(raw, at, end, cut)
-		if inside == 0 {
-			out = append(out, raw[at:fieldEnd]...)
-		} else {
-			out = append(out, raw[at:tagEnd(raw, at)]...)
-			out = protowire.AppendVarint(out, uint64(lenWithout(raw, valueStart, fieldEnd, cut[:inside])))
-			out = appendWithout(out, raw, valueStart, fieldEnd, cut[:inside])
-		}
-		at, cut = fieldEnd, cut[inside:]
+		return nil
 	}
-	return out
-}
-
-// lenWithout is the length of what appendWithout appends.
-func lenWithout(raw []byte, start, end int, cut []span) int {
-	n := end - start
 	for at := start; at < end && len(cut) > 0; {
 		if int(cut[0].start) == at {
-			n -= int(cut[0].end - cut[0].start)
-			at, cut = int(cut[0].end), cut[1:]
+			if err := flush(at); err != nil {
+				return err
+			}
+			at, run, cut = int(cut[0].end), int(cut[0].end), cut[1:]
 			continue
 		}
-		fieldEnd, valueStart, inside := fieldAround(raw, at, end, cut)
-		if inside > 0 {
-			kept := lenWithout(raw, valueStart, fieldEnd, cut[:inside])
-			n -= (fieldEnd - tagEnd(raw, at)) - (protowire.SizeVarint(uint64(kept)) + kept)
+		fieldEnd, valueStart, holds := fieldAround(raw, at, end, cut)
+		if holds > 0 {
+			if inside == nil {
+				return errCutElsewhere
+			}
+			if err := flush(at); err != nil {
+				return err
+			}
+			num, _, _ := protowire.ConsumeTag(raw[at:end])
+			if err := inside(num, valueStart, fieldEnd, cut[:holds]); err != nil {
+				return err
+			}
+			run, cut = fieldEnd, cut[holds:]
 		}
-		at, cut = fieldEnd, cut[inside:]
+		at = fieldEnd
 	}
-	return n
+	return flush(end)
 }
 
 // fieldAround is the field at raw[at:]: where it ends, where its value
@@ -729,17 +766,12 @@ func fieldAround(raw []byte, at, end int, cut []span) (fieldEnd, valueStart, ins
 	return fieldEnd, valueStart, inside
 }
 
-// tagEnd is where the tag of the field at raw[at:] ends.
-func tagEnd(raw []byte, at int) int {
-	_, _, n := protowire.ConsumeTag(raw[at:])
-	return at + n
-}
-
 // decodePod decodes raw, a Pod's encoding, into pod, cutting out the parts
 // met before; size is what the generated Size gives for the pod as read
 // (with those parts). found is nil when raw is decoded in full because it
 // could not be walked, or did not decode without the parts met before (it
-// is then decoded in full again, into a new pod, for the error).
+// is then decoded in full again, into a new pod, which reports the
+// error).
 func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, size int, err error) {
 	found = findPodParts(table, raw)
 	pod = &v1.Pod{}
@@ -751,15 +783,13 @@ func decodePod(table *sharedParts, raw []byte) (pod *v1.Pod, found *foundParts, 
 		found.sizeNew(pod)
 		return pod, found, pod.Size(), nil
 	}
-	// The generated Unmarshal copies what it keeps: the bytes decoded
-	// are a buffer of the goroutine's.
-	buf := keyBuffers.Get().(*[]byte)
-	*buf = found.withoutKnown((*buf)[:0], raw)
-	err = pod.Unmarshal(*buf)
-	keyBuffers.Put(buf)
-	if err != nil {
+	var room [len(podParts) + 8]span
+	if err = unmarshalWithout(pod, raw, found.knownSpans(room[:0])); err != nil {
 		pod = &v1.Pod{}
-		return pod, nil, 0, pod.Unmarshal(raw)
+		if err = pod.Unmarshal(raw); err != nil {
+			return pod, nil, 0, err
+		}
+		return pod, nil, pod.Size(), nil
 	}
 	found.sizeNew(pod)
 	// The Pod's Size, with the known parts' sizes added to the fields
