@@ -282,3 +282,56 @@ func plainManagedFields(entries []metav1.ManagedFieldsEntry) bool {
 	}
 	return true
 }
+
+// validateLabelSelector is metav1validation.ValidateLabelSelector, which it
+// calls only for a selector that has something to report (the pods'
+// affinity terms and spread constraints took a tenth of a second of
+// upstream's regular expressions at 300,000 pods).
+func validateLabelSelector(ps *metav1.LabelSelector, opts metav1validation.LabelSelectorValidationOptions, at pathTo) field.ErrorList {
+	if plainLabelSelector(ps, opts) {
+		return nil
+	}
+	return metav1validation.ValidateLabelSelector(ps, opts, at())
+}
+
+// plainLabelSelector reports a selector in which ValidateLabelSelector
+// under opts finds nothing: valid match labels, and requirements of a
+// known operator (or any, when opts allow it) with values where it needs
+// them and none where it forbids them, a valid key, and valid values
+// unless opts allow invalid ones.
+func plainLabelSelector(ps *metav1.LabelSelector, opts metav1validation.LabelSelectorValidationOptions) bool {
+	if ps == nil {
+		return true
+	}
+	if !validLabels(ps.MatchLabels) {
+		return false
+	}
+	for i := range ps.MatchExpressions {
+		r := &ps.MatchExpressions[i]
+		switch r.Operator {
+		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
+			if len(r.Values) == 0 {
+				return false
+			}
+		case metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist:
+			if len(r.Values) > 0 {
+				return false
+			}
+		default:
+			if !opts.AllowUnknownOperatorInRequirement {
+				return false
+			}
+		}
+		if !isLabelKey(r.Key) {
+			return false
+		}
+		if !opts.AllowInvalidLabelValueInSelector {
+			for _, v := range r.Values {
+				if !isLabelValue(v) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}

@@ -8,6 +8,7 @@ import (
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -184,5 +185,53 @@ func TestPlainlyValidMetaAgrees(t *testing.T) {
 	// The valid variants take the fast path.
 	if m := base(); !plainlyValidMeta(&m, true, NameIsDNSSubdomain) || plain < 20 {
 		t.Errorf("valid metadata is not plainly valid (%d variants were)", plain)
+	}
+}
+
+// TestLabelSelectorsAgree: validateLabelSelector reports what upstream's
+// ValidateLabelSelector does for selectors at each edge it checks, under
+// each option, and lets the valid ones through without it.
+func TestLabelSelectorsAgree(t *testing.T) {
+	req := func(key string, op metav1.LabelSelectorOperator, values ...string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"},
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+	}
+	selectors := map[string]*metav1.LabelSelector{
+		"nil":                  nil,
+		"empty":                {},
+		"labels":               {MatchLabels: map[string]string{"app": "web", "example.com/tier": "Front_1"}},
+		"bad label key":        {MatchLabels: map[string]string{"a/b/c": "x"}},
+		"bad label value":      {MatchLabels: map[string]string{"app": "-web"}},
+		"in":                   req("app", metav1.LabelSelectorOpIn, "a", "b"),
+		"not in":               req("example.com/app", metav1.LabelSelectorOpNotIn, "a"),
+		"in without values":    req("app", metav1.LabelSelectorOpIn),
+		"exists":               req("app", metav1.LabelSelectorOpExists),
+		"exists with values":   req("app", metav1.LabelSelectorOpExists, "a"),
+		"does not exist":       req("app", metav1.LabelSelectorOpDoesNotExist),
+		"unknown operator":     req("app", "Gt", "1"),
+		"bad key":              req("-app", metav1.LabelSelectorOpExists),
+		"bad value":            req("app", metav1.LabelSelectorOpIn, "ok", "not ok"),
+		"long value":           req("app", metav1.LabelSelectorOpIn, strings.Repeat("a", 64)),
+		"empty value":          req("app", metav1.LabelSelectorOpIn, ""),
+		"bad key and operator": req("a/b/c", "Lt"),
+	}
+	plain := 0
+	for name, sel := range selectors {
+		for _, opts := range []metav1validation.LabelSelectorValidationOptions{{}, {AllowInvalidLabelValueInSelector: true}, {AllowUnknownOperatorInRequirement: true}} {
+			p := field.NewPath("spec", "selector")
+			want := metav1validation.ValidateLabelSelector(sel, opts, p)
+			if plainLabelSelector(sel, opts) {
+				plain++
+				if len(want) > 0 {
+					t.Errorf("%s %+v: plainly valid, upstream finds %v", name, opts, want)
+				}
+			}
+			if got := validateLabelSelector(sel, opts, func() *field.Path { return p }); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s %+v: got %v, upstream %v", name, opts, got, want)
+			}
+		}
+	}
+	if plain < 15 {
+		t.Errorf("%d selectors and options took the fast path, want the valid ones (at least 15)", plain)
 	}
 }
