@@ -265,8 +265,10 @@ func intern[S ~string](s sharing, str S) S {
 type internedStrings map[string]string
 
 // maxInternedStrings bounds each internedStrings (its strings are
-// unique.Make's copies, kept as long as the map is).
-const maxInternedStrings = 1 << 16
+// unique.Make's copies, kept as long as the map is): room for the names
+// and IPs of 50,000 nodes and more (scalegen's 300,000 pods have 65,536
+// host IPs and 15,000 node names), about 10 MB a map when full.
+const maxInternedStrings = 1 << 18
 
 var internedStringsPool = sync.Pool{New: func() any { return internedStrings{} }}
 
