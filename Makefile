@@ -111,7 +111,11 @@ conformance-part-b:
 # minutes in all; the API server runs without its watch cache; hold the
 # shared memory lock, the three processes take about 10 GiB;
 # SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS change the size: a million pods
-# took about 14 GiB, schedtui 3 GiB of it).
+# took about 14 GiB, schedtui 3 GiB of it). A live session's changes:
+# BenchmarkLiveChurn (./snapshot/live, the fake API server) syncs scalegen's
+# 500 nodes and 10,000 pods, changes every object once into an engine, and
+# reports the heap the changes added a changed object (churn-B/object,
+# budget 4096; 22,300 when each was copied for the engine, 2,570 measured).
 # Throughput against upstream: BenchmarkVersusUpstream (conformance/) writes
 # each scheduler_perf-shaped workload to a snapshot file and runs the real
 # kube-scheduler v1.37.1 on it in process, schedtui's engine in process,
@@ -128,7 +132,16 @@ conformance-part-b:
 # otherwise: make bench runs every workload from JSON, then SchedulingBasic
 # at 500, 5000 and 15,000 nodes again from protobuf (what `schedtui
 # snapshot -o x.pb` writes, and what issue 27's targets were measured on;
-# JSON's decoding keeps 5000 nodes near 6x end to end).
+# from JSON, decoded by JSON v2 first since 28 November, 5000 nodes gave
+# 7.9x to 12.3x end to end on a loaded machine, against 4.9x to 7.0x
+# before; not measured on a quiet one, where upstream is fastest: about
+# 7.5 to 8x by the CPU it still spends beyond protobuf's).
+#
+# Decoding JSON: BenchmarkDecodeJSONObjects (./snapshot) decodes the pods
+# and nodes of SchedulingBasic's 5000-node file one by one with the
+# loader's fast path (JSON v2) and with the strict decoder alone, and
+# reports ns/object and B/object (budget on the fast path: 6500 B/object;
+# the strict decoder allocates about 8700).
 #
 # Loading protobuf: BenchmarkLoadProtobufPods (./snapshot) loads a
 # snapshot of SchedulingBasic-shaped pods (1000 nodes, 20,000 pods) and one
@@ -141,9 +154,13 @@ conformance-part-b:
 # internal/scenario's SchedulingBasic cluster at 50,000 nodes, 1,000,000
 # bound pods and 1000 pending, from JSON (3.4 GiB) and from protobuf (876
 # MiB), and reports the child's peak-rss-MiB (budget 4096), load-s,
-# build-s, attempts-s and attempts÷load (budget 0.5). Generating the
-# snapshots takes minutes and far more memory than the run (the whole
-# cluster unshared: 4.3 GiB at 200,000 pods; SCHEDTUI_BENCH_SNAPSHOTS=DIR
+# build-s, attempts-s and attempts÷load (budget 0.5); then it converts
+# each file to the other format with `schedtui snapshot --snapshot FILE -o
+# OUT` as a process (/snapshot-pb-to-json, /snapshot-json-to-pb) and
+# reports that child's peak-rss-MiB (budget 4096: writing holds one
+# object's encoding at a time, so the load is the peak), cpu-s and
+# wall-s. Generating the snapshots takes a minute or two and more memory
+# than the run (the whole cluster unshared; SCHEDTUI_BENCH_SNAPSHOTS=DIR
 # keeps them for the next run; SCHEDTUI_BENCH_NODES/SCHEDTUI_BENCH_PODS
 # shrink it).
 bench:
@@ -181,12 +198,13 @@ bench-scale:
 # Fuzzes the snapshot loader (FuzzLoad), the JSON scanner it reads with
 # against encoding/json (FuzzJSONScan, in internal/docread), the scheduler
 # configuration loader (FuzzLoadConfig, in scheduler/apis/config), the
-# recording reader (FuzzReadRecording) and the loader's name checks against
-# upstream's (FuzzNamesAgree, in snapshot/apiserver), FUZZTIME each. A failing input is written to
+# recording reader (FuzzReadRecording), the loader's name checks against
+# upstream's (FuzzNamesAgree, in snapshot/apiserver) and the JSON v2 fast
+# path against the strict decoder (FuzzFastJSONDecode), FUZZTIME each. A failing input is written to
 # testdata/fuzz/<target>/ in the target's package, where every `go test`
 # replays it.
 FUZZTIME ?= 20s
-FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording ./snapshot/apiserver:FuzzNamesAgree
+FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording ./snapshot/apiserver:FuzzNamesAgree ./snapshot:FuzzFastJSONDecode
 # Go 1.26's fuzzing coordinator can fail a target at the -fuzztime deadline
 # with a bare "context deadline exceeded" and no input found (a race fixed
 # in Go 1.27): that alone is reported and passed; a failure that wrote an

@@ -96,3 +96,86 @@ func (l *Loader) AddChecked(a *AheadChecker, obj runtime.Object, file string, li
 	}
 	l.addChecked(kindsByType[reflect.TypeOf(obj)], obj, l.at(file, line), chk, nil)
 }
+
+// Objects received once the cluster is loaded. A live source's later
+// events (a pod bound, a node's status renewed, a pod added) reach the
+// engine as the informer holds them, not as a copy, so that a session in
+// which every object changes holds each once, as the initial sync leaves
+// it. A ChangePreparer, the informers' transform after the sync, does to
+// each what the sync's check did that applies to an object an API server
+// stored: its kind set, its namespace normalized, the defaults (the
+// server's objects have them, but for fields newer than the server), and,
+// in place of sharing through the load's table (gone with the load), the
+// parts it did not change shared with the object it replaces (a pod's
+// containers, volumes and labels, a node's images and capacity): a
+// changed object costs what changed in it. It remembers nothing per
+// object. Validation stays the API server's: a change is applied as
+// received.
+
+// ChangePreparer prepares objects received once the cluster is loaded;
+// safe for concurrent use.
+type ChangePreparer struct {
+	opts apiserver.ValidationOptions
+}
+
+// Changes returns the preparer of the objects received after the ones a
+// checks (under the same options).
+func (a *AheadChecker) Changes() *ChangePreparer { return &ChangePreparer{opts: a.opts} }
+
+// Prepare readies obj, in place, before anything else reads it (an
+// informer's transform); previous, when not nil, is the object it
+// replaces, which is only read. Preparing an object again changes
+// nothing.
+func (p *ChangePreparer) Prepare(obj, previous runtime.Object) {
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return
+	}
+	ki := kindsByType[reflect.TypeOf(obj)]
+	if ki == nil {
+		return
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	obj.GetObjectKind().SetGroupVersionKind(ki.gv.WithKind(ki.kind))
+	normalizeNamespace(ki, acc)
+	apiserver.DefaultUnder(obj, p.opts)
+	if previous != nil && previous != obj && reflect.TypeOf(previous) == reflect.TypeOf(obj) && !reflect.ValueOf(previous).IsNil() {
+		keepUnchanged(reflect.ValueOf(obj).Elem(), reflect.ValueOf(previous).Elem())
+	}
+}
+
+// keepUnchanged makes each field of cur that refers to memory (a
+// pointer, a slice, a map, a string) and equals prev's
+// (reflect.DeepEqual, nil and empty told apart) share prev's, and does
+// the same within struct fields; a shared slice gets no spare capacity,
+// so that an append makes a new one rather than writing into prev's.
+// prev is only read.
+func keepUnchanged(cur, prev reflect.Value) {
+	for i := range cur.NumField() {
+		f, pf := cur.Field(i), prev.Field(i)
+		if !f.CanSet() {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.String:
+			if f.String() == pf.String() {
+				f.Set(pf)
+			}
+		case reflect.Pointer, reflect.Map, reflect.Interface:
+			if reflect.DeepEqual(f.Interface(), pf.Interface()) {
+				f.Set(pf)
+			}
+		case reflect.Slice:
+			if reflect.DeepEqual(f.Interface(), pf.Interface()) {
+				if !pf.IsNil() {
+					pf = pf.Slice3(0, pf.Len(), pf.Len())
+				}
+				f.Set(pf)
+			}
+		case reflect.Struct:
+			keepUnchanged(f, pf)
+		}
+	}
+}

@@ -41,6 +41,9 @@ type kindInfo struct {
 	namespaced bool
 	nameFn     apimachineryvalidation.ValidateNameFunc
 	newObj     func() runtime.Object
+	// fastJSON says that the kind's objects are decoded by JSON v2
+	// first (decode_fast.go).
+	fastJSON bool
 }
 
 var supportedKinds = map[string]*kindInfo{}
@@ -81,7 +84,9 @@ func init() {
 	register("PodGroup", schedulingv1beta1.SchemeGroupVersion, true, dnsSub, func() runtime.Object { return &schedulingv1beta1.PodGroup{} })
 	register("CompositePodGroup", schedulingv1alpha3.SchemeGroupVersion, true, dnsSub, func() runtime.Object { return &schedulingv1alpha3.CompositePodGroup{} })
 	for _, ki := range supportedKinds {
-		kindsByType[reflect.TypeOf(ki.newObj())] = ki
+		t := reflect.TypeOf(ki.newObj())
+		kindsByType[t] = ki
+		ki.fastJSON = fastJSONSafe(t.Elem())
 	}
 }
 
@@ -151,13 +156,28 @@ func decodeObject(ki *kindInfo, data []byte) (obj runtime.Object, warnings, errs
 
 // decodeObjectChecked is decodeObject. With exact, the caller has checked
 // that data's apiVersion and kind are ki's and that no other top-level key
-// matches them case-insensitively: then the object is decoded directly
-// with sigs.k8s.io/json's strict decoder, which is what the client-go
+// matches them case-insensitively: then the object is decoded by the fast
+// path (decode_fast.go), which succeeds only where the strict decoder
+// would with no warning and an equal object, else directly with
+// sigs.k8s.io/json's strict decoder, which is what the client-go
 // serializer ends up doing after reading apiVersion and kind again with
 // encoding/json (case-insensitively, hence the check). Otherwise, and to
 // word the error when the object cannot be decoded, the serializer
 // decodes.
 func decodeObjectChecked(ki *kindInfo, data []byte, exact bool) (obj runtime.Object, warnings, errs []docread.FieldIssue) {
+	if jsonDecodeObserver != nil {
+		jsonDecodeObserver(ki, data, exact)
+	}
+	if exact {
+		if obj := decodeFastJSON(ki, data); obj != nil {
+			return obj, nil, nil
+		}
+	}
+	return decodeObjectStrict(ki, data, exact)
+}
+
+// decodeObjectStrict is decodeObjectChecked without the fast path.
+func decodeObjectStrict(ki *kindInfo, data []byte, exact bool) (obj runtime.Object, warnings, errs []docread.FieldIssue) {
 	into := ki.newObj()
 	var out runtime.Object
 	var err error

@@ -9,7 +9,9 @@ package snapshot
 //	format.go     1. the format: a cluster-info dump or another directory,
 //	                 a recording or another file (every Format is there)
 //	documents.go  2. the documents of each file, and the items of Lists
-//	decode.go     3. each object decoded to its type
+//	decode.go     3. each object decoded to its type (from JSON by
+//	                 decode_fast.go first, the strict decoder for what
+//	                 it refuses)
 //	admit.go      4. what the API server does to it: defaulting,
 //	                 validation, admission
 //	loader.go     5. the cluster: duplicates refused, then Finish

@@ -18,8 +18,8 @@ import (
 	"io"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -42,12 +42,13 @@ type protoObject interface {
 	Size() int
 }
 
-// ProtobufWriter writes a protobuf snapshot one object at a time (each is
-// encoded as it is added, so that the objects need not all exist at once);
-// WriteList writes the List.
+// ProtobufWriter writes a protobuf snapshot of objects generated one at a
+// time (each is encoded as it is added, so that the objects need not all
+// exist at once; their encodings are kept until WriteList writes the
+// List). Write writes a Cluster without keeping them.
 type ProtobufWriter struct {
-	list    v1.List
-	buf     bytes.Buffer
+	items   [][]byte // the header's envelope, then the objects'
+	enc     protobufObjectEncoder
 	dropEnv bool // see EnvValuesDropped
 }
 
@@ -55,6 +56,15 @@ type ProtobufWriter struct {
 // secrets, see redactHeader).
 func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
 	h = redactHeader(h)
+	head, err := protobufHeaderItem(h)
+	if err != nil {
+		return nil, err
+	}
+	return &ProtobufWriter{items: [][]byte{head}, dropEnv: h.EnvValues == EnvValuesDropped}, nil
+}
+
+// protobufHeaderItem is the envelope of the header item, h as JSON.
+func protobufHeaderItem(h Header) ([]byte, error) {
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the header: %w", err)
@@ -65,37 +75,181 @@ func NewProtobufWriter(h Header) (*ProtobufWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the header: %w", err)
 	}
-	p := &ProtobufWriter{dropEnv: h.EnvValues == EnvValuesDropped}
-	p.list.Items = append(p.list.Items, runtime.RawExtension{Raw: append(bytes.Clone(protobufMagic), hb...)})
-	return p, nil
+	return append(bytes.Clone(protobufMagic), hb...), nil
 }
 
 // Add encodes one object as a snapshot holds it (see writable): o is
 // not modified.
 func (p *ProtobufWriter) Add(o runtime.Object) error {
-	o, err := writable(o, p.dropEnv)
+	b, err := p.enc.encode(o, p.dropEnv)
 	if err != nil {
 		return err
 	}
-	p.buf.Reset()
-	if err := protobufSerializer.Encode(o, &p.buf); err != nil {
-		return fmt.Errorf("encoding %s: %w", describeObject(o), err)
-	}
-	p.list.Items = append(p.list.Items, runtime.RawExtension{Raw: bytes.Clone(p.buf.Bytes())})
+	p.items = append(p.items, bytes.Clone(b))
 	return nil
 }
 
 // Len is the number of objects added.
-func (p *ProtobufWriter) Len() int { return len(p.list.Items) - 1 }
+func (p *ProtobufWriter) Len() int { return len(p.items) - 1 }
 
 // WriteList writes the List: the header, then the objects in the order
 // they were added.
 func (p *ProtobufWriter) WriteList(w io.Writer) error {
-	p.list.SetGroupVersionKind(v1.SchemeGroupVersion.WithKind("List"))
-	if err := protobufSerializer.Encode(&p.list, w); err != nil {
-		return fmt.Errorf("encoding the List: %w", err)
+	lw := protobufListWriter{w: w}
+	for _, it := range p.items {
+		lw.size += protobufListItemSize(len(it))
 	}
-	return nil
+	if err := lw.start(); err != nil {
+		return err
+	}
+	for _, it := range p.items {
+		if err := lw.item(it); err != nil {
+			return err
+		}
+	}
+	return lw.end()
+}
+
+// protobufObjectEncoder encodes objects as the API server's protobuf
+// serializer does, each in the same buffer.
+type protobufObjectEncoder struct{ buf bytes.Buffer }
+
+// encode is o's envelope as a snapshot holds it (see writable), valid
+// until the next call; o is not modified.
+func (e *protobufObjectEncoder) encode(o runtime.Object, dropEnv bool) ([]byte, error) {
+	o, err := writable(o, dropEnv)
+	if err != nil {
+		return nil, err
+	}
+	e.buf.Reset()
+	if err := protobufSerializer.Encode(o, &e.buf); err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", describeObject(o), err)
+	}
+	return e.buf.Bytes(), nil
+}
+
+// writeProtobufList writes the List of the header and objs, byte for
+// byte as the API server's protobuf serializer encodes a v1.List of their
+// envelopes, one object at a time. The List's envelope gives its size
+// before the items: a first pass encodes every object for its size
+// alone, and the second writes them.
+func writeProtobufList(w io.Writer, objs []runtime.Object, h Header) error {
+	h = redactHeader(h)
+	head, err := protobufHeaderItem(h)
+	if err != nil {
+		return err
+	}
+	dropEnv := h.EnvValues == EnvValuesDropped
+	var enc protobufObjectEncoder
+	lw := protobufListWriter{w: w, size: protobufListItemSize(len(head))}
+	for _, o := range objs {
+		b, err := enc.encode(o, dropEnv)
+		if err != nil {
+			return err
+		}
+		lw.size += protobufListItemSize(len(b))
+	}
+	if err := lw.start(); err != nil {
+		return err
+	}
+	if err := lw.item(head); err != nil {
+		return err
+	}
+	for _, o := range objs {
+		b, err := enc.encode(o, dropEnv)
+		if err != nil {
+			return err
+		}
+		if err := lw.item(b); err != nil {
+			return err
+		}
+	}
+	return lw.end()
+}
+
+// protobufListWriter writes a v1.List in its protobuf envelope (magic,
+// runtime.Unknown) as the API server's serializer does, the items given
+// one by one: size is the sum of protobufListItemSize over the items,
+// which the envelope and the List give ahead of them.
+type protobufListWriter struct {
+	w       io.Writer
+	size    int // the List's items' fields
+	written int
+	scratch []byte
+}
+
+// Field numbers of the List's envelope besides those read (see
+// unknownTypeMeta) and of the List's metadata.
+const listMetadata = 1
+
+// protobufListItemSize is what one item of n bytes takes in the List: the
+// List's items field holding a RawExtension whose raw field holds it.
+func protobufListItemSize(n int) int {
+	ext := protowire.SizeTag(rawExtensionRaw) + protowire.SizeBytes(n)
+	return protowire.SizeTag(listItems) + protowire.SizeBytes(ext)
+}
+
+// emptyListMeta is the List's metadata field: an empty ListMeta, which
+// the generated code writes all the same (its empty strings too).
+var emptyListMeta = func() []byte {
+	var meta metav1.ListMeta
+	b, err := meta.Marshal()
+	if err != nil {
+		panic(err) // an empty message
+	}
+	return protowire.AppendBytes(protowire.AppendTag(nil, listMetadata, protowire.BytesType), b)
+}()
+
+// start writes the magic, the envelope up to the List's bytes and the
+// List's metadata.
+func (lw *protobufListWriter) start() error {
+	var typeMeta []byte
+	typeMeta = protowire.AppendTag(typeMeta, typeMetaAPIVersion, protowire.BytesType)
+	typeMeta = protowire.AppendString(typeMeta, "v1")
+	typeMeta = protowire.AppendTag(typeMeta, typeMetaKind, protowire.BytesType)
+	typeMeta = protowire.AppendString(typeMeta, "List")
+	b := bytes.Clone(protobufMagic)
+	b = protowire.AppendTag(b, unknownTypeMeta, protowire.BytesType)
+	b = protowire.AppendBytes(b, typeMeta)
+	b = protowire.AppendTag(b, unknownRaw, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(len(emptyListMeta)+lw.size))
+	b = append(b, emptyListMeta...)
+	_, err := lw.w.Write(b)
+	return err
+}
+
+// item writes one item of the List.
+func (lw *protobufListWriter) item(raw []byte) error {
+	b := lw.scratch[:0]
+	b = protowire.AppendTag(b, listItems, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(protowire.SizeTag(rawExtensionRaw)+protowire.SizeBytes(len(raw))))
+	b = protowire.AppendTag(b, rawExtensionRaw, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(len(raw)))
+	lw.scratch = b
+	lw.written += protobufListItemSize(len(raw))
+	if lw.written > lw.size {
+		return errors.New("encoding the List: an object's encoding grew between the two passes")
+	}
+	if _, err := lw.w.Write(b); err != nil {
+		return err
+	}
+	_, err := lw.w.Write(raw)
+	return err
+}
+
+// end writes the envelope's last fields, its content encoding and type
+// (both empty, written all the same), once every item is written.
+func (lw *protobufListWriter) end() error {
+	if lw.written != lw.size {
+		return fmt.Errorf("encoding the List: the items took %d bytes, %d were counted", lw.written, lw.size)
+	}
+	var b []byte
+	b = protowire.AppendTag(b, unknownContentEncoding, protowire.BytesType)
+	b = protowire.AppendString(b, "")
+	b = protowire.AppendTag(b, unknownContentType, protowire.BytesType)
+	b = protowire.AppendString(b, "")
+	_, err := lw.w.Write(b)
+	return err
 }
 
 // protobufItem is a List item of a protobuf snapshot decoded ahead of

@@ -4,6 +4,7 @@ package snapshot
 // gzipped, with a header saying where and when it was captured.
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -92,81 +93,177 @@ func OutputFormatFor(path string) (OutputFormat, error) {
 // managedFields are left out, and the pods' literal environment variable
 // values too when h.EnvValues says so. It returns the number of objects
 // written.
+//
+// The List is written one object at a time, as it is encoded: neither the
+// file nor every object's encoding is ever held whole, so that writing
+// takes little memory beside the cluster's own (a million pods' JSON is
+// 3.4 GiB, and the List indented and converted to YAML several times
+// that).
 func Write(w io.Writer, c *Cluster, h Header, f OutputFormat) (int, error) {
 	objs := c.Objects()
-	var data []byte
-	if f.Protobuf {
-		pw, err := NewProtobufWriter(h)
-		if err != nil {
-			return 0, err
-		}
-		for _, o := range objs {
-			if err := pw.Add(o); err != nil {
-				return 0, err
-			}
-		}
-		var buf bytes.Buffer
-		if err := pw.WriteList(&buf); err != nil {
-			return 0, err
-		}
-		data = buf.Bytes()
-	} else {
-		var err error
-		if data, err = encodeList(objs, h, f.YAML); err != nil {
-			return 0, err
-		}
-	}
+	var zw *gzip.Writer
 	if f.Gzip {
-		zw := gzip.NewWriter(w)
-		if _, err := zw.Write(data); err != nil {
-			return 0, err
-		}
-		if err := zw.Close(); err != nil {
-			return 0, err
-		}
-		return len(objs), nil
+		zw = gzip.NewWriter(w)
+		w = zw
 	}
-	if _, err := w.Write(data); err != nil {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var err error
+	switch {
+	case f.Protobuf:
+		err = writeProtobufList(bw, objs, h)
+	case f.YAML:
+		err = writeYAMLList(bw, objs, h)
+	default:
+		err = writeJSONList(bw, objs, h)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil && zw != nil {
+		err = zw.Close()
+	}
+	if err != nil {
 		return 0, err
 	}
 	return len(objs), nil
 }
 
-// encodeList is the List of objs in YAML or JSON with the header.
-func encodeList(objs []runtime.Object, h Header, asYAML bool) ([]byte, error) {
-	h = redactHeader(h)
-	items := make([]json.RawMessage, 0, len(objs))
-	dropEnv := h.EnvValues == EnvValuesDropped
-	for _, o := range objs {
-		b, err := encodeObject(o, dropEnv)
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, b)
-	}
-	list := struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Annotations map[string]string `json:"annotations,omitempty"`
-		} `json:"metadata"`
-		Items []json.RawMessage `json:"items"`
-	}{APIVersion: "v1", Kind: "List", Items: items}
-	if !asYAML {
+// jsonList is the List as a snapshot file holds it, for its encoding
+// around the items.
+type jsonList struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Annotations map[string]string `json:"annotations,omitempty"`
+	} `json:"metadata"`
+	Items []json.RawMessage `json:"items"`
+}
+
+// emptyList is the List of a snapshot without objects, indented as
+// json.MarshalIndent indents it, with the header's annotations when
+// annotated: what comes before and after the items of one with objects.
+func emptyList(h Header, annotated bool) ([]byte, error) {
+	list := jsonList{APIVersion: "v1", Kind: "List", Items: []json.RawMessage{}}
+	if annotated {
 		list.Metadata.Annotations = h.annotations()
 	}
 	data, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encoding the List: %w", err)
 	}
-	if asYAML {
-		y, err := yaml.JSONToYAML(data)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the List as YAML: %w", err)
-		}
-		return append(h.comment(), y...), nil
+	return data, nil
+}
+
+// Where the items go in the empty List: the List's last member.
+const (
+	noJSONItems = "[]\n}"
+	noYAMLItems = "items: []\n"
+)
+
+// writeJSONList writes the List in JSON as json.MarshalIndent writes it
+// with every object's JSON as an item (with two spaces of indentation),
+// byte for byte: each object is encoded and indented on its own, at the
+// depth of the List's items.
+func writeJSONList(w *bufio.Writer, objs []runtime.Object, h Header) error {
+	h = redactHeader(h)
+	empty, err := emptyList(h, true)
+	if err != nil {
+		return err
 	}
-	return append(data, '\n'), nil
+	if len(objs) == 0 {
+		w.Write(empty)
+		return w.WriteByte('\n')
+	}
+	head, ok := bytes.CutSuffix(empty, []byte(noJSONItems))
+	if !ok {
+		return fmt.Errorf("encoding the List: no empty items at the end of %q", empty)
+	}
+	w.Write(head)
+	w.WriteByte('[')
+	var indented bytes.Buffer
+	err = eachObjectJSON(objs, h, func(i int, o runtime.Object, b []byte) error {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n    ")
+		indented.Reset()
+		if err := json.Indent(&indented, b, "    ", "  "); err != nil {
+			return fmt.Errorf("encoding %s: %w", describeObject(o), err)
+		}
+		_, err := w.Write(indented.Bytes())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = w.WriteString("\n  ]\n}\n")
+	return err
+}
+
+// eachObjectJSON calls write with each object's JSON as the List holds it
+// (see encodeObject), in order, until it fails.
+func eachObjectJSON(objs []runtime.Object, h Header, write func(i int, o runtime.Object, b []byte) error) error {
+	dropEnv := h.EnvValues == EnvValuesDropped
+	for i, o := range objs {
+		b, err := encodeObject(o, dropEnv)
+		if err != nil {
+			return err
+		}
+		if err := write(i, o, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeYAMLList writes the List in YAML after the header's comment as
+// yaml.JSONToYAML converts the whole List's JSON, byte for byte: each
+// object is converted on its own as the one item of a List's items,
+// where the whole List's conversion writes it (the List's members are
+// written in the order of their names, items second).
+func writeYAMLList(w *bufio.Writer, objs []runtime.Object, h Header) error {
+	h = redactHeader(h)
+	empty, err := emptyList(h, false)
+	if err != nil {
+		return err
+	}
+	y, err := yaml.JSONToYAML(empty)
+	if err != nil {
+		return fmt.Errorf("encoding the List as YAML: %w", err)
+	}
+	w.Write(h.comment())
+	if len(objs) == 0 {
+		_, err := w.Write(y)
+		return err
+	}
+	head, tail, ok := bytes.Cut(y, []byte(noYAMLItems))
+	if !ok {
+		return fmt.Errorf("encoding the List as YAML: no empty items in %q", y)
+	}
+	w.Write(head)
+	w.WriteString("items:\n")
+	var one bytes.Buffer
+	err = eachObjectJSON(objs, h, func(_ int, o runtime.Object, b []byte) error {
+		one.Reset()
+		one.WriteString(`{"items":[`)
+		one.Write(b)
+		one.WriteString("]}")
+		item, err := yaml.JSONToYAML(one.Bytes())
+		if err != nil {
+			return fmt.Errorf("encoding %s as YAML: %w", describeObject(o), err)
+		}
+		item, ok := bytes.CutPrefix(item, []byte("items:\n"))
+		if !ok {
+			return fmt.Errorf("encoding %s as YAML: unexpected %.40q", describeObject(o), item)
+		}
+		_, err = w.Write(item)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(tail)
+	return err
 }
 
 // WithKind returns a deep copy of a snapshot object with its apiVersion

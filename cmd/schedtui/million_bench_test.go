@@ -6,11 +6,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -28,9 +30,14 @@ import (
 // reports the child's peak resident set (its rusage), the load's time, the
 // attempts' and their ratio to the load (the scheduler's build, its cache
 // and queue over the cluster, is reported apart). Budgets: peak-rss-MiB
-// under 4096, attempts÷load at most 0.5. SCHEDTUI_BENCH_NODES and
-// SCHEDTUI_BENCH_PODS change the size (bound pods; pending stay 1000).
-// The snapshots are generated once into a temporary directory (minutes,
+// under 4096, attempts÷load at most 0.5. Then snapshot-pb-to-json and
+// snapshot-json-to-pb convert each file to the other format with
+// `schedtui snapshot --snapshot FILE -o OUT`, a process of its own, and
+// report its peak-rss-MiB (budget under 4096, snapshotBudgetMiB: the
+// List is written one object at a time, so that the load is the peak),
+// cpu-s and wall-s. SCHEDTUI_BENCH_NODES and SCHEDTUI_BENCH_PODS change
+// the size (bound pods; pending stay 1000).
+// The snapshots are generated once into a temporary directory (a minute or two,
 // and far more memory than the run: the whole cluster unshared, 4.3 GiB at
 // 200,000 pods), or kept in and reused from SCHEDTUI_BENCH_SNAPSHOTS when
 // that names a directory.
@@ -82,6 +89,60 @@ func BenchmarkMillionPods(b *testing.B) {
 			}
 		})
 	}
+	for _, conv := range [][2]string{{"pb", "json"}, {"json", "pb"}} {
+		b.Run("snapshot-"+conv[0]+"-to-"+conv[1], func(b *testing.B) {
+			for range b.N {
+				out := filepath.Join(b.TempDir(), "converted."+conv[1])
+				c, err := measureChild(exec.Command(bin, "snapshot", "--snapshot", files[conv[0]], "-o", out), io.Discard)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(c.peakRSSMiB, "peak-rss-MiB")
+				b.ReportMetric(c.cpu.Seconds(), "cpu-s")
+				b.ReportMetric(c.wall.Seconds(), "wall-s")
+				if c.peakRSSMiB >= snapshotBudgetMiB {
+					b.Errorf("peak RSS %.0f MiB, the budget is %d", c.peakRSSMiB, snapshotBudgetMiB)
+				}
+				if want := fmt.Sprintf("(%d nodes, %d pods)", size.Nodes, size.InitPods+size.MeasurePods); !strings.Contains(c.stderr, want) {
+					b.Errorf("snapshot did not say it wrote %s:\n%s", want, c.stderr)
+				}
+			}
+		})
+	}
+}
+
+// snapshotBudgetMiB is the peak resident set `schedtui snapshot` may take
+// to convert the million pods, either way: what run may take to load and
+// schedule them. Writing holds one object's encoding at a time, so the
+// load is the peak.
+const snapshotBudgetMiB = 4096
+
+// childUsage is what a child process took: its peak resident set and CPU
+// time (its rusage), its wall-clock time, and what it wrote to stderr.
+type childUsage struct {
+	peakRSSMiB float64
+	cpu, wall  time.Duration
+	stderr     string
+}
+
+// measureChild runs cmd with its output to stdout.
+func measureChild(cmd *exec.Cmd, stdout io.Writer) (childUsage, error) {
+	var u childUsage
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	u.wall, u.stderr = time.Since(start), stderr.String()
+	if err != nil {
+		return u, fmt.Errorf("%s: %v\n%s", cmd, err, u.stderr)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return u, fmt.Errorf("%s: no rusage", cmd)
+	}
+	u.peakRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
+	u.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return u, nil
 }
 
 // benchEnvInt is the positive integer in the environment variable name,
@@ -145,24 +206,11 @@ func runMillion(bin, file, dir string) (millionRun, error) {
 		return r, err
 	}
 	defer out.Close()
-	cmd := exec.Command(bin, "run", "--snapshot", file, "-o", "json", "--detail", "summary", "--timings", timingsPath)
-	cmd.Stdout = out
-	stderr, err := os.Create(filepath.Join(dir, "stderr"))
+	c, err := measureChild(exec.Command(bin, "run", "--snapshot", file, "-o", "json", "--detail", "summary", "--timings", timingsPath), out)
 	if err != nil {
 		return r, err
 	}
-	defer stderr.Close()
-	cmd.Stderr = stderr
-	if err := cmd.Run(); err != nil {
-		msg, _ := os.ReadFile(stderr.Name())
-		return r, fmt.Errorf("%s: %v\n%s", cmd, err, msg)
-	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return r, fmt.Errorf("%s: no rusage", cmd)
-	}
-	r.peakRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
-	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	r.peakRSSMiB, r.cpu = c.peakRSSMiB, c.cpu
 	tb, err := os.ReadFile(timingsPath)
 	if err != nil {
 		return r, err

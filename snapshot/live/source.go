@@ -83,11 +83,13 @@ type Source struct {
 
 	// known is the state delivered so far, per kind: key → object (as the
 	// informer holds it: those of the initial sync are the cluster's own,
-	// which nothing changes once Sync returns).
+	// the later ones the engine's, which nothing changes).
 	known map[*kind]map[string]runtime.Object
 	// ahead, until the initial sync's cluster is loaded, checks each
-	// object as its informer receives it (see transform).
-	ahead atomic.Pointer[snapshot.AheadChecker]
+	// object as its informer receives it; changes prepares the objects
+	// received after that (see transform).
+	ahead   atomic.Pointer[snapshot.AheadChecker]
+	changes atomic.Pointer[snapshot.ChangePreparer]
 
 	serverVersion string
 	// settings are the scheduler's defaults the cluster shows, known
@@ -378,22 +380,45 @@ func (s *Source) waitForSync(ctx context.Context) error {
 }
 
 // transform is kind k's informer's: what it stores of each object it
-// receives, before anything else reads it. Until the initial sync's
-// cluster is loaded, the loader's first step runs on it (defaults,
-// validation, parts shared with the objects before it): the cluster then
-// keeps the object the informer holds, not a copy, and the informer holds
-// it small from the start. Objects received after that reach the engine
-// as copies (changeOf).
+// receives, before anything else reads it (client-go calls it on each
+// object the server sends, never on one its store holds). Until the
+// initial sync's cluster is loaded, the loader's first step runs on it
+// (defaults, validation, parts shared with the objects before it): the
+// cluster then keeps the object the informer holds, not a copy, and the
+// informer holds it small from the start. An object received after that
+// is prepared alike (defaults, the parts it did not change shared with
+// the object it replaces: snapshot.ChangePreparer) and reaches the engine
+// as the informer holds it (changeOf).
 func (s *Source) transform(k *kind) cache.TransformFunc {
 	return func(obj any) (any, error) {
 		if k.withoutManagedFields {
 			dropManagedFields(obj)
 		}
-		if a, o := s.ahead.Load(), asObject(obj); a != nil && o != nil {
+		o := asObject(obj)
+		if o == nil {
+			return obj, nil
+		}
+		if a := s.ahead.Load(); a != nil {
 			a.Check(o)
+		} else if p := s.changes.Load(); p != nil {
+			p.Prepare(o, s.stored(k, o))
 		}
 		return obj, nil
 	}
+}
+
+// stored is the object kind k's informer holds under obj's key (nil when
+// none): the one obj replaces.
+func (s *Source) stored(k *kind, obj runtime.Object) runtime.Object {
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return nil
+	}
+	held, ok, _ := s.informers[k].GetStore().GetByKey(key)
+	if !ok {
+		return nil
+	}
+	return asObject(held)
 }
 
 func asObject(obj any) runtime.Object {
@@ -408,9 +433,10 @@ func asObject(obj any) runtime.Object {
 // does to any snapshot's objects (for objects an API server stored, what
 // that server did already), and nothing changes a loaded object after
 // that (the engine, the what-ifs and the writers change copies; see
-// snapshot/share.go), which TestSyncSharesInformerObjects checks.
+// snapshot/share.go); nor one a later change carries (changeOf), which
+// TestSyncSharesInformerObjects checks.
 func (s *Source) cluster(l *snapshot.Loader) (*snapshot.Cluster, *docread.Report) {
-	a := s.ahead.Swap(nil)
+	a := s.ahead.Load()
 	for _, k := range s.active {
 		objs := s.known[k]
 		keys := make([]string, 0, len(objs))
@@ -423,6 +449,12 @@ func (s *Source) cluster(l *snapshot.Loader) (*snapshot.Cluster, *docread.Report
 		}
 	}
 	c, r := l.Finish()
+	// Objects received from now on are prepared as changes, which reads
+	// the objects they replace: not before Finish's admission is done
+	// with them. The preparer first, so that an object is checked or
+	// prepared, never neither.
+	s.changes.Store(a.Changes())
+	s.ahead.Store(nil)
 	r.Problems = append(append([]docread.Problem(nil), s.skipped...), r.Problems...)
 	return c, r
 }
@@ -521,8 +553,9 @@ func (s *Source) deliver(ev event, apply func(change.Change) error) {
 // kind the source watches: an add when the source knew no such object, a
 // delete (of the object's last known state when the informer only knows
 // the key), else an update, at the time the informer handed it over (At:
-// a real-time engine applies it then). The object is a copy: the engine
-// keeps it.
+// a real-time engine applies it then). The object is the one the
+// informer holds, as its transform prepared it, not a copy: the engine
+// keeps it, and nothing changes it (see cluster).
 func changeOf(ev event, old runtime.Object) (change.Change, bool) {
 	typ, obj := watch.Modified, ev.obj
 	switch {
@@ -537,7 +570,7 @@ func changeOf(ev event, old runtime.Object) (change.Change, bool) {
 	if isNilObject(obj) {
 		return change.Change{}, false
 	}
-	c, err := change.For(typ, obj.DeepCopyObject())
+	c, err := change.For(typ, obj)
 	if err != nil {
 		return change.Change{}, false
 	}

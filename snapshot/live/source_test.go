@@ -554,12 +554,18 @@ func TestSyncSchedulerSettings(t *testing.T) {
 }
 
 // The cluster Sync returns keeps the informers' own objects (no second
-// copy of a large cluster), so nothing may change them afterwards:
-// scheduling (a pod bound, a victim preempted and evicted), a change
-// applied, a rewind, a what-if on a fork and its undo, and writing the
-// cluster must leave every object the informers held at the end of the
-// sync as it was.
+// copy of a large cluster), and so does the engine for the objects later
+// changes carry, so nothing may change them afterwards: scheduling (a pod
+// bound, a victim preempted and evicted), the changes watched (pods
+// relabeled, bound by the cluster's scheduler, nominated, added and
+// deleted, a node cordoned, other kinds changed), applied to an engine
+// and to a shadow-mode one, a change applied by hand, what-ifs on a fork
+// and their undo, rewinds replaying the changes and forgetting them, the
+// state at an attempt and writing the clusters must leave every object
+// the informers held at the end of the sync, and every object a change
+// handed over, as it was.
 func TestSyncSharesInformerObjects(t *testing.T) {
+	ctx := context.Background()
 	high := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: "high", UID: "uid-pc", ResourceVersion: "1"}, Value: 1000}
 	urgent := pod("default", "urgent", "", "2")
 	urgent.Spec.PriorityClassName, urgent.Spec.Priority = "high", &high.Value
@@ -587,7 +593,22 @@ func TestSyncSharesInformerObjects(t *testing.T) {
 		}
 	}
 
-	e, err := engine.New(cl.Nodes, cl.Pods, cl.SchedulerObjects(), engine.Options{Registry: plugins.NewInTreeRegistry()})
+	podNamed := func(name string) *v1.Pod {
+		for _, p := range cl.Pods {
+			if p.Name == name {
+				return p
+			}
+		}
+		t.Fatalf("no pod %s", name)
+		return nil
+	}
+
+	reg := plugins.NewInTreeRegistry()
+	e, err := engine.New(cl.Nodes, cl.Pods, cl.SchedulerObjects(), engine.Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shadow, err := engine.New(cl.Nodes, cl.Pods, cl.SchedulerObjects(), engine.Options{Registry: reg, Shadow: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -596,9 +617,108 @@ func TestSyncSharesInformerObjects(t *testing.T) {
 	if n < 3 {
 		t.Fatalf("%d attempts, want fits bound, urgent preempting victim then bound", n)
 	}
-	relabeled := cl.Pods[0].DeepCopy()
+
+	// The changes watched after the sync: each object handed over, and a
+	// copy of it as it was then.
+	handed := map[runtime.Object]runtime.Object{}
+	var last []runtime.Object // the last object handed over of each key
+	var mu sync.Mutex
+	rec := &recorder{apply: func(ch change.Change) error {
+		typ, obj := ch.WatchEvent()
+		mu.Lock()
+		defer mu.Unlock()
+		if handed[obj] == nil {
+			handed[obj] = obj.DeepCopyObject()
+		}
+		if typ != watch.Deleted {
+			last = append(last, obj)
+		}
+		ch.At = time.Time{} // at once, in the engines' virtual time
+		if err := shadow.Apply(ch); err != nil {
+			t.Logf("shadow: %s: %v", ch, err)
+		}
+		return e.Apply(ch)
+	}}
+	wctx, cancel := context.WithCancel(ctx)
+	watched := make(chan error, 1)
+	go func() { watched <- s.Watch(wctx, rec.record) }()
+	core := c.CoreV1()
+	update := func(p *v1.Pod) error {
+		p.ResourceVersion = "2"
+		_, err := core.Pods("default").Update(ctx, p, metav1.UpdateOptions{})
+		return err
+	}
+	relabeledVictim := pod("default", "victim", "n1", "2")
+	relabeledVictim.Labels = map[string]string{"tier": "db"}
+	boundElsewhere := pod("default", "fits", "n2", "1")
+	nominated := urgent.DeepCopy()
+	nominated.Status.NominatedNodeName = "n1"
+	cordoned := node("n2", "2")
+	cordoned.ResourceVersion, cordoned.Spec.Unschedulable, cordoned.Labels["zone"] = "2", true, "b"
+	described := high.DeepCopy()
+	described.ResourceVersion, described.Description = "2", "urgent work"
+	steps := []func() error{
+		func() error { return update(relabeledVictim) },
+		func() error { return update(boundElsewhere) },
+		func() error { return update(nominated) },
+		func() error { _, err := core.Nodes().Update(ctx, cordoned, metav1.UpdateOptions{}); return err },
+		func() error {
+			_, err := core.Pods("default").Create(ctx, pod("default", "late", "", "1"), metav1.CreateOptions{})
+			return err
+		},
+		func() error { return core.Pods("default").Delete(ctx, "b2", metav1.DeleteOptions{}) },
+		func() error {
+			_, err := c.SchedulingV1().PriorityClasses().Update(ctx, described, metav1.UpdateOptions{})
+			return err
+		},
+		func() error {
+			_, err := c.StorageV1().StorageClasses().Create(ctx, &storagev1.StorageClass{
+				ObjectMeta: metav1.ObjectMeta{Name: "fast", ResourceVersion: "1"}, Provisioner: "x"}, metav1.CreateOptions{})
+			return err
+		},
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	rec.waitFor(t, len(steps))
+	cancel()
+	<-watched
+
+	// What was handed over is what the informers hold, not a copy.
+	stored := map[runtime.Object]bool{}
+	for _, inf := range s.informers {
+		for _, o := range inf.GetStore().List() {
+			stored[o.(runtime.Object)] = true
+		}
+	}
+	for _, o := range last {
+		if !stored[o] {
+			t.Errorf("%T %s was handed over as a copy of the informer's object", o, names([]metav1.Object{o.(metav1.Object)}))
+		}
+	}
+
+	// An update keeps the parts it did not change of the object it
+	// replaces (snapshot.ChangePreparer): the relabeled victim's
+	// containers are the synced victim's.
+	for _, o := range last {
+		if p, ok := o.(*v1.Pod); ok && p.Name == "victim" {
+			if was := podNamed("victim"); &p.Spec.Containers[0] != &was.Spec.Containers[0] || reflect.DeepEqual(p.Labels, was.Labels) {
+				t.Errorf("the relabeled victim does not share its containers with the synced one, or kept its labels")
+			}
+		}
+	}
+
+	e.RunToQuiescence()
+	shadow.RunToQuiescence()
+	m := e.Attempts().Len()
+	if m <= n {
+		t.Fatalf("%d attempts after the changes, want more than %d (default/late)", m, n)
+	}
+	relabeled := podNamed("fits").DeepCopy()
 	relabeled.Labels = map[string]string{"tier": "web"}
-	relabeled.ResourceVersion = "2"
+	relabeled.ResourceVersion = "3"
 	ch, err := change.For(watch.Modified, relabeled)
 	if err != nil {
 		t.Fatal(err)
@@ -606,28 +726,42 @@ func TestSyncSharesInformerObjects(t *testing.T) {
 	if err := e.Apply(ch); err != nil {
 		t.Fatal(err)
 	}
-	sched, p, err := e.Fork(n - 1)
+	for _, i := range []int{n - 1, m - 1} {
+		sched, p, err := e.Fork(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bigger := cl.Nodes[0].DeepCopy()
+		bigger.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("8"), v1.ResourceMemory: resource.MustParse("4Gi"), v1.ResourcePods: resource.MustParse("110")}
+		_, undo, err := why.Apply(sched, p, why.Edits{Objects: []any{bigger, pod("default", "extra", "", "1")}, Remove: []why.Ref{why.RefOf(podNamed("fits"))}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		undo()
+	}
+	st, err := e.StateAt(m - 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bigger := cl.Nodes[0].DeepCopy()
-	bigger.Status.Allocatable = v1.ResourceList{v1.ResourceCPU: resource.MustParse("8"), v1.ResourceMemory: resource.MustParse("4Gi"), v1.ResourcePods: resource.MustParse("110")}
-	_, undo, err := why.Apply(sched, p, why.Edits{Objects: []any{bigger, pod("default", "extra", "", "1")}, Remove: []why.Ref{why.RefOf(cl.Pods[1])}})
-	if err != nil {
-		t.Fatal(err)
+	// Back to the first attempt after the changes (they are replayed),
+	// then to the start (they are forgotten), scheduling again each time.
+	for _, back := range []int{m - n, m} {
+		if err := e.Rewind(back); err != nil {
+			t.Fatal(err)
+		}
+		e.RunToQuiescence()
 	}
-	undo()
-	if err := e.Rewind(n); err != nil {
-		t.Fatal(err)
-	}
-	e.RunToQuiescence()
-	if _, err := snapshot.Write(io.Discard, cl, snapshot.Header{}, snapshot.OutputFormat{}); err != nil {
-		t.Fatal(err)
+	for _, w := range []*snapshot.Cluster{cl, cl.WithSchedulerState(st.Nodes, st.Pods, st.Objects)} {
+		if _, err := snapshot.Write(io.Discard, w, snapshot.Header{}, snapshot.OutputFormat{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
-	for o, was := range held {
-		if !reflect.DeepEqual(o, was) {
-			t.Errorf("%T %s, which an informer holds, was changed", o, names([]metav1.Object{o.(metav1.Object)}))
+	for _, objs := range []map[runtime.Object]runtime.Object{held, handed} {
+		for o, was := range objs {
+			if !reflect.DeepEqual(o, was) {
+				t.Errorf("%T %s, which an informer holds, was changed", o, names([]metav1.Object{o.(metav1.Object)}))
+			}
 		}
 	}
 }
