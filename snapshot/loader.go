@@ -223,27 +223,30 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 		l.warnClearedNamespace(ki, chk.acc, chk.clearedNamespace, at)
 	}
 	acc := chk.acc
-	desc := describe(ki.kind, acc.GetNamespace(), acc.GetName())
+	// Named only for a problem: most objects have none.
+	desc := func() string { return describe(ki.kind, acc.GetNamespace(), acc.GetName()) }
 	// A dropped field may be why the object is invalid (a Workload whose
 	// only templates were composite): say so first.
-	l.warnDropped(at.file, at.line, desc, ki.kind, chk.dropped)
+	if len(chk.dropped) > 0 {
+		l.warnDropped(at.file, at.line, desc(), ki.kind, chk.dropped)
+	}
 	if len(chk.errs) > 0 {
 		for _, e := range docread.IssuesFromFieldErrors(chk.errs) {
-			l.report.Errorf(at.file, at.line, desc, e.Field, "%s", e.Message)
+			l.report.Errorf(at.file, at.line, desc(), e.Field, "%s", e.Message)
 		}
 		return
 	}
 	if pc, ok := obj.(*schedulingv1.PriorityClass); ok && pc.GlobalDefault && l.defaultPC != nil {
 		err := apierrors.NewForbidden(schema.GroupResource{Group: schedulingv1.GroupName, Resource: "priorityclasses"}, pc.Name,
 			fmt.Errorf("PriorityClass %v is already marked as default. Only one default can exist", l.defaultPC.Name))
-		l.report.Errorf(at.file, at.line, desc, "globalDefault", "%s", err.Error())
+		l.report.Errorf(at.file, at.line, desc(), "globalDefault", "%s", err.Error())
 		return
 	}
 
 	key := objKey{ki.kind, acc.GetNamespace(), acc.GetName()}
 	if prev, dup := l.names[key]; dup {
 		err := apierrors.NewAlreadyExists(schema.GroupResource{Group: ki.gv.Group, Resource: resourceName(ki.kind)}, acc.GetName())
-		l.report.Errorf(at.file, at.line, desc, "metadata.name", "%s (first defined at %s)", err.Error(), prev)
+		l.report.Errorf(at.file, at.line, desc(), "metadata.name", "%s (first defined at %s)", err.Error(), prev)
 		return
 	}
 	if acc.GetUID() == "" {
@@ -251,7 +254,7 @@ func (l *Loader) addChecked(ki *kindInfo, obj runtime.Object, at origin, chk *ch
 	}
 	if prev, dup := l.uids[acc.GetUID()]; dup {
 		fe := field.Duplicate(field.NewPath("metadata", "uid"), string(acc.GetUID()))
-		l.report.Errorf(at.file, at.line, desc, fe.Field, "%s (already used by %s at %s)", fe.ErrorBody(),
+		l.report.Errorf(at.file, at.line, desc(), fe.Field, "%s (already used by %s at %s)", fe.ErrorBody(),
 			describe(prev.kind, prev.namespace, prev.name), l.names[prev])
 		return
 	}

@@ -512,6 +512,11 @@ func decodeProtobufItem(raw []byte, opts apiserver.ValidationOptions, share *sha
 	}
 	// After the size: defaulting adds fields.
 	it.dec.checked = checkAhead(ki, obj, opts, share, found)
+	if it.dec.checked != nil {
+		// Checked: the parts found are set in the pod and shared.
+		found.release()
+		it.dec.found = nil
+	}
 	return it
 }
 

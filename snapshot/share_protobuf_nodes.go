@@ -282,10 +282,8 @@ func findNodeParts(table *sharedParts, raw []byte) *foundNodeParts {
 	return f
 }
 
-// withoutKnown appends to out raw without the fields of the parts met
-// before (the fields that held them encoded again around what is left).
-func (f *foundNodeParts) withoutKnown(out, raw []byte) []byte {
-	var room [len(nodeParts) + 4]span
+// knownSpans are the fields of the parts met before, sorted.
+func (f *foundNodeParts) knownSpans(room []span) []span {
 	cut := room[:0]
 	for i := range f.parts {
 		if fp := &f.parts[i]; fp.known {
@@ -293,7 +291,25 @@ func (f *foundNodeParts) withoutKnown(out, raw []byte) []byte {
 		}
 	}
 	slices.SortFunc(cut, func(a, b span) int { return int(a.start - b.start) })
-	return appendWithout(out, raw, 0, len(raw), cut)
+	return cut
+}
+
+// unmarshalNodeWithout decodes raw, a Node's encoding walked by
+// findNodeParts, into node but for the fields cut, in place, as
+// unmarshalWithout does a pod's: the parts are fields of the Node's
+// metadata, spec or status.
+func unmarshalNodeWithout(node *v1.Node, raw []byte, cut []span) error {
+	return unmarshalRuns(raw, 0, len(raw), cut, node.Unmarshal, func(num protowire.Number, start, end int, cut []span) error {
+		switch num {
+		case nodeMetadata:
+			return unmarshalRuns(raw, start, end, cut, node.ObjectMeta.Unmarshal, nil)
+		case nodeSpec:
+			return unmarshalRuns(raw, start, end, cut, node.Spec.Unmarshal, nil)
+		case nodeStatus:
+			return unmarshalRuns(raw, start, end, cut, node.Status.Unmarshal, nil)
+		}
+		return errCutElsewhere
+	})
 }
 
 // decodeNode decodes raw, a Node's encoding, into node, cutting out the
@@ -309,11 +325,8 @@ func decodeNode(table *sharedParts, raw []byte) (node *v1.Node, found *foundPart
 		f.sizeNew(node)
 		return node, f.asFound(), node.Size(), nil
 	}
-	buf := keyBuffers.Get().(*[]byte)
-	*buf = f.withoutKnown((*buf)[:0], raw)
-	err = node.Unmarshal(*buf)
-	keyBuffers.Put(buf)
-	if err != nil {
+	var room [len(nodeParts) + 4]span
+	if err = unmarshalNodeWithout(node, raw, f.knownSpans(room[:0])); err != nil {
 		node = &v1.Node{}
 		return node, nil, 0, node.Unmarshal(raw)
 	}

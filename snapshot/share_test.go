@@ -126,7 +126,7 @@ func TestAdmissionSharesDefaultTolerations(t *testing.T) {
 func TestShareTableBoundedPerKind(t *testing.T) {
 	s := newSharedParts()
 	for i := range maxSharedParts + 10 {
-		shareStrings(sharing{s, 0}, partNodeLabels, map[string]string{"kubernetes.io/hostname": fmt.Sprint("n", i)})
+		shareStrings(sharing{sharedParts: s}, partNodeLabels, map[string]string{"kubernetes.io/hostname": fmt.Sprint("n", i)})
 	}
 	if s.kept[partNodeLabels] != maxSharedParts || len(s.parts) != maxSharedParts {
 		t.Errorf("%d node label sets remembered, want %d", len(s.parts), maxSharedParts)
@@ -134,8 +134,8 @@ func TestShareTableBoundedPerKind(t *testing.T) {
 	// The nodes' distinct labels leave room for the pods' containers.
 	c := []v1.Container{{Name: "c", Image: "img"}}
 	d := []v1.Container{{Name: "c", Image: "img"}}
-	shareSlice(sharing{s, 0}, partContainers, c)
-	if got := shareSlice(sharing{s, 0}, partContainers, d); !sameArray(got, c) {
+	shareSlice(sharing{sharedParts: s}, partContainers, c)
+	if got := shareSlice(sharing{sharedParts: s}, partContainers, d); !sameArray(got, c) {
 		t.Errorf("containers are not shared once the node labels filled their part of the table")
 	}
 }
@@ -205,5 +205,28 @@ func TestLoadKeepsNilAndEmptyApart(t *testing.T) {
 	}
 	if !sameArray(absent, absentToo) {
 		t.Errorf("equal containers are not shared")
+	}
+}
+
+// TestRawTableGrowsWithItsHits: parts met by their bytes are remembered
+// past maxSharedParts only while the table has given as many of their
+// kind as it holds.
+func TestRawTableGrowsWithItsHits(t *testing.T) {
+	s := newSharedParts()
+	learn := func(i int) {
+		s.remember(partContainers, fmt.Appendf(nil, "containers %d", i), []v1.Container{{Name: fmt.Sprint(i)}}, 1)
+	}
+	for i := range maxSharedParts + 10 {
+		learn(i)
+	}
+	if s.kept[partContainers] != maxSharedParts {
+		t.Fatalf("%d container lists remembered without a hit, want %d", s.kept[partContainers], maxSharedParts)
+	}
+	s.hits[partContainers] = maxSharedParts + 5
+	for i := maxSharedParts; i < maxSharedParts+10; i++ {
+		learn(i)
+	}
+	if s.kept[partContainers] != maxSharedParts+5 {
+		t.Errorf("%d container lists remembered after %d hits, want %d", s.kept[partContainers], s.hits[partContainers], maxSharedParts+5)
 	}
 }

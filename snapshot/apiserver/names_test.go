@@ -8,6 +8,7 @@ import (
 
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -94,5 +95,143 @@ func TestObjectMetaSkipsOnlyValidLabels(t *testing.T) {
 		if m.Name == "ok" && (skipped.Labels != nil || skipped.Annotations != nil || m.Labels == nil) {
 			t.Errorf("valid labels and annotations were not left out, or the original was changed: %+v, %+v", skipped, m)
 		}
+	}
+}
+
+// TestPlainlyValidMetaAgrees: metadata plainlyValidMeta lets through is
+// metadata upstream's validation finds nothing in, field by field at each
+// edge upstream checks, and ValidateObjectMeta reports what upstream does
+// for every variant.
+func TestPlainlyValidMetaAgrees(t *testing.T) {
+	yes, no := true, false
+	base := func() metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: "web-7c5ddbdf54-x8x2m", GenerateName: "web-7c5ddbdf54-", Namespace: "team-a",
+			Labels:      map[string]string{"app": "web", "pod-template-hash": "7c5ddbdf54"},
+			Annotations: map[string]string{"kubernetes.io/psp": "restricted"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-7c5ddbdf54", UID: "u1", Controller: &yes},
+				{APIVersion: "v1", Kind: "Node", Name: "n", UID: "u2", Controller: &no}},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, FieldsType: "FieldsV1"},
+				{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationApply, Subresource: "status"}}}
+	}
+	long := func(n int) string { return strings.Repeat("a", n) }
+	variants := map[string]func(m *metav1.ObjectMeta){
+		"valid":               func(m *metav1.ObjectMeta) {},
+		"no generateName":     func(m *metav1.ObjectMeta) { m.GenerateName = "" },
+		"nothing but names":   func(m *metav1.ObjectMeta) { *m = metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace} },
+		"no name":             func(m *metav1.ObjectMeta) { m.Name = "" },
+		"bad name":            func(m *metav1.ObjectMeta) { m.Name = "Bad_Name" },
+		"long name":           func(m *metav1.ObjectMeta) { m.Name = long(254) },
+		"bad generateName":    func(m *metav1.ObjectMeta) { m.GenerateName = "-Bad-" },
+		"no namespace":        func(m *metav1.ObjectMeta) { m.Namespace = "" },
+		"subdomain namespace": func(m *metav1.ObjectMeta) { m.Namespace = "a.b" },
+		"long namespace":      func(m *metav1.ObjectMeta) { m.Namespace = long(64) },
+		"negative generation": func(m *metav1.ObjectMeta) { m.Generation = -1 },
+		"finalizer":           func(m *metav1.ObjectMeta) { m.Finalizers = []string{"example.com/f"} },
+		"bad label":           func(m *metav1.ObjectMeta) { m.Labels = map[string]string{"app": "-web"} },
+		"bad annotation":      func(m *metav1.ObjectMeta) { m.Annotations = map[string]string{"-x": "y"} },
+		"big annotation": func(m *metav1.ObjectMeta) {
+			m.Annotations = map[string]string{"a": long(apimachineryvalidation.TotalAnnotationSizeLimitB)}
+		},
+		"owner without apiVersion": func(m *metav1.ObjectMeta) { m.OwnerReferences[0].APIVersion = "" },
+		"owner apiVersion a/b/c":   func(m *metav1.ObjectMeta) { m.OwnerReferences[0].APIVersion = "a/b/c" },
+		"owner apiVersion /":       func(m *metav1.ObjectMeta) { m.OwnerReferences[0].APIVersion = "/" },
+		"owner apiVersion apps/":   func(m *metav1.ObjectMeta) { m.OwnerReferences[0].APIVersion = "apps/" },
+		"owner apiVersion /v1":     func(m *metav1.ObjectMeta) { m.OwnerReferences[0].APIVersion = "/v1" },
+		"owner without kind":       func(m *metav1.ObjectMeta) { m.OwnerReferences[0].Kind = "" },
+		"owner without name":       func(m *metav1.ObjectMeta) { m.OwnerReferences[1].Name = "" },
+		"owner without uid":        func(m *metav1.ObjectMeta) { m.OwnerReferences[1].UID = "" },
+		"event owner":              func(m *metav1.ObjectMeta) { m.OwnerReferences[1].Kind = "Event" },
+		"events.k8s.io event owner": func(m *metav1.ObjectMeta) {
+			m.OwnerReferences[1].APIVersion, m.OwnerReferences[1].Kind = "events.k8s.io/v1", "Event"
+		},
+		"two controllers":               func(m *metav1.ObjectMeta) { m.OwnerReferences[1].Controller = &yes },
+		"managed without operation":     func(m *metav1.ObjectMeta) { m.ManagedFields[0].Operation = "" },
+		"managed by patch":              func(m *metav1.ObjectMeta) { m.ManagedFields[1].Operation = "Patch" },
+		"managed fields type":           func(m *metav1.ObjectMeta) { m.ManagedFields[0].FieldsType = "FieldsV2" },
+		"long manager":                  func(m *metav1.ObjectMeta) { m.ManagedFields[0].Manager = long(129) },
+		"longest manager":               func(m *metav1.ObjectMeta) { m.ManagedFields[0].Manager = long(128) },
+		"unprintable manager":           func(m *metav1.ObjectMeta) { m.ManagedFields[0].Manager = "a\x00b" },
+		"manager beyond ASCII":          func(m *metav1.ObjectMeta) { m.ManagedFields[0].Manager = "gérant" },
+		"manager not UTF-8":             func(m *metav1.ObjectMeta) { m.ManagedFields[0].Manager = "a\xffb" },
+		"long subresource":              func(m *metav1.ObjectMeta) { m.ManagedFields[1].Subresource = long(257) },
+		"longest subresource":           func(m *metav1.ObjectMeta) { m.ManagedFields[1].Subresource = long(256) },
+		"capital annotation key":        func(m *metav1.ObjectMeta) { m.Annotations = map[string]string{"Example.COM/Note": "x"} },
+		"generateName ending in a dash": func(m *metav1.ObjectMeta) { m.GenerateName = "a-" },
+	}
+	plain := 0
+	for name, change := range variants {
+		for _, namespaced := range []bool{true, false} {
+			for _, nameFn := range []struct {
+				fast, upstream apimachineryvalidation.ValidateNameFunc
+			}{{NameIsDNSSubdomain, apimachineryvalidation.NameIsDNSSubdomain}, {NameIsDNSLabel, apimachineryvalidation.NameIsDNSLabel}} {
+				m := base()
+				change(&m)
+				if !namespaced && name != "no namespace" {
+					m.Namespace = ""
+				}
+				want := apimachineryvalidation.ValidateObjectMetaAccessor(&m, namespaced, nameFn.upstream, field.NewPath("metadata"))
+				if plainlyValidMeta(&m, namespaced, nameFn.fast) {
+					plain++
+					if len(want) > 0 {
+						t.Errorf("%s (namespaced %v): plainly valid, upstream finds %v", name, namespaced, want)
+					}
+				}
+				if got := ValidateObjectMeta(&m, namespaced, nameFn.fast); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%s (namespaced %v): got %v, upstream %v", name, namespaced, got, want)
+				}
+			}
+		}
+	}
+	// The valid variants take the fast path.
+	if m := base(); !plainlyValidMeta(&m, true, NameIsDNSSubdomain) || plain < 20 {
+		t.Errorf("valid metadata is not plainly valid (%d variants were)", plain)
+	}
+}
+
+// TestLabelSelectorsAgree: validateLabelSelector reports what upstream's
+// ValidateLabelSelector does for selectors at each edge it checks, under
+// each option, and lets the valid ones through without it.
+func TestLabelSelectorsAgree(t *testing.T) {
+	req := func(key string, op metav1.LabelSelectorOperator, values ...string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"},
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+	}
+	selectors := map[string]*metav1.LabelSelector{
+		"nil":                  nil,
+		"empty":                {},
+		"labels":               {MatchLabels: map[string]string{"app": "web", "example.com/tier": "Front_1"}},
+		"bad label key":        {MatchLabels: map[string]string{"a/b/c": "x"}},
+		"bad label value":      {MatchLabels: map[string]string{"app": "-web"}},
+		"in":                   req("app", metav1.LabelSelectorOpIn, "a", "b"),
+		"not in":               req("example.com/app", metav1.LabelSelectorOpNotIn, "a"),
+		"in without values":    req("app", metav1.LabelSelectorOpIn),
+		"exists":               req("app", metav1.LabelSelectorOpExists),
+		"exists with values":   req("app", metav1.LabelSelectorOpExists, "a"),
+		"does not exist":       req("app", metav1.LabelSelectorOpDoesNotExist),
+		"unknown operator":     req("app", "Gt", "1"),
+		"bad key":              req("-app", metav1.LabelSelectorOpExists),
+		"bad value":            req("app", metav1.LabelSelectorOpIn, "ok", "not ok"),
+		"long value":           req("app", metav1.LabelSelectorOpIn, strings.Repeat("a", 64)),
+		"empty value":          req("app", metav1.LabelSelectorOpIn, ""),
+		"bad key and operator": req("a/b/c", "Lt"),
+	}
+	plain := 0
+	for name, sel := range selectors {
+		for _, opts := range []metav1validation.LabelSelectorValidationOptions{{}, {AllowInvalidLabelValueInSelector: true}, {AllowUnknownOperatorInRequirement: true}} {
+			p := field.NewPath("spec", "selector")
+			want := metav1validation.ValidateLabelSelector(sel, opts, p)
+			if plainLabelSelector(sel, opts) {
+				plain++
+				if len(want) > 0 {
+					t.Errorf("%s %+v: plainly valid, upstream finds %v", name, opts, want)
+				}
+			}
+			if got := validateLabelSelector(sel, opts, func() *field.Path { return p }); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s %+v: got %v, upstream %v", name, opts, got, want)
+			}
+		}
+	}
+	if plain < 15 {
+		t.Errorf("%d selectors and options took the fast path, want the valid ones (at least 15)", plain)
 	}
 }

@@ -57,7 +57,14 @@ type pathTo func() *field.Path
 
 // ValidateObjectMeta validates an object's metadata as the API server
 // does for a kind that is namespaced or not, whose names nameFn checks.
+// Metadata the checks of plainlyValidMeta accept is valid upstream too
+// and is not given to upstream's validation, which builds the path of
+// every field it checks (a third of a kilobyte a pod) whether it finds
+// an error or not; any other goes to it, so every message is upstream's.
 func ValidateObjectMeta(obj metav1.Object, namespaced bool, nameFn apimachineryvalidation.ValidateNameFunc) field.ErrorList {
+	if plainlyValidMeta(obj, namespaced, nameFn) {
+		return nil
+	}
 	return apimachineryvalidation.ValidateObjectMetaAccessor(metaWithoutValidLabels(obj), namespaced, nameFn, field.NewPath("metadata"))
 }
 
@@ -371,8 +378,8 @@ func validateNodeSelector(ns *v1.NodeSelector, p *field.Path) field.ErrorList {
 
 func validatePodAffinityTerm(t v1.PodAffinityTerm, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	errs = append(errs, metav1validation.ValidateLabelSelector(t.LabelSelector, strictSelector, p.Child("labelSelector"))...)
-	errs = append(errs, metav1validation.ValidateLabelSelector(t.NamespaceSelector, strictSelector, p.Child("namespaceSelector"))...)
+	errs = append(errs, validateLabelSelector(t.LabelSelector, strictSelector, func() *field.Path { return p.Child("labelSelector") })...)
+	errs = append(errs, validateLabelSelector(t.NamespaceSelector, strictSelector, func() *field.Path { return p.Child("namespaceSelector") })...)
 	for _, name := range t.Namespaces {
 		for _, msg := range apimachineryvalidation.ValidateNamespaceName(name, false) {
 			errs = append(errs, field.Invalid(p.Child("namespace"), name, msg))
@@ -541,7 +548,7 @@ func validateTopologySpreadConstraints(cs []v1.TopologySpreadConstraint, p *fiel
 		if c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy != v1.NodeInclusionPolicyHonor && *c.NodeTaintsPolicy != v1.NodeInclusionPolicyIgnore {
 			errs = append(errs, field.NotSupported(ip.Child("nodeTaintsPolicy"), c.NodeTaintsPolicy, policies))
 		}
-		errs = append(errs, metav1validation.ValidateLabelSelector(c.LabelSelector, strictSelector, ip.Child("labelSelector"))...)
+		errs = append(errs, validateLabelSelector(c.LabelSelector, strictSelector, func() *field.Path { return ip.Child("labelSelector") })...)
 	}
 	return errs
 }
@@ -654,7 +661,7 @@ func validateLabelSelectorWorkload(sel *metav1.LabelSelector, tmplLabels map[str
 	if sel == nil {
 		return append(errs, field.Required(p.Child("selector"), ""))
 	}
-	errs = append(errs, metav1validation.ValidateLabelSelector(sel, strictSelector, p.Child("selector"))...)
+	errs = append(errs, validateLabelSelector(sel, strictSelector, func() *field.Path { return p.Child("selector") })...)
 	if len(sel.MatchLabels)+len(sel.MatchExpressions) == 0 {
 		errs = append(errs, field.Invalid(p.Child("selector"), sel, "empty selector is invalid for "+kindWord))
 	}
@@ -683,7 +690,7 @@ func validateStatefulSet(ss *appsv1.StatefulSet, opts ValidationOptions) field.E
 func validateDaemonSet(ds *appsv1.DaemonSet, opts ValidationOptions) field.ErrorList {
 	p := field.NewPath("spec")
 	var errs field.ErrorList
-	errs = append(errs, metav1validation.ValidateLabelSelector(ds.Spec.Selector, strictSelector, p.Child("selector"))...)
+	errs = append(errs, validateLabelSelector(ds.Spec.Selector, strictSelector, func() *field.Path { return p.Child("selector") })...)
 	if s, err := metav1.LabelSelectorAsSelector(ds.Spec.Selector); err == nil && !s.Matches(labels.Set(ds.Spec.Template.Labels)) {
 		errs = append(errs, field.Invalid(p.Child("template", "metadata", "labels"), ds.Spec.Template.Labels, "`selector` does not match template `labels`"))
 	}
@@ -720,7 +727,7 @@ func validatePodDisruptionBudget(pdb *policyv1.PodDisruptionBudget) field.ErrorL
 	if pdb.Spec.MinAvailable != nil && pdb.Spec.MaxUnavailable != nil {
 		errs = append(errs, field.Invalid(p, pdb.Spec, "minAvailable and maxUnavailable cannot be both set"))
 	}
-	return append(errs, metav1validation.ValidateLabelSelector(pdb.Spec.Selector, strictSelector, p.Child("selector"))...)
+	return append(errs, validateLabelSelector(pdb.Spec.Selector, strictSelector, func() *field.Path { return p.Child("selector") })...)
 }
 
 // --- storage -------------------------------------------------------------------
