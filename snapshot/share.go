@@ -249,23 +249,26 @@ func intern[S ~string](s sharing, str S) S {
 		return str
 	}
 	if s.strings != nil {
-		if v, ok := s.strings[string(str)]; ok {
-			return S(v)
+		if h, ok := s.strings[string(str)]; ok {
+			return S(h.Value())
 		}
 	}
-	v := unique.Make(string(str)).Value()
+	h := unique.Make(string(str))
 	if s.strings != nil && len(s.strings) < maxInternedStrings {
-		s.strings[v] = v
+		s.strings[h.Value()] = h
 	}
-	return S(v)
+	return S(h.Value())
 }
 
-// internedStrings are strings unique.Make gave, by their value: at
+// internedStrings are the handles unique.Make gave, by their value: at
 // 300,000 scalegen pods unique.Make took 0.85 s of CPU for the strings
 // pods repeat (their node's name and IP most), a map of those met before
 // on the goroutine (internedStringsPool: about one a processor, each a
-// few MB) and unique.Make for the rest 0.54 s.
-type internedStrings map[string]string
+// few MB) and unique.Make for the rest 0.54 s. The map holds handles, not
+// their strings: a string alone does not keep unique.Make's entry, which a
+// collection may then drop, and a goroutine whose map still had the old
+// copy would hand pods a different one than unique.Make gives the others.
+type internedStrings map[string]unique.Handle[string]
 
 // maxInternedStrings bounds each internedStrings (its strings are
 // unique.Make's copies, kept as long as the map is): room for the names
