@@ -60,6 +60,27 @@ func decodeFastJSON(ki *kindInfo, data []byte) runtime.Object {
 	return obj
 }
 
+// decodeFastJSONSharing is decodeFastJSON; with table not nil, a pod's or
+// a node's parts are looked up in it by their bytes (share_json.go) and
+// found are those parts.
+func decodeFastJSONSharing(ki *kindInfo, data []byte, table *sharedParts) (obj runtime.Object, found *foundParts) {
+	if table != nil && ki.fastJSON {
+		switch ki.kind {
+		case "Pod":
+			if pod, found := decodeJSONPod(table, data); pod != nil {
+				return pod, found
+			}
+			return nil, nil
+		case "Node":
+			if node, found := decodeJSONNode(table, data); node != nil {
+				return node, found
+			}
+			return nil, nil
+		}
+	}
+	return decodeFastJSON(ki, data), nil
+}
+
 // jsonDecodeObserver, when not nil, is given every object
 // decodeObjectChecked decodes, from the loader's goroutines: the tests
 // decode each again both ways (decode_fast_test.go).

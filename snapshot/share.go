@@ -41,9 +41,11 @@ const maxSharedParts = 1 << 14
 type sharedParts struct {
 	mu    sync.Mutex
 	parts map[string]any
-	// raw are the parts of protobuf pods, of each kind, by their bytes
-	// (share_protobuf.go).
-	raw [partKinds]map[string]rawPart
+	// raw are the parts of protobuf pods and nodes, of each kind, by
+	// their bytes (share_protobuf.go); rawJSON those of JSON ones
+	// (share_json.go): equal bytes of the two formats are not the same
+	// part.
+	raw, rawJSON rawTable
 	// kept counts the parts remembered of each kind; hits the pods'
 	// parts found in raw (roomFor).
 	kept, hits [partKinds]int
