@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unique"
 
 	v1 "k8s.io/api/core/v1"
@@ -52,6 +53,10 @@ type sharedParts struct {
 	// nodeKept and nodeFound count the nodes' parts of each kind
 	// remembered, and found remembered (share_protobuf_nodes.go).
 	nodeKept, nodeFound [partKinds]int
+	// nodeKindsUnmet are the kinds of node part whose first
+	// unsharedNodeParts were all different: a JSON node's are no longer
+	// looked up (share_json.go). Read without the lock.
+	nodeKindsUnmet atomic.Uint64
 }
 
 func newSharedParts() *sharedParts {

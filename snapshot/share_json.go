@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"google.golang.org/protobuf/encoding/protowire"
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Sharing a JSON pod's or node's parts by their bytes, before decoding
@@ -51,19 +52,15 @@ import (
 // partJSON is where a part of an Obj (a pod or a node) is in the
 // object's JSON, and how it is decoded from its bytes.
 type partJSON[Obj any] struct {
-	pointer jsontext.Pointer // /metadata/labels, /spec/containers
-	typ     reflect.Type     // the field's Go type
+	outer protowire.Number // the object's metadata, spec or status
+	name  string           // the part's member in it
+	typ   reflect.Type     // the field's Go type
 	// hook is the function JSON v2 calls for each value of typ (record
 	// decides whether it is the part).
 	hook func(record func(*jsontext.Decoder, reflect.Type) error) *jsonv2.Unmarshalers
 	// decode decodes the part's bytes into its field of obj, zero.
 	decode func(obj *Obj, raw []byte) error
 }
-
-// outerJSONNames are the JSON names of a pod's or a node's metadata, spec
-// and status, by their protobuf field numbers (podMetadata, podSpec,
-// podStatus; the node's are the same).
-var outerJSONNames = [...]string{podMetadata: "metadata", podSpec: "spec", podStatus: "status"}
 
 // newPartJSON is the partJSON of the part at (field of O) of the object's
 // field outer, of.
@@ -73,8 +70,9 @@ func newPartJSON[Obj, O any, PO interface {
 }, T any](outer, field protowire.Number, of func(*Obj) PO, at func(PO) *T) partJSON[Obj] {
 	typ := reflect.TypeFor[T]()
 	return partJSON[Obj]{
-		pointer: jsontext.Pointer("/" + outerJSONNames[outer] + "/" + jsonNameOfField(reflect.TypeFor[O](), field)),
-		typ:     typ,
+		outer: outer,
+		name:  jsonNameOfField(reflect.TypeFor[O](), field),
+		typ:   typ,
 		hook: func(record func(*jsontext.Decoder, reflect.Type) error) *jsonv2.Unmarshalers {
 			return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ *T) error { return record(dec, typ) })
 		},
@@ -100,33 +98,58 @@ func jsonNameOfField(t reflect.Type, num protowire.Number) string {
 // jsonParts are the parts of one kind of object (pods or nodes) as met in
 // its JSON.
 type jsonParts struct {
-	// at is the index of each part (in podParts or nodeParts) by its
-	// pointer and type.
-	at map[jsonPartKey]uint8
-	// hooks make JSON v2 call record for the parts' types, one each.
-	hooks []func(record func(*jsontext.Decoder, reflect.Type) error) *jsonv2.Unmarshalers
+	// at are the parts (their index in podParts or nodeParts, and Go
+	// type) by the object's field that holds them (metadata, spec,
+	// status) and their member's name.
+	at [podStatus + 1]map[string]jsonPartAt
+	// hooks make JSON v2 call record for the parts' types, one each,
+	// and outer for the object's metadata, spec and status.
+	hooks []func(d *jsonPartDecoder) *jsonv2.Unmarshalers
 	// decoders are jsonPartDecoders of these parts, for the goroutines
 	// that decode.
 	decoders sync.Pool
 }
 
-type jsonPartKey struct {
-	pointer jsontext.Pointer
-	typ     reflect.Type
+type jsonPartAt struct {
+	part uint8
+	kind partKind
+	typ  reflect.Type
 }
 
-func newJSONParts[Obj any](parts []partJSON[Obj]) *jsonParts {
-	jp := &jsonParts{at: map[jsonPartKey]uint8{}}
+// newJSONParts are parts, of an object whose metadata, spec and status
+// are of types Meta, Spec and Status.
+func newJSONParts[Obj, Meta, Spec, Status any](parts []partJSON[Obj], kind func(int) partKind) *jsonParts {
+	jp := &jsonParts{}
 	types := map[reflect.Type]bool{}
 	for i, p := range parts {
-		jp.at[jsonPartKey{p.pointer, p.typ}] = uint8(i)
+		if jp.at[p.outer] == nil {
+			jp.at[p.outer] = map[string]jsonPartAt{}
+		}
+		jp.at[p.outer][p.name] = jsonPartAt{part: uint8(i), kind: kind(i), typ: p.typ}
 		if !types[p.typ] {
 			types[p.typ] = true
-			jp.hooks = append(jp.hooks, p.hook)
+			hook := p.hook
+			jp.hooks = append(jp.hooks, func(d *jsonPartDecoder) *jsonv2.Unmarshalers { return hook(d.record) })
 		}
 	}
+	jp.hooks = append(jp.hooks, outerHook[Meta](podMetadata), outerHook[Spec](podSpec), outerHook[Status](podStatus))
 	jp.decoders.New = func() any { return newJSONPartDecoder(jp) }
 	return jp
+}
+
+// outerHook makes JSON v2 tell the decoder which of the object's fields
+// (metadata, spec, status: the only members of a pod or a node that hold
+// members) it decodes, as it starts, and then decode it as always.
+func outerHook[O any](outer protowire.Number) func(d *jsonPartDecoder) *jsonv2.Unmarshalers {
+	return func(d *jsonPartDecoder) *jsonv2.Unmarshalers {
+		return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, _ *O) error {
+			d.outer = 0
+			if dec.StackDepth() == 1 {
+				d.outer = outer
+			}
+			return errors.ErrUnsupported
+		})
+	}
 }
 
 var jsonPodParts, jsonNodeParts *jsonParts
@@ -140,14 +163,22 @@ func init() {
 	for i := range nodeParts {
 		nodes[i] = nodeParts[i].json
 	}
-	jsonPodParts, jsonNodeParts = newJSONParts(pods), newJSONParts(nodes)
+	jsonPodParts = newJSONParts[v1.Pod, metav1.ObjectMeta, v1.PodSpec, v1.PodStatus](pods, func(i int) partKind { return podParts[i].kind })
+	jsonNodeParts = newJSONParts[v1.Node, metav1.ObjectMeta, v1.NodeSpec, v1.NodeStatus](nodes, func(i int) partKind { return nodeParts[i].kind })
 }
 
 // jsonPartDecoder decodes one object at a time, recording its parts'
 // bytes instead of decoding them.
 type jsonPartDecoder struct {
 	parts *jsonParts
-	opts  jsonv2.Options // fastJSONOptions, and the hooks
+	opts  jsonv2.Options // fastJSONOptions, with the hooks
+	// data is the object's JSON, and outer the field of it decoded
+	// (0: none).
+	data  []byte
+	outer protowire.Number
+	// unmet are the kinds of part not looked up (a node's
+	// nodeKindsUnmet): decoded as any other value.
+	unmet partSet
 	met   []metJSONPart
 }
 
@@ -160,45 +191,72 @@ type metJSONPart struct {
 
 func newJSONPartDecoder(jp *jsonParts) *jsonPartDecoder {
 	d := &jsonPartDecoder{parts: jp}
-	us := make([]*jsonv2.Unmarshalers, len(jp.hooks))
-	for i, hook := range jp.hooks {
-		us[i] = hook(d.record)
+	us := make([]*jsonv2.Unmarshalers, 0, len(jp.hooks)+1)
+	for _, hook := range jp.hooks {
+		us = append(us, hook(d))
 	}
+	// The last WithUnmarshalers given replaces fastJSONOptions' own.
+	us = append(us, fastJSONUnmarshalers)
 	d.opts = jsonv2.JoinOptions(fastJSONOptions, jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(us...)))
 	return d
 }
 
 // record reads the value dec is at, of Go type typ, when it is a part:
-// a member of the object's metadata, spec or status at a part's pointer.
-// Any other value is left to JSON v2 (errors.ErrUnsupported, nothing
-// read).
+// a member of the object's metadata, spec or status named as a part of
+// that type. Any other value is left to JSON v2 (errors.ErrUnsupported,
+// nothing read).
 func (d *jsonPartDecoder) record(dec *jsontext.Decoder, typ reflect.Type) error {
-	if dec.StackDepth() != 2 {
+	if d.outer == 0 || dec.StackDepth() != 2 {
 		return errors.ErrUnsupported
 	}
-	part, ok := d.parts.at[jsonPartKey{dec.StackPointer(), typ}]
+	name, ok := memberName(d.data[:dec.InputOffset()])
 	if !ok {
+		return errors.ErrUnsupported
+	}
+	at, ok := d.parts.at[d.outer][string(name)]
+	if !ok || at.typ != typ || d.unmet.has(at.kind) {
 		return errors.ErrUnsupported
 	}
 	raw, err := dec.ReadValue()
 	if err != nil {
 		return err
 	}
-	d.met = append(d.met, metJSONPart{part: part, raw: raw})
+	d.met = append(d.met, metJSONPart{part: at.part, raw: raw})
 	return nil
+}
+
+// memberName is the name of the member whose value starts after b, as
+// written: the JSON string at b's end, before the colon (JSON v2 has
+// checked the syntax). A name written with an escape is not read (ok
+// false): its value is then decoded as any other.
+func memberName(b []byte) (name []byte, ok bool) {
+	b = bytes.TrimRight(b, " \t\r\n")
+	b = bytes.TrimSuffix(b, []byte(":"))
+	b = bytes.TrimRight(b, " \t\r\n")
+	if len(b) < 2 || b[len(b)-1] != '"' {
+		return nil, false
+	}
+	b = b[:len(b)-1]
+	open := bytes.LastIndexByte(b, '"')
+	// Before a name's opening quote is a brace, a comma or a space,
+	// never a backslash; one inside it may be an escape.
+	if open < 1 || b[open-1] == '\\' || bytes.IndexByte(b[open+1:], '\\') >= 0 {
+		return nil, false
+	}
+	return b[open+1:], true
 }
 
 // decode decodes data into obj, recording the parts met; ok is false when
 // JSON v2 refuses it.
-func (d *jsonPartDecoder) decode(data []byte, obj any) (ok bool) {
-	d.met = d.met[:0]
+func (d *jsonPartDecoder) decode(data []byte, obj any, unmet partSet) (ok bool) {
+	d.data, d.outer, d.unmet, d.met = data, 0, unmet, d.met[:0]
 	return jsonv2.Unmarshal(data, obj, d.opts) == nil
 }
 
 // release gives d back once its parts are looked up.
 func (d *jsonPartDecoder) release() {
 	clear(d.met) // the parts' bytes are slices of a file
-	d.met = d.met[:0]
+	d.data, d.met = nil, d.met[:0]
 	d.parts.decoders.Put(d)
 }
 
@@ -209,7 +267,7 @@ func decodeJSONPod(table *sharedParts, data []byte) (*v1.Pod, *foundParts) {
 	d := jsonPodParts.decoders.Get().(*jsonPartDecoder)
 	defer d.release()
 	pod := &v1.Pod{}
-	if !d.decode(data, pod) {
+	if !d.decode(data, pod, 0) {
 		return nil, nil
 	}
 	f := foundPartsPool.Get().(*foundParts)
@@ -252,7 +310,8 @@ func decodeJSONNode(table *sharedParts, data []byte) (*v1.Node, *foundParts) {
 	d := jsonNodeParts.decoders.Get().(*jsonPartDecoder)
 	defer d.release()
 	node := &v1.Node{}
-	if !d.decode(data, node) {
+	unmet := partSet(table.nodeKindsUnmet.Load())
+	if !d.decode(data, node, unmet) {
 		return nil, nil
 	}
 	// An allocatable absent or null is the capacity once defaulted
@@ -263,7 +322,7 @@ func decodeJSONNode(table *sharedParts, data []byte) (*v1.Node, *foundParts) {
 			allocatable = true
 		}
 	}
-	f := &foundNodeParts{table: table, raw: &table.rawJSON, parts: make([]foundNodePart, 0, len(d.met))}
+	f := &foundNodeParts{table: table, raw: &table.rawJSON, parts: make([]foundNodePart, 0, len(d.met)), unmet: unmet}
 	for _, m := range d.met {
 		if isNodeStatusPart(m.part, nodeStatusCapacity) && !allocatable {
 			if nodeParts[m.part].json.decode(node, m.raw) != nil {

@@ -226,6 +226,8 @@ type foundNodeParts struct {
 	raw   *rawTable // the table's parts of the node's format
 	parts []foundNodePart
 	hits  bool
+	// unmet are kinds not looked up (nodeKindsUnmet): not shared.
+	unmet partSet
 }
 
 // handled is the set of kinds shared by their bytes, which shareNode
@@ -236,6 +238,7 @@ func (f *foundNodeParts) handled() partSet {
 		for i := range f.parts {
 			set |= 1 << nodeParts[f.parts[i].part].kind
 		}
+		set |= f.unmet
 	}
 	return set
 }
@@ -289,6 +292,9 @@ func (f *foundNodeParts) lookUp() {
 			t.nodeFound[kind]++
 		} else {
 			fp.learn = t.remembersNodePart(kind)
+			if !fp.learn && t.nodeFound[kind] == 0 {
+				t.nodeKindsUnmet.Or(1 << kind)
+			}
 		}
 	}
 }
