@@ -26,9 +26,11 @@ import (
 // a 5000-node load's CPU (docs/performance.md, End to end).
 //
 // JSON v2 calls a function of ours for each value of a part's Go type
-// (jsonv2.WithUnmarshalers); when the value is where a part is (its JSON
-// pointer, /spec/containers), its bytes are read whole (ReadValue: a
-// slice of the object's JSON) and the field is left as it is, zero.
+// (jsonv2.WithUnmarshalers); when the value is where a part is (a member
+// of the object's metadata, spec or status: spec's containers), its
+// bytes are read whole (ReadValue: a slice of the object's JSON, which
+// JSON v2 decodes in place; TestJSONPartBytesAreTheObjects) and the field
+// is left as it is, zero.
 // Once the object is decoded, each part's bytes are looked up in the
 // table under the kind the object's other fields decide (the host-network
 // pod's containers; a node's capacity only when its allocatable is given,

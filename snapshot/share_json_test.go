@@ -231,3 +231,62 @@ func TestJSONSharesNodePartsByBytes(t *testing.T) {
 		t.Errorf("the kinds of node part no longer looked up are %b", unmet)
 	}
 }
+
+// TestJSONPartBytesAreTheObjects checks that the parts' bytes JSON v2
+// hands out are slices of the object's JSON (they are kept, as keys,
+// until the object is defaulted), and that a part is recorded only where
+// it is: not a value of the same type elsewhere (a node selector is a
+// map of strings as labels are).
+func TestJSONPartBytesAreTheObjects(t *testing.T) {
+	p := templatePod("p")
+	p.Spec.NodeSelector = map[string]string{"app": "web"}
+	data := mustJSON(t, p)
+	d := jsonPodParts.decoders.Get().(*jsonPartDecoder)
+	defer d.release()
+	if !d.decode(data, &v1.Pod{}, 0) {
+		t.Fatal("the fast path refused the pod")
+	}
+	var met []string
+	for _, m := range d.met {
+		if !sliceOf(data, m.raw) {
+			t.Errorf("the bytes of %s are not a slice of the pod's JSON", podParts[m.part].json.name)
+		}
+		met = append(met, podParts[m.part].json.name)
+	}
+	if want := []string{"labels", "annotations", "ownerReferences", "managedFields", "volumes", "initContainers", "containers",
+		"resources", "affinity", "tolerations", "topologySpreadConstraints", "conditions", "hostIPs", "containerStatuses",
+		"allocatedResources", "resources"}; !equalSets(met, want) {
+		t.Errorf("parts met %v, want %v", met, want)
+	}
+}
+
+// sliceOf reports whether part is a slice of data (not a copy).
+func sliceOf(data, part []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(data[off:], part)
+		if i < 0 {
+			return false
+		}
+		if &data[off+i] == &part[0] {
+			return true
+		}
+		off += i + 1
+	}
+}
+
+// equalSets reports whether a and b hold the same strings as often.
+func equalSets(a, b []string) bool {
+	count := map[string]int{}
+	for _, s := range a {
+		count[s]++
+	}
+	for _, s := range b {
+		count[s]--
+	}
+	for _, n := range count {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
