@@ -15,6 +15,7 @@ package snapshot
 // and of the generated scenarios, both ways; edge cases; a fuzz test).
 
 import (
+	"bytes"
 	"encoding"
 	stdjson "encoding/json"
 	"errors"
@@ -64,13 +65,54 @@ var fastJSONUnmarshalers = jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, 
 	if err != nil {
 		return err
 	}
-	pt, err := time.Parse(time.RFC3339, tok.String())
+	return setTime(t, tok.String())
+})
+
+// setTime sets t to the RFC 3339 time s in local time, as
+// metav1.Time's UnmarshalJSON does once it has the string.
+func setTime(t *metav1.Time, s string) error {
+	pt, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return err
 	}
 	t.Time = pt.Local()
 	return nil
-})
+}
+
+// lastTime is the last metav1.Time a decoder of pods or nodes decoded
+// (share_json.go), by its JSON: the times of one object are mostly the
+// same (a node's conditions' eight), and the same string parses to the
+// same time.
+type lastTime struct {
+	raw  []byte
+	time metav1.Time
+	buf  []byte
+}
+
+// decode decodes the metav1.Time dec is at into t as fastJSONUnmarshalers
+// does (the string jsontext.AppendUnquote gives is the token's), from l
+// when its JSON is l's.
+func (l *lastTime) decode(dec *jsontext.Decoder, t *metav1.Time) error {
+	if dec.PeekKind() != '"' {
+		return errors.ErrUnsupported
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if l.raw != nil && bytes.Equal(raw, l.raw) {
+		*t = l.time
+		return nil
+	}
+	if l.buf, err = jsontext.AppendUnquote(l.buf[:0], raw); err != nil {
+		return err
+	}
+	if err := setTime(t, string(l.buf)); err != nil {
+		return err
+	}
+	l.raw, l.time = append(l.raw[:0], raw...), *t
+	return nil
+}
 
 // decodeFastJSON decodes data, an object of ki's kind whose apiVersion
 // and kind were checked (decodeObjectChecked's exact), with JSON v2. It

@@ -182,6 +182,7 @@ type jsonPartDecoder struct {
 	// nodeKindsUnmet): decoded as any other value.
 	unmet partSet
 	met   []metJSONPart
+	time  lastTime
 }
 
 // metJSONPart is a part met in an object's JSON: its index in podParts
@@ -197,8 +198,9 @@ func newJSONPartDecoder(jp *jsonParts) *jsonPartDecoder {
 	for _, hook := range jp.hooks {
 		us = append(us, hook(d))
 	}
-	// The last WithUnmarshalers given replaces fastJSONOptions' own.
-	us = append(us, fastJSONUnmarshalers)
+	// The last WithUnmarshalers given replaces fastJSONOptions' own
+	// (fastJSONUnmarshalers): the decoder's remembers its last time.
+	us = append(us, jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, t *metav1.Time) error { return d.time.decode(dec, t) }))
 	d.opts = jsonv2.JoinOptions(fastJSONOptions, jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(us...)))
 	return d
 }

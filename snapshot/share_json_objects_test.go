@@ -16,11 +16,15 @@ import (
 
 // TestJSONSharingDecodesAsUnshared decodes and checks every object the
 // loader decodes from the repository's snapshot files, the demo and the
-// generated scenarios (JSON and YAML; everyJSONObject) in one table,
+// generated scenarios (JSON and YAML; everyJSONObject), the fast path's
+// edge cases and jsonSharingEdgePairs in one table,
 // twice over, so that the second time every part the first remembered is
 // found by its bytes, and each alone without sharing, and compares them.
 func TestJSONSharingDecodesAsUnshared(t *testing.T) {
 	objects, _ := everyJSONObject(t)
+	for _, c := range fastJSONEdgeCases() {
+		objects = append(objects, snapshot.JSONObject{Kind: c.kind, Data: []byte(c.data), Exact: true})
+	}
 	for _, p := range jsonSharingEdgePairs() {
 		objects = append(objects, snapshot.JSONObject{Kind: p.kind, Data: []byte(p.a), Exact: true},
 			snapshot.JSONObject{Kind: p.kind, Data: []byte(p.b), Exact: true})
