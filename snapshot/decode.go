@@ -165,15 +165,25 @@ func decodeObject(ki *kindInfo, data []byte) (obj runtime.Object, warnings, errs
 // word the error when the object cannot be decoded, the serializer
 // decodes.
 func decodeObjectChecked(ki *kindInfo, data []byte, exact bool) (obj runtime.Object, warnings, errs []docread.FieldIssue) {
+	obj, warnings, errs, _ = decodeObjectSharing(ki, data, exact, nil)
+	return obj, warnings, errs
+}
+
+// decodeObjectSharing is decodeObjectChecked; with table not nil, the
+// fast path looks a pod's or a node's parts up in it by their bytes
+// (share_json.go), and found are those parts, to settle once the object
+// is defaulted (nil when the object was decoded in full).
+func decodeObjectSharing(ki *kindInfo, data []byte, exact bool, table *sharedParts) (obj runtime.Object, warnings, errs []docread.FieldIssue, found *foundParts) {
 	if jsonDecodeObserver != nil {
 		jsonDecodeObserver(ki, data, exact)
 	}
 	if exact {
-		if obj := decodeFastJSON(ki, data); obj != nil {
-			return obj, nil, nil
+		if obj, found := decodeFastJSONSharing(ki, data, table); obj != nil {
+			return obj, nil, nil, found
 		}
 	}
-	return decodeObjectStrict(ki, data, exact)
+	obj, warnings, errs = decodeObjectStrict(ki, data, exact)
+	return obj, warnings, errs, nil
 }
 
 // decodeObjectStrict is decodeObjectChecked without the fast path.
@@ -235,8 +245,9 @@ type decoded struct {
 	obj            runtime.Object
 	warnings, errs []docread.FieldIssue
 	checked        *checkedObject // nil when not checked ahead
-	// found are a protobuf pod's parts found by their bytes, for the
-	// check when it is not made ahead.
+	// found are a pod's or a node's parts found by their bytes
+	// (share_protobuf.go, share_json.go), for the check when it is not
+	// made ahead.
 	found *foundParts
 }
 
@@ -281,7 +292,7 @@ func (l *Loader) addDecoded(file string, line int, data []byte, h docread.Object
 	if dec != nil {
 		obj, warnings, errs, chk, found = dec.obj, dec.warnings, dec.errs, dec.checked, dec.found
 	} else {
-		obj, warnings, errs = decodeObjectChecked(ki, data, h.TypeMetaExact)
+		obj, warnings, errs, found = decodeObjectSharing(ki, data, h.TypeMetaExact, l.share)
 	}
 	for _, w := range warnings {
 		l.report.Warnf(file, line, desc, w.Field, "%s", w.Message)

@@ -136,22 +136,16 @@ func fastJSONEdgeCases() []struct{ kind, data string } {
 	return cases
 }
 
-// TestFastJSONDecodesAsStrict decodes, both ways, every object the
-// loader decodes from the repository's snapshot files, the demo, the
-// generated scenarios (random, curated, DRA, gangs, the throughput
-// workloads, scalegen's cluster) written as JSON and as YAML, and the
-// edge cases above. The generated objects, written by schedtui itself,
-// must all take the fast path: else it would be no faster.
-func TestFastJSONDecodesAsStrict(t *testing.T) {
-	if !slices.Contains(snapshot.FastJSONKinds(), "Pod") || !slices.Contains(snapshot.FastJSONKinds(), "Node") {
-		t.Fatalf("pods and nodes do not take the fast path: %v", snapshot.FastJSONKinds())
-	}
-	var objects []snapshot.JSONObject
+// everyJSONObject is every object the loader decodes from JSON in the
+// repository's snapshot files and the demo (the first fromFiles), and in
+// the generated scenarios (random, curated, DRA, gangs, the throughput
+// workloads, scalegen's cluster) written as JSON and as YAML.
+func everyJSONObject(t *testing.T) (objects []snapshot.JSONObject, fromFiles int) {
 	stop := snapshot.ObserveJSONDecodes(func(o snapshot.JSONObject) { objects = append(objects, o) })
 	defer stop()
 
 	loadRepositorySnapshots(t)
-	fromFiles := len(objects)
+	fromFiles = len(objects)
 
 	// The generated scenarios, written as JSON and as YAML.
 	var scenarios []*scenario.Scenario
@@ -185,7 +179,20 @@ func TestFastJSONDecodesAsStrict(t *testing.T) {
 		t.Fatal(err)
 	}
 	snapshot.Load("scalegen.json", sg.Data)
-	stop()
+	return objects, fromFiles
+}
+
+// TestFastJSONDecodesAsStrict decodes, both ways, every object the
+// loader decodes from the repository's snapshot files, the demo, the
+// generated scenarios (random, curated, DRA, gangs, the throughput
+// workloads, scalegen's cluster) written as JSON and as YAML, and the
+// edge cases above. The generated objects, written by schedtui itself,
+// must all take the fast path: else it would be no faster.
+func TestFastJSONDecodesAsStrict(t *testing.T) {
+	if !slices.Contains(snapshot.FastJSONKinds(), "Pod") || !slices.Contains(snapshot.FastJSONKinds(), "Node") {
+		t.Fatalf("pods and nodes do not take the fast path: %v", snapshot.FastJSONKinds())
+	}
+	objects, fromFiles := everyJSONObject(t)
 
 	fast := 0
 	for i, o := range objects {

@@ -361,10 +361,15 @@ func prepareItem(item []byte, members []docread.Member, apiVersion, kind string,
 	if ki == nil || w.h.APIVersion != ki.gv.String() {
 		return w
 	}
-	obj, warnings, errs := decodeObjectChecked(ki, item, w.h.TypeMetaExact)
-	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs}
+	obj, warnings, errs, found := decodeObjectSharing(ki, item, w.h.TypeMetaExact, share)
+	w.dec = &decoded{obj: obj, warnings: warnings, errs: errs, found: found}
 	if obj != nil {
-		w.dec.checked = checkAhead(ki, obj, opts, share, nil)
+		w.dec.checked = checkAhead(ki, obj, opts, share, found)
+		if w.dec.checked != nil {
+			// Checked: the parts found are set in the object and shared.
+			found.release()
+			w.dec.found = nil
+		}
 	}
 	return w
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"unique"
 
 	v1 "k8s.io/api/core/v1"
@@ -41,15 +42,21 @@ const maxSharedParts = 1 << 14
 type sharedParts struct {
 	mu    sync.Mutex
 	parts map[string]any
-	// raw are the parts of protobuf pods, of each kind, by their bytes
-	// (share_protobuf.go).
-	raw [partKinds]map[string]rawPart
+	// raw are the parts of protobuf pods and nodes, of each kind, by
+	// their bytes (share_protobuf.go); rawJSON those of JSON ones
+	// (share_json.go): equal bytes of the two formats are not the same
+	// part.
+	raw, rawJSON rawTable
 	// kept counts the parts remembered of each kind; hits the pods'
 	// parts found in raw (roomFor).
 	kept, hits [partKinds]int
 	// nodeKept and nodeFound count the nodes' parts of each kind
 	// remembered, and found remembered (share_protobuf_nodes.go).
 	nodeKept, nodeFound [partKinds]int
+	// nodeKindsUnmet are the kinds of node part whose first
+	// unsharedNodeParts were all different: a JSON node's are no longer
+	// looked up (share_json.go). Read without the lock.
+	nodeKindsUnmet atomic.Uint64
 }
 
 func newSharedParts() *sharedParts {

@@ -70,6 +70,8 @@ type podPart struct {
 	set func(*v1.Pod, any)
 	// size is its bytes in the pod's encoding as decoded.
 	size func(*v1.Pod) int
+	// json is where the part is in a pod's JSON (share_json.go).
+	json partJSON[v1.Pod]
 }
 
 // Field numbers of a Pod and its parts (k8s.io/api core/v1
@@ -158,7 +160,8 @@ func newPodPart[O any, PO interface {
 	Size() int
 }, T any](kind partKind, outer, field protowire.Number, of func(*v1.Pod) PO, at func(PO) *T) podPart {
 	get, set, size := partAccess(of, at)
-	return podPart{kind: kind, outer: outer, field: field, get: get, set: set, size: size}
+	return podPart{kind: kind, outer: outer, field: field, get: get, set: set, size: size,
+		json: newPartJSON(outer, field, of, at)}
 }
 
 // rawPart is a part remembered by its bytes: its value once defaulted,
@@ -168,6 +171,10 @@ type rawPart struct {
 	value any
 	size  int
 }
+
+// rawTable are the parts of one format remembered by their bytes, by
+// kind.
+type rawTable [partKinds]map[string]rawPart
 
 // foundPart is a part of one pod looked up by its bytes.
 type foundPart struct {
@@ -193,7 +200,10 @@ type span struct{ start, end int32 }
 // foundParts are a pod's parts looked up by their bytes (nil: none, the
 // pod was decoded in full and is shared as share.go does).
 type foundParts struct {
-	table  *sharedParts
+	table *sharedParts
+	// raw is the table's parts of the pod's format (sharedParts.raw or
+	// rawJSON).
+	raw    *rawTable
 	parts  []foundPart
 	spans  []span
 	nested []foundNested
@@ -222,7 +232,7 @@ func (f *foundParts) release() {
 	clear(f.nested[:cap(f.nested)])
 	// A node's foundParts (share_protobuf_nodes.go) comes back here too:
 	// its parts must not be taken for the next pod's.
-	f.table, f.node = nil, nil
+	f.table, f.raw, f.node = nil, nil, nil
 	foundPartsPool.Put(f)
 }
 
@@ -440,9 +450,10 @@ func (sc *podScan) scanStatus(list protowire.Number, raw []byte, start, end int)
 	return true
 }
 
-// partKindOf is the kind a part is remembered under in this pod.
-func (sc *podScan) partKindOf(p *podPart) partKind {
-	if sc.hostNetwork && (p.kind == partContainers || p.kind == partInitContainers) {
+// podPartKind is the kind part p is remembered under in a pod, a
+// host-network one or not.
+func podPartKind(p *podPart, hostNetwork bool) partKind {
+	if hostNetwork && (p.kind == partContainers || p.kind == partInitContainers) {
 		return p.kind + partHostNetworkShift
 	}
 	return p.kind
@@ -474,30 +485,36 @@ func findPodParts(table *sharedParts, raw []byte) *foundParts {
 		return nil
 	}
 	f := foundPartsPool.Get().(*foundParts)
-	f.table, f.hits, f.lists, f.node = table, false, sc.lists, nil
+	f.table, f.raw, f.hits, f.lists, f.node = table, &table.raw, false, sc.lists, nil
 	f.parts, f.spans, f.nested = slices.Grow(f.parts[:0], n), slices.Grow(f.spans[:0], nspans), f.nested[:0]
 	for i := range podParts {
 		if shared(i) {
 			from := len(f.spans)
 			f.spans = append(f.spans, sc.spans[i]...)
-			f.parts = append(f.parts, foundPart{part: uint8(i), kind: sc.partKindOf(&podParts[i]),
+			f.parts = append(f.parts, foundPart{part: uint8(i), kind: podPartKind(&podParts[i], sc.hostNetwork),
 				key: keyOf(raw, f.spans[from:]), from: uint16(from), to: uint16(len(f.spans))})
 		}
 	}
 	table.mu.Lock()
-	for i := range f.parts {
-		fp := &f.parts[i]
-		if known, ok := table.raw[fp.kind][string(fp.key)]; ok {
-			fp.known, fp.value, fp.size = true, known.value, int32(known.size)
-			f.hits = true
-			table.hits[fp.kind]++
-		} else {
-			fp.learn = table.roomFor(fp.kind)
-		}
-	}
+	f.lookUp()
 	f.findNested(raw, sc.nested)
 	table.mu.Unlock()
 	return f
+}
+
+// lookUp looks f's parts up in the table (locked): those met before are
+// known, the others learnt while there is room.
+func (f *foundParts) lookUp() {
+	for i := range f.parts {
+		fp := &f.parts[i]
+		if known, ok := f.raw[fp.kind][string(fp.key)]; ok {
+			fp.known, fp.value, fp.size = true, known.value, int32(known.size)
+			f.hits = true
+			f.table.hits[fp.kind]++
+		} else {
+			fp.learn = f.table.roomFor(fp.kind)
+		}
+	}
 }
 
 // foundNested is a part inside a container status looked up by its bytes
@@ -524,7 +541,7 @@ func (f *foundParts) findNested(raw []byte, nested []nestedSpan) {
 		}
 		fn := foundNested{list: ns.list, field: ns.field, elem: ns.elem, kind: nestedKinds[ns.field-containerAllocated],
 			span: ns.span, key: raw[ns.start:ns.end]}
-		if known, ok := f.table.raw[fn.kind][string(fn.key)]; ok {
+		if known, ok := f.raw[fn.kind][string(fn.key)]; ok {
 			fn.known, fn.value, fn.size = true, known.value, int32(known.size)
 			f.hits = true
 			f.table.hits[fn.kind]++
@@ -908,35 +925,35 @@ func (f *foundParts) settle(pod *v1.Pod) {
 	defer t.mu.Unlock()
 	for i := range f.nested {
 		if fn := &f.nested[i]; fn.learn {
-			if known, met := t.remember(fn.kind, fn.key, fn.value, fn.size); met {
+			if known, met := t.remember(f.raw, fn.kind, fn.key, fn.value, fn.size); met {
 				nestedField(&statusesOf(pod, fn.list)[fn.elem], fn.field, known)
 			}
 		}
 	}
 	for _, fp := range f.parts {
 		if fp.learn {
-			if known, met := t.remember(fp.kind, fp.key, fp.value, fp.size); met {
+			if known, met := t.remember(f.raw, fp.kind, fp.key, fp.value, fp.size); met {
 				podParts[fp.part].set(pod, known)
 			}
 		}
 	}
 }
 
-// remember keeps value, of kind, under key while there is room (t
-// locked), unless a pod decoded at the same time on another goroutine has
-// remembered the part since: equal bytes, an equal part, which met gives
-// to share.
-func (t *sharedParts) remember(kind partKind, key []byte, value any, size int32) (known any, met bool) {
-	if k, ok := t.raw[kind][string(key)]; ok {
+// remember keeps value, of kind, under key in raw (t.raw or t.rawJSON)
+// while there is room (t locked), unless a pod decoded at the same time
+// on another goroutine has remembered the part since: equal bytes, an
+// equal part, which met gives to share.
+func (t *sharedParts) remember(raw *rawTable, kind partKind, key []byte, value any, size int32) (known any, met bool) {
+	if k, ok := raw[kind][string(key)]; ok {
 		return k.value, true
 	}
 	if !t.roomFor(kind) {
 		return nil, false
 	}
-	if t.raw[kind] == nil {
-		t.raw[kind] = map[string]rawPart{}
+	if raw[kind] == nil {
+		raw[kind] = map[string]rawPart{}
 	}
-	t.raw[kind][string(key)] = rawPart{value: value, size: int(size)}
+	raw[kind][string(key)] = rawPart{value: value, size: int(size)}
 	t.kept[kind]++
 	return nil, false
 }

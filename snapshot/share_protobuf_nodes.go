@@ -50,6 +50,8 @@ type nodePart struct {
 	set func(*v1.Node, any)
 	// size is its bytes in the node's encoding as decoded.
 	size func(*v1.Node) int
+	// json is where the part is in a node's JSON (share_json.go).
+	json partJSON[v1.Node]
 }
 
 // Field numbers of a Node and its parts (k8s.io/api core/v1
@@ -112,7 +114,8 @@ func newNodePart[O any, PO interface {
 	Size() int
 }, T any](kind partKind, outer, field protowire.Number, of func(*v1.Node) PO, at func(PO) *T) nodePart {
 	get, set, size := partAccess(of, at)
-	return nodePart{kind: kind, outer: outer, field: field, get: get, set: set, size: size}
+	return nodePart{kind: kind, outer: outer, field: field, get: get, set: set, size: size,
+		json: newPartJSON(outer, field, of, at)}
 }
 
 // partAccess reads (without spare capacity), writes and measures the part
@@ -220,8 +223,11 @@ type foundNodePart struct {
 // foundNodeParts are a node's parts looked up by their bytes.
 type foundNodeParts struct {
 	table *sharedParts
+	raw   *rawTable // the table's parts of the node's format
 	parts []foundNodePart
 	hits  bool
+	// unmet are kinds not looked up (nodeKindsUnmet): not shared.
+	unmet partSet
 }
 
 // handled is the set of kinds shared by their bytes, which shareNode
@@ -232,6 +238,7 @@ func (f *foundNodeParts) handled() partSet {
 		for i := range f.parts {
 			set |= 1 << nodeParts[f.parts[i].part].kind
 		}
+		set |= f.unmet
 	}
 	return set
 }
@@ -256,7 +263,7 @@ func findNodeParts(table *sharedParts, raw []byte) *foundNodeParts {
 		}
 	}
 	// One allocation for the parts, one for their spans.
-	f := &foundNodeParts{table: table, parts: make([]foundNodePart, 0, n)}
+	f := &foundNodeParts{table: table, raw: &table.raw, parts: make([]foundNodePart, 0, n)}
 	spans := make([]span, 0, nspans)
 	for i := range nodeParts {
 		if len(sc.spans[i]) == 0 || nodeParts[i].field == nodeStatusCapacity && nodeParts[i].outer == nodeStatus && !allocatable {
@@ -266,20 +273,30 @@ func findNodeParts(table *sharedParts, raw []byte) *foundNodeParts {
 		spans = append(spans, sc.spans[i]...)
 		f.parts = append(f.parts, foundNodePart{part: uint8(i), key: keyOf(raw, spans[from:]), spans: spans[from:len(spans):len(spans)]})
 	}
-	table.mu.Lock()
+	f.lookUp()
+	return f
+}
+
+// lookUp looks f's parts up in the table: those met before are known,
+// the others learnt while remembersNodePart.
+func (f *foundNodeParts) lookUp() {
+	t := f.table
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	for i := range f.parts {
 		fp := &f.parts[i]
 		kind := nodeParts[fp.part].kind
-		if known, ok := table.raw[kind][string(fp.key)]; ok {
+		if known, ok := f.raw[kind][string(fp.key)]; ok {
 			fp.known, fp.value, fp.size = true, known.value, int32(known.size)
 			f.hits = true
-			table.nodeFound[kind]++
+			t.nodeFound[kind]++
 		} else {
-			fp.learn = table.remembersNodePart(kind)
+			fp.learn = t.remembersNodePart(kind)
+			if !fp.learn && t.nodeFound[kind] == 0 {
+				t.nodeKindsUnmet.Or(1 << kind)
+			}
 		}
 	}
-	table.mu.Unlock()
-	return f
 }
 
 // knownSpans are the fields of the parts met before, sorted.
@@ -350,7 +367,7 @@ func (f *foundNodeParts) asFound() *foundParts {
 	if f == nil {
 		return nil
 	}
-	return &foundParts{table: f.table, node: f}
+	return &foundParts{table: f.table, raw: f.raw, node: f}
 }
 
 // sizeNew works out the sizes of the parts to remember, as decoded.
@@ -393,7 +410,7 @@ func (f *foundParts) settleNode(node *v1.Node) {
 		if !fp.learn || !t.remembersNodePart(kind) {
 			continue
 		}
-		if known, met := t.remember(kind, fp.key, fp.value, fp.size); met {
+		if known, met := t.remember(f.node.raw, kind, fp.key, fp.value, fp.size); met {
 			nodeParts[fp.part].set(node, known)
 			t.nodeFound[kind]++
 		} else {

@@ -106,6 +106,60 @@ func templatePod(name string) *v1.Pod {
 	}
 }
 
+// templatePodVariants are pods of templatePod alike in every way the
+// sharing by bytes must tell apart: web-0 to web-127 as they are (enough
+// to be decoded on several goroutines); new-0 and new-1 created (no
+// resourceVersion) with other labels, so that their affinity and spread
+// constraints merge their own label and a scheduling gate adds a
+// condition to the shared ones; one named by the loader
+// (metadata.generateName: checked as it is added, not ahead); host-0 and
+// host-1 on the host's network (the same containers' ports get host
+// ports); running-0 and running-1, whose container statuses are their
+// own.
+func templatePodVariants() []*v1.Pod {
+	var pods []*v1.Pod
+	for i := range parallelMinItems * 2 {
+		pods = append(pods, templatePod(fmt.Sprint("web-", i)))
+	}
+	for i := range 2 {
+		p := templatePod(fmt.Sprint("new-", i))
+		p.ResourceVersion = ""
+		p.Labels = map[string]string{"app": "web", "pod-template-hash": fmt.Sprint("h", i)}
+		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "wait"}}
+		pods = append(pods, p)
+	}
+	generated := templatePod("")
+	generated.GenerateName = "web-"
+	pods = append(pods, generated)
+	for i := range 2 {
+		hn := templatePod(fmt.Sprint("host-", i))
+		hn.Spec.HostNetwork = true
+		pods = append(pods, hn)
+	}
+	for i := range 2 {
+		p := templatePod(fmt.Sprint("running-", i))
+		p.Status.ContainerStatuses[0].ContainerID = fmt.Sprint("containerd://", i)
+		pods = append(pods, p)
+	}
+	return pods
+}
+
+// templatePartsShared says, for each part a pod of templatePod has,
+// whether pods a and b share it.
+func templatePartsShared(a, b *v1.Pod) map[string]bool {
+	return map[string]bool{
+		"labels": sameMap(a.Labels, b.Labels), "annotations": sameMap(a.Annotations, b.Annotations),
+		"owner references": sameArray(a.OwnerReferences, b.OwnerReferences), "managed fields": sameArray(a.ManagedFields, b.ManagedFields),
+		"volumes": sameArray(a.Spec.Volumes, b.Spec.Volumes), "containers": sameArray(a.Spec.Containers, b.Spec.Containers),
+		"init containers": sameArray(a.Spec.InitContainers, b.Spec.InitContainers), "tolerations": sameArray(a.Spec.Tolerations, b.Spec.Tolerations),
+		"security context": a.Spec.SecurityContext == b.Spec.SecurityContext, "affinity": a.Spec.Affinity == b.Spec.Affinity,
+		"spread constraints": sameArray(a.Spec.TopologySpreadConstraints, b.Spec.TopologySpreadConstraints), "resources": a.Spec.Resources == b.Spec.Resources,
+		"conditions": sameArray(a.Status.Conditions, b.Status.Conditions), "container statuses": sameArray(a.Status.ContainerStatuses, b.Status.ContainerStatuses),
+		"host IPs": sameArray(a.Status.HostIPs, b.Status.HostIPs), "allocated resources": sameMap(a.Status.AllocatedResources, b.Status.AllocatedResources),
+		"status resources": a.Status.Resources == b.Status.Resources,
+	}
+}
+
 // TestProtobufSharesPodPartsByBytes loads pods whose parts are alike in
 // every way share_protobuf.go must tell apart, and checks that each pod
 // is what it is loaded without any sharing, and that the parts that may be
@@ -113,35 +167,7 @@ func templatePod(name string) *v1.Pod {
 func TestProtobufSharesPodPartsByBytes(t *testing.T) {
 	var pods [][]byte
 	add := func(p *v1.Pod) { pods = append(pods, podBytes(t, p)) }
-	// Enough to be decoded on several goroutines.
-	for i := range parallelMinItems * 2 {
-		add(templatePod(fmt.Sprint("web-", i)))
-	}
-	// Created (no resourceVersion), with other labels: the affinity and
-	// spread constraints merge the pod's own label; a scheduling gate
-	// adds a condition to the shared ones.
-	for i := range 2 {
-		p := templatePod(fmt.Sprint("new-", i))
-		p.ResourceVersion = ""
-		p.Labels = map[string]string{"app": "web", "pod-template-hash": fmt.Sprint("h", i)}
-		p.Spec.SchedulingGates = []v1.PodSchedulingGate{{Name: "wait"}}
-		add(p)
-	}
-	// Named by the loader (metadata.generateName): checked as it is
-	// added, not ahead.
-	generated := templatePod("")
-	generated.GenerateName = "web-"
-	add(generated)
-	// On the host's network: the same containers' ports get host ports.
-	for i := range 2 {
-		hn := templatePod(fmt.Sprint("host-", i))
-		hn.Spec.HostNetwork = true
-		add(hn)
-	}
-	// Running: its container statuses are its own.
-	for i := range 2 {
-		p := templatePod(fmt.Sprint("running-", i))
-		p.Status.ContainerStatuses[0].ContainerID = fmt.Sprint("containerd://", i)
+	for _, p := range templatePodVariants() {
 		add(p)
 	}
 	// Running, with an unknown field in a container status's resources:
@@ -188,16 +214,8 @@ func TestProtobufSharesPodPartsByBytes(t *testing.T) {
 		byName[p.Name] = p
 	}
 	a, b := byName["web-0"], byName["web-1"]
-	for part, shared := range map[string]bool{
-		"labels": sameMap(a.Labels, b.Labels), "annotations": sameMap(a.Annotations, b.Annotations),
-		"owner references": sameArray(a.OwnerReferences, b.OwnerReferences), "managed fields": sameArray(a.ManagedFields, b.ManagedFields),
-		"volumes": sameArray(a.Spec.Volumes, b.Spec.Volumes), "containers": sameArray(a.Spec.Containers, b.Spec.Containers),
-		"init containers": sameArray(a.Spec.InitContainers, b.Spec.InitContainers), "tolerations": sameArray(a.Spec.Tolerations, b.Spec.Tolerations),
-		"security context": a.Spec.SecurityContext == b.Spec.SecurityContext, "affinity": a.Spec.Affinity == b.Spec.Affinity,
-		"spread constraints": sameArray(a.Spec.TopologySpreadConstraints, b.Spec.TopologySpreadConstraints), "resources": a.Spec.Resources == b.Spec.Resources,
-		"conditions": sameArray(a.Status.Conditions, b.Status.Conditions), "container statuses": sameArray(a.Status.ContainerStatuses, b.Status.ContainerStatuses),
-		"host IPs": sameArray(a.Status.HostIPs, b.Status.HostIPs), "allocated resources": sameMap(a.Status.AllocatedResources, b.Status.AllocatedResources),
-		"status resources":                   a.Status.Resources == b.Status.Resources,
+	shared := templatePartsShared(a, b)
+	for part, ok := range map[string]bool{
 		"containers of a created pod":        sameArray(a.Spec.Containers, byName["new-0"].Spec.Containers),
 		"containers of a running pod":        sameArray(a.Spec.Containers, byName["running-0"].Spec.Containers),
 		"containers of a split spec":         sameArray(a.Spec.Containers, byName["split"].Spec.Containers),
@@ -208,7 +226,10 @@ func TestProtobufSharesPodPartsByBytes(t *testing.T) {
 		"requirements with an unknown field": byName["running-unknown-0"].Status.ContainerStatuses[0].Resources == byName["running-unknown-1"].Status.ContainerStatuses[0].Resources,
 		"parts with an unknown field":        sameArray(byName["unknown-0"].Spec.Containers, byName["unknown-1"].Spec.Containers),
 	} {
-		if !shared {
+		shared[part] = ok
+	}
+	for part, ok := range shared {
+		if !ok {
 			t.Errorf("pods of one template do not share their %s", part)
 		}
 	}

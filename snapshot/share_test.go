@@ -214,7 +214,7 @@ func TestLoadKeepsNilAndEmptyApart(t *testing.T) {
 func TestRawTableGrowsWithItsHits(t *testing.T) {
 	s := newSharedParts()
 	learn := func(i int) {
-		s.remember(partContainers, fmt.Appendf(nil, "containers %d", i), []v1.Container{{Name: fmt.Sprint(i)}}, 1)
+		s.remember(&s.raw, partContainers, fmt.Appendf(nil, "containers %d", i), []v1.Container{{Name: fmt.Sprint(i)}}, 1)
 	}
 	for i := range maxSharedParts + 10 {
 		learn(i)

@@ -27,6 +27,9 @@ func FuzzJSONScan(f *testing.F) {
 		`{"kind":"List","KIND":null,"metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1"}},"Metadata":{"annotations":{"schedtui.dev/context":"c"}}}`,
 		`{"\u212aind":"List","metadata":{"annotations":{"schedtui.dev/schedtui-snapshot":"v1","schedtui.dev/context":"c"}}}`,
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a\u00e9","namespace":5,"generateName":null}}`,
+		`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns","labels":{"name":"x"},"generateName":"g-","n\u0061mespace":"b"}}`,
+		`{"kind":"List","items":[{"kind":"Pod","metadata":{ "namespace" : "ns" , "name":"a","name":"b" }},{"kind":"Pod","metadata":{}}]}`,
+		`{"kind":"Pod","metadata":{"name":"a",}}`, `{"kind":"Pod","metadata":{"name":"a"} }`,
 		`[{"a":"\ud800"}, 1, "x", null, {"items":[1,[2],{"3":4}]}]` + "\n{}{}",
 		`{"kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}},{"kind":"List","items":[{"kind":"Node"}]},{"Kind":"x","kind":null,"metadata":null}, 3]}`,
 		`{"a":-0.5e+10,"b":[true,false,null],"c":"\t"}`, `{"a":01}`, `{"a":1.}`, `{"a":"\x"}`, `{"a" 1}`, `{,}`, `[1,]`,
@@ -39,9 +42,26 @@ func FuzzJSONScan(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Where a JSON stream goes on as YAML, it is JSON up to there.
-		if end := jsonStreamEnd(data); end > 0 {
+		end := jsonStreamEnd(data)
+		if end > 0 {
 			if _, err := readJSONStreamSlow("f.json", data[:end]); err != nil {
 				t.Fatalf("JSON up to %d, encoding/json: %v", end, err)
+			}
+		}
+		// Read in one pass, the JSON documents are those read up to
+		// there in two.
+		if docs, at, ok := readJSONDocumentsFast("f.json", data, true); ok {
+			if end == 0 {
+				end = len(data)
+			}
+			want, wantOK := readJSONStreamFast("f.json", data[:end])
+			if at != end || !wantOK || len(docs) != len(want) {
+				t.Fatalf("one pass: %d documents up to %d; two: %d up to %d (%v)", len(docs), at, len(want), end, wantOK)
+			}
+			for i := range docs {
+				if docs[i].Line != want[i].Line || !bytes.Equal(docs[i].JSON, want[i].JSON) || !reflect.DeepEqual(docs[i].Members(), want[i].Members()) {
+					t.Fatalf("one pass: document %d at line %d %q; two: line %d %q", i, docs[i].Line, docs[i].JSON, want[i].Line, want[i].JSON)
+				}
 			}
 		}
 		// Blanking kubectl cluster-info dump's logs keeps every line.

@@ -65,20 +65,7 @@ func HeaderFromMembers(data []byte, members []Member) ObjectHeader {
 		}
 	}
 	if metadata != nil && data[metadata.Value.Start] == '{' {
-		raw := data[metadata.Value.Start:metadata.Value.End]
-		if mm, ok := ScanMembers(raw, false); ok {
-			for _, m := range mm {
-				v := raw[m.Value.Start:m.Value.End]
-				switch m.Key {
-				case "name":
-					h.Name = StringValue(v)
-				case "namespace":
-					h.Namespace = StringValue(v)
-				case "generateName":
-					h.GenerateName = StringValue(v)
-				}
-			}
-		}
+		readNames(data[metadata.Value.Start:metadata.Value.End], &h)
 	}
 	if items != nil {
 		h.HasItems = true
@@ -165,4 +152,73 @@ func hasKey(obj []byte, key string) bool {
 	}
 	_, ok := top[key]
 	return ok
+}
+
+// readNames sets h's name, namespace and generateName from raw, a
+// metadata object, when it is a valid JSON object, as the members
+// ScanMembers gives would (the last of a name given twice), without
+// keeping the members (a List's items' metadata were 11 MB of garbage on
+// a 23 MB file).
+func readNames(raw []byte, h *ObjectHeader) {
+	var name, namespace, generateName []byte
+	i := skipJSONSpace(raw, 1)
+	if i < len(raw) && raw[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(raw) || raw[i] != '"' {
+				return
+			}
+			keyEnd, escaped := scanString(raw, i)
+			if keyEnd < 0 {
+				return
+			}
+			key := raw[i:keyEnd]
+			i = skipJSONSpace(raw, keyEnd)
+			if i >= len(raw) || raw[i] != ':' {
+				return
+			}
+			i = skipJSONSpace(raw, i+1)
+			end := scanValue(raw, i, 1)
+			if end < 0 {
+				return
+			}
+			k := key[1 : len(key)-1]
+			if escaped {
+				k = []byte(jsonKey(key, true))
+			}
+			switch string(k) {
+			case "name":
+				name = raw[i:end]
+			case "namespace":
+				namespace = raw[i:end]
+			case "generateName":
+				generateName = raw[i:end]
+			}
+			i = skipJSONSpace(raw, end)
+			if i >= len(raw) {
+				return
+			}
+			if raw[i] == '}' {
+				i++
+				break
+			}
+			if raw[i] != ',' {
+				return
+			}
+			i = skipJSONSpace(raw, i+1)
+		}
+	}
+	if skipJSONSpace(raw, i) != len(raw) {
+		return
+	}
+	h.Name, h.Namespace, h.GenerateName = stringOrEmpty(name), stringOrEmpty(namespace), stringOrEmpty(generateName)
+}
+
+// stringOrEmpty is StringValue, "" for a value not given.
+func stringOrEmpty(raw []byte) string {
+	if raw == nil {
+		return ""
+	}
+	return StringValue(raw)
 }

@@ -292,12 +292,24 @@ func scanObject(data []byte, i, depth int, members *[]Member, arrays arrayRecord
 // jsonKey returns the string a quoted key stands for.
 func jsonKey(quoted []byte, escaped bool) string {
 	if !escaped && IsASCII(quoted) {
-		return string(quoted[1 : len(quoted)-1])
+		key := quoted[1 : len(quoted)-1]
+		// The keys every object has, not allocated each time.
+		for _, k := range commonKeys {
+			if string(key) == k {
+				return k
+			}
+		}
+		return string(key)
 	}
 	var s string
 	_ = json.Unmarshal(quoted, &s)
 	return s
 }
+
+// commonKeys are the top-level keys of an object and those of its
+// metadata that the loader reads.
+var commonKeys = [...]string{"apiVersion", "kind", "metadata", "spec", "status", "name", "namespace",
+	"uid", "creationTimestamp", "labels", "annotations", "generateName", "resourceVersion"}
 
 func IsASCII(b []byte) bool {
 	for _, c := range b {
