@@ -200,11 +200,12 @@ bench-scale:
 # configuration loader (FuzzLoadConfig, in scheduler/apis/config), the
 # recording reader (FuzzReadRecording), the loader's name checks against
 # upstream's (FuzzNamesAgree, in snapshot/apiserver) and the JSON v2 fast
-# path against the strict decoder (FuzzFastJSONDecode), FUZZTIME each. A failing input is written to
+# path against the strict decoder (FuzzFastJSONDecode) and the JSON parts shared
+# by their bytes against decoding without sharing (FuzzJSONSharing), FUZZTIME each. A failing input is written to
 # testdata/fuzz/<target>/ in the target's package, where every `go test`
 # replays it.
 FUZZTIME ?= 20s
-FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording ./snapshot/apiserver:FuzzNamesAgree ./snapshot:FuzzFastJSONDecode
+FUZZ    := ./snapshot:FuzzLoad ./internal/docread:FuzzJSONScan ./scheduler/apis/config:FuzzLoadConfig ./snapshot:FuzzReadRecording ./snapshot/apiserver:FuzzNamesAgree ./snapshot:FuzzFastJSONDecode ./snapshot:FuzzJSONSharing
 # Go 1.26's fuzzing coordinator can fail a target at the -fuzztime deadline
 # with a bare "context deadline exceeded" and no input found (a race fixed
 # in Go 1.27): that alone is reported and passed; a failure that wrote an
