@@ -180,8 +180,12 @@ func TestJSONSharesPodPartsByBytes(t *testing.T) {
 // absent or null is the capacity once defaulted; an empty one is not),
 // and more nodes with labels and conditions of their own than
 // unsharedNodeParts, and checks each node is what it is loaded without
-// sharing.
+// sharing. The nodes are decoded in order, on one goroutine: on several,
+// a goroutine ahead can look every node's parts up before the first
+// unsharedNodeParts are added, and no kind is then given up.
 func TestJSONSharesNodePartsByBytes(t *testing.T) {
+	defer func(n int) { parallelMinItems = n }(parallelMinItems)
+	parallelMinItems = 1 << 30
 	var nodes [][]byte
 	for i := range unsharedNodeParts + 50 {
 		n := templateNode(fmt.Sprint("n-", i))
