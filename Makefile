@@ -132,10 +132,9 @@ conformance-part-b:
 # otherwise: make bench runs every workload from JSON, then SchedulingBasic
 # at 500, 5000 and 15,000 nodes again from protobuf (what `schedtui
 # snapshot -o x.pb` writes, and what issue 27's targets were measured on;
-# on a quiet machine, 28 November, 5000 nodes end to end: 12.3x from
-# protobuf; from JSON 9.0x, then 10.3x to 12.6x with a pod's and a
-# node's parts shared by their JSON bytes, the load 0.08 s against
-# protobuf's 0.04 s).
+# on a quiet machine, 28 November, 5000 nodes end to end: 12.6x to 15.0x
+# from protobuf, 10.2x to 10.4x from JSON, whose load takes 0.07 s
+# against protobuf's 0.04 s: the thinner margin).
 #
 # Decoding JSON: BenchmarkDecodeJSONObjects (./snapshot) decodes the pods
 # and nodes of SchedulingBasic's 5000-node file one by one with the
